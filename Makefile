@@ -1,0 +1,22 @@
+# Two commands do all the set-up on a fresh machine:
+#   make run    create .venv, install reeval, run the workflow on the built-in synthetic campaign
+#   make test   create .venv, install reeval with test extras, run the test suite
+VENV ?= .venv
+PY := $(VENV)/bin/python
+CORES ?= 2
+
+$(VENV)/.installed: pyproject.toml
+	python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[test,bench]'
+	touch $@
+
+install: $(VENV)/.installed
+
+run: $(VENV)/.installed
+	$(VENV)/bin/snakemake --cores $(CORES)
+
+test: $(VENV)/.installed
+	$(VENV)/bin/pytest
+
+.PHONY: install run test
