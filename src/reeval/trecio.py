@@ -1,0 +1,261 @@
+"""Reading TREC run and qrels files into Arrow tables, with every line accounted for.
+
+A run line is ``qid iter docno rank score tag`` and a qrels line ``qid iter docno rel``,
+fields separated by any ASCII whitespace (tabs, one or more spaces). The ``iter``
+column (``Q0``, ``0``, ``q0``, a judging round such as ``0.5``) and the run's rank
+column are ignored, as trec_eval ignores them.
+
+Every physical line of a file ends in exactly one of the outcomes counted by
+:class:`LineCounts`: kept, blank, comment (first non-blank character ``#``), malformed
+(wrong number of fields, a score that is not a number, a relevance that is not an
+integer) or non-finite score (``nan``, ``inf``). Malformed lines raise
+:class:`TrecFormatError` naming the file, the 1-based line number and what was expected,
+unless the caller asks to drop them (``on_malformed="drop"``), in which case they are
+counted.
+
+Bytes that are not valid UTF-8 are kept, written as ``\\xNN`` escapes (identically in
+runs and qrels, so document ids still match), and the number of lines holding such
+bytes is reported.
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import re
+from dataclasses import dataclass, field, asdict
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+
+RUN_FIELDS = ("qid", "iter", "docno", "rank", "score", "tag")
+QRELS_FIELDS = ("qid", "iter", "docno", "rel")
+COMPRESSION_SUFFIXES = (".gz", ".bz2", ".Z")
+_INT_PATTERN = r"^[+-]?[0-9]+$"
+_NAME_PREFIX = re.compile(r"^(?:.*[-_.])?input\.")
+
+
+class TrecFormatError(ValueError):
+    """A line of a TREC file that does not have the expected form."""
+
+    def __init__(self, path, line_number: int, expected: str, line_text: str):
+        self.path = str(path)
+        self.line_number = int(line_number)
+        self.expected = expected
+        self.line_text = line_text
+        shown = line_text if len(line_text) <= 120 else line_text[:117] + "..."
+        super().__init__(f"{self.path}:{self.line_number}: expected {expected}; got {shown!r}")
+
+
+@dataclass
+class LineCounts:
+    """Outcome of every physical line of one file; ``lines_read`` = the sum of the rest.
+
+    Track-level drops (unjudged topic, duplicate document) are added by ingest.
+    """
+
+    lines_read: int = 0
+    kept: int = 0
+    blank: int = 0
+    comment: int = 0
+    malformed: int = 0
+    nonfinite_score: int = 0
+    unjudged_topic: int = 0
+    duplicate: int = 0
+    non_utf8_lines: int = field(default=0)  # informative: not an outcome, lines keep
+
+    OUTCOMES = ("kept", "blank", "comment", "malformed", "nonfinite_score",
+                "unjudged_topic", "duplicate")
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+    def balanced(self) -> bool:
+        """True when the outcomes add up to the lines read."""
+        return sum(getattr(self, k) for k in self.OUTCOMES) == self.lines_read
+
+
+def read_bytes(path) -> bytes:
+    """Whole file content, decompressed by magic number (gzip, bzip2) or plain.
+
+    Unix ``compress`` (``.Z``) files are recognised and refused with a clear message.
+    """
+    path = Path(path)
+    with open(path, "rb") as fh:
+        head = fh.read(3)
+    if head[:2] == b"\x1f\x8b":
+        with gzip.open(path, "rb") as fh:
+            return fh.read()
+    if head == b"BZh":
+        with bz2.open(path, "rb") as fh:
+            return fh.read()
+    if head[:2] == b"\x1f\x9d":
+        raise TrecFormatError(path, 1, "plain text, gzip or bzip2 (Unix compress .Z files "
+                              "must be unpacked first, e.g. with `uncompress`)", "<binary>")
+    return path.read_bytes()
+
+
+def run_name_from_path(path) -> str:
+    """Run name from a file name: compression suffix and NIST ``input.`` prefix removed.
+
+    ``input.MU03rob01.gz`` -> ``MU03rob01``; ``dl-19-official-input.TUA1-1.gz`` ->
+    ``TUA1-1``; ``CUNI_EN_Run.2.dat.gz`` -> ``CUNI_EN_Run.2.dat``.
+    """
+    name = Path(path).name
+    for suffix in COMPRESSION_SUFFIXES:
+        if name.endswith(suffix) and len(name) > len(suffix):
+            name = name[: -len(suffix)]
+            break
+    stripped = _NAME_PREFIX.sub("", name)
+    return stripped or name
+
+
+_LINE_PARSE = pacsv.ParseOptions(delimiter="\x1f", quote_char=False, escape_char=False,
+                                 newlines_in_values=False, ignore_empty_lines=False)
+_LINE_READ = pacsv.ReadOptions(column_names=["line"], block_size=1 << 24)
+_LINE_CONVERT = pacsv.ConvertOptions(column_types={"line": pa.string()},
+                                     strings_can_be_null=False, quoted_strings_can_be_null=False)
+
+
+def decode_lines(data: bytes) -> tuple[pa.Array, int]:
+    """Split file bytes into an Arrow string array of physical lines.
+
+    Lines end at ``\\n``, ``\\r\\n`` or ``\\r``; a final line without newline counts,
+    nothing after a final newline does. Valid UTF-8 goes through pyarrow's multi-threaded
+    CSV reader (one column); otherwise invalid bytes become ``\\xNN`` escapes. Returns
+    (lines, number of lines that held invalid bytes).
+    """
+    if not data:
+        return pa.array([], type=pa.string()), 0
+    try:
+        data.decode("utf-8")
+        valid = True
+    except UnicodeDecodeError:
+        valid = False
+    if valid and b"\x1f" not in data:
+        table = pacsv.read_csv(pa.BufferReader(data), read_options=_LINE_READ,
+                               parse_options=_LINE_PARSE, convert_options=_LINE_CONVERT)
+        return table.column("line").combine_chunks(), 0
+    text = data.decode("utf-8", errors="backslashreplace")
+    parts = re.split("\r\n|\r|\n", text)
+    if parts and parts[-1] == "":
+        parts.pop()
+    n_bad = 0
+    if not valid:
+        good = re.split("\r\n|\r|\n", data.decode("utf-8", errors="ignore"))
+        n_bad = sum(a != b for a, b in zip(parts, good))
+    return pa.array(parts, type=pa.string()), n_bad
+
+
+@dataclass
+class _Tokenized:
+    fields: dict  # name -> pa.Array (only lines with the right field count)
+    line_numbers: np.ndarray  # 1-based, of the kept candidate lines
+    counts: LineCounts
+
+
+def _tokenize(path, data: bytes, names: tuple[str, ...], what: str,
+              on_malformed: str) -> tuple[_Tokenized, pa.Array]:
+    """Split each line on ASCII whitespace; classify blank, comment and wrong-width lines."""
+    lines, n_bad = decode_lines(data)
+    counts = LineCounts(lines_read=len(lines), non_utf8_lines=n_bad)
+    trimmed = pc.ascii_trim_whitespace(lines)
+    blank = (pc.binary_length(trimmed).to_numpy(zero_copy_only=False) == 0)
+    tokens = pc.ascii_split_whitespace(trimmed)
+    n_tok = pc.list_value_length(tokens).to_numpy(zero_copy_only=False)
+    comment = pc.match_substring_regex(lines, r"^[ \t\v\f]*#").to_numpy(zero_copy_only=False)
+    wrong = ~blank & ~comment & (n_tok != len(names))
+    counts.blank = int(blank.sum())
+    counts.comment = int(comment.sum())
+    if wrong.any():
+        _malformed(path, lines, np.flatnonzero(wrong), f"{len(names)} whitespace-separated "
+                   f"fields '{what}'", on_malformed)
+        counts.malformed = int(wrong.sum())
+    good = np.flatnonzero(~(blank | comment | wrong))
+    tok = tokens.take(pa.array(good))
+    flat = pc.list_flatten(tok)
+    width = len(names)
+    fields = {name: flat.take(pa.array(np.arange(i, len(flat), width))) for i, name in enumerate(names)}
+    return _Tokenized(fields=fields, line_numbers=good + 1, counts=counts), lines
+
+
+def _malformed(path, lines: pa.Array, bad_idx: np.ndarray, expected: str, on_malformed: str):
+    """Raise for the first malformed line unless malformed lines are to be dropped."""
+    if on_malformed == "drop":
+        return
+    if on_malformed != "error":
+        raise ValueError(f"on_malformed must be 'error' or 'drop', not {on_malformed!r}")
+    i = int(bad_idx[0])
+    raise TrecFormatError(path, i + 1, expected, lines[i].as_py())
+
+
+def _check_pattern(path, lines, line_numbers, values: pa.Array, pattern: str, expected: str,
+                   on_malformed: str) -> np.ndarray:
+    """Boolean mask of values matching ``pattern``; raise (or allow drop) for the others."""
+    ok = pc.match_substring_regex(values, pattern).to_numpy(zero_copy_only=False)
+    if not ok.all():
+        _malformed(path, lines, line_numbers[~ok] - 1, expected, on_malformed)
+    return ok
+
+
+_FLOAT_PATTERN = (r"^[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
+                  r"|(?i:nan|inf|infinity))$")
+
+
+def parse_run(path, on_malformed: str = "error", data: bytes | None = None):
+    """Parse one run file.
+
+    Returns ``(table, counts)`` where table has columns qid, docno, score (float64),
+    tag, line (1-based line number), in file order, for the kept lines. Scores that
+    are NaN or infinite are dropped and counted as ``nonfinite_score``.
+    """
+    if data is None:
+        data = read_bytes(path)
+    tk, lines = _tokenize(path, data, RUN_FIELDS, "qid iter docno rank score tag", on_malformed)
+    f, counts = tk.fields, tk.counts
+    ok = _check_pattern(path, lines, tk.line_numbers, f["score"], _FLOAT_PATTERN,
+                        "a number in the score column (field 5)", on_malformed)
+    counts.malformed += int((~ok).sum())
+    score = np.full(len(ok), np.nan)
+    if ok.any():
+        score[ok] = pc.cast(pc.filter(f["score"], pa.array(ok)), pa.float64()).to_numpy()
+    finite = np.isfinite(score)
+    nonfinite = ok & ~finite
+    counts.nonfinite_score = int(nonfinite.sum())
+    keep = pa.array(ok & finite)
+    table = pa.table({
+        "qid": pc.filter(f["qid"], keep),
+        "docno": pc.filter(f["docno"], keep),
+        "score": pa.array(score[ok & finite]),
+        "tag": pc.filter(f["tag"], keep),
+        "line": pa.array(tk.line_numbers[ok & finite].astype(np.int64)),
+    })
+    counts.kept = table.num_rows
+    return table, counts
+
+
+def parse_qrels(path, on_malformed: str = "error", data: bytes | None = None):
+    """Parse one qrels file.
+
+    Returns ``(table, counts)`` where table has columns qid, docno, rel (int64, may be
+    negative), line, in file order. The second column is ignored.
+    """
+    if data is None:
+        data = read_bytes(path)
+    tk, lines = _tokenize(path, data, QRELS_FIELDS, "qid iter docno rel", on_malformed)
+    f, counts = tk.fields, tk.counts
+    ok = _check_pattern(path, lines, tk.line_numbers, f["rel"], _INT_PATTERN,
+                        "an integer relevance in field 4", on_malformed)
+    counts.malformed += int((~ok).sum())
+    keep = pa.array(ok)
+    table = pa.table({
+        "qid": pc.filter(f["qid"], keep),
+        "docno": pc.filter(f["docno"], keep),
+        "rel": pc.cast(pc.filter(f["rel"], keep), pa.int64()),
+        "line": pa.array(tk.line_numbers[ok].astype(np.int64)),
+    })
+    counts.kept = table.num_rows
+    return table, counts
