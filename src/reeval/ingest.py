@@ -72,6 +72,21 @@ def dedupe_qrels(table: pa.Table) -> tuple[pa.Table, np.ndarray]:
     return table, dup
 
 
+def remap_grades(qrels: pa.Table, grade_map: dict | None) -> pa.Table:
+    """Replace relevance grades by ``grade_map`` (e.g. {1: 0}); other grades unchanged.
+
+    Reproduces evaluations run on relabelled qrels, such as the DL-2020 passage
+    ``trec_eval`` block, whose nDCG treats grade 1 as 0.
+    """
+    if not grade_map:
+        return qrels
+    rel = qrels["rel"].to_numpy()
+    new = rel.copy()
+    for src, dst in grade_map.items():
+        new[rel == int(src)] = int(dst)
+    return qrels.set_column(qrels.schema.get_field_index("rel"), "rel", pa.array(new))
+
+
 def rank_run(table: pa.Table, precision: str = "float64") -> tuple[pa.Table, int]:
     """Order one run's lines as trec_eval does and number them.
 
@@ -108,9 +123,13 @@ def _report_row(track, path, kind, run, counts: LineCounts, **extra) -> dict:
 
 
 def ingest_track(track: str, qrels_path, run_paths, precision: str = "float64",
-                 on_malformed: str = "error") -> TrackTables:
-    """Parse a track's qrels and runs once each and build the central tables."""
+                 on_malformed: str = "error", grade_map: dict | None = None) -> TrackTables:
+    """Parse a track's qrels and runs once each and build the central tables.
+
+    ``grade_map`` relabels qrels grades before anything else (see :func:`remap_grades`).
+    """
     qrels, qcounts = parse_qrels(qrels_path, on_malformed=on_malformed)
+    qrels = remap_grades(qrels, grade_map)
     qrels, qdup = dedupe_qrels(qrels)
     qcounts.duplicate = int(qdup.sum())
     qcounts.kept -= qcounts.duplicate

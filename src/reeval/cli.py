@@ -1,0 +1,121 @@
+"""The ``reeval`` command line.
+
+``reeval score QRELS RUN [RUN ...]`` prints what trec_eval prints
+(``measure<TAB>qid<TAB>value``, measure names padded to 22 characters as trec_eval
+does), plus the ASL measures trec_eval lacks. With several runs each line starts with
+the run's name and a tab; the qrels are read once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import numpy as np
+
+from . import __version__
+from .ingest import ingest_track
+from .measures import aggregate, build_grid, evaluate_grid, parse_measures, UNRETRIEVED_POLICIES
+from .trecio import TrecFormatError, run_name_from_path
+
+INTEGER_MEASURES = {"num_q", "num_ret", "num_rel", "num_rel_ret"}
+SUMMARY_ONLY = {"num_q", "gm_map"}
+
+
+def format_line(measure: str, qid: str, value, decimals: int, prefix: str = "") -> str:
+    """One trec_eval line: name padded to 22, tab, qid, tab, value (%.Nf or integer)."""
+    if measure in INTEGER_MEASURES:
+        text = str(int(round(value)))
+    elif value is None or (isinstance(value, float) and np.isnan(value)):
+        text = "nan"
+    else:
+        text = f"{value:.{decimals}f}"
+    return f"{prefix}{measure:<22}\t{qid}\t{text}"
+
+
+def score_lines(qrels_path, run_paths, measure_specs=None, per_topic=False, complete=False,
+                rel_level=1, max_depth=None, precision="float64", decimals=4,
+                unretrieved="after_last"):
+    """Yield the output lines of ``reeval score`` (see the module doc)."""
+    specs = measure_specs or ["official"]
+    measures = parse_measures(specs)
+    tables = ingest_track("cli", qrels_path, run_paths, precision=precision)
+    names = [run_name_from_path(p) for p in run_paths]
+    grid = build_grid(tables.judged, tables.depth, tables.qrels, runs=names, max_depth=max_depth)
+    scores = evaluate_grid(grid, measures, rel_level=rel_level, unretrieved=unretrieved)
+    summary = aggregate(scores, measures, complete=complete)
+    tags = dict(zip(tables.report["run"], tables.report.get("tag", [None] * len(tables.report))))
+    multi = len(run_paths) > 1
+    for si, name in enumerate(names):
+        prefix = f"{name}\t" if multi else ""
+        if per_topic:
+            for ti in np.flatnonzero(scores.answered[si]):
+                for m in measures:
+                    if m.name in SUMMARY_ONLY:
+                        continue
+                    value = scores.values[m.name][si, ti]
+                    if m.is_asl and np.isnan(value):
+                        continue
+                    yield format_line(m.name, scores.topics[ti], float(value), decimals, prefix)
+        tag = tags.get(name) or name
+        yield f"{prefix}{'runid':<22}\tall\t{tag}"
+        row = summary.iloc[si]
+        for m in measures:
+            yield format_line(m.name, "all", float(row[m.name]), decimals, prefix)
+
+
+def _score(args) -> int:
+    precision = "float32" if args.float32 else "float64"
+    for line in score_lines(args.qrels, args.runs, args.measure, per_topic=args.q,
+                            complete=args.c, rel_level=args.l, max_depth=args.M,
+                            precision=precision, decimals=args.decimals,
+                            unretrieved=args.unretrieved):
+        print(line)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="reeval", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"reeval {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("score", help="evaluate runs like trec_eval (plus ASL)",
+                       description="Evaluate runs against qrels and print trec_eval-style lines.")
+    p.add_argument("qrels", help="qrels file (plain, .gz or .bz2)")
+    p.add_argument("runs", nargs="+", help="run files (plain, .gz or .bz2)")
+    p.add_argument("-q", action="store_true", help="also print per-topic values")
+    p.add_argument("-c", action="store_true",
+                   help="average over every qrels topic (missing topics score 0)")
+    p.add_argument("-l", type=int, default=1, metavar="LEVEL",
+                   help="relevance level: rel >= LEVEL is relevant (default 1)")
+    p.add_argument("-M", type=int, default=None, metavar="DEPTH",
+                   help="use only the first DEPTH documents of each ranking")
+    p.add_argument("-m", dest="measure", action="append", metavar="MEASURE",
+                   help="measure to print, repeatable (trec_eval names such as map, P.5,10, "
+                        "ndcg_cut.10, or P@20, ASL, ASL@g1, ASL@g1-10); default: official")
+    p.add_argument("--float32", action="store_true",
+                   help="order by float32 scores as trec_eval 9.x and pytrec_eval do")
+    p.add_argument("--decimals", type=int, default=4, help="decimals printed (default 4)")
+    p.add_argument("--unretrieved", choices=UNRETRIEVED_POLICIES, default="after_last",
+                   help="ASL of an unretrieved relevant document: irrel+1 (after_last, "
+                        "default) or irrel (eq3)")
+    p.set_defaults(func=_score)
+    return parser
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "M", None) is not None and args.M <= 0:
+        parser.error("-M DEPTH must be a positive integer")
+    try:
+        return args.func(args)
+    except BrokenPipeError:  # pragma: no cover - e.g. piped into head
+        sys.stderr.close()
+        return 0
+    except (TrecFormatError, ValueError, OSError) as exc:
+        print(f"reeval: {exc}".splitlines()[0], file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

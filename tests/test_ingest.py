@@ -1,0 +1,89 @@
+"""Ingest: trec_eval ordering, duplicates, unjudged topics and the report on real tracks."""
+
+import pytest
+
+from conftest import REAL_TRACKS, ingested, write_lines
+from reeval.ingest import ingest_track, write_track, TRACK_FILES
+
+
+@pytest.fixture
+def small(tmp_path):
+    q = write_lines(tmp_path / "qrels", ["1 0 A 1", "1 0 B 0", "1 0 C 2", "2 0 A 1", "2 0 A 0"])
+    (tmp_path / "runs").mkdir()
+    r1 = write_lines(tmp_path / "runs" / "input.r1.gz.txt", [
+        "1 Q0 A 1 1.0 x", "1 Q0 B 2 1.0 x", "1 Q0 C 3 2.0 x",   # tie A/B: docno descending -> B first
+        "1 Q0 A 4 0.5 x",                                      # duplicate of A, lower score
+        "9 Q0 A 1 5 x",                                        # topic without judgments
+        "2 Q0 Z 1 1.00000001 x", "2 Q0 Y 2 1.0 x",             # equal in float32 only
+    ])
+    return q, r1
+
+
+def test_trec_eval_order_duplicates_and_unjudged(small):
+    q, r1 = small
+    t = ingest_track("t", q, [r1])
+    runs = t.runs.to_pandas()
+    assert runs[runs.qid == "1"].docno.tolist() == ["C", "B", "A"]
+    assert runs[runs.qid == "1"].pos.tolist() == [1, 2, 3]
+    assert runs[(runs.qid == "1") & (runs.docno == "A")].score.item() == 1.0  # first kept
+    assert runs[runs.qid == "2"].docno.tolist() == ["Z", "Y"]
+    row = t.report[t.report.kind == "run"].iloc[0]
+    assert (row.lines_read, row.kept, row.duplicate, row.unjudged_topic) == (7, 5, 1, 1)
+    qrow = t.report[t.report.kind == "qrels"].iloc[0]
+    assert (qrow.lines_read, qrow.kept, qrow.duplicate) == (5, 4, 1)
+    # the qrels duplicate keeps the last judgment (2 A 0)
+    assert t.qrels.to_pandas().query("qid == '2'").rel.tolist() == [0]
+    judged = t.judged.to_pandas()
+    assert judged[judged.qid == "1"][["docno", "pos", "rel"]].values.tolist() == [["C", 1, 2], ["B", 2, 0], ["A", 3, 1]]
+    assert t.depth.to_pandas().n_ret.tolist() == [3, 2]
+
+
+def test_float32_ties(small):
+    q, r1 = small
+    runs = ingest_track("t", q, [r1], precision="float32").runs.to_pandas()
+    assert runs[runs.qid == "2"].docno.tolist() == ["Z", "Y"]  # tie -> docno descending: Z > Y
+    # make docno order disagree with score order to see the tie act
+    r2 = write_lines(r1.parent / "r2", ["2 Q0 A 1 1.00000001 x", "2 Q0 B 2 1.0 x"])
+    d64 = ingest_track("t", q, [r2]).runs.to_pandas().docno.tolist()
+    d32 = ingest_track("t", q, [r2], precision="float32").runs.to_pandas().docno.tolist()
+    assert d64 == ["A", "B"] and d32 == ["B", "A"]
+
+
+def test_two_files_naming_the_same_run_is_an_error(tmp_path, small):
+    q, r1 = small
+    other = tmp_path / "input.r1.gz.txt.gz"
+    other.write_bytes(r1.read_bytes())
+    import gzip
+    other.write_bytes(gzip.compress(r1.read_bytes()))
+    with pytest.raises(ValueError, match="also the name of"):
+        ingest_track("t", q, [r1, other])
+
+
+def test_write_track_writes_all_files(tmp_path, small):
+    q, r1 = small
+    write_track(ingest_track("t", q, [r1]), tmp_path / "out")
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == sorted(TRACK_FILES)
+
+
+@pytest.mark.parametrize("track", sorted(REAL_TRACKS))
+def test_ingest_report_adds_up_on_real_tracks(track):
+    t = ingested(track)
+    rep = t.report
+    outcomes = ["kept", "blank", "comment", "malformed", "nonfinite_score", "unjudged_topic", "duplicate"]
+    assert (rep[outcomes].sum(axis=1) == rep.lines_read).all()
+    assert rep[rep.kind == "run"].kept.sum() == t.runs.num_rows
+    assert rep[rep.kind == "qrels"].kept.sum() == t.qrels.num_rows
+    assert t.depth["n_ret"].to_numpy().sum() == t.runs.num_rows
+    # every run topic is judged, positions are 1..n_ret
+    runs = t.runs.to_pandas()
+    assert set(runs.qid) <= set(t.qrels["qid"].to_pylist())
+    assert (runs.groupby(["run", "qid"]).pos.max() == runs.groupby(["run", "qid"]).size()).all()
+
+
+def test_real_track_oddities_are_counted():
+    dl = ingested("trec2019-dl-passage").report
+    assert dl[dl.kind == "run"].unjudged_topic.gt(0).all()  # 200 queries, 43 judged
+    cast = ingested("trec2021-cast-doc").report
+    assert cast[cast.kind == "run"].unjudged_topic.sum() > 0
+    clef16 = ingested("clef2016-ehealth-task3-ir2").report.set_index("run")
+    assert clef16.loc["CUNI_EN_Run2.txt", "tag"] == "Run3"  # tag differs from file name
