@@ -1,0 +1,16 @@
+rule ingest:
+    """Parse a track's qrels and runs once into Parquet, with a per-file ingest report."""
+    input:
+        unpack(ingest_inputs),
+    output:
+        expand(f"{RESULTS}/tracks/{{{{track}}}}/{{name}}", name=TRACK_FILES),
+    params:
+        options=lambda wildcards: track_options(config, wildcards.track),
+    log:
+        f"{RESULTS}/logs/ingest/{{track}}.log",
+    resources:
+        mem_mb=4000,
+    conda:
+        "../../environment.yml"
+    script:
+        "../../scripts/ingest.py"

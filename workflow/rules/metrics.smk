@@ -1,0 +1,18 @@
+rule measures:
+    """Per-topic, per-run and per-document measures of one track (trec_eval + ASL)."""
+    input:
+        expand(f"{RESULTS}/tracks/{{{{track}}}}/{{name}}", name=TRACK_FILES),
+    output:
+        expand(f"{RESULTS}/tracks/{{{{track}}}}/{{name}}", name=MEASURES_FILES),
+    params:
+        measures=config.get("measures", DEFAULT_MEASURES),
+        relevance_level=lambda wildcards: track_options(config, wildcards.track)["relevance_level"],
+        unretrieved=config.get("asl", {}).get("unretrieved", "after_last"),
+    log:
+        f"{RESULTS}/logs/measures/{{track}}.log",
+    resources:
+        mem_mb=4000,
+    conda:
+        "../../environment.yml"
+    script:
+        "../../scripts/measures.py"

@@ -1,0 +1,16 @@
+rule summary:
+    """Cross-track tables: every run's means, and one row per track."""
+    input:
+        expand(f"{RESULTS}/tracks/{{track}}/{{name}}", track=TRACKS, name=MEASURES_FILES),
+        expand(f"{RESULTS}/tracks/{{track}}/ingest_report.csv", track=TRACKS),
+    output:
+        SUMMARY_FILES,
+    params:
+        tracks={track: f"{RESULTS}/tracks/{track}" for track in TRACKS},
+        levels={track: track_options(config, track)["relevance_level"] for track in TRACKS},
+    log:
+        f"{RESULTS}/logs/summary/summary.log",
+    conda:
+        "../../environment.yml"
+    script:
+        "../../scripts/summary.py"

@@ -1,0 +1,15 @@
+rule synthetic_track:
+    """Write one track of the built-in seeded synthetic campaign (no download)."""
+    output:
+        directory(f"{RESULTS}/synthetic/{{track}}"),
+    params:
+        spec=lambda wildcards: config["tracks"][wildcards.track]["synthetic"],
+        seed=config.get("synthetic", {}).get("seed", 0),
+    log:
+        f"{RESULTS}/logs/synthetic_track/{{track}}.log",
+    resources:
+        mem_mb=1000,
+    conda:
+        "../../environment.yml"
+    script:
+        "../../scripts/synthetic_track.py"
