@@ -1,0 +1,94 @@
+"""`reeval score`: trec_eval-compatible output, options and errors."""
+
+import gzip
+import subprocess
+import sys
+
+import pytest
+
+from conftest import track_files, write_lines
+from reeval.cli import main
+
+
+@pytest.fixture
+def files(tmp_path):
+    q = write_lines(tmp_path / "qrels", ["1 0 A 1", "1 0 B 2", "1 0 C 0", "2 0 D 1", "3 0 E 1"])
+    r1 = write_lines(tmp_path / "input.alpha", ["1 Q0 A 1 3 tagA", "1 Q0 C 2 2 tagA",
+                                               "1 Q0 B 3 1 tagA", "2 Q0 X 1 1 tagA"])
+    r2 = tmp_path / "beta.gz"
+    r2.write_bytes(gzip.compress(b"1 Q0 B 1 3 b\n2 Q0 D 1 1 b\n"))
+    return q, r1, r2
+
+
+def run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out = capsys.readouterr()
+    return code, out.out.splitlines(), out.err
+
+
+def test_single_run_lines_match_trec_eval_format(capsys, files):
+    q, r1, _ = files
+    code, lines, _ = run(capsys, "score", q, r1, "-m", "map", "-m", "P.5,10", "-m", "num_ret")
+    assert code == 0
+    assert lines == [
+        "runid                 \tall\ttagA",
+        "map                   \tall\t0.4167",   # topic 1: (1/1 + 2/3)/2; topic 2: 0
+        "P_5                   \tall\t0.2000",
+        "P_10                  \tall\t0.1000",
+        "num_ret               \tall\t4",
+    ]
+
+
+def test_complete_per_topic_level_depth_and_asl(capsys, files):
+    q, r1, _ = files
+    _, lines, _ = run(capsys, "score", q, r1, "-c", "-q", "-m", "map", "-m", "ASL", "-m", "num_q")
+    assert "map                   \t1\t0.8333" in lines
+    assert "map                   \tall\t0.2778" in lines      # 3 qrels topics with -c
+    assert "num_q                 \tall\t3" in lines
+    assert "ASL                   \t1\t1.5000" in lines        # A: 1, B: 2 (C above)
+    _, lines, _ = run(capsys, "score", q, r1, "-l", "2", "-m", "map")
+    assert lines[-1] == "map                   \tall\t0.1667"  # only B relevant: 1/3, topic 2 none
+    _, lines, _ = run(capsys, "score", q, r1, "-M", "1", "-m", "map", "--decimals", "6")
+    assert lines[-1] == "map                   \tall\t0.250000"
+
+
+def test_several_runs_gzipped_are_prefixed_in_argument_order(capsys, files):
+    q, r1, r2 = files
+    _, lines, _ = run(capsys, "score", q, r2, r1, "-m", "recip_rank", "-m", "ASL@g1-10")
+    assert [l.split("\t")[0] for l in lines] == ["beta"] * 3 + ["alpha"] * 3
+    assert lines[1] == "beta\trecip_rank            \tall\t1.0000"
+
+
+def test_bad_input_exits_nonzero_with_file_and_line(capsys, files, tmp_path):
+    q, r1, _ = files
+    bad = write_lines(tmp_path / "bad", ["1 Q0 A 1 3 t", "1 Q0 B 2 x t"])
+    code, _, err = run(capsys, "score", q, bad)
+    assert code == 1 and f"{bad}:2:" in err and err.count("\n") == 1
+    code, _, err = run(capsys, "score", q, r1, "-m", "nope")
+    assert code == 1 and "unknown measure 'nope'" in err
+    code, _, err = run(capsys, "score", tmp_path / "missing", r1)
+    assert code == 1 and "missing" in err
+
+
+def test_console_script_against_pytrec_eval_on_a_real_run():
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    qrels_path, runs = track_files("trec2019-dl-passage")
+    run_path = [r for r in runs if r.endswith("TUA1-1.gz")][0]
+    out = subprocess.run([sys.executable, "-m", "reeval.cli", "score", qrels_path, run_path,
+                          "--float32", "-m", "map", "-m", "ndcg_cut.10", "-m", "bpref"],
+                         capture_output=True, text=True, check=True).stdout.splitlines()
+    values = {l.split("\t")[0].strip(): float(l.split("\t")[2]) for l in out[1:]}
+    qrels, run = {}, {}
+    with gzip.open(qrels_path, "rt") as fh:
+        for line in fh:
+            qid, _, doc, rel = line.split()
+            qrels.setdefault(qid, {})[doc] = int(rel)
+    with gzip.open(run_path, "rt") as fh:
+        for line in fh:
+            qid, _, doc, _, score, _ = line.split()
+            if qid in qrels:
+                run.setdefault(qid, {})[doc] = float(score)
+    res = pytrec_eval.RelevanceEvaluator(qrels, {"map", "ndcg_cut", "bpref"}).evaluate(run)
+    for m in ("map", "ndcg_cut_10", "bpref"):
+        mean = sum(v[m] for v in res.values()) / len(res)
+        assert values[m] == pytest.approx(round(mean, 4), abs=1e-12)
