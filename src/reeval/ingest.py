@@ -87,6 +87,16 @@ def remap_grades(qrels: pa.Table, grade_map: dict | None) -> pa.Table:
     return qrels.set_column(qrels.schema.get_field_index("rel"), "rel", pa.array(new))
 
 
+def sorted_codes(values) -> np.ndarray:
+    """Integer codes of strings that sort as the strings do (byte order), via a dictionary."""
+    enc = pc.dictionary_encode(values)
+    if isinstance(enc, pa.ChunkedArray):
+        enc = enc.combine_chunks()
+    rank = np.empty(len(enc.dictionary), dtype=np.int64)
+    rank[pc.sort_indices(enc.dictionary).to_numpy()] = np.arange(len(enc.dictionary))
+    return rank[enc.indices.to_numpy(zero_copy_only=False)] if len(enc) else np.zeros(0, np.int64)
+
+
 def rank_run(table: pa.Table, precision: str = "float64") -> tuple[pa.Table, int]:
     """Order one run's lines as trec_eval does and number them.
 
@@ -99,13 +109,12 @@ def rank_run(table: pa.Table, precision: str = "float64") -> tuple[pa.Table, int
         raise ValueError(f"precision must be one of {PRECISIONS}, not {precision!r}")
     score = table["score"].to_numpy() + 0.0
     key = score.astype(np.float32) if precision == "float32" else score
-    keyed = table.append_column("_key", pa.array(key))
-    order = pc.sort_indices(keyed, sort_keys=[("qid", "ascending"), ("_key", "descending"),
-                                              ("docno", "descending")])
-    ranked = table.take(order)
-    qcodes = pc.dictionary_encode(ranked["qid"]).combine_chunks().indices.to_numpy()
-    dcodes = pc.dictionary_encode(ranked["docno"]).combine_chunks().indices.to_numpy()
-    pair = qcodes.astype(np.int64) * (int(dcodes.max(initial=0)) + 1) + dcodes
+    qcodes = sorted_codes(table["qid"])
+    dcodes = sorted_codes(table["docno"])
+    order = np.lexsort((-dcodes, -key, qcodes))
+    ranked = table.take(pa.array(order))
+    qcodes, dcodes = qcodes[order], dcodes[order]
+    pair = qcodes * (int(dcodes.max(initial=0)) + 1) + dcodes
     dup = pd.Series(pair).duplicated(keep="first").to_numpy()
     n_dup = int(dup.sum())
     if n_dup:

@@ -161,12 +161,16 @@ def _tokenize(path, data: bytes, names: tuple[str, ...], what: str,
               on_malformed: str) -> tuple[_Tokenized, pa.Array]:
     """Split each line on ASCII whitespace; classify blank, comment and wrong-width lines."""
     lines, n_bad = decode_lines(data)
+    data_hint = "#" if b"#" in data else ""
     counts = LineCounts(lines_read=len(lines), non_utf8_lines=n_bad)
     trimmed = pc.ascii_trim_whitespace(lines)
     blank = (pc.binary_length(trimmed).to_numpy(zero_copy_only=False) == 0)
     tokens = pc.ascii_split_whitespace(trimmed)
     n_tok = pc.list_value_length(tokens).to_numpy(zero_copy_only=False)
-    comment = pc.match_substring_regex(lines, r"^[ \t\v\f]*#").to_numpy(zero_copy_only=False)
+    if "#" in data_hint:
+        comment = pc.match_substring_regex(lines, r"^[ \t\v\f]*#").to_numpy(zero_copy_only=False)
+    else:
+        comment = np.zeros(len(lines), dtype=bool)
     wrong = ~blank & ~comment & (n_tok != len(names))
     counts.blank = int(blank.sum())
     counts.comment = int(comment.sum())
@@ -174,8 +178,9 @@ def _tokenize(path, data: bytes, names: tuple[str, ...], what: str,
         _malformed(path, lines, np.flatnonzero(wrong), f"{len(names)} whitespace-separated "
                    f"fields '{what}'", on_malformed)
         counts.malformed = int(wrong.sum())
-    good = np.flatnonzero(~(blank | comment | wrong))
-    tok = tokens.take(pa.array(good))
+    good_mask = ~(blank | comment | wrong)
+    good = np.flatnonzero(good_mask)
+    tok = tokens if good_mask.all() else tokens.filter(pa.array(good_mask))
     flat = pc.list_flatten(tok)
     width = len(names)
     fields = {name: flat.take(pa.array(np.arange(i, len(flat), width))) for i, name in enumerate(names)}
@@ -216,12 +221,15 @@ def parse_run(path, on_malformed: str = "error", data: bytes | None = None):
         data = read_bytes(path)
     tk, lines = _tokenize(path, data, RUN_FIELDS, "qid iter docno rank score tag", on_malformed)
     f, counts = tk.fields, tk.counts
-    ok = _check_pattern(path, lines, tk.line_numbers, f["score"], _FLOAT_PATTERN,
-                        "a number in the score column (field 5)", on_malformed)
-    counts.malformed += int((~ok).sum())
-    score = np.full(len(ok), np.nan)
-    if ok.any():
+    try:  # fast path: every score parses (Arrow accepts nan, inf, infinity, any case)
+        score = pc.cast(f["score"], pa.float64()).to_numpy(zero_copy_only=False)
+        ok = np.ones(len(score), dtype=bool)
+    except pa.ArrowInvalid:
+        ok = _check_pattern(path, lines, tk.line_numbers, f["score"], _FLOAT_PATTERN,
+                            "a number in the score column (field 5)", on_malformed)
+        score = np.full(len(ok), np.nan)
         score[ok] = pc.cast(pc.filter(f["score"], pa.array(ok)), pa.float64()).to_numpy()
+    counts.malformed += int((~ok).sum())
     finite = np.isfinite(score)
     nonfinite = ok & ~finite
     counts.nonfinite_score = int(nonfinite.sum())

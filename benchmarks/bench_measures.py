@@ -1,0 +1,159 @@
+"""Speed and memory of reeval against pytrec_eval-terrier, ir_measures and ranx.
+
+    .venv/bin/python benchmarks/bench_measures.py [--runs 50 --topics 250 --depth 1000]
+
+Writes the seeded synthetic benchmark track (reeval.synthetic.BENCHMARK_TRACK, 50 runs x
+250 topics x 1000 documents, ~100 relevant per topic, 4-decimal scores so ties occur)
+once under benchmarks/.data/, then times each tool end to end in its own process
+(parse the files + MAP, P@20, reciprocal rank; reeval also ASL), reporting wall time,
+peak resident memory and each tool's time as a ratio to reeval's, and how far each
+tool's per-run MAP / P@20 / RR are from reeval's (float32 ordering, as trec_eval 9.x).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import glob
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+MEASURES = ("map", "P_20", "recip_rank")
+
+
+def track_dir(args) -> Path:
+    from reeval.synthetic import BENCHMARK_TRACK, write_track
+
+    spec = dataclasses.replace(BENCHMARK_TRACK, n_runs=args.runs, n_topics=args.topics, depth=args.depth)
+    out = HERE / ".data" / f"bench-{args.runs}x{args.topics}x{args.depth}-s{args.seed}"
+    if not (out / "qrels.txt").exists():
+        t = time.perf_counter()
+        write_track(out, spec, seed=args.seed)
+        print(f"wrote {out} in {time.perf_counter() - t:.1f} s", file=sys.stderr)
+    return out
+
+
+def files(d: Path):
+    qrels = str(d / "qrels.txt")
+    runs = sorted(glob.glob(str(d / "runs" / "*")))
+    return qrels, runs
+
+
+def tool_reeval(qrels, runs):
+    from reeval.ingest import ingest_track
+    from reeval.measures import aggregate, build_grid, evaluate_grid, parse_measures
+    from reeval.trecio import run_name_from_path
+
+    t = ingest_track("bench", qrels, runs, precision="float32")
+    ms = parse_measures(list(MEASURES) + ["ASL"])
+    names = [run_name_from_path(p) for p in runs]
+    agg = aggregate(evaluate_grid(build_grid(t.judged, t.depth, t.qrels, runs=names), ms), ms)
+    return {r: {m: float(v) for m, v in zip(MEASURES, row)} for r, row in
+            zip(agg.run, agg[list(MEASURES)].to_numpy())}
+
+
+def _mean_by_run(per_topic: dict) -> dict:
+    return {m: sum(v[m] for v in per_topic.values()) / len(per_topic) for m in MEASURES}
+
+
+def tool_pytrec_eval(qrels, runs):
+    import gzip
+    import pytrec_eval
+    from reeval.trecio import run_name_from_path
+
+    def opener(p):
+        return gzip.open(p, "rt") if p.endswith(".gz") else open(p)
+
+    with opener(qrels) as fh:
+        q = pytrec_eval.parse_qrel(fh)
+    ev = pytrec_eval.RelevanceEvaluator(q, {"map", "P_20", "recip_rank"})
+    out = {}
+    for p in runs:
+        with opener(p) as fh:
+            out[run_name_from_path(p)] = _mean_by_run(ev.evaluate(pytrec_eval.parse_run(fh)))
+    return out
+
+
+def tool_ir_measures(qrels, runs):
+    import ir_measures
+    from ir_measures import AP, P, RR
+    from reeval.trecio import run_name_from_path
+
+    q = list(ir_measures.read_trec_qrels(qrels))
+    evaluator = ir_measures.evaluator([AP, P @ 20, RR], q)
+    out = {}
+    for p in runs:
+        agg = evaluator.calc_aggregate(ir_measures.read_trec_run(p))
+        out[run_name_from_path(p)] = {"map": agg[AP], "P_20": agg[P @ 20], "recip_rank": agg[RR]}
+    return out
+
+
+def tool_ranx(qrels, runs):
+    from ranx import Qrels, Run, evaluate
+    from reeval.trecio import run_name_from_path
+
+    q = Qrels.from_file(qrels, kind="trec")
+    out = {}
+    for p in runs:
+        res = evaluate(q, Run.from_file(p, kind="trec"), ["map", "precision@20", "mrr"])
+        out[run_name_from_path(p)] = {"map": res["map"], "P_20": res["precision@20"], "recip_rank": res["mrr"]}
+    return out
+
+
+TOOLS = {"reeval": tool_reeval, "pytrec_eval": tool_pytrec_eval, "ir_measures": tool_ir_measures,
+         "ranx": tool_ranx}
+
+
+def child(tool: str, d: str) -> None:
+    qrels, runs = files(Path(d))
+    t = time.perf_counter()
+    values = TOOLS[tool](qrels, runs)
+    wall = time.perf_counter() - t
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps({"tool": tool, "wall": wall, "peak_mb": peak_mb, "values": values}))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=50)
+    ap.add_argument("--topics", type=int, default=250)
+    ap.add_argument("--depth", type=int, default=1000)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--tools", default=",".join(TOOLS))
+    ap.add_argument("--child", nargs=2, metavar=("TOOL", "DIR"), help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child:
+        return child(*args.child)
+    d = track_dir(args)
+    qrels, runs = files(d)
+    size = sum(os.path.getsize(p) for p in runs + [qrels]) / 1e6
+    print(f"track: {len(runs)} runs, {args.topics} topics, depth {args.depth}; {size:.0f} MB on disk")
+    results = {}
+    for tool in args.tools.split(","):
+        proc = subprocess.run([sys.executable, __file__, "--child", tool, str(d)],
+                              capture_output=True, text=True)
+        if proc.returncode != 0:
+            print(f"{tool}: failed: {proc.stderr.strip().splitlines()[-1] if proc.stderr else ''}")
+            continue
+        results[tool] = json.loads(proc.stdout.strip().splitlines()[-1])
+    base = results.get("reeval")
+    print(f"{'tool':<12} {'wall s':>8} {'x reeval':>9} {'peak MB':>8}  max |diff| vs reeval (map, P_20, recip_rank)")
+    for tool, r in results.items():
+        ratio = r["wall"] / base["wall"] if base else float("nan")
+        diffs = []
+        if base:
+            for m in MEASURES:
+                common = set(base["values"]) & set(r["values"])
+                diffs.append(max(abs(base["values"][k][m] - r["values"][k][m]) for k in common))
+        print(f"{tool:<12} {r['wall']:>8.2f} {ratio:>9.2f} {r['peak_mb']:>8.0f}  "
+              + ", ".join(f"{x:.2e}" for x in diffs))
+
+
+if __name__ == "__main__":
+    main()
