@@ -74,6 +74,45 @@ def _score(args) -> int:
     return 0
 
 
+def compare_lines(qrels_path, run_a, run_b, measure_specs=None, tests=None,
+                  alternative="two-sided", seed=0, n_resamples=10000, rel_level=1,
+                  precision="float64", decimals=4, unretrieved="after_last"):
+    """Yield ``measure, test, mean_a, mean_b, diff, p_value, ci_low, ci_high`` lines.
+
+    Per-topic values are paired over every qrels topic (a topic a run misses scores as
+    if nothing was retrieved, as trec_eval -c); ASL measures over topics with a
+    relevant document.
+    """
+    from .stats import paired_test
+
+    measures = parse_measures(measure_specs or ["map"])
+    if any(m.aggregate != "mean" for m in measures):
+        raise ValueError("compare needs per-topic measures (not num_*, gm_map)")
+    tables = ingest_track("cli", qrels_path, [run_a, run_b], precision=precision)
+    names = [run_name_from_path(p) for p in (run_a, run_b)]
+    grid = build_grid(tables.judged, tables.depth, tables.qrels, runs=names)
+    scores = evaluate_grid(grid, measures, rel_level=rel_level, unretrieved=unretrieved)
+    for m in measures:
+        values = scores.values[m.name]
+        use = scores.num_rel > 0 if m.is_asl else np.ones(len(scores.topics), dtype=bool)
+        for test in tests or ["t"]:
+            r = paired_test(values[0, use], values[1, use], test=test, alternative=alternative,
+                            seed=seed, n_resamples=n_resamples)
+            means = [f"{float(r[k]):.{decimals}f}" for k in ("mean_a", "mean_b", "diff")]
+            ci = [f"{float(r[k]):.{decimals}f}" for k in ("ci_low", "ci_high")]
+            yield "\t".join([m.name, test, *means, f"{float(r['p_value']):.{decimals}g}", *ci])
+
+
+def _compare(args) -> int:
+    for line in compare_lines(args.qrels, args.run_a, args.run_b, args.measure, args.test,
+                              alternative=args.alternative, seed=args.seed,
+                              n_resamples=args.resamples, rel_level=args.l,
+                              precision="float32" if args.float32 else "float64",
+                              decimals=args.decimals):
+        print(line)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="reeval", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"reeval {__version__}")
@@ -99,6 +138,28 @@ def build_parser() -> argparse.ArgumentParser:
                    help="ASL of an unretrieved relevant document: irrel+1 (after_last, "
                         "default) or irrel (eq3)")
     p.set_defaults(func=_score)
+
+    from .stats import ALTERNATIVES, PAIRED_TESTS
+
+    c = sub.add_parser("compare", help="paired significance tests between two runs",
+                       description="Compare two runs topic by topic: one line per measure and "
+                                   "test: measure, test, mean_a, mean_b, diff, p_value (4 significant "
+                                   "digits), ci_low, ci_high (interval of the mean difference).")
+    c.add_argument("qrels")
+    c.add_argument("run_a")
+    c.add_argument("run_b")
+    c.add_argument("--measure", "-m", action="append", metavar="MEASURE",
+                   help="per-topic measure, repeatable (default map)")
+    c.add_argument("--test", action="append", choices=PAIRED_TESTS,
+                   help="paired test, repeatable (default t)")
+    c.add_argument("--alternative", choices=ALTERNATIVES, default="two-sided",
+                   help="two-sided (default); greater: A better than B; less")
+    c.add_argument("--seed", type=int, default=0, help="seed of permutation/bootstrap (default 0)")
+    c.add_argument("--resamples", type=int, default=10000, help="resamples (default 10000)")
+    c.add_argument("-l", type=int, default=1, metavar="LEVEL", help="relevance level (default 1)")
+    c.add_argument("--float32", action="store_true", help="order by float32 scores")
+    c.add_argument("--decimals", type=int, default=4)
+    c.set_defaults(func=_compare)
     return parser
 
 
