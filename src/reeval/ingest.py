@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -132,8 +133,11 @@ def _report_row(track, path, kind, run, counts: LineCounts, **extra) -> dict:
 
 
 def ingest_track(track: str, qrels_path, run_paths, precision: str = "float64",
-                 on_malformed: str = "error", grade_map: dict | None = None) -> TrackTables:
+                 on_malformed: str = "error", grade_map: dict | None = None,
+                 threads: int = 2) -> TrackTables:
     """Parse a track's qrels and runs once each and build the central tables.
+
+    ``threads`` run files are read and ranked at once.
 
     ``grade_map`` relabels qrels grades before anything else (see :func:`remap_grades`).
     """
@@ -155,8 +159,8 @@ def ingest_track(track: str, qrels_path, run_paths, precision: str = "float64",
             raise ValueError(f"{path}: run name {name!r} is also the name of {seen[name]}; "
                              "two files of a track must not name the same run")
         seen[name] = str(path)
-    ranked_runs = []
-    for name, path in sorted(zip(names, run_paths)):
+    def load(name_path):
+        name, path = name_path
         table, counts = parse_run(path, on_malformed=on_malformed)
         judged_topic = pc.is_in(table["qid"], value_set=judged_topics)
         counts.unjudged_topic = table.num_rows - pc.sum(judged_topic).as_py() if table.num_rows else 0
@@ -165,11 +169,15 @@ def ingest_track(track: str, qrels_path, run_paths, precision: str = "float64",
         ranked, n_dup = rank_run(table.select(["qid", "docno", "score", "tag"]), precision)
         counts.duplicate = n_dup
         counts.kept = ranked.num_rows
-        report.append(_report_row(track, path, "run", name, counts,
-                                  tag=tags[0] if tags else None, n_tags=len(tags),
-                                  n_topics=len(pc.unique(ranked["qid"]))))
-        ranked_runs.append(ranked.add_column(0, "run", pa.array([name] * ranked.num_rows,
-                                                                  type=pa.string())))
+        row = _report_row(track, path, "run", name, counts, tag=tags[0] if tags else None,
+                          n_tags=len(tags), n_topics=len(pc.unique(ranked["qid"])))
+        return row, ranked.add_column(0, "run", pa.array([name] * ranked.num_rows, type=pa.string()))
+
+    # files are independent: decompression and Arrow kernels release the GIL
+    with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
+        loaded = list(pool.map(load, sorted(zip(names, run_paths))))
+    report.extend(row for row, _ in loaded)
+    ranked_runs = [table for _, table in loaded]
     schema = pa.schema([("run", pa.string()), ("qid", pa.string()), ("docno", pa.string()),
                         ("score", pa.float64()), ("tag", pa.string()), ("pos", pa.int32())])
     runs = pa.concat_tables([t.cast(schema) for t in ranked_runs]) if ranked_runs else schema.empty_table()
