@@ -1,0 +1,92 @@
+"""The seeded synthetic campaign: reproducible bytes and the oddities of real files."""
+
+import dataclasses
+import gzip
+import hashlib
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from reeval.ingest import ingest_track
+from reeval.synthetic import BENCHMARK_TRACK, DEFAULT_CAMPAIGN, generate_track, write_track
+
+
+def digest(folder: Path) -> str:
+    h = hashlib.sha256()
+    for p in sorted(folder.rglob("*")):
+        if p.is_file():
+            h.update(p.relative_to(folder).as_posix().encode() + p.read_bytes())
+    return h.hexdigest()
+
+
+def test_same_seed_same_bytes_also_in_another_process(tmp_path):
+    write_track(tmp_path / "a", DEFAULT_CAMPAIGN["syn-mixed"], seed=7)
+    write_track(tmp_path / "b", DEFAULT_CAMPAIGN["syn-mixed"], seed=7)
+    write_track(tmp_path / "c", DEFAULT_CAMPAIGN["syn-mixed"], seed=8)
+    subprocess.run([sys.executable, "-m", "reeval.synthetic", str(tmp_path / "d"),
+                    "--track", "syn-mixed", "--seed", "7"], check=True)
+    assert digest(tmp_path / "a") == digest(tmp_path / "b") == digest(tmp_path / "d" / "syn-mixed")
+    assert digest(tmp_path / "a") != digest(tmp_path / "c")
+
+
+@pytest.fixture(scope="module")
+def campaign(tmp_path_factory):
+    out = tmp_path_factory.mktemp("campaign")
+    tables = {}
+    for name, spec in DEFAULT_CAMPAIGN.items():
+        write_track(out / name, spec, seed=3)
+        runs = sorted(str(p) for p in (out / name / "runs").iterdir())
+        tables[name] = (out / name, ingest_track(name, out / name / "qrels.txt", runs))
+    return tables
+
+
+def test_default_campaign_has_every_oddity(campaign):
+    reports = {name: t.report for name, (_, t) in campaign.items()}
+    total = lambda col: sum(r[col].sum() for r in reports.values())
+    assert total("duplicate") >= 2 and total("unjudged_topic") > 0
+    assert total("comment") == 1 and total("blank") == 1
+    qrels = {name: t.qrels.to_pandas() for name, (_, t) in campaign.items()}
+    assert (qrels["syn-graded"].rel == -1).sum() == 2 and qrels["syn-graded"].rel.max() == 3
+    shallow = campaign["syn-shallow"][1]
+    rel_per_topic = qrels["syn-shallow"].assign(r=qrels["syn-shallow"].rel > 0).groupby("qid").r.sum()
+    assert (rel_per_topic == 0).sum() == 1                      # a topic without relevant documents
+    depth = shallow.depth.to_pandas()
+    assert depth.n_ret.min() <= 20 and depth.n_ret.max() == 50  # shallow runs
+    topics_per_run = depth.groupby("run").qid.nunique()
+    assert topics_per_run.min() < topics_per_run.max()          # runs missing judged topics
+    graded_runs = campaign["syn-graded"][1].runs.to_pandas()
+    ties = graded_runs.groupby(["run", "qid"]).score.apply(lambda s: s.duplicated().mean())
+    assert ties.max() > 0.5                                     # a mostly tied run
+    mixed_dir, mixed = campaign["syn-mixed"]
+    names = sorted(p.name for p in (mixed_dir / "runs").iterdir())
+    assert any(n.startswith("input.") for n in names)
+    rep = mixed.report.set_index("run")
+    assert "run02" in rep.index and rep.loc["run01", "tag"] == "renamed-tag"
+    texts = [gzip.decompress(p.read_bytes()).decode() for p in (mixed_dir / "runs").iterdir()]
+    firsts = [t.splitlines()[0] if not t.startswith("#") else t.splitlines()[1] for t in texts]
+    assert any("\t" in f for f in firsts) and any("\t" not in f for f in firsts)
+    assert {f.split()[1] for f in firsts} == {"Q0", "0", "q0"}
+    assert any(f.split()[3] == "0" for f in firsts)             # ranks starting at 0
+    assert {l.split()[1] for l in (mixed_dir / "qrels.txt").read_text().splitlines()} == {"0.5", "1"}
+
+
+def test_runs_spread_from_good_to_bad(campaign):
+    from reeval.measures import aggregate, build_grid, evaluate_grid, parse_measures
+    t = campaign["syn-graded"][1]
+    ms = parse_measures(["map"])
+    agg = aggregate(evaluate_grid(build_grid(t.judged, t.depth, t.qrels), ms), ms)
+    assert agg["map"].max() > 0.3 and agg["map"].min() < 0.15
+
+
+def test_benchmark_shape_scaled_down():
+    spec = dataclasses.replace(BENCHMARK_TRACK, n_runs=3, n_topics=20)
+    qrels, runs = generate_track(spec, seed=1)
+    assert len(runs) == 3
+    assert all(t.num_rows == 20 * 1000 for t in runs.values())
+    rel = qrels["rel"].to_numpy()
+    assert 70 < (rel > 0).sum() / 20 < 130
+    scores = next(iter(runs.values()))["score"].to_numpy()
+    assert (abs(scores * 1e4 - (scores * 1e4).round()) < 1e-6).all()  # 4 decimals: ties occur
+    assert len(set(scores)) < len(scores)
