@@ -111,10 +111,26 @@ def rank_run(table: pa.Table, precision: str = "float64") -> tuple[pa.Table, int
     score = table["score"].to_numpy() + 0.0
     key = score.astype(np.float32) if precision == "float32" else score
     qcodes = sorted_codes(table["qid"])
-    dcodes = sorted_codes(table["docno"])
-    order = np.lexsort((-dcodes, -key, qcodes))
+    order = np.lexsort((-key, qcodes))
+    # docno decides only among equal (topic, score): sort the docnos of tied rows only
+    q_sorted, k_sorted = qcodes[order], key[order]
+    same = (q_sorted[1:] == q_sorted[:-1]) & (k_sorted[1:] == k_sorted[:-1])
+    tied = np.zeros(len(order), dtype=bool)
+    tied[1:] |= same
+    tied[:-1] |= same
+    if tied.any():
+        # tie groups are contiguous in ``order``: reorder their rows by docno descending
+        slots = np.flatnonzero(tied)
+        group = np.cumsum(np.r_[True, ~same][tied])  # a new group where the row is not tied to its predecessor
+        rows = order[slots]
+        dcode = sorted_codes(table["docno"].take(pa.array(rows)))
+        order[slots] = rows[np.lexsort((-dcode, group))]
+    doc_ids = pc.dictionary_encode(table["docno"])
+    if isinstance(doc_ids, pa.ChunkedArray):
+        doc_ids = doc_ids.combine_chunks()
     ranked = table.take(pa.array(order))
-    qcodes, dcodes = qcodes[order], dcodes[order]
+    qcodes = qcodes[order]
+    dcodes = doc_ids.indices.to_numpy(zero_copy_only=False).astype(np.int64)[order]
     pair = qcodes * (int(dcodes.max(initial=0)) + 1) + dcodes
     dup = pd.Series(pair).duplicated(keep="first").to_numpy()
     n_dup = int(dup.sum())
@@ -171,24 +187,32 @@ def ingest_track(track: str, qrels_path, run_paths, precision: str = "float64",
         counts.kept = ranked.num_rows
         row = _report_row(track, path, "run", name, counts, tag=tags[0] if tags else None,
                           n_tags=len(tags), n_topics=len(pc.unique(ranked["qid"])))
-        return row, ranked.add_column(0, "run", pa.array([name] * ranked.num_rows, type=pa.string()))
+        counts_by_topic = pc.value_counts(ranked["qid"]) if ranked.num_rows else None
+        depth = pa.table({
+            "run": pa.array([name] * (len(counts_by_topic) if counts_by_topic else 0), type=pa.string()),
+            "qid": counts_by_topic.field("values") if counts_by_topic else pa.array([], pa.string()),
+            "n_ret": (counts_by_topic.field("counts").cast(pa.int32()) if counts_by_topic
+                      else pa.array([], pa.int32())),
+        })
+        run_col = pa.array([name] * ranked.num_rows, type=pa.string())
+        return row, ranked.add_column(0, "run", run_col), depth
 
     # files are independent: decompression and Arrow kernels release the GIL
     with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
         loaded = list(pool.map(load, sorted(zip(names, run_paths))))
-    report.extend(row for row, _ in loaded)
-    ranked_runs = [table for _, table in loaded]
+    report.extend(row for row, _, _ in loaded)
+    ranked_runs = [table for _, table, _ in loaded]
     schema = pa.schema([("run", pa.string()), ("qid", pa.string()), ("docno", pa.string()),
                         ("score", pa.float64()), ("tag", pa.string()), ("pos", pa.int32())])
     runs = pa.concat_tables([t.cast(schema) for t in ranked_runs]) if ranked_runs else schema.empty_table()
-    judged = runs.select(["run", "qid", "docno", "pos"]).join(
-        qrels, keys=["qid", "docno"], join_type="inner")
-    judged = judged.take(pc.sort_indices(judged, sort_keys=[("run", "ascending"), ("qid", "ascending"),
-                                                            ("pos", "ascending")]))
+    # runs is sorted by run, qid, pos: carry its row number through the join to keep that order
+    keyed = runs.select(["run", "qid", "docno", "pos"]).append_column(
+        "_row", pa.array(np.arange(runs.num_rows, dtype=np.int64)))
+    judged = keyed.join(qrels, keys=["qid", "docno"], join_type="inner")
+    judged = judged.take(pc.sort_indices(judged["_row"]))
     judged = judged.select(["run", "qid", "docno", "pos", "rel"])
-    depth = runs.group_by(["run", "qid"], use_threads=False).aggregate([("pos", "max")])
-    depth = depth.rename_columns(["run", "qid", "n_ret"]).cast(
-        pa.schema([("run", pa.string()), ("qid", pa.string()), ("n_ret", pa.int32())]))
+    depth_schema = pa.schema([("run", pa.string()), ("qid", pa.string()), ("n_ret", pa.int32())])
+    depth = pa.concat_tables([d.cast(depth_schema) for _, _, d in loaded]) if loaded else depth_schema.empty_table()
     depth = depth.take(pc.sort_indices(depth, sort_keys=[("run", "ascending"), ("qid", "ascending")]))
     report_df = pd.DataFrame(report)
     return TrackTables(runs=runs, qrels=qrels, judged=judged, depth=depth, report=report_df)

@@ -40,6 +40,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from .ingest import group_starts, position_in_group
 
@@ -164,13 +166,21 @@ class Grid:
 
 
 def _codes(values, categories) -> np.ndarray:
+    """Index of each value in ``categories`` (-1 if absent); Arrow columns via a dictionary."""
+    if isinstance(values, (pa.Array, pa.ChunkedArray)):
+        enc = pc.dictionary_encode(values)
+        if isinstance(enc, pa.ChunkedArray):
+            enc = enc.combine_chunks()
+        lookup = pd.Index(categories).get_indexer(enc.dictionary.to_pylist())
+        return lookup[enc.indices.to_numpy(zero_copy_only=False)].astype(np.int64)
     return pd.Categorical(values, categories=categories).codes.astype(np.int64)
 
 
-def _col(table, name):
-    """Column of a pandas DataFrame or pyarrow Table as numpy."""
+def _col(table, name, raw: bool = False):
+    """Column of a pandas DataFrame or pyarrow Table: numpy, or the Arrow column if raw."""
     if hasattr(table, "column_names"):
-        return table.column(name).to_numpy()
+        col = table.column(name)
+        return col if raw else col.to_numpy()
     return table[name].to_numpy()
 
 
@@ -187,8 +197,8 @@ def build_grid(judged, depth, qrels, runs=None, max_depth: int | None = None,
         runs = sorted(pd.unique(_col(depth, "run")).tolist())
     runs = list(runs)
     S, T = len(runs), len(topics)
-    r = _codes(_col(judged, "run"), runs)
-    t = _codes(_col(judged, "qid"), topics)
+    r = _codes(_col(judged, "run", raw=True), runs)
+    t = _codes(_col(judged, "qid", raw=True), topics)
     pos = _col(judged, "pos").astype(np.int64)
     rel = _col(judged, "rel").astype(np.int64)
     keep = (r >= 0) & (t >= 0)
@@ -202,13 +212,13 @@ def build_grid(judged, depth, qrels, runs=None, max_depth: int | None = None,
     if docno is not None:
         docno = docno[order]
     n_ret = np.zeros((S, T), dtype=np.int64)
-    dr = _codes(_col(depth, "run"), runs)
-    dt = _codes(_col(depth, "qid"), topics)
+    dr = _codes(_col(depth, "run", raw=True), runs)
+    dt = _codes(_col(depth, "qid", raw=True), topics)
     ok = (dr >= 0) & (dt >= 0)
     n_ret[dr[ok], dt[ok]] = _col(depth, "n_ret")[ok]
     if max_depth is not None:
         n_ret = np.minimum(n_ret, max_depth)
-    qt = _codes(_col(qrels, "qid"), topics)
+    qt = _codes(_col(qrels, "qid", raw=True), topics)
     return Grid(runs=runs, topics=topics, g=g, pos=pos, rel=rel, docno=docno, n_ret=n_ret,
                 qrels_topic=qt, qrels_rel=_col(qrels, "rel").astype(np.int64),
                 qrels_docno=_col(qrels, "docno") if keep_docno else None)
