@@ -118,10 +118,8 @@ def parse_measure(spec: str) -> list[Measure]:
         if n < 1:
             raise ValueError(f"unknown measure {spec!r}: ASL@g1-n needs n >= 1")
         return [_m("ASL_g", n)]
-    if low in _ALIASES and low != "ndcg":
+    if low in _ALIASES:
         return [_m(_ALIASES[low])]
-    if low == "ndcg":
-        return [_m("ndcg")]
     m = re.fullmatch(r"([a-z_]+?)(?:[_.@]([0-9,]+))?", low)
     if m and m.group(1) in _CUT_ALIASES:
         family = _CUT_ALIASES[m.group(1)]
