@@ -10,9 +10,9 @@ from reeval.measures import aggregate, build_grid, evaluate_grid, parse_measures
 pytrec_eval = pytest.importorskip("pytrec_eval", reason="pytrec-eval-terrier is the oracle")
 
 MEASURES = ["map", "P_5", "P_20", "recip_rank", "Rprec", "ndcg_cut_10", "ndcg", "bpref",
-            "recall_1000", "num_rel_ret", "num_ret", "num_rel"]
+            "recall_1000", "num_rel_ret", "num_ret", "num_rel", "iprec_at_recall"]
 ORACLE_FAMILIES = {"map", "P", "recip_rank", "Rprec", "ndcg_cut", "ndcg", "bpref", "recall",
-                   "num_rel_ret", "num_ret", "num_rel"}
+                   "num_rel_ret", "num_ret", "num_rel", "iprec_at_recall"}
 
 
 def qrels_dict(tables):
@@ -83,3 +83,15 @@ def test_complete_flag_matches_trec_eval_documentation():
         # num_rel sums over every qrels topic with -c, only answered ones without
         assert full.num_rel[si] == scores.num_rel.sum()
         assert part.num_rel[si] == scores.num_rel[ans].sum()
+
+
+def test_gm_map_is_trec_eval_geometric_mean():
+    """trec_eval's gm_map: exp of the mean over topics of log(max(AP, 1e-5))."""
+    tables = ingested("clef2015-ehealth-task2", precision="float32")
+    measures = parse_measures(["gm_map"])
+    grid = build_grid(tables.judged, tables.depth, tables.qrels)
+    ours = aggregate(evaluate_grid(grid, measures), measures, complete=False).set_index("run")
+    evaluator = pytrec_eval.RelevanceEvaluator(qrels_dict(tables), {"gm_map"})
+    for name, run in run_dicts(tables):
+        logs = [v["gm_map"] for v in evaluator.evaluate(run).values()]  # per-topic logs
+        assert ours.loc[name, "gm_map"] == pytest.approx(np.exp(np.mean(logs)), rel=1e-12)

@@ -83,6 +83,8 @@ def _m(family: str, cutoff: int | None = None) -> Measure:
         return Measure(family, family, None, aggregate="count")
     if family == "gm_map":
         return Measure(family, family, None, aggregate="gmean")
+    if family == "iprec_at_recall":
+        return Measure(f"iprec_at_recall_{cutoff / 10:.2f}", family, cutoff)
     return Measure(family, family, None)
 
 
@@ -93,7 +95,7 @@ _ALIASES = {"map": "map", "ap": "map", "gm_map": "gm_map", "recip_rank": "recip_
 _CUT_ALIASES = {"p": "P", "recall": "recall", "r": "recall", "ndcg_cut": "ndcg_cut",
                 "ndcg": "ndcg_cut"}
 OFFICIAL = ("num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
-            "recip_rank", "P")
+            "recip_rank", "iprec_at_recall", "P")
 DEFAULT_ASL = ("ASL", "ASL@g1", "ASL@g1-10")
 
 
@@ -120,6 +122,11 @@ def parse_measure(spec: str) -> list[Measure]:
         return [_m("ASL_g", n)]
     if low in _ALIASES:
         return [_m(_ALIASES[low])]
+    if low == "iprec_at_recall":
+        return [_m("iprec_at_recall", j) for j in range(11)]
+    m = re.fullmatch(r"iprec_at_recall_(0\.\d0|1\.00)", low)
+    if m:
+        return [_m("iprec_at_recall", int(round(float(m.group(1)) * 10)))]
     m = re.fullmatch(r"([a-z_]+?)(?:[_.@]([0-9,]+))?", low)
     if m and m.group(1) in _CUT_ALIASES:
         family = _CUT_ALIASES[m.group(1)]
@@ -317,6 +324,10 @@ def evaluate_grid(grid: Grid, measures, rel_level: int = 1,
             v = count(first, 1.0 / pos)
         elif f == "bpref":
             v = _bpref(grid, is_rel, starts, R, rel_level, count)
+        elif f == "iprec_at_recall":
+            if "iprec" not in cache:
+                cache["iprec"] = _iprec_at_recall(grid, is_rel, cum_rel, R)
+            v = cache["iprec"][:, :, k]
         elif f in ("ndcg", "ndcg_cut"):
             key = ("idcg", k)
             if key not in cache:
@@ -395,6 +406,33 @@ def _bpref(grid: Grid, is_rel, starts, R, rel_level, count):
     denom = np.minimum(N, R)[t]
     term = np.where(n_d > 0, 1.0 - np.minimum(n_d, R[t]) / np.where(denom > 0, denom, 1), 1.0)
     return _safe_div(count(is_rel, term), R[None, :])
+
+
+def _iprec_at_recall(grid: Grid, is_rel, cum_rel, R) -> np.ndarray:
+    """trec_eval's 11-point interpolated precision, shape (S, T, 11).
+
+    Level L = j/10 stands for k_L = (long)(L * R_q + 0.9) relevant documents (trec_eval
+    9.x and pytrec_eval; see reeval.stats.recall_cutoff_ranks); the value is the
+    highest precision rel_so_far/pos at any relevant document with rel_so_far >= max(k_L, 1),
+    0 when the run retrieved fewer than k_L relevant documents.
+    """
+    from .stats import recall_cutoff_ranks
+
+    S, T = grid.shape
+    g = grid.g[is_rel]
+    prec = cum_rel[is_rel] / grid.pos[is_rel]
+    # suffix maximum of precision inside each (run, topic): reverse, offset groups, accumulate
+    rev = slice(None, None, -1)
+    group_rank = np.cumsum(group_starts(g[rev]))
+    suffix_max = (np.maximum.accumulate(prec[rev] + 2.0 * group_rank) - 2.0 * group_rank)[rev]
+    rel_ret = np.bincount(g, minlength=S * T)
+    first = np.concatenate([[0], np.cumsum(rel_ret)[:-1]])  # index of each group's first relevant row
+    k = np.maximum(recall_cutoff_ranks(R.astype(np.int64)), 1)  # (T, 11)
+    k_full = np.broadcast_to(k[None, :, :], (S, T, 11)).reshape(S * T, 11)
+    reached = k_full <= rel_ret[:, None]
+    idx = np.where(reached, first[:, None] + k_full - 1, 0)
+    values = np.where(reached, suffix_max[idx] if len(suffix_max) else 0.0, 0.0)
+    return values.reshape(S, T, 11)
 
 
 def aggregate(scores: TopicScores, measures, complete: bool = True) -> pd.DataFrame:
