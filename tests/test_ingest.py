@@ -1,5 +1,6 @@
 """Ingest: trec_eval ordering, duplicates, unjudged topics and the report on real tracks."""
 
+import numpy as np
 import pytest
 
 from conftest import REAL_TRACKS, ingested, write_lines
@@ -87,3 +88,16 @@ def test_real_track_oddities_are_counted():
     assert cast[cast.kind == "run"].unjudged_topic.sum() > 0
     clef16 = ingested("clef2016-ehealth-task3-ir2").report.set_index("run")
     assert clef16.loc["CUNI_EN_Run2.txt", "tag"] == "Run3"  # tag differs from file name
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_topic_score_order_equals_lexsort(dtype):
+    from reeval.ingest import topic_score_order
+    rng = np.random.default_rng(5)
+    for _ in range(50):
+        n = int(rng.integers(1, 3000))
+        q = rng.integers(0, 60, n)
+        k = (np.round(rng.standard_normal(n) * rng.choice([1, 1e-30, 1e30]), 2)).astype(dtype)
+        k[rng.random(n) < 0.2] = 0.0
+        k = k + dtype(0.0)
+        assert np.array_equal(topic_score_order(q, k), np.lexsort((-k, q)))

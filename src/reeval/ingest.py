@@ -98,6 +98,37 @@ def sorted_codes(values) -> np.ndarray:
     return rank[enc.indices.to_numpy(zero_copy_only=False)] if len(enc) else np.zeros(0, np.int64)
 
 
+def descending_float_bits(key: np.ndarray) -> np.ndarray:
+    """Unsigned integers whose ascending order is the descending order of ``key``.
+
+    IEEE floats map to integers that sort like them (flip every bit of negatives, the
+    sign bit of the rest); inverting those gives the descending order. -0.0 must have
+    been turned into 0.0 first; NaN is not expected.
+    """
+    if key.dtype == np.float32:
+        bits = key.view(np.uint32).astype(np.uint64)
+        sign = np.uint64(1 << 31)
+        ordered = np.where(bits & sign, ~bits & np.uint64(0xFFFFFFFF), bits | sign)
+        return np.uint64(0xFFFFFFFF) - ordered
+    bits = key.view(np.uint64)
+    sign = np.uint64(1 << 63)
+    return ~np.where(bits & sign, ~bits, bits | sign)
+
+
+def topic_score_order(qcodes: np.ndarray, key: np.ndarray) -> np.ndarray:
+    """Row order by topic code ascending, then score descending (ties in input order).
+
+    float32 scores and topic codes fit one 64-bit key (one sort); float64 scores are
+    sorted first and the topics then by a stable radix-friendly sort.
+    """
+    desc = descending_float_bits(key)
+    if key.dtype == np.float32 and qcodes.max(initial=0) < 2**31:
+        return np.argsort((qcodes.astype(np.uint64) << np.uint64(32)) | desc, kind="stable")
+    by_score = np.argsort(desc, kind="stable")
+    small = np.int16 if qcodes.max(initial=0) < 2**15 else np.int64
+    return by_score[np.argsort(qcodes[by_score].astype(small), kind="stable")]
+
+
 def rank_run(table: pa.Table, precision: str = "float64") -> tuple[pa.Table, int]:
     """Order one run's lines as trec_eval does and number them.
 
@@ -111,7 +142,7 @@ def rank_run(table: pa.Table, precision: str = "float64") -> tuple[pa.Table, int
     score = table["score"].to_numpy() + 0.0
     key = score.astype(np.float32) if precision == "float32" else score
     qcodes = sorted_codes(table["qid"])
-    order = np.lexsort((-key, qcodes))
+    order = topic_score_order(qcodes, key)
     # docno decides only among equal (topic, score): sort the docnos of tied rows only
     q_sorted, k_sorted = qcodes[order], key[order]
     same = (q_sorted[1:] == q_sorted[:-1]) & (k_sorted[1:] == k_sorted[:-1])
