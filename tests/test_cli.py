@@ -117,3 +117,17 @@ def test_compare_matches_scipy_paired_t_on_per_topic_values(capsys, tmp_path):
     _, again, _ = run(capsys, "compare", q, a, b, "-m", "map", "--test", "permutation",
                       "--alternative", "greater")
     assert again[0] == lines[1]
+
+
+def test_runs_without_judged_lines_still_print(capsys, tmp_path):
+    q = write_lines(tmp_path / "q", ["1 0 A 1"])
+    good = write_lines(tmp_path / "good", ["1 Q0 A 1 1 tg"])
+    unjudged = write_lines(tmp_path / "unjudged", ["9 Q0 A 1 1 tu"])
+    empty = tmp_path / "empty"
+    empty.write_text("")
+    code, lines, _ = run(capsys, "score", q, good, unjudged, empty, "-c", "-m", "map", "-m", "ASL")
+    assert code == 0
+    assert lines[3:6] == ["unjudged\trunid                 \tall\ttu",
+                          "unjudged\tmap                   \tall\t0.0000",
+                          "unjudged\tASL                   \tall\t2.0000"]  # track depth 1, + 1
+    assert lines[6] == "empty\trunid                 \tall\tempty"

@@ -44,7 +44,8 @@ def score_lines(qrels_path, run_paths, measure_specs=None, per_topic=False, comp
     grid = build_grid(tables.judged, tables.depth, tables.qrels, runs=names, max_depth=max_depth)
     scores = evaluate_grid(grid, measures, rel_level=rel_level, unretrieved=unretrieved)
     summary = aggregate(scores, measures, complete=complete)
-    tags = dict(zip(tables.report["run"], tables.report.get("tag", [None] * len(tables.report))))
+    runs_report = tables.report[tables.report["kind"] == "run"]
+    tags = {run: tag for run, tag in zip(runs_report["run"], runs_report["tag"]) if isinstance(tag, str)}
     multi = len(run_paths) > 1
     for si, name in enumerate(names):
         prefix = f"{name}\t" if multi else ""

@@ -211,8 +211,8 @@ def ingest_track(track: str, qrels_path, run_paths, precision: str = "float64",
         table, counts = parse_run(path, on_malformed=on_malformed)
         judged_topic = pc.is_in(table["qid"], value_set=judged_topics)
         counts.unjudged_topic = table.num_rows - pc.sum(judged_topic).as_py() if table.num_rows else 0
-        table = table.filter(judged_topic)
         tags = pc.unique(table["tag"]).to_pylist() if table.num_rows else []
+        table = table.filter(judged_topic)
         ranked, n_dup = rank_run(table.select(["qid", "docno", "score", "tag"]), precision)
         counts.duplicate = n_dup
         counts.kept = ranked.num_rows
