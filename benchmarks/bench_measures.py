@@ -6,7 +6,7 @@ Writes the seeded synthetic benchmark track (reeval.synthetic.BENCHMARK_TRACK, 5
 250 topics x 1000 documents, ~100 relevant per topic, 4-decimal scores so ties occur)
 once under benchmarks/.data/, then times each tool end to end in its own process
 (parse the files + MAP, P@20, reciprocal rank; reeval also ASL), reporting wall time,
-peak resident memory and each tool's time as a ratio to reeval's, and how far each
+CPU time (user + system, all threads, imports included), peak resident memory and each tool's time as a ratio to reeval's, and how far each
 tool's per-run MAP / P@20 / RR are from reeval's (float32 ordering, as trec_eval 9.x).
 """
 
@@ -115,8 +115,9 @@ def child(tool: str, d: str) -> None:
     t = time.perf_counter()
     values = TOOLS[tool](qrels, runs)
     wall = time.perf_counter() - t
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(json.dumps({"tool": tool, "wall": wall, "peak_mb": peak_mb, "values": values}))
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    print(json.dumps({"tool": tool, "wall": wall, "cpu": usage.ru_utime + usage.ru_stime,
+                      "peak_mb": usage.ru_maxrss / 1024, "values": values}))
 
 
 def main():
@@ -143,7 +144,8 @@ def main():
             continue
         results[tool] = json.loads(proc.stdout.strip().splitlines()[-1])
     base = results.get("reeval")
-    print(f"{'tool':<12} {'wall s':>8} {'x reeval':>9} {'peak MB':>8}  max |diff| vs reeval (map, P_20, recip_rank)")
+    print(f"{'tool':<12} {'wall s':>8} {'x reeval':>9} {'cpu s':>7} {'peak MB':>8}  "
+          "max |diff| vs reeval (map, P_20, recip_rank)")
     for tool, r in results.items():
         ratio = r["wall"] / base["wall"] if base else float("nan")
         diffs = []
@@ -151,7 +153,7 @@ def main():
             for m in MEASURES:
                 common = set(base["values"]) & set(r["values"])
                 diffs.append(max(abs(base["values"][k][m] - r["values"][k][m]) for k in common))
-        print(f"{tool:<12} {r['wall']:>8.2f} {ratio:>9.2f} {r['peak_mb']:>8.0f}  "
+        print(f"{tool:<12} {r['wall']:>8.2f} {ratio:>9.2f} {r['cpu']:>7.2f} {r['peak_mb']:>8.0f}  "
               + ", ".join(f"{x:.2e}" for x in diffs))
 
 

@@ -101,3 +101,54 @@ def test_topic_score_order_equals_lexsort(dtype):
         k[rng.random(n) < 0.2] = 0.0
         k = k + dtype(0.0)
         assert np.array_equal(topic_score_order(q, k), np.lexsort((-k, q)))
+
+
+def test_string_hash64_equal_strings_equal_hashes_across_layouts():
+    import pyarrow as pa
+    from reeval.ingest import string_hash64
+    rng = np.random.default_rng(3)
+    words = ["", "a", "D00000059", "clueweb12-0108wb-15-11534", "x" * 8, "x" * 16, "x" * 17,
+             "WAPO_b2e89334-33f9-11e1-825f-dabc29fd7071-1", "caf\u00e9", "a\\xff"]
+    words += ["".join(rng.choice(list("abcXYZ019-_"), int(rng.integers(0, 40)))) for _ in range(500)]
+    arr = pa.array(words)
+    h = string_hash64(arr)
+    by_word = {}
+    for w, v in zip(words, h):
+        assert by_word.setdefault(w, v) == v
+    assert len(set(h.tolist())) == len(set(words))  # no collision among distinct strings here
+    # a slice (non-zero offset), a large_string array and a chunked array hash the same
+    assert np.array_equal(string_hash64(arr.slice(7, 100)), h[7:107])
+    assert np.array_equal(string_hash64(arr.cast(pa.large_string())), h)
+    assert np.array_equal(string_hash64(pa.chunked_array([arr[:3], arr[3:]])), h)
+    assert not np.array_equal(string_hash64(arr, seed=1), h)
+    assert string_hash64(pa.array([], pa.string())).shape == (0,)
+    # a string and its zero-padded or truncated variants differ
+    assert len(set(string_hash64(pa.array(["ab", "ab\x00", "a", "ab\x00\x00\x00\x00\x00\x00"])).tolist())) == 4
+
+
+def test_duplicates_and_judged_lookup_are_exact_even_when_hashes_collide():
+    import pyarrow as pa
+    from reeval.ingest import QrelsLookup, exact_duplicates
+    docno = pa.array(["A", "B", "A", "C", "B", "A"])
+    topic = np.array([0, 0, 0, 0, 1, 1])
+    rows = np.arange(6)
+    # every row gets the same hash: only true (topic, docno) repeats are duplicates
+    collide = np.zeros(6, dtype=np.uint64)
+    assert exact_duplicates(collide, topic, docno, rows).tolist() == [False, False, True, False, False, False]
+    qrels = pa.table({"qid": ["1", "1", "2"], "docno": ["A", "C", "B"], "rel": [1, 0, 2]})
+    lookup = QrelsLookup.build(qrels)
+    # a hash match whose topic or docno differs is rejected
+    keys = lookup.keys.to_numpy()
+    run_rows, qrels_rows = lookup.match(np.array([0, 1, 0]), keys[[0, 0, 1]], pa.array(["A", "A", "X"]))
+    assert run_rows.tolist() == [0] and qrels_rows.tolist() == [0]
+
+
+def test_ingest_is_independent_of_thread_count_and_file_order(tmp_path):
+    from reeval.synthetic import DEFAULT_CAMPAIGN, write_track as write_synthetic
+    from reeval.tracks import resolve_runs
+    write_synthetic(tmp_path, DEFAULT_CAMPAIGN["syn-mixed"], seed=7)
+    runs = resolve_runs(str(tmp_path / "runs"))
+    one = ingest_track("t", tmp_path / "qrels.txt", runs, threads=1)
+    two = ingest_track("t", tmp_path / "qrels.txt", runs[::-1], threads=2)
+    for name in ("runs", "judged", "depth", "qrels"):
+        assert getattr(one, name).equals(getattr(two, name)), name

@@ -18,6 +18,13 @@ qrels (``unjudged_topic``) and repeated docnos within a run's topic (``duplicate
 the first occurrence in trec_eval order is kept, so the best-scored copy). A docno
 judged twice for a topic in the qrels keeps the last judgment (as dict-based tools
 such as pytrec_eval do) and counts the others as ``duplicate``.
+
+How (fast by design): each run file is parsed, ordered, deduplicated and matched
+against the qrels on its own, ``threads`` files at once (the numpy and Arrow kernels
+release the GIL). Document ids are compared through 64-bit hashes of their bytes
+(:func:`string_hash64`); every hash equality is confirmed on the strings, so a
+collision can cost time but never change a result. The per-run tables come out
+sorted, so the track tables are their concatenation in run-name order.
 """
 
 from __future__ import annotations
@@ -90,12 +97,7 @@ def remap_grades(qrels: pa.Table, grade_map: dict | None) -> pa.Table:
 
 def sorted_codes(values) -> np.ndarray:
     """Integer codes of strings that sort as the strings do (byte order), via a dictionary."""
-    enc = pc.dictionary_encode(values)
-    if isinstance(enc, pa.ChunkedArray):
-        enc = enc.combine_chunks()
-    rank = np.empty(len(enc.dictionary), dtype=np.int64)
-    rank[pc.sort_indices(enc.dictionary).to_numpy()] = np.arange(len(enc.dictionary))
-    return rank[enc.indices.to_numpy(zero_copy_only=False)] if len(enc) else np.zeros(0, np.int64)
+    return sorted_dictionary(values)[0]
 
 
 def descending_float_bits(key: np.ndarray) -> np.ndarray:
@@ -129,22 +131,167 @@ def topic_score_order(qcodes: np.ndarray, key: np.ndarray) -> np.ndarray:
     return by_score[np.argsort(qcodes[by_score].astype(small), kind="stable")]
 
 
-def rank_run(table: pa.Table, precision: str = "float64") -> tuple[pa.Table, int]:
-    """Order one run's lines as trec_eval does and number them.
+_M1 = np.uint64(0x9E3779B97F4A7C15)
+_M2 = np.uint64(0xBF58476D1CE4E5B9)
+_M3 = np.uint64(0x94D049BB133111EB)
 
-    Input columns qid, docno, score (float64), tag. Returns the table sorted by qid,
-    then score descending, then docno descending, with duplicates of (qid, docno)
-    after their first occurrence removed, and a 1-based ``pos`` per topic; plus the
-    number of duplicates removed. ``-0.0`` ties with ``0.0``.
+
+def _mix64(h: np.ndarray) -> np.ndarray:
+    """splitmix64's finalizer: a bijection of uint64 that spreads every input bit."""
+    h = h ^ (h >> np.uint64(30))
+    h = h * _M2
+    h = h ^ (h >> np.uint64(27))
+    h = h * _M3
+    return h ^ (h >> np.uint64(31))
+
+
+def string_hash64(values, seed: int = 0) -> np.ndarray:
+    """A 64-bit hash of every string of an Arrow string array, vectorized over 8-byte words.
+
+    h = length * M1 + seed; then for each 8-byte word w_k of the string (the last one
+    zero-padded) h = mix64(h ^ w_k). Equal strings always get equal hashes, different
+    strings the same one with probability about 2^-64: callers that need exactness
+    verify equal hashes on the strings themselves. Cost: one pass over the rows per 8
+    bytes of the longest string; each unaligned word is assembled from two aligned ones.
+    """
+    if isinstance(values, pa.ChunkedArray):
+        values = values.chunk(0) if values.num_chunks == 1 else values.combine_chunks()
+    n = len(values)
+    if n == 0:
+        return np.zeros(0, dtype=np.uint64)
+    off_type = np.int64 if pa.types.is_large_string(values.type) else np.int32
+    _, off_buf, data_buf = values.buffers()
+    offsets = np.frombuffer(off_buf, dtype=off_type)[values.offset: values.offset + n + 1].astype(np.int64)
+    base, stop = int(offsets[0]), int(offsets[-1])
+    words = np.zeros((stop - base) // 8 + 2, dtype=np.uint64)  # the bytes, zero-padded, as aligned words
+    if stop > base:
+        words.view(np.uint8)[: stop - base] = np.frombuffer(data_buf, dtype=np.uint8)[base:stop]
+    start = offsets[:-1] - base
+    length = np.diff(offsets)
+    h = length.astype(np.uint64) * _M1 + np.uint64(seed)
+    shift = ((start % 8) * 8).astype(np.uint64)
+    back = np.uint64(63) - shift  # (hi << (64 - shift)) as (hi << (63 - shift)) << 1: no shift by 64
+    for k in range(0, int(length.max()), 8):
+        live = None if k == 0 else np.flatnonzero(length > k)
+        at = (start + k) // 8 if live is None else (start[live] + k) // 8
+        sh, bk = (shift, back) if live is None else (shift[live], back[live])
+        w = (words[at] >> sh) | ((words[at + 1] << bk) << np.uint64(1))
+        rem = (length if live is None else length[live]) - k
+        short = rem < 8
+        if short.any():
+            w[short] &= (np.uint64(1) << (rem[short].astype(np.uint64) * np.uint64(8))) - np.uint64(1)
+        if live is None:
+            h = _mix64(h ^ w)
+        else:
+            h[live] = _mix64(h[live] ^ w)
+    return h
+
+
+def pair_hash(topic: np.ndarray, doc_hash: np.ndarray) -> np.ndarray:
+    """Hash of a (topic code, document hash) pair."""
+    return _mix64(doc_hash ^ ((topic.astype(np.uint64) + np.uint64(1)) * _M1))
+
+
+def sorted_dictionary(values) -> tuple[np.ndarray, pa.Array]:
+    """(code of each string, the distinct strings sorted in byte order); codes index the latter."""
+    enc = pc.dictionary_encode(values)
+    if isinstance(enc, pa.ChunkedArray):
+        enc = enc.combine_chunks()
+    by_value = pc.sort_indices(enc.dictionary).to_numpy()
+    rank = np.empty(len(by_value), dtype=np.int64)
+    rank[by_value] = np.arange(len(by_value))
+    codes = rank[enc.indices.to_numpy(zero_copy_only=False)] if len(enc) else np.zeros(0, np.int64)
+    return codes, enc.dictionary.take(pa.array(by_value))
+
+
+def exact_duplicates(keys: np.ndarray, topic: np.ndarray, docno, rows: np.ndarray) -> np.ndarray:
+    """Mask of rows repeating an earlier row's (topic, docno string ``docno[rows]``).
+
+    ``keys`` are the rows' pair hashes: only rows whose hash occurs more than once are
+    compared on the strings, so the result is exact and costs one hash-table pass
+    when there is no duplicate.
+    """
+    dup = np.zeros(len(keys), dtype=bool)
+    index = pd.Index(keys)
+    if index.has_duplicates:
+        cand = np.flatnonzero(index.duplicated(keep=False))
+        strings = docno.take(pa.array(rows[cand])).to_numpy(zero_copy_only=False)
+        exact = pd.DataFrame({"t": topic[cand], "d": strings})
+        dup[cand] = exact.duplicated(keep="first").to_numpy()
+    return dup
+
+
+@dataclass
+class QrelsLookup:
+    """The judged (topic, docno) pairs of a track, hashed for vectorized lookups.
+
+    ``topics`` are the judged topic ids in byte order, ``topic`` the code of each qrels
+    row's topic; ``keys`` a hash index of the rows' pair hashes (position = qrels row).
+    ``seed`` makes every pair hash distinct.
+    """
+
+    qrels: pa.Table
+    topics: pa.Array
+    topic: np.ndarray
+    keys: pd.Index
+    seed: int
+
+    @classmethod
+    def build(cls, qrels: pa.Table) -> "QrelsLookup":
+        """Index deduplicated qrels (qid, docno, rel); re-seed on the rare hash collision."""
+        topic, topics = sorted_dictionary(qrels["qid"])
+        for seed in range(64):
+            keys = pd.Index(pair_hash(topic, string_hash64(qrels["docno"], seed)))
+            if keys.is_unique:  # also builds the hash table once, before threads share it
+                return cls(qrels, topics, topic, keys, seed)
+        raise RuntimeError("no collision-free hash seed for the qrels")  # pragma: no cover
+
+    def match(self, topic: np.ndarray, keys: np.ndarray, docno: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+        """(rows, qrels rows) of the (topic, docno) rows that are judged.
+
+        ``topic`` are codes into ``self.topics``; ``keys`` = pair_hash(topic, hash of docno,
+        seed ``self.seed``). Hash matches are confirmed on topic code and docno string.
+        """
+        at = self.keys.get_indexer(keys)
+        rows = np.flatnonzero(at >= 0)
+        qrow = at[rows]
+        same = self.topic[qrow] == topic[rows]
+        same &= pc.equal(docno.take(pa.array(rows)),
+                         self.qrels["docno"].take(pa.array(qrow))).to_numpy(zero_copy_only=False)
+        return rows[same], qrow[same]
+
+
+@dataclass
+class RankedRun:
+    """One run's kept lines in trec_eval order: ``order`` indexes the parsed table."""
+
+    order: np.ndarray
+    topic: np.ndarray    # code of each kept row's topic in ``topics``
+    topics: pa.Array     # the run's topic ids, byte order
+    pos: np.ndarray      # 1-based position within the topic
+    doc_hash: np.ndarray  # string_hash64 of the kept rows' docnos
+    n_dup: int
+
+
+def rank_lines(qid, docno, score: np.ndarray, precision: str = "float64", keep=None,
+               seed: int = 0, topic_codes=None) -> RankedRun:
+    """Order a run's lines as trec_eval does, drop repeated documents, number positions.
+
+    Order: topic, then score descending, then docno descending (byte order); with
+    ``precision="float32"`` scores are compared as float32. ``-0.0`` ties with ``0.0``.
+    A docno repeated within a topic keeps its first occurrence in that order. ``keep``
+    (boolean mask) restricts the lines considered; ``seed`` is the docno hash seed;
+    ``topic_codes`` is ``sorted_dictionary(qid)`` when the caller already has it.
     """
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {PRECISIONS}, not {precision!r}")
-    score = table["score"].to_numpy() + 0.0
-    key = score.astype(np.float32) if precision == "float32" else score
-    qcodes = sorted_codes(table["qid"])
-    order = topic_score_order(qcodes, key)
+    qcodes, topics = topic_codes if topic_codes is not None else sorted_dictionary(qid)
+    rows = np.flatnonzero(keep) if keep is not None else np.arange(len(score))
+    key = score[rows] + 0.0
+    key = key.astype(np.float32) if precision == "float32" else key
+    order = rows[topic_score_order(qcodes[rows], key)]
     # docno decides only among equal (topic, score): sort the docnos of tied rows only
-    q_sorted, k_sorted = qcodes[order], key[order]
+    q_sorted, k_sorted = qcodes[order], (score[order] + 0.0).astype(key.dtype)
     same = (q_sorted[1:] == q_sorted[:-1]) & (k_sorted[1:] == k_sorted[:-1])
     tied = np.zeros(len(order), dtype=bool)
     tied[1:] |= same
@@ -153,23 +300,17 @@ def rank_run(table: pa.Table, precision: str = "float64") -> tuple[pa.Table, int
         # tie groups are contiguous in ``order``: reorder their rows by docno descending
         slots = np.flatnonzero(tied)
         group = np.cumsum(np.r_[True, ~same][tied])  # a new group where the row is not tied to its predecessor
-        rows = order[slots]
-        dcode = sorted_codes(table["docno"].take(pa.array(rows)))
-        order[slots] = rows[np.lexsort((-dcode, group))]
-    doc_ids = pc.dictionary_encode(table["docno"])
-    if isinstance(doc_ids, pa.ChunkedArray):
-        doc_ids = doc_ids.combine_chunks()
-    ranked = table.take(pa.array(order))
-    qcodes = qcodes[order]
-    dcodes = doc_ids.indices.to_numpy(zero_copy_only=False).astype(np.int64)[order]
-    pair = qcodes * (int(dcodes.max(initial=0)) + 1) + dcodes
-    dup = pd.Series(pair).duplicated(keep="first").to_numpy()
+        tied_rows = order[slots]
+        dcode = sorted_codes(docno.take(pa.array(tied_rows)))
+        order[slots] = tied_rows[np.lexsort((-dcode, group))]
+    doc_hash = string_hash64(docno, seed)[order]
+    dup = exact_duplicates(pair_hash(qcodes[order], doc_hash), qcodes[order], docno, order)
     n_dup = int(dup.sum())
     if n_dup:
-        ranked = ranked.filter(pa.array(~dup))
-        qcodes = qcodes[~dup]
-    pos = position_in_group(group_starts(qcodes)).astype(np.int32)
-    return ranked.append_column("pos", pa.array(pos)), n_dup
+        order, doc_hash = order[~dup], doc_hash[~dup]
+    topic = qcodes[order]
+    pos = position_in_group(group_starts(topic)).astype(np.int32)
+    return RankedRun(order=order, topic=topic, topics=topics, pos=pos, doc_hash=doc_hash, n_dup=n_dup)
 
 
 def _report_row(track, path, kind, run, counts: LineCounts, **extra) -> dict:
@@ -179,15 +320,75 @@ def _report_row(track, path, kind, run, counts: LineCounts, **extra) -> dict:
     return row
 
 
+RUNS_SCHEMA = pa.schema([("run", pa.string()), ("qid", pa.string()), ("docno", pa.string()),
+                         ("score", pa.float64()), ("tag", pa.string()), ("pos", pa.int32())])
+JUDGED_SCHEMA = pa.schema([("run", pa.string()), ("qid", pa.string()), ("docno", pa.string()),
+                           ("pos", pa.int32()), ("rel", pa.int64())])
+DEPTH_SCHEMA = pa.schema([("run", pa.string()), ("qid", pa.string()), ("n_ret", pa.int32())])
+
+
+def _constant(value: str, n: int) -> pa.Array:
+    """A string column holding ``value`` n times (built without a Python list)."""
+    return pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, dtype=np.int32)),
+                                          pa.array([value], pa.string())).cast(pa.string())
+
+
+def load_run(name: str, path, lookup: QrelsLookup, track: str, precision: str = "float64",
+             on_malformed: str = "error"):
+    """Parse, filter, rank and judge one run file.
+
+    Returns (report row, runs table, judged table, depth table) of the run, each sorted
+    by qid then pos. Lines of topics the qrels do not judge are dropped and counted.
+    """
+    table, counts = parse_run(path, on_malformed=on_malformed)
+    qid, docno = table["qid"], table["docno"]
+    score = table["score"].to_numpy()
+    qcodes, run_topics = sorted_dictionary(qid)
+    topic_judged = pc.is_in(run_topics, value_set=lookup.topics).to_numpy(zero_copy_only=False)
+    keep = topic_judged[qcodes] if len(qcodes) else np.zeros(0, dtype=bool)
+    counts.unjudged_topic = int(len(keep) - keep.sum())
+    tags = pc.unique(table["tag"]).to_pylist() if table.num_rows else []
+    ranked = rank_lines(qid, docno, score, precision, keep=keep, seed=lookup.seed,
+                        topic_codes=(qcodes, run_topics))
+    counts.duplicate = ranked.n_dup
+    counts.kept = len(ranked.order)
+    take = pa.array(ranked.order)
+    runs = pa.table({"run": _constant(name, len(ranked.order)), "qid": qid.take(take),
+                     "docno": docno.take(take), "score": pa.array(score[ranked.order]),
+                     "tag": table["tag"].take(take), "pos": pa.array(ranked.pos)}, schema=RUNS_SCHEMA)
+    # topic codes of the kept rows in the qrels lookup (-1: an unjudged topic, not kept)
+    qrels_topic = pc.fill_null(pc.index_in(ranked.topics, value_set=lookup.topics), -1).to_numpy()
+    in_qrels = qrels_topic[ranked.topic] if len(ranked.topic) else np.zeros(0, np.int64)
+    rows, qrow = lookup.match(in_qrels, pair_hash(in_qrels, ranked.doc_hash), runs["docno"])
+    rows_arr = pa.array(rows)
+    judged = pa.table({"run": _constant(name, len(rows)), "qid": runs["qid"].take(rows_arr),
+                       "docno": runs["docno"].take(rows_arr), "pos": pa.array(ranked.pos[rows]),
+                       "rel": lookup.qrels["rel"].take(pa.array(qrow))}, schema=JUDGED_SCHEMA)
+    n_ret = np.bincount(ranked.topic, minlength=len(ranked.topics))
+    answered = np.flatnonzero(n_ret)
+    depth = pa.table({"run": _constant(name, len(answered)),
+                      "qid": ranked.topics.take(pa.array(answered)),
+                      "n_ret": pa.array(n_ret[answered].astype(np.int32))}, schema=DEPTH_SCHEMA)
+    row = _report_row(track, path, "run", name, counts, tag=tags[0] if tags else None,
+                      n_tags=len(tags), n_topics=len(answered))
+    return row, runs, judged, depth
+
+
+def _concat(tables, schema: pa.Schema) -> pa.Table:
+    return pa.concat_tables(tables) if tables else schema.empty_table()
+
+
 def ingest_track(track: str, qrels_path, run_paths, precision: str = "float64",
                  on_malformed: str = "error", grade_map: dict | None = None,
                  threads: int = 2) -> TrackTables:
     """Parse a track's qrels and runs once each and build the central tables.
 
-    ``threads`` run files are read and ranked at once.
-
-    ``grade_map`` relabels qrels grades before anything else (see :func:`remap_grades`).
+    ``threads`` run files are read, ranked and matched with the qrels at once (the
+    Arrow and numpy kernels doing the work release the GIL). ``grade_map`` relabels
+    qrels grades before anything else (see :func:`remap_grades`).
     """
+    if precision not in PRECISIONS:
+        raise ValueError(f"precision must be one of {PRECISIONS}, not {precision!r}")
     qrels, qcounts = parse_qrels(qrels_path, on_malformed=on_malformed)
     qrels = remap_grades(qrels, grade_map)
     qrels, qdup = dedupe_qrels(qrels)
@@ -195,8 +396,8 @@ def ingest_track(track: str, qrels_path, run_paths, precision: str = "float64",
     qcounts.kept -= qcounts.duplicate
     qrels = qrels.select(["qid", "docno", "rel"])
     order = pc.sort_indices(qrels, sort_keys=[("qid", "ascending"), ("docno", "ascending")])
-    qrels = qrels.take(order)
-    judged_topics = pc.unique(qrels["qid"])
+    qrels = qrels.take(order).combine_chunks()
+    lookup = QrelsLookup.build(qrels)
     report = [_report_row(track, qrels_path, "qrels", None, qcounts)]
 
     names = [run_name_from_path(p) for p in run_paths]
@@ -206,47 +407,18 @@ def ingest_track(track: str, qrels_path, run_paths, precision: str = "float64",
             raise ValueError(f"{path}: run name {name!r} is also the name of {seen[name]}; "
                              "two files of a track must not name the same run")
         seen[name] = str(path)
-    def load(name_path):
-        name, path = name_path
-        table, counts = parse_run(path, on_malformed=on_malformed)
-        judged_topic = pc.is_in(table["qid"], value_set=judged_topics)
-        counts.unjudged_topic = table.num_rows - pc.sum(judged_topic).as_py() if table.num_rows else 0
-        tags = pc.unique(table["tag"]).to_pylist() if table.num_rows else []
-        table = table.filter(judged_topic)
-        ranked, n_dup = rank_run(table.select(["qid", "docno", "score", "tag"]), precision)
-        counts.duplicate = n_dup
-        counts.kept = ranked.num_rows
-        row = _report_row(track, path, "run", name, counts, tag=tags[0] if tags else None,
-                          n_tags=len(tags), n_topics=len(pc.unique(ranked["qid"])))
-        counts_by_topic = pc.value_counts(ranked["qid"]) if ranked.num_rows else None
-        depth = pa.table({
-            "run": pa.array([name] * (len(counts_by_topic) if counts_by_topic else 0), type=pa.string()),
-            "qid": counts_by_topic.field("values") if counts_by_topic else pa.array([], pa.string()),
-            "n_ret": (counts_by_topic.field("counts").cast(pa.int32()) if counts_by_topic
-                      else pa.array([], pa.int32())),
-        })
-        run_col = pa.array([name] * ranked.num_rows, type=pa.string())
-        return row, ranked.add_column(0, "run", run_col), depth
 
-    # files are independent: decompression and Arrow kernels release the GIL
+    def load(name_path):
+        return load_run(*name_path, lookup, track, precision, on_malformed)
+
     with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
         loaded = list(pool.map(load, sorted(zip(names, run_paths))))
-    report.extend(row for row, _, _ in loaded)
-    ranked_runs = [table for _, table, _ in loaded]
-    schema = pa.schema([("run", pa.string()), ("qid", pa.string()), ("docno", pa.string()),
-                        ("score", pa.float64()), ("tag", pa.string()), ("pos", pa.int32())])
-    runs = pa.concat_tables([t.cast(schema) for t in ranked_runs]) if ranked_runs else schema.empty_table()
-    # runs is sorted by run, qid, pos: carry its row number through the join to keep that order
-    keyed = runs.select(["run", "qid", "docno", "pos"]).append_column(
-        "_row", pa.array(np.arange(runs.num_rows, dtype=np.int64)))
-    judged = keyed.join(qrels, keys=["qid", "docno"], join_type="inner")
-    judged = judged.take(pc.sort_indices(judged["_row"]))
-    judged = judged.select(["run", "qid", "docno", "pos", "rel"])
-    depth_schema = pa.schema([("run", pa.string()), ("qid", pa.string()), ("n_ret", pa.int32())])
-    depth = pa.concat_tables([d.cast(depth_schema) for _, _, d in loaded]) if loaded else depth_schema.empty_table()
-    depth = depth.take(pc.sort_indices(depth, sort_keys=[("run", "ascending"), ("qid", "ascending")]))
-    report_df = pd.DataFrame(report)
-    return TrackTables(runs=runs, qrels=qrels, judged=judged, depth=depth, report=report_df)
+    report.extend(row for row, *_ in loaded)
+    # each run's tables are sorted by qid then pos, and runs come in name order
+    runs = _concat([r for _, r, _, _ in loaded], RUNS_SCHEMA)
+    judged = _concat([j for _, _, j, _ in loaded], JUDGED_SCHEMA)
+    depth = _concat([d for _, _, _, d in loaded], DEPTH_SCHEMA)
+    return TrackTables(runs=runs, qrels=qrels, judged=judged, depth=depth, report=pd.DataFrame(report))
 
 
 def atomic_write(path, write) -> None:

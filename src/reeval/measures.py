@@ -171,13 +171,25 @@ class Grid:
 
 
 def _codes(values, categories) -> np.ndarray:
-    """Index of each value in ``categories`` (-1 if absent); Arrow columns via a dictionary."""
+    """Index of each value in ``categories`` (-1 if absent).
+
+    Arrow columns are looked up once per run of equal consecutive values (the central
+    tables are sorted, so there are few), or through a dictionary when runs are short.
+    """
     if isinstance(values, (pa.Array, pa.ChunkedArray)):
-        enc = pc.dictionary_encode(values)
-        if isinstance(enc, pa.ChunkedArray):
-            enc = enc.combine_chunks()
-        lookup = pd.Index(categories).get_indexer(enc.dictionary.to_pylist())
-        return lookup[enc.indices.to_numpy(zero_copy_only=False)].astype(np.int64)
+        arr = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
+        n = len(arr)
+        lookup = pd.Index(categories)
+        if n == 0:
+            return np.zeros(0, dtype=np.int64)
+        change = pc.not_equal(arr[1:], arr[:-1]).to_numpy(zero_copy_only=False)
+        starts = np.flatnonzero(np.r_[True, change])
+        if len(starts) <= n // 8:
+            heads = lookup.get_indexer(arr.take(pa.array(starts)).to_pylist())
+            return np.repeat(heads, np.diff(np.r_[starts, n])).astype(np.int64)
+        enc = pc.dictionary_encode(arr)
+        codes = lookup.get_indexer(enc.dictionary.to_pylist())
+        return codes[enc.indices.to_numpy(zero_copy_only=False)].astype(np.int64)
     return pd.Categorical(values, categories=categories).codes.astype(np.int64)
 
 
@@ -212,10 +224,11 @@ def build_grid(judged, depth, qrels, runs=None, max_depth: int | None = None,
     g = (r * T + t)[keep]
     pos, rel = pos[keep], rel[keep]
     docno = _col(judged, "docno")[keep] if keep_docno else None
-    order = np.lexsort((pos, g))
-    g, pos, rel = g[order], pos[order], rel[order]
-    if docno is not None:
-        docno = docno[order]
+    if len(g) > 1 and not _is_sorted(g * (int(pos.max()) + 1) + pos):
+        order = np.lexsort((pos, g))
+        g, pos, rel = g[order], pos[order], rel[order]
+        if docno is not None:
+            docno = docno[order]
     n_ret = np.zeros((S, T), dtype=np.int64)
     dr = _codes(_col(depth, "run", raw=True), runs)
     dt = _codes(_col(depth, "qid", raw=True), topics)
@@ -227,6 +240,11 @@ def build_grid(judged, depth, qrels, runs=None, max_depth: int | None = None,
     return Grid(runs=runs, topics=topics, g=g, pos=pos, rel=rel, docno=docno, n_ret=n_ret,
                 qrels_topic=qt, qrels_rel=_col(qrels, "rel").astype(np.int64),
                 qrels_docno=_col(qrels, "docno") if keep_docno else None)
+
+
+def _is_sorted(a: np.ndarray) -> bool:
+    """True when ``a`` is non-decreasing."""
+    return bool((a[1:] >= a[:-1]).all())
 
 
 def grouped_cumsum(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
