@@ -230,3 +230,14 @@ def document_table(hits: Hits, systems: str = "all") -> pd.DataFrame:
         "rarity_norm": np.where(found, rarity(counts, S_t, normalized=True), np.nan),
     })
     return out.sort_values(["qid", "docno"], kind="stable").reset_index(drop=True)
+
+
+def add_rareness(topic_scores, grid: Grid, measures, alpha, rel_level: int = 1,
+                 systems: str = "all") -> None:
+    """Put the (S, T) values of the rareness ``measures`` into ``topic_scores.values``
+    (a :class:`reeval.measures.TopicScores` of the same grid), counting over the grid's runs."""
+    hits_by_k: dict[int, Hits] = {}
+    for m in measures:
+        if m.cutoff not in hits_by_k:
+            hits_by_k[m.cutoff] = top_k_hits(grid, m.cutoff, rel_level)
+        topic_scores.values[m.name] = scores(hits_by_k[m.cutoff], m.family, alpha, systems=systems)
