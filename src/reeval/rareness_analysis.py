@@ -70,11 +70,11 @@ def discriminative_power(per_topic: dict, levels=LEVELS) -> pd.DataFrame:
 
     ``per_topic``: {(measure, alpha): (S, T) scores}. A pair counts at level L when its
     studentized range q exceeds q_crit(L) (equivalently p < 1 - L). Returns measure, alpha,
-    pairs, and one ``significant_<L%>`` column per level.
+    runs, pairs, and one ``significant_<L%>`` column per level.
     """
     rows = []
     for (measure, alpha), X in per_topic.items():
-        row = {"measure": measure, "alpha": rr.alpha_label(alpha)}
+        row = {"measure": measure, "alpha": rr.alpha_label(alpha), "runs": X.shape[0]}
         for level in levels:
             out = tukey_hsd(X, confidence=level, p_values=False)
             row["pairs"] = len(out)
