@@ -160,11 +160,9 @@ def top_k_hits(grid: Grid, k: int, rel_level: int = 1) -> Hits:
                 doc_topic=doc_topic, doc_docno=doc_docno, num_rel=num_rel, answered=grid.n_ret > 0)
 
 
-def retrieval_counts(hits: Hits, run_mask=None) -> np.ndarray:
-    """c_k(d) per relevant document: how many runs (of ``run_mask``, default all) have d in
-    their top k."""
-    w = None if run_mask is None else np.asarray(run_mask, dtype=np.float64)[hits.run]
-    return np.rint(np.bincount(hits.doc, weights=w, minlength=len(hits.doc_topic))).astype(np.int64)
+def retrieval_counts(hits: Hits) -> np.ndarray:
+    """c_k(d) per relevant document: how many runs have d in their top k."""
+    return np.bincount(hits.doc, minlength=len(hits.doc_topic)).astype(np.int64)
 
 
 def n_systems(hits: Hits, systems: str = "all") -> np.ndarray:
@@ -195,16 +193,13 @@ def topic_alpha(hits: Hits, alpha) -> np.ndarray:
     return np.full(len(hits.topics), alpha)
 
 
-def scores(hits: Hits, family: str, alpha, counts=None, systems: str = "all") -> np.ndarray:
-    """Per (run, topic) values (S, T) of a rareness measure over every run of ``hits``.
-
-    ``counts`` defaults to :func:`retrieval_counts` of all runs; S per topic follows
-    ``systems``. See the module doc for the formulas.
-    """
+def scores(hits: Hits, family: str, alpha, systems: str = "all") -> np.ndarray:
+    """Per (run, topic) values (S, T) of a rareness measure, counting S_d over every run of
+    ``hits`` and S per topic as ``systems`` says. See the module doc for the formulas."""
     if family not in FAMILIES:
         raise ValueError(f"unknown rareness measure {family!r}")
     S, T = hits.shape
-    counts = retrieval_counts(hits) if counts is None else np.asarray(counts)
+    counts = retrieval_counts(hits)
     normalized = family.endswith("_norm")
     a = topic_alpha(hits, alpha)[hits.topic]
     r = rarity(counts[hits.doc], n_systems(hits, systems)[hits.topic], normalized)
