@@ -223,6 +223,9 @@ def plot_synthetic(syn: pd.DataFrame, path_stem, title: str = "") -> None:
         for (measure, alpha), g in sub.groupby(["measure", "alpha"], sort=False):
             ax.plot(g.docs, g["rank"], linestyle="--" if "_norm" in measure else "-",
                     label=f"{measure} alpha={alpha}")
+        moving = sub.loc[sub["rank"] > 1, "docs"]
+        if len(moving) and len(sub):  # show where the ranks move, not a long flat tail at rank 1
+            ax.set_xlim(0, min(sub.docs.max(), max(10, int(1.5 * moving.max()) + 2)))
         ax.set_xlabel("relevant documents retrieved (D)")
         ax.set_title(f"S_{system}", fontsize=9)
         if len(sub):
