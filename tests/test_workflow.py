@@ -53,6 +53,27 @@ def test_default_study_produces_every_output(default_run):
     assert len(runs) == summary.runs.sum()
 
 
+def test_rareness_outputs(default_run):
+    from reeval.rareness_report import SUMMARY_FIGURES, SUMMARY_TABLES, TRACK_FIGURES, TRACK_TABLES
+
+    cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    for track in sorted(cfg["tracks"]):
+        d = default_run / "tracks" / track / "rareness"
+        for name in TRACK_TABLES + TRACK_FIGURES:
+            assert (d / name).is_file() and (d / name).stat().st_size > 0, (track, name)
+        by_run = pd.read_parquet(d / "by_run.parquet")
+        measures = pd.read_parquet(default_run / "tracks" / track / "measures_by_run.parquet")
+        p100 = by_run[(by_run.measure == "P_rareness@100") & (by_run.alpha == "0")].set_index("run").value
+        assert (p100 - measures.set_index("run").P_100).abs().max() < 1e-12  # alpha = 0 is P@100
+        tau = pd.read_csv(d / "tau.csv")
+        assert (tau.loc[tau.alpha == 0, "tau"] > 1 - 1e-12).all()
+        assert pd.read_csv(d / "n_systems.csv").mean_tau.between(-1, 1).all()
+        assert (default_run / "logs" / "rareness" / f"{track}.log").is_file()
+    for name in SUMMARY_TABLES + SUMMARY_FIGURES:
+        assert (default_run / "rareness" / name).is_file(), name
+    assert sorted(pd.read_csv(default_run / "rareness" / "stability.csv").track.unique()) == sorted(cfg["tracks"])
+
+
 def test_rerun_is_a_no_op_and_a_new_track_schedules_only_its_jobs(default_run, tmp_path):
     dry = snakemake("-n", "--config", f"results={default_run}")
     assert "Nothing to be done" in dry.stdout + dry.stderr
@@ -68,10 +89,12 @@ def test_rerun_is_a_no_op_and_a_new_track_schedules_only_its_jobs(default_run, t
     cfg_path.write_text(yaml.safe_dump(cfg))
     dry = snakemake("-n", "--configfile", str(cfg_path))
     out = dry.stdout + dry.stderr
-    rules = {"all", "synthetic_track", "ingest", "measures", "summary", "total"}
+    rules = {"all", "synthetic_track", "ingest", "measures", "summary", "rareness", "rareness_summary",
+             "total"}
     jobs = {line.split()[0]: int(line.split()[1]) for line in out.splitlines()
             if len(line.split()) == 2 and line.split()[0] in rules and line.split()[1].isdigit()}
-    assert jobs == {"all": 1, "ingest": 1, "measures": 1, "summary": 1, "total": 4}, out
+    assert jobs == {"all": 1, "ingest": 1, "measures": 1, "summary": 1, "rareness": 1,
+                    "rareness_summary": 1, "total": 6}, out
 
 
 def test_bad_config_stops_with_a_clear_message(tmp_path):

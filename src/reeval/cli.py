@@ -3,7 +3,9 @@
 ``reeval score QRELS RUN [RUN ...]`` prints what trec_eval prints
 (``measure<TAB>qid<TAB>value``, measure names padded to 22 characters as trec_eval
 does), plus the ASL measures trec_eval lacks. With several runs each line starts with
-the run's name and a tab; the qrels are read once.
+the run's name and a tab; the qrels are read once. Rareness measures
+(``P_rareness@k``, ``AP_rareness@k`` and their ``_norm`` variants, ``--alpha``) count
+how many of the RUN files given retrieve each relevant document in their top k.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import numpy as np
 from . import __version__
 from .ingest import ingest_track
 from .measures import aggregate, build_grid, evaluate_grid, parse_measures, UNRETRIEVED_POLICIES
+from .rareness import SYSTEMS, add_rareness, check_alpha, split_measures
 from .trecio import TrecFormatError, run_name_from_path
 
 INTEGER_MEASURES = {"num_q", "num_ret", "num_rel", "num_rel_ret"}
@@ -35,14 +38,18 @@ def format_line(measure: str, qid: str, value, decimals: int, prefix: str = "") 
 
 def score_lines(qrels_path, run_paths, measure_specs=None, per_topic=False, complete=False,
                 rel_level=1, max_depth=None, precision="float64", decimals=4,
-                unretrieved="after_last"):
+                unretrieved="after_last", alpha=1.0, systems="all"):
     """Yield the output lines of ``reeval score`` (see the module doc)."""
     specs = measure_specs or ["official"]
-    measures = parse_measures(specs)
+    measures, rare = split_measures(specs)
+    alpha = check_alpha(alpha)
     tables = ingest_track("cli", qrels_path, run_paths, precision=precision)
     names = [run_name_from_path(p) for p in run_paths]
-    grid = build_grid(tables.judged, tables.depth, tables.qrels, runs=names, max_depth=max_depth)
-    scores = evaluate_grid(grid, measures, rel_level=rel_level, unretrieved=unretrieved)
+    grid = build_grid(tables.judged, tables.depth, tables.qrels, runs=names, max_depth=max_depth,
+                      keep_docno=bool(rare))
+    scores = evaluate_grid(grid, [m for m in measures if m not in rare], rel_level=rel_level,
+                           unretrieved=unretrieved)
+    add_rareness(scores, grid, rare, alpha, rel_level=rel_level, systems=systems)
     summary = aggregate(scores, measures, complete=complete)
     runs_report = tables.report[tables.report["kind"] == "run"]
     tags = {run: tag for run, tag in zip(runs_report["run"], runs_report["tag"]) if isinstance(tag, str)}
@@ -70,7 +77,7 @@ def _score(args) -> int:
     for line in score_lines(args.qrels, args.runs, args.measure, per_topic=args.q,
                             complete=args.c, rel_level=args.l, max_depth=args.M,
                             precision=precision, decimals=args.decimals,
-                            unretrieved=args.unretrieved):
+                            unretrieved=args.unretrieved, alpha=args.alpha, systems=args.systems):
         print(line)
     return 0
 
@@ -131,13 +138,21 @@ def build_parser() -> argparse.ArgumentParser:
                    help="use only the first DEPTH documents of each ranking")
     p.add_argument("-m", dest="measure", action="append", metavar="MEASURE",
                    help="measure to print, repeatable (trec_eval names such as map, P.5,10, "
-                        "ndcg_cut.10, or P@20, ASL, ASL@g1, ASL@g1-10); default: official")
+                        "ndcg_cut.10, or P@20, ASL, ASL@g1, ASL@g1-10, P_rareness@100, "
+                        "AP_rareness@100, P_rareness_norm@100, AP_rareness_norm@100); "
+                        "default: official")
     p.add_argument("--float32", action="store_true",
                    help="order by float32 scores as trec_eval 9.x and pytrec_eval do")
     p.add_argument("--decimals", type=int, default=4, help="decimals printed (default 4)")
     p.add_argument("--unretrieved", choices=UNRETRIEVED_POLICIES, default="after_last",
                    help="ASL of an unretrieved relevant document: irrel+1 (after_last, "
                         "default) or irrel (eq3)")
+    p.add_argument("--alpha", default="1", metavar="ALPHA",
+                   help="weight of rarity in the rareness measures: a number >= 0 or 1/R "
+                        "(1/relevant documents of the topic); default 1")
+    p.add_argument("--systems", choices=SYSTEMS, default="all",
+                   help="rareness: S = every RUN given (all, default) or, per topic, the runs "
+                        "that answered it (answered)")
     p.set_defaults(func=_score)
 
     from .stats import ALTERNATIVES, PAIRED_TESTS

@@ -1,0 +1,193 @@
+"""Analyses of the rareness measures, each checked against a slow, direct computation."""
+
+import glob
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from reeval import rareness as rr
+from reeval import rareness_analysis as ra
+from reeval.ingest import ingest_track
+from reeval.measures import build_grid
+from reeval.stats import kendall_tau, tukey_hsd
+from reeval.synthetic import DEFAULT_CAMPAIGN, write_track
+
+FAMILIES = rr.FAMILIES
+
+
+@pytest.fixture(scope="module")
+def track(tmp_path_factory):
+    """syn-shallow: 10 runs, shallow and tied runs, missing topics, a topic with no relevant doc."""
+    d = tmp_path_factory.mktemp("syn")
+    write_track(d, DEFAULT_CAMPAIGN["syn-shallow"], seed=11)
+    runs = sorted(glob.glob(str(d / "runs" / "*")))
+    tables = ingest_track("syn", d / "qrels.txt", runs)
+    return d, runs, tables
+
+
+def hits_of(tables, runs=None, k=20):
+    grid = build_grid(tables.judged, tables.depth, tables.qrels, runs=runs, keep_docno=True)
+    return rr.top_k_hits(grid, k)
+
+
+def test_batched_kendall_tau_equals_scipy_tau_b_with_ties():
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 4, size=(200, 7)).astype(float)
+    Y = rng.integers(0, 4, size=(200, 7)).astype(float)
+    X[0] = 1.0  # constant row: undefined
+    got = ra.batched_kendall_tau(X, Y)
+    want = np.array([kendall_tau(x, y) for x, y in zip(X, Y)])
+    np.testing.assert_allclose(got, want, rtol=1e-12, equal_nan=True)
+    assert np.isnan(got[0])
+    # floating noise below EPS is a tie
+    assert ra.batched_kendall_tau(np.array([[0.3, 0.1 + 0.2]]), np.array([[1.0, 2.0]]))[0] != \
+        ra.batched_kendall_tau(np.array([[0.3, 0.31]]), np.array([[1.0, 2.0]]))[0]
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("alpha", [0.5, 1.0, "1/R"])
+def test_linear_form_equals_rareness_recomputed_on_a_subset(track, family, alpha):
+    """Rareness over a sample of runs (S = N) from the matrix form = a fresh evaluation of
+    only those runs; and over all runs = rr.scores."""
+    _, _, tables = track
+    hits = hits_of(tables)
+    lin = ra.LinearRareness(hits, family, alpha)
+    np.testing.assert_allclose(lin.full_means(), ra.run_means(rr.scores(hits, family, alpha)),
+                               rtol=1e-12, atol=1e-15)
+    idx = ra.sample_runs(len(hits.runs), 4, 3, seed=5)
+    got = lin.means(idx)
+    for row, sample in zip(got, idx):
+        names = [hits.runs[i] for i in sample]
+        sub = hits_of(tables, runs=names)
+        np.testing.assert_allclose(row, ra.run_means(rr.scores(sub, family, alpha)), rtol=1e-12, atol=1e-15)
+    one = lin.means(idx[:, :1])  # N = 1: R' = 1 (normalized) / R = 0 (paper): the run's P or AP
+    base = ra.run_means(rr.scores(hits, family, 0.0))[idx[:, 0]]
+    if family.endswith("_norm"):
+        np.testing.assert_allclose(one[:, 0], base, rtol=1e-12)
+
+
+def test_number_of_systems_is_seeded_and_matches_a_loop(track):
+    _, _, tables = track
+    hits = hits_of(tables)
+    m = [("AP_rareness_norm", 1.0)]
+    a = ra.number_of_systems(hits, m, sizes=(2, 4, 8, 64), trials=50, seed=3)
+    b = ra.number_of_systems(hits, m, sizes=(2, 4, 8, 64), trials=50, seed=3)
+    pd.testing.assert_frame_equal(a, b)
+    assert a.n_systems.tolist() == [2, 4, 8]  # 64 > S = 10 runs is skipped
+    # the algorithm spelled out: evaluate each sample from scratch, scipy's tau
+    full = ra.run_means(rr.scores(hits, "AP_rareness_norm", 1.0))
+    idx = ra.sample_runs(len(hits.runs), 4, 50, seed=3)
+    taus = []
+    for sample in idx:
+        sub = hits_of(tables, runs=[hits.runs[i] for i in sample])
+        mine = ra.run_means(rr.scores(sub, "AP_rareness_norm", 1.0))
+        taus.append(kendall_tau(np.round(full[sample], 12), np.round(mine, 12)))
+    taus = np.array(taus)
+    row = a[a.n_systems == 4].iloc[0]
+    assert row.valid_trials == np.isfinite(taus).sum()
+    assert row.mean_tau == pytest.approx(np.nanmean(taus), abs=1e-12) and row.mean_tau < 0.95
+    c = ra.number_of_systems(hits, m, sizes=(4,), trials=50, seed=4)
+    assert c.mean_tau.iloc[0] != row.mean_tau  # another seed, other samples
+
+
+def test_stability_matches_a_loop_over_trials_and_pairs():
+    rng = np.random.default_rng(1)
+    X = np.round(rng.random((5, 9)), 1)  # coarse values: ties happen
+    X[4] = X[3]                          # identical runs: always tied
+    out = ra.stability({("m", 0.0): X}, trials=40, seed=7)
+    Z = ra.topic_samples(9, 4, 40, seed=7)
+    assert (Z.sum(axis=1) == 4).all()
+    wins = {}
+    for z in Z:
+        topics = np.flatnonzero(z)
+        m = X[:, topics].mean(axis=1)
+        for i, j in itertools.combinations(range(5), 2):
+            w = wins.setdefault((i, j), [0, 0])
+            if m[i] > m[j] + 1e-12:
+                w[0] += 1
+            elif m[j] > m[i] + 1e-12:
+                w[1] += 1
+    want = np.mean([max(w) / 40 for w in wins.values()])
+    row = out.iloc[0]
+    assert row.sampled_topics == 4 and row.stability == pytest.approx(want, abs=1e-12)
+    assert row.tied_share >= 1 / 10  # the identical pair is tied in every trial
+    again = ra.stability({("m", 0.0): X}, trials=40, seed=7)
+    pd.testing.assert_frame_equal(out, again)
+
+
+def test_discriminative_power_counts_tukey_p_values():
+    rng = np.random.default_rng(2)
+    X = rng.random((12, 20)) + np.linspace(0, 0.6, 12)[:, None]
+    out = ra.discriminative_power({("m", 0.5): X})
+    p = tukey_hsd(X).p_value
+    assert out.pairs.iloc[0] == 66
+    assert out.significant_95.iloc[0] == (p < 0.05).sum() > 0
+    assert out.significant_99.iloc[0] == (p < 0.01).sum()
+
+
+def test_rank_correlation_is_one_at_alpha_zero(track):
+    _, _, tables = track
+    hits = hits_of(tables)
+    means = {(f, a): ra.run_means(rr.scores(hits, f, a)) for f in ("P_rareness", "AP_rareness")
+             for a in (0.0, 1.0)}
+    out = ra.rank_correlation(means, {f: means[(f, 0.0)] for f in ("P_rareness", "AP_rareness")})
+    zero = out[out.alpha == "0"]
+    np.testing.assert_allclose(zero[["tau", "tau_ap"]].to_numpy(), 1.0, rtol=1e-12)
+    assert out.tau.between(-1, 1).all()
+
+
+@pytest.mark.parametrize("system", ["rare", "common"])
+def test_synthetic_ranks_match_an_added_run(track, tmp_path, system):
+    """Write S_rare / S_common as a run file, evaluate it with the real runs, rank it."""
+    d, runs, tables = track
+    hits = hits_of(tables, k=20)
+    t = ra.default_topic(hits)
+    qid = hits.topics[t]
+    out = ra.synthetic_ranks(hits, t, alphas=(0.0, 0.5, 1.0), max_docs=20)
+    docs = rr.document_table(hits)
+    docs = docs[docs.qid == qid].sort_values(["c_k", "docno"], ascending=[False, True], kind="stable")
+    qrels_lines = (d / "qrels.txt").read_text().splitlines()
+    for n_docs in (1, 3, 7):
+        if system == "rare":
+            names = [f"NEWDOC{i}" for i in range(n_docs)]
+            qrels_lines_n = qrels_lines + [f"{qid} 0 {x} 1" for x in names]
+        else:
+            names = docs.docno.tolist()[:n_docs]
+            qrels_lines_n = qrels_lines
+        q = tmp_path / f"qrels_{system}_{n_docs}"
+        q.write_text("\n".join(qrels_lines_n) + "\n")
+        extra = tmp_path / f"zz_{system}_{n_docs}"
+        extra.write_text("".join(f"{qid} Q0 {x} {i + 1} {100 - i} z\n" for i, x in enumerate(names)))
+        tab = ingest_track("syn+1", q, runs + [str(extra)])
+        h = hits_of(tab, k=20)
+        for alpha in (0.0, 0.5, 1.0):
+            v = rr.scores(h, "P_rareness", alpha)[:, h.topics.index(qid)]
+            me = h.runs.index(extra.name)
+            want_rank = 1 + int((np.delete(v, me) > v[me] + 1e-12).sum())
+            row = out[(out.system == system) & (out.alpha == rr.alpha_label(alpha)) & (out.docs == n_docs)]
+            assert row["rank"].iloc[0] == want_rank
+            assert row.score.iloc[0] == pytest.approx(v[me], abs=1e-12)
+            assert row.n_systems.iloc[0] == len(h.runs)
+
+
+def test_options_and_paper_comparison():
+    from reeval import rareness_report as rp
+
+    opts = rp.options({"alpha": [0, "1/R"], "synthetic": {"max_docs": 5}})
+    assert opts["alpha"] == [0.0, "1/R"] and opts["synthetic"]["max_docs"] == 5
+    assert opts["synthetic"]["alpha"] == [0.0, 0.5, 1.0] and opts["k"] == 100
+    disc = pd.DataFrame({"track": "dl", "measure": ["P_rareness@100", "AP_rareness@100"], "alpha": "1",
+                         "runs": 12, "pairs": 66, "significant_95": [33, 44], "significant_99": [22, 40]})
+    stab = pd.DataFrame({"track": "dl", "measure": ["P_rareness@100"], "alpha": "0.5", "stability": [0.9]})
+    out = rp.paper_comparison(disc, stab, {"dl": "DLT20"})
+    assert len(out) == 18  # 6 rows of tables 1-2, three numbers each
+    row = out[(out.analysis == "significant_95") & (out.measure == "P_rareness@100") & (out.alpha == "1")].iloc[0]
+    assert (row.paper, row.ours, row.runs_ours) == (237, 33, 12)
+    assert row.paper_share_of_pairs == pytest.approx(237 / 2016) and row.ours_share_of_pairs == 0.5
+    s = out[(out.analysis == "stability") & (out.measure == "P_rareness@100") & (out.alpha == "0.5")].iloc[0]
+    assert (s.paper, s.ours) == (0.128, 0.9)
+    assert out[(out.analysis == "stability") & (out.alpha == "1")].ours.isna().all()  # not computed
+    with pytest.raises(ValueError):
+        rp.paper_comparison(disc, stab, {"dl": "TREC9"})

@@ -1,0 +1,65 @@
+from reeval.rareness_report import SUMMARY_FIGURES as RARENESS_SUMMARY_FIGURES
+from reeval.rareness_report import SUMMARY_TABLES as RARENESS_SUMMARY_TABLES
+from reeval.rareness_report import TRACK_FIGURES as RARENESS_TRACK_FIGURES
+from reeval.rareness_report import TRACK_TABLES as RARENESS_TRACK_TABLES
+from reeval.rareness_report import options as rareness_options
+
+RARENESS = rareness_options(config.get("rareness"))
+RARENESS_DIR = f"{RESULTS}/tracks/{{track}}/rareness"
+RARENESS_FILES = [f"{RARENESS_DIR}/{name}" for name in RARENESS_TRACK_TABLES + RARENESS_TRACK_FIGURES]
+RARENESS_SUMMARY_FILES = [f"{RESULTS}/rareness/{name}"
+                          for name in RARENESS_SUMMARY_TABLES + RARENESS_SUMMARY_FIGURES]
+
+
+rule rareness:
+    """Rareness measures of one track (P/AP rareness at k, every alpha) and the analyses of
+    the ECIR 2023 paper: Kendall tau per alpha, Tukey HSD discriminative power, stability,
+    number of systems, the synthetic rare/common experiment."""
+    input:
+        expand(f"{RESULTS}/tracks/{{{{track}}}}/{{name}}", name=TRACK_FILES),
+    output:
+        tables=[f"{RARENESS_DIR}/{name}" for name in RARENESS_TRACK_TABLES],
+        tau=report(f"{RARENESS_DIR}/tau.png", caption="../report/rareness_tau.rst",
+                   category="Rareness", subcategory="{track}"),
+        n_systems=report(f"{RARENESS_DIR}/n_systems.png", caption="../report/rareness_n_systems.rst",
+                         category="Rareness", subcategory="{track}"),
+        synthetic=report(f"{RARENESS_DIR}/synthetic.png", caption="../report/rareness_synthetic.rst",
+                         category="Rareness", subcategory="{track}"),
+        pdfs=[f"{RARENESS_DIR}/{stem}.pdf" for stem in ("tau", "n_systems", "synthetic")],
+    params:
+        options=RARENESS,
+        relevance_level=lambda wildcards: track_options(config, wildcards.track)["relevance_level"],
+    log:
+        f"{RESULTS}/logs/rareness/{{track}}.log",
+    resources:
+        mem_mb=4000,
+    conda:
+        "../../environment.yml"
+    script:
+        "../../scripts/rareness.py"
+
+
+rule rareness_summary:
+    """Rareness analyses across tracks, the paper's numbers beside ours, figure 2 by track."""
+    input:
+        expand(f"{RESULTS}/tracks/{{track}}/rareness/{{name}}", track=TRACKS,
+               name=[n for n in RARENESS_TRACK_TABLES if n.endswith(".parquet")]),
+    output:
+        tables=expand(f"{RESULTS}/rareness/{{name}}", name=RARENESS_SUMMARY_TABLES),
+        tau=report(f"{RESULTS}/rareness/tau_by_track.png", caption="../report/rareness_tau_by_track.rst",
+                   category="Rareness", subcategory="across tracks"),
+        n_systems=report(f"{RESULTS}/rareness/n_systems_by_track.png",
+                         caption="../report/rareness_n_systems_by_track.rst",
+                         category="Rareness", subcategory="across tracks"),
+        pdfs=expand(f"{RESULTS}/rareness/{{stem}}.pdf", stem=("tau_by_track", "n_systems_by_track")),
+    params:
+        tracks={track: f"{RESULTS}/tracks/{track}/rareness" for track in TRACKS},
+        options=RARENESS,
+    log:
+        f"{RESULTS}/logs/rareness_summary/rareness_summary.log",
+    resources:
+        mem_mb=2000,
+    conda:
+        "../../environment.yml"
+    script:
+        "../../scripts/rareness_summary.py"
