@@ -148,11 +148,11 @@ def _mix64(h: np.ndarray) -> np.ndarray:
 def string_hash64(values, seed: int = 0) -> np.ndarray:
     """A 64-bit hash of every string of an Arrow string array, vectorized over 8-byte words.
 
-    h = length * M1 + seed; then for each 8-byte word w_k of the string (the last one
-    zero-padded) h = mix64(h ^ w_k). Equal strings always get equal hashes, different
-    strings the same one with probability about 2^-64: callers that need exactness
-    verify equal hashes on the strings themselves. Cost: one pass over the rows per 8
-    bytes of the longest string; each unaligned word is assembled from two aligned ones.
+    h = length * M1 + seed; for each 8-byte word w_k of the string (the last one
+    zero-padded) h = (h ^ w_k) * M2; finally h = mix64(h). Equal strings always get
+    equal hashes; different strings rarely do, so callers that need exactness confirm
+    equal hashes on the strings themselves. Cost: one pass over the rows per 8 bytes of
+    the longest string; each unaligned word is assembled from two aligned ones.
     """
     if isinstance(values, pa.ChunkedArray):
         values = values.chunk(0) if values.num_chunks == 1 else values.combine_chunks()
@@ -169,22 +169,19 @@ def string_hash64(values, seed: int = 0) -> np.ndarray:
     start = offsets[:-1] - base
     length = np.diff(offsets)
     h = length.astype(np.uint64) * _M1 + np.uint64(seed)
-    shift = ((start % 8) * 8).astype(np.uint64)
-    back = np.uint64(63) - shift  # (hi << (64 - shift)) as (hi << (63 - shift)) << 1: no shift by 64
+    shift = ((start & 7) << 3).astype(np.uint64)
+    back = np.uint64(63) - shift  # hi << (64 - shift) as (hi << (63 - shift)) << 1: never a shift by 64
+    at = start >> 3
     for k in range(0, int(length.max()), 8):
-        live = None if k == 0 else np.flatnonzero(length > k)
-        at = (start + k) // 8 if live is None else (start[live] + k) // 8
-        sh, bk = (shift, back) if live is None else (shift[live], back[live])
-        w = (words[at] >> sh) | ((words[at + 1] << bk) << np.uint64(1))
-        rem = (length if live is None else length[live]) - k
-        short = rem < 8
-        if short.any():
-            w[short] &= (np.uint64(1) << (rem[short].astype(np.uint64) * np.uint64(8))) - np.uint64(1)
-        if live is None:
-            h = _mix64(h ^ w)
-        else:
-            h[live] = _mix64(h[live] ^ w)
-    return h
+        rows = slice(None) if int(length.min()) > k else np.flatnonzero(length > k)
+        i = at[rows] + (k >> 3)
+        w = (words[i] >> shift[rows]) | ((words[i + 1] << back[rows]) << np.uint64(1))
+        rem = length[rows] - k
+        if int(rem.min()) < 8:
+            short = rem < 8
+            w[short] &= (np.uint64(1) << (rem[short].astype(np.uint64) << np.uint64(3))) - np.uint64(1)
+        h[rows] = (h[rows] ^ w) * _M2
+    return _mix64(h)
 
 
 def pair_hash(topic: np.ndarray, doc_hash: np.ndarray) -> np.ndarray:
