@@ -152,3 +152,23 @@ def test_ingest_is_independent_of_thread_count_and_file_order(tmp_path):
     two = ingest_track("t", tmp_path / "qrels.txt", runs[::-1], threads=2)
     for name in ("runs", "judged", "depth", "qrels"):
         assert getattr(one, name).equals(getattr(two, name)), name
+
+
+def test_build_grid_is_independent_of_row_order_and_run_order():
+    import pyarrow as pa
+    from reeval.measures import build_grid
+    from conftest import ingested
+    t = ingested("trec-covid-round2")
+    names = sorted(set(t.depth["run"].to_pylist()))
+    base = build_grid(t.judged, t.depth, t.qrels, runs=names, keep_docno=True)
+    perm = np.random.default_rng(1).permutation(t.judged.num_rows)
+    shuffled = build_grid(t.judged.take(pa.array(perm)), t.depth, t.qrels, runs=names, keep_docno=True)
+    for field in ("g", "pos", "rel", "docno", "n_ret"):
+        assert np.array_equal(getattr(base, field), getattr(shuffled, field)), field
+    # another run order permutes the grid's rows and nothing else
+    rev = build_grid(t.judged, t.depth, t.qrels, runs=names[::-1])
+    assert np.array_equal(rev.n_ret, base.n_ret[::-1])
+    S, T = base.shape
+    key = lambda g, pos: (g * 100000 + pos)
+    moved = (S - 1 - base.g // T) * T + base.g % T
+    assert np.array_equal(np.sort(key(rev.g, rev.pos)), np.sort(key(moved, base.pos)))
