@@ -310,13 +310,14 @@ def reordering(tm: TrackMatrices, docs: pd.DataFrame, space: str = "aggregate",
 
 def mean_std_range(x) -> dict:
     """mean, std (ddof=1; NaN for fewer than 2 values), the paper's (mean - std) to
-    (mean + std) range, and n, over the finite values of ``x``."""
+    (mean + std) range, the median, and n, over the finite values of ``x``."""
     x = np.asarray(x, dtype=np.float64)
     x = x[np.isfinite(x)]
     n = x.size
     mean = float(x.mean()) if n else math.nan
     std = float(x.std(ddof=1)) if n >= 2 else math.nan
-    return {"mean": mean, "std": std, "low": mean - std, "high": mean + std, "n": n}
+    return {"mean": mean, "std": std, "low": mean - std, "high": mean + std,
+            "median": float(np.median(x)) if n else math.nan, "n": n}
 
 
 def reordering_across_tracks(by_track: pd.DataFrame, by_run: pd.DataFrame) -> pd.DataFrame:
