@@ -243,3 +243,35 @@ def test_techniques():
     assert t[t.group == "bm25"].rrie.isna().all() and t.n_runs.tolist() == [2] * 4 + [2] * 4
     with pytest.raises(ValueError, match="baseline"):
         technique_table(by_run, {"baseline": "trad", "groups": {"bm25": ["p*"]}})
+
+
+def test_track_study_and_study_write_every_file(tiny, tmp_path):
+    from reeval.study_report import (STUDY_FIGURES, STUDY_TABLES, TRACK_STUDY_FIGURES,
+                                     TRACK_STUDY_TABLES, study, study_options, track_study,
+                                     track_study_options)
+    d = tmp_path / "tracks" / "tiny"
+    d.mkdir(parents=True)
+    for name, df in zip(("measures_by_topic", "measures_by_run", "asl_by_document"), tiny):
+        df.to_parquet(d / f"{name}.parquet")
+    opts = study_options({"techniques": {"tiny": {"baseline": "a", "groups": {"a": ["r1"], "b": ["r2"]}},
+                                         "absent": {"baseline": "a", "groups": {"a": ["x"], "b": ["y"]}}},
+                          "reorder": {"ttest_space": "rate"}})
+    assert opts["reorder"] == {"margin": 0.1, "alpha": 0.05, "ttest_space": "rate",
+                               "unretrieved_precision": "asl"}
+    info = track_study("tiny", d, d / "study", track_study_options(opts))
+    assert (info["best"], info["median"]) == ("r2", "r2")
+    for name in TRACK_STUDY_TABLES:
+        assert (d / "study" / name).is_file()
+    for stem in TRACK_STUDY_FIGURES:
+        assert (d / "study" / f"{stem}.png").read_bytes()[:4] == b"\x89PNG"
+        assert (d / "study" / f"{stem}.pdf").read_bytes()[:4] == b"%PDF"
+    out = tmp_path / "study"
+    study({"tiny": d}, out, opts)
+    for name in STUDY_TABLES:
+        assert (out / f"{name}.parquet").is_file() and (out / f"{name}.csv").is_file()
+    for stem in STUDY_FIGURES:
+        assert (out / f"{stem}.png").is_file() and (out / f"{stem}.pdf").is_file()
+    tech = pd.read_parquet(out / "techniques.parquet")
+    assert tech.track.unique().tolist() == ["tiny"]        # labels of an absent track: skipped
+    text = (out / "summary.md").read_text()
+    assert "../tracks/tiny/study/fig5_document_asl.png" in text and "`rate`" in text

@@ -36,6 +36,7 @@ DEFAULT_STUDY = {
     "difference_buckets": [1, 10, 100, 1000],
     "techniques": {},
 }
+TRACK_OPTION_KEYS = ("reorder", "map_share_target", "document_buckets", "difference_buckets")
 TRACK_STUDY_TABLES = ("reordering.parquet", "reordering_by_run.parquet", "map_share.parquet",
                       "document_asl.csv", "asl_difference.csv")
 TRACK_STUDY_FIGURES = ("fig5_document_asl", "fig6_asl_difference")
@@ -67,12 +68,28 @@ PAPER_TABLE1 = pd.DataFrame({
 MEASURE_LABELS = {"P_20": "P@20", "ASL@g1-10": "ASL@g1-10", "map": "MAP", "ASL": "ASL"}
 
 
+def _canonical(value):
+    """Dicts with sorted keys, recursively: the same options whatever the YAML key order
+    (Snakemake compares a rule's params to decide whether to rerun it)."""
+    if isinstance(value, dict):
+        return {k: _canonical(value[k]) for k in sorted(value)}
+    if isinstance(value, list):
+        return [_canonical(v) for v in value]
+    return value
+
+
 def study_options(config_study: dict | None) -> dict:
-    """The ``study`` config merged over :data:`DEFAULT_STUDY` (one level deep)."""
+    """The ``study`` config merged over :data:`DEFAULT_STUDY` (one level deep), keys sorted."""
     out = {k: (dict(v) if isinstance(v, dict) else v) for k, v in DEFAULT_STUDY.items()}
     for k, v in (config_study or {}).items():
         out[k] = {**out[k], **v} if isinstance(out.get(k), dict) and k != "techniques" else v
-    return out
+    return _canonical(out)
+
+
+def track_study_options(options: dict) -> dict:
+    """The options a per-track study job reads (so editing technique labels or headroom
+    buckets reruns only the cross-track job)."""
+    return {k: options[k] for k in TRACK_OPTION_KEYS}
 
 
 def _write_table(df: pd.DataFrame, stem: Path, csv: bool = True) -> None:

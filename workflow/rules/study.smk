@@ -2,7 +2,8 @@
 # reordering ablation, appendix A.1 and figures 5-6; across tracks headroom (figures 1-4),
 # table 2, the technique table and results/study/summary.md.
 from reeval.study_report import (STUDY_FIGURES, STUDY_TABLES, TRACK_STUDY_FIGURES,
-                                 TRACK_STUDY_TABLES, study_options)
+                                 TRACK_STUDY_TABLES, study_options,
+                                 track_study_options)
 
 STUDY_OPTIONS = study_options(config.get("study"))
 STUDY_DIR = f"{RESULTS}/study"
@@ -28,7 +29,7 @@ rule study_track:
                     subcategory="Per-document ASL differences (figure 6)", labels={"track": "{track}"}),
         fig6_pdf=f"{RESULTS}/tracks/{{track}}/study/fig6_asl_difference.pdf",
     params:
-        options=STUDY_OPTIONS,
+        options=track_study_options(STUDY_OPTIONS),
     log:
         f"{RESULTS}/logs/study_track/{{track}}.log",
     resources:
