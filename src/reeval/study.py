@@ -346,7 +346,9 @@ def headroom(by_run: pd.DataFrame, track: str = "") -> dict:
     """The best run's P@20, ASL@g1-10, MAP and ASL of one track (paper section 4.2).
 
     Best = highest P@20 / MAP, lowest ASL@g1-10 / ASL, each measure on its own (the
-    per-run means of ``measures_by_run``); ties go to the first run by name.
+    per-run means of ``measures_by_run``); ties go to the first run by name. With
+    ``num_ret`` and ``num_q`` in the table, ``<measure>_depth`` is the best run's mean
+    number of documents per topic (a shallow run's ASL is a loose lower bound).
     """
     df = by_run.sort_values("run", kind="stable").reset_index(drop=True)
     row = {"track": track, "n_runs": len(df)}
@@ -358,6 +360,8 @@ def headroom(by_run: pd.DataFrame, track: str = "") -> dict:
             continue
         i = int(np.nanargmax(v) if higher else np.nanargmin(v))
         row[m], row[f"{m}_run"] = float(v[i]), df.run[i]
+        if "num_ret" in df and "num_q" in df:
+            row[f"{m}_depth"] = float(df.num_ret[i] / max(df.num_q[i], 1))
     return row
 
 

@@ -18,8 +18,7 @@ def save_figure(fig, png_path, pdf_path=None) -> None:
     png_path = Path(png_path)
     pdf_path = Path(pdf_path) if pdf_path else png_path.with_suffix(".pdf")
     for path, fmt in ((png_path, "png"), (pdf_path, "pdf")):
-        atomic_write(path, lambda tmp, fmt=fmt: fig.savefig(tmp, format=fmt, dpi=150,
-                                                             bbox_inches="tight"))
+        atomic_write(path, lambda tmp, fmt=fmt: fig.savefig(tmp, format=fmt, dpi=150))
     plt.close(fig)
 
 
@@ -27,7 +26,7 @@ def bar_histogram(labels, counts, title: str, xlabel: str, ylabel: str, png_path
                   pdf_path=None, colors=None, note: str | None = None) -> None:
     """One bar per bucket (``labels``, ``counts``), count printed above each bar."""
     width = max(6.0, 0.6 * len(labels) + 2)
-    fig, ax = plt.subplots(figsize=(width, 4.0))
+    fig, ax = plt.subplots(figsize=(width, 4.0), layout="constrained")
     x = range(len(labels))
     bars = ax.bar(x, counts, color=colors or "#4C72B0", edgecolor="black", linewidth=0.5)
     ax.bar_label(bars, labels=[str(int(c)) for c in counts], fontsize=8, padding=2)

@@ -133,13 +133,13 @@ def track_study(track: str, track_dir, out_dir, options: dict) -> dict:
     best_asl = by_run.set_index("run")["ASL"].get(best, math.nan) if best else math.nan
     colors = ["#4C72B0"] * (len(hist) - 1) + ["#C44E52"]
     bar_histogram(hist.bucket, hist["count"],
-                  f"{track}: relevant documents by per-document ASL, best run {best} (ASL {best_asl:.0f})",
+                  f"{track}: relevant documents by per-document ASL\nbest run by ASL: {best} (ASL {best_asl:.0f})",
                   "per-document ASL (irrelevant documents above + 1)", "relevant documents",
                   out / f"{TRACK_STUDY_FIGURES[0]}.png", colors=colors)
     k = len(diff_edges)
     dcolors = ["#55A868"] * k + ["#8C8C8C"] + ["#C44E52"] * k
     bar_histogram(diff.bucket, diff["count"],
-                  f"{track}: per-document ASL change, best ({best}) minus median ({median}) run",
+                  f"{track}: per-document ASL change\nbest run ({best}) minus median run ({median}), by ASL",
                   "ASL difference (negative: the best run ranks the document higher)",
                   "relevant documents", out / f"{TRACK_STUDY_FIGURES[1]}.png", colors=dcolors)
     return {"track": track, "runs": len(tm.runs), "best": best, "median": median}
@@ -250,7 +250,12 @@ def write_summary(path: Path, dirs: dict, head, hist, reord, table2, share, tech
                         "best ASL@g1-10": [f"{_fmt(v, 1)} ({r})" for v, r in zip(h["ASL@g1-10"], h["ASL@g1-10_run"])],
                         "best MAP": [f"{_fmt(v)} ({r})" for v, r in zip(h["map"], h.map_run)],
                         "best ASL": [f"{_fmt(v, 1)} ({r})" for v, r in zip(h.ASL, h.ASL_run)]})
-    L += [_md_table(tab), ""]
+    if "ASL_depth" in h:
+        tab["docs/topic of the best-ASL run"] = h.ASL_depth.map(lambda v: _fmt(v, 0))
+    L += [_md_table(tab), "",
+          "ASL is a lower bound: a relevant document a run did not retrieve is placed right "
+          "after its last document, so a run that returns few documents per topic can have the "
+          "best ASL (last column: its mean documents per topic).", ""]
     for m, stem in zip(("P_20", "ASL@g1-10", "map", "ASL"), STUDY_FIGURES):
         labels, counts = hist[m]
         L += [f"![{MEASURE_LABELS[m]} of the best run per track]({stem}.png)", "",
