@@ -275,3 +275,31 @@ def test_track_study_and_study_write_every_file(tiny, tmp_path):
     assert tech.track.unique().tolist() == ["tiny"]        # labels of an absent track: skipped
     text = (out / "summary.md").read_text()
     assert "../tracks/tiny/study/fig5_document_asl.png" in text and "`rate`" in text
+
+
+def test_dl2020_passage_labels_and_exactness(tmp_path):
+    """Real data: the shipped DL-2020 technique labels name existing runs; 1/ASL exact."""
+    import yaml
+    from conftest import ROOT, ingested
+    tables = ingested("trec2020-dl-passage")
+    d = tmp_path / "dl20"
+    write_track(tables, d)
+    track_measures("trec2020-dl-passage", d, d, ["official", "P_20", "ASL", "ASL@g1", "ASL@g1-10"],
+                   rel_level=2)
+    by_topic, by_run, docs = load(d)
+    spec = yaml.safe_load((ROOT / "config" / "shared-data.yaml").read_text())["study"]["techniques"][
+        "trec2020-dl-passage"]
+    labels = label_runs(by_run.run.tolist(), spec["groups"])
+    for group, patterns in spec["groups"].items():
+        for pat in patterns:      # every name or pattern matches a run of the track
+            assert any(label_runs([r], {group: [pat]}) for r in by_run.run), pat
+    assert labels["p_bm25"] == "bm25" and labels["pash_f1"] == "neural"
+    tm = track_matrices(by_topic, "trec2020-dl-passage")
+    _, per_run = ladder(tm, docs)
+    assert (per_run["topics_harmonic"] == 1.0 / by_run.sort_values("run").ASL.to_numpy()).all()
+    # MAP over the 54 judged topics (all have a relevant document at level 2) is the official one
+    assert per_run["map"][tm.runs.index("p_bm25")] == pytest.approx(0.2856, abs=5e-5)
+    share = map_share(docs)
+    assert share.share.between(0, 1).all()
+    t = technique_table(by_run, spec, "trec2020-dl-passage")
+    assert (t[t.group == "neural"].rrie > 0).all()
