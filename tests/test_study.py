@@ -167,12 +167,28 @@ def test_reordering_table(tiny):
     assert across.n_tracks.tolist() == [1] * 6 and across.delta_sort_std.isna().all()
 
 
-def test_rate_space_changes_only_the_search_length_rows(tiny):
-    by_topic, _, docs = tiny
-    tm = track_matrices(by_topic, "tiny")
-    _, a = reordering(tm, docs, space="aggregate")
-    _, b = reordering(tm, docs, space="rate")
-    pd.testing.assert_series_equal(a.kendall_tau, b.kendall_tau)
+def test_rate_space_changes_only_the_search_length_rows(tmp_path):
+    out = tmp_path / "syn"
+    write_synthetic(out, DEFAULT_CAMPAIGN["syn-graded"], seed=5)
+    d = out / "track"
+    write_track(ingest_track("syn", out / "qrels.txt", sorted((out / "runs").iterdir())), d)
+    track_measures("syn", d, d, STUDY_MEASURES)
+    bt, _, dc = load(d)
+    tm = track_matrices(bt, "syn")
+    ra, a = reordering(tm, dc, space="aggregate")
+    rb, b = reordering(tm, dc, space="rate")
+    pd.testing.assert_series_equal(a.kendall_tau, b.kendall_tau)   # same orderings
+    same = ["atomize_p", "docs_within_query"]                        # no search-length side
+    pd.testing.assert_frame_equal(ra[ra.comparison.isin(same)], rb[rb.comparison.isin(same)])
+    # the search-length side is tested on ASL_q or on 1/ASL_q: direct check of one pair
+    sl = tm.values["ASL"][:, tm.use]
+    o_agg = better_matrix(Ordering(sl, sl.mean(axis=1), higher_is_better=False))
+    o_rate = better_matrix(Ordering(1 / sl, 1 / sl.mean(axis=1)))
+    from reeval.study import sl_ordering
+    assert (better_matrix(sl_ordering(tm.values["ASL"], tm.use, "aggregate")) == o_agg).all()
+    assert (better_matrix(sl_ordering(tm.values["ASL"], tm.use, "rate")) == o_rate).all()
+    n1_rate = rb[rb.comparison == "cumulative"].n1.to_numpy()
+    assert (n1_rate == o_rate.sum(axis=0)).all()
 
 
 def test_mean_std_range():
