@@ -319,3 +319,15 @@ def test_dl2020_passage_labels_and_exactness(tmp_path):
     assert share.share.between(0, 1).all()
     t = technique_table(by_run, spec, "trec2020-dl-passage")
     assert (t[t.group == "neural"].rrie > 0).all()
+
+
+def test_study_options_are_checked():
+    from reeval.study_report import study_options
+    with pytest.raises(ValueError, match="document_buckets"):
+        study_options({"document_buckets": [1, 10, 5]})
+    with pytest.raises(ValueError, match="baseline 'x'"):
+        study_options({"techniques": {"t": {"baseline": "x", "groups": {"a": ["r"], "b": ["s"]}}}})
+    # key order of the YAML does not change the options (Snakemake params compare equal)
+    a = study_options({"techniques": {"t": {"baseline": "a", "groups": {"a": ["r"], "b": ["s"]}}}})
+    b = study_options({"techniques": {"t": {"groups": {"b": ["s"], "a": ["r"]}, "baseline": "a"}}})
+    assert repr(a) == repr(b)

@@ -79,10 +79,22 @@ def _canonical(value):
 
 
 def study_options(config_study: dict | None) -> dict:
-    """The ``study`` config merged over :data:`DEFAULT_STUDY` (one level deep), keys sorted."""
+    """The ``study`` config merged over :data:`DEFAULT_STUDY` (one level deep), keys sorted.
+
+    Raises ValueError when bucket edges are not strictly increasing or a technique
+    baseline is not one of its track's groups.
+    """
     out = {k: (dict(v) if isinstance(v, dict) else v) for k, v in DEFAULT_STUDY.items()}
     for k, v in (config_study or {}).items():
         out[k] = {**out[k], **v} if isinstance(out.get(k), dict) and k != "techniques" else v
+    for k in ("asl_buckets", "document_buckets", "difference_buckets"):
+        e = out[k]
+        if len(e) < 2 or any(b <= a for a, b in zip(e[:-1], e[1:])) or e[0] < 1:
+            raise ValueError(f"study: {k} must be at least 2 strictly increasing edges >= 1, got {e}")
+    for track, spec in out["techniques"].items():
+        if spec["baseline"] not in spec["groups"]:
+            raise ValueError(f"study: techniques: {track}: baseline {spec['baseline']!r} is not one of "
+                             f"the groups {sorted(spec['groups'])}")
     return _canonical(out)
 
 
