@@ -281,10 +281,12 @@ def reordering(tm: TrackMatrices, docs: pd.DataFrame, space: str = "aggregate",
     ords = orderings(tm, docs, space, unretrieved)
     lad = ords.pop("_ladder")
     S = len(tm.runs)
+    n_sig = {key: n_better(o, margin, alpha) for key, o in ords.items()}   # each metric once
     rows, summary = [], []
     for name, a, b in COMPARISONS:
         old, new = ords[a], ords[b]
-        ds, n0, n1 = delta_sort(old, new, margin, alpha)
+        n0, n1 = n_sig[a], n_sig[b]
+        ds = 100.0 * np.abs(n0 - n1) / max(S, 1)       # = delta_sort(old, new, margin, alpha)
         ladder_row = a in lad and b in lad
         v_old = lad[a] if ladder_row else old.aggregate
         v_new = lad[b] if ladder_row else new.aggregate
