@@ -331,3 +331,50 @@ def test_study_options_are_checked():
     a = study_options({"techniques": {"t": {"baseline": "a", "groups": {"a": ["r"], "b": ["s"]}}}})
     b = study_options({"techniques": {"t": {"groups": {"b": ["s"], "a": ["r"]}, "baseline": "a"}}})
     assert repr(a) == repr(b)
+
+
+@pytest.fixture(scope="module")
+def synthetic(tmp_path_factory):
+    out = tmp_path_factory.mktemp("synshallow")
+    write_synthetic(out, DEFAULT_CAMPAIGN["syn-shallow"], seed=11)   # shallow runs, missing topics
+    d = out / "track"
+    write_track(ingest_track("syn", out / "qrels.txt", sorted((out / "runs").iterdir())), d)
+    track_measures("syn", d, d, STUDY_MEASURES)
+    return load(d)
+
+
+def test_ladder_against_scipy_harmonic_means(synthetic):
+    """Oracle: each step recomputed per (run, topic) with pandas groupby and scipy's hmean."""
+    by_topic, by_run, docs = synthetic
+    tm = track_matrices(by_topic, "syn")
+    per_topic, per_run = ladder(tm, docs)
+    docs = docs.assign(inv=1.0 / docs.asl)
+    g = docs.groupby(["run", "qid"])
+    ap = g.precision.mean().unstack().reindex(index=tm.runs, columns=tm.topics).to_numpy()
+    atom = g.inv.mean().unstack().reindex(index=tm.runs, columns=tm.topics).to_numpy()
+    hm = g.inv.agg(st.hmean).unstack().reindex(index=tm.runs, columns=tm.topics).to_numpy()
+    u = tm.use
+    np.testing.assert_allclose(per_topic["map"][:, u], ap[:, u], rtol=1e-12)
+    np.testing.assert_allclose(per_topic["atomized_p"][:, u], atom[:, u], rtol=1e-12)
+    np.testing.assert_allclose(per_topic["docs_harmonic"][:, u], hm[:, u], rtol=1e-12)
+    np.testing.assert_allclose(per_run["topics_harmonic"], st.hmean(hm[:, u], axis=1), rtol=1e-12)
+    np.testing.assert_allclose(per_run["docs_harmonic"], hm[:, u].mean(axis=1), rtol=1e-12)
+    # MAP over the topics with a relevant document = trec_eval -c MAP rescaled by the topic count
+    np.testing.assert_allclose(per_run["map"] * u.sum() / len(u),
+                               by_run.sort_values("run")["map"].to_numpy(), rtol=1e-12)
+
+
+def test_map_share_against_a_direct_search(synthetic):
+    _, _, docs = synthetic
+    got = map_share(docs).set_index("run")
+    for run, d in docs.groupby("run"):            # oracle: one run at a time, plain Python
+        p = sorted(d.precision.tolist(), reverse=True)
+        target = 1.0 / (sum(p) / len(p))
+        best_n, best_dist, total = 0, float("inf"), 0.0
+        for n, x in enumerate(p, start=1):
+            total += 1.0 / x if x > 0 else float("inf")
+            dist = abs(total / n - target)
+            if dist < best_dist:
+                best_n, best_dist = n, dist
+        assert got.loc[run, "n_closest"] == best_n, run
+        assert got.loc[run, "share"] == pytest.approx(best_n / len(p))
