@@ -269,7 +269,8 @@ def test_track_study_and_study_write_every_file(tiny, tmp_path):
     d.mkdir(parents=True)
     for name, df in zip(("measures_by_topic", "measures_by_run", "asl_by_document"), tiny):
         df.to_parquet(d / f"{name}.parquet")
-    opts = study_options({"techniques": {"tiny": {"baseline": "a", "groups": {"a": ["r1"], "b": ["r2"]}},
+    opts = study_options({"techniques": {"tiny": {"baseline": "a", "groups": {"a": ["r1"], "b": ["r2"],
+                                                                               "empty": ["zz*"]}},
                                          "absent": {"baseline": "a", "groups": {"a": ["x"], "b": ["y"]}}},
                           "reorder": {"ttest_space": "rate"}})
     assert opts["reorder"] == {"margin": 0.1, "alpha": 0.05, "ttest_space": "rate",
@@ -289,8 +290,10 @@ def test_track_study_and_study_write_every_file(tiny, tmp_path):
         assert (out / f"{stem}.png").is_file() and (out / f"{stem}.pdf").is_file()
     tech = pd.read_parquet(out / "techniques.parquet")
     assert tech.track.unique().tolist() == ["tiny"]        # labels of an absent track: skipped
+    assert tech[tech.group == "empty"].value.isna().all()
     text = (out / "summary.md").read_text()
     assert "../tracks/tiny/study/fig5_document_asl.png" in text and "`rate`" in text
+    assert "| P@20 | 0.050 (r1) | 0.067 (r2) | 2% | n/a | n/a |" in text
 
 
 def test_dl2020_passage_labels_and_exactness(tmp_path):

@@ -104,10 +104,10 @@ def track_study_options(options: dict) -> dict:
     return {k: options[k] for k in TRACK_OPTION_KEYS}
 
 
-def _write_table(df: pd.DataFrame, stem: Path, csv: bool = True) -> None:
+def _write_table(df: pd.DataFrame, stem: Path) -> None:
+    """``stem``.parquet and ``stem``.csv, atomically."""
     write_parquet(pa.Table.from_pandas(df, preserve_index=False), stem.with_suffix(".parquet"))
-    if csv:
-        write_csv(df, stem.with_suffix(".csv"))
+    write_csv(df, stem.with_suffix(".csv"))
 
 
 # ------------------------------------------------------------------ per track
@@ -225,6 +225,11 @@ def _fmt(v, digits=3) -> str:
     return f"{v:.{digits}f}"
 
 
+def _best(row, digits) -> str:
+    """``value (run)`` of a technique-table row; ``n/a`` for a group without runs."""
+    return "n/a" if row["run"] is None or pd.isna(row["run"]) else f"{_fmt(row['value'], digits)} ({row['run']})"
+
+
 def _range(row, col, scale=1.0, digits=2, suffix="") -> str:
     lo, hi, n = row[f"{col}_low"], row[f"{col}_high"], row[f"{col}_n"]
     if n == 0:
@@ -293,9 +298,9 @@ def write_summary(path: Path, dirs: dict, head, hist, reord, table2, share, tech
                 tm = t[t.measure == m].set_index("group")
                 digits = 3 if m in ("P_20", "map") else 1
                 row = {"measure": MEASURE_LABELS[m],
-                       base: f"{_fmt(tm.loc[base, 'value'], digits)} ({tm.loc[base, 'run']})"}
+                       base: _best(tm.loc[base], digits)}
                 for g in others:
-                    row[g] = f"{_fmt(tm.loc[g, 'value'], digits)} ({tm.loc[g, 'run']})"
+                    row[g] = _best(tm.loc[g], digits)
                     row[f"RRIE {g}"] = _fmt(100 * tm.loc[g, "rrie"], 0) + "%" if math.isfinite(tm.loc[g, "rrie"]) else "n/a"
                 rows.append(row)
             L += [_md_table(pd.DataFrame(rows)), ""]
