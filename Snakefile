@@ -22,6 +22,7 @@ include: "workflow/rules/ingest.smk"
 include: "workflow/rules/metrics.smk"
 include: "workflow/rules/summary.smk"
 include: "workflow/rules/rareness.smk"
+include: "workflow/rules/study.smk"
 
 
 rule all:
@@ -31,4 +32,6 @@ rule all:
         SUMMARY_FILES,
         expand(RARENESS_FILES, track=TRACKS),
         RARENESS_SUMMARY_FILES,
+        expand(f"{RESULTS}/tracks/{{track}}/study/{{name}}", track=TRACKS, name=TRACK_STUDY_FILES),
+        STUDY_FILES,
     default_target: True

@@ -74,6 +74,37 @@ def test_rareness_outputs(default_run):
     assert sorted(pd.read_csv(default_run / "rareness" / "stability.csv").track.unique()) == sorted(cfg["tracks"])
 
 
+def test_default_study_outputs(default_run):
+    cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    tracks = sorted(cfg["tracks"])
+    study = default_run / "study"
+    for stem in ("fig1_p20", "fig2_aslg1-10", "fig3_map", "fig4_asl"):
+        assert (study / f"{stem}.png").read_bytes()[:4] == b"\x89PNG"
+        assert (study / f"{stem}.pdf").read_bytes()[:4] == b"%PDF"
+    for track in tracks:
+        d = default_run / "tracks" / track / "study"
+        for stem in ("fig5_document_asl", "fig6_asl_difference"):
+            assert (d / f"{stem}.png").stat().st_size > 0 and (d / f"{stem}.pdf").stat().st_size > 0
+        assert (default_run / "logs" / "study_track" / f"{track}.log").is_file()
+    table2 = pd.read_csv(study / "table2.csv")
+    assert len(table2) == 6 and (table2.n_tracks == len(tracks)).all()
+    head = pd.read_csv(study / "headroom.csv")
+    assert sorted(head.track) == tracks
+    tech = pd.read_csv(study / "techniques.csv")
+    assert sorted(tech.track.unique()) == sorted(cfg["study"]["techniques"])
+    text = (study / "summary.md").read_text()
+    for track in tracks:
+        assert f"### {track}" in text
+    assert "Method notes" in text and "26-60%" in text and "57% +- 16" in text
+
+
+def test_report_builds(default_run, tmp_path):
+    out = tmp_path / "report.html"
+    snakemake("--config", f"results={default_run}", "--report", str(out))
+    html = out.read_text(errors="replace")
+    assert out.stat().st_size > 10000 and "fig5_document_asl.png" in html
+
+
 def test_rerun_is_a_no_op_and_a_new_track_schedules_only_its_jobs(default_run, tmp_path):
     dry = snakemake("-n", "--config", f"results={default_run}")
     assert "Nothing to be done" in dry.stdout + dry.stderr
@@ -89,12 +120,15 @@ def test_rerun_is_a_no_op_and_a_new_track_schedules_only_its_jobs(default_run, t
     cfg_path.write_text(yaml.safe_dump(cfg))
     dry = snakemake("-n", "--configfile", str(cfg_path))
     out = dry.stdout + dry.stderr
-    rules = {"all", "synthetic_track", "ingest", "measures", "summary", "rareness", "rareness_summary",
-             "total"}
+    # the new track's own jobs, and every cross-track job once
+    per_track = {"ingest", "measures", "rareness", "study_track"}
+    cross_track = {"summary", "rareness_summary", "study"}
+    rules = per_track | cross_track | {"all", "synthetic_track", "total"}
     jobs = {line.split()[0]: int(line.split()[1]) for line in out.splitlines()
             if len(line.split()) == 2 and line.split()[0] in rules and line.split()[1].isdigit()}
-    assert jobs == {"all": 1, "ingest": 1, "measures": 1, "summary": 1, "rareness": 1,
-                    "rareness_summary": 1, "total": 6}, out
+    expected = {rule: 1 for rule in per_track | cross_track | {"all"}}
+    expected["total"] = len(expected)
+    assert jobs == expected, out
 
 
 def test_bad_config_stops_with_a_clear_message(tmp_path):

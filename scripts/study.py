@@ -1,0 +1,10 @@
+"""Rule study: cross-track tables, figures 1-4 and summary.md of the ASL study."""
+from pathlib import Path
+
+from _log import to_log
+from reeval.study_report import study
+
+sm = snakemake  # noqa: F821
+log = to_log(sm)
+info = study(dict(sm.params.tracks), Path(sm.output.summary).parent, sm.params.options)
+log.info("ASL study over %d tracks, %d runs", info["tracks"], info["runs"])
