@@ -172,3 +172,14 @@ def test_build_grid_is_independent_of_row_order_and_run_order():
     key = lambda g, pos: (g * 100000 + pos)
     moved = (S - 1 - base.g // T) * T + base.g % T
     assert np.array_equal(np.sort(key(rev.g, rev.pos)), np.sort(key(moved, base.pos)))
+
+
+def test_written_files_have_ordinary_permissions(tmp_path):
+    import os
+    from reeval.ingest import write_csv
+    import pandas as pd
+    write_csv(pd.DataFrame({"a": [1]}), tmp_path / "x.csv")
+    mask = os.umask(0)
+    os.umask(mask)
+    assert (tmp_path / "x.csv").stat().st_mode & 0o777 == 0o666 & ~mask
+    assert [p.name for p in tmp_path.iterdir()] == ["x.csv"]  # no temporary file left

@@ -418,14 +418,29 @@ def ingest_track(track: str, qrels_path, run_paths, precision: str = "float64",
     return TrackTables(runs=runs, qrels=qrels, judged=judged, depth=depth, report=pd.DataFrame(report))
 
 
+def _process_umask() -> int:
+    """The process umask (read once, at import, while no other thread can race on it)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+_FILE_MODE = 0o666 & ~_process_umask()
+
+
 def atomic_write(path, write) -> None:
-    """Call ``write(tmp_path)`` then rename to ``path``: no partial file under the final name."""
+    """Call ``write(tmp_path)`` then rename to ``path``: no partial file under the final name.
+
+    The file gets the permissions of an ordinary new file (0666 less the umask), not
+    the private mode of the temporary file.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     os.close(fd)
     try:
         write(tmp)
+        os.chmod(tmp, _FILE_MODE)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
