@@ -10,7 +10,8 @@ used one per request (then the file is served normally):
 - ``"corrupt"``: a body of the same length with other bytes (wrong md5).
 
 ``ranges`` turns Range support (206 answers) on or off; ``auth`` = (user, password)
-makes every path answer 401 unless the request carries those Basic credentials.
+makes every path under ``auth_prefix`` answer 401 unless the request carries those Basic
+credentials.
 ``requests`` records (path, Range header, User-Agent, has Authorization) per request,
 ``max_active`` the most requests served at once.
 """
@@ -34,6 +35,7 @@ class FaultServer:
         self.delay = delay
         self.faults: dict[str, list] = {}
         self.auth: tuple[str, str] | None = None
+        self.auth_prefix = "/"
         self.requests: list[tuple] = []
         self.active = 0
         self.max_active = 0
@@ -68,7 +70,7 @@ class FaultServer:
                 self.end_headers()
 
             def serve(self, fault):
-                if server.auth is not None:
+                if server.auth is not None and self.path.startswith(server.auth_prefix):
                     want = "Basic " + base64.b64encode(":".join(server.auth).encode()).decode()
                     if self.headers.get("Authorization") != want:
                         return self.send_status(401)

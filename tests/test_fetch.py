@@ -204,7 +204,7 @@ def test_a_401_skips_the_rest_of_the_track(archive, tmp_path):
         results = fetch_files(with_base(specs, server.url), tmp_path / "data", jobs=1, backoff=0)
         assert len(server.requests) == 1
     report = report_frame(results)
-    assert report.outcome[0] == "failed" and set(report.outcome[1:]) == {"skipped"}
+    assert report.outcome[0] == "unauthorized" and set(report.outcome[1:]) == {"skipped"}
     assert all("TREC_USER" in e for e in report.error)
     assert final_files(tmp_path) == []
 

@@ -25,7 +25,8 @@ are read in place. Mirror files are checked against the md5 too.
 
 A track (:func:`fetch_files`): a bounded number of concurrent downloads, a tqdm progress
 bar (files, bytes), and one report row per file: file, url, path, bytes, md5, expected
-md5, outcome (``downloaded``, ``cached``, ``mirror``, ``failed``, ``skipped``), attempts
+md5, outcome (``downloaded``, ``cached``, ``mirror``, ``failed``, ``unauthorized``, ``skipped``
+after an ``unauthorized``), attempts
 (HTTP requests made, retries included) and the error.
 """
 
@@ -273,7 +274,8 @@ def fetch_files(specs: list[FileSpec], data_dir, mirror=None, jobs: int = 4, att
     """Fetch (or find in the mirror) every file; one :class:`FileResult` per spec, in order.
 
     Files land in ``<data_dir>/archive/<host>/<path>``. A failed file does not stop the
-    others; a 401/403 does: files not started yet are ``skipped`` with the same message.
+    others; a 401/403 (``unauthorized``) does: files not started yet are ``skipped`` with
+    the same message.
     """
     local = threading.local()
     stop = threading.Event()
@@ -315,7 +317,7 @@ def fetch_files(specs: list[FileSpec], data_dir, mirror=None, jobs: int = 4, att
         except AuthError as exc:
             stop.message = str(exc)
             stop.set()
-            res.error, res.attempts = str(exc), exc.attempts
+            res.outcome, res.error, res.attempts = "unauthorized", str(exc), exc.attempts
         except (FetchError, ValueError) as exc:
             res.error, res.attempts = str(exc), getattr(exc, "attempts", 0)
         return res
