@@ -209,3 +209,45 @@ def test_http_study_with_faults_and_a_fixed_track_rerun(tmp_path, clean_env):
         inc = pd.read_csv(res / "summary" / "inclusion.csv").set_index("track")
         assert inc.included.all()
         assert "s3cret" not in (res / "logs" / "fetch" / "private.log").read_text()
+
+
+def test_real_track_through_a_mirror_equals_the_local_track(tmp_path, clean_env):
+    """trec2003-robust of the study manifest, its 17 runs in ../shared/data laid out as the
+    archive: the fetched track gives the same tables as the same files read locally."""
+    from conftest import track_files
+    from reeval.ingest import ingest_track, write_track
+    from reeval.pipeline import track_measures
+    from reeval.tracks import load_manifest
+    from urllib.parse import urlsplit
+
+    qrels, runs = track_files("trec2003-robust")
+    entry = load_manifest(ROOT / "config" / "trec-manifest.yaml")["trec2003-robust"]
+    mirror = tmp_path / "mirror"
+    by_name = {os.path.basename(p): p for p in runs}
+    for item in entry["urls"]["qrels"] + entry["urls"]["runs"]:
+        rel = urlsplit(item["url"]).path.lstrip("/")
+        src = qrels if "run" not in item else by_name.get(os.path.basename(rel))
+        if src:
+            (mirror / rel).parent.mkdir(parents=True, exist_ok=True)
+            os.symlink(src, mirror / rel)
+    cfg = yaml.safe_load((ROOT / "config" / "trec-study.yaml").read_text())
+    cfg["results"] = str(tmp_path / "results")
+    cfg["study"]["tracks"] = ["trec2003-robust"]
+    cfg["fetch"].update(mirror=str(mirror), data_dir=str(tmp_path / "data"))
+    cfg["measures"] = ["official", "ASL"]
+    cfg_path = tmp_path / "study.yaml"
+    cfg_path.write_text(yaml.safe_dump(cfg))
+    snakemake(cfg_path, env=clean_env)
+    res = tmp_path / "results"
+    inc = pd.read_csv(res / "summary" / "inclusion.csv").iloc[0]
+    assert (inc.track, bool(inc.included), inc.runs_listed, inc.runs_fetched, inc.runs_ingested) == \
+        ("trec2003-robust", True, 78, 17, 17)
+    report = pd.read_csv(res / "fetch" / "trec2003-robust" / "fetch_report.csv")
+    assert (report.outcome == "mirror").sum() == 18 and (report.outcome == "failed").sum() == 61
+    # the same tables as ingesting the local files directly
+    local = tmp_path / "local"
+    write_track(ingest_track("trec2003-robust", qrels, runs, precision="float32"), local)
+    want = track_measures("trec2003-robust", local, local, ["official", "ASL"])
+    got = pd.read_parquet(res / "tracks" / "trec2003-robust" / "measures_by_run.parquet")
+    pd.testing.assert_frame_equal(got.sort_values("run").reset_index(drop=True),
+                                  want.sort_values("run").reset_index(drop=True))

@@ -51,6 +51,9 @@ def test_default_study_produces_every_output(default_run):
     assert summary.dropped_duplicate.sum() > 0 and summary.dropped_unjudged_topic.sum() > 0
     runs = pd.read_parquet(default_run / "summary" / "runs.parquet")
     assert len(runs) == summary.runs.sum()
+    inclusion = pd.read_csv(default_run / "summary" / "inclusion.csv")
+    assert list(inclusion.track) == tracks and inclusion.included.all()
+    assert (inclusion.source == "synthetic").all() and (inclusion.runs_ingested >= 5).all()
 
 
 def test_rerun_is_a_no_op_and_a_new_track_schedules_only_its_jobs(default_run, tmp_path):
@@ -68,10 +71,10 @@ def test_rerun_is_a_no_op_and_a_new_track_schedules_only_its_jobs(default_run, t
     cfg_path.write_text(yaml.safe_dump(cfg))
     dry = snakemake("-n", "--configfile", str(cfg_path))
     out = dry.stdout + dry.stderr
-    rules = {"all", "synthetic_track", "ingest", "measures", "summary", "total"}
+    rules = {"all", "synthetic_track", "ingest", "measures", "summary", "inclusion", "fetch", "total"}
     jobs = {line.split()[0]: int(line.split()[1]) for line in out.splitlines()
             if len(line.split()) == 2 and line.split()[0] in rules and line.split()[1].isdigit()}
-    assert jobs == {"all": 1, "ingest": 1, "measures": 1, "summary": 1, "total": 4}, out
+    assert jobs == {"all": 1, "ingest": 1, "measures": 1, "inclusion": 1, "summary": 1, "total": 5}, out
 
 
 def test_bad_config_stops_with_a_clear_message(tmp_path):
