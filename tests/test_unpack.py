@@ -94,6 +94,9 @@ def test_topics_of_the_task_are_kept(tmp_path):
     src.write_bytes(tar_bytes({"qrels.151-200": b"151 0 A 1\n", "qrels.201-250": b"201 0 C 1\n"}, gzip.compress))
     info = combine_qrels([src], tmp_path / "q", topics="151-200")
     assert (tmp_path / "q").read_bytes() == b"151 0 A 1\n" and info["lines_other_topics"] == 1
+    # bytes that are not UTF-8 and CRLF line ends pass unchanged
+    raw = b"151 0 DOC\xe9 1\r\n300 0 X 1\r\n152 0 Y 0"
+    assert keep_topics(raw, {151, 152}) == (b"151 0 DOC\xe9 1\r\n152 0 Y 0\n", 1)
     assert parse_topics("1-3, 9") == {1, 2, 3, 9}
     with pytest.raises(ValueError):
         parse_topics("1-x")

@@ -40,7 +40,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -100,7 +100,6 @@ class FileSpec:
     kind: str
     url: str
     md5: str | None = None
-    extra: dict = field(default_factory=dict)
 
 
 def file_md5(path) -> str:

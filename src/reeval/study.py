@@ -37,6 +37,9 @@ def file_specs(entry: dict) -> list[FileSpec]:
     specs = [FileSpec("qrels" if i == 0 else f"qrels-{i + 1}", "qrels", q["url"], q.get("md5"))
              for i, q in enumerate(urls["qrels"])]
     specs += [FileSpec(r["run"], "run", r["url"], r.get("md5")) for r in urls["runs"]]
+    tags = [s.name for s in specs if s.kind == "run"]
+    if len(set(tags)) != len(tags):
+        raise ValueError(f"run tags listed twice: {sorted({t for t in tags if tags.count(t) > 1})}")
     return specs
 
 

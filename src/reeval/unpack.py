@@ -25,6 +25,7 @@ import re
 import tarfile
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -99,7 +100,8 @@ def keep_topics(data: bytes, topics: set[int]) -> tuple[bytes, int]:
     """Only the lines whose first field is a topic number outside ``topics`` removed.
 
     Lines whose first field is not a number (blank, comments, other ids) stay, for the
-    parser to classify. Returns (bytes, lines removed).
+    parser to classify; kept lines are the input bytes unchanged. Returns (bytes, lines
+    removed).
     """
     lines, _ = decode_lines(data)
     if not len(lines):
@@ -112,8 +114,12 @@ def keep_topics(data: bytes, topics: set[int]) -> tuple[bytes, int]:
     n_drop = pc.sum(drop).as_py() or 0
     if not n_drop:
         return data, 0
-    kept = pc.filter(lines, pc.invert(drop)).to_pylist()
-    return ("\n".join(kept) + "\n").encode("utf-8", errors="surrogateescape") if kept else b"", n_drop
+    raw = np.array(data.splitlines(keepends=True), dtype=object)  # the same line breaks
+    if len(raw) != len(lines):
+        raise ValueError("line split mismatch while selecting topics")
+    kept = raw[~drop.to_numpy(zero_copy_only=False)]
+    out = b"".join(kept)
+    return (out if not out or out.endswith((b"\n", b"\r")) else out + b"\n"), n_drop
 
 
 def combine_qrels(sources: list, out, topics: str | None = None) -> dict:
