@@ -28,7 +28,7 @@ include: "workflow/rules/fetch.smk"
 
 rule all:
     input:
-        track_outputs,  # every track's tables (fetched tracks: those the fetch found usable)
+        *TRACK_OUTPUTS,  # every track's tables (fetched tracks: those the fetch found usable)
         SUMMARY_FILES,
         f"{RESULTS}/summary/inclusion.csv",
     default_target: True

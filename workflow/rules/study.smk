@@ -1,6 +1,7 @@
 # Helpers of a study with fetched tracks (rules in fetch.smk): settings, the tracks that
 # go on to ingest, and the inputs that depend on the fetch checkpoint.
 import json
+from functools import partial
 
 from reeval.study import FETCH_DEFAULTS, MIN_RUNS
 
@@ -12,22 +13,29 @@ FETCHED = [t for t in TRACKS if is_fetched(config["tracks"][t])]
 FETCH_STATUSES = [f"{RESULTS}/fetch/{t}/status.json" for t in FETCHED]
 
 
+def is_usable(track):
+    """Local and synthetic tracks; a fetched one when its status says usable (after its fetch)."""
+    if track not in FETCHED:
+        return True
+    status = checkpoints.fetch.get(track=track).output.status
+    return json.loads(Path(status).read_text())["usable"]
+
+
 def usable_tracks():
-    """Tracks that go on to ingest: local and synthetic ones, fetched ones whose status says usable."""
-    usable = []
-    for track in TRACKS:
-        if track in FETCHED:
-            status = checkpoints.fetch.get(track=track).output.status
-            if not json.loads(Path(status).read_text())["usable"]:
-                continue
-        usable.append(track)
-    return usable
+    """Tracks that go on to ingest."""
+    return [track for track in TRACKS if is_usable(track)]
 
 
-def track_outputs(wildcards):
-    """Per-track tables of every usable track (rule all)."""
-    return expand(f"{RESULTS}/tracks/{{track}}/{{name}}", track=usable_tracks(),
-                  name=TRACK_FILES + MEASURES_FILES)
+def track_outputs(wildcards, track):
+    """A track's tables, once its fetch found it usable (default target)."""
+    if not is_usable(track):
+        return []
+    return expand(f"{RESULTS}/tracks/{track}/{{name}}", name=TRACK_FILES + MEASURES_FILES)
+
+
+# Inputs of the default target, one function per track: a track's ingest and measures start
+# as soon as its own fetch is done (one function for all would wait for every fetch)
+TRACK_OUTPUTS = [partial(track_outputs, track=track) for track in TRACKS]
 
 
 def ingest_reports(wildcards):
