@@ -228,3 +228,43 @@ def test_mirror_replaces_the_web(archive, tmp_path):
 def test_help_message_names_both_ways():
     msg = CREDENTIALS_HELP.format(url="u", status=401, host="trec.nist.gov")
     assert "TREC_USER" in msg and "machine trec.nist.gov login" in msg and "never read from the config" in msg
+
+
+def test_md5_of_the_submitted_content_matches_a_compressed_file(archive, tmp_path):
+    """The catalog's md5 is the submitted file's: a .gz the archive serves matches by content."""
+    import gzip
+    packed = gzip.compress(BODY)
+    (archive / "results" / "trec9" / "input.gzrun.gz").write_bytes(packed)
+    with FaultServer(archive) as server:
+        url = server.url + "/results/trec9/input.gzrun.gz"
+        res = download(make_session(backoff=0), url, tmp_path / "out" / "g.gz", md5=MD5, backoff=0)
+        assert (res.md5_match, res.md5) == ("content", hashlib.md5(packed).hexdigest())
+        assert res.attempts == 1
+        exact = download(make_session(backoff=0), url, tmp_path / "out" / "h.gz",
+                         md5=hashlib.md5(packed).hexdigest(), backoff=0)
+        assert exact.md5_match == "file"
+        # neither the bytes nor the content: the error shows every sum
+        with pytest.raises(FetchError) as err:
+            download(make_session(backoff=0), url, tmp_path / "out" / "i.gz", md5="f" * 32, attempts=2, backoff=0)
+        assert hashlib.md5(packed).hexdigest() in str(err.value) and MD5 in str(err.value)
+        assert not (tmp_path / "out" / "i.gz").exists()
+
+
+def test_verify_md5_off_keeps_and_reports_a_mismatch(server, tmp_path):
+    res = download(make_session(backoff=0), server.url + PATH, tmp_path / "f", md5="0" * 32, backoff=0,
+                   verify_md5=False)
+    assert res.outcome == "downloaded" and res.md5_match == "mismatch" and res.md5 == MD5
+    assert (tmp_path / "f").read_bytes() == BODY
+
+
+def test_a_partial_download_resumes_in_a_later_run(server, tmp_path):
+    dest = tmp_path / "out" / "f"
+    server.faults[PATH] = ["truncate"] * 2
+    with pytest.raises(FetchError):
+        get(server, dest, attempts=2)
+    part = dest.with_name("f.part")
+    assert not dest.exists() and 0 < part.stat().st_size < len(BODY)
+    have = part.stat().st_size
+    res = get(server, dest)  # the server is healthy again
+    assert dest.read_bytes() == BODY and res.attempts == 1
+    assert server.requests[-1][1] == f"bytes={have}-" and not part.exists()

@@ -149,6 +149,7 @@ def test_mirror_study_isolates_failures_and_adds_a_track_incrementally(tmp_path,
     assert report.loc["fewr1", "use"].startswith("does not parse")
     assert report.loc["fewr4", "outcome"] == "failed" and "not in the mirror" in report.loc["fewr4", "error"]
     assert report.loc["fewr0", "outcome"] == "mirror" and report.loc["fewr0", "md5"] == report.loc["fewr0", "expected_md5"]
+    assert report.loc["fewr0", "md5_match"] == "file"
     # the cross-track tables hold the included track only; the .Z run and the parts were read
     summary = pd.read_csv(res / "summary" / "tracks.csv")
     assert list(summary.track) == ["old-adhoc"]

@@ -8,8 +8,12 @@ One file (:func:`download`):
   ``Range: bytes=<have>-`` when the server answers 206, restarting when it answers 200.
 - The body is written to ``<name>.part`` (the raw bytes served: no transparent
   ``Content-Encoding`` decoding) and renamed to ``<name>`` only when its size matches
-  ``Content-Length`` / ``Content-Range`` and its md5 the manifest's (where known). An md5
-  mismatch discards the part and retries; the last error shows both sums.
+  ``Content-Length`` / ``Content-Range`` and its md5 the manifest's (where known). The
+  catalog's md5 is the one recorded at submission, so a file the archive serves
+  compressed matches when either its bytes or its decompressed content have that md5
+  (``md5_match`` says ``file`` or ``content``). An md5 mismatch discards the part and
+  retries; the last error shows the sums. ``verify_md5=False`` keeps mismatching files
+  and reports them (``md5_match = mismatch``) instead.
 - A file already present under its final name (and matching its md5, where known) is
   not fetched again (outcome ``cached``).
 - 401/403 raise :class:`AuthError` at once, with :data:`CREDENTIALS_HELP`; 404 fails the
@@ -25,19 +29,22 @@ are read in place. Mirror files are checked against the md5 too.
 
 A track (:func:`fetch_files`): a bounded number of concurrent downloads, a tqdm progress
 bar (files, bytes), and one report row per file: file, url, path, bytes, md5, expected
-md5, outcome (``downloaded``, ``cached``, ``mirror``, ``failed``, ``unauthorized``, ``skipped``
+md5, md5_match, outcome (``downloaded``, ``cached``, ``mirror``, ``failed``, ``unauthorized``, ``skipped``
 after an ``unauthorized``), attempts
 (HTTP requests made, retries included) and the error.
 """
 
 from __future__ import annotations
 
+import bz2
 import fcntl
+import gzip
 import hashlib
 import netrc
 import os
 import threading
 import time
+import zlib
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
@@ -88,6 +95,7 @@ class FileResult:
     bytes: int | None = None
     md5: str | None = None
     expected_md5: str | None = None
+    md5_match: str | None = None
     outcome: str = "failed"
     attempts: int = 0
     error: str | None = None
@@ -109,6 +117,47 @@ def file_md5(path) -> str:
         for block in iter(lambda: fh.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()
+
+
+def content_md5(path) -> str | None:
+    """Hex md5 of a gzip/bzip2/compress file's decompressed content; None for other files."""
+    with open(path, "rb") as fh:
+        head = fh.read(3)
+    if head[:2] == b"\x1f\x8b":
+        opener = gzip.open
+    elif head == b"BZh":
+        opener = bz2.open
+    elif head[:2] == b"\x1f\x9d":
+        import unlzw3
+        return hashlib.md5(unlzw3.unlzw(Path(path).read_bytes())).hexdigest()
+    else:
+        return None
+    h = hashlib.md5()
+    with opener(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def check_md5(path, expected: str | None) -> tuple[str, str | None, str]:
+    """(md5 of the file, how it matches ``expected``, message on a mismatch).
+
+    The match is None without an expected sum, ``file`` when the bytes match,
+    ``content`` when the decompressed content does, else ``mismatch``.
+    """
+    digest = file_md5(path)
+    if expected is None:
+        return digest, None, ""
+    if digest == expected:
+        return digest, "file", ""
+    try:
+        content = content_md5(path)
+    except (OSError, EOFError, ValueError, zlib.error):
+        content = None
+    if content == expected:
+        return digest, "content", ""
+    got = f"{digest} (file)" + (f", {content} (decompressed)" if content else "")
+    return digest, "mismatch", f"md5 mismatch: expected {expected}, got {got}"
 
 
 def credentials(url: str, auth_hosts=DEFAULT_AUTH_HOSTS, env=None) -> tuple[str, str] | None:
@@ -184,7 +233,8 @@ def _total_size(resp, have: int) -> int | None:
 
 
 def download(session: requests.Session, url: str, dest, md5: str | None = None, attempts: int = 5,
-             timeout: float = 60, backoff: float = 1.0, auth=None, progress=None) -> FileResult:
+             timeout: float = 60, backoff: float = 1.0, auth=None, progress=None,
+             verify_md5: bool = True) -> FileResult:
     """Fetch ``url`` to ``dest`` (see the module docstring); raises FetchError / AuthError.
 
     ``attempts`` bounds the tries of this loop (each may itself retry connection errors
@@ -195,9 +245,10 @@ def download(session: requests.Session, url: str, dest, md5: str | None = None, 
     result = FileResult(file=dest.name, url=url, expected_md5=md5, path=str(dest))
     with _locked(dest):
         if dest.is_file():
-            digest = file_md5(dest) if md5 else None
-            if md5 is None or digest == md5:
-                result.bytes, result.md5, result.outcome = dest.stat().st_size, digest, "cached"
+            digest, match, _ = check_md5(dest, md5)
+            if match != "mismatch" or not verify_md5:
+                result.bytes, result.md5, result.md5_match = dest.stat().st_size, digest, match
+                result.outcome = "cached"
                 return result
             dest.unlink()  # a stale copy (the manifest's md5 changed): fetch again
         part = dest.with_name(dest.name + ".part")
@@ -245,13 +296,13 @@ def download(session: requests.Session, url: str, dest, md5: str | None = None, 
                         part.unlink()
                     last_error = f"size {got} bytes, expected {total} (Content-Length)"
                     continue
-                digest = file_md5(part)
-                if md5 and digest != md5:
+                digest, match, message = check_md5(part, md5)
+                if match == "mismatch" and verify_md5:
                     part.unlink()
-                    last_error = f"md5 mismatch: expected {md5}, got {digest}"
+                    last_error = message
                     continue
                 os.replace(part, dest)
-                result.bytes, result.md5, result.outcome = got, digest, "downloaded"
+                result.bytes, result.md5, result.md5_match, result.outcome = got, digest, match, "downloaded"
                 result.attempts = requests_made
                 return result
             except FetchError:
@@ -269,7 +320,8 @@ def download(session: requests.Session, url: str, dest, md5: str | None = None, 
 
 def fetch_files(specs: list[FileSpec], data_dir, mirror=None, jobs: int = 4, attempts: int = 5,
                 timeout: float = 60, backoff: float = 1.0, auth_hosts=DEFAULT_AUTH_HOSTS,
-                desc: str = "fetch", session_factory=make_session) -> list[FileResult]:
+                verify_md5: bool = True, desc: str = "fetch",
+                session_factory=make_session) -> list[FileResult]:
     """Fetch (or find in the mirror) every file; one :class:`FileResult` per spec, in order.
 
     Files land in ``<data_dir>/archive/<host>/<path>``. A failed file does not stop the
@@ -301,16 +353,17 @@ def fetch_files(specs: list[FileSpec], data_dir, mirror=None, jobs: int = 4, att
                         else mirror_path(mirror, spec.url))
                 if not path.is_file():
                     raise FetchError(f"no such file: {path}")
-                digest = file_md5(path)
-                if spec.md5 and digest != spec.md5:
-                    raise FetchError(f"md5 mismatch: expected {spec.md5}, got {digest} ({path})")
-                res.path, res.bytes, res.md5, res.outcome = str(path), path.stat().st_size, digest, "mirror"
+                digest, match, message = check_md5(path, spec.md5)
+                if match == "mismatch" and verify_md5:
+                    raise FetchError(f"{message} ({path})")
+                res.path, res.bytes, res.md5, res.md5_match = str(path), path.stat().st_size, digest, match
+                res.outcome = "mirror"
                 return res
             if not hasattr(local, "session"):
                 local.session = session_factory(attempts=attempts, backoff=backoff)
             got = download(local.session, spec.url, archive_path(Path(data_dir) / "archive", spec.url),
                            md5=spec.md5, attempts=attempts, timeout=timeout, backoff=backoff,
-                           auth=credentials(spec.url, auth_hosts), progress=Bytes)
+                           auth=credentials(spec.url, auth_hosts), progress=Bytes, verify_md5=verify_md5)
             got.file, got.kind = spec.name, spec.kind
             return got
         except AuthError as exc:

@@ -28,7 +28,7 @@ from .unpack import combine_qrels, place_run
 
 MIN_RUNS = 5
 FETCH_DEFAULTS = {"mirror": None, "jobs": 4, "attempts": 5, "timeout": 60.0, "backoff": 1.0,
-                  "auth_hosts": ["trec.nist.gov"]}
+                  "auth_hosts": ["trec.nist.gov"], "verify_md5": True}
 
 
 def file_specs(entry: dict) -> list[FileSpec]:
@@ -87,7 +87,7 @@ def fetch_track(track: str, entry: dict, data_dir, fetch: dict | None = None, on
               "runs_fetched": 0, "runs_parsed": 0, "qrels_topics": 0, "qrels_lines_other_topics": 0}
     results = fetch_files(specs, data_dir, mirror=opts["mirror"], jobs=opts["jobs"], attempts=opts["attempts"],
                           timeout=opts["timeout"], backoff=opts["backoff"], auth_hosts=opts["auth_hosts"],
-                          desc=track)
+                          verify_md5=opts["verify_md5"], desc=track)
     report = report_frame(results)
     report["use"] = [None if r.outcome in ("downloaded", "cached", "mirror") else f"{r.outcome}: {r.error}"
                      for r in results]
