@@ -222,7 +222,7 @@ def _locked(path: Path):
             fcntl.flock(fh, fcntl.LOCK_UN)
 
 
-def _total_size(resp, have: int) -> int | None:
+def _total_size(resp) -> int | None:
     """Full size of the file from a 200 (Content-Length) or 206 (Content-Range) answer."""
     if resp.status_code == 206:
         rng = resp.headers.get("Content-Range", "")
@@ -284,7 +284,7 @@ def download(session: requests.Session, url: str, dest, md5: str | None = None, 
                         part.unlink(missing_ok=True)
                         last_error = f"unexpected Content-Range {resp.headers.get('Content-Range')!r}"
                         continue
-                    total = _total_size(resp, have)
+                    total = _total_size(resp)
                     with open(part, "ab" if resumed else "wb") as fh:
                         for chunk in resp.raw.stream(CHUNK, decode_content=False):
                             fh.write(chunk)
