@@ -136,6 +136,8 @@ def test_bad_run_sources_are_refused(tmp_path):
         place_run(two, tmp_path / "runs", "x")
     with pytest.raises(ValueError, match="cannot name"):
         place_run(two, tmp_path / "runs", "../x")
+    with pytest.raises(ValueError, match="read as run 'x'"):
+        place_run(two, tmp_path / "runs", "input.x")
     empty = tmp_path / "empty.tar"
     empty.write_bytes(tar_bytes({}))
     with pytest.raises(ValueError, match="holds no file"):

@@ -30,7 +30,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .ingest import atomic_write
-from .trecio import decode_lines
+from .trecio import decode_lines, run_name_from_path
 
 GZIP, BZIP2, COMPRESS = b"\x1f\x8b", b"BZh", b"\x1f\x9d"
 
@@ -159,6 +159,8 @@ def place_run(src, folder, tag: str) -> Path:
     """Put a served run file into the track folder as ``<folder>/<tag>`` (see the module docstring)."""
     if "/" in tag or tag in ("", ".", "..") or tag.startswith("."):
         raise ValueError(f"run tag {tag!r} cannot name a file")
+    if run_name_from_path(tag) != tag:  # ingest names a run by its file name
+        raise ValueError(f"a file named {tag!r} would be read as run {run_name_from_path(tag)!r}")
     src, dest = Path(src), Path(folder) / tag
     dest.parent.mkdir(parents=True, exist_ok=True)
     if _needs_unpacking(src):
