@@ -81,6 +81,14 @@ QRELS_OVERRIDES = {
         "ad hoc judgments (one aspect per topic), as trec_eval's official ad hoc scores"),
 }
 
+#: (edition, track, task) -> a caveat added to the track's description
+NOTES = {
+    ("trec19", "web", "adhoc"): (
+        "the page links one file, 10.diversity-qrels.final, for the adhoc and diversity tasks; "
+        "if it holds one line per subtopic, ingest keeps a document's last judgment, not its "
+        "highest: check before publishing this track's numbers"),
+}
+
 #: relevance level of the official trec_eval scores where it is not 1 (the levels that
 #: reproduce the published figures of the tracks in ../shared/data, see shared-data.yaml)
 RELEVANCE_LEVELS = {("trec29", "deep", "passages"): 2, ("trec30", "cast", None): 2}
@@ -176,7 +184,9 @@ def build_manifest(catalog_dir) -> dict:
         urls["runs"] = run_list
         manifest[tid] = {
             "edition": row.trec_edition, "year": int(row.year), "track": row.track, "task": task,
-            "description": f"{row.track_name}" + (f" ({task})" if task else "") + f"; qrels: {reason}",
+            "description": f"{row.track_name}" + (f" ({task})" if task else "") + f"; qrels: {reason}"
+                           + (f"; NOTE: {NOTES[(row.trec_edition, row.track, task)]}"
+                              if (row.trec_edition, row.track, task) in NOTES else ""),
             "relevance_level": RELEVANCE_LEVELS.get((row.trec_edition, row.track, task), 1),
             "urls": urls,
         }
