@@ -172,6 +172,15 @@ def test_mirror_study_isolates_failures_and_adds_a_track_incrementally(tmp_path,
     assert bool(inc.loc["new-adhoc", "included"])
     assert sorted(pd.read_csv(res / "summary" / "tracks.csv").track) == ["new-adhoc", "old-adhoc"]
 
+    # fixing a track's manifest entry (the unusable runs replaced) reruns that track only
+    tracks["few-runs"] = make_track(mirror, base, "few", qrels="plain", n_runs=7, bad_runs=("fewr1",),
+                                    missing_runs=("fewr4",))
+    cfg = write_config(tmp_path, tracks, mirror=str(mirror))
+    ran = executed(snakemake(cfg, env=clean_env))
+    assert ran == {"fetch": 1, "ingest": 1, "measures": 1, "inclusion": 1, "summary": 1, "all": 1}, ran
+    inc = pd.read_csv(res / "summary" / "inclusion.csv").set_index("track")
+    assert bool(inc.loc["few-runs", "included"]) and inc.loc["few-runs", "runs_ingested"] == 5
+
 
 def test_http_study_with_faults_and_a_fixed_track_rerun(tmp_path, clean_env):
     site = tmp_path / "site"
