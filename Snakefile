@@ -1,6 +1,7 @@
 # reeval: reanalysis of IR evaluation campaigns.
 #   snakemake --cores 2                                   built-in synthetic campaign (offline)
 #   snakemake --cores 2 --configfile config/shared-data.yaml   the real tracks in ../shared/data
+#   snakemake --cores 4 --configfile config/trec-study.yaml    the TREC study (downloads; README)
 from snakemake.utils import min_version, validate
 
 min_version("8.0")
@@ -17,21 +18,21 @@ validate(config, "config/schema.yaml")
 
 
 include: "workflow/rules/common.smk"
+include: "workflow/rules/fetched.smk"
 include: "workflow/rules/synthetic.smk"
 include: "workflow/rules/ingest.smk"
 include: "workflow/rules/metrics.smk"
 include: "workflow/rules/summary.smk"
+include: "workflow/rules/fetch.smk"
 include: "workflow/rules/rareness.smk"
 include: "workflow/rules/study.smk"
 
 
 rule all:
     input:
-        expand(f"{RESULTS}/tracks/{{track}}/{{name}}", track=TRACKS, name=TRACK_FILES),
-        expand(f"{RESULTS}/tracks/{{track}}/{{name}}", track=TRACKS, name=MEASURES_FILES),
+        *TRACK_OUTPUTS,  # every track's tables and analyses (fetched tracks: those the fetch found usable)
         SUMMARY_FILES,
-        expand(RARENESS_FILES, track=TRACKS),
+        INCLUSION,
         RARENESS_SUMMARY_FILES,
-        expand(f"{RESULTS}/tracks/{{track}}/study/{{name}}", track=TRACKS, name=TRACK_STUDY_FILES),
         STUDY_FILES,
     default_target: True

@@ -2,9 +2,11 @@
 from pathlib import Path
 
 from _log import to_log
+from reeval.inclusion import included_tracks
 from reeval.rareness_report import summarize_rareness
 
 sm = snakemake  # noqa: F821
 log = to_log(sm)
-summarize_rareness(dict(sm.params.tracks), Path(sm.output.tables[0]).parent, sm.params.options)
-log.info("rareness summary of %d tracks", len(sm.params.tracks))
+tracks = included_tracks(sm.input.inclusion, sm.params.tracks)
+summarize_rareness(tracks, Path(sm.output.tables[0]).parent, sm.params.options)
+log.info("rareness summary of %d tracks (%d not included)", len(tracks), len(sm.params.tracks) - len(tracks))

@@ -2,9 +2,10 @@
 from pathlib import Path
 
 from _log import to_log
+from reeval.inclusion import included_tracks
 from reeval.study_report import study
 
 sm = snakemake  # noqa: F821
 log = to_log(sm)
-info = study(dict(sm.params.tracks), Path(sm.output.summary).parent, sm.params.options)
+info = study(included_tracks(sm.input.inclusion, sm.params.tracks), Path(sm.output.summary).parent, sm.params.options)
 log.info("ASL study over %d tracks, %d runs", info["tracks"], info["runs"])

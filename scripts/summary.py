@@ -1,10 +1,12 @@
-"""Rule summary: cross-track tables."""
+"""Rule summary: cross-track tables of the tracks the inclusion table includes."""
 from pathlib import Path
 
 from _log import to_log
+from reeval.inclusion import included_tracks
 from reeval.pipeline import summarize
 
 sm = snakemake  # noqa: F821
 log = to_log(sm)
-summarize(dict(sm.params.tracks), Path(sm.output[0]).parent, dict(sm.params.levels))
-log.info("summarized %d tracks", len(sm.params.tracks))
+tracks = included_tracks(sm.input.inclusion, sm.params.tracks)
+summarize(tracks, Path(sm.output[0]).parent, {t: sm.params.levels[t] for t in tracks})
+log.info("summarized %d tracks (%d not included)", len(tracks), len(sm.params.tracks) - len(tracks))

@@ -51,6 +51,9 @@ def test_default_study_produces_every_output(default_run):
     assert summary.dropped_duplicate.sum() > 0 and summary.dropped_unjudged_topic.sum() > 0
     runs = pd.read_parquet(default_run / "summary" / "runs.parquet")
     assert len(runs) == summary.runs.sum()
+    inclusion = pd.read_csv(default_run / "summary" / "inclusion.csv")
+    assert list(inclusion.track) == tracks and inclusion.included.all()
+    assert (inclusion.source == "synthetic").all() and (inclusion.runs_ingested >= 5).all()
 
 
 def test_rareness_outputs(default_run):
@@ -122,8 +125,8 @@ def test_rerun_is_a_no_op_and_a_new_track_schedules_only_its_jobs(default_run, t
     out = dry.stdout + dry.stderr
     # the new track's own jobs, and every cross-track job once
     per_track = {"ingest", "measures", "rareness", "study_track"}
-    cross_track = {"summary", "rareness_summary", "study"}
-    rules = per_track | cross_track | {"all", "synthetic_track", "total"}
+    cross_track = {"inclusion", "summary", "rareness_summary", "study"}
+    rules = per_track | cross_track | {"all", "synthetic_track", "fetch", "total"}
     jobs = {line.split()[0]: int(line.split()[1]) for line in out.splitlines()
             if len(line.split()) == 2 and line.split()[0] in rules and line.split()[1].isdigit()}
     expected = {rule: 1 for rule in per_track | cross_track | {"all"}}

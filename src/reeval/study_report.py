@@ -78,14 +78,21 @@ def _canonical(value):
     return value
 
 
+TRACK_SELECTION_KEYS = ("tracks", "min_runs")  # which tracks enter the study (reeval.inclusion)
+
+
 def study_options(config_study: dict | None) -> dict:
     """The ``study`` config merged over :data:`DEFAULT_STUDY` (one level deep), keys sorted.
+
+    The track selection keys (``tracks``, ``min_runs``) are not options of the analyses.
 
     Raises ValueError when bucket edges are not strictly increasing or a technique
     baseline is not one of its track's groups.
     """
     out = {k: (dict(v) if isinstance(v, dict) else v) for k, v in DEFAULT_STUDY.items()}
     for k, v in (config_study or {}).items():
+        if k in TRACK_SELECTION_KEYS:
+            continue
         out[k] = {**out[k], **v} if isinstance(out.get(k), dict) and k != "techniques" else v
     for k in ("asl_buckets", "document_buckets", "difference_buckets"):
         e = out[k]

@@ -5,11 +5,17 @@ sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 
 from reeval.ingest import TRACK_FILES
 from reeval.pipeline import MEASURES_FILES
-from reeval.tracks import resolve_qrels, resolve_runs, track_options
+from reeval.tracks import is_fetched, resolve_qrels, resolve_runs, study_tracks, track_options
 
 RESULTS = config.get("results", "results")
+if config.get("manifest"):  # a study: the manifest's selected tracks join the config's own
+    config["tracks"] = study_tracks(config)
+    validate({"tracks": config["tracks"]}, str(Path(workflow.basedir) / "config" / "schema.yaml"))
 TRACKS = sorted(config["tracks"])
 SUMMARY_FILES = [f"{RESULTS}/summary/{name}" for name in ("runs.parquet", "runs.csv", "tracks.csv")]
+INCLUSION = f"{RESULTS}/summary/inclusion.csv"
+# every output of one track ({track} unfilled); rule files that add per-track outputs extend it
+PER_TRACK_FILES = [f"{RESULTS}/tracks/{{track}}/{name}" for name in TRACK_FILES + MEASURES_FILES]
 DEFAULT_MEASURES = ["official", "P.20,30,100,1000", "recall.100,1000", "ndcg", "ndcg_cut.10,20",
                     "ASL", "ASL@g1", "ASL@g1-10"]
 
@@ -27,4 +33,7 @@ def ingest_inputs(wildcards):
     entry = config["tracks"][wildcards.track]
     if "synthetic" in entry:
         return {"synthetic": f"{RESULTS}/synthetic/{wildcards.track}"}
+    if is_fetched(entry):  # fetched and unpacked by the fetch checkpoint (fetch.smk)
+        folder = checkpoints.fetch.get(track=wildcards.track).output.folder
+        return {"qrels": f"{folder}/qrels.txt", "runs": resolve_runs(f"{folder}/runs")}
     return {"qrels": resolve_qrels(entry["qrels"]), "runs": resolve_runs(entry["runs"])}

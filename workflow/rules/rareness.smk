@@ -9,6 +9,7 @@ RARENESS_DIR = f"{RESULTS}/tracks/{{track}}/rareness"
 RARENESS_FILES = [f"{RARENESS_DIR}/{name}" for name in RARENESS_TRACK_TABLES + RARENESS_TRACK_FIGURES]
 RARENESS_SUMMARY_FILES = [f"{RESULTS}/rareness/{name}"
                           for name in RARENESS_SUMMARY_TABLES + RARENESS_SUMMARY_FIGURES]
+PER_TRACK_FILES += RARENESS_FILES
 
 
 rule rareness:
@@ -42,8 +43,9 @@ rule rareness:
 rule rareness_summary:
     """Rareness analyses across tracks, the paper's numbers beside ours, figure 2 by track."""
     input:
-        expand(f"{RESULTS}/tracks/{{track}}/rareness/{{name}}", track=TRACKS,
-               name=[n for n in RARENESS_TRACK_TABLES if n.endswith(".parquet")]),
+        tables=lambda wildcards: expand(f"{RESULTS}/tracks/{{track}}/rareness/{{name}}", track=usable_tracks(),
+                                        name=[n for n in RARENESS_TRACK_TABLES if n.endswith(".parquet")]),
+        inclusion=INCLUSION,
     output:
         tables=expand(f"{RESULTS}/rareness/{{name}}", name=RARENESS_SUMMARY_TABLES),
         tau=report(f"{RESULTS}/rareness/tau_by_track.png", caption="../report/rareness_tau_by_track.rst",

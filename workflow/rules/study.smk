@@ -12,6 +12,7 @@ TRACK_STUDY_FILES = list(TRACK_STUDY_TABLES) + [
 STUDY_FILES = [f"{STUDY_DIR}/{name}.{ext}" for name in STUDY_TABLES for ext in ("parquet", "csv")] + [
     f"{STUDY_DIR}/{stem}.{ext}" for stem in STUDY_FIGURES for ext in ("png", "pdf")] + [
     f"{STUDY_DIR}/summary.md"]
+PER_TRACK_FILES += [f"{RESULTS}/tracks/{{track}}/study/{name}" for name in TRACK_STUDY_FILES]
 
 
 rule study_track:
@@ -43,8 +44,11 @@ rule study_track:
 rule study:
     """Cross-track ASL study: headroom figures 1-4, table 2, techniques, A.1, summary.md."""
     input:
-        expand(f"{RESULTS}/tracks/{{track}}/measures_by_run.parquet", track=TRACKS),
-        expand(f"{RESULTS}/tracks/{{track}}/study/{{name}}", track=TRACKS, name=TRACK_STUDY_FILES),
+        measures=lambda wildcards: expand(f"{RESULTS}/tracks/{{track}}/measures_by_run.parquet",
+                                          track=usable_tracks()),
+        tracks=lambda wildcards: expand(f"{RESULTS}/tracks/{{track}}/study/{{name}}", track=usable_tracks(),
+                                        name=TRACK_STUDY_FILES),
+        inclusion=INCLUSION,
     output:
         tables=[f"{STUDY_DIR}/{name}.{ext}" for name in STUDY_TABLES for ext in ("parquet", "csv")
                 if name != "table2"],

@@ -1,8 +1,10 @@
 rule summary:
-    """Cross-track tables: every run's means, and one row per track."""
+    """Cross-track tables: every included track's runs' means, and one row per track."""
     input:
-        expand(f"{RESULTS}/tracks/{{track}}/{{name}}", track=TRACKS, name=MEASURES_FILES),
-        expand(f"{RESULTS}/tracks/{{track}}/ingest_report.csv", track=TRACKS),
+        measures=lambda wildcards: expand(f"{RESULTS}/tracks/{{track}}/{{name}}", track=usable_tracks(),
+                                          name=MEASURES_FILES),
+        reports=lambda wildcards: expand(f"{RESULTS}/tracks/{{track}}/ingest_report.csv", track=usable_tracks()),
+        inclusion=INCLUSION,
     output:
         SUMMARY_FILES,
     params:

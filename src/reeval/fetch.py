@@ -1,0 +1,393 @@
+"""Downloading a track's files: verified, resumable, authenticated, with retries.
+
+One file (:func:`download`):
+
+- ``requests`` with a urllib3 ``Retry`` (backoff) for connection errors and 5xx answers;
+  a failure while the body streams (read timeout on a stalled response, connection
+  dropped mid-body, fewer bytes than ``Content-Length``) is retried here, resuming with
+  ``Range: bytes=<have>-`` when the server answers 206, restarting when it answers 200.
+- The body is written to ``<name>.part`` (the raw bytes served: no transparent
+  ``Content-Encoding`` decoding) and renamed to ``<name>`` only when its size matches
+  ``Content-Length`` / ``Content-Range`` and its md5 the manifest's (where known). The
+  catalog's md5 is the one recorded at submission, so a file the archive serves
+  compressed matches when either its bytes or its decompressed content have that md5
+  (``md5_match`` says ``file`` or ``content``). An md5 mismatch discards the part and
+  retries; the last error shows the sums. ``verify_md5=False`` keeps mismatching files
+  and reports them (``md5_match = mismatch``) instead.
+- A file already present under its final name (and matching its md5, where known) is
+  not fetched again (outcome ``cached``).
+- 401/403 raise :class:`AuthError` at once, with :data:`CREDENTIALS_HELP`; 404 fails the
+  file at once (no retry).
+
+Credentials (:func:`credentials`): ``TREC_USER`` / ``TREC_PASSWORD`` from the environment
+(sent only to ``auth_hosts``, default ``trec.nist.gov``), else ``~/.netrc`` (or the file
+named by ``$NETRC``) for the URL's host. Never from the config, never logged.
+
+Offline (:func:`mirror_path`): a local folder with the archive's path layout
+(``<mirror>/<host>/<path>`` or ``<mirror>/<path>``) replaces the web; ``file://`` URLs
+are read in place. Mirror files are checked against the md5 too.
+
+A track (:func:`fetch_files`): a bounded number of concurrent downloads, a tqdm progress
+bar (files, bytes), and one report row per file: file, url, path, bytes, md5, expected
+md5, md5_match, outcome (``downloaded``, ``cached``, ``mirror``, ``failed``, ``unauthorized``, ``skipped``
+after an ``unauthorized``), attempts
+(HTTP requests made, retries included) and the error.
+"""
+
+from __future__ import annotations
+
+import bz2
+import fcntl
+import gzip
+import hashlib
+import netrc
+import os
+import threading
+import time
+import zlib
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import requests
+import urllib3
+from requests.adapters import HTTPAdapter
+from tqdm import tqdm
+from urllib3.util.retry import Retry
+
+from . import __version__
+
+USER_AGENT = (f"reeval/{__version__} (reanalysis of TREC evaluation campaigns; "
+              f"python-requests/{requests.__version__})")
+DEFAULT_AUTH_HOSTS = ("trec.nist.gov",)
+CHUNK = 1 << 16
+
+CREDENTIALS_HELP = (
+    "{url} answered HTTP {status}: this part of the TREC archive needs the TREC archive "
+    "username and password. Provide them as environment variables TREC_USER and "
+    "TREC_PASSWORD (e.g. `export TREC_USER=...; export TREC_PASSWORD=...` before running "
+    "snakemake), or as the line `machine {host} login <user> password <password>` in "
+    "~/.netrc (or the file named by $NETRC; chmod 600). They are never read from the "
+    "config file. Then rerun: the files already verified are not fetched again.")
+
+
+class FetchError(Exception):
+    """A file could not be fetched (the message says why)."""
+
+    def __init__(self, message: str, attempts: int = 0):
+        super().__init__(message)
+        self.attempts = attempts
+
+
+class AuthError(FetchError):
+    """HTTP 401/403: credentials missing or refused."""
+
+
+@dataclass
+class FileResult:
+    """One row of a fetch report."""
+    file: str
+    url: str
+    kind: str = ""
+    path: str | None = None
+    bytes: int | None = None
+    md5: str | None = None
+    expected_md5: str | None = None
+    md5_match: str | None = None
+    outcome: str = "failed"
+    attempts: int = 0
+    error: str | None = None
+
+
+@dataclass
+class FileSpec:
+    """A file to fetch: ``name`` (run tag or qrels label), ``kind`` (qrels or run)."""
+    name: str
+    kind: str
+    url: str
+    md5: str | None = None
+
+
+def file_md5(path) -> str:
+    """Hex md5 of a file's bytes."""
+    h = hashlib.md5()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def content_md5(path) -> str | None:
+    """Hex md5 of a gzip/bzip2/compress file's decompressed content; None for other files."""
+    with open(path, "rb") as fh:
+        head = fh.read(3)
+    if head[:2] == b"\x1f\x8b":
+        opener = gzip.open
+    elif head == b"BZh":
+        opener = bz2.open
+    elif head[:2] == b"\x1f\x9d":
+        import unlzw3
+        return hashlib.md5(unlzw3.unlzw(Path(path).read_bytes())).hexdigest()
+    else:
+        return None
+    h = hashlib.md5()
+    with opener(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def check_md5(path, expected: str | None) -> tuple[str, str | None, str]:
+    """(md5 of the file, how it matches ``expected``, message on a mismatch).
+
+    The match is None without an expected sum, ``file`` when the bytes match,
+    ``content`` when the decompressed content does, else ``mismatch``.
+    """
+    digest = file_md5(path)
+    if expected is None:
+        return digest, None, ""
+    if digest == expected:
+        return digest, "file", ""
+    try:
+        content = content_md5(path)
+    except (OSError, EOFError, ValueError, zlib.error):
+        content = None
+    if content == expected:
+        return digest, "content", ""
+    got = f"{digest} (file)" + (f", {content} (decompressed)" if content else "")
+    return digest, "mismatch", f"md5 mismatch: expected {expected}, got {got}"
+
+
+def credentials(url: str, auth_hosts=DEFAULT_AUTH_HOSTS, env=None) -> tuple[str, str] | None:
+    """(user, password) for ``url``: environment (for ``auth_hosts``), else netrc, else None."""
+    env = os.environ if env is None else env
+    host = urlsplit(url).hostname or ""
+    if env.get("TREC_USER") and env.get("TREC_PASSWORD") and host in set(auth_hosts):
+        return env["TREC_USER"], env["TREC_PASSWORD"]
+    path = Path(env["NETRC"]) if env.get("NETRC") else Path(env.get("HOME") or Path.home()) / ".netrc"
+    if path.is_file():
+        try:
+            entry = netrc.netrc(str(path)).authenticators(host)
+        except (netrc.NetrcParseError, OSError) as exc:
+            raise FetchError(f"cannot read credentials file {path}: {exc.__class__.__name__}") from None
+        if entry and entry[2] is not None:
+            return entry[0], entry[2]
+    return None
+
+
+def make_session(attempts: int = 5, backoff: float = 1.0, user_agent: str = USER_AGENT) -> requests.Session:
+    """A session that retries connection errors and 5xx answers (urllib3 Retry, backoff)."""
+    retry = Retry(total=attempts - 1, connect=attempts - 1, read=attempts - 1, status=attempts - 1,
+                  other=0, backoff_factor=backoff, status_forcelist=(500, 502, 503, 504),
+                  allowed_methods=frozenset({"GET"}), raise_on_status=False,
+                  respect_retry_after_header=True)
+    session = requests.Session()
+    adapter = HTTPAdapter(max_retries=retry)
+    session.mount("http://", adapter)
+    session.mount("https://", adapter)
+    session.headers["User-Agent"] = user_agent
+    return session
+
+
+def archive_path(root, url: str) -> Path:
+    """Where a URL's file is kept: ``<root>/<host>/<path>`` (the archive's layout)."""
+    parts = urlsplit(url)
+    rel = unquote(parts.path).lstrip("/")
+    if not rel or rel.endswith("/") or ".." in Path(rel).parts:
+        raise ValueError(f"{url}: not a file URL")
+    return Path(root) / (parts.hostname or "localhost") / rel
+
+
+def mirror_path(mirror, url: str) -> Path:
+    """The mirror's copy of a URL's file: ``<mirror>/<host>/<path>`` or ``<mirror>/<path>``."""
+    with_host = archive_path(mirror, url)
+    without = Path(mirror) / unquote(urlsplit(url).path).lstrip("/")
+    for candidate in (with_host, without):
+        if candidate.is_file():
+            return candidate
+    raise FetchError(f"not in the mirror: looked for {with_host} and {without}")
+
+
+@contextmanager
+def _locked(path: Path):
+    """An exclusive lock beside ``path`` (two jobs fetching the same file wait for each other)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path.with_name(f".{path.name}.lock"), "w") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def _total_size(resp) -> int | None:
+    """Full size of the file from a 200 (Content-Length) or 206 (Content-Range) answer."""
+    if resp.status_code == 206:
+        rng = resp.headers.get("Content-Range", "")
+        total = rng.rsplit("/", 1)[-1] if "/" in rng else "*"
+        return int(total) if total.isdigit() else None
+    length = resp.headers.get("Content-Length")
+    return int(length) if length and length.isdigit() else None
+
+
+def download(session: requests.Session, url: str, dest, md5: str | None = None, attempts: int = 5,
+             timeout: float = 60, backoff: float = 1.0, auth=None, progress=None,
+             verify_md5: bool = True) -> FileResult:
+    """Fetch ``url`` to ``dest`` (see the module docstring); raises FetchError / AuthError.
+
+    ``attempts`` bounds the tries of this loop (each may itself retry connection errors
+    and 5xx answers through the session's Retry); ``timeout`` is the connect and read
+    timeout in seconds (a stalled body fails after that long without data).
+    """
+    dest = Path(dest)
+    result = FileResult(file=dest.name, url=url, expected_md5=md5, path=str(dest))
+    with _locked(dest):
+        if dest.is_file():
+            digest, match, _ = check_md5(dest, md5)
+            if match != "mismatch" or not verify_md5:
+                result.bytes, result.md5, result.md5_match = dest.stat().st_size, digest, match
+                result.outcome = "cached"
+                return result
+            dest.unlink()  # a stale copy (the manifest's md5 changed): fetch again
+        part = dest.with_name(dest.name + ".part")
+        last_error, requests_made = None, 0
+        for attempt in range(1, attempts + 1):
+            if attempt > 1 and backoff:
+                time.sleep(min(backoff * 2 ** (attempt - 2), 60))
+            have = part.stat().st_size if part.exists() else 0
+            headers = {"Range": f"bytes={have}-"} if have else {}
+            answered = False
+            try:
+                with session.get(url, headers=headers, stream=True, timeout=timeout, auth=auth) as resp:
+                    retries = getattr(resp.raw, "retries", None)
+                    requests_made += 1 + (len(retries.history) if retries is not None else 0)
+                    answered = True
+                    status = resp.status_code
+                    if status in (401, 403):
+                        raise AuthError(CREDENTIALS_HELP.format(url=url, status=status,
+                                                                host=urlsplit(url).hostname),
+                                        requests_made)
+                    if status == 404:
+                        raise FetchError(f"HTTP 404 not found: {url}", requests_made)
+                    if status == 416 and have:
+                        part.unlink()
+                        last_error = "HTTP 416 on resume: restarting"
+                        continue
+                    if status >= 500:  # the session's Retry already spent its tries on it
+                        raise FetchError(f"HTTP {status} after {requests_made} requests: {url}", requests_made)
+                    if status >= 400:
+                        raise FetchError(f"HTTP {status}: {url}", requests_made)
+                    resumed = status == 206 and have > 0
+                    if status == 206 and not resp.headers.get("Content-Range", "").startswith(f"bytes {have}-"):
+                        part.unlink(missing_ok=True)
+                        last_error = f"unexpected Content-Range {resp.headers.get('Content-Range')!r}"
+                        continue
+                    total = _total_size(resp)
+                    with open(part, "ab" if resumed else "wb") as fh:
+                        for chunk in resp.raw.stream(CHUNK, decode_content=False):
+                            fh.write(chunk)
+                            if progress is not None:
+                                progress.update(len(chunk))
+                got = part.stat().st_size
+                if total is not None and got != total:
+                    if got > total:
+                        part.unlink()
+                    last_error = f"size {got} bytes, expected {total} (Content-Length)"
+                    continue
+                digest, match, message = check_md5(part, md5)
+                if match == "mismatch" and verify_md5:
+                    part.unlink()
+                    last_error = message
+                    continue
+                os.replace(part, dest)
+                result.bytes, result.md5, result.md5_match, result.outcome = got, digest, match, "downloaded"
+                result.attempts = requests_made
+                return result
+            except FetchError:
+                raise
+            except (requests.RequestException, urllib3.exceptions.HTTPError, OSError) as exc:
+                cause = exc.args[0] if exc.args else None
+                if isinstance(cause, urllib3.exceptions.MaxRetryError):
+                    # no answer at all: the session's Retry already tried `attempts` times
+                    raise FetchError(f"{type(exc).__name__} after {requests_made + attempts} requests: "
+                                     f"{cause.reason}", requests_made + attempts) from None
+                requests_made += 0 if answered else 1
+                last_error = f"{type(exc).__name__}: {exc}"
+        raise FetchError(f"failed after {attempts} tries: {last_error}", requests_made)
+
+
+def fetch_files(specs: list[FileSpec], data_dir, mirror=None, jobs: int = 4, attempts: int = 5,
+                timeout: float = 60, backoff: float = 1.0, auth_hosts=DEFAULT_AUTH_HOSTS,
+                verify_md5: bool = True, desc: str = "fetch",
+                session_factory=make_session) -> list[FileResult]:
+    """Fetch (or find in the mirror) every file; one :class:`FileResult` per spec, in order.
+
+    Files land in ``<data_dir>/archive/<host>/<path>``. A failed file does not stop the
+    others; a 401/403 (``unauthorized``) does: files not started yet are ``skipped`` with
+    the same message.
+    """
+    local = threading.local()
+    stop = threading.Event()
+    stop.message = ""
+    bar = tqdm(total=len(specs), desc=desc, unit="file", mininterval=1.0, dynamic_ncols=True)
+    byte_count = [0]
+    lock = threading.Lock()
+
+    class Bytes:
+        @staticmethod
+        def update(n):
+            with lock:
+                byte_count[0] += n
+                bar.set_postfix_str(f"{byte_count[0] / 1e6:.1f} MB", refresh=False)
+
+    def one(spec: FileSpec) -> FileResult:
+        res = FileResult(file=spec.name, url=spec.url, kind=spec.kind, expected_md5=spec.md5)
+        if stop.is_set():
+            res.outcome, res.error = "skipped", stop.message
+            return res
+        try:
+            if mirror or spec.url.startswith("file://"):
+                path = (Path(unquote(urlsplit(spec.url).path)) if spec.url.startswith("file://")
+                        else mirror_path(mirror, spec.url))
+                if not path.is_file():
+                    raise FetchError(f"no such file: {path}")
+                digest, match, message = check_md5(path, spec.md5)
+                if match == "mismatch" and verify_md5:
+                    raise FetchError(f"{message} ({path})")
+                res.path, res.bytes, res.md5, res.md5_match = str(path), path.stat().st_size, digest, match
+                res.outcome = "mirror"
+                return res
+            if not hasattr(local, "session"):
+                local.session = session_factory(attempts=attempts, backoff=backoff)
+            got = download(local.session, spec.url, archive_path(Path(data_dir) / "archive", spec.url),
+                           md5=spec.md5, attempts=attempts, timeout=timeout, backoff=backoff,
+                           auth=credentials(spec.url, auth_hosts), progress=Bytes, verify_md5=verify_md5)
+            got.file, got.kind = spec.name, spec.kind
+            return got
+        except AuthError as exc:
+            stop.message = str(exc)
+            stop.set()
+            res.outcome, res.error, res.attempts = "unauthorized", str(exc), exc.attempts
+        except (FetchError, ValueError) as exc:
+            res.error, res.attempts = str(exc), getattr(exc, "attempts", 0)
+        return res
+
+    def counted(spec):
+        try:
+            return one(spec)
+        finally:
+            bar.update(1)
+
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        results = list(pool.map(counted, specs))
+    bar.close()
+    return results
+
+
+def report_frame(results: list[FileResult]):
+    """The fetch report as a DataFrame (one row per file)."""
+    import pandas as pd
+    cols = list(FileResult.__dataclass_fields__)
+    return pd.DataFrame([asdict(r) for r in results], columns=cols)

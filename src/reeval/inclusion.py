@@ -1,0 +1,200 @@
+"""A study's tracks: fetching a ``urls`` track into a folder ingest reads, and the inclusion table.
+
+A track enters the cross-track tables (as the reanalysis study decided) only when its
+qrels and runs were identified and fetched, parse in the expected formats (with the
+track's ``on_malformed`` option) and at least ``min_runs`` (5) runs remain, a run
+counting when it parses and has at least one line on a topic of the qrels.
+
+:func:`fetch_track` never raises for a problem of the track itself: it returns a status
+(``usable`` true/false and the reason) and a fetch report with one row per file, whose
+``use`` column says ``ok`` or why the file is not used. :func:`inclusion_table` turns the
+statuses and the ingest reports into one row per track.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import traceback
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pandas as pd
+import pyarrow.compute as pc
+
+from .fetch import FileSpec, fetch_files, report_frame
+from .trecio import parse_qrels, parse_run
+from .unpack import combine_qrels, place_run
+
+MIN_RUNS = 5
+FETCH_DEFAULTS = {"mirror": None, "jobs": 4, "attempts": 5, "timeout": 60.0, "backoff": 1.0,
+                  "auth_hosts": ["trec.nist.gov"], "verify_md5": True}
+
+
+def file_specs(entry: dict) -> list[FileSpec]:
+    """The files of a ``urls`` entry: qrels (``qrels``, ``qrels-2`` ...) then runs by tag."""
+    urls = entry["urls"]
+    specs = [FileSpec("qrels" if i == 0 else f"qrels-{i + 1}", "qrels", q["url"], q.get("md5"))
+             for i, q in enumerate(urls["qrels"])]
+    specs += [FileSpec(r["run"], "run", r["url"], r.get("md5")) for r in urls["runs"]]
+    tags = [s.name for s in specs if s.kind == "run"]
+    if len(set(tags)) != len(tags):
+        raise ValueError(f"run tags listed twice: {sorted({t for t in tags if tags.count(t) > 1})}")
+    return specs
+
+
+def _short(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"
+
+
+def check_runs(qrels_path, run_files: dict, on_malformed: str = "error", threads: int = 2):
+    """Parse the qrels and each run; -> (judged topics, {tag: None if usable else reason}).
+
+    Raises the qrels' parse error (the caller fails the track with it).
+    """
+    qrels, _ = parse_qrels(qrels_path, on_malformed=on_malformed)
+    topics = pc.unique(qrels["qid"])
+
+    def one(item):
+        tag, path = item
+        try:
+            table, _ = parse_run(path, on_malformed=on_malformed)
+        except Exception as exc:  # a run that does not parse is left out, with the reason
+            return tag, f"does not parse: {_short(exc)}"
+        if not table.num_rows or not pc.any(pc.is_in(table["qid"], value_set=topics)).as_py():
+            return tag, "no line on a topic of the qrels"
+        return tag, None
+
+    with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
+        verdicts = dict(pool.map(one, sorted(run_files.items())))
+    return topics, verdicts
+
+
+def fetch_track(track: str, entry: dict, data_dir, fetch: dict | None = None, on_malformed: str = "error",
+                min_runs: int = MIN_RUNS, log=None) -> tuple[dict, pd.DataFrame, Path]:
+    """Fetch, verify, unpack and check one ``urls`` track (see the module docstring).
+
+    Returns (status, fetch report, track folder). The folder ``<data_dir>/tracks/<track>``
+    holds ``qrels.txt`` and ``runs/<tag>`` of the usable runs (emptied first).
+    """
+    opts = {**FETCH_DEFAULTS, **(fetch or {})}
+    folder = Path(data_dir) / "tracks" / track
+    if folder.exists():
+        shutil.rmtree(folder)
+    (folder / "runs").mkdir(parents=True)
+    specs = file_specs(entry)
+    status = {"track": track, "usable": False, "reason": None, "runs_listed": len(entry["urls"]["runs"]),
+              "runs_fetched": 0, "runs_parsed": 0, "qrels_topics": 0, "qrels_lines_other_topics": 0}
+    results = fetch_files(specs, data_dir, mirror=opts["mirror"], jobs=opts["jobs"], attempts=opts["attempts"],
+                          timeout=opts["timeout"], backoff=opts["backoff"], auth_hosts=opts["auth_hosts"],
+                          verify_md5=opts["verify_md5"], desc=track)
+    report = report_frame(results)
+    report["use"] = [None if r.outcome in ("downloaded", "cached", "mirror") else f"{r.outcome}: {r.error}"
+                     for r in results]
+    got = {r.file: r.path for r in results if r.outcome in ("downloaded", "cached", "mirror")}
+    status["runs_fetched"] = sum(1 for r in results if r.kind == "run" and r.file in got)
+
+    def finish(reason=None):
+        status["usable"] = reason is None
+        status["reason"] = reason or "usable"
+        report["use"] = report["use"].fillna("ok")
+        if log:
+            log.info("%s: %s", track, status["reason"])
+        return status, report, folder
+
+    refused = [r for r in results if r.outcome == "unauthorized"]
+    if refused:
+        return finish(refused[0].error)
+    qrels_rows = [r for r in results if r.kind == "qrels"]
+    failed_qrels = [r for r in qrels_rows if r.file not in got]
+    if failed_qrels:
+        return finish(f"qrels not fetched: {failed_qrels[0].error}")
+    try:
+        info = combine_qrels([got[r.file] for r in qrels_rows], folder / "qrels.txt", entry["urls"].get("topics"))
+    except Exception as exc:
+        return finish(f"qrels cannot be unpacked: {_short(exc)}")
+    status["qrels_lines_other_topics"] = info["lines_other_topics"]
+    status["qrels_members"] = info["members"]
+
+    placed = {}
+    for r in results:
+        if r.kind == "run" and r.file in got:
+            try:
+                placed[r.file] = place_run(got[r.file], folder / "runs", r.file)
+            except Exception as exc:
+                report.loc[report.file == r.file, "use"] = f"cannot be unpacked: {_short(exc)}"
+    try:
+        topics, verdicts = check_runs(folder / "qrels.txt", placed, on_malformed)
+    except Exception as exc:
+        if log:
+            log.info(traceback.format_exc())
+        return finish(f"qrels do not parse: {_short(exc)}")
+    status["qrels_topics"] = len(topics)
+    if not len(topics):
+        return finish("qrels hold no judgment")
+    for tag, reason in verdicts.items():
+        if reason:
+            report.loc[report.file == tag, "use"] = reason
+            placed.pop(tag).unlink()
+    status["runs_parsed"] = len(placed)
+    if len(placed) < min_runs:
+        return finish(f"{len(placed)} usable runs of {status['runs_listed']} listed; the study needs >= {min_runs}")
+    return finish()
+
+
+def write_status(status: dict, path) -> None:
+    """The status as JSON, atomically."""
+    from .ingest import atomic_write
+    atomic_write(path, lambda tmp: Path(tmp).write_text(json.dumps(status, indent=1, sort_keys=True) + "\n"))
+
+
+def read_status(path) -> dict:
+    return json.loads(Path(path).read_text())
+
+
+def source_kind(entry: dict) -> str:
+    if "synthetic" in entry:
+        return "synthetic"
+    return "local" if "qrels" in entry else "urls"
+
+
+INCLUSION_COLUMNS = ["track", "source", "year", "included", "reason", "runs_listed", "runs_fetched",
+                     "runs_parsed", "runs_ingested", "qrels_topics"]
+
+
+def inclusion_table(entries: dict, statuses: dict, ingest_reports: dict, min_runs: int = MIN_RUNS) -> pd.DataFrame:
+    """One row per track: included or not, and why.
+
+    ``statuses``: track -> fetch status (``urls`` tracks); ``ingest_reports``: track ->
+    path of its ``ingest_report.csv`` (tracks that were ingested). A track is included when
+    it was ingested and at least ``min_runs`` runs kept a line.
+    """
+    rows = []
+    for track in sorted(entries):
+        entry = entries[track]
+        st = statuses.get(track, {})
+        row = {"track": track, "source": source_kind(entry), "year": entry.get("year"),
+               "runs_listed": st.get("runs_listed"), "runs_fetched": st.get("runs_fetched"),
+               "runs_parsed": st.get("runs_parsed"), "runs_ingested": None,
+               "qrels_topics": st.get("qrels_topics")}
+        if st and not st.get("usable"):
+            row.update(included=False, reason=st.get("reason"))
+        elif track not in ingest_reports:
+            row.update(included=False, reason="not ingested")
+        else:
+            rep = pd.read_csv(ingest_reports[track])
+            runs = rep[rep.kind == "run"]
+            n = int((runs.kept > 0).sum())
+            row["runs_ingested"] = n
+            if n >= min_runs:
+                row.update(included=True, reason="included")
+            else:
+                row.update(included=False, reason=f"{n} runs with judged lines; the study needs >= {min_runs}")
+        rows.append(row)
+    return pd.DataFrame(rows, columns=INCLUSION_COLUMNS)
+
+
+def included_tracks(inclusion_csv, tracks: dict) -> dict:
+    """The entries of ``tracks`` (track -> anything) that the inclusion table includes."""
+    included = set(pd.read_csv(inclusion_csv).query("included").track.astype(str))
+    return {t: v for t, v in tracks.items() if t in included}

@@ -1,0 +1,124 @@
+"""A real HTTP server on 127.0.0.1 serving files in the archive's layout, with faults.
+
+``FaultServer(root)`` serves ``root/<path>``. ``server.faults[path]`` is a list of faults
+used one per request (then the file is served normally):
+
+- an int: answer with that HTTP status (e.g. 500, 503, 401);
+- ``"truncate"``: full Content-Length, half the body, clean close;
+- ``"drop"``: half the body, then a connection reset (RST) mid-body;
+- ``"stall"``: half the body, then no data for ``stall_seconds``;
+- ``"corrupt"``: a body of the same length with other bytes (wrong md5).
+
+``ranges`` turns Range support (206 answers) on or off; ``auth`` = (user, password)
+makes every path under ``auth_prefix`` answer 401 unless the request carries those Basic
+credentials.
+``requests`` records (path, Range header, User-Agent, has Authorization) per request,
+``max_active`` the most requests served at once.
+"""
+
+from __future__ import annotations
+
+import base64
+import socket
+import struct
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+
+class FaultServer:
+    def __init__(self, root: Path, ranges: bool = True, stall_seconds: float = 3.0, delay: float = 0.0):
+        self.root = Path(root)
+        self.ranges = ranges
+        self.stall_seconds = stall_seconds
+        self.delay = delay
+        self.faults: dict[str, list] = {}
+        self.auth: tuple[str, str] | None = None
+        self.auth_prefix = "/"
+        self.requests: list[tuple] = []
+        self.active = 0
+        self.max_active = 0
+        self._lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):  # noqa: N802
+                with server._lock:
+                    server.active += 1
+                    server.max_active = max(server.max_active, server.active)
+                    server.requests.append((self.path, self.headers.get("Range"),
+                                            self.headers.get("User-Agent"),
+                                            self.headers.get("Authorization") is not None))
+                    fault = server.faults.get(self.path, []).pop(0) if server.faults.get(self.path) else None
+                try:
+                    if server.delay:
+                        time.sleep(server.delay)
+                    self.serve(fault)
+                finally:
+                    with server._lock:
+                        server.active -= 1
+
+            def send_status(self, code):
+                self.send_response(code)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def serve(self, fault):
+                if server.auth is not None and self.path.startswith(server.auth_prefix):
+                    want = "Basic " + base64.b64encode(":".join(server.auth).encode()).decode()
+                    if self.headers.get("Authorization") != want:
+                        return self.send_status(401)
+                if isinstance(fault, int):
+                    return self.send_status(fault)
+                path = server.root / self.path.lstrip("/")
+                if not path.is_file():
+                    return self.send_status(404)
+                body = path.read_bytes()
+                if fault == "corrupt":
+                    body = bytes(b ^ 0x55 for b in body)
+                start = 0
+                rng = self.headers.get("Range")
+                if server.ranges and rng and rng.startswith("bytes=") and rng.endswith("-"):
+                    start = int(rng[6:-1])
+                    if start >= len(body):
+                        return self.send_status(416)
+                    self.send_response(206)
+                    self.send_header("Content-Range", f"bytes {start}-{len(body) - 1}/{len(body)}")
+                else:
+                    self.send_response(200)
+                    if server.ranges:
+                        self.send_header("Accept-Ranges", "bytes")
+                part = body[start:]
+                self.send_header("Content-Length", str(len(part)))
+                self.send_header("Content-Type", "application/octet-stream")
+                self.end_headers()
+                if fault in ("truncate", "drop", "stall"):
+                    self.wfile.write(part[: len(part) // 2])
+                    self.wfile.flush()
+                    if fault == "stall":
+                        time.sleep(server.stall_seconds)
+                    elif fault == "drop":
+                        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                    self.close_connection = True
+                    self.connection.shutdown(socket.SHUT_RDWR) if fault == "truncate" else None
+                    return
+                self.wfile.write(part)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.httpd.shutdown()
+        self.httpd.server_close()

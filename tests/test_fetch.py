@@ -1,0 +1,270 @@
+"""The downloader against a real HTTP server on 127.0.0.1 with injected faults."""
+
+import hashlib
+import os
+
+import pytest
+
+from faultserver import FaultServer
+from reeval.fetch import (CREDENTIALS_HELP, AuthError, FetchError, FileSpec, credentials, download,
+                          fetch_files, make_session, mirror_path, report_frame)
+
+BODY = b"".join(b"%d Q0 DOC-%06d %d %.4f run1\n" % (q, d, d, 1 / (d + 1)) for q in range(3) for d in range(4000))
+MD5 = hashlib.md5(BODY).hexdigest()
+PATH = "/results/trec9/input.run1.gz"
+
+
+@pytest.fixture
+def archive(tmp_path):
+    root = tmp_path / "site"
+    (root / "results" / "trec9").mkdir(parents=True)
+    (root / PATH.lstrip("/")).write_bytes(BODY)
+    return root
+
+
+@pytest.fixture
+def server(archive):
+    with FaultServer(archive, stall_seconds=2.0) as srv:
+        yield srv
+
+
+@pytest.fixture(autouse=True)
+def no_credentials(tmp_path, monkeypatch):
+    """Tests never see the user's credentials: empty HOME, no TREC_* variables."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    for var in ("TREC_USER", "TREC_PASSWORD", "NETRC"):
+        monkeypatch.delenv(var, raising=False)
+    return home
+
+
+def get(server, dest, md5=MD5, attempts=4, timeout=5.0, auth=None):
+    return download(make_session(attempts=attempts, backoff=0), server.url + PATH, dest, md5=md5,
+                    attempts=attempts, timeout=timeout, backoff=0, auth=auth)
+
+
+def final_files(folder):
+    """Files under their final names (not .part / lock files; not the server's site)."""
+    return sorted(p.name for p in folder.rglob("*") if p.is_file() and not p.name.endswith(".part")
+                  and not p.name.endswith(".lock") and "site" not in p.relative_to(folder).parts)
+
+
+def test_plain_download_is_verified_and_identified(server, tmp_path):
+    dest = tmp_path / "out" / "input.run1.gz"
+    res = get(server, dest)
+    assert dest.read_bytes() == BODY
+    assert (res.outcome, res.bytes, res.md5, res.attempts) == ("downloaded", len(BODY), MD5, 1)
+    assert server.requests[0][2].startswith("reeval/") and "TREC" in server.requests[0][2]
+    # already downloaded and verified: not fetched again
+    again = get(server, dest)
+    assert again.outcome == "cached" and len(server.requests) == 1
+
+
+@pytest.mark.parametrize("faults", [[500, 503], [503]])
+def test_server_errors_then_success(server, tmp_path, faults):
+    server.faults[PATH] = list(faults)
+    dest = tmp_path / "f"
+    res = get(server, dest)
+    assert dest.read_bytes() == BODY and res.attempts == len(faults) + 1
+
+
+def test_server_errors_that_persist_fail_without_a_file(server, tmp_path):
+    server.faults[PATH] = [503] * 10
+    with pytest.raises(FetchError, match="HTTP 503") as err:
+        get(server, tmp_path / "f", attempts=3)
+    assert err.value.attempts == 3 and final_files(tmp_path) == []
+
+
+@pytest.mark.parametrize("ranges", [True, False])
+@pytest.mark.parametrize("fault", ["truncate", "drop", "stall"])
+def test_broken_bodies_resume_or_restart(archive, tmp_path, fault, ranges):
+    with FaultServer(archive, ranges=ranges, stall_seconds=2.0) as server:
+        server.faults[PATH] = [fault]
+        dest = tmp_path / "out" / "f"
+        res = get(server, dest, timeout=0.5)
+        assert dest.read_bytes() == BODY and res.outcome == "downloaded" and res.attempts == 2
+        # the second try asks for the rest; a server without Range support answers 200
+        # with the whole file, which replaces the partial one (the body check above)
+        second_range = server.requests[1][1]
+        assert second_range is not None and int(second_range[6:-1]) > 0
+        assert final_files(tmp_path / "out") == ["f"]
+
+
+@pytest.mark.parametrize("fault", ["truncate", "drop", "stall"])
+def test_broken_bodies_every_time_fail_without_a_final_file(archive, tmp_path, fault):
+    with FaultServer(archive, ranges=False, stall_seconds=1.0) as server:
+        server.faults[PATH] = [fault] * 5
+        with pytest.raises(FetchError, match="failed after 3 tries") as err:
+            get(server, tmp_path / "out" / "f", attempts=3, timeout=0.3)
+        assert err.value.attempts == 3
+        assert final_files(tmp_path / "out") == []
+
+
+def test_wrong_md5_is_retried_then_fails_showing_both_sums(server, tmp_path):
+    server.faults[PATH] = ["corrupt"]
+    res = get(server, tmp_path / "f")
+    assert res.attempts == 2 and (tmp_path / "f").read_bytes() == BODY
+    server.faults[PATH] = ["corrupt"] * 5
+    bad = hashlib.md5(bytes(b ^ 0x55 for b in BODY)).hexdigest()
+    with pytest.raises(FetchError) as err:
+        get(server, tmp_path / "g", attempts=3)
+    assert MD5 in str(err.value) and bad in str(err.value) and "md5 mismatch" in str(err.value)
+    assert not (tmp_path / "g").exists() and not (tmp_path / "g.part").exists()
+
+
+def test_content_length_is_checked_without_md5(server, tmp_path):
+    server.faults[PATH] = ["truncate"] * 5
+    with pytest.raises(FetchError, match="size|IncompleteRead|Protocol|Connection"):
+        get(server, tmp_path / "f", md5=None, attempts=2)
+    assert not (tmp_path / "f").exists()
+
+
+def test_404_fails_at_once(server, tmp_path):
+    with pytest.raises(FetchError, match="404") as err:
+        download(make_session(backoff=0), server.url + "/nope.gz", tmp_path / "n", backoff=0)
+    assert err.value.attempts == 1 and not (tmp_path / "n").exists()
+
+
+def test_401_stops_with_a_message_on_credentials(server, tmp_path):
+    server.auth = ("alice", "s3cret")
+    with pytest.raises(AuthError) as err:
+        get(server, tmp_path / "f")
+    msg = str(err.value)
+    assert "401" in msg and "TREC_USER" in msg and "TREC_PASSWORD" in msg and ".netrc" in msg
+    assert "s3cret" not in msg and len(server.requests) == 1
+    assert not (tmp_path / "f").exists()
+    server.faults[PATH] = [403]
+    server.auth = None
+    with pytest.raises(AuthError, match="403"):
+        get(server, tmp_path / "f")
+
+
+def test_credentials_from_environment_and_netrc(server, tmp_path, monkeypatch, no_credentials):
+    server.auth = ("alice", "s3cret")
+    url = server.url + PATH
+    assert credentials(url, auth_hosts=["127.0.0.1"]) is None
+    # environment variables: only sent to the auth hosts
+    monkeypatch.setenv("TREC_USER", "alice")
+    monkeypatch.setenv("TREC_PASSWORD", "s3cret")
+    assert credentials(url, auth_hosts=["trec.nist.gov"]) is None
+    assert credentials(url, auth_hosts=["127.0.0.1"]) == ("alice", "s3cret")
+    res = get(server, tmp_path / "a", auth=credentials(url, auth_hosts=["127.0.0.1"]))
+    assert res.outcome == "downloaded"
+    monkeypatch.delenv("TREC_USER")
+    monkeypatch.delenv("TREC_PASSWORD")
+    # ~/.netrc of the (temporary) home, then a file named by $NETRC
+    netrc = no_credentials / ".netrc"
+    netrc.write_text("machine 127.0.0.1 login alice password s3cret\n")
+    netrc.chmod(0o600)
+    assert credentials(url) == ("alice", "s3cret")
+    other = tmp_path / "other-netrc"
+    other.write_text("machine 127.0.0.1 login bob password pw2\n")
+    other.chmod(0o600)
+    monkeypatch.setenv("NETRC", str(other))
+    assert credentials(url) == ("bob", "pw2")
+
+
+def make_track(archive, n=6):
+    specs = [FileSpec("qrels", "qrels", "PLACEHOLDER/data/qrels.txt")]
+    (archive / "data").mkdir(exist_ok=True)
+    (archive / "data" / "qrels.txt").write_bytes(b"1 0 DOC-000001 1\n")
+    for i in range(n):
+        body = BODY + b"%d" % i
+        (archive / "results" / "trec9" / f"input.r{i}.gz").write_bytes(body)
+        specs.append(FileSpec(f"r{i}", "run", f"PLACEHOLDER/results/trec9/input.r{i}.gz",
+                              md5=hashlib.md5(body).hexdigest()))
+    return specs
+
+
+def with_base(specs, base):
+    return [FileSpec(s.name, s.kind, s.url.replace("PLACEHOLDER", base), s.md5) for s in specs]
+
+
+def test_a_track_fetch_isolates_failures_and_bounds_concurrency(archive, tmp_path):
+    specs = make_track(archive)
+    with FaultServer(archive, delay=0.2) as server:
+        specs = with_base(specs, server.url)
+        (archive / "results" / "trec9" / "input.r3.gz").unlink()  # 404
+        server.faults["/results/trec9/input.r4.gz"] = [503, "drop"]
+        results = fetch_files(specs, tmp_path / "data", jobs=2, backoff=0, timeout=5)
+        assert server.max_active <= 2
+    report = report_frame(results)
+    assert list(report.file) == ["qrels", "r0", "r1", "r2", "r3", "r4", "r5"]
+    assert list(report.outcome) == ["downloaded"] * 4 + ["failed", "downloaded", "downloaded"]
+    assert "404" in report.error[4] and report.attempts[5] == 3
+    assert (tmp_path / "data" / "archive" / "127.0.0.1" / "results" / "trec9" / "input.r0.gz").is_file()
+    assert not (tmp_path / "data" / "archive" / "127.0.0.1" / "results" / "trec9" / "input.r3.gz").exists()
+
+
+def test_a_401_skips_the_rest_of_the_track(archive, tmp_path):
+    specs = make_track(archive)
+    with FaultServer(archive) as server:
+        server.auth = ("alice", "s3cret")
+        results = fetch_files(with_base(specs, server.url), tmp_path / "data", jobs=1, backoff=0)
+        assert len(server.requests) == 1
+    report = report_frame(results)
+    assert report.outcome[0] == "unauthorized" and set(report.outcome[1:]) == {"skipped"}
+    assert all("TREC_USER" in e for e in report.error)
+    assert final_files(tmp_path) == []
+
+
+def test_mirror_replaces_the_web(archive, tmp_path):
+    specs = with_base(make_track(archive), "https://trec.nist.gov")
+    specs[2].md5 = "0" * 32
+    (archive / "results" / "trec9" / "input.r5.gz").unlink()
+    results = report_frame(fetch_files(specs, tmp_path / "data", mirror=archive))
+    assert list(results.outcome) == ["mirror", "mirror", "failed", "mirror", "mirror", "mirror", "failed"]
+    assert "md5 mismatch" in results.error[2] and "not in the mirror" in results.error[6]
+    assert results.path[1] == str(archive / "results" / "trec9" / "input.r0.gz")
+    assert not (tmp_path / "data").exists()
+    # the <mirror>/<host>/<path> layout too
+    hosted = tmp_path / "hosted" / "trec.nist.gov"
+    hosted.parent.mkdir()
+    os.symlink(archive, hosted)
+    assert mirror_path(tmp_path / "hosted", specs[1].url) == hosted / "results" / "trec9" / "input.r0.gz"
+
+
+def test_help_message_names_both_ways():
+    msg = CREDENTIALS_HELP.format(url="u", status=401, host="trec.nist.gov")
+    assert "TREC_USER" in msg and "machine trec.nist.gov login" in msg and "never read from the config" in msg
+
+
+def test_md5_of_the_submitted_content_matches_a_compressed_file(archive, tmp_path):
+    """The catalog's md5 is the submitted file's: a .gz the archive serves matches by content."""
+    import gzip
+    packed = gzip.compress(BODY)
+    (archive / "results" / "trec9" / "input.gzrun.gz").write_bytes(packed)
+    with FaultServer(archive) as server:
+        url = server.url + "/results/trec9/input.gzrun.gz"
+        res = download(make_session(backoff=0), url, tmp_path / "out" / "g.gz", md5=MD5, backoff=0)
+        assert (res.md5_match, res.md5) == ("content", hashlib.md5(packed).hexdigest())
+        assert res.attempts == 1
+        exact = download(make_session(backoff=0), url, tmp_path / "out" / "h.gz",
+                         md5=hashlib.md5(packed).hexdigest(), backoff=0)
+        assert exact.md5_match == "file"
+        # neither the bytes nor the content: the error shows every sum
+        with pytest.raises(FetchError) as err:
+            download(make_session(backoff=0), url, tmp_path / "out" / "i.gz", md5="f" * 32, attempts=2, backoff=0)
+        assert hashlib.md5(packed).hexdigest() in str(err.value) and MD5 in str(err.value)
+        assert not (tmp_path / "out" / "i.gz").exists()
+
+
+def test_verify_md5_off_keeps_and_reports_a_mismatch(server, tmp_path):
+    res = download(make_session(backoff=0), server.url + PATH, tmp_path / "f", md5="0" * 32, backoff=0,
+                   verify_md5=False)
+    assert res.outcome == "downloaded" and res.md5_match == "mismatch" and res.md5 == MD5
+    assert (tmp_path / "f").read_bytes() == BODY
+
+
+def test_a_partial_download_resumes_in_a_later_run(server, tmp_path):
+    dest = tmp_path / "out" / "f"
+    server.faults[PATH] = ["truncate"] * 2
+    with pytest.raises(FetchError):
+        get(server, dest, attempts=2)
+    part = dest.with_name("f.part")
+    assert not dest.exists() and 0 < part.stat().st_size < len(BODY)
+    have = part.stat().st_size
+    res = get(server, dest)  # the server is healthy again
+    assert dest.read_bytes() == BODY and res.attempts == 1
+    assert server.requests[-1][1] == f"bytes={have}-" and not part.exists()

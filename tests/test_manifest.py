@@ -1,0 +1,119 @@
+"""The study's track manifest against ../shared/catalog, and the study config."""
+
+import json
+
+import pandas as pd
+import pytest
+import yaml
+from snakemake.utils import validate
+
+from conftest import ROOT
+from reeval.manifest import build_manifest, study_rows, technique
+from reeval.tracks import load_manifest, study_tracks
+
+CATALOG = (ROOT.parent / "shared" / "catalog").resolve()
+MANIFEST = ROOT / "config" / "trec-manifest.yaml"
+SCHEMA = str(ROOT / "config" / "schema.yaml")
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    if not (CATALOG / "tracks.csv").is_file():
+        pytest.skip(f"catalog not found at {CATALOG} (../shared/catalog beside the project)")
+    tracks = pd.read_csv(CATALOG / "tracks.csv")
+    runs = pd.read_csv(CATALOG / "runs.csv", low_memory=False,
+                       usecols=["trec_edition", "track", "catalog_task", "run_tag", "md5", "input_url"])
+    return tracks, runs
+
+
+@pytest.fixture(scope="module")
+def manifest():
+    return load_manifest(MANIFEST)
+
+
+def test_manifest_file_is_what_the_generator_writes(catalog, manifest):
+    assert build_manifest(CATALOG) == manifest
+
+
+def test_study_selects_the_candidates_of_1993_2021_without_web_2003(catalog, manifest):
+    tracks, _ = catalog
+    expected = tracks[(tracks.analysis_candidate == "yes") & tracks.year.between(1993, 2021)
+                      & ~((tracks.trec_edition == "trec12") & (tracks.track == "web"))]
+    assert len(study_rows(tracks)) == len(expected) == len(manifest) == 82
+    got = {(e["edition"], e["track"], e["task"]) for e in manifest.values()}
+    want = {(r.trec_edition, r.track, r.task if isinstance(r.task, str) else None) for r in expected.itertuples()}
+    assert got == want
+    assert not any(e["edition"] == "trec12" and e["track"] == "web" for e in manifest.values())
+    assert all(1993 <= e["year"] <= 2021 for e in manifest.values())
+    # the study config selects all of them
+    cfg = yaml.safe_load((ROOT / "config" / "trec-study.yaml").read_text())
+    cfg["manifest"] = str(MANIFEST)
+    assert set(study_tracks(cfg)) == set(manifest)
+
+
+def test_every_url_and_md5_is_the_catalogs_and_run_counts_match(catalog, manifest):
+    tracks, runs = catalog
+    catalog_md5 = 0
+    rows = {(r.trec_edition, r.track, r.task if isinstance(r.task, str) else None): r
+            for r in tracks.itertuples()}
+    for tid, e in manifest.items():
+        row = rows[(e["edition"], e["track"], e["task"])]
+        catalog_qrels = {link["url"] for link in json.loads(row.qrels_json)}
+        for q in e["urls"]["qrels"]:
+            assert q["url"] in catalog_qrels, (tid, q["url"])
+        cat_runs = runs[(runs.trec_edition == e["edition"]) & (runs.track == e["track"])
+                        & (runs.catalog_task.fillna("") == (e["task"] or "")) & runs.input_url.notna()]
+        assert len(e["urls"]["runs"]) == len(cat_runs) == row.n_runs_with_input_url, tid
+        catalog_md5 += int(cat_runs.md5.notna().sum())
+        by_tag = cat_runs.set_index("run_tag")
+        for r in e["urls"]["runs"]:
+            ref = by_tag.loc[r["run"]]
+            assert r["url"] == ref.input_url
+            assert r.get("md5") == (ref.md5 if isinstance(ref.md5, str) else None)
+        assert len({r["run"] for r in e["urls"]["runs"]}) == len(e["urls"]["runs"])
+    n_runs = sum(len(e["urls"]["runs"]) for e in manifest.values())
+    n_md5 = sum("md5" in r for e in manifest.values() for r in e["urls"]["runs"])
+    assert n_runs == 5942 and n_md5 == catalog_md5 > 3000
+
+
+def test_qrels_choices_of_the_known_oddities(manifest):
+    q = {tid: [f["url"].rsplit("/", 1)[1] for f in e["urls"]["qrels"]] for tid, e in manifest.items()}
+    # trec2: the parts links point to TREC-1's qrels; the archive is right
+    assert q["trec1993-adhoc"] == ["qrels.101-150.disk1.disk2.parts1-5.tar.gz"]
+    # trec3: one archive holds two years, the task keeps its own topics
+    assert q["trec1994-adhoc"] == ["qrels.151-200.201-250.disks1-3.all.tar.gz"]
+    assert manifest["trec1994-adhoc"]["urls"]["topics"] == "151-200"
+    # Deep Learning: NIST qrels linked under "Other"; the -no1 variant is not the official one
+    assert q["trec2019-deep-passages"] == ["2019qrels-pass.txt"]
+    assert q["trec2021-deep-passages"] == ["2021.qrels.pass.final.txt"]
+    # trec_eval files, never sampled / inferred-measure ones
+    assert q["trec2006-terabyte-adhoc"] == ["qrels.tb06.top50"]
+    assert q["trec2011-medical"] == ["qrels.txt"]
+    assert q["trec-covid-round3"] == ["qrels-covid_d3_j2.5-3.txt"]
+    assert all(len(v) == 1 for v in q.values())
+    # relevance levels reproducing the official figures of ../shared/data
+    assert manifest["trec2020-deep-passages"]["relevance_level"] == 2
+    assert manifest["trec2021-cast"]["relevance_level"] == 2
+
+
+def test_manifest_and_study_config_validate_against_the_schema(manifest):
+    validate({"tracks": manifest}, SCHEMA)
+    cfg = yaml.safe_load((ROOT / "config" / "trec-study.yaml").read_text())
+    validate(cfg, SCHEMA)
+
+
+def test_study_track_selection(tmp_path, manifest):
+    cfg = {"manifest": str(MANIFEST), "study": {"tracks": ["trec2004-robust", "trec2019-deep-docs"]},
+           "tracks": {"mine": {"qrels": "q", "runs": "r"}}}
+    assert sorted(study_tracks(cfg)) == ["mine", "trec2004-robust", "trec2019-deep-docs"]
+    cfg["study"]["tracks"] = ["trec2004-robust", "nope"]
+    with pytest.raises(KeyError, match="nope"):
+        study_tracks(cfg)
+
+
+@pytest.mark.parametrize("tag,label", [("bm25base_rm3", "bm25"), ("d_tct0", "neural"),
+                                       ("BM25_BERT_FC", "neural"), ("udel_fang_ltr_nobert", None),
+                                       ("bl_bcai_trad", "traditional"), ("monoT5", "neural"),
+                                       ("UDInfoPMCT5", None), ("p_unicoil0", "neural")])
+def test_technique_labels_from_tags(tag, label):
+    assert technique(tag) == label

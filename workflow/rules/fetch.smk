@@ -1,0 +1,45 @@
+checkpoint fetch:
+    """Download (or find in fetch.mirror), verify, unpack and check one `urls` track.
+
+    Never fails the workflow for a problem of the track: status.json says usable or why
+    not, the fetch report has one row per file. Editing the track's manifest entry reruns it.
+    """
+    output:
+        status=f"{RESULTS}/fetch/{{track}}/status.json",
+        report=f"{RESULTS}/fetch/{{track}}/fetch_report.csv",
+        folder=directory(f"{DATA_DIR}/tracks/{{track}}"),
+    params:
+        entry=lambda wildcards: config["tracks"][wildcards.track],
+        options=lambda wildcards: track_options(config, wildcards.track),
+        fetch=FETCH,
+        data_dir=lambda wildcards, output: str(Path(output.folder).parents[1]),
+        min_runs=STUDY_MIN_RUNS,
+    log:
+        f"{RESULTS}/logs/fetch/{{track}}.log",
+    resources:
+        mem_mb=2000,
+    conda:
+        "../../environment.yml"
+    script:
+        "../../scripts/fetch.py"
+
+
+rule inclusion:
+    """Every track: included in the cross-track tables or not, and why."""
+    input:
+        statuses=FETCH_STATUSES,
+        reports=ingest_reports,
+    output:
+        INCLUSION,
+    params:
+        entries={t: config["tracks"][t] for t in TRACKS},
+        statuses=dict(zip(FETCHED, FETCH_STATUSES)),
+        min_runs=STUDY_MIN_RUNS,
+    log:
+        f"{RESULTS}/logs/inclusion/inclusion.log",
+    resources:
+        mem_mb=1000,
+    conda:
+        "../../environment.yml"
+    script:
+        "../../scripts/inclusion.py"
