@@ -216,8 +216,21 @@ def test_mean_preference_hsd_on_rr_equals_hsd_of_rr():
     s = lx.mean_preference_scores(pc, pc.drr[:, :, 0])
     assert np.allclose(s, 7 / 6 * (rr - rr.mean(axis=0)))
     np.testing.assert_allclose(tukey_hsd(s)["p_value"], tukey_hsd(rr)["p_value"], atol=1e-9)
-    table = lx.discriminative_power(pc, rr)
-    assert set(table.test) == {"tukey_hsd", "paired_bonferroni"} and (table.n_run_pairs == 21).all()
+    tests = lx.pair_tests(pc, rr)
+    assert len(tests) == 21
+    for k, (i, j) in enumerate(zip(pc.ii, pc.jj)):
+        assert tests.p_RR[k] == pytest.approx(st.ttest_rel(rr[i], rr[j]).pvalue, nan_ok=True)
+        nz = pc.rr[k][pc.rr[k] != 0]
+        assert tests.p_rrLP[k] == pytest.approx(st.ttest_1samp(pc.rr[k], 0).pvalue if nz.size else 1.0)
+        w, l = int((pc.sgn[k] > 0).sum()), int((pc.sgn[k] < 0).sum())
+        assert tests.p_sgnLP[k] == pytest.approx(st.binomtest(w, w + l).pvalue if w + l else 1.0)
+    full = tukey_hsd(rr)
+    assert (tests.hsd_RR == (full.p_value < 0.05)).all()
+    assert (tests.p_RR_bonferroni == np.minimum(1, 21 * tests.p_RR)).all()
+    table = lx.discriminative_power(tests)
+    assert list(table.test) == ["tukey_hsd"] * 3 + ["paired_bonferroni"] * 3
+    assert table.n_significant.iloc[0] == tests.hsd_RR.sum()
+    assert table.n_significant.iloc[5] == (tests.p_sgnLP_bonferroni < 0.05).sum()
 
 
 def test_theoretical_tie_probability():
@@ -318,3 +331,13 @@ def test_real_track_matches_the_loop_on_a_subset():
             x = pv.positions[i, t, :pv.found[i, t]].tolist() + [None] * int(pv.m[t] - pv.found[i, t])
             y = pv.positions[j, t, :pv.found[j, t]].tolist() + [None] * int(pv.m[t] - pv.found[j, t])
             assert (pc.sgn[k, t], pc.rr[k, t]) == lx.lexiprecision_pair(x, y)
+
+
+def test_hsd_without_p_values_flags_the_same_pairs():
+    rng = np.random.default_rng(9)
+    scores = rng.uniform(0, 1, (8, 10)) + np.linspace(0, 0.8, 8)[:, None]
+    full = tukey_hsd(scores, confidence=0.95)
+    fast = tukey_hsd(scores, confidence=0.95, p_values=False)
+    assert fast["p_value"].isna().all()
+    np.testing.assert_array_equal(fast["q"] > fast.attrs["q_crit"], full["p_value"] < 0.05)
+    assert 0 < (full["p_value"] < 0.05).sum() < len(full)

@@ -49,7 +49,7 @@ class PositionVectors:
     """Sorted positions of relevant documents, runs x topics x L (int32).
 
     ``topics`` are the qrels topics with at least one relevant document (sorted);
-    ``m`` their relevant counts (after any label removal, so possibly 0); ``found[s, t]`` the relevant documents run s retrieved
+    ``m`` their relevant counts (after a label removal, possibly 0); ``found[s, t]`` the relevant documents run s retrieved
     for topic t; ``positions[s, t, k]`` the position of its (k+1)-th, UNRETRIEVED for
     k >= found[s, t]. L >= ``levels`` and >= max(found).
     """
@@ -77,50 +77,48 @@ class PositionVectors:
 
 
 def position_vectors(judged, qrels, depth=None, runs=None, rel_level: int = 1,
-                     levels: int = DEFAULT_LEVELS, keep=None) -> PositionVectors:
+                     levels: int = DEFAULT_LEVELS) -> PositionVectors:
     """Build the position vectors of every run on every topic with a relevant document.
 
     ``judged``/``qrels``/``depth`` are the central tables (Arrow or pandas); ``runs``
-    fixes the run order (default: sorted names of ``depth``). ``keep`` optionally masks
-    the qrels rows (same order as ``qrels``) whose relevance label is kept; a dropped
-    label makes the document non-relevant (used to remove labels at random) while the
-    topics stay those relevant under the full qrels.
+    fixes the run order (default: sorted names of ``depth``).
     """
+    grid = _grid(judged, qrels, depth, runs)
+    T_all = grid.shape[1]
+    m = np.bincount(grid.qrels_topic[grid.qrels_rel >= rel_level], minlength=T_all)
+    is_rel = grid.rel >= rel_level
+    return _assemble(grid, grid.g[is_rel], grid.pos[is_rel], m, m, rel_level, levels)
+
+
+def _grid(judged, qrels, depth, runs, keep_docno: bool = False):
     if depth is None and runs is None:
-        raise ValueError("position_vectors needs depth or runs to know the runs")
+        raise ValueError("position vectors need depth or runs to know the runs")
     if depth is None:
         depth = pd.DataFrame({"run": pd.Series([], dtype=object), "qid": pd.Series([], dtype=object),
                               "n_ret": pd.Series([], dtype=np.int64)})
-    grid = build_grid(judged, depth, qrels, runs=runs, keep_docno=keep is not None)
+    return build_grid(judged, depth, qrels, runs=runs, keep_docno=keep_docno)
+
+
+def _assemble(grid, g, pos, m_topics, m, rel_level, levels) -> PositionVectors:
+    """PositionVectors from the relevant judged rows (g = run * T + topic, sorted by g
+    then pos) of a grid; the topics are those with m_topics > 0, ``m`` their counts."""
     S, T_all = grid.shape
-    is_rel_q = grid.qrels_rel >= rel_level
-    m_all = np.bincount(grid.qrels_topic[is_rel_q], minlength=T_all)
-    is_rel = grid.rel >= rel_level
-    m_kept = m_all
-    if keep is not None:
-        keep = np.asarray(keep, dtype=bool)
-        kept = pd.MultiIndex.from_arrays([grid.qrels_topic[is_rel_q & keep],
-                                          grid.qrels_docno[is_rel_q & keep]])
-        is_rel &= kept.get_indexer(pd.MultiIndex.from_arrays([grid.g % T_all, grid.docno])) >= 0
-        m_kept = np.bincount(grid.qrels_topic[is_rel_q & keep], minlength=T_all)
-    g, pos = grid.g[is_rel], grid.pos[is_rel]
     rank = position_in_group(group_starts(g)) - 1
     found_all = np.bincount(g, minlength=S * T_all).reshape(S, T_all)
-    if (found_all > m_kept[None, :]).any():
+    if (found_all > m[None, :]).any():
         raise ValueError("a run retrieved more relevant documents than the qrels hold "
                          "(duplicate documents in a ranking?)")
-    topics_keep = np.flatnonzero(m_all > 0)
+    topics_keep = np.flatnonzero(m_topics > 0)
     new_t = np.full(T_all, -1)
     new_t[topics_keep] = np.arange(topics_keep.size)
-    T = topics_keep.size
     found = found_all[:, topics_keep]
     L = max(levels, int(found.max(initial=0)), 1)
-    P = np.full((S, T, L), UNRETRIEVED, dtype=np.int32)
+    P = np.full((S, topics_keep.size, L), UNRETRIEVED, dtype=np.int32)
     s_row, t_row = np.divmod(g, T_all)
     ok = new_t[t_row] >= 0
     P[s_row[ok], new_t[t_row[ok]], rank[ok]] = pos[ok]
     return PositionVectors(runs=list(grid.runs), topics=[grid.topics[t] for t in topics_keep],
-                           m=m_kept[topics_keep].astype(np.int64), found=found.astype(np.int64),
+                           m=m[topics_keep].astype(np.int64), found=found.astype(np.int64),
                            positions=P, rel_level=rel_level)
 
 
@@ -296,34 +294,63 @@ def mean_preference_scores(pc: PairComparison, values: np.ndarray) -> np.ndarray
     return out / max(S - 1, 1)
 
 
-def discriminative_power(pc: PairComparison, rr: np.ndarray, alpha: float = 0.05) -> pd.DataFrame:
-    """Table 4: share (%) of run pairs significantly different at ``alpha``.
+MEASURES = ("RR", "rrLP", "sgnLP")
 
-    (a) ``tukey_hsd``: the topic-blocked Tukey HSD (reeval.stats.tukey_hsd) on RR, and on
-    the mean-preference scores of rrLP and sgnLP (:func:`mean_preference_scores`).
-    (b) ``paired_bonferroni``: paired t-test on RR (all_pairs_ttest), one-sample t-test of
-    the per-topic rrLP against 0, two-sided binomial sign test on the sgnLP wins/losses
-    (ties dropped); p-values Bonferroni-corrected over all pairs.
+
+def pair_tests(pc: PairComparison, rr: np.ndarray, alpha: float = 0.05) -> pd.DataFrame:
+    """Significance of every run pair (i < j) under RR, rrLP and sgnLP.
+
+    Columns: run_i, run_j, topics, mean_dRR1 (= mean RR_i - mean RR_j), mean_rrLP,
+    mean_sgnLP, wins/losses/ties (sgnLP +1/-1/0 topics); paired tests ``p_RR`` (paired
+    t-test on RR, reeval.stats.all_pairs_ttest), ``p_rrLP`` (one-sample t-test of the
+    per-topic rrLP against 0), ``p_sgnLP`` (two-sided binomial sign test on wins vs
+    losses, ties dropped), each with its Bonferroni adjustment over all pairs
+    (``*_bonferroni``); and ``hsd_<measure>``: significant at ``alpha`` under the
+    topic-blocked Tukey HSD (reeval.stats.tukey_hsd) of RR, and of the mean-preference
+    scores of rrLP and sgnLP (:func:`mean_preference_scores`); a pair is significant when
+    q > q_crit at confidence 1 - alpha, which is the same as p < alpha.
     """
     from .stats import all_pairs_ttest, bonferroni, sign_test_counts, ttest_rows, tukey_hsd
 
-    P = pc.n_pairs
+    S, T = len(pc.runs), len(pc.topics)
+    runs = np.array(pc.runs, dtype=object)
+    out = pd.DataFrame({"run_i": runs[pc.ii], "run_j": runs[pc.jj], "topics": T,
+                        "mean_dRR1": pc.drr[:, :, 0].mean(axis=1) if T else np.nan,
+                        "mean_rrLP": pc.rr.mean(axis=1) if T else np.nan,
+                        "mean_sgnLP": pc.sgn.mean(axis=1) if T else np.nan,
+                        "wins": (pc.sgn > 0).sum(axis=1), "losses": (pc.sgn < 0).sum(axis=1),
+                        "ties": (pc.sgn == 0).sum(axis=1)})
+    if pc.n_pairs == 0:
+        return out
+    out["p_RR"] = all_pairs_ttest(rr)["p_value"].to_numpy()
+    out["p_rrLP"] = ttest_rows(pc.rr)["p_value"]
+    out["p_sgnLP"] = sign_test_counts(out["wins"], out["losses"])
+    for name in MEASURES:
+        out[f"p_{name}_bonferroni"] = bonferroni(out[f"p_{name}"].to_numpy())
+    hsd_scores = {"RR": rr, "rrLP": mean_preference_scores(pc, pc.rr),
+                  "sgnLP": mean_preference_scores(pc, pc.sgn.astype(np.float64))}
+    for name, scores in hsd_scores.items():
+        table = tukey_hsd(scores, confidence=1.0 - alpha, p_values=False)
+        out[f"hsd_{name}"] = (table["q"] > table.attrs["q_crit"]).to_numpy()
+    return out
+
+
+def discriminative_power(tests: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
+    """Table 4 from :func:`pair_tests`: share (%) of run pairs significantly different,
+    (a) ``tukey_hsd`` and (b) ``paired_bonferroni`` (Bonferroni-adjusted p < alpha)."""
+    P = len(tests)
     rows = []
-    hsd = {"RR": rr,
-           "rrLP": mean_preference_scores(pc, pc.rr),
-           "sgnLP": mean_preference_scores(pc, pc.sgn.astype(np.float64))}
-    for name, scores in hsd.items():
-        p = tukey_hsd(scores)["p_value"].to_numpy() if P else np.zeros(0)
-        rows.append(("tukey_hsd", name, p))
-    paired = {"RR": all_pairs_ttest(rr)["p_value"].to_numpy() if P else np.zeros(0),
-              "rrLP": ttest_rows(pc.rr)["p_value"],
-              "sgnLP": sign_test_counts((pc.sgn > 0).sum(axis=1), (pc.sgn < 0).sum(axis=1))}
-    for name, p in paired.items():
-        rows.append(("paired_bonferroni", name, bonferroni(p)))
-    return pd.DataFrame([{"test": test, "measure": name, "n_run_pairs": P,
-                          "n_significant": int((p < alpha).sum()),
-                          "percent_significant": 100.0 * float((p < alpha).sum()) / P if P else math.nan}
-                         for test, name, p in rows])
+    for test in ("tukey_hsd", "paired_bonferroni"):
+        for name in MEASURES:
+            if P == 0:
+                k = 0
+            elif test == "tukey_hsd":
+                k = int(tests[f"hsd_{name}"].sum())
+            else:
+                k = int((tests[f"p_{name}_bonferroni"] < alpha).sum())
+            rows.append({"test": test, "measure": name, "n_run_pairs": P, "n_significant": k,
+                         "percent_significant": 100.0 * k / P if P else math.nan})
+    return pd.DataFrame(rows)
 
 
 def theoretical_tie_probability(n: int, m: int, p1: np.ndarray) -> np.ndarray:
@@ -429,20 +456,31 @@ def label_removal_ties(judged, qrels, depth, runs=None, rel_level: int = 1,
     """Figure 9: ties (%) under RR and lexiprecision when a fraction of the relevance
     labels is removed at random (the document becomes non-relevant).
 
-    Sample k draws u ~ U(0, 1) per qrels row from ``numpy.random.default_rng([seed, k])``
-    and keeps the labels with u >= fraction, so within a sample the removed sets are
-    nested as the fraction grows. The topics are those with a relevant document in the
-    full qrels; a topic left without labels has every pair tied. One row per (fraction,
-    sample); aggregate with :func:`summarize_label_removal`.
+    Sample k draws u ~ U(0, 1) per relevant qrels row from
+    ``numpy.random.default_rng([seed, k])`` and keeps the labels with u >= fraction, so
+    within a sample the removed sets are nested as the fraction grows. The topics are
+    those with a relevant document in the full qrels; a topic left without labels has
+    every pair tied. One row per (fraction, sample); aggregate with
+    :func:`summarize_label_removal`.
     """
-    n_q = len(qrels)
+    grid = _grid(judged, qrels, depth, runs, keep_docno=True)
+    T_all = grid.shape[1]
+    rel_q = np.flatnonzero(grid.qrels_rel >= rel_level)
+    m_full = np.bincount(grid.qrels_topic[rel_q], minlength=T_all)
+    is_rel = grid.rel >= rel_level
+    g, pos = grid.g[is_rel], grid.pos[is_rel]
+    # which relevant qrels row (0 .. len(rel_q) - 1) each retrieved relevant row is
+    label_of = pd.MultiIndex.from_arrays([grid.qrels_topic[rel_q], grid.qrels_docno[rel_q]])
+    row_label = label_of.get_indexer(pd.MultiIndex.from_arrays([g % T_all, grid.docno[is_rel]]))
     rows = []
     for k in range(samples):
-        u = np.random.default_rng([seed, k]).random(n_q)
+        u = np.random.default_rng([seed, k]).random(rel_q.size)
         for f in fractions:
-            pv = position_vectors(judged, qrels, depth, runs=runs, rel_level=rel_level,
-                                  levels=1, keep=u >= f)
-            total, rr_ties, lp_ties = tie_counts(pv)
+            keep = u >= f
+            m = np.bincount(grid.qrels_topic[rel_q[keep]], minlength=T_all)
+            sel = keep[row_label]
+            total, rr_ties, lp_ties = tie_counts(_assemble(grid, g[sel], pos[sel], m_full, m,
+                                                           rel_level, levels=1))
             rows.append({"fraction_removed": float(f), "sample": k, "pair_topics": total,
                          "RR_ties": 100.0 * rr_ties / total if total else math.nan,
                          "LP_ties": 100.0 * lp_ties / total if total else math.nan})

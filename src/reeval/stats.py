@@ -582,7 +582,7 @@ def _studentized_range_sf(q: np.ndarray, k: int, df: float, max_exact: int,
 
 
 def tukey_hsd(scores, runs=None, confidence: float = 0.95, max_exact: int = 500,
-              grid_size: int = 400) -> pd.DataFrame:
+              grid_size: int = 400, p_values: bool = True) -> pd.DataFrame:
     """Topic-blocked Tukey HSD over all pairs of runs (two-way ANOVA, no replication).
 
     Model: score_st = mu + system_s + topic_t + e_st. With run means m_s, topic means
@@ -600,7 +600,9 @@ def tukey_hsd(scores, runs=None, confidence: float = 0.95, max_exact: int = 500,
 
     Returns one row per pair (same order as :func:`all_pairs_ttest`): run_i, run_j,
     mean_i, mean_j, diff, q, p_value, ci_low, ci_high. ``DataFrame.attrs`` holds mse, df,
-    q_crit. Edge cases: S < 2 gives an empty table; T < 2 (df = 0) NaN q and p;
+    q_crit. ``p_values=False`` skips the (slow) p-values, leaving NaN: the pairs
+    significant at alpha = 1 - confidence are still exactly those with q > q_crit
+    (the interval excludes 0). Edge cases: S < 2 gives an empty table; T < 2 (df = 0) NaN q and p;
     MSE = 0 gives q = inf (p = 0) for unequal means, q = 0 (p = 1) for equal ones.
     """
     _check_confidence(confidence)
@@ -616,7 +618,8 @@ def tukey_hsd(scores, runs=None, confidence: float = 0.95, max_exact: int = 500,
         mse = float((resid ** 2).sum() / df)
         se = math.sqrt(mse / T)
         q = _ratio(np.abs(diff), np.full(diff.shape, se))
-        p = _studentized_range_sf(q, S, df, max_exact, grid_size)
+        p = (_studentized_range_sf(q, S, df, max_exact, grid_size) if p_values
+             else np.full(diff.shape, np.nan))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", IntegrationWarning)
             q_crit = float(_st.studentized_range.ppf(confidence, S, df))
