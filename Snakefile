@@ -21,6 +21,7 @@ include: "workflow/rules/synthetic.smk"
 include: "workflow/rules/ingest.smk"
 include: "workflow/rules/metrics.smk"
 include: "workflow/rules/summary.smk"
+include: "workflow/rules/lexiprecision.smk"
 
 
 rule all:
@@ -28,4 +29,6 @@ rule all:
         expand(f"{RESULTS}/tracks/{{track}}/{{name}}", track=TRACKS, name=TRACK_FILES),
         expand(f"{RESULTS}/tracks/{{track}}/{{name}}", track=TRACKS, name=MEASURES_FILES),
         SUMMARY_FILES,
+        expand(f"{RESULTS}/tracks/{{track}}/lexiprecision/{{name}}", track=TRACKS, name=LEXI_TRACK_FILES),
+        LEXI_SUMMARY_FILES,
     default_target: True

@@ -53,6 +53,35 @@ def test_default_study_produces_every_output(default_run):
     assert len(runs) == summary.runs.sum()
 
 
+def test_lexiprecision_outputs(default_run):
+    from reeval.lexiprecision_report import SUMMARY_FIGURES, SUMMARY_TABLES, TRACK_FIGURES, TRACK_TABLES
+
+    cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    for track in sorted(cfg["tracks"]):
+        d = default_run / "tracks" / track / "lexiprecision"
+        for name in TRACK_TABLES:
+            assert (d / f"{name}.parquet").is_file() and (d / f"{name}.csv").is_file(), (track, name)
+        for name in TRACK_FIGURES:
+            assert (d / f"{name}.png").stat().st_size > 0 and (d / f"{name}.pdf").is_file(), (track, name)
+        pairs = pd.read_parquet(d / "pairs.parquet")
+        runs = pd.read_parquet(default_run / "tracks" / track / "measures_by_run.parquet")
+        S = len(runs)
+        assert len(pairs) == S * (S - 1) // 2 * pairs.qid.nunique()
+        # rrLP is the reciprocal-rank difference whenever that is non-zero, and RR is trec_eval's
+        by_topic = pd.read_parquet(default_run / "tracks" / track / "measures_by_topic.parquet")
+        rr = by_topic.set_index(["run", "qid"]).recip_rank
+        d1 = rr.loc[list(zip(pairs.run_i, pairs.qid))].to_numpy() - rr.loc[list(zip(pairs.run_j, pairs.qid))].to_numpy()
+        assert abs(d1 - pairs.dRR_1.to_numpy()).max() < 1e-12
+        nz = pairs.dRR_1 != 0
+        assert (pairs.rrLP[nz] == pairs.dRR_1[nz]).all()
+    out = default_run / "lexiprecision"
+    for name in SUMMARY_TABLES:
+        assert set(pd.read_csv(out / f"{name}.csv").track) == set(cfg["tracks"]), name
+    for name in SUMMARY_FIGURES:
+        assert (out / f"{name}.png").is_file() and (out / f"{name}.pdf").is_file()
+    assert (out / "paper_comparison.md").read_text().startswith("# Lexicographic precision")
+
+
 def test_rerun_is_a_no_op_and_a_new_track_schedules_only_its_jobs(default_run, tmp_path):
     dry = snakemake("-n", "--config", f"results={default_run}")
     assert "Nothing to be done" in dry.stdout + dry.stderr
@@ -68,10 +97,12 @@ def test_rerun_is_a_no_op_and_a_new_track_schedules_only_its_jobs(default_run, t
     cfg_path.write_text(yaml.safe_dump(cfg))
     dry = snakemake("-n", "--configfile", str(cfg_path))
     out = dry.stdout + dry.stderr
-    rules = {"all", "synthetic_track", "ingest", "measures", "summary", "total"}
+    rules = {"all", "synthetic_track", "ingest", "measures", "summary", "lexiprecision",
+             "lexiprecision_summary", "total"}
     jobs = {line.split()[0]: int(line.split()[1]) for line in out.splitlines()
             if len(line.split()) == 2 and line.split()[0] in rules and line.split()[1].isdigit()}
-    assert jobs == {"all": 1, "ingest": 1, "measures": 1, "summary": 1, "total": 4}, out
+    assert jobs == {"all": 1, "ingest": 1, "measures": 1, "summary": 1, "lexiprecision": 1,
+                    "lexiprecision_summary": 1, "total": 6}, out
 
 
 def test_bad_config_stops_with_a_clear_message(tmp_path):
