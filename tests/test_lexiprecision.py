@@ -130,8 +130,9 @@ def pv_from_lists(m, vecs, S, T, levels=lx.DEFAULT_LEVELS):
                               m=np.asarray(m), found=found, positions=P, rel_level=1)
 
 
-@pytest.mark.parametrize("chunk", [1, 7, lx.CHUNK_CELLS])
-def test_vectorized_equals_the_per_pair_loop(chunk):
+@pytest.mark.parametrize("chunk,head", [(1, 1), (7, 2), (lx.CHUNK_CELLS, lx.HEAD_COLUMNS)])
+def test_vectorized_equals_the_per_pair_loop(chunk, head, monkeypatch):
+    monkeypatch.setattr(lx, "HEAD_COLUMNS", head)
     rng = np.random.default_rng(3)
     S, T = 9, 6
     m, vecs = random_positions(rng, S, T, depth=8)   # shallow: many ties at every level
@@ -267,7 +268,12 @@ def test_label_removal_starts_at_table_3_and_is_seeded():
     full = df[df.fraction_removed == 0]
     assert (full.RR_ties == lx.tie_rates(pc)["RR_ties"]).all()
     assert (full.LP_ties == lx.tie_rates(pc)["LP_ties"]).all()
-    assert (df[df.fraction_removed == 1.0][["RR_ties", "LP_ties"]] == 100).all().all()
+    # f = 1 keeps one judgment per topic (as pref_eval): q1 (5 judgments, 3 relevant),
+    # q2 (x relevant, y not), q4 (2 relevant): every topic has 0 or 1 relevant label left
+    pv1 = df[df.fraction_removed == 1.0]
+    assert (pv1.LP_ties == pv1.RR_ties).all()
+    half = df[df.fraction_removed == 0.5]
+    assert (half.LP_ties <= half.RR_ties).all() and (half.RR_ties.std() > 0)
     again = lx.label_removal_ties(tables.judged, tables.qrels, tables.depth, fractions=(0.0, 0.5, 1.0),
                                   samples=3, seed=4)
     pd.testing.assert_frame_equal(df, again)

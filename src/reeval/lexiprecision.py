@@ -42,6 +42,8 @@ UNRETRIEVED = np.iinfo(np.int32).max
 DEFAULT_LEVELS = 20
 #: At most this many (pair x position) cells are compared at once (~40 MB of temporaries).
 CHUNK_CELLS = 1 << 22
+#: Positions compared for every pair before the rest is compared for the still-equal pairs.
+HEAD_COLUMNS = 8
 
 
 @dataclass
@@ -166,13 +168,30 @@ class PairComparison:
         return df
 
 
-def _first_difference(X: np.ndarray, Y: np.ndarray):
-    """(i_star 1-based or 0, sgn, rr) of row pairs X[r] vs Y[r] (positions arrays)."""
-    neq = X != Y
-    differ = neq.any(axis=1)
-    k = neq.argmax(axis=1)
-    r = np.arange(X.shape[0])
-    x, y = X[r, k].astype(np.int64), Y[r, k].astype(np.int64)
+def _first_difference(Pt: np.ndarray, i: np.ndarray, j: np.ndarray, start: int = 0):
+    """(i*, sgn, rr) of rows Pt[i[r]] vs Pt[j[r]] compared from column ``start`` on.
+
+    i* is the 1-based index (relative to ``start``) of the first differing column, 0 when
+    the rows are equal. Most pairs differ early: the first HEAD_COLUMNS columns are
+    compared for every pair, the remaining ones only for pairs still equal after them.
+    """
+    head = HEAD_COLUMNS
+    n = len(i)
+    width = Pt.shape[1] - start
+    k = np.zeros(n, dtype=np.int64)
+    differ = np.zeros(n, dtype=bool)
+    if width > 0:
+        stop = start + min(head, width)
+        neq = Pt[i, start:stop] != Pt[j, start:stop]
+        differ = neq.any(axis=1)
+        k = neq.argmax(axis=1)
+        rest = np.flatnonzero(~differ)
+        if rest.size and stop < Pt.shape[1]:
+            neq = Pt[i[rest], stop:] != Pt[j[rest], stop:]
+            differ[rest] = neq.any(axis=1)
+            k[rest] = neq.argmax(axis=1) + (stop - start)
+    x = Pt[i, np.minimum(start + k, Pt.shape[1] - 1)].astype(np.int64)
+    y = Pt[j, np.minimum(start + k, Pt.shape[1] - 1)].astype(np.int64)
     sgn = np.where(differ, np.sign(y - x), 0).astype(np.int8)
     rr = np.where(differ, _inverse(x) - _inverse(y), 0.0)
     return np.where(differ, k + 1, 0), sgn, rr
@@ -197,11 +216,15 @@ def compare_pairs(pv: PositionVectors, levels: int = DEFAULT_LEVELS,
         step = max(1, chunk_cells // width)
         for a in range(0, P, step):
             b = min(P, a + step)
-            X, Y = Pt[ii[a:b]], Pt[jj[a:b]]
-            i_star[a:b, t], sgn[a:b, t], rr[a:b, t] = _first_difference(X, Y)
-            if width > 1:
-                sgn_suffix[a:b, t] = _first_difference(X[:, 1:], Y[:, 1:])[1]
-            drr[a:b, t, :valid] = inv[ii[a:b], :valid] - inv[jj[a:b], :valid]
+            i, j = ii[a:b], jj[a:b]
+            i_star[a:b, t], sgn[a:b, t], rr[a:b, t] = _first_difference(Pt, i, j)
+            # the suffix p_2..m: pairs first differing after p_1 keep their sign
+            late = i_star[a:b, t] > 1
+            suffix = sgn[a:b, t].copy()
+            early = np.flatnonzero(~late)
+            suffix[early] = _first_difference(Pt, i[early], j[early], start=1)[1]
+            sgn_suffix[a:b, t] = suffix
+            drr[a:b, t, :valid] = inv[i, :valid] - inv[j, :valid]
     return PairComparison(runs=pv.runs, topics=pv.topics, m=pv.m, ii=ii, jj=jj, i_star=i_star,
                           sgn=sgn, rr=rr, sgn_suffix=sgn_suffix, drr=drr)
 
@@ -453,31 +476,38 @@ def tie_counts(pv: PositionVectors) -> tuple[int, int, int]:
 def label_removal_ties(judged, qrels, depth, runs=None, rel_level: int = 1,
                        fractions=(0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9),
                        samples: int = 10, seed: int = 0) -> pd.DataFrame:
-    """Figure 9: ties (%) under RR and lexiprecision when a fraction of the relevance
-    labels is removed at random (the document becomes non-relevant).
+    """Figure 9: ties (%) under RR and lexiprecision when a fraction f of the relevance
+    labels is removed at random (a removed document counts as non-relevant).
 
-    Sample k draws u ~ U(0, 1) per relevant qrels row from
-    ``numpy.random.default_rng([seed, k])`` and keeps the labels with u >= fraction, so
-    within a sample the removed sets are nested as the fraction grows. The topics are
-    those with a relevant document in the full qrels; a topic left without labels has
-    every pair tied. One row per (fraction, sample); aggregate with
-    :func:`summarize_label_removal`.
+    As the authors' pref_eval (``--label_fraction``): per topic with n_q judgments (any
+    grade), max(floor(n_q (1 - f)), 1) of them are kept, uniformly at random. Sample k
+    draws u ~ U(0, 1) per qrels row from ``numpy.random.default_rng([seed, k])`` and keeps
+    each topic's judgments with the smallest u, so within a sample the removed sets are
+    nested as f grows. The topics are those with a relevant document in the full qrels; a
+    topic left without a relevant label has every pair tied. One row per (fraction,
+    sample); aggregate with :func:`summarize_label_removal`.
     """
     grid = _grid(judged, qrels, depth, runs, keep_docno=True)
     T_all = grid.shape[1]
-    rel_q = np.flatnonzero(grid.qrels_rel >= rel_level)
-    m_full = np.bincount(grid.qrels_topic[rel_q], minlength=T_all)
+    qt = grid.qrels_topic
+    n_q = np.bincount(qt, minlength=T_all)
+    is_rel_q = grid.qrels_rel >= rel_level
+    m_full = np.bincount(qt[is_rel_q], minlength=T_all)
     is_rel = grid.rel >= rel_level
     g, pos = grid.g[is_rel], grid.pos[is_rel]
-    # which relevant qrels row (0 .. len(rel_q) - 1) each retrieved relevant row is
-    label_of = pd.MultiIndex.from_arrays([grid.qrels_topic[rel_q], grid.qrels_docno[rel_q]])
-    row_label = label_of.get_indexer(pd.MultiIndex.from_arrays([g % T_all, grid.docno[is_rel]]))
+    # which qrels row each retrieved relevant row is
+    labels = pd.MultiIndex.from_arrays([qt, grid.qrels_docno])
+    row_label = labels.get_indexer(pd.MultiIndex.from_arrays([g % T_all, grid.docno[is_rel]]))
     rows = []
     for k in range(samples):
-        u = np.random.default_rng([seed, k]).random(rel_q.size)
+        u = np.random.default_rng([seed, k]).random(qt.size)
+        order = np.lexsort((u, qt))
+        rank = np.empty(qt.size, dtype=np.int64)
+        rank[order] = position_in_group(group_starts(qt[order])) - 1
         for f in fractions:
-            keep = u >= f
-            m = np.bincount(grid.qrels_topic[rel_q[keep]], minlength=T_all)
+            n_keep = np.maximum(np.floor(n_q * (1.0 - f) + 1e-9), 1)
+            keep = rank < n_keep[qt]
+            m = np.bincount(qt[keep & is_rel_q], minlength=T_all)
             sel = keep[row_label]
             total, rr_ties, lp_ties = tie_counts(_assemble(grid, g[sel], pos[sel], m_full, m,
                                                            rel_level, levels=1))
