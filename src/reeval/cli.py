@@ -12,6 +12,7 @@ import argparse
 import sys
 
 import numpy as np
+import pandas as pd
 
 from . import __version__
 from .ingest import ingest_track
@@ -130,13 +131,14 @@ def prefer_lines(qrels_path, run_paths, rel_level=1, precision="float64", decima
     pv = position_vectors(tables.judged, tables.qrels, tables.depth, runs=names,
                           rel_level=rel_level, levels=1)
     pc = compare_pairs(pv, levels=1)
-    for k, (i, j) in enumerate(zip(pc.ii, pc.jj)):
-        for t, qid in enumerate(pc.topics):
-            yield f"{names[i]}\t{names[j]}\t{qid}\t{int(pc.sgn[k, t])}\t{pc.rr[k, t]:.{decimals}f}"
+    frames = [pc.to_frame()[["run_i", "run_j", "qid", "sgnLP", "rrLP"]]]
     if pc.topics:
-        sgn_mean, rr_mean = pc.sgn.mean(axis=1), pc.rr.mean(axis=1)
-        for k, (i, j) in enumerate(zip(pc.ii, pc.jj)):
-            yield f"{names[i]}\t{names[j]}\tall\t{sgn_mean[k]:.{decimals}f}\t{rr_mean[k]:.{decimals}f}"
+        runs = np.array(names, dtype=object)
+        frames.append(pd.DataFrame({"run_i": runs[pc.ii], "run_j": runs[pc.jj], "qid": "all",
+                                    "sgnLP": pc.sgn.mean(axis=1), "rrLP": pc.rr.mean(axis=1)}))
+    for frame in frames:  # per-topic lines (sgnLP an integer), then the means
+        yield from frame.to_csv(sep="\t", header=False, index=False, float_format=f"%.{decimals}f",
+                                lineterminator="\n").splitlines()
 
 
 def _prefer(args) -> int:

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from .ingest import group_starts, position_in_group
 from .measures import build_grid
@@ -67,15 +68,26 @@ class PositionVectors:
     def shape(self):
         return len(self.runs), len(self.topics)
 
-    def to_frame(self) -> pd.DataFrame:
+    def to_table(self) -> pa.Table:
         """One row per (run, topic): run, qid, m, found, positions (list of the retrieved
         relevant documents' ranks, ascending; the m - found unretrieved ones are implicit)."""
         S, T = self.shape
         s_idx, t_idx = np.divmod(np.arange(S * T), T)
-        pos = [self.positions[s, t, :self.found[s, t]].tolist() for s, t in zip(s_idx, t_idx)]
-        return pd.DataFrame({"run": np.array(self.runs, dtype=object)[s_idx],
-                             "qid": np.array(self.topics, dtype=object)[t_idx],
-                             "m": self.m[t_idx], "found": self.found.ravel(), "positions": pos})
+        found = self.found.ravel()
+        flat = self.positions.reshape(S * T, -1)
+        values = flat[np.arange(flat.shape[1])[None, :] < found[:, None]]
+        offsets = np.concatenate([[0], np.cumsum(found)]).astype(np.int32)
+        return pa.table({"run": np.array(self.runs, dtype=object)[s_idx],
+                         "qid": np.array(self.topics, dtype=object)[t_idx],
+                         "m": self.m[t_idx], "found": found,
+                         "positions": pa.ListArray.from_arrays(pa.array(offsets), pa.array(values))})
+
+    def to_frame(self) -> pd.DataFrame:
+        """:meth:`to_table` as pandas, positions as Python lists."""
+        table = self.to_table()
+        df = table.drop_columns(["positions"]).to_pandas()
+        df["positions"] = table.column("positions").to_pylist()
+        return df
 
 
 def position_vectors(judged, qrels, depth=None, runs=None, rel_level: int = 1,

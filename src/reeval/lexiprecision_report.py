@@ -147,7 +147,7 @@ def track_lexiprecision(track: str, track_dir, out_dir, rel_level: int = 1,
         if "track" not in df.columns:
             df.insert(0, "track", track)
         _write_table(df, out, name)
-    write_parquet(pa.Table.from_pandas(pv.to_frame(), preserve_index=False), out / "positions.parquet")
+    write_parquet(pv.to_table(), out / "positions.parquet")
     write_parquet(pa.Table.from_pandas(pc.to_frame(), preserve_index=False), out / "pairs.parquet")
     _track_figures(track, tables, out)
     return tables
