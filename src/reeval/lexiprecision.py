@@ -52,9 +52,9 @@ class PositionVectors:
     """Sorted positions of relevant documents, runs x topics x L (int32).
 
     ``topics`` are the qrels topics with at least one relevant document (sorted);
-    ``m`` their relevant counts (after a label removal, possibly 0); ``found[s, t]`` the relevant documents run s retrieved
-    for topic t; ``positions[s, t, k]`` the position of its (k+1)-th, UNRETRIEVED for
-    k >= found[s, t]. L >= ``levels`` and >= max(found).
+    ``m`` their relevant counts (after a label removal, possibly 0); ``found[s, t]`` the
+    relevant documents run s retrieved for topic t; ``positions[s, t, k]`` the position
+    of its (k+1)-th, UNRETRIEVED for k >= found[s, t]. L >= ``levels`` and >= max(found).
     """
 
     runs: list
