@@ -72,8 +72,8 @@ def test_position_vectors_of_the_tiny_track_by_hand():
 @pytest.fixture
 def edge_track(tmp_path):
     """Ties, a missing topic, identical runs, a shallow run, a duplicate, no-relevant topic."""
-    q = write_lines(tmp_path / "qrels", ["1 0 A 1", "1 0 B 1", "1 0 C 1", "1 0 N 0",
-                                         "2 0 D 2", "2 0 E 0", "3 0 F 0"])
+    q = write_lines(tmp_path / "qrels", ["1 0 A 1", "1 0 B 1", "1 0 C 1", "1 0 N -1",
+                                         "2 0 D 2", "2 0 E 0", "3 0 F 0", "4 0 G 1"])
     runs = tmp_path / "runs"
     runs.mkdir()
     write_lines(runs / "a", ["1 Q0 A 1 9 a", "1 Q0 N 2 8 a", "1 Q0 B 3 7 a", "1 Q0 C 4 6 a",
@@ -89,7 +89,8 @@ def test_edge_cases_by_hand(edge_track):
     q, runs = edge_track
     tables = ingest_track("edge", q, runs)            # the duplicate does not crash
     pv, pc = compare(tables)
-    assert pv.topics == ["1", "2"]                    # topic 3 has no relevant document
+    assert pv.topics == ["1", "2", "4"]               # topic 3 has no relevant document
+    assert (pc.i_star[:, 2] == 0).all() and (pc.drr[:, 2, 0] == 0).all()   # nobody found G: ties
     frame = pv.to_frame().set_index(["run", "qid"]).positions
     assert frame[("c", "1")] == [1, 2] and frame[("c", "2")] == []
     assert frame[("d", "1")] == [2]                   # X ties C at 5: docno desc puts X first
@@ -347,3 +348,34 @@ def test_hsd_without_p_values_flags_the_same_pairs():
     assert fast["p_value"].isna().all()
     np.testing.assert_array_equal(fast["q"] > fast.attrs["q_crit"], full["p_value"] < 0.05)
     assert 0 < (full["p_value"] < 0.05).sum() < len(full)
+
+
+@pytest.mark.parametrize("case", ["one_run", "two_runs", "no_relevant_topic"])
+def test_degenerate_tracks_write_every_output(tmp_path, case):
+    from reeval.ingest import write_track
+    from reeval.lexiprecision_report import TRACK_FIGURES, TRACK_TABLES, track_lexiprecision
+
+    tiny_tables()
+    runs = sorted(glob.glob(str(TINY / "runs" / "*")))
+    qrels = TINY / "qrels.txt"
+    if case == "one_run":
+        runs = runs[:1]
+    elif case == "two_runs":
+        runs = runs[:2]
+    else:
+        qrels = write_lines(tmp_path / "qrels", ["q1 0 a 0"])
+    write_track(ingest_track(case, qrels, runs), tmp_path / "track")
+    tables = track_lexiprecision(case, tmp_path / "track", tmp_path / "out", rel_level=1,
+                                 config={"label_removal": {"samples": 2}})
+    for name in TRACK_TABLES:
+        assert (tmp_path / "out" / f"{name}.csv").is_file()
+    for name in TRACK_FIGURES:
+        assert (tmp_path / "out" / f"{name}.pdf").is_file()
+    power = tables["table4_discriminative_power"]
+    if case == "two_runs":
+        assert (power.n_run_pairs == 1).all() and len(tables["pair_tests"]) == 1
+    elif case == "one_run":
+        assert (power.n_run_pairs == 0).all() and power.percent_significant.isna().all()
+    else:   # 6 pairs, nothing to compare on: none significant
+        assert (power.n_run_pairs == 6).all() and (power.n_significant == 0).all()
+        assert (tables["pair_tests"].topics == 0).all() and tables["table3_ties"].n_pair_topics[0] == 0

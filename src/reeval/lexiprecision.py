@@ -74,7 +74,7 @@ class PositionVectors:
         S, T = self.shape
         s_idx, t_idx = np.divmod(np.arange(S * T), T)
         found = self.found.ravel()
-        flat = self.positions.reshape(S * T, -1)
+        flat = self.positions.reshape(S * T, self.positions.shape[2])
         values = flat[np.arange(flat.shape[1])[None, :] < found[:, None]]
         offsets = np.concatenate([[0], np.cumsum(found)]).astype(np.int32)
         return pa.table({"run": np.array(self.runs, dtype=object)[s_idx],
@@ -292,7 +292,8 @@ def system_agreement(pc: PairComparison, tol: float = 1e-12) -> dict:
     """Table 2 (system): over run pairs whose mean dRR_1 over topics is non-zero
     (|mean| > tol, as sums of reciprocals need not cancel exactly), the share (%) whose
     mean rrLP and mean sgnLP have the same sign as the mean dRR_1."""
-    mean_rr1 = pc.drr[:, :, 0].mean(axis=1)
+    T = max(len(pc.topics), 1)  # no topic: every mean is 0, no pair counts
+    mean_rr1 = pc.drr[:, :, 0].sum(axis=1) / T
     use = np.abs(mean_rr1) > tol
     target = np.sign(mean_rr1[use])
 
@@ -301,8 +302,8 @@ def system_agreement(pc: PairComparison, tol: float = 1e-12) -> dict:
 
     n = int(use.sum())
     return {"n_run_pairs": n,
-            "rrLP_agree": 100.0 * float((sign(pc.rr.mean(axis=1))[use] == target).sum()) / n if n else math.nan,
-            "sgnLP_agree": 100.0 * float((sign(pc.sgn.mean(axis=1))[use] == target).sum()) / n if n else math.nan}
+            "rrLP_agree": 100.0 * float((sign(pc.rr.sum(axis=1) / T)[use] == target).sum()) / n if n else math.nan,
+            "sgnLP_agree": 100.0 * float((sign(pc.sgn.sum(axis=1) / T)[use] == target).sum()) / n if n else math.nan}
 
 
 def tie_rates(pc: PairComparison) -> dict:
@@ -355,7 +356,10 @@ def pair_tests(pc: PairComparison, rr: np.ndarray, alpha: float = 0.05) -> pd.Da
                         "mean_sgnLP": pc.sgn.mean(axis=1) if T else np.nan,
                         "wins": (pc.sgn > 0).sum(axis=1), "losses": (pc.sgn < 0).sum(axis=1),
                         "ties": (pc.sgn == 0).sum(axis=1)})
-    if pc.n_pairs == 0:
+    if pc.n_pairs == 0 or T == 0:
+        for name in MEASURES:
+            out[f"p_{name}"] = out[f"p_{name}_bonferroni"] = np.nan
+            out[f"hsd_{name}"] = False
         return out
     out["p_RR"] = all_pairs_ttest(rr)["p_value"].to_numpy()
     out["p_rrLP"] = ttest_rows(pc.rr)["p_value"]

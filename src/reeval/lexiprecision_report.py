@@ -186,7 +186,10 @@ def _track_figures(track: str, t: dict, out: Path) -> None:
 
 
 def _plot_fig3(ax, df, label):
-    ax.loglog(df.p1, df.probability, marker=".", linestyle="-", label=label)
+    ax.plot(df.p1, df.probability, marker=".", linestyle="-", label=label)
+    if (df.probability > 0).any():
+        ax.set_xscale("log")
+        ax.set_yscale("log")
     ax.set_xlabel("position of the first relevant document p1")
     ax.set_ylabel("P(tie with another run | p1)")
 
@@ -202,6 +205,7 @@ def _plot_fig5(ax, df, label):
 def _plot_fig6(ax, df, label):
     ax.step(np.r_[1, df.i_star], np.r_[0.0, df.ecdf], where="post", label=label)
     ax.set_xscale("log")
+    ax.set_xlim(left=1)
     ax.set_xlabel("recall level i* needed to break the tie")
     ax.set_ylabel("ECDF")
     ax.set_ylim(0, 1.01)
