@@ -475,16 +475,19 @@ def locality(pc: PairComparison, max_level: int = 8, lags: int = 4):
 
 def tie_counts(pv: PositionVectors) -> tuple[int, int, int]:
     """(pairs of rankings, tied under RR, tied under lexiprecision) over all topics,
-    by counting equal p_1 values and identical position vectors (no pair loop)."""
+    by counting equal p_1 values and identical position vectors per topic (each row's
+    bytes as one key: no pair loop)."""
     S, T = pv.shape
     total = T * S * (S - 1) // 2
     if S < 2 or T == 0:
         return total, 0, 0
     width = max(int(pv.found.max(initial=0)), 1)
-    tcol = np.repeat(np.arange(T, dtype=np.int64)[None, :], S, axis=0).reshape(-1, 1)
-    rows = np.concatenate([tcol, pv.positions[:, :, :width].reshape(S * T, width)], axis=1)
-    _, c_lp = np.unique(rows, axis=0, return_counts=True)
-    _, c_rr = np.unique(rows[:, :2], axis=0, return_counts=True)
+    rows = np.ascontiguousarray(pv.positions[:, :, :width]).reshape(S * T, width)
+    topic = np.tile(np.arange(T, dtype=np.int64), S)
+    _, vector_id = np.unique(rows.view(np.dtype((np.void, rows.itemsize * width))).ravel(),
+                             return_inverse=True)
+    _, c_lp = np.unique(vector_id.ravel() * T + topic, return_counts=True)
+    _, c_rr = np.unique(rows[:, 0].astype(np.int64) * T + topic, return_counts=True)
     pairs = (lambda c: int((c * (c - 1) // 2).sum()))
     return total, pairs(c_rr), pairs(c_lp)
 
