@@ -11,7 +11,7 @@ import pytest
 from scipy import stats as st
 from scipy.special import comb
 
-from conftest import REFERENCE, ingested, track_files, write_lines
+from conftest import REFERENCE, ingested, write_lines
 from reeval import lexiprecision as lx
 from reeval.cli import main
 from reeval.ingest import ingest_track

@@ -64,12 +64,12 @@ PAPER_TRACKS = {
 
 
 def options(config: dict | None) -> dict:
-    """The ``lexiprecision`` config section with defaults filled in."""
+    """The ``lexiprecision`` config section with defaults filled in (the relevance level
+    is resolved per track by :func:`study_level`)."""
     cfg = dict(config or {})
     out = {k: cfg.get(k, v) for k, v in DEFAULTS.items() if not isinstance(v, dict)}
     for key in ("label_removal", "figure2"):
         out[key] = {**DEFAULTS[key], **(cfg.get(key) or {})}
-    out["relevance_level"] = cfg.get("relevance_level")
     return out
 
 
