@@ -379,3 +379,13 @@ def test_degenerate_tracks_write_every_output(tmp_path, case):
     else:   # 6 pairs, nothing to compare on: none significant
         assert (power.n_run_pairs == 6).all() and (power.n_significant == 0).all()
         assert (tables["pair_tests"].topics == 0).all() and tables["table3_ties"].n_pair_topics[0] == 0
+
+
+def test_more_relevant_rows_than_relevant_documents_is_refused():
+    tables = tiny_tables()
+    judged = tables.judged.to_pandas()
+    judged = pd.concat([judged, judged.iloc[[0]]], ignore_index=True)   # bypassing ingest
+    with pytest.raises(ValueError, match="duplicate"):
+        lx.position_vectors(judged, tables.qrels, tables.depth)
+    # through ingest a repeated document is dropped (first occurrence kept) and nothing fails
+    assert lx.position_vectors(tables.judged, tables.qrels, tables.depth).found.max() <= 3

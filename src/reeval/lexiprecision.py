@@ -94,8 +94,10 @@ def position_vectors(judged, qrels, depth=None, runs=None, rel_level: int = 1,
                      levels: int = DEFAULT_LEVELS) -> PositionVectors:
     """Build the position vectors of every run on every topic with a relevant document.
 
-    ``judged``/``qrels``/``depth`` are the central tables (Arrow or pandas); ``runs``
-    fixes the run order (default: sorted names of ``depth``).
+    ``judged``/``qrels``/``depth`` are the central tables (Arrow or pandas), where ingest
+    has already dropped repeated documents; a run with more relevant rows for a topic than
+    the topic has relevant documents is refused (ValueError). ``runs`` fixes the run
+    order (default: sorted names of ``depth``).
     """
     grid = _grid(judged, qrels, depth, runs)
     T_all = grid.shape[1]
