@@ -26,6 +26,7 @@ include: "workflow/rules/summary.smk"
 include: "workflow/rules/fetch.smk"
 include: "workflow/rules/rareness.smk"
 include: "workflow/rules/study.smk"
+include: "workflow/rules/lexiprecision.smk"
 
 
 rule all:
@@ -35,4 +36,5 @@ rule all:
         INCLUSION,
         RARENESS_SUMMARY_FILES,
         STUDY_FILES,
+        LEXI_SUMMARY_FILES,
     default_target: True

@@ -108,6 +108,35 @@ def test_report_builds(default_run, tmp_path):
     assert out.stat().st_size > 10000 and "fig5_document_asl.png" in html
 
 
+def test_lexiprecision_outputs(default_run):
+    from reeval.lexiprecision_report import SUMMARY_FIGURES, SUMMARY_TABLES, TRACK_FIGURES, TRACK_TABLES
+
+    cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    for track in sorted(cfg["tracks"]):
+        d = default_run / "tracks" / track / "lexiprecision"
+        for name in TRACK_TABLES:
+            assert (d / f"{name}.parquet").is_file() and (d / f"{name}.csv").is_file(), (track, name)
+        for name in TRACK_FIGURES:
+            assert (d / f"{name}.png").stat().st_size > 0 and (d / f"{name}.pdf").is_file(), (track, name)
+        pairs = pd.read_parquet(d / "pairs.parquet")
+        runs = pd.read_parquet(default_run / "tracks" / track / "measures_by_run.parquet")
+        S = len(runs)
+        assert len(pairs) == S * (S - 1) // 2 * pairs.qid.nunique()
+        # rrLP is the reciprocal-rank difference whenever that is non-zero, and RR is trec_eval's
+        by_topic = pd.read_parquet(default_run / "tracks" / track / "measures_by_topic.parquet")
+        rr = by_topic.set_index(["run", "qid"]).recip_rank
+        d1 = rr.loc[list(zip(pairs.run_i, pairs.qid))].to_numpy() - rr.loc[list(zip(pairs.run_j, pairs.qid))].to_numpy()
+        assert abs(d1 - pairs.dRR_1.to_numpy()).max() < 1e-12
+        nz = pairs.dRR_1 != 0
+        assert (pairs.rrLP[nz] == pairs.dRR_1[nz]).all()
+    out = default_run / "lexiprecision"
+    for name in SUMMARY_TABLES:
+        assert set(pd.read_csv(out / f"{name}.csv").track) == set(cfg["tracks"]), name
+    for name in SUMMARY_FIGURES:
+        assert (out / f"{name}.png").is_file() and (out / f"{name}.pdf").is_file()
+    assert (out / "paper_comparison.md").read_text().startswith("# Lexicographic precision")
+
+
 def test_rerun_is_a_no_op_and_a_new_track_schedules_only_its_jobs(default_run, tmp_path):
     dry = snakemake("-n", "--config", f"results={default_run}")
     assert "Nothing to be done" in dry.stdout + dry.stderr
@@ -124,8 +153,8 @@ def test_rerun_is_a_no_op_and_a_new_track_schedules_only_its_jobs(default_run, t
     dry = snakemake("-n", "--configfile", str(cfg_path))
     out = dry.stdout + dry.stderr
     # the new track's own jobs, and every cross-track job once
-    per_track = {"ingest", "measures", "rareness", "study_track"}
-    cross_track = {"inclusion", "summary", "rareness_summary", "study"}
+    per_track = {"ingest", "measures", "rareness", "study_track", "lexiprecision"}
+    cross_track = {"inclusion", "summary", "rareness_summary", "study", "lexiprecision_summary"}
     rules = per_track | cross_track | {"all", "synthetic_track", "fetch", "total"}
     jobs = {line.split()[0]: int(line.split()[1]) for line in out.splitlines()
             if len(line.split()) == 2 and line.split()[0] in rules and line.split()[1].isdigit()}

@@ -14,6 +14,7 @@ import argparse
 import sys
 
 import numpy as np
+import pandas as pd
 
 from . import __version__
 from .ingest import ingest_track
@@ -121,6 +122,40 @@ def _compare(args) -> int:
     return 0
 
 
+def prefer_lines(qrels_path, run_paths, rel_level=1, precision="float64", decimals=4):
+    """Yield ``run_i<TAB>run_j<TAB>qid<TAB>sgnLP<TAB>rrLP`` lines of ``reeval prefer``.
+
+    Pairs i < j in argument order; per pair one line per topic with a relevant document
+    (sorted qrels topics; a topic a run misses counts as nothing retrieved), then one
+    line per pair with qid ``all`` holding the means over those topics.
+    """
+    from .lexiprecision import compare_pairs, position_vectors
+
+    if len(run_paths) < 2:
+        raise ValueError("prefer needs at least two runs")
+    tables = ingest_track("cli", qrels_path, run_paths, precision=precision)
+    names = [run_name_from_path(p) for p in run_paths]
+    pv = position_vectors(tables.judged, tables.qrels, tables.depth, runs=names,
+                          rel_level=rel_level, levels=1)
+    pc = compare_pairs(pv, levels=1)
+    frames = [pc.to_frame()[["run_i", "run_j", "qid", "sgnLP", "rrLP"]]]
+    if pc.topics:
+        runs = np.array(names, dtype=object)
+        frames.append(pd.DataFrame({"run_i": runs[pc.ii], "run_j": runs[pc.jj], "qid": "all",
+                                    "sgnLP": pc.sgn.mean(axis=1), "rrLP": pc.rr.mean(axis=1)}))
+    for frame in frames:  # per-topic lines (sgnLP an integer), then the means
+        yield from frame.to_csv(sep="\t", header=False, index=False, float_format=f"%.{decimals}f",
+                                lineterminator="\n").splitlines()
+
+
+def _prefer(args) -> int:
+    for line in prefer_lines(args.qrels, args.runs, rel_level=args.l,
+                             precision="float32" if args.float32 else "float64",
+                             decimals=args.decimals):
+        print(line)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="reeval", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"reeval {__version__}")
@@ -176,6 +211,18 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--float32", action="store_true", help="order by float32 scores")
     c.add_argument("--decimals", type=int, default=4)
     c.set_defaults(func=_compare)
+
+    f = sub.add_parser("prefer", help="lexicographic precision (sgnLP, rrLP) between runs",
+                       description="Lexicographic precision for each pair of runs (i < j in "
+                                   "argument order) and each topic with a relevant document: "
+                                   "run_i, run_j, qid, sgnLP, rrLP; then the means (qid all).")
+    f.add_argument("qrels", help="qrels file (plain, .gz or .bz2)")
+    f.add_argument("runs", nargs="+", help="two or more run files (plain, .gz or .bz2)")
+    f.add_argument("-l", type=int, default=1, metavar="LEVEL",
+                   help="relevance level: rel >= LEVEL is relevant (default 1)")
+    f.add_argument("--float32", action="store_true", help="order by float32 scores")
+    f.add_argument("--decimals", type=int, default=4, help="decimals printed (default 4)")
+    f.set_defaults(func=_prefer)
     return parser
 
 

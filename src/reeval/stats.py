@@ -606,7 +606,8 @@ def tukey_hsd(scores, runs=None, confidence: float = 0.95, max_exact: int = 500,
     cubic spline through log sf at ``grid_size`` evenly spaced q in [0, max q]
     (absolute error below 1e-7 in our checks; p-values under ~1e-13 are scipy's noise
     floor anyway). ``p_values=False`` skips them (NaN column): a pair is then significant
-    at level 1 - confidence exactly when q > q_crit, at no integration cost.
+    at level 1 - confidence exactly when q > q_crit (the interval excludes 0), at no
+    integration cost.
 
     Returns one row per pair (same order as :func:`all_pairs_ttest`): run_i, run_j,
     mean_i, mean_j, diff, q, p_value, ci_low, ci_high. ``DataFrame.attrs`` holds mse, df,
@@ -864,3 +865,40 @@ def plot_recall_precision(curves_df: pd.DataFrame, path, title: str | None = Non
     fig.tight_layout()
     fig.savefig(path)
     return path
+
+
+# ------------------------------------------------ row-wise tests on differences
+
+def ttest_rows(D, alternative: str = "two-sided") -> dict:
+    """One-sample t-test of each row of ``D`` (pairs x topics differences) against 0.
+
+    t = mean(d) / (sd(d) / sqrt(T)) (ddof=1) with T - 1 df, the paired t-test on the
+    differences: equals ``scipy.stats.ttest_1samp(D[k], 0)`` row by row. Rows whose
+    differences are all 0 get t = 0, p = 1; constant non-zero rows +-inf, p = 0;
+    T < 2 gives NaN. Returns {"t": array, "p_value": array}.
+    """
+    _check_alternative(alternative)
+    D = np.asarray(D, dtype=np.float64)
+    if D.ndim != 2:
+        raise ValueError(f"D must be 2-D (rows x topics), got shape {D.shape}")
+    n_rows, T = D.shape
+    if T < 2:
+        return {"t": np.full(n_rows, np.nan), "p_value": np.full(n_rows, np.nan)}
+    t = _ratio(D.mean(axis=1), D.std(axis=1, ddof=1) / math.sqrt(T))
+    p = np.where(~D.any(axis=1), 1.0, _t_pvalue(t, T - 1, alternative))
+    return {"t": t, "p_value": p}
+
+
+def sign_test_counts(wins, losses, alternative: str = "two-sided") -> np.ndarray:
+    """Sign-test p-values from counts, element-wise: k = wins out of n = wins + losses
+    (ties already dropped) against Binomial(n, 1/2); the same conventions as
+    :func:`sign_test` ("greater": P(K >= k), "less": P(K <= k), "two-sided": min(1, 2 x
+    the smaller tail), which equals ``scipy.stats.binomtest(k, n).pvalue``); n = 0
+    gives 1."""
+    _check_alternative(alternative)
+    k = np.asarray(wins, dtype=np.int64)
+    n = k + np.asarray(losses, dtype=np.int64)
+    if (k < 0).any() or (n < k).any():
+        raise ValueError("wins and losses must be non-negative counts")
+    p = _p_from_null_tails(_st.binom.sf(k - 1, n, 0.5), _st.binom.cdf(k, n, 0.5), alternative)
+    return np.where(n == 0, 1.0, p)
