@@ -20,7 +20,18 @@ from faultserver import FaultServer
 ncompress = pytest.importorskip("ncompress", reason="ncompress (test extra) writes the .Z fixture")
 
 SNAKEMAKE = [sys.executable, "-m", "snakemake"]
-RULES = {"all", "fetch", "ingest", "measures", "inclusion", "summary", "synthetic_track", "total"}
+PER_TRACK_ANALYSES = {"rareness", "study_track", "lexiprecision"}
+CROSS_TRACK_ANALYSES = {"rareness_summary", "study", "lexiprecision_summary"}
+RULES = {"all", "fetch", "ingest", "measures", "inclusion", "summary", "synthetic_track", "total"} | \
+    PER_TRACK_ANALYSES | CROSS_TRACK_ANALYSES
+
+
+def track_jobs(fetched: int = 1, ingested: int = 1) -> dict:
+    """Jobs of a run that fetches ``fetched`` tracks and ingests ``ingested`` of them."""
+    jobs = {"fetch": fetched, "ingest": ingested, "measures": ingested, "inclusion": 1, "summary": 1, "all": 1}
+    jobs.update({rule: ingested for rule in PER_TRACK_ANALYSES})
+    jobs.update({rule: 1 for rule in CROSS_TRACK_ANALYSES})
+    return jobs
 
 
 def run_lines(tag, topics=(1, 2, 3), n=30, seed=0):
@@ -138,7 +149,7 @@ def test_mirror_study_isolates_failures_and_adds_a_track_incrementally(tmp_path,
     cfg = write_config(tmp_path, tracks, mirror=str(mirror))
     out = snakemake(cfg, env=clean_env)
     assert job_counts(out)["fetch"] == 3  # all fetch jobs are scheduled at once
-    assert executed(out) == {"fetch": 3, "ingest": 1, "measures": 1, "inclusion": 1, "summary": 1, "all": 1}
+    assert executed(out) == track_jobs(fetched=3)
     res = tmp_path / "results"
     inc = pd.read_csv(res / "summary" / "inclusion.csv").set_index("track")
     assert inc.included.to_dict() == {"few-runs": False, "no-qrels": False, "old-adhoc": True}
@@ -165,9 +176,10 @@ def test_mirror_study_isolates_failures_and_adds_a_track_incrementally(tmp_path,
     cfg = write_config(tmp_path, tracks, mirror=str(mirror))
     dry = job_counts(snakemake(cfg, "-n", env=clean_env))
     # ingest and measures of the new track are known once its fetch checkpoint has run
-    assert dry == {"fetch": 1, "inclusion": 1, "summary": 1, "all": 1, "total": 4}, dry
+    expected = {"fetch": 1, "inclusion": 1, "summary": 1, "all": 1, **{r: 1 for r in CROSS_TRACK_ANALYSES}}
+    assert dry == dict(expected, total=len(expected)), dry
     ran = executed(snakemake(cfg, env=clean_env))
-    assert ran == {"fetch": 1, "ingest": 1, "measures": 1, "inclusion": 1, "summary": 1, "all": 1}, ran
+    assert ran == track_jobs(), ran
     inc = pd.read_csv(res / "summary" / "inclusion.csv").set_index("track")
     assert bool(inc.loc["new-adhoc", "included"])
     assert sorted(pd.read_csv(res / "summary" / "tracks.csv").track) == ["new-adhoc", "old-adhoc"]
@@ -177,7 +189,7 @@ def test_mirror_study_isolates_failures_and_adds_a_track_incrementally(tmp_path,
                                     missing_runs=("fewr4",))
     cfg = write_config(tmp_path, tracks, mirror=str(mirror))
     ran = executed(snakemake(cfg, env=clean_env))
-    assert ran == {"fetch": 1, "ingest": 1, "measures": 1, "inclusion": 1, "summary": 1, "all": 1}, ran
+    assert ran == track_jobs(), ran
     inc = pd.read_csv(res / "summary" / "inclusion.csv").set_index("track")
     assert bool(inc.loc["few-runs", "included"]) and inc.loc["few-runs", "runs_ingested"] == 5
 
@@ -215,7 +227,7 @@ def test_http_study_with_faults_and_a_fixed_track_rerun(tmp_path, clean_env):
         # credentials given, the failed track is rerun: only it and the cross-track outputs
         env = dict(clean_env, TREC_USER="alice", TREC_PASSWORD="s3cret")
         ran = executed(snakemake(cfg, "--forcerun", str(res / "fetch" / "private" / "status.json"), env=env))
-        assert ran == {"fetch": 1, "ingest": 1, "measures": 1, "inclusion": 1, "summary": 1, "all": 1}, ran
+        assert ran == track_jobs(), ran
         inc = pd.read_csv(res / "summary" / "inclusion.csv").set_index("track")
         assert inc.included.all()
         assert "s3cret" not in (res / "logs" / "fetch" / "private.log").read_text()
@@ -227,6 +239,7 @@ def test_real_track_through_a_mirror_equals_the_local_track(tmp_path, clean_env)
     from conftest import track_files
     from reeval.ingest import ingest_track, write_track
     from reeval.pipeline import track_measures
+    from reeval.study import REQUIRED_MEASURES
     from reeval.tracks import load_manifest
     from urllib.parse import urlsplit
 
@@ -257,7 +270,8 @@ def test_real_track_through_a_mirror_equals_the_local_track(tmp_path, clean_env)
     # the same tables as ingesting the local files directly
     local = tmp_path / "local"
     write_track(ingest_track("trec2003-robust", qrels, runs, precision="float32"), local)
-    want = track_measures("trec2003-robust", local, local, ["official", "ASL"])
+    # the workflow adds the measures the ASL study reads to the configured ones
+    want = track_measures("trec2003-robust", local, local, ["official", "ASL", *REQUIRED_MEASURES])
     got = pd.read_parquet(res / "tracks" / "trec2003-robust" / "measures_by_run.parquet")
     pd.testing.assert_frame_equal(got.sort_values("run").reset_index(drop=True),
                                   want.sort_values("run").reset_index(drop=True))

@@ -5,6 +5,7 @@ sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 
 from reeval.ingest import TRACK_FILES
 from reeval.pipeline import MEASURES_FILES
+from reeval.study import REQUIRED_MEASURES as STUDY_MEASURES
 from reeval.tracks import is_fetched, resolve_qrels, resolve_runs, study_tracks, track_options
 
 RESULTS = config.get("results", "results")
