@@ -381,3 +381,30 @@ def test_map_share_against_a_direct_search(synthetic):
                 best_n, best_dist = n, dist
         assert got.loc[run, "n_closest"] == best_n, run
         assert got.loc[run, "share"] == pytest.approx(best_n / len(p))
+
+
+def test_technique_groups_from_manifest_labels():
+    import fnmatch
+    import yaml
+    from reeval.study_report import study_options, techniques_from_labels
+    tracks = {
+        "labelled": {"urls": {"runs": [{"run": "bm25[a]", "technique": "bm25"}, {"run": "bert*", "technique": "neural"},
+                                       {"run": "other"}]}},
+        "bm25-only": {"urls": {"runs": [{"run": "x", "technique": "bm25"}]}},
+        "local": {"qrels": "q", "runs": "r"},
+    }
+    got = techniques_from_labels(tracks)
+    assert list(got) == ["labelled"] and got["labelled"]["baseline"] == "bm25"
+    patterns = got["labelled"]["groups"]
+    # escaped: each pattern matches its own run name only
+    assert fnmatch.fnmatchcase("bm25[a]", patterns["bm25"][0]) and not fnmatch.fnmatchcase("bm25a", patterns["bm25"][0])
+    assert fnmatch.fnmatchcase("bert*", patterns["neural"][0]) and not fnmatch.fnmatchcase("bertX", patterns["neural"][0])
+    # the config's own technique groups win; selection keys are not analysis options
+    mine = {"baseline": "a", "groups": {"a": ["a*"], "b": ["b*"]}}
+    opts = study_options({"tracks": "all", "min_runs": 5, "techniques": {"labelled": mine}}, got)
+    assert opts["techniques"]["labelled"] == mine and "tracks" not in opts and "min_runs" not in opts
+    # the study manifest: the DL tracks of 2019 on get bm25 vs neural groups
+    manifest = yaml.safe_load((Path(__file__).resolve().parents[1] / "config" / "trec-manifest.yaml").read_text())
+    labelled = techniques_from_labels(manifest["tracks"])
+    assert labelled and all(set(v["groups"]) >= {"bm25"} and len(v["groups"]) >= 2 for v in labelled.values())
+    assert all(manifest["tracks"][t]["year"] >= 2019 for t in labelled)

@@ -14,6 +14,8 @@ Across tracks (``<results>/study/``): ``headroom``, ``reordering`` (per track),
 
 from __future__ import annotations
 
+import glob
+
 import math
 import os
 from pathlib import Path
@@ -81,10 +83,32 @@ def _canonical(value):
 TRACK_SELECTION_KEYS = ("tracks", "min_runs")  # which tracks enter the study (reeval.inclusion)
 
 
-def study_options(config_study: dict | None) -> dict:
+def techniques_from_labels(tracks: dict, baseline: str = "bm25") -> dict:
+    """Technique groups from the per-run ``technique`` labels of ``urls`` track entries.
+
+    The study manifest labels some runs (``bm25``, ``neural``, ``traditional``). A track
+    gets ``{"baseline": baseline, "groups": {label: [run names]}}`` when it has runs
+    labelled ``baseline`` and runs of at least one other label; run names are escaped
+    so that they match as fnmatch patterns only themselves.
+    """
+    out = {}
+    for track, entry in tracks.items():
+        runs = ((entry or {}).get("urls") or {}).get("runs") or []
+        groups: dict = {}
+        for item in runs:
+            if item.get("technique"):
+                groups.setdefault(item["technique"], []).append(glob.escape(str(item["run"])))
+        if baseline in groups and len(groups) >= 2:
+            out[track] = {"baseline": baseline, "groups": groups}
+    return out
+
+
+def study_options(config_study: dict | None, labelled_techniques: dict | None = None) -> dict:
     """The ``study`` config merged over :data:`DEFAULT_STUDY` (one level deep), keys sorted.
 
     The track selection keys (``tracks``, ``min_runs``) are not options of the analyses.
+    ``labelled_techniques`` (see :func:`techniques_from_labels`) gives technique groups
+    to tracks the config's ``techniques`` does not name.
 
     Raises ValueError when bucket edges are not strictly increasing or a technique
     baseline is not one of its track's groups.
@@ -94,6 +118,7 @@ def study_options(config_study: dict | None) -> dict:
         if k in TRACK_SELECTION_KEYS:
             continue
         out[k] = {**out[k], **v} if isinstance(out.get(k), dict) and k != "techniques" else v
+    out["techniques"] = {**(labelled_techniques or {}), **out["techniques"]}
     for k in ("asl_buckets", "document_buckets", "difference_buckets"):
         e = out[k]
         if len(e) < 2 or any(b <= a for a, b in zip(e[:-1], e[1:])) or e[0] < 1:
