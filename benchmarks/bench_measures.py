@@ -6,7 +6,8 @@ Writes the seeded synthetic benchmark track (reeval.synthetic.BENCHMARK_TRACK, 5
 250 topics x 1000 documents, ~100 relevant per topic, 4-decimal scores so ties occur)
 once under benchmarks/.data/, then times each tool end to end in its own process
 (parse the files + MAP, P@20, reciprocal rank; reeval also ASL), reporting wall time,
-CPU time (user + system, all threads, imports included), peak resident memory and each tool's time as a ratio to reeval's, and how far each
+CPU time (user + system of every thread and worker process, imports included), peak
+resident memory (of the largest process) and each tool's time as a ratio to reeval's, and how far each
 tool's per-run MAP / P@20 / RR are from reeval's (float32 ordering, as trec_eval 9.x).
 """
 
@@ -116,8 +117,10 @@ def child(tool: str, d: str) -> None:
     values = TOOLS[tool](qrels, runs)
     wall = time.perf_counter() - t
     usage = resource.getrusage(resource.RUSAGE_SELF)
-    print(json.dumps({"tool": tool, "wall": wall, "cpu": usage.ru_utime + usage.ru_stime,
-                      "peak_mb": usage.ru_maxrss / 1024, "values": values}))
+    workers = resource.getrusage(resource.RUSAGE_CHILDREN)  # reeval's ingest worker processes
+    cpu = usage.ru_utime + usage.ru_stime + workers.ru_utime + workers.ru_stime
+    print(json.dumps({"tool": tool, "wall": wall, "cpu": cpu, "peak_mb": max(usage.ru_maxrss, workers.ru_maxrss) / 1024,
+                      "values": values}))
 
 
 def main():

@@ -183,3 +183,16 @@ def test_written_files_have_ordinary_permissions(tmp_path):
     os.umask(mask)
     assert (tmp_path / "x.csv").stat().st_mode & 0o777 == 0o666 & ~mask
     assert [p.name for p in tmp_path.iterdir()] == ["x.csv"]  # no temporary file left
+
+
+def test_a_malformed_run_among_several_names_its_file_and_line(tmp_path):
+    import pickle
+    from reeval.trecio import TrecFormatError
+    q = write_lines(tmp_path / "qrels", ["1 0 A 1"])
+    good = write_lines(tmp_path / "good", ["1 Q0 A 1 1.0 g"])
+    bad = write_lines(tmp_path / "bad", ["1 Q0 A 1 1.0 b", "1 Q0 B 2 x b"])
+    with pytest.raises(TrecFormatError) as err:
+        ingest_track("t", q, [good, bad], threads=2)  # read by worker processes
+    assert (err.value.path, err.value.line_number) == (str(bad), 2)
+    again = pickle.loads(pickle.dumps(err.value))
+    assert str(again) == str(err.value) and again.line_text == "1 Q0 B 2 x b"

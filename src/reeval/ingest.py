@@ -20,8 +20,7 @@ judged twice for a topic in the qrels keeps the last judgment (as dict-based too
 such as pytrec_eval do) and counts the others as ``duplicate``.
 
 How (fast by design): each run file is parsed, ordered, deduplicated and matched
-against the qrels on its own, ``threads`` files at once (the numpy and Arrow kernels
-release the GIL). Document ids are compared through 64-bit hashes of their bytes
+against the qrels on its own, ``threads`` files at once (in worker processes). Document ids are compared through 64-bit hashes of their bytes
 (:func:`string_hash64`); every hash equality is confirmed on the strings, so a
 collision can cost time but never change a result. The per-run tables come out
 sorted, so the track tables are their concatenation in run-name order.
@@ -29,9 +28,10 @@ sorted, so the track tables are their concatenation in run-name order.
 
 from __future__ import annotations
 
+import multiprocessing as mp
 import os
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -375,14 +375,28 @@ def _concat(tables, schema: pa.Schema) -> pa.Table:
     return pa.concat_tables(tables) if tables else schema.empty_table()
 
 
+_WORKER_STATE: tuple = ()
+
+
+def _set_worker_state(*state) -> None:
+    """Initializer of a worker process: the qrels lookup and the reading options."""
+    global _WORKER_STATE
+    _WORKER_STATE = state
+
+
+def _load_in_worker(job):
+    return load_run(*job, *_WORKER_STATE)
+
+
 def ingest_track(track: str, qrels_path, run_paths, precision: str = "float64",
                  on_malformed: str = "error", grade_map: dict | None = None,
                  threads: int = 2) -> TrackTables:
     """Parse a track's qrels and runs once each and build the central tables.
 
-    ``threads`` run files are read, ranked and matched with the qrels at once (the
-    Arrow and numpy kernels doing the work release the GIL). ``grade_map`` relabels
-    qrels grades before anything else (see :func:`remap_grades`).
+    ``threads`` run files are read, ranked and matched with the qrels at once, in
+    forked worker processes where the platform forks (else in threads); results do not
+    depend on it. ``grade_map`` relabels qrels grades before anything else (see
+    :func:`remap_grades`).
     """
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {PRECISIONS}, not {precision!r}")
@@ -405,11 +419,16 @@ def ingest_track(track: str, qrels_path, run_paths, precision: str = "float64",
                              "two files of a track must not name the same run")
         seen[name] = str(path)
 
-    def load(name_path):
-        return load_run(*name_path, lookup, track, precision, on_malformed)
-
-    with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
-        loaded = list(pool.map(load, sorted(zip(names, run_paths))))
+    jobs = sorted(zip(names, run_paths))
+    state = (lookup, track, precision, on_malformed)
+    if threads > 1 and len(jobs) > 1 and "fork" in mp.get_all_start_methods():
+        # processes: the per-file work holds the GIL often enough that threads barely scale
+        with ProcessPoolExecutor(max_workers=min(threads, len(jobs)), mp_context=mp.get_context("fork"),
+                                 initializer=_set_worker_state, initargs=state) as pool:
+            loaded = list(pool.map(_load_in_worker, jobs))
+    else:
+        with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
+            loaded = list(pool.map(lambda job: load_run(*job, *state), jobs))
     report.extend(row for row, *_ in loaded)
     # each run's tables are sorted by qid then pos, and runs come in name order
     runs = _concat([r for _, r, _, _ in loaded], RUNS_SCHEMA)

@@ -49,6 +49,9 @@ class TrecFormatError(ValueError):
         shown = line_text if len(line_text) <= 120 else line_text[:117] + "..."
         super().__init__(f"{self.path}:{self.line_number}: expected {expected}; got {shown!r}")
 
+    def __reduce__(self):  # picklable, so that a worker process can report it
+        return type(self), (self.path, self.line_number, self.expected, self.line_text)
+
 
 @dataclass
 class LineCounts:
