@@ -8,8 +8,12 @@ rule ingest:
         options=lambda wildcards: track_options(config, wildcards.track),
     log:
         f"{RESULTS}/logs/ingest/{{track}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/ingest/{{track}}.tsv"
+    threads: 2
     resources:
-        mem_mb=4000,
+        mem_mb=lambda wildcards, attempt: 6000 * attempt,
+        runtime=lambda wildcards, attempt: 20 * attempt,
     conda:
         "../../environment.yml"
     script:

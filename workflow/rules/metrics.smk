@@ -10,8 +10,12 @@ rule measures:
         unretrieved=config.get("asl", {}).get("unretrieved", "after_last"),
     log:
         f"{RESULTS}/logs/measures/{{track}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/measures/{{track}}.tsv"
+    threads: 1
     resources:
-        mem_mb=4000,
+        mem_mb=lambda wildcards, attempt: 6000 * attempt,
+        runtime=lambda wildcards, attempt: 20 * attempt,
     conda:
         "../../environment.yml"
     script:

@@ -31,8 +31,12 @@ rule rareness:
         relevance_level=lambda wildcards: track_options(config, wildcards.track)["relevance_level"],
     log:
         f"{RESULTS}/logs/rareness/{{track}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/rareness/{{track}}.tsv"
+    threads: 1
     resources:
-        mem_mb=4000,
+        mem_mb=lambda wildcards, attempt: 4000 * attempt,
+        runtime=lambda wildcards, attempt: 30 * attempt,
     conda:
         "../../environment.yml"
     script:
@@ -57,8 +61,10 @@ rule rareness_summary:
         options=RARENESS,
     log:
         f"{RESULTS}/logs/rareness_summary/rareness_summary.log",
+    threads: 1
     resources:
-        mem_mb=2000,
+        mem_mb=lambda wildcards, attempt: 2000 * attempt,
+        runtime=lambda wildcards, attempt: 10 * attempt,
     conda:
         "../../environment.yml"
     script:

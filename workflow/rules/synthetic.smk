@@ -7,8 +7,12 @@ rule synthetic_track:
         seed=config.get("synthetic", {}).get("seed", 0),
     log:
         f"{RESULTS}/logs/synthetic_track/{{track}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/synthetic_track/{{track}}.tsv"
+    threads: 1
     resources:
-        mem_mb=1000,
+        mem_mb=lambda wildcards, attempt: 2000 * attempt,
+        runtime=lambda wildcards, attempt: 10 * attempt,
     conda:
         "../../environment.yml"
     script:
