@@ -62,3 +62,84 @@ def test_slurm_profile_dry_run_parses_and_passes_each_rules_resources(tmp_path):
     resources = job_resources(out)
     assert "mem_mb=6000" in resources["ingest"] and "runtime=20" in resources["ingest"], resources
     assert "mem_mb=6000" in resources["measures"], resources
+
+
+# --- the simulated campaign with the real study's shape ------------------------------
+
+CATALOG = ROOT.parent / "shared" / "catalog"
+
+
+def catalog():
+    if not (CATALOG / "tracks.csv").is_file():
+        pytest.skip(f"TREC catalog not found at {CATALOG} (../shared/catalog beside the project)")
+    return CATALOG / "tracks.csv", CATALOG / "runs.csv"
+
+
+def test_study_tracks_are_the_catalogs_candidates_without_2003_web():
+    from reeval.campaign import campaign_specs, study_tracks
+    tracks_csv, _ = catalog()
+    t = study_tracks(tracks_csv)
+    # catalog README: 83 candidate rows in 1993-2021 with 6,035 runs; 2003 Web has 93
+    assert len(t) == 82 and t.n_runs_with_input_url.sum() == 6035 - 93
+    assert not ((t.trec_edition == "trec12") & (t.track == "web")).any()
+    specs = campaign_specs(tracks_csv)
+    blog = specs["trec17-blog-baseline-opinion"]
+    assert (blog.n_runs, blog.n_topics, blog.depth) == (232, 50, 1000)    # the issue's largest track
+    dl = specs["trec28-deep-passages"]
+    assert (dl.n_topics, dl.n_topics + dl.n_unjudged_topics) == (43, 200)  # 200 queries, 43 judged
+    assert specs["trec13-robust"].n_topics == 249
+    assert len(specs) == len(set(specs))
+
+
+def test_relevance_density_from_the_catalog_matches_real_qrels():
+    """Robust 2003's density estimated from its official P_1000/recall figures against its
+    real qrels in ../shared/data (60.7 relevant documents per topic)."""
+    import pandas as pd
+    from conftest import track_files
+    from reeval.campaign import relevant_per_topic
+    _, runs_csv = catalog()
+    qrels, _ = track_files("trec2003-robust")
+    q = pd.read_csv(qrels, sep=r"\s+", header=None, names=["qid", "iter", "docno", "rel"])
+    real = (q.rel >= 1).sum() / q.qid.nunique()
+    est = relevant_per_topic(runs_csv)[("trec12", "robust", "")]
+    assert abs(est - real) / real < 0.1, (est, real)
+
+
+def test_committed_simulated_study_is_what_the_catalog_gives():
+    import yaml
+    from reeval.campaign import campaign_specs
+    from reeval.synthetic import spec_from_config
+    tracks_csv, runs_csv = catalog()
+    cfg = yaml.safe_load((ROOT / "config" / "simulated-study.yaml").read_text())
+    committed = {name: spec_from_config(entry["synthetic"]) for name, entry in cfg["tracks"].items()}
+    assert committed == campaign_specs(tracks_csv, runs_csv)
+
+
+def test_simulated_study_config_validates_and_schedules_every_track(tmp_path):
+    out = snakemake("-n", "--configfile", "config/simulated-study.yaml", "--config", f"results={tmp_path}")
+    jobs = {line.split()[0]: int(line.split()[1]) for line in out.splitlines()
+            if len(line.split()) == 2 and line.split()[1].isdigit()}
+    assert jobs["synthetic_track"] == jobs["ingest"] == jobs["measures"] == 82, jobs
+
+
+def test_a_real_shaped_track_scaled_down_keeps_its_oddities(tmp_path):
+    import dataclasses
+    from reeval.campaign import campaign_specs
+    from reeval.ingest import ingest_track
+    from reeval.synthetic import write_track
+    tracks_csv, runs_csv = catalog()
+    spec = campaign_specs(tracks_csv, runs_csv)["trec28-deep-passages"]   # 200 queries, 43 judged
+    spec = dataclasses.replace(spec, n_runs=20, n_topics=6, n_unjudged_topics=10, depth=200)
+    write_track(tmp_path, spec, seed=1)
+    runs = sorted(str(p) for p in (tmp_path / "runs").iterdir())
+    t = ingest_track("dl", tmp_path / "qrels.txt", runs)
+    rep = t.report[t.report.kind == "run"]
+    assert len(rep) == 20 and rep.unjudged_topic.sum() > 0 and rep.duplicate.sum() == 1
+    depth = t.depth.to_pandas()
+    assert depth.n_ret.max() == 200 and depth.n_ret.min() == 100            # a shallow run
+    assert depth.groupby("run").qid.nunique().min() < 6                     # a run missing a topic
+    qrels = t.qrels.to_pandas()
+    assert abs((qrels.rel > 0).sum() / 6 - spec.relevant_per_topic) < 0.5 * spec.relevant_per_topic
+    assert set(qrels.rel) == {0, 1, 2}
+    scores = t.runs.to_pandas().groupby(["run", "qid"]).score.apply(lambda s: s.duplicated().mean())
+    assert scores.max() > 0.5                                               # a mostly tied run
