@@ -143,3 +143,61 @@ def test_a_real_shaped_track_scaled_down_keeps_its_oddities(tmp_path):
     assert set(qrels.rel) == {0, 1, 2}
     scores = t.runs.to_pandas().groupby(["run", "qid"]).score.apply(lambda s: s.duplicated().mean())
     assert scores.max() > 0.5                                               # a mostly tied run
+
+
+# --- memory bounded per track --------------------------------------------------------
+
+CHILD = r'''
+import resource, sys
+from pathlib import Path
+import numpy, pandas, pyarrow  # imported before the limit: the baseline is the interpreter's
+from reeval.ingest import ingest_track, write_track
+from reeval.pipeline import track_measures
+
+def vm_kb():
+    return next(int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmSize"))
+
+campaign, mode, budget_mb = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+limit = (vm_kb() + budget_mb * 1024) * 1024
+resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+kept = []
+for src in sorted(p for p in campaign.iterdir() if p.is_dir()):
+    out = campaign.parent / "out" / mode / src.name
+    tables = ingest_track(src.name, src / "qrels.txt", sorted(str(p) for p in (src / "runs").iterdir()))
+    write_track(tables, out)
+    by_run = track_measures(src.name, out, out, ["official", "ASL", "ASL@g1-10"])
+    if mode == "accumulate":  # what a campaign-wide design does: every track's tables stay alive
+        kept.append((tables, pandas.read_parquet(out / "asl_by_document.parquet")))
+    del tables
+print("peak_kb", next(int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmPeak")))
+'''
+
+
+def test_ingest_and_measures_of_a_campaign_stay_under_a_per_track_memory_limit(tmp_path):
+    """Eight tracks of 0.5 M run lines each go through ingest + measures one after the
+    other in one process whose address space may grow by at most BUDGET_MB over the
+    interpreter with numpy/pandas/pyarrow loaded: memory must be per track, freed between
+    tracks. The control keeps each track's tables alive (memory growing with the number
+    of tracks, 4 M lines in all) and must hit the same limit, so the limit does bite."""
+    from reeval.synthetic import TrackSpec, write_track
+    budget_mb = 350
+    spec = TrackSpec(n_runs=25, n_topics=20, depth=1000, relevant_per_topic=100,
+                     judged_nonrel_per_topic=300, tie_fraction=0.1, duplicate_docs=1, compress="none")
+    campaign = tmp_path / "campaign"
+    for i in range(8):
+        write_track(campaign / f"t{i}", spec, seed=i)
+    env = {"PYTHONPATH": str(ROOT / "src"), "PATH": "/usr/bin:/bin",
+           "ARROW_DEFAULT_MEMORY_POOL": "system",  # Arrow allocates through malloc: no allocator
+           "MALLOC_ARENA_MAX": "2", "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}  # reservations
+
+    def child(mode):
+        return subprocess.run([sys.executable, "-c", CHILD, str(campaign), mode, str(budget_mb)],
+                              capture_output=True, text=True, env=env, timeout=120)
+
+    per_track = child("per-track")
+    assert per_track.returncode == 0, per_track.stderr[-3000:]
+    for i in range(8):
+        assert (tmp_path / "out" / "per-track" / f"t{i}" / "measures_by_run.parquet").is_file()
+    accumulate = child("accumulate")
+    assert accumulate.returncode != 0, "the control kept 8 tracks alive under the limit: the limit is too loose"
+    assert "memory" in accumulate.stderr.lower() or "bad_alloc" in accumulate.stderr, accumulate.stderr[-2000:]
