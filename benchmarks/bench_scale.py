@@ -5,8 +5,9 @@
 
 1. Picks study tracks from the catalog-shaped campaign (``reeval.campaign``, see its
    assumptions): ``--tracks`` by name, else the ``--largest`` N by run lines among those
-   of at most ``--max-lines`` (after ``--topic-scale``, which keeps a share of the topics)
-   and the smallest study track (the fixed cost of a job).
+   of at most ``--max-lines`` (after ``--topic-scale``, which keeps a share of the topics),
+   the one with the most runs (costs in pairs of runs) and the smallest study track (the
+   fixed cost of a job).
 2. Runs the workflow on them (``snakemake --profile workflow/profiles/local``, every rule
    of the default target, whatever rules the Snakefile has) into ``OUT/results``; its
    printout goes to ``OUT/snakemake.log``.
@@ -15,8 +16,11 @@
    is measured, whichever rule it is.
 4. Projects each rule over the whole study (82 tracks, ``campaign_specs``): per rule, a
    least-squares line cost = a + b x size through the measured tracks (through the origin
-   with one track size or a negative a), where size is the track's run lines
-   (runs x answered topics x depth) or, for rules in PAIR_RULES, pairs of runs x topics.
+   with one track size or a negative a), where size is, for the rules that read the run
+   files (RAW_RULES), the track's run lines (runs x answered topics x depth); for rules
+   in PAIR_RULES, pairs of runs x judged topics; for every other rule (they work on the
+   judged documents each run retrieved), runs x judged topics x min(depth, judged
+   documents per topic), a bound on the judged rows.
    The study's wall time on C cores = sum over jobs of projected cpu-bound time x threads
    / C (jobs packed on the cores; the 2-core figure is what the target is about), with the
    largest single job as a floor. Peak memory per rule is projected the same way to the
@@ -44,16 +48,20 @@ sys.path.insert(0, str(ROOT / "src"))
 from reeval.campaign import campaign_specs, dump_config, run_lines, study_config  # noqa: E402
 
 CATALOG = ROOT.parent / "shared" / "catalog"
-PAIR_RULES = {"lexiprecision"}      # cost grows with pairs of runs, not lines
+RAW_RULES = {"ingest", "synthetic_track"}  # read or write every line of the run files
+PAIR_RULES = {"lexiprecision"}             # cost grows with pairs of runs, not lines
 NOT_IN_STUDY = {"synthetic_track"}  # stands in for the download
 TARGET_MEM_MB, TARGET_HOURS = 8000, 2.0
 
 
 def size(rule: str, spec) -> float:
     """The size a rule's cost is projected from (see module doc)."""
+    if rule in RAW_RULES:
+        return run_lines(spec)
     if rule in PAIR_RULES:
         return spec.n_runs * (spec.n_runs - 1) / 2 * spec.n_topics
-    return run_lines(spec)
+    # judged rows: a run's judged documents per topic are at most its depth and the qrels' size
+    return spec.n_runs * spec.n_topics * min(spec.depth, spec.relevant_per_topic + spec.judged_nonrel_per_topic)
 
 
 def fit(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
@@ -98,8 +106,9 @@ def main(argv=None):
     else:
         fits = {n: s for n, s in scaled.items() if run_lines(s) <= args.max_lines}
         by_size = sorted(fits.items(), key=lambda kv: -run_lines(kv[1]))
-        # the N largest, and the smallest so that the fixed cost of a job is measured too
-        chosen = dict(by_size[:args.largest] + by_size[-1:])
+        most_runs = max(fits.items(), key=lambda kv: kv[1].n_runs)
+        # the N largest, the one with the most runs (pairs), the smallest (a job's fixed cost)
+        chosen = dict(by_size[:args.largest] + [most_runs] + by_size[-1:])
     results = (args.out / "results").resolve()
     cfg_path = args.out / "config.yaml"
     args.out.mkdir(parents=True, exist_ok=True)

@@ -33,10 +33,11 @@ rule rareness:
         f"{RESULTS}/logs/rareness/{{track}}.log",
     benchmark:
         f"{RESULTS}/benchmarks/rareness/{{track}}.tsv"
+    # bench_scale.py: 1.5 GB peak on the track with the most judged rows (Robust 2004 shape)
     threads: 1
     resources:
-        mem_mb=lambda wildcards, attempt: 4000 * attempt,
-        runtime=lambda wildcards, attempt: 30 * attempt,
+        mem_mb=lambda wildcards, attempt: 3000 * attempt,
+        runtime=lambda wildcards, attempt: 10 * attempt,
     conda:
         "../../environment.yml"
     script:

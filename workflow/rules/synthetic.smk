@@ -9,9 +9,10 @@ rule synthetic_track:
         f"{RESULTS}/logs/synthetic_track/{{track}}.log",
     benchmark:
         f"{RESULTS}/benchmarks/synthetic_track/{{track}}.tsv"
+    # bench_scale.py: 0.4 GB peak, 60 s for 34 M run lines
     threads: 1
     resources:
-        mem_mb=lambda wildcards, attempt: 2000 * attempt,
+        mem_mb=lambda wildcards, attempt: 1000 * attempt,
         runtime=lambda wildcards, attempt: 10 * attempt,
     conda:
         "../../environment.yml"
