@@ -20,9 +20,11 @@ Assumptions (approximate, from the track overviews; the catalog has no such colu
 - topics: judged topics per track (``TOPICS``), 50 unless listed. ``ANSWERED`` lists
   tracks whose runs answer more queries than the qrels judge (Deep Learning: 200 or
   477 test queries, 43-57 judged; CAsT: every conversation turn, a subset judged;
-  Terabyte 2006: topics 701-850, 801-850 judged); those lines are read and dropped.
-- depth: 1,000 documents per topic (the TREC norm), except Terabyte (10,000) and Legal
-  2006 (5,000), News background linking (100).
+  Terabyte 2006: automatic runs answer the 2004-2006 topics 701-850, the 2006 qrels
+  judge 801-850, per trec.nist.gov/data/terabyte06.html; manual runs answer 50 only, so
+  this is an upper bound); those lines are read and dropped.
+- depth: 1,000 documents per topic (the TREC norm), except Terabyte (10,000, the 2004
+  guidelines; assumed for 2005-2006), Legal 2006 (5,000), News background linking (100).
 - relevance density: with ``runs.csv``, relevant documents per topic =
   median over runs of P_1000 x 1000 / recall_1000 where both are published, else
   max over runs of P_1000 x 1000 / 0.7 (the best run assumed to find 70% of the relevant
