@@ -60,7 +60,7 @@ def test_slurm_profile_dry_run_parses_and_passes_each_rules_resources(tmp_path):
         pytest.skip("snakemake-executor-plugin-slurm is not installed (pip install 'reeval[slurm]')")
     out = snakemake("--profile", "workflow/profiles/slurm", "--dry-run", "--config", f"results={tmp_path}")
     resources = job_resources(out)
-    assert "mem_mb=8000" in resources["ingest"] and "runtime=15" in resources["ingest"], resources
+    assert "mem_mb=4000" in resources["ingest"] and "runtime=15" in resources["ingest"], resources
     assert "mem_mb=4000" in resources["measures"], resources
 
 

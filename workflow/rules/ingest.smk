@@ -10,11 +10,11 @@ rule ingest:
         f"{RESULTS}/logs/ingest/{{track}}.log",
     benchmark:
         f"{RESULTS}/benchmarks/ingest/{{track}}.tsv"
-    # bench_scale.py: 2.1 GB peak at 34 M run lines (54 MB per M lines), 6.7 GB projected
-    # for the largest track of the study (120 M lines); SLURM retries with twice the memory
+    # bench_scale.py: 2.3 GB peak on the study's largest track (TREC 2006 Terabyte shape,
+    # 120 M run lines, 40 M of judged topics); SLURM retries with twice the memory
     threads: 2
     resources:
-        mem_mb=lambda wildcards, attempt: 8000 * attempt,
+        mem_mb=lambda wildcards, attempt: 4000 * attempt,
         runtime=lambda wildcards, attempt: 15 * attempt,
     conda:
         "../../environment.yml"

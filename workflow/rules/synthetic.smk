@@ -9,7 +9,7 @@ rule synthetic_track:
         f"{RESULTS}/logs/synthetic_track/{{track}}.log",
     benchmark:
         f"{RESULTS}/benchmarks/synthetic_track/{{track}}.tsv"
-    # bench_scale.py: 0.4 GB peak, 60 s for 34 M run lines
+    # bench_scale.py: 0.7 GB peak, 4 min for 120 M run lines (gzip)
     threads: 1
     resources:
         mem_mb=lambda wildcards, attempt: 1000 * attempt,
