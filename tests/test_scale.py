@@ -201,3 +201,30 @@ def test_ingest_and_measures_of_a_campaign_stay_under_a_per_track_memory_limit(t
     accumulate = child("accumulate")
     assert accumulate.returncode != 0, "the control kept 8 tracks alive under the limit: the limit is too loose"
     assert "memory" in accumulate.stderr.lower() or "bad_alloc" in accumulate.stderr, accumulate.stderr[-2000:]
+
+
+# --- the projection of benchmarks/bench_scale.py -------------------------------------
+
+def bench_scale():
+    spec = importlib.util.spec_from_file_location("bench_scale", ROOT / "benchmarks" / "bench_scale.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_projection_fit_and_sizes():
+    import numpy as np
+    from reeval.synthetic import TrackSpec
+    bs = bench_scale()
+    x = np.array([1e5, 1e7, 3e7])
+    assert np.allclose(bs.fit(x, 150 + 5e-5 * x), (150, 5e-5))
+    assert np.allclose(bs.fit(np.array([2e6, 2e6]), np.array([4.0, 6.0])), (0, 2.5e-6))  # one size
+    assert bs.fit(x, np.array([50.0, 10.0, 30.0]))[0] == 0                             # a < 0 or b < 0
+    spec = TrackSpec(n_runs=80, n_topics=50, n_unjudged_topics=100, depth=10_000,
+                     relevant_per_topic=188, judged_nonrel_per_topic=1000)
+    assert bs.size("ingest", spec) == 80 * 150 * 10_000
+    assert bs.size("ingest", spec, memory=True) == 80 * 50 * 10_000
+    assert bs.size("measures", spec) == 80 * 50 * 1188
+    assert bs.size("lexiprecision", spec) == 80 * 79 / 2 * 50
+    out = "rule ingest:\n    jobid: 3\n    threads: 2\nlocalrule all:\n    jobid: 0\nrule measures:\n    threads: 1\n"
+    assert bs.threads_of(out) == {"ingest": 2, "measures": 1}

@@ -13,6 +13,9 @@ their scores equal). The oddities of real files are switched on per track (see
 :class:`TrackSpec`). Same spec and seed -> byte-identical files.
 
     python -m reeval.synthetic OUT_DIR [--track NAME | --benchmark] [--seed N]
+
+A whole study with the shape of the real one (tracks x runs from the TREC catalog):
+:mod:`reeval.campaign`. :func:`write_track` holds one run in memory at a time.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ rule synthetic_track:
     threads: 1
     resources:
         mem_mb=lambda wildcards, attempt: 1000 * attempt,
-        runtime=lambda wildcards, attempt: 10 * attempt,
+        runtime=lambda wildcards, attempt: 20 * attempt,
     conda:
         "../../environment.yml"
     script:
