@@ -13,7 +13,8 @@ else:
     qrels, runs = sm.input.qrels, list(sm.input.runs)
 opts = sm.params.options
 tables = ingest_track(sm.wildcards.track, qrels, runs, precision=opts["precision"],
-                      on_malformed=opts["on_malformed"], grade_map=opts["grade_map"])
+                      on_malformed=opts["on_malformed"], grade_map=opts["grade_map"],
+                      threads=sm.threads)
 write_track(tables, Path(sm.output[0]).parent)
 log.info("ingested %s: %d runs, %d run lines kept, %d judged rows", sm.wildcards.track,
          len(runs), tables.runs.num_rows, tables.judged.num_rows)

@@ -137,6 +137,14 @@ def test_lexiprecision_outputs(default_run):
     assert (out / "paper_comparison.md").read_text().startswith("# Lexicographic precision")
 
 
+def test_every_per_track_job_writes_its_benchmark(default_run):
+    cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    for rule in ("synthetic_track", "ingest", "measures", "rareness", "study_track", "lexiprecision"):
+        for track in cfg["tracks"]:
+            b = pd.read_csv(default_run / "benchmarks" / rule / f"{track}.tsv", sep="\t")
+            assert len(b) == 1 and b.s.iloc[0] > 0 and b.max_rss.iloc[0] > 0, (rule, track)
+
+
 def test_rerun_is_a_no_op_and_a_new_track_schedules_only_its_jobs(default_run, tmp_path):
     dry = snakemake("-n", "--config", f"results={default_run}")
     assert "Nothing to be done" in dry.stdout + dry.stderr

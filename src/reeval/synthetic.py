@@ -13,6 +13,9 @@ their scores equal). The oddities of real files are switched on per track (see
 :class:`TrackSpec`). Same spec and seed -> byte-identical files.
 
     python -m reeval.synthetic OUT_DIR [--track NAME | --benchmark] [--seed N]
+
+A whole study with the shape of the real one (tracks x runs from the TREC catalog):
+:mod:`reeval.campaign`. :func:`write_track` holds one run in memory at a time.
 """
 
 from __future__ import annotations
@@ -85,11 +88,36 @@ BENCHMARK_TRACK = TrackSpec(n_runs=50, n_topics=250, depth=1000, relevant_per_to
                             compress="none")
 
 
+def spec_from_config(value) -> TrackSpec:
+    """A config's ``synthetic:`` value: a built-in track's name or a dict of TrackSpec fields."""
+    if isinstance(value, str):
+        return DEFAULT_CAMPAIGN[value]
+    fields = dict(value)
+    if "shallow_depths" in fields:
+        fields["shallow_depths"] = tuple(fields["shallow_depths"])
+    return TrackSpec(**fields)
+
+
 def _topic_ids(spec: TrackSpec) -> tuple[np.ndarray, np.ndarray]:
-    judged = np.array([str(101 + i) for i in range(spec.n_topics)], dtype=object)
-    unjudged = np.array([str(101 + spec.n_topics + i) for i in range(spec.n_unjudged_topics)],
-                        dtype=object)
+    judged = np.array([str(101 + i) for i in range(spec.n_topics)], dtype="S")
+    unjudged = np.array([str(101 + spec.n_topics + i) for i in range(spec.n_unjudged_topics)], dtype="S")
     return judged, unjudged
+
+
+def _docnos(t: np.ndarray, p: np.ndarray, width: int) -> np.ndarray:
+    """``D<t:04d><p:0{width}d>`` as fixed-width bytes, vectorized (no Python string per row)."""
+    digits = 4 + width
+    n = t.astype(np.int64) * 10 ** width + p
+    powers = 10 ** np.arange(digits - 1, -1, -1, dtype=np.int64)
+    out = np.empty((len(n), digits + 1), dtype=np.uint8)
+    out[:, 0] = ord("D")
+    out[:, 1:] = (n[:, None] // powers) % 10 + ord("0")
+    return out.view(f"S{digits + 1}").ravel()
+
+
+def _strings(values: np.ndarray) -> pa.Array:
+    """A numpy bytes array as an Arrow string array (ASCII, so no re-encoding)."""
+    return pa.array(values, type=pa.binary()).cast(pa.string())
 
 
 def generate_track(spec: TrackSpec, seed: int = 0):
@@ -99,18 +127,25 @@ def generate_track(spec: TrackSpec, seed: int = 0):
     dict file name -> pyarrow Table (qid, iter, docno, rank, score, tag) plus the
     per-run extras (separator, header lines) as a dict in ``table.schema.metadata``.
     """
+    qrels, runs = iter_track(spec, seed)
+    return qrels, dict(runs)
+
+
+def iter_track(spec: TrackSpec, seed: int = 0):
+    """As :func:`generate_track`, but the runs come one at a time from a generator,
+    ``(file name, table)``, so that writing a track holds one run in memory, not all."""
     rng = np.random.default_rng(seed)
     judged, unjudged = _topic_ids(spec)
     topics = np.concatenate([judged, unjudged])
     T, Tj = len(topics), len(judged)
+    if T > 10_000:
+        raise ValueError(f"at most 10,000 topics per synthetic track, not {T}")
     n_rel = np.maximum(rng.poisson(spec.relevant_per_topic, Tj), 1)
     if spec.zero_relevant_topics:
         n_rel[-spec.zero_relevant_topics:] = 0
     pool = int(spec.depth * spec.pool_factor) + int(n_rel.max(initial=0)) + spec.judged_nonrel_per_topic
     # docnos: topic block t, position p -> D<t><p>; relevant documents first in the pool
     width = len(str(pool))
-    doc_ids = np.array([f"D{t:04d}{p:0{width}d}" for t in range(T) for p in range(pool)],
-                       dtype=object).reshape(T, pool)
     is_rel = np.zeros((T, pool), dtype=bool)
     is_rel[:Tj] = np.arange(pool)[None, :] < n_rel[:, None]
     grades = np.where(is_rel, rng.integers(1, spec.max_rel + 1, (T, pool)), 0)
@@ -126,8 +161,8 @@ def generate_track(spec: TrackSpec, seed: int = 0):
         q_rel[rng.choice(nonrel_idx, spec.negative_judgments, replace=False)] = -1
     order = rng.permutation(len(q_t))  # qrels lines in no particular order
     q_iter = np.where(rng.random(len(q_t)) < 0.5, "0.5", "1") if spec.mixed_format else np.full(len(q_t), "0")
-    qrels = pa.table({"qid": judged[q_t[order]].astype(str), "iter": q_iter[order].astype(str),
-                      "docno": doc_ids[q_t[order], q_p[order]].astype(str), "rel": q_rel[order]})
+    qrels = pa.table({"qid": _strings(judged[q_t[order]]), "iter": q_iter[order].astype(str),
+                      "docno": _strings(_docnos(q_t[order], q_p[order], width)), "rel": q_rel[order]})
 
     quality = np.linspace(3.0, 0.2, spec.n_runs)
     names = [f"run{i:02d}" for i in range(spec.n_runs)]
@@ -135,42 +170,45 @@ def generate_track(spec: TrackSpec, seed: int = 0):
     shallow = set(rng.choice(spec.n_runs, int(round(spec.shallow_fraction * spec.n_runs)), replace=False).tolist())
     missing = set(rng.choice(spec.n_runs, int(round(spec.missing_topic_fraction * spec.n_runs)), replace=False).tolist())
     dups = set(rng.choice(spec.n_runs, min(spec.duplicate_docs, spec.n_runs), replace=False).tolist())
-    runs = {}
-    for s in range(spec.n_runs):
-        depth = int(rng.choice(spec.shallow_depths)) if s in shallow else spec.depth
-        depth = min(depth, pool)
-        latent = quality[s] * ease * is_rel + rng.standard_normal((T, pool))
-        top = np.argsort(-latent, axis=1, kind="stable")[:, :depth]
-        score = np.take_along_axis(latent, top, axis=1)
-        score = np.round(score, 1 if s in tied else spec.score_decimals)
-        keep_topic = np.ones(T, dtype=bool)
-        if s in missing and Tj > 2:
-            keep_topic[rng.choice(Tj, int(rng.integers(1, 3)), replace=False)] = False
-        t_idx = np.repeat(np.flatnonzero(keep_topic), depth)
-        p_idx = top[keep_topic].ravel()
-        sc = score[keep_topic].ravel()
-        rank = np.tile(np.arange(depth), keep_topic.sum())
-        if s in dups and len(t_idx):
-            t_idx = np.append(t_idx, t_idx[0])
-            p_idx = np.append(p_idx, p_idx[0])
-            sc = np.append(sc, sc[0] - 1.0)
-            rank = np.append(rank, depth)
-        fmt = s % 3 if spec.mixed_format else 0
-        col2 = ("Q0", "0", "q0")[fmt]
-        rank_start = 0 if (spec.mixed_format and s % 2 == 0) else 1
-        tag = names[s]
-        if spec.mixed_format and s == 1:
-            tag = "renamed-tag"
-        fname = names[s]
-        if spec.mixed_format and s == 2:
-            fname = f"input.{names[s]}"
-        table = pa.table({"qid": topics[t_idx].astype(str), "iter": np.full(len(t_idx), col2),
-                          "docno": doc_ids[t_idx, p_idx].astype(str), "rank": rank + rank_start,
-                          "score": sc, "tag": np.full(len(t_idx), tag)})
-        extras = {"sep": " " if (spec.mixed_format and s % 2 == 1) else "\t",
-                  "comment": "1" if (spec.mixed_format and s == 3) else "0"}
-        runs[fname] = table.replace_schema_metadata(extras)
-    return qrels, runs
+
+    def runs():
+        for s in range(spec.n_runs):
+            depth = int(rng.choice(spec.shallow_depths)) if s in shallow else spec.depth
+            depth = min(depth, spec.depth, pool)  # a shallow run is never deeper than the track
+            latent = quality[s] * ease * is_rel + rng.standard_normal((T, pool))
+            top = np.argsort(-latent, axis=1, kind="stable")[:, :depth]
+            score = np.take_along_axis(latent, top, axis=1)
+            score = np.round(score, 1 if s in tied else spec.score_decimals)
+            keep_topic = np.ones(T, dtype=bool)
+            if s in missing and Tj > 2:
+                keep_topic[rng.choice(Tj, int(rng.integers(1, 3)), replace=False)] = False
+            t_idx = np.repeat(np.flatnonzero(keep_topic), depth)
+            p_idx = top[keep_topic].ravel()
+            sc = score[keep_topic].ravel()
+            rank = np.tile(np.arange(depth), keep_topic.sum())
+            if s in dups and len(t_idx):
+                t_idx = np.append(t_idx, t_idx[0])
+                p_idx = np.append(p_idx, p_idx[0])
+                sc = np.append(sc, sc[0] - 1.0)
+                rank = np.append(rank, depth)
+            fmt = s % 3 if spec.mixed_format else 0
+            col2 = ("Q0", "0", "q0")[fmt]
+            rank_start = 0 if (spec.mixed_format and s % 2 == 0) else 1
+            tag = names[s]
+            if spec.mixed_format and s == 1:
+                tag = "renamed-tag"
+            fname = names[s]
+            if spec.mixed_format and s == 2:
+                fname = f"input.{names[s]}"
+            n = len(t_idx)
+            table = pa.table({"qid": _strings(topics[t_idx]), "iter": pa.repeat(col2, n),
+                              "docno": _strings(_docnos(t_idx, p_idx, width)), "rank": rank + rank_start,
+                              "score": sc, "tag": pa.repeat(tag, n)})
+            extras = {"sep": " " if (spec.mixed_format and s % 2 == 1) else "\t",
+                      "comment": "1" if (spec.mixed_format and s == 3) else "0"}
+            yield fname, table.replace_schema_metadata(extras)
+
+    return qrels, runs()
 
 
 def _to_text(table: pa.Table, sep: str) -> bytes:
@@ -195,9 +233,9 @@ def write_track(out_dir, spec: TrackSpec, seed: int = 0) -> None:
     """Write ``out_dir/qrels.txt`` and ``out_dir/runs/<run>[.gz]`` for one track."""
     out = Path(out_dir)
     (out / "runs").mkdir(parents=True, exist_ok=True)
-    qrels, runs = generate_track(spec, seed)
+    qrels, runs = iter_track(spec, seed)
     _write(out / "qrels.txt", _to_text(qrels, " "), "none")
-    for name, table in runs.items():
+    for name, table in runs:
         meta = {k.decode(): v.decode() for k, v in (table.schema.metadata or {}).items()}
         data = _to_text(table.replace_schema_metadata(None), meta.get("sep", "\t"))
         if meta.get("comment") == "1":

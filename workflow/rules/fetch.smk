@@ -16,8 +16,13 @@ checkpoint fetch:
         min_runs=STUDY_MIN_RUNS,
     log:
         f"{RESULTS}/logs/fetch/{{track}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/fetch/{{track}}.tsv"
+    # downloads: runtime is what the network allows; a retry doubles it
+    threads: 1
     resources:
-        mem_mb=2000,
+        mem_mb=lambda wildcards, attempt: 2000 * attempt,
+        runtime=lambda wildcards, attempt: 120 * attempt,
     conda:
         "../../environment.yml"
     script:
@@ -37,8 +42,10 @@ rule inclusion:
         min_runs=STUDY_MIN_RUNS,
     log:
         f"{RESULTS}/logs/inclusion/inclusion.log",
+    threads: 1
     resources:
-        mem_mb=1000,
+        mem_mb=lambda wildcards, attempt: 1000 * attempt,
+        runtime=lambda wildcards, attempt: 5 * attempt,
     conda:
         "../../environment.yml"
     script:

@@ -8,8 +8,14 @@ rule ingest:
         options=lambda wildcards: track_options(config, wildcards.track),
     log:
         f"{RESULTS}/logs/ingest/{{track}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/ingest/{{track}}.tsv"
+    # bench_scale.py: 2.3 GB peak on the study's largest track (TREC 2006 Terabyte shape,
+    # 120 M run lines, 40 M of judged topics); SLURM retries with twice the memory
+    threads: 2
     resources:
-        mem_mb=4000,
+        mem_mb=lambda wildcards, attempt: 4000 * attempt,
+        runtime=lambda wildcards, attempt: 15 * attempt,
     conda:
         "../../environment.yml"
     script:

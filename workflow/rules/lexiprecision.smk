@@ -26,8 +26,13 @@ rule lexiprecision:
         options=LEXI_CONFIG,
     log:
         f"{RESULTS}/logs/lexiprecision/{{track}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/lexiprecision/{{track}}.tsv"
+    # pairs x topics x 20 recall levels in float64: ~1.8 GB at 300 runs x 250 topics
+    threads: 1
     resources:
-        mem_mb=3000,
+        mem_mb=lambda wildcards, attempt: 4000 * attempt,
+        runtime=lambda wildcards, attempt: 20 * attempt,
     conda:
         "../../environment.yml"
     script:
@@ -50,8 +55,10 @@ rule lexiprecision_summary:
         options=LEXI_CONFIG,
     log:
         f"{RESULTS}/logs/lexiprecision_summary/summary.log",
+    threads: 1
     resources:
-        mem_mb=2000,
+        mem_mb=lambda wildcards, attempt: 2000 * attempt,
+        runtime=lambda wildcards, attempt: 10 * attempt,
     conda:
         "../../environment.yml"
     script:

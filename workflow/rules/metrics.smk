@@ -11,8 +11,13 @@ rule measures:
         unretrieved=config.get("asl", {}).get("unretrieved", "after_last"),
     log:
         f"{RESULTS}/logs/measures/{{track}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/measures/{{track}}.tsv"
+    # bench_scale.py: 1.9 GB peak on the track with the most judged rows (Robust 2004 shape)
+    threads: 1
     resources:
-        mem_mb=4000,
+        mem_mb=lambda wildcards, attempt: 4000 * attempt,
+        runtime=lambda wildcards, attempt: 10 * attempt,
     conda:
         "../../environment.yml"
     script:

@@ -32,8 +32,13 @@ rule rareness:
         relevance_level=lambda wildcards: track_options(config, wildcards.track)["relevance_level"],
     log:
         f"{RESULTS}/logs/rareness/{{track}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/rareness/{{track}}.tsv"
+    # bench_scale.py: 1.5 GB peak on the track with the most judged rows (Robust 2004 shape)
+    threads: 1
     resources:
-        mem_mb=4000,
+        mem_mb=lambda wildcards, attempt: 3000 * attempt,
+        runtime=lambda wildcards, attempt: 10 * attempt,
     conda:
         "../../environment.yml"
     script:
@@ -59,8 +64,10 @@ rule rareness_summary:
         options=RARENESS,
     log:
         f"{RESULTS}/logs/rareness_summary/rareness_summary.log",
+    threads: 1
     resources:
-        mem_mb=2000,
+        mem_mb=lambda wildcards, attempt: 2000 * attempt,
+        runtime=lambda wildcards, attempt: 10 * attempt,
     conda:
         "../../environment.yml"
     script:

@@ -34,8 +34,12 @@ rule study_track:
         options=track_study_options(STUDY_OPTIONS),
     log:
         f"{RESULTS}/logs/study_track/{{track}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/study_track/{{track}}.tsv"
+    threads: 1
     resources:
-        mem_mb=2000,
+        mem_mb=lambda wildcards, attempt: 2000 * attempt,
+        runtime=lambda wildcards, attempt: 10 * attempt,
     conda:
         "../../environment.yml"
     script:
@@ -71,8 +75,10 @@ rule study:
         options=STUDY_OPTIONS,
     log:
         f"{RESULTS}/logs/study/study.log",
+    threads: 1
     resources:
-        mem_mb=2000,
+        mem_mb=lambda wildcards, attempt: 2000 * attempt,
+        runtime=lambda wildcards, attempt: 10 * attempt,
     conda:
         "../../environment.yml"
     script:

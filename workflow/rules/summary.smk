@@ -12,6 +12,10 @@ rule summary:
         levels={track: track_options(config, track)["relevance_level"] for track in TRACKS},
     log:
         f"{RESULTS}/logs/summary/summary.log",
+    threads: 1
+    resources:
+        mem_mb=lambda wildcards, attempt: 2000 * attempt,
+        runtime=lambda wildcards, attempt: 10 * attempt,
     conda:
         "../../environment.yml"
     script:

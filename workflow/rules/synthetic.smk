@@ -7,8 +7,13 @@ rule synthetic_track:
         seed=config.get("synthetic", {}).get("seed", 0),
     log:
         f"{RESULTS}/logs/synthetic_track/{{track}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/synthetic_track/{{track}}.tsv"
+    # bench_scale.py: 0.7 GB peak, 4 min for 120 M run lines (gzip)
+    threads: 1
     resources:
-        mem_mb=1000,
+        mem_mb=lambda wildcards, attempt: 1000 * attempt,
+        runtime=lambda wildcards, attempt: 20 * attempt,
     conda:
         "../../environment.yml"
     script:
