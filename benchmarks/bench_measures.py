@@ -51,7 +51,7 @@ def tool_reeval(qrels, runs):
     from reeval.measures import aggregate, build_grid, evaluate_grid, parse_measures
     from reeval.trecio import run_name_from_path
 
-    t = ingest_track("bench", qrels, runs, precision="float32")
+    t = ingest_track("bench", qrels, runs, precision="float32", keep_runs=False)  # as `reeval score`
     ms = parse_measures(list(MEASURES) + ["ASL"])
     names = [run_name_from_path(p) for p in runs]
     agg = aggregate(evaluate_grid(build_grid(t.judged, t.depth, t.qrels, runs=names), ms), ms)

@@ -196,3 +196,14 @@ def test_a_malformed_run_among_several_names_its_file_and_line(tmp_path):
     assert (err.value.path, err.value.line_number) == (str(bad), 2)
     again = pickle.loads(pickle.dumps(err.value))
     assert str(again) == str(err.value) and again.line_text == "1 Q0 B 2 x b"
+
+
+def test_without_the_runs_table_the_other_tables_are_the_same():
+    from conftest import track_files
+    qrels, runs = track_files("trec2019-dl-passage")  # unjudged topics, ties, input. names
+    full = ingest_track("t", qrels, runs, precision="float32")
+    lean = ingest_track("t", qrels, runs, precision="float32", keep_runs=False)
+    assert lean.runs is None
+    for name in ("judged", "depth", "qrels"):
+        assert getattr(full, name).equals(getattr(lean, name)), name
+    assert full.report.equals(lean.report)

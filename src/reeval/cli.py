@@ -44,7 +44,7 @@ def score_lines(qrels_path, run_paths, measure_specs=None, per_topic=False, comp
     specs = measure_specs or ["official"]
     measures, rare = split_measures(specs)
     alpha = check_alpha(alpha)
-    tables = ingest_track("cli", qrels_path, run_paths, precision=precision)
+    tables = ingest_track("cli", qrels_path, run_paths, precision=precision, keep_runs=False)
     names = [run_name_from_path(p) for p in run_paths]
     grid = build_grid(tables.judged, tables.depth, tables.qrels, runs=names, max_depth=max_depth,
                       keep_docno=bool(rare))
@@ -97,7 +97,7 @@ def compare_lines(qrels_path, run_a, run_b, measure_specs=None, tests=None,
     measures = parse_measures(measure_specs or ["map"])
     if any(m.aggregate != "mean" for m in measures):
         raise ValueError("compare needs per-topic measures (not num_*, gm_map)")
-    tables = ingest_track("cli", qrels_path, [run_a, run_b], precision=precision)
+    tables = ingest_track("cli", qrels_path, [run_a, run_b], precision=precision, keep_runs=False)
     names = [run_name_from_path(p) for p in (run_a, run_b)]
     grid = build_grid(tables.judged, tables.depth, tables.qrels, runs=names)
     scores = evaluate_grid(grid, measures, rel_level=rel_level, unretrieved=unretrieved)
@@ -133,7 +133,7 @@ def prefer_lines(qrels_path, run_paths, rel_level=1, precision="float64", decima
 
     if len(run_paths) < 2:
         raise ValueError("prefer needs at least two runs")
-    tables = ingest_track("cli", qrels_path, run_paths, precision=precision)
+    tables = ingest_track("cli", qrels_path, run_paths, precision=precision, keep_runs=False)
     names = [run_name_from_path(p) for p in run_paths]
     pv = position_vectors(tables.judged, tables.qrels, tables.depth, runs=names,
                           rel_level=rel_level, levels=1)

@@ -48,7 +48,7 @@ PRECISIONS = ("float64", "float32")
 
 @dataclass
 class TrackTables:
-    runs: pa.Table
+    runs: pa.Table | None
     qrels: pa.Table
     judged: pa.Table
     depth: pa.Table
@@ -243,17 +243,18 @@ class QrelsLookup:
                 return cls(qrels, topics, topic, keys, seed)
         raise RuntimeError("no collision-free hash seed for the qrels")  # pragma: no cover
 
-    def match(self, topic: np.ndarray, keys: np.ndarray, docno: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    def match(self, topic: np.ndarray, keys: np.ndarray, docno, docno_row=None) -> tuple[np.ndarray, np.ndarray]:
         """(rows, qrels rows) of the (topic, docno) rows that are judged.
 
         ``topic`` are codes into ``self.topics``; ``keys`` = pair_hash(topic, hash of docno,
-        seed ``self.seed``). Hash matches are confirmed on topic code and docno string.
+        seed ``self.seed``); row i's docno is ``docno[docno_row[i]]`` (``docno[i]`` without
+        ``docno_row``). Hash matches are confirmed on topic code and docno string.
         """
         at = self.keys.get_indexer(keys)
         rows = np.flatnonzero(at >= 0)
         qrow = at[rows]
         same = self.topic[qrow] == topic[rows]
-        same &= pc.equal(docno.take(pa.array(rows)),
+        same &= pc.equal(docno.take(pa.array(rows if docno_row is None else docno_row[rows])),
                          self.qrels["docno"].take(pa.array(qrow))).to_numpy(zero_copy_only=False)
         return rows[same], qrow[same]
 
@@ -331,11 +332,12 @@ def _constant(value: str, n: int) -> pa.Array:
 
 
 def load_run(name: str, path, lookup: QrelsLookup, track: str, precision: str = "float64",
-             on_malformed: str = "error"):
+             on_malformed: str = "error", keep_runs: bool = True):
     """Parse, filter, rank and judge one run file.
 
     Returns (report row, runs table, judged table, depth table) of the run, each sorted
-    by qid then pos. Lines of topics the qrels do not judge are dropped and counted.
+    by qid then pos; the runs table is None unless ``keep_runs``. Lines of topics the
+    qrels do not judge are dropped and counted.
     """
     table, counts = parse_run(path, on_malformed=on_malformed)
     qid, docno = table["qid"], table["docno"]
@@ -349,17 +351,19 @@ def load_run(name: str, path, lookup: QrelsLookup, track: str, precision: str = 
                         topic_codes=(qcodes, run_topics))
     counts.duplicate = ranked.n_dup
     counts.kept = len(ranked.order)
-    take = pa.array(ranked.order)
-    runs = pa.table({"run": _constant(name, len(ranked.order)), "qid": qid.take(take),
-                     "docno": docno.take(take), "score": pa.array(score[ranked.order]),
-                     "tag": table["tag"].take(take), "pos": pa.array(ranked.pos)}, schema=RUNS_SCHEMA)
+    runs = None
+    if keep_runs:
+        take = pa.array(ranked.order)
+        runs = pa.table({"run": _constant(name, len(ranked.order)), "qid": qid.take(take),
+                         "docno": docno.take(take), "score": pa.array(score[ranked.order]),
+                         "tag": table["tag"].take(take), "pos": pa.array(ranked.pos)}, schema=RUNS_SCHEMA)
     # topic codes of the kept rows in the qrels lookup (-1: an unjudged topic, not kept)
     qrels_topic = pc.fill_null(pc.index_in(ranked.topics, value_set=lookup.topics), -1).to_numpy()
     in_qrels = qrels_topic[ranked.topic] if len(ranked.topic) else np.zeros(0, np.int64)
-    rows, qrow = lookup.match(in_qrels, pair_hash(in_qrels, ranked.doc_hash), runs["docno"])
-    rows_arr = pa.array(rows)
-    judged = pa.table({"run": _constant(name, len(rows)), "qid": runs["qid"].take(rows_arr),
-                       "docno": runs["docno"].take(rows_arr), "pos": pa.array(ranked.pos[rows]),
+    rows, qrow = lookup.match(in_qrels, pair_hash(in_qrels, ranked.doc_hash), docno, ranked.order)
+    source_rows = pa.array(ranked.order[rows])
+    judged = pa.table({"run": _constant(name, len(rows)), "qid": qid.take(source_rows),
+                       "docno": docno.take(source_rows), "pos": pa.array(ranked.pos[rows]),
                        "rel": lookup.qrels["rel"].take(pa.array(qrow))}, schema=JUDGED_SCHEMA)
     n_ret = np.bincount(ranked.topic, minlength=len(ranked.topics))
     answered = np.flatnonzero(n_ret)
@@ -390,13 +394,14 @@ def _load_in_worker(job):
 
 def ingest_track(track: str, qrels_path, run_paths, precision: str = "float64",
                  on_malformed: str = "error", grade_map: dict | None = None,
-                 threads: int = 2) -> TrackTables:
+                 threads: int = 2, keep_runs: bool = True) -> TrackTables:
     """Parse a track's qrels and runs once each and build the central tables.
 
     ``threads`` run files are read, ranked and matched with the qrels at once, in
     forked worker processes where the platform forks (else in threads); results do not
     depend on it. ``grade_map`` relabels qrels grades before anything else (see
-    :func:`remap_grades`).
+    :func:`remap_grades`). ``keep_runs=False`` skips the ``runs`` table (None), which
+    only ``runs.parquet`` needs: the measures read ``judged`` and ``depth``.
     """
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {PRECISIONS}, not {precision!r}")
@@ -420,7 +425,7 @@ def ingest_track(track: str, qrels_path, run_paths, precision: str = "float64",
         seen[name] = str(path)
 
     jobs = sorted(zip(names, run_paths))
-    state = (lookup, track, precision, on_malformed)
+    state = (lookup, track, precision, on_malformed, keep_runs)
     if threads > 1 and len(jobs) > 1 and "fork" in mp.get_all_start_methods():
         # processes: the per-file work holds the GIL often enough that threads barely scale
         with ProcessPoolExecutor(max_workers=min(threads, len(jobs)), mp_context=mp.get_context("fork"),
@@ -431,7 +436,7 @@ def ingest_track(track: str, qrels_path, run_paths, precision: str = "float64",
             loaded = list(pool.map(lambda job: load_run(*job, *state), jobs))
     report.extend(row for row, *_ in loaded)
     # each run's tables are sorted by qid then pos, and runs come in name order
-    runs = _concat([r for _, r, _, _ in loaded], RUNS_SCHEMA)
+    runs = _concat([r for _, r, _, _ in loaded], RUNS_SCHEMA) if keep_runs else None
     judged = _concat([j for _, _, j, _ in loaded], JUDGED_SCHEMA)
     depth = _concat([d for _, _, _, d in loaded], DEPTH_SCHEMA)
     return TrackTables(runs=runs, qrels=qrels, judged=judged, depth=depth, report=pd.DataFrame(report))
