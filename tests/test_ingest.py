@@ -126,9 +126,11 @@ def test_string_hash64_equal_strings_equal_hashes_across_layouts():
     assert len(set(string_hash64(pa.array(["ab", "ab\x00", "a", "ab\x00\x00\x00\x00\x00\x00"])).tolist())) == 4
 
 
-def test_duplicates_and_judged_lookup_are_exact_even_when_hashes_collide():
+def test_duplicates_and_judged_lookup_are_exact_even_when_hashes_collide(monkeypatch):
     import pyarrow as pa
+    from reeval import compiled
     from reeval.ingest import QrelsLookup, exact_duplicates
+    monkeypatch.setattr(compiled, "ENABLED", False)  # the numpy path (test_kernels.py: the compiled one)
     docno = pa.array(["A", "B", "A", "C", "B", "A"])
     topic = np.array([0, 0, 0, 0, 1, 1])
     rows = np.arange(6)

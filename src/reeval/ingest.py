@@ -41,6 +41,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from . import compiled
 from .trecio import LineCounts, parse_qrels, parse_run, run_name_from_path
 
 PRECISIONS = ("float64", "float32")
@@ -145,6 +146,22 @@ def _mix64(h: np.ndarray) -> np.ndarray:
     return h ^ (h >> np.uint64(31))
 
 
+def string_buffers(values) -> tuple[np.ndarray, pa.Buffer]:
+    """(offsets, data) of an Arrow string array: string i is data[offsets[i]:offsets[i + 1]].
+
+    ``offsets`` are int64 (n + 1 entries, from the array's own offset, so slices work).
+    """
+    if isinstance(values, pa.ChunkedArray):
+        values = values.chunk(0) if values.num_chunks == 1 else values.combine_chunks()
+    n = len(values)
+    off_type = np.int64 if pa.types.is_large_string(values.type) else np.int32
+    _, off_buf, data_buf = values.buffers()
+    if off_buf is None:  # an empty array may have no buffers
+        return np.zeros(1, dtype=np.int64), pa.py_buffer(b"")
+    offsets = np.frombuffer(off_buf, dtype=off_type)[values.offset: values.offset + n + 1].astype(np.int64)
+    return offsets, data_buf if data_buf is not None else pa.py_buffer(b"")
+
+
 def string_hash64(values, seed: int = 0) -> np.ndarray:
     """A 64-bit hash of every string of an Arrow string array, vectorized over 8-byte words.
 
@@ -153,15 +170,12 @@ def string_hash64(values, seed: int = 0) -> np.ndarray:
     equal hashes; different strings rarely do, so callers that need exactness confirm
     equal hashes on the strings themselves. Cost: one pass over the rows per 8 bytes of
     the longest string; each unaligned word is assembled from two aligned ones.
+    (``_kernels.c`` computes the same hash, with seed 0, string by string.)
     """
-    if isinstance(values, pa.ChunkedArray):
-        values = values.chunk(0) if values.num_chunks == 1 else values.combine_chunks()
     n = len(values)
     if n == 0:
         return np.zeros(0, dtype=np.uint64)
-    off_type = np.int64 if pa.types.is_large_string(values.type) else np.int32
-    _, off_buf, data_buf = values.buffers()
-    offsets = np.frombuffer(off_buf, dtype=off_type)[values.offset: values.offset + n + 1].astype(np.int64)
+    offsets, data_buf = string_buffers(values)
     base, stop = int(offsets[0]), int(offsets[-1])
     words = np.zeros((stop - base) // 8 + 2, dtype=np.uint64)  # the bytes, zero-padded, as aligned words
     if stop > base:
@@ -218,33 +232,59 @@ def exact_duplicates(keys: np.ndarray, topic: np.ndarray, docno, rows: np.ndarra
     return dup
 
 
+_ALL_BITS = (1 << 64) - 1
+
+
 @dataclass
 class QrelsLookup:
-    """The judged (topic, docno) pairs of a track, hashed for vectorized lookups.
+    """The judged (topic, docno) pairs of a track, hashed for lookups.
 
     ``topics`` are the judged topic ids in byte order, ``topic`` the code of each qrels
-    row's topic; ``keys`` a hash index of the rows' pair hashes (position = qrels row).
+    row's topic. With the compiled kernels ``slots`` is their
+    open-addressing table of the rows' docnos, topic t owning ``slots[base[t]:base[t+1]]``
+    (see :func:`topic_regions`), built with hash ``mask``; with the numpy path
+    ``keys`` is a hash index of the rows' pair hashes (position = qrels row) and
     ``seed`` makes every pair hash distinct.
     """
 
     qrels: pa.Table
     topics: pa.Array
     topic: np.ndarray
-    keys: pd.Index
-    seed: int
+    offsets: np.ndarray
+    data: pa.Buffer
+    base: np.ndarray | None = None
+    slots: np.ndarray | None = None
+    keys: pd.Index | None = None
+    seed: int = 0
+    mask: int = _ALL_BITS
 
     @classmethod
-    def build(cls, qrels: pa.Table) -> "QrelsLookup":
-        """Index deduplicated qrels (qid, docno, rel); re-seed on the rare hash collision."""
+    def build(cls, qrels: pa.Table, mask: int = _ALL_BITS) -> "QrelsLookup":
+        """Index deduplicated qrels (qid, docno, rel), for the compiled kernels if enabled.
+
+        ``mask`` narrows the compiled path's hashes (tests use it to force collisions).
+        The numpy path re-seeds on the rare collision of two qrels pair hashes.
+        """
+        kernels = compiled.kernels()
         topic, topics = sorted_dictionary(qrels["qid"])
+        docno = qrels["docno"].combine_chunks() if isinstance(qrels["docno"], pa.ChunkedArray) else qrels["docno"]
+        offsets, data = string_buffers(docno)
+        base = cls(qrels, topics, topic.astype(np.int64), offsets, data, mask=mask)
+        if kernels is not None:
+            base.base = topic_regions(np.bincount(topic, minlength=len(topics)))
+            base.slots = np.full(int(base.base[-1]), _ALL_BITS, dtype=np.uint64)
+            if kernels.build_table(base.topic, offsets, data, base.base, base.slots, mask):
+                raise ValueError("QrelsLookup.build needs qrels without repeated (qid, docno)")
+            return base
         for seed in range(64):
-            keys = pd.Index(pair_hash(topic, string_hash64(qrels["docno"], seed)))
+            keys = pd.Index(pair_hash(topic, string_hash64(docno, seed)))
             if keys.is_unique:  # also builds the hash table once, before threads share it
-                return cls(qrels, topics, topic, keys, seed)
+                base.keys, base.seed = keys, seed
+                return base
         raise RuntimeError("no collision-free hash seed for the qrels")  # pragma: no cover
 
     def match(self, topic: np.ndarray, keys: np.ndarray, docno, docno_row=None) -> tuple[np.ndarray, np.ndarray]:
-        """(rows, qrels rows) of the (topic, docno) rows that are judged.
+        """(rows, qrels rows) of the (topic, docno) rows that are judged (numpy path).
 
         ``topic`` are codes into ``self.topics``; ``keys`` = pair_hash(topic, hash of docno,
         seed ``self.seed``); row i's docno is ``docno[docno_row[i]]`` (``docno[i]`` without
@@ -259,31 +299,55 @@ class QrelsLookup:
         return rows[same], qrow[same]
 
 
-@dataclass
-class RankedRun:
-    """One run's kept lines in trec_eval order: ``order`` indexes the parsed table."""
+def topic_regions(counts: np.ndarray) -> np.ndarray:
+    """Start of each topic's slots in a compiled hash table, plus the end (len + 1 entries).
 
-    order: np.ndarray
-    topic: np.ndarray    # code of each kept row's topic in ``topics``
-    topics: pa.Array     # the run's topic ids, byte order
-    pos: np.ndarray      # 1-based position within the topic
-    doc_hash: np.ndarray  # string_hash64 of the kept rows' docnos
-    n_dup: int
+    Topic t with counts[t] strings gets the smallest power of two of slots that is at
+    least 2 * counts[t] and 8, so probes stay short (load <= 1/2).
+    """
+    need = np.maximum(2 * np.asarray(counts, dtype=np.int64), 8)
+    caps = np.left_shift(np.int64(1), np.ceil(np.log2(need)).astype(np.int64))
+    return np.concatenate([[0], np.cumsum(caps)]).astype(np.int64)
 
 
-def rank_lines(qid, docno, score: np.ndarray, precision: str = "float64", keep=None,
-               seed: int = 0, topic_codes=None) -> RankedRun:
-    """Order a run's lines as trec_eval does, drop repeated documents, number positions.
+def dedupe_and_match(lookup: QrelsLookup, topic: np.ndarray, docno, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(duplicate mask, qrels row or -1) of the lines ``rows`` of a run, taken in that order.
 
-    Order: topic, then score descending, then docno descending (byte order); with
-    ``precision="float32"`` scores are compared as float32. ``-0.0`` ties with ``0.0``.
-    A docno repeated within a topic keeps its first occurrence in that order. ``keep``
-    (boolean mask) restricts the lines considered; ``seed`` is the docno hash seed;
-    ``topic_codes`` is ``sorted_dictionary(qid)`` when the caller already has it.
+    Line k is (topic code ``topic[k]`` in ``lookup.topics``, docno ``docno[rows[k]]``);
+    ``topic`` must not decrease (a topic's lines are consecutive). It is a duplicate when an earlier line has the same topic and docno string; a
+    duplicate has no qrels row. Exact on the strings whichever path runs (the compiled
+    kernel for a lookup built with it, else numpy).
+    """
+    m = len(rows)
+    rows = np.ascontiguousarray(rows, dtype=np.int64)
+    topic = np.ascontiguousarray(topic, dtype=np.int64)
+    if lookup.slots is not None:
+        offsets, data = string_buffers(docno)
+        dup = np.empty(m, dtype=bool)
+        qrow = np.empty(m, dtype=np.int64)
+        compiled._kernels.dedupe_match(rows, topic, offsets, data, lookup.base, lookup.slots, lookup.offsets,
+                              lookup.data, lookup.mask, dup, qrow)
+        return dup, qrow
+    keys = pair_hash(topic, string_hash64(docno, lookup.seed)[rows])
+    dup = exact_duplicates(keys, topic, docno, rows)
+    kept = np.flatnonzero(~dup)
+    qrow = np.full(m, -1, dtype=np.int64)
+    found, at = lookup.match(topic[kept], keys[kept], docno, rows[kept])
+    qrow[kept[found]] = at
+    return dup, qrow
+
+
+def trec_order(qcodes: np.ndarray, docno, score: np.ndarray, precision: str = "float64",
+               keep: np.ndarray | None = None) -> np.ndarray:
+    """Rows of a run (indices into its parsed lines) in trec_eval order.
+
+    Order: topic code ascending (``qcodes``, codes that sort as the topic ids), then
+    score descending, then docno descending (byte order); with ``precision="float32"``
+    scores are compared as float32. ``-0.0`` ties with ``0.0``. ``keep`` (boolean mask)
+    restricts the lines ordered.
     """
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {PRECISIONS}, not {precision!r}")
-    qcodes, topics = topic_codes if topic_codes is not None else sorted_dictionary(qid)
     rows = np.flatnonzero(keep) if keep is not None else np.arange(len(score))
     key = score[rows] + 0.0
     key = key.astype(np.float32) if precision == "float32" else key
@@ -301,14 +365,7 @@ def rank_lines(qid, docno, score: np.ndarray, precision: str = "float64", keep=N
         tied_rows = order[slots]
         dcode = sorted_codes(docno.take(pa.array(tied_rows)))
         order[slots] = tied_rows[np.lexsort((-dcode, group))]
-    doc_hash = string_hash64(docno, seed)[order]
-    dup = exact_duplicates(pair_hash(qcodes[order], doc_hash), qcodes[order], docno, order)
-    n_dup = int(dup.sum())
-    if n_dup:
-        order, doc_hash = order[~dup], doc_hash[~dup]
-    topic = qcodes[order]
-    pos = position_in_group(group_starts(topic)).astype(np.int32)
-    return RankedRun(order=order, topic=topic, topics=topics, pos=pos, doc_hash=doc_hash, n_dup=n_dup)
+    return order
 
 
 def _report_row(track, path, kind, run, counts: LineCounts, **extra) -> dict:
@@ -337,38 +394,41 @@ def load_run(name: str, path, lookup: QrelsLookup, track: str, precision: str = 
 
     Returns (report row, runs table, judged table, depth table) of the run, each sorted
     by qid then pos; the runs table is None unless ``keep_runs``. Lines of topics the
-    qrels do not judge are dropped and counted.
+    qrels do not judge are dropped and counted, then repeated (topic, docno) lines
+    after the first in trec_eval order.
     """
     table, counts = parse_run(path, on_malformed=on_malformed)
     qid, docno = table["qid"], table["docno"]
     score = table["score"].to_numpy()
     qcodes, run_topics = sorted_dictionary(qid)
-    topic_judged = pc.is_in(run_topics, value_set=lookup.topics).to_numpy(zero_copy_only=False)
-    keep = topic_judged[qcodes] if len(qcodes) else np.zeros(0, dtype=bool)
+    # each run topic's code in lookup.topics (-1: not judged); both lists are in byte order
+    in_qrels = pc.fill_null(pc.index_in(run_topics, value_set=lookup.topics), -1).to_numpy()
+    keep = in_qrels[qcodes] >= 0 if len(qcodes) else np.zeros(0, dtype=bool)
     counts.unjudged_topic = int(len(keep) - keep.sum())
     tags = pc.unique(table["tag"]).to_pylist() if table.num_rows else []
-    ranked = rank_lines(qid, docno, score, precision, keep=keep, seed=lookup.seed,
-                        topic_codes=(qcodes, run_topics))
-    counts.duplicate = ranked.n_dup
-    counts.kept = len(ranked.order)
+    order = trec_order(qcodes, docno, score, precision, keep=keep)
+    topic = in_qrels[qcodes[order]]
+    dup, qrow = dedupe_and_match(lookup, topic, docno, order)
+    counts.duplicate = int(dup.sum())
+    if counts.duplicate:
+        order, topic, qrow = order[~dup], topic[~dup], qrow[~dup]
+    counts.kept = len(order)
+    pos = position_in_group(group_starts(topic)).astype(np.int32)
     runs = None
     if keep_runs:
-        take = pa.array(ranked.order)
-        runs = pa.table({"run": _constant(name, len(ranked.order)), "qid": qid.take(take),
-                         "docno": docno.take(take), "score": pa.array(score[ranked.order]),
-                         "tag": table["tag"].take(take), "pos": pa.array(ranked.pos)}, schema=RUNS_SCHEMA)
-    # topic codes of the kept rows in the qrels lookup (-1: an unjudged topic, not kept)
-    qrels_topic = pc.fill_null(pc.index_in(ranked.topics, value_set=lookup.topics), -1).to_numpy()
-    in_qrels = qrels_topic[ranked.topic] if len(ranked.topic) else np.zeros(0, np.int64)
-    rows, qrow = lookup.match(in_qrels, pair_hash(in_qrels, ranked.doc_hash), docno, ranked.order)
-    source_rows = pa.array(ranked.order[rows])
-    judged = pa.table({"run": _constant(name, len(rows)), "qid": qid.take(source_rows),
-                       "docno": docno.take(source_rows), "pos": pa.array(ranked.pos[rows]),
-                       "rel": lookup.qrels["rel"].take(pa.array(qrow))}, schema=JUDGED_SCHEMA)
-    n_ret = np.bincount(ranked.topic, minlength=len(ranked.topics))
+        take = pa.array(order)
+        runs = pa.table({"run": _constant(name, len(order)), "qid": qid.take(take),
+                         "docno": docno.take(take), "score": pa.array(score[order]),
+                         "tag": table["tag"].take(take), "pos": pa.array(pos)}, schema=RUNS_SCHEMA)
+    judged_at = np.flatnonzero(qrow >= 0)
+    source_rows = pa.array(order[judged_at])
+    judged = pa.table({"run": _constant(name, len(judged_at)), "qid": qid.take(source_rows),
+                       "docno": docno.take(source_rows), "pos": pa.array(pos[judged_at]),
+                       "rel": lookup.qrels["rel"].take(pa.array(qrow[judged_at]))}, schema=JUDGED_SCHEMA)
+    n_ret = np.bincount(topic, minlength=len(lookup.topics))
     answered = np.flatnonzero(n_ret)
     depth = pa.table({"run": _constant(name, len(answered)),
-                      "qid": ranked.topics.take(pa.array(answered)),
+                      "qid": lookup.topics.take(pa.array(answered)),
                       "n_ret": pa.array(n_ret[answered].astype(np.int32))}, schema=DEPTH_SCHEMA)
     row = _report_row(track, path, "run", name, counts, tag=tags[0] if tags else None,
                       n_tags=len(tags), n_topics=len(answered))

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import bz2
 import gzip
+import mmap
+import os
 import re
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
@@ -30,6 +32,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
+
+from . import compiled
 
 RUN_FIELDS = ("qid", "iter", "docno", "rank", "score", "tag")
 QRELS_FIELDS = ("qid", "iter", "docno", "rel")
@@ -243,6 +247,44 @@ def _parse_run_fast(data: bytes) -> pa.Table | None:
         return None
 
 
+def _parse_run_compiled(data: bytes) -> pa.Table | None:
+    """Read a clean run file with the compiled reader (``_kernels.parse_run``), or return None.
+
+    Clean: every line six fields of printable ASCII separated by spaces or tabs, with a
+    plain decimal score; anything else is left to the other readers.
+    """
+    kernels = compiled.kernels()
+    if kernels is None or not data or len(data) >= 2**31 - 1:
+        return None
+    lines = (len(data) + 1) // 12 + 1  # a clean line has at least 11 characters and its newline
+    offsets = [np.empty(lines + 1, dtype=np.int32) for _ in range(3)]
+    chars = [np.empty(len(data) + 16, dtype=np.uint8) for _ in range(3)]
+    score = np.empty(lines, dtype=np.float64)
+    n = kernels.parse_run(data, offsets[0], chars[0], offsets[1], chars[1], offsets[2], chars[2], score)
+    if n < 0:
+        return None
+    qid, docno, tag = (pa.Array.from_buffers(pa.string(), n, [None, pa.py_buffer(o[: n + 1]),
+                                                               pa.py_buffer(c[: o[n]])])
+                       for o, c in zip(offsets, chars))
+    return pa.table({"qid": qid, "docno": docno, "score": pa.array(score[:n]), "tag": tag})
+
+
+def _parse_mapped_run(path) -> pa.Table | None:
+    """The compiled reader on an uncompressed file mapped in memory (no copy), or None.
+
+    None for compressed files, empty ones and files the compiled reader does not take.
+    """
+    if compiled.kernels() is None:
+        return None
+    with open(path, "rb") as fh:
+        if os.fstat(fh.fileno()).st_size == 0:
+            return None
+        with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+            if mapped[:2] in (b"\x1f\x8b", b"BZ", b"\x1f\x9d"):
+                return None
+            return _parse_run_compiled(mapped)
+
+
 def _finish_run(qid, docno, score: np.ndarray, tag, line_numbers: np.ndarray, counts: LineCounts):
     """Drop non-finite scores (counted) and assemble the run table."""
     finite = np.isfinite(score)
@@ -264,9 +306,12 @@ def parse_run(path, on_malformed: str = "error", data: bytes | None = None):
     tag, line (1-based line number), in file order, for the kept lines. Scores that
     are NaN or infinite are dropped and counted as ``nonfinite_score``.
     """
-    if data is None:
-        data = read_bytes(path)
-    fast = _parse_run_fast(data)
+    fast = _parse_mapped_run(path) if data is None else None
+    if fast is None:
+        data = read_bytes(path) if data is None else data
+        fast = _parse_run_compiled(data)
+    if fast is None:
+        fast = _parse_run_fast(data)
     if fast is not None:
         counts = LineCounts(lines_read=fast.num_rows)
         return _finish_run(fast["qid"].combine_chunks(), fast["docno"].combine_chunks(),

@@ -1,0 +1,534 @@
+/* Compiled kernels of reeval: a reader of clean TREC run files, and hash tables over
+ * the document ids of each topic.
+ *
+ * parse_run reads a run file whose every line is six fields separated by spaces or
+ * tabs, in one pass, and says so when the file is anything else (comments, blank
+ * lines, other widths, non-ASCII bytes, a score that is not a plain decimal number):
+ * reeval.trecio then reads it with its general, line-accounting path.
+ *
+ * One pass over a run's rows in trec_eval order drops every row that repeats an
+ * earlier row's (topic, docno) and finds the qrels row of each kept one. The numpy
+ * path of reeval/ingest.py computes the same results (tests compare the two); this
+ * one is several times faster: it hashes each string once, and every table it probes
+ * holds one topic only, so it stays in the processor's cache.
+ *
+ * Strings are Arrow string arrays passed as (offsets, data): string i is
+ * data[offsets[i] : offsets[i + 1]], offsets int64. Topics are int64 codes
+ * 0..n_topics-1. The hash of a string is reeval.ingest.string_hash64 with seed 0 (same
+ * constants, little-endian words), masked by `mask` (all ones normally; tests pass a
+ * narrow mask to force collisions). Every hash match is confirmed on the bytes, so
+ * collisions cost time, never correctness.
+ *
+ * A table is a run of uint64 slots, a power of two of them per topic: EMPTY, or
+ * (hash >> 32) << 32 | row. Probing is linear from hash & (slots of the topic - 1).
+ * Rows must number less than 2^32 - 1.
+ *
+ * Only the Python C API and the buffer protocol are used (no numpy headers); the GIL
+ * is released while the loops run.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EMPTY UINT64_MAX
+#define M1 0x9E3779B97F4A7C15ULL
+#define M2 0xBF58476D1CE4E5B9ULL
+#define M3 0x94D049BB133111EBULL
+
+static inline uint64_t mix64(uint64_t h)
+{
+    h ^= h >> 30;
+    h *= M2;
+    h ^= h >> 27;
+    h *= M3;
+    return h ^ (h >> 31);
+}
+
+/* string_hash64: h = len * M1 + seed; h = (h ^ w) * M2 per 8-byte word (last one
+   zero-padded); mix64(h). */
+static inline uint64_t string_hash(const unsigned char *p, int64_t n)
+{
+    uint64_t h = (uint64_t)n * M1;
+    while (n >= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        h = (h ^ w) * M2;
+        p += 8;
+        n -= 8;
+    }
+    if (n > 0) {
+        uint64_t w = 0;
+        memcpy(&w, p, (size_t)n);
+        h = (h ^ w) * M2;
+    }
+    return mix64(h);
+}
+
+typedef struct {
+    const int64_t *offsets;
+    Py_ssize_t n;            /* number of strings (offsets has n + 1 entries) */
+    const unsigned char *data;
+    Py_ssize_t data_len;
+} Strings;
+
+/* Bounds of string i, or 0 when the offsets point outside the data. */
+static inline int string_at(const Strings *s, int64_t i, const unsigned char **p, int64_t *len)
+{
+    int64_t a = s->offsets[i], b = s->offsets[i + 1];
+    if (a < 0 || b < a || b > s->data_len)
+        return 0;
+    *p = s->data + a;
+    *len = b - a;
+    return 1;
+}
+
+static int same_string(const Strings *s, int64_t i, const unsigned char *p, int64_t len)
+{
+    const unsigned char *q;
+    int64_t qlen;
+    return string_at(s, i, &q, &qlen) && qlen == len && memcmp(p, q, (size_t)len) == 0;
+}
+
+/* Row of the table region (slots, cap) holding the bytes p[:len] with hash h, or -1;
+   the empty slot where the probe ended is stored in *end. String r of the table is
+   string row_of[r] of s (string r without row_of). */
+static int64_t probe(const uint64_t *slots, uint64_t cap, const Strings *s, const int64_t *row_of,
+                     uint64_t h, const unsigned char *p, int64_t len, int64_t *end)
+{
+    uint64_t tag = h >> 32, mask = cap - 1;
+    for (uint64_t at = h & mask;; at = (at + 1) & mask) {
+        uint64_t e = slots[at];
+        if (e == EMPTY) {
+            *end = (int64_t)at;
+            return -1;
+        }
+        if ((e >> 32) == tag) {
+            int64_t r = (int64_t)(e & 0xFFFFFFFFULL);
+            if (same_string(s, row_of ? row_of[r] : r, p, len))
+                return r;
+        }
+    }
+}
+
+/* Parse a buffer argument of a known element size into (pointer, count). */
+static int view(Py_buffer *b, Py_ssize_t itemsize, const char *what, Py_ssize_t *count)
+{
+    if (b->len % itemsize) {
+        PyErr_Format(PyExc_ValueError, "%s: %zd bytes is not a whole number of %zd-byte items",
+                     what, b->len, itemsize);
+        return 0;
+    }
+    *count = b->len / itemsize;
+    return 1;
+}
+
+static int strings_from(Py_buffer *offsets, Py_buffer *data, const char *what, Strings *s)
+{
+    Py_ssize_t n_off;
+    if (!view(offsets, 8, what, &n_off))
+        return 0;
+    if (n_off < 1) {
+        PyErr_Format(PyExc_ValueError, "%s: offsets need at least one entry", what);
+        return 0;
+    }
+    s->offsets = (const int64_t *)offsets->buf;
+    s->n = n_off - 1;
+    s->data = (const unsigned char *)data->buf;
+    s->data_len = data->len;
+    return 1;
+}
+
+/* Check the per-topic regions: base has n_topics + 1 non-decreasing entries ending at
+   n_slots, each region a power of two. */
+static int regions_ok(const int64_t *base, Py_ssize_t n_base, Py_ssize_t n_slots)
+{
+    if (n_base < 1 || base[0] != 0 || base[n_base - 1] != n_slots)
+        return 0;
+    for (Py_ssize_t t = 0; t + 1 < n_base; t++) {
+        int64_t cap = base[t + 1] - base[t];
+        if (cap <= 0 || (cap & (cap - 1)))
+            return 0;
+    }
+    return 1;
+}
+
+/* ---- reading clean run files ---- */
+
+enum { ORD, SEP, NL, CR, BAD };  /* byte classes: ordinary, separator, newline, CR, bail out */
+static unsigned char byte_class[256];
+
+static void init_byte_class(void)
+{
+    for (int c = 0; c < 256; c++)
+        byte_class[c] = (c > 0x20 && c < 0x7F) ? ORD : BAD;
+    byte_class[' '] = byte_class['\t'] = SEP;
+    byte_class['\n'] = NL;
+    byte_class['\r'] = CR;
+}
+
+static const double POW10[23] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+                                 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+/* The double nearest to the decimal p[:n] of the form [+-]?(d+[.d*]|.d+)([eE][+-]?d+)?,
+   in *out; 0 when p[:n] has another form or is not finite. Exact: with at most 19
+   significant digits, a mantissa below 2^53 and a power of ten within 1e22, the result
+   is one correctly rounded operation on exact doubles (Clinger's fast path); any
+   other number goes to strtod, correctly rounded as well (and what trec_eval uses). */
+static int parse_score(const unsigned char *p, int64_t n, double *out)
+{
+    int64_t i = 0;
+    int neg = 0, digits = 0, significant = 0, frac = 0, exp = 0;
+    uint64_t mant = 0;
+    if (i < n && (p[i] == '+' || p[i] == '-'))
+        neg = p[i++] == '-';
+    for (; i < n && p[i] >= '0' && p[i] <= '9'; i++, digits++)
+        if (significant || p[i] != '0') {
+            if (significant < 19)
+                mant = mant * 10 + (uint64_t)(p[i] - '0');
+            significant++;
+        }
+    if (i < n && p[i] == '.')
+        for (i++; i < n && p[i] >= '0' && p[i] <= '9'; i++, digits++, frac++)
+            if (significant || p[i] != '0') {
+                if (significant < 19)
+                    mant = mant * 10 + (uint64_t)(p[i] - '0');
+                significant++;
+            }
+    if (!digits)
+        return 0;
+    if (i < n && (p[i] == 'e' || p[i] == 'E')) {
+        int eneg = 0, edigits = 0;
+        i++;
+        if (i < n && (p[i] == '+' || p[i] == '-'))
+            eneg = p[i++] == '-';
+        for (; i < n && p[i] >= '0' && p[i] <= '9'; i++, edigits++)
+            if (exp < 100000)
+                exp = exp * 10 + (p[i] - '0');
+        if (!edigits)
+            return 0;
+        exp = eneg ? -exp : exp;
+    }
+    if (i != n)
+        return 0;
+    int e10 = exp - frac;
+    if (significant <= 19 && mant <= (1ULL << 53) && e10 >= -22 && e10 <= 22) {
+        double v = (double)mant;
+        v = e10 < 0 ? v / POW10[-e10] : v * POW10[e10];
+        *out = neg ? -v : v;
+        return 1;
+    }
+    char small[128], *buf = n < (int64_t)sizeof(small) ? small : malloc((size_t)n + 1), *end;
+    if (!buf)
+        return 0;
+    memcpy(buf, p, (size_t)n);
+    buf[n] = 0;
+    double v = strtod(buf, &end);
+    int ok = end == buf + n && isfinite(v);
+    if (buf != small)
+        free(buf);
+    if (ok)
+        *out = v;
+    return ok;
+}
+
+typedef struct {
+    int32_t *off;
+    unsigned char *data;
+    int32_t used;
+} Column;
+
+/* Append field p[:len] to a column as string `row`. Copies go in 16-byte blocks, which
+   compile to a few moves, while the blocks stay inside the data (`end`); the column's
+   buffer has 16 bytes of slack for the last block's overshoot. */
+static inline void append(Column *c, int64_t row, const unsigned char *p, int64_t len,
+                          const unsigned char *end)
+{
+    unsigned char *dst = c->data + c->used;
+    if (p + ((len + 15) & ~(int64_t)15) <= end)
+        for (int64_t k = 0; k < len; k += 16)
+            memcpy(dst + k, p + k, 16);
+    else
+        memcpy(dst, p, (size_t)len);
+    c->used += (int32_t)len;
+    c->off[row + 1] = c->used;
+}
+
+PyDoc_STRVAR(parse_run_doc,
+"parse_run(data, qid_off, qid_data, docno_off, docno_data, tag_off, tag_data, score) -> int\n\n"
+"Read a clean run file: every line (ending in \\n or \\r\\n, the last one possibly not)\n"
+"holds six fields separated by spaces or tabs, fields 1, 3 and 6 (qid, docno, tag) of\n"
+"printable ASCII, field 5 a finite decimal score. Fills the int32 offsets (lines + 1\n"
+"entries) and byte buffers (len(data) + 16 bytes each) of the three string columns and the\n"
+"float64 scores, and returns the number of lines; returns -1, having written partly,\n"
+"for any other file (empty, 2 GiB or more, a blank, comment or malformed line, other\n"
+"bytes), which the caller then reads another way.");
+
+static PyObject *parse_run(PyObject *self, PyObject *args)
+{
+    Py_buffer data_b, qo_b, qd_b, doo_b, dod_b, to_b, td_b, score_b;
+    if (!PyArg_ParseTuple(args, "y*w*w*w*w*w*w*w*", &data_b, &qo_b, &qd_b, &doo_b, &dod_b,
+                          &to_b, &td_b, &score_b))
+        return NULL;
+    PyObject *result = NULL;
+    const unsigned char *d = (const unsigned char *)data_b.buf;
+    int64_t n = data_b.len, max_lines = score_b.len / 8;
+    if (qo_b.len < (max_lines + 1) * 4 || doo_b.len < (max_lines + 1) * 4 ||
+        to_b.len < (max_lines + 1) * 4 || qd_b.len < n + 16 || dod_b.len < n + 16 || td_b.len < n + 16) {
+        PyErr_SetString(PyExc_ValueError, "parse_run: output buffers too small");
+        goto done;
+    }
+    Column qid = {qo_b.buf, qd_b.buf, 0}, doc = {doo_b.buf, dod_b.buf, 0}, tag = {to_b.buf, td_b.buf, 0};
+    double *score = (double *)score_b.buf;
+    int64_t lines = -1;
+    Py_BEGIN_ALLOW_THREADS
+    int64_t row = 0, i = 0;
+    int ok = n > 0 && n < INT32_MAX;
+    qid.off[0] = doc.off[0] = tag.off[0] = 0;
+    while (ok && i < n) {
+        const unsigned char *tok[6];
+        int64_t len[6];
+        int k = 0;
+        for (;;) {  /* the fields of one line */
+            while (i < n && byte_class[d[i]] == SEP)
+                i++;
+            if (i == n || byte_class[d[i]] != ORD)
+                break;
+            int64_t start = i;
+            while (i < n && byte_class[d[i]] == ORD)
+                i++;
+            if (k == 6) {
+                ok = 0;
+                break;
+            }
+            tok[k] = d + start;
+            len[k++] = i - start;
+        }
+        if (!ok)
+            break;
+        if (i < n) {  /* the line end: \n or \r\n; anything else bails out */
+            if (d[i] == '\r' && i + 1 < n && d[i + 1] == '\n')
+                i++;
+            if (d[i] != '\n') {
+                ok = 0;
+                break;
+            }
+            i++;
+        }
+        if (k != 6 || tok[0][0] == '#' || row >= max_lines || !parse_score(tok[4], len[4], &score[row])) {
+            ok = 0;
+            break;
+        }
+        append(&qid, row, tok[0], len[0], d + n);
+        append(&doc, row, tok[2], len[2], d + n);
+        append(&tag, row, tok[5], len[5], d + n);
+        row++;
+    }
+    if (ok)
+        lines = row;
+    Py_END_ALLOW_THREADS
+    result = PyLong_FromLongLong(lines);
+done:
+    PyBuffer_Release(&data_b);
+    PyBuffer_Release(&qo_b);
+    PyBuffer_Release(&qd_b);
+    PyBuffer_Release(&doo_b);
+    PyBuffer_Release(&dod_b);
+    PyBuffer_Release(&to_b);
+    PyBuffer_Release(&td_b);
+    PyBuffer_Release(&score_b);
+    return result;
+}
+
+/* ---- hash tables ---- */
+
+PyDoc_STRVAR(build_table_doc,
+"build_table(topic, offsets, data, base, slots, mask) -> int\n\n"
+"Insert strings 0..n-1 (topic[i] int64 codes; strings as int64 offsets and bytes) into\n"
+"the uint64 buffer `slots`, every slot EMPTY (all ones): topic t owns the slots\n"
+"base[t]:base[t + 1], a power of two of them, more than its strings. A string equal to\n"
+"an earlier one of its topic is not inserted; returns how many strings were such repeats.");
+
+static PyObject *build_table(PyObject *self, PyObject *args)
+{
+    Py_buffer topic_b, off_b, data_b, base_b, slots_b;
+    unsigned long long hmask;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*w*K", &topic_b, &off_b, &data_b, &base_b, &slots_b, &hmask))
+        return NULL;
+    PyObject *result = NULL;
+    Strings s;
+    Py_ssize_t n, n_base, n_slots;
+    if (!view(&topic_b, 8, "topic", &n) || !strings_from(&off_b, &data_b, "strings", &s) ||
+        !view(&base_b, 8, "base", &n_base) || !view(&slots_b, 8, "slots", &n_slots))
+        goto done;
+    const int64_t *topic = (const int64_t *)topic_b.buf, *base = (const int64_t *)base_b.buf;
+    if (n != s.n || n >= 0xFFFFFFFFLL || !regions_ok(base, n_base, n_slots)) {
+        PyErr_SetString(PyExc_ValueError, "build_table: topic and offsets must describe the same "
+                        "strings (fewer than 2^32 - 1), base the slots of each topic (powers of two)");
+        goto done;
+    }
+    uint64_t *slots = (uint64_t *)slots_b.buf;
+    int64_t repeats = 0, bad = -1;
+    Py_BEGIN_ALLOW_THREADS
+    for (int64_t i = 0; i < n; i++) {
+        const unsigned char *p;
+        int64_t len, end, t = topic[i];
+        if (t < 0 || t + 1 >= n_base || !string_at(&s, i, &p, &len)) {
+            bad = i;
+            break;
+        }
+        uint64_t h = string_hash(p, len) & hmask, *region = slots + base[t];
+        uint64_t cap = (uint64_t)(base[t + 1] - base[t]);
+        if (probe(region, cap, &s, NULL, h, p, len, &end) >= 0)
+            repeats++;
+        else
+            region[end] = ((h >> 32) << 32) | (uint64_t)i;
+    }
+    Py_END_ALLOW_THREADS
+    if (bad >= 0)
+        PyErr_Format(PyExc_ValueError, "build_table: string %lld has no valid topic or bytes", (long long)bad);
+    else
+        result = PyLong_FromLongLong(repeats);
+done:
+    PyBuffer_Release(&topic_b);
+    PyBuffer_Release(&off_b);
+    PyBuffer_Release(&data_b);
+    PyBuffer_Release(&base_b);
+    PyBuffer_Release(&slots_b);
+    return result;
+}
+
+PyDoc_STRVAR(dedupe_match_doc,
+"dedupe_match(rows, topic, offsets, data, base, slots, table_offsets, table_data, mask,\n"
+"             duplicate, match) -> int\n\n"
+"Visit k = 0..m-1 in order: row k is string rows[k] of (offsets, data) with topic code\n"
+"topic[k], non-decreasing in k (a topic's rows are consecutive). duplicate[k] (uint8) =\n"
+"1 when an earlier row has the same topic and bytes, else 0; match[k] (int64) = the\n"
+"string of the table (base, slots, table_offsets, table_data; built by build_table with\n"
+"the same mask) holding the same pair, or -1 (also for duplicates). Returns the number\n"
+"of duplicates.");
+
+static PyObject *dedupe_match(PyObject *self, PyObject *args)
+{
+    Py_buffer rows_b, topic_b, off_b, data_b, base_b, slots_b, toff_b, tdata_b, dup_b, match_b;
+    unsigned long long hmask;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*Kw*w*", &rows_b, &topic_b, &off_b, &data_b,
+                          &base_b, &slots_b, &toff_b, &tdata_b, &hmask, &dup_b, &match_b))
+        return NULL;
+    PyObject *result = NULL;
+    Strings s, ts;
+    Py_ssize_t m, m_topic, n_base, n_slots, m_match;
+    uint64_t *seen = NULL;
+    if (!view(&rows_b, 8, "rows", &m) || !view(&topic_b, 8, "topic", &m_topic) ||
+        !strings_from(&off_b, &data_b, "strings", &s) || !view(&base_b, 8, "base", &n_base) ||
+        !view(&slots_b, 8, "slots", &n_slots) ||
+        !strings_from(&toff_b, &tdata_b, "table strings", &ts) ||
+        !view(&match_b, 8, "match", &m_match))
+        goto done;
+    const int64_t *rows = (const int64_t *)rows_b.buf, *topic = (const int64_t *)topic_b.buf;
+    const int64_t *base = (const int64_t *)base_b.buf;
+    if (m_topic != m || dup_b.len != m || m_match != m || m >= 0xFFFFFFFFLL ||
+        !regions_ok(base, n_base, n_slots)) {
+        PyErr_SetString(PyExc_ValueError, "dedupe_match: rows, topic, duplicate and match must "
+                        "have one entry per row (fewer than 2^32 - 1), base the slots of each topic");
+        goto done;
+    }
+    const uint64_t *tslots = (const uint64_t *)slots_b.buf;
+    unsigned char *dup = (unsigned char *)dup_b.buf;
+    int64_t *match = (int64_t *)match_b.buf;
+    /* the table of the rows seen, one topic at a time: sized for the largest topic */
+    uint64_t seen_cap = 16;
+    for (int64_t k = 0, start = 0; k <= m; k++) {
+        if (k == m || topic[k] != topic[start]) {
+            while (seen_cap < 2 * (uint64_t)(k - start))
+                seen_cap <<= 1;
+            start = k;
+        }
+    }
+    seen = malloc(seen_cap * sizeof(uint64_t));
+    if (!seen) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    int64_t n_dup = 0, bad = -1;
+    const char *why = NULL;
+    Py_BEGIN_ALLOW_THREADS
+    uint64_t cap = 0;
+    const uint64_t *region = NULL;
+    uint64_t region_cap = 0;
+    for (int64_t k = 0; k < m; k++) {
+        const unsigned char *p;
+        int64_t len, end, t = topic[k];
+        if (k == 0 || t != topic[k - 1]) {  /* a new topic: clear the seen table */
+            if (k > 0 && t < topic[k - 1]) {
+                bad = k, why = "topics must not decrease";
+                break;
+            }
+            if (t < 0 || t + 1 >= n_base) {
+                bad = k, why = "topic code outside the table";
+                break;
+            }
+            int64_t stop = k;
+            while (stop < m && topic[stop] == t)
+                stop++;
+            for (cap = 16; cap < 2 * (uint64_t)(stop - k); cap <<= 1)
+                ;
+            memset(seen, 0xFF, cap * sizeof(uint64_t));
+            region = tslots + base[t];
+            region_cap = (uint64_t)(base[t + 1] - base[t]);
+        }
+        if (rows[k] < 0 || rows[k] >= s.n || !string_at(&s, rows[k], &p, &len)) {
+            bad = k, why = "not a string of the data";
+            break;
+        }
+        uint64_t h = string_hash(p, len) & hmask;
+        if (probe(seen, cap, &s, rows, h, p, len, &end) >= 0) {
+            dup[k] = 1;
+            match[k] = -1;
+            n_dup++;
+            continue;
+        }
+        seen[end] = ((h >> 32) << 32) | (uint64_t)k;
+        dup[k] = 0;
+        match[k] = probe(region, region_cap, &ts, NULL, h, p, len, &end);
+    }
+    Py_END_ALLOW_THREADS
+    if (bad >= 0)
+        PyErr_Format(PyExc_ValueError, "dedupe_match: row %lld: %s", (long long)bad, why);
+    else
+        result = PyLong_FromLongLong(n_dup);
+done:
+    free(seen);
+    PyBuffer_Release(&rows_b);
+    PyBuffer_Release(&topic_b);
+    PyBuffer_Release(&off_b);
+    PyBuffer_Release(&data_b);
+    PyBuffer_Release(&base_b);
+    PyBuffer_Release(&slots_b);
+    PyBuffer_Release(&toff_b);
+    PyBuffer_Release(&tdata_b);
+    PyBuffer_Release(&dup_b);
+    PyBuffer_Release(&match_b);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"parse_run", parse_run, METH_VARARGS, parse_run_doc},
+    {"build_table", build_table, METH_VARARGS, build_table_doc},
+    {"dedupe_match", dedupe_match, METH_VARARGS, dedupe_match_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_kernels",
+    "Compiled kernels of reeval: clean run files and per-topic hash tables (see _kernels.c).",
+    -1, methods,
+};
+
+PyMODINIT_FUNC PyInit__kernels(void)
+{
+    init_byte_class();
+    return PyModule_Create(&module);
+}
