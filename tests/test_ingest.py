@@ -101,6 +101,14 @@ def test_topic_score_order_equals_lexsort(dtype):
         k[rng.random(n) < 0.2] = 0.0
         k = k + dtype(0.0)
         assert np.array_equal(topic_score_order(q, k), np.lexsort((-k, q)))
+        # rows already in order (recognized without sorting), and one swap away from it
+        o = np.lexsort((-k, q))
+        q, k = q[o], k[o]
+        assert np.array_equal(topic_score_order(q, k), np.arange(n))
+        if n > 1:
+            i = int(rng.integers(0, n - 1))
+            q[[i, i + 1]], k[[i, i + 1]] = q[[i + 1, i]], k[[i + 1, i]]
+            assert np.array_equal(topic_score_order(q, k), np.lexsort((-k, q)))
 
 
 def test_string_hash64_equal_strings_equal_hashes_across_layouts():

@@ -67,6 +67,15 @@ static inline uint64_t string_hash(const unsigned char *p, int64_t n)
     return mix64(h);
 }
 
+/* p[:len] == q[:len]; inline, as the strings compared (ids) are short. */
+static inline int bytes_equal(const unsigned char *p, const unsigned char *q, int64_t len)
+{
+    for (int64_t j = 0; j < len; j++)
+        if (p[j] != q[j])
+            return 0;
+    return 1;
+}
+
 typedef struct {
     const int64_t *offsets;
     Py_ssize_t n;            /* number of strings (offsets has n + 1 entries) */
@@ -89,7 +98,7 @@ static int same_string(const Strings *s, int64_t i, const unsigned char *p, int6
 {
     const unsigned char *q;
     int64_t qlen;
-    return string_at(s, i, &q, &qlen) && qlen == len && memcmp(p, q, (size_t)len) == 0;
+    return string_at(s, i, &q, &qlen) && qlen == len && bytes_equal(p, q, len);
 }
 
 /* Row of the table region (slots, cap) holding the bytes p[:len] with hash h, or -1;
@@ -256,37 +265,95 @@ static inline void append(Column *c, int64_t row, const unsigned char *p, int64_
     c->off[row + 1] = c->used;
 }
 
+/* The distinct values of a column, in first-seen order (a column of their own), and
+   a hash table of their codes. Lines of a run usually repeat the previous line's qid
+   and tag, which is checked first. */
+typedef struct {
+    Column values;
+    int32_t n, last;
+    uint64_t *slots, cap;
+} Dict;
+
+static int dict_grow(Dict *d)
+{
+    uint64_t cap = d->cap ? 2 * d->cap : 64, *slots = malloc(cap * sizeof(uint64_t));
+    if (!slots)
+        return 0;
+    memset(slots, 0xFF, cap * sizeof(uint64_t));
+    for (int32_t i = 0; i < d->n; i++) {
+        const unsigned char *p = d->values.data + d->values.off[i];
+        uint64_t h = string_hash(p, d->values.off[i + 1] - d->values.off[i]), at = h & (cap - 1);
+        while (slots[at] != EMPTY)
+            at = (at + 1) & (cap - 1);
+        slots[at] = ((h >> 32) << 32) | (uint64_t)i;
+    }
+    free(d->slots);
+    d->slots = slots;
+    d->cap = cap;
+    return 1;
+}
+
+/* Code of p[:len] in d (adding it when new), or -1 when memory runs out. */
+static int32_t dict_code(Dict *d, const unsigned char *p, int64_t len, const unsigned char *end)
+{
+    if (d->last >= 0) {
+        int32_t a = d->values.off[d->last], b = d->values.off[d->last + 1];
+        if (b - a == len && bytes_equal(d->values.data + a, p, len))
+            return d->last;
+    }
+    if (2 * (uint64_t)(d->n + 1) > d->cap && !dict_grow(d))
+        return -1;
+    uint64_t h = string_hash(p, len), tag = h >> 32, at = h & (d->cap - 1);
+    for (; d->slots[at] != EMPTY; at = (at + 1) & (d->cap - 1)) {
+        if ((d->slots[at] >> 32) != tag)
+            continue;
+        int32_t i = (int32_t)(d->slots[at] & 0xFFFFFFFFULL);
+        int32_t a = d->values.off[i], b = d->values.off[i + 1];
+        if (b - a == len && bytes_equal(d->values.data + a, p, len))
+            return d->last = i;
+    }
+    append(&d->values, d->n, p, len, end);
+    d->slots[at] = (tag << 32) | (uint64_t)d->n;
+    return d->last = d->n++;
+}
+
 PyDoc_STRVAR(parse_run_doc,
-"parse_run(data, qid_off, qid_data, docno_off, docno_data, tag_off, tag_data, score) -> int\n\n"
+"parse_run(data, qid_off, qid_data, qid_code, docno_off, docno_data, tag_off, tag_data,\n"
+"          tag_code, score) -> (lines, qids, tags)\n\n"
 "Read a clean run file: every line (ending in \\n or \\r\\n, the last one possibly not)\n"
 "holds six fields separated by spaces or tabs, fields 1, 3 and 6 (qid, docno, tag) of\n"
-"printable ASCII, field 5 a finite decimal score. Fills the int32 offsets (lines + 1\n"
-"entries) and byte buffers (len(data) + 16 bytes each) of the three string columns and the\n"
-"float64 scores, and returns the number of lines; returns -1, having written partly,\n"
-"for any other file (empty, 2 GiB or more, a blank, comment or malformed line, other\n"
-"bytes), which the caller then reads another way.");
+"printable ASCII, field 5 a finite decimal score. Fills the docno column (int32\n"
+"offsets, lines + 1 entries, and bytes, len(data) + 16), the float64 scores, and for\n"
+"qid and tag the int32 code of each line and the column of distinct values (first-seen\n"
+"order) the codes index. Returns the number of lines and of distinct qids and tags;\n"
+"lines is -1, the buffers partly written, for any other file (empty, 2 GiB or more, a\n"
+"blank, comment or malformed line, other bytes), which the caller then reads another way.");
 
 static PyObject *parse_run(PyObject *self, PyObject *args)
 {
-    Py_buffer data_b, qo_b, qd_b, doo_b, dod_b, to_b, td_b, score_b;
-    if (!PyArg_ParseTuple(args, "y*w*w*w*w*w*w*w*", &data_b, &qo_b, &qd_b, &doo_b, &dod_b,
-                          &to_b, &td_b, &score_b))
+    Py_buffer data_b, qo_b, qd_b, qc_b, doo_b, dod_b, to_b, td_b, tc_b, score_b;
+    if (!PyArg_ParseTuple(args, "y*w*w*w*w*w*w*w*w*w*", &data_b, &qo_b, &qd_b, &qc_b, &doo_b,
+                          &dod_b, &to_b, &td_b, &tc_b, &score_b))
         return NULL;
     PyObject *result = NULL;
     const unsigned char *d = (const unsigned char *)data_b.buf;
     int64_t n = data_b.len, max_lines = score_b.len / 8;
-    if (qo_b.len < (max_lines + 1) * 4 || doo_b.len < (max_lines + 1) * 4 ||
-        to_b.len < (max_lines + 1) * 4 || qd_b.len < n + 16 || dod_b.len < n + 16 || td_b.len < n + 16) {
+    Dict qid = {{qo_b.buf, qd_b.buf, 0}, 0, -1, NULL, 0}, tag = {{to_b.buf, td_b.buf, 0}, 0, -1, NULL, 0};
+    if (qo_b.len < (max_lines + 1) * 4 || doo_b.len < (max_lines + 1) * 4 || to_b.len < (max_lines + 1) * 4 ||
+        qc_b.len < max_lines * 4 || tc_b.len < max_lines * 4 ||
+        qd_b.len < n + 16 || dod_b.len < n + 16 || td_b.len < n + 16) {
         PyErr_SetString(PyExc_ValueError, "parse_run: output buffers too small");
         goto done;
     }
-    Column qid = {qo_b.buf, qd_b.buf, 0}, doc = {doo_b.buf, dod_b.buf, 0}, tag = {to_b.buf, td_b.buf, 0};
+    Column doc = {doo_b.buf, dod_b.buf, 0};
+    int32_t *qcode = (int32_t *)qc_b.buf, *tcode = (int32_t *)tc_b.buf;
     double *score = (double *)score_b.buf;
     int64_t lines = -1;
+    int no_memory = 0;
     Py_BEGIN_ALLOW_THREADS
     int64_t row = 0, i = 0;
     int ok = n > 0 && n < INT32_MAX;
-    qid.off[0] = doc.off[0] = tag.off[0] = 0;
+    qid.values.off[0] = doc.off[0] = tag.values.off[0] = 0;
     while (ok && i < n) {
         const unsigned char *tok[6];
         int64_t len[6];
@@ -321,23 +388,35 @@ static PyObject *parse_run(PyObject *self, PyObject *args)
             ok = 0;
             break;
         }
-        append(&qid, row, tok[0], len[0], d + n);
+        qcode[row] = dict_code(&qid, tok[0], len[0], d + n);
+        tcode[row] = dict_code(&tag, tok[5], len[5], d + n);
+        if (qcode[row] < 0 || tcode[row] < 0) {
+            ok = 0;
+            no_memory = 1;
+            break;
+        }
         append(&doc, row, tok[2], len[2], d + n);
-        append(&tag, row, tok[5], len[5], d + n);
         row++;
     }
     if (ok)
         lines = row;
     Py_END_ALLOW_THREADS
-    result = PyLong_FromLongLong(lines);
+    free(qid.slots);
+    free(tag.slots);
+    if (no_memory)
+        PyErr_NoMemory();
+    else
+        result = Py_BuildValue("(Lii)", (long long)lines, qid.n, tag.n);
 done:
     PyBuffer_Release(&data_b);
     PyBuffer_Release(&qo_b);
     PyBuffer_Release(&qd_b);
+    PyBuffer_Release(&qc_b);
     PyBuffer_Release(&doo_b);
     PyBuffer_Release(&dod_b);
     PyBuffer_Release(&to_b);
     PyBuffer_Release(&td_b);
+    PyBuffer_Release(&tc_b);
     PyBuffer_Release(&score_b);
     return result;
 }

@@ -186,7 +186,7 @@ def _codes(values, categories) -> np.ndarray:
         starts = np.flatnonzero(np.r_[True, change])
         if len(starts) <= n // 8:
             heads = lookup.get_indexer(arr.take(pa.array(starts)).to_pylist())
-            return np.repeat(heads, np.diff(np.r_[starts, n])).astype(np.int64)
+            return np.repeat(heads.astype(np.int64), np.diff(np.r_[starts, n]))
         enc = pc.dictionary_encode(arr)
         codes = lookup.get_indexer(enc.dictionary.to_pylist())
         return codes[enc.indices.to_numpy(zero_copy_only=False)].astype(np.int64)
@@ -217,13 +217,16 @@ def build_grid(judged, depth, qrels, runs=None, max_depth: int | None = None,
     r = _codes(_col(judged, "run", raw=True), runs)
     t = _codes(_col(judged, "qid", raw=True), topics)
     pos = _col(judged, "pos").astype(np.int64)
-    rel = _col(judged, "rel").astype(np.int64)
+    rel = _col(judged, "rel").astype(np.int64, copy=False)
     keep = (r >= 0) & (t >= 0)
     if max_depth is not None:
         keep &= pos <= max_depth
-    g = (r * T + t)[keep]
-    pos, rel = pos[keep], rel[keep]
-    docno = _col(judged, "docno")[keep] if keep_docno else None
+    g = r * T
+    g += t
+    docno = _col(judged, "docno") if keep_docno else None
+    if not keep.all():
+        g, pos, rel = g[keep], pos[keep], rel[keep]
+        docno = docno[keep] if keep_docno else None
     if len(g) > 1 and not _is_sorted(g * (int(pos.max()) + 1) + pos):
         order = np.lexsort((pos, g))
         g, pos, rel = g[order], pos[order], rel[order]
@@ -248,11 +251,20 @@ def _is_sorted(a: np.ndarray) -> bool:
 
 
 def grouped_cumsum(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
-    """Inclusive cumulative sum of ``values`` restarting at each group start."""
-    c = np.cumsum(values)
-    idx = np.arange(len(values))
-    first = np.maximum.accumulate(np.where(starts, idx, 0))
-    return c - c[first] + values[first]
+    """Inclusive cumulative sum of ``values`` restarting at each group start (row 0 starts one).
+
+    Booleans are summed as int64. Computed as the running total minus, repeated over
+    each group, the total before the group.
+    """
+    c = np.cumsum(values, dtype=np.int64 if values.dtype == bool else None)
+    if len(c) == 0:
+        return c
+    first = np.flatnonzero(starts)
+    if len(first) == 0 or first[0] != 0:
+        first = np.r_[0, first]
+    before = c[first] - values[first]
+    c -= np.repeat(before, np.diff(np.r_[first, len(c)]))
+    return c
 
 
 def _ideal_dcg(topic: np.ndarray, rel: np.ndarray, T: int, cutoffs) -> dict:
@@ -313,7 +325,7 @@ def evaluate_grid(grid: Grid, measures, rel_level: int = 1,
     topic_of_row = g % T
     starts = group_starts(g)
     is_rel = rel >= rel_level
-    cum_rel = grouped_cumsum(is_rel.astype(np.int64), starts)
+    cum_rel = grouped_cumsum(is_rel, starts)
     R = np.bincount(grid.qrels_topic[grid.qrels_rel >= rel_level], minlength=T).astype(np.float64)
     R_row = R[topic_of_row]
 
@@ -416,7 +428,7 @@ def _bpref(grid: Grid, is_rel, starts, R, rel_level, count):
     """trec_eval bpref on the grid (see module doc)."""
     S, T = grid.shape
     judged_nonrel = (grid.rel >= 0) & (grid.rel < rel_level)
-    nonrel_at_or_above = grouped_cumsum(judged_nonrel.astype(np.int64), starts)
+    nonrel_at_or_above = grouped_cumsum(judged_nonrel, starts)
     N = np.bincount(grid.qrels_topic[(grid.qrels_rel >= 0) & (grid.qrels_rel < rel_level)],
                     minlength=T).astype(np.float64)
     t = grid.g % T
@@ -496,7 +508,7 @@ def per_document(grid: Grid, rel_level: int = 1, unretrieved: str = "after_last"
     S, T = grid.shape
     is_rel = grid.rel >= rel_level
     starts = group_starts(grid.g)
-    cum_rel = grouped_cumsum(is_rel.astype(np.int64), starts)
+    cum_rel = grouped_cumsum(is_rel, starts)
     rel_ret = np.bincount(grid.g[is_rel], minlength=S * T).reshape(S, T)
     unret = unretrieved_asl(grid.n_ret, rel_ret, unretrieved)
     # every (run, relevant qrels document)

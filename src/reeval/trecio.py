@@ -247,26 +247,35 @@ def _parse_run_fast(data: bytes) -> pa.Table | None:
         return None
 
 
-def _parse_run_compiled(data: bytes) -> pa.Table | None:
+def _strings(offsets: np.ndarray, chars: np.ndarray, n: int) -> pa.Array:
+    """An Arrow string array over the first n strings of (int32 offsets, bytes) buffers."""
+    return pa.Array.from_buffers(pa.string(), n, [None, pa.py_buffer(offsets[: n + 1]),
+                                                  pa.py_buffer(chars[: offsets[n]])])
+
+
+def _parse_run_compiled(data) -> pa.Table | None:
     """Read a clean run file with the compiled reader (``_kernels.parse_run``), or return None.
 
     Clean: every line six fields of printable ASCII separated by spaces or tabs, with a
-    plain decimal score; anything else is left to the other readers.
+    plain decimal score; anything else is left to the other readers. qid and tag come
+    dictionary-encoded (values in first-seen order).
     """
     kernels = compiled.kernels()
-    if kernels is None or not data or len(data) >= 2**31 - 1:
+    if kernels is None or not len(data) or len(data) >= 2**31 - 1:
         return None
     lines = (len(data) + 1) // 12 + 1  # a clean line has at least 11 characters and its newline
     offsets = [np.empty(lines + 1, dtype=np.int32) for _ in range(3)]
     chars = [np.empty(len(data) + 16, dtype=np.uint8) for _ in range(3)]
+    codes = [np.empty(lines, dtype=np.int32) for _ in range(2)]
     score = np.empty(lines, dtype=np.float64)
-    n = kernels.parse_run(data, offsets[0], chars[0], offsets[1], chars[1], offsets[2], chars[2], score)
+    n, n_qids, n_tags = kernels.parse_run(data, offsets[0], chars[0], codes[0], offsets[1], chars[1],
+                                          offsets[2], chars[2], codes[1], score)
     if n < 0:
         return None
-    qid, docno, tag = (pa.Array.from_buffers(pa.string(), n, [None, pa.py_buffer(o[: n + 1]),
-                                                               pa.py_buffer(c[: o[n]])])
-                       for o, c in zip(offsets, chars))
-    return pa.table({"qid": qid, "docno": docno, "score": pa.array(score[:n]), "tag": tag})
+    qid = pa.DictionaryArray.from_arrays(pa.array(codes[0][:n]), _strings(offsets[0], chars[0], n_qids))
+    tag = pa.DictionaryArray.from_arrays(pa.array(codes[1][:n]), _strings(offsets[2], chars[2], n_tags))
+    return pa.table({"qid": qid, "docno": _strings(offsets[1], chars[1], n), "score": pa.array(score[:n]),
+                     "tag": tag})
 
 
 def _parse_mapped_run(path) -> pa.Table | None:
@@ -294,7 +303,7 @@ def _finish_run(qid, docno, score: np.ndarray, tag, line_numbers: np.ndarray, co
         qid, docno, tag = pc.filter(qid, keep), pc.filter(docno, keep), pc.filter(tag, keep)
         score, line_numbers = score[finite], line_numbers[finite]
     table = pa.table({"qid": qid, "docno": docno, "score": pa.array(score), "tag": tag,
-                      "line": pa.array(line_numbers.astype(np.int64))})
+                      "line": pa.array(line_numbers.astype(np.int64, copy=False))})
     counts.kept = table.num_rows
     return table, counts
 
@@ -303,7 +312,8 @@ def parse_run(path, on_malformed: str = "error", data: bytes | None = None):
     """Parse one run file.
 
     Returns ``(table, counts)`` where table has columns qid, docno, score (float64),
-    tag, line (1-based line number), in file order, for the kept lines. Scores that
+    tag, line (1-based line number), in file order, for the kept lines; qid and tag
+    are strings, dictionary-encoded when the compiled reader read the file. Scores that
     are NaN or infinite are dropped and counted as ``nonfinite_score``.
     """
     fast = _parse_mapped_run(path) if data is None else None
@@ -316,7 +326,7 @@ def parse_run(path, on_malformed: str = "error", data: bytes | None = None):
         counts = LineCounts(lines_read=fast.num_rows)
         return _finish_run(fast["qid"].combine_chunks(), fast["docno"].combine_chunks(),
                            fast["score"].to_numpy(), fast["tag"].combine_chunks(),
-                           np.arange(1, fast.num_rows + 1), counts)
+                           np.arange(1, fast.num_rows + 1, dtype=np.int64), counts)
     tk, lines = _tokenize(path, data, RUN_FIELDS, "qid iter docno rank score tag", on_malformed)
     f, counts = tk.fields, tk.counts
     try:  # every score parses (Arrow accepts nan, inf, infinity, any case)
