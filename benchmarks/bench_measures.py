@@ -5,7 +5,8 @@
 Writes the seeded synthetic benchmark track (reeval.synthetic.BENCHMARK_TRACK, 50 runs x
 250 topics x 1000 documents, ~100 relevant per topic, 4-decimal scores so ties occur)
 once under benchmarks/.data/, then times each tool end to end in its own process
-(parse the files + MAP, P@20, reciprocal rank; reeval also ASL), reporting wall time,
+(parse the files + MAP, P@20, reciprocal rank; reeval also ASL; reeval-numpy is reeval
+without its compiled kernels), reporting wall time,
 CPU time (user + system of every thread and worker process, imports included), peak
 resident memory (of the largest process) and each tool's time as a ratio to reeval's, and how far each
 tool's per-run MAP / P@20 / RR are from reeval's (float32 ordering, as trec_eval 9.x).
@@ -59,6 +60,14 @@ def tool_reeval(qrels, runs):
             zip(agg.run, agg[list(MEASURES)].to_numpy())}
 
 
+def tool_reeval_numpy(qrels, runs):
+    """reeval without its compiled kernels (the path of an install without a C compiler)."""
+    from reeval import compiled
+
+    compiled.ENABLED = False
+    return tool_reeval(qrels, runs)
+
+
 def _mean_by_run(per_topic: dict) -> dict:
     return {m: sum(v[m] for v in per_topic.values()) / len(per_topic) for m in MEASURES}
 
@@ -107,7 +116,7 @@ def tool_ranx(qrels, runs):
     return out
 
 
-TOOLS = {"reeval": tool_reeval, "pytrec_eval": tool_pytrec_eval, "ir_measures": tool_ir_measures,
+TOOLS = {"reeval": tool_reeval, "reeval-numpy": tool_reeval_numpy, "pytrec_eval": tool_pytrec_eval, "ir_measures": tool_ir_measures,
          "ranx": tool_ranx}
 
 
@@ -137,7 +146,10 @@ def main():
     d = track_dir(args)
     qrels, runs = files(d)
     size = sum(os.path.getsize(p) for p in runs + [qrels]) / 1e6
-    print(f"track: {len(runs)} runs, {args.topics} topics, depth {args.depth}; {size:.0f} MB on disk")
+    from reeval import compiled
+
+    print(f"track: {len(runs)} runs, {args.topics} topics, depth {args.depth}; {size:.0f} MB on disk; "
+          f"reeval's compiled kernels {'built' if compiled._kernels is not None else 'NOT built'}")
     results = {}
     for tool in args.tools.split(","):
         proc = subprocess.run([sys.executable, __file__, "--child", tool, str(d)],

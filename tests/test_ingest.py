@@ -217,3 +217,28 @@ def test_without_the_runs_table_the_other_tables_are_the_same():
     for name in ("judged", "depth", "qrels"):
         assert getattr(full, name).equals(getattr(lean, name)), name
     assert full.report.equals(lean.report)
+
+
+def test_keep_freed_memory_applies_on_glibc_unless_disabled(monkeypatch):
+    import platform
+    from reeval.ingest import keep_freed_memory
+    monkeypatch.setenv("REEVAL_MALLOC", "default")
+    assert keep_freed_memory() is False
+    monkeypatch.delenv("REEVAL_MALLOC")
+    if platform.libc_ver()[0] != "glibc":
+        pytest.skip("mallopt is glibc's")
+    assert keep_freed_memory() is True
+
+
+def test_grouped_cumsum_equals_a_cumsum_per_group():
+    from reeval.measures import grouped_cumsum
+    rng = np.random.default_rng(2)
+    for n in (0, 1, 2, 50, 1000):
+        for values in (rng.random(n) < 0.4, rng.integers(-3, 5, n)):
+            starts = rng.random(n) < 0.1
+            if n:
+                starts[0] = bool(rng.integers(0, 2))  # row 0 starts a group either way
+            bounds = np.r_[0, np.flatnonzero(starts[1:]) + 1, n] if n else np.array([0, 0])
+            expected = np.concatenate([np.cumsum(values[a:b], dtype=np.int64) for a, b in zip(bounds[:-1], bounds[1:])]
+                                      ) if n else np.zeros(0, np.int64)
+            assert grouped_cumsum(values, starts).tolist() == expected.tolist()
