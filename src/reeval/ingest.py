@@ -20,10 +20,14 @@ judged twice for a topic in the qrels keeps the last judgment (as dict-based too
 such as pytrec_eval do) and counts the others as ``duplicate``.
 
 How (fast by design): each run file is parsed, ordered, deduplicated and matched
-against the qrels on its own, ``threads`` files at once (in worker processes). Document ids are compared through 64-bit hashes of their bytes
-(:func:`string_hash64`); every hash equality is confirmed on the strings, so a
-collision can cost time but never change a result. The per-run tables come out
-sorted, so the track tables are their concatenation in run-name order.
+against the qrels on its own, ``threads`` files at once (in worker processes). Document
+ids are compared through 64-bit hashes of their bytes; every hash equality is confirmed
+on the strings, so a collision can cost time but never change a result. With the
+compiled kernels (``_kernels.c``, see :mod:`reeval.compiled`) one pass per file
+deduplicates and matches through per-topic hash tables (:func:`dedupe_and_match`);
+without them numpy does it (:func:`string_hash64`, :func:`exact_duplicates`,
+:meth:`QrelsLookup.match`), with the same results. The per-run tables come out sorted,
+so the track tables are their concatenation in run-name order.
 """
 
 from __future__ import annotations
