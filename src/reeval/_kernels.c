@@ -122,6 +122,13 @@ static int64_t probe(const uint64_t *slots, uint64_t cap, const Strings *s, cons
     }
 }
 
+/* Release the n buffers an argument parser filled. */
+static void release(Py_buffer *buffers[], int n)
+{
+    for (int i = 0; i < n; i++)
+        PyBuffer_Release(buffers[i]);
+}
+
 /* Parse a buffer argument of a known element size into (pointer, count). */
 static int view(Py_buffer *b, Py_ssize_t itemsize, const char *what, Py_ssize_t *count)
 {
@@ -408,16 +415,8 @@ static PyObject *parse_run(PyObject *self, PyObject *args)
     else
         result = Py_BuildValue("(Lii)", (long long)lines, qid.n, tag.n);
 done:
-    PyBuffer_Release(&data_b);
-    PyBuffer_Release(&qo_b);
-    PyBuffer_Release(&qd_b);
-    PyBuffer_Release(&qc_b);
-    PyBuffer_Release(&doo_b);
-    PyBuffer_Release(&dod_b);
-    PyBuffer_Release(&to_b);
-    PyBuffer_Release(&td_b);
-    PyBuffer_Release(&tc_b);
-    PyBuffer_Release(&score_b);
+    release((Py_buffer *[]){&data_b, &qo_b, &qd_b, &qc_b, &doo_b, &dod_b, &to_b, &td_b, &tc_b,
+                             &score_b}, 10);
     return result;
 }
 
@@ -471,11 +470,7 @@ static PyObject *build_table(PyObject *self, PyObject *args)
     else
         result = PyLong_FromLongLong(repeats);
 done:
-    PyBuffer_Release(&topic_b);
-    PyBuffer_Release(&off_b);
-    PyBuffer_Release(&data_b);
-    PyBuffer_Release(&base_b);
-    PyBuffer_Release(&slots_b);
+    release((Py_buffer *[]){&topic_b, &off_b, &data_b, &base_b, &slots_b}, 5);
     return result;
 }
 
@@ -580,16 +575,8 @@ static PyObject *dedupe_match(PyObject *self, PyObject *args)
         result = PyLong_FromLongLong(n_dup);
 done:
     free(seen);
-    PyBuffer_Release(&rows_b);
-    PyBuffer_Release(&topic_b);
-    PyBuffer_Release(&off_b);
-    PyBuffer_Release(&data_b);
-    PyBuffer_Release(&base_b);
-    PyBuffer_Release(&slots_b);
-    PyBuffer_Release(&toff_b);
-    PyBuffer_Release(&tdata_b);
-    PyBuffer_Release(&dup_b);
-    PyBuffer_Release(&match_b);
+    release((Py_buffer *[]){&rows_b, &topic_b, &off_b, &data_b, &base_b, &slots_b, &toff_b, &tdata_b,
+                             &dup_b, &match_b}, 10);
     return result;
 }
 
