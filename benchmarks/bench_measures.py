@@ -5,8 +5,9 @@
 Writes the seeded synthetic benchmark track (reeval.synthetic.BENCHMARK_TRACK, 50 runs x
 250 topics x 1000 documents, ~100 relevant per topic, 4-decimal scores so ties occur)
 once under benchmarks/.data/, then times each tool end to end in its own process
-(parse the files + MAP, P@20, reciprocal rank; reeval also ASL; reeval-numpy is reeval
-without its compiled kernels), reporting wall time,
+(parse the files + MAP, P@20, reciprocal rank; reeval also ASL, through the code of
+``reeval score``, its output lines included; reeval-numpy is reeval without its
+compiled kernels), reporting wall time,
 CPU time (user + system of every thread and worker process, imports included), peak
 resident memory (of the largest process) and each tool's time as a ratio to reeval's, and how far each
 tool's per-run MAP / P@20 / RR are from reeval's (float32 ordering, as trec_eval 9.x).
@@ -48,16 +49,15 @@ def files(d: Path):
 
 
 def tool_reeval(qrels, runs):
-    from reeval.ingest import ingest_track
-    from reeval.measures import aggregate, build_grid, evaluate_grid, parse_measures
-    from reeval.trecio import run_name_from_path
+    """``reeval score --float32 -m map -m P_20 -m recip_rank -m ASL QRELS RUN...``, in process."""
+    from reeval.cli import score_lines
 
-    t = ingest_track("bench", qrels, runs, precision="float32", keep_runs=False)  # as `reeval score`
-    ms = parse_measures(list(MEASURES) + ["ASL"])
-    names = [run_name_from_path(p) for p in runs]
-    agg = aggregate(evaluate_grid(build_grid(t.judged, t.depth, t.qrels, runs=names), ms), ms)
-    return {r: {m: float(v) for m, v in zip(MEASURES, row)} for r, row in
-            zip(agg.run, agg[list(MEASURES)].to_numpy())}
+    out: dict = {}
+    for line in score_lines(qrels, runs, list(MEASURES) + ["ASL"], precision="float32", decimals=17):
+        run, measure, qid, value = line.split("\t")
+        if qid == "all" and measure.strip() in MEASURES:
+            out.setdefault(run, {})[measure.strip()] = float(value)
+    return out
 
 
 def tool_reeval_numpy(qrels, runs):

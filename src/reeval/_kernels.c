@@ -33,7 +33,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(__GNUC__)
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define ALWAYS_INLINE inline
+#endif
+
+#if !defined(__GNUC__)
+#define __builtin_prefetch(p) ((void)0)
+#endif
+
 #define EMPTY UINT64_MAX
+#define PREFETCH 8  /* rows ahead whose table slot is prefetched */
 #define M1 0x9E3779B97F4A7C15ULL
 #define M2 0xBF58476D1CE4E5B9ULL
 #define M3 0x94D049BB133111EBULL
@@ -48,8 +59,10 @@ static inline uint64_t mix64(uint64_t h)
 }
 
 /* string_hash64: h = len * M1 + seed; h = (h ^ w) * M2 per 8-byte word (last one
-   zero-padded); mix64(h). */
-static inline uint64_t string_hash(const unsigned char *p, int64_t n)
+   zero-padded); mix64(h). `limit` is the end of the readable memory: a last partial
+   word that is 8 bytes from it is loaded whole and masked (on little-endian machines),
+   rather than copied byte by byte, which would stall the load that follows. */
+static ALWAYS_INLINE uint64_t string_hash(const unsigned char *p, int64_t n, const unsigned char *limit)
 {
     uint64_t h = (uint64_t)n * M1;
     while (n >= 8) {
@@ -61,7 +74,13 @@ static inline uint64_t string_hash(const unsigned char *p, int64_t n)
     }
     if (n > 0) {
         uint64_t w = 0;
-        memcpy(&w, p, (size_t)n);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        if (limit - p >= 8) {
+            memcpy(&w, p, 8);
+            w &= ~0ULL >> (64 - 8 * n);
+        } else
+#endif
+            memcpy(&w, p, (size_t)n);
         h = (h ^ w) * M2;
     }
     return mix64(h);
@@ -94,7 +113,7 @@ static inline int string_at(const Strings *s, int64_t i, const unsigned char **p
     return 1;
 }
 
-static int same_string(const Strings *s, int64_t i, const unsigned char *p, int64_t len)
+static ALWAYS_INLINE int same_string(const Strings *s, int64_t i, const unsigned char *p, int64_t len)
 {
     const unsigned char *q;
     int64_t qlen;
@@ -104,7 +123,7 @@ static int same_string(const Strings *s, int64_t i, const unsigned char *p, int6
 /* Row of the table region (slots, cap) holding the bytes p[:len] with hash h, or -1;
    the empty slot where the probe ended is stored in *end. String r of the table is
    string row_of[r] of s (string r without row_of). */
-static int64_t probe(const uint64_t *slots, uint64_t cap, const Strings *s, const int64_t *row_of,
+static ALWAYS_INLINE int64_t probe(const uint64_t *slots, uint64_t cap, const Strings *s, const int64_t *row_of,
                      uint64_t h, const unsigned char *p, int64_t len, int64_t *end)
 {
     uint64_t tag = h >> 32, mask = cap - 1;
@@ -289,7 +308,7 @@ static int dict_grow(Dict *d)
     memset(slots, 0xFF, cap * sizeof(uint64_t));
     for (int32_t i = 0; i < d->n; i++) {
         const unsigned char *p = d->values.data + d->values.off[i];
-        uint64_t h = string_hash(p, d->values.off[i + 1] - d->values.off[i]), at = h & (cap - 1);
+        uint64_t h = string_hash(p, d->values.off[i + 1] - d->values.off[i], p), at = h & (cap - 1);
         while (slots[at] != EMPTY)
             at = (at + 1) & (cap - 1);
         slots[at] = ((h >> 32) << 32) | (uint64_t)i;
@@ -301,7 +320,7 @@ static int dict_grow(Dict *d)
 }
 
 /* Code of p[:len] in d (adding it when new), or -1 when memory runs out. */
-static int32_t dict_code(Dict *d, const unsigned char *p, int64_t len, const unsigned char *end)
+static ALWAYS_INLINE int32_t dict_code(Dict *d, const unsigned char *p, int64_t len, const unsigned char *end)
 {
     if (d->last >= 0) {
         int32_t a = d->values.off[d->last], b = d->values.off[d->last + 1];
@@ -310,7 +329,7 @@ static int32_t dict_code(Dict *d, const unsigned char *p, int64_t len, const uns
     }
     if (2 * (uint64_t)(d->n + 1) > d->cap && !dict_grow(d))
         return -1;
-    uint64_t h = string_hash(p, len), tag = h >> 32, at = h & (d->cap - 1);
+    uint64_t h = string_hash(p, len, end), tag = h >> 32, at = h & (d->cap - 1);
     for (; d->slots[at] != EMPTY; at = (at + 1) & (d->cap - 1)) {
         if ((d->slots[at] >> 32) != tag)
             continue;
@@ -323,6 +342,92 @@ static int32_t dict_code(Dict *d, const unsigned char *p, int64_t len, const uns
     d->slots[at] = (tag << 32) | (uint64_t)d->n;
     return d->last = d->n++;
 }
+
+/* Outcome of reading one line's fields. */
+enum { LINE_OK, LINE_BAD, LINE_LONG };
+
+/* The fields of the line at d[i:] (scalar): up to 7 tokens of ORD bytes separated by
+   SEP bytes, then \n, \r\n or the end of the data. LINE_OK with the six fields and
+   *next (the start of the next line), else LINE_BAD (another number of fields, or a
+   byte of another class). */
+static int line_fields(const unsigned char *d, int64_t n, int64_t i, const unsigned char *tok[6],
+                       int64_t len[6], int64_t *next)
+{
+    int k = 0;
+    for (;;) {
+        while (i < n && byte_class[d[i]] == SEP)
+            i++;
+        if (i == n || byte_class[d[i]] != ORD)
+            break;
+        int64_t start = i;
+        while (i < n && byte_class[d[i]] == ORD)
+            i++;
+        if (k == 6)
+            return LINE_BAD;
+        tok[k] = d + start;
+        len[k++] = i - start;
+    }
+    if (i < n) {  /* the line end: \n or \r\n; anything else is not clean */
+        if (d[i] == '\r' && i + 1 < n && d[i + 1] == '\n')
+            i++;
+        if (d[i] != '\n')
+            return LINE_BAD;
+        i++;
+    }
+    *next = i;
+    return k == 6 ? LINE_OK : LINE_BAD;
+}
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+
+/* Bit masks of the 16 bytes at p: separators (space, tab), newlines, and printable
+   ASCII (0x21-0x7E; bytes from 0x80 are negative as signed bytes). */
+static inline void classify16(const unsigned char *p, uint64_t *sep, uint64_t *nl, uint64_t *ord, int at)
+{
+    __m128i v = _mm_loadu_si128((const __m128i *)p);
+    __m128i s = _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\t')));
+    __m128i o = _mm_andnot_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(0x7F)), _mm_cmpgt_epi8(v, _mm_set1_epi8(0x20)));
+    *sep |= (uint64_t)(uint16_t)_mm_movemask_epi8(s) << at;
+    *nl |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('\n'))) << at;
+    *ord |= (uint64_t)(uint16_t)_mm_movemask_epi8(o) << at;
+}
+
+/* line_fields for a line that starts at p and ends (\n) within its first 64 bytes,
+   all of which are readable: the classes of 64 bytes at once, the fields from the bit
+   masks, without a branch per byte. LINE_LONG when no \n is in those 64 bytes (the
+   caller then reads the line with line_fields). Same outcomes as line_fields. */
+static inline int line_fields64(const unsigned char *p, const unsigned char *tok[6], int64_t len[6],
+                                int64_t *advance)
+{
+    uint64_t sep = 0, nl = 0, ord = 0;
+    classify16(p, &sep, &nl, &ord, 0);
+    classify16(p + 16, &sep, &nl, &ord, 16);
+    classify16(p + 32, &sep, &nl, &ord, 32);
+    classify16(p + 48, &sep, &nl, &ord, 48);
+    if (!nl)
+        return LINE_LONG;
+    int end = __builtin_ctzll(nl);                   /* the \n */
+    int stop = end > 0 && p[end - 1] == '\r' ? end - 1 : end;  /* \r\n */
+    uint64_t line = stop ? (~0ULL >> (64 - stop)) : 0;
+    if (((sep | ord) & line) != line)
+        return LINE_BAD;                              /* a byte of another class */
+    uint64_t o = ord & line, starts = o & ~(o << 1), ends = o & ~(o >> 1);
+    for (int k = 0; k < 6; k++) {
+        if (!starts)
+            return LINE_BAD;                          /* fewer than six fields */
+        int a = __builtin_ctzll(starts), b = __builtin_ctzll(ends);
+        starts &= starts - 1;
+        ends &= ends - 1;
+        tok[k] = p + a;
+        len[k] = b - a + 1;
+    }
+    if (starts)
+        return LINE_BAD;                              /* more than six */
+    *advance = end + 1;
+    return LINE_OK;
+}
+#endif
 
 PyDoc_STRVAR(parse_run_doc,
 "parse_run(data, qid_off, qid_data, qid_code, docno_off, docno_data, tag_off, tag_data,\n"
@@ -363,38 +468,23 @@ static PyObject *parse_run(PyObject *self, PyObject *args)
     qid.values.off[0] = doc.off[0] = tag.values.off[0] = 0;
     while (ok && i < n) {
         const unsigned char *tok[6];
-        int64_t len[6];
-        int k = 0;
-        for (;;) {  /* the fields of one line */
-            while (i < n && byte_class[d[i]] == SEP)
-                i++;
-            if (i == n || byte_class[d[i]] != ORD)
-                break;
-            int64_t start = i;
-            while (i < n && byte_class[d[i]] == ORD)
-                i++;
-            if (k == 6) {
-                ok = 0;
-                break;
-            }
-            tok[k] = d + start;
-            len[k++] = i - start;
+        int64_t len[6], next = 0;
+        int outcome = LINE_LONG;
+#if defined(__SSE2__)
+        if (n - i >= 64) {
+            int64_t advance = 0;
+            outcome = line_fields64(d + i, tok, len, &advance);
+            next = i + advance;
         }
-        if (!ok)
-            break;
-        if (i < n) {  /* the line end: \n or \r\n; anything else bails out */
-            if (d[i] == '\r' && i + 1 < n && d[i + 1] == '\n')
-                i++;
-            if (d[i] != '\n') {
-                ok = 0;
-                break;
-            }
-            i++;
-        }
-        if (k != 6 || tok[0][0] == '#' || row >= max_lines || !parse_score(tok[4], len[4], &score[row])) {
+#endif
+        if (outcome == LINE_LONG)
+            outcome = line_fields(d, n, i, tok, len, &next);
+        if (outcome != LINE_OK || tok[0][0] == '#' || row >= max_lines ||
+            !parse_score(tok[4], len[4], &score[row])) {
             ok = 0;
             break;
         }
+        i = next;
         qcode[row] = dict_code(&qid, tok[0], len[0], d + n);
         tcode[row] = dict_code(&tag, tok[5], len[5], d + n);
         if (qcode[row] < 0 || tcode[row] < 0) {
@@ -457,7 +547,7 @@ static PyObject *build_table(PyObject *self, PyObject *args)
             bad = i;
             break;
         }
-        uint64_t h = string_hash(p, len) & hmask, *region = slots + base[t];
+        uint64_t h = string_hash(p, len, s.data + s.data_len) & hmask, *region = slots + base[t];
         uint64_t cap = (uint64_t)(base[t + 1] - base[t]);
         if (probe(region, cap, &s, NULL, h, p, len, &end) >= 0)
             repeats++;
@@ -512,61 +602,73 @@ static PyObject *dedupe_match(PyObject *self, PyObject *args)
     const uint64_t *tslots = (const uint64_t *)slots_b.buf;
     unsigned char *dup = (unsigned char *)dup_b.buf;
     int64_t *match = (int64_t *)match_b.buf;
-    /* the table of the rows seen, one topic at a time: sized for the largest topic */
-    uint64_t seen_cap = 16;
+    /* the table of the rows seen and the hashes of the rows, one topic at a time:
+       sized for the largest topic */
+    int64_t most = 0;
     for (int64_t k = 0, start = 0; k <= m; k++) {
         if (k == m || topic[k] != topic[start]) {
-            while (seen_cap < 2 * (uint64_t)(k - start))
-                seen_cap <<= 1;
+            most = k - start > most ? k - start : most;
             start = k;
         }
     }
-    seen = malloc(seen_cap * sizeof(uint64_t));
+    uint64_t seen_cap = 16;
+    while (seen_cap < 2 * (uint64_t)most)
+        seen_cap <<= 1;
+    seen = malloc((seen_cap + (uint64_t)most) * sizeof(uint64_t));
     if (!seen) {
         PyErr_NoMemory();
         goto done;
     }
+    uint64_t *hash = seen + seen_cap;
     int64_t n_dup = 0, bad = -1;
     const char *why = NULL;
     Py_BEGIN_ALLOW_THREADS
-    uint64_t cap = 0;
-    const uint64_t *region = NULL;
-    uint64_t region_cap = 0;
-    for (int64_t k = 0; k < m; k++) {
-        const unsigned char *p;
-        int64_t len, end, t = topic[k];
-        if (k == 0 || t != topic[k - 1]) {  /* a new topic: clear the seen table */
-            if (k > 0 && t < topic[k - 1]) {
-                bad = k, why = "topics must not decrease";
-                break;
-            }
-            if (t < 0 || t + 1 >= n_base) {
-                bad = k, why = "topic code outside the table";
-                break;
-            }
-            int64_t stop = k;
-            while (stop < m && topic[stop] == t)
-                stop++;
-            for (cap = 16; cap < 2 * (uint64_t)(stop - k); cap <<= 1)
-                ;
-            memset(seen, 0xFF, cap * sizeof(uint64_t));
-            region = tslots + base[t];
-            region_cap = (uint64_t)(base[t + 1] - base[t]);
-        }
-        if (rows[k] < 0 || rows[k] >= s.n || !string_at(&s, rows[k], &p, &len)) {
-            bad = k, why = "not a string of the data";
+    for (int64_t first = 0, stop; first < m && bad < 0; first = stop) {
+        int64_t t = topic[first];
+        if (first > 0 && t < topic[first - 1]) {
+            bad = first, why = "topics must not decrease";
             break;
         }
-        uint64_t h = string_hash(p, len) & hmask;
-        if (probe(seen, cap, &s, rows, h, p, len, &end) >= 0) {
-            dup[k] = 1;
-            match[k] = -1;
-            n_dup++;
-            continue;
+        if (t < 0 || t + 1 >= n_base) {
+            bad = first, why = "topic code outside the table";
+            break;
         }
-        seen[end] = ((h >> 32) << 32) | (uint64_t)k;
-        dup[k] = 0;
-        match[k] = probe(region, region_cap, &ts, NULL, h, p, len, &end);
+        /* the topic's rows: hash them all first (independent work), so that the probes
+           below can prefetch the table slots of rows a few steps ahead */
+        for (stop = first; stop < m && topic[stop] == t; stop++) {
+            const unsigned char *p;
+            int64_t len;
+            if (rows[stop] < 0 || rows[stop] >= s.n || !string_at(&s, rows[stop], &p, &len)) {
+                bad = stop, why = "not a string of the data";
+                break;
+            }
+            hash[stop - first] = string_hash(p, len, s.data + s.data_len) & hmask;
+        }
+        if (bad >= 0)
+            break;
+        uint64_t cap = 16;
+        while (cap < 2 * (uint64_t)(stop - first))
+            cap <<= 1;
+        memset(seen, 0xFF, cap * sizeof(uint64_t));
+        const uint64_t *region = tslots + base[t];
+        uint64_t region_cap = (uint64_t)(base[t + 1] - base[t]);
+        for (int64_t k = first; k < stop; k++) {
+            const unsigned char *p;
+            int64_t len, end;
+            uint64_t h = hash[k - first];
+            if (k + PREFETCH < stop)
+                __builtin_prefetch(region + (hash[k + PREFETCH - first] & (region_cap - 1)));
+            string_at(&s, rows[k], &p, &len);
+            if (probe(seen, cap, &s, rows, h, p, len, &end) >= 0) {
+                dup[k] = 1;
+                match[k] = -1;
+                n_dup++;
+                continue;
+            }
+            seen[end] = ((h >> 32) << 32) | (uint64_t)k;
+            dup[k] = 0;
+            match[k] = probe(region, region_cap, &ts, NULL, h, p, len, &end);
+        }
     }
     Py_END_ALLOW_THREADS
     if (bad >= 0)

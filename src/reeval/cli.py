@@ -14,11 +14,10 @@ import argparse
 import sys
 
 import numpy as np
-import pandas as pd
 
 from . import __version__
 from .ingest import ingest_track
-from .measures import aggregate, build_grid, evaluate_grid, parse_measures, UNRETRIEVED_POLICIES
+from .measures import aggregate_values, build_grid, evaluate_grid, parse_measures, UNRETRIEVED_POLICIES
 from .rareness import SYSTEMS, add_rareness, check_alpha, split_measures
 from .trecio import TrecFormatError, run_name_from_path
 
@@ -51,9 +50,8 @@ def score_lines(qrels_path, run_paths, measure_specs=None, per_topic=False, comp
     scores = evaluate_grid(grid, [m for m in measures if m not in rare], rel_level=rel_level,
                            unretrieved=unretrieved)
     add_rareness(scores, grid, rare, alpha, rel_level=rel_level, systems=systems)
-    summary = aggregate(scores, measures, complete=complete)
-    runs_report = tables.report[tables.report["kind"] == "run"]
-    tags = {run: tag for run, tag in zip(runs_report["run"], runs_report["tag"]) if isinstance(tag, str)}
+    summary = aggregate_values(scores, measures, complete=complete)
+    tags = {row["run"]: row["tag"] for row in tables.report_rows if row["kind"] == "run" and row["tag"]}
     multi = len(run_paths) > 1
     for si, name in enumerate(names):
         prefix = f"{name}\t" if multi else ""
@@ -68,9 +66,8 @@ def score_lines(qrels_path, run_paths, measure_specs=None, per_topic=False, comp
                     yield format_line(m.name, scores.topics[ti], float(value), decimals, prefix)
         tag = tags.get(name) or name
         yield f"{prefix}{'runid':<22}\tall\t{tag}"
-        row = summary.iloc[si]
         for m in measures:
-            yield format_line(m.name, "all", float(row[m.name]), decimals, prefix)
+            yield format_line(m.name, "all", float(summary[m.name][si]), decimals, prefix)
 
 
 def _score(args) -> int:
@@ -129,6 +126,8 @@ def prefer_lines(qrels_path, run_paths, rel_level=1, precision="float64", decima
     (sorted qrels topics; a topic a run misses counts as nothing retrieved), then one
     line per pair with qid ``all`` holding the means over those topics.
     """
+    import pandas as pd
+
     from .lexiprecision import compare_pairs, position_vectors
 
     if len(run_paths) < 2:

@@ -33,21 +33,23 @@ so the track tables are their concatenation in run-name order.
 from __future__ import annotations
 
 import ctypes
-import multiprocessing as mp
 import os
 import tempfile
-from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from . import compiled
 from .trecio import LineCounts, parse_qrels, parse_run, run_name_from_path
+
+if TYPE_CHECKING:  # pandas is imported where it is used, off `reeval score`'s path
+    import pandas as pd
 
 PRECISIONS = ("float64", "float32")
 
@@ -58,7 +60,14 @@ class TrackTables:
     qrels: pa.Table
     judged: pa.Table
     depth: pa.Table
-    report: pd.DataFrame
+    report_rows: list  # one dict per input file (qrels first), the columns of ``report``
+
+    @property
+    def report(self) -> pd.DataFrame:
+        """The ingest report: one row per input file with the outcome of every line."""
+        import pandas as pd
+
+        return pd.DataFrame(self.report_rows)
 
 
 def group_starts(keys: np.ndarray) -> np.ndarray:
@@ -76,14 +85,26 @@ def position_in_group(starts: np.ndarray) -> np.ndarray:
     return idx - first + 1
 
 
-def dedupe_qrels(table: pa.Table) -> tuple[pa.Table, np.ndarray]:
-    """Keep the last judgment of each (qid, docno); return (table, dropped-line mask)."""
-    df = pd.DataFrame({"qid": table["qid"].to_numpy(zero_copy_only=False),
-                       "docno": table["docno"].to_numpy(zero_copy_only=False)})
-    dup = df.duplicated(["qid", "docno"], keep="last").to_numpy()
-    if dup.any():
-        table = table.filter(pa.array(~dup))
-    return table, dup
+def sort_dedupe_qrels(table: pa.Table) -> tuple[pa.Table, np.ndarray]:
+    """Sort qrels by (qid, docno), keeping the last judgment of each pair.
+
+    Returns (qid, docno, rel table sorted in byte order, mask of the lines dropped as
+    repeats, in file order). A stable sort brings a pair's lines together in file
+    order; all but the last of each run of equal pairs are dropped.
+    """
+    n = table.num_rows
+    order = pc.sort_indices(table.select(["qid", "docno"]),
+                            sort_keys=[("qid", "ascending"), ("docno", "ascending")])
+    ordered = table.select(["qid", "docno", "rel"]).take(order).combine_chunks()
+    dup = np.zeros(n, dtype=bool)
+    if n > 1:
+        qid, docno = ordered["qid"].chunk(0), ordered["docno"].chunk(0)
+        same = pc.and_(pc.equal(qid[1:], qid[:-1]), pc.equal(docno[1:], docno[:-1]))
+        repeat = same.to_numpy(zero_copy_only=False)  # row i equals row i + 1: not the last
+        if repeat.any():
+            dup[order.to_numpy()[:-1][repeat]] = True
+            ordered = ordered.filter(pa.array(np.r_[~repeat, True]))
+    return ordered, dup
 
 
 def remap_grades(qrels: pa.Table, grade_map: dict | None) -> pa.Table:
@@ -233,6 +254,8 @@ def exact_duplicates(keys: np.ndarray, topic: np.ndarray, docno, rows: np.ndarra
     compared on the strings, so the result is exact and costs one hash-table pass
     when there is no duplicate.
     """
+    import pandas as pd  # the numpy path only
+
     dup = np.zeros(len(keys), dtype=bool)
     index = pd.Index(keys)
     if index.has_duplicates:
@@ -287,6 +310,8 @@ class QrelsLookup:
             if kernels.build_table(base.topic, offsets, data, base.base, base.slots, mask):
                 raise ValueError("QrelsLookup.build needs qrels without repeated (qid, docno)")
             return base
+        import pandas as pd  # the numpy path only
+
         for seed in range(64):
             keys = pd.Index(pair_hash(topic, string_hash64(docno, seed)))
             if keys.is_unique:  # also builds the hash table once, before threads share it
@@ -479,27 +504,14 @@ def keep_freed_memory() -> bool:
     return bool(mallopt(m_mmap_threshold, 32 << 20)) and bool(mallopt(m_trim_threshold, 1 << 30))
 
 
-_WORKER_STATE: tuple = ()
-
-
-def _set_worker_state(*state) -> None:
-    """Initializer of a worker process: the qrels lookup and the reading options."""
-    global _WORKER_STATE
-    _WORKER_STATE = state
-
-
-def _load_in_worker(job):
-    return load_run(*job, *_WORKER_STATE)
-
-
 def ingest_track(track: str, qrels_path, run_paths, precision: str = "float64",
                  on_malformed: str = "error", grade_map: dict | None = None,
                  threads: int = 2, keep_runs: bool = True) -> TrackTables:
     """Parse a track's qrels and runs once each and build the central tables.
 
     ``threads`` run files are read, ranked and matched with the qrels at once, in
-    forked worker processes where the platform forks (else in threads); results do not
-    depend on it. ``grade_map`` relabels qrels grades before anything else (see
+    threads (the compiled kernels, Arrow and numpy's large operations release the GIL);
+    results do not depend on it. ``grade_map`` relabels qrels grades before anything else (see
     :func:`remap_grades`). ``keep_runs=False`` skips the ``runs`` table (None), which
     only ``runs.parquet`` needs: the measures read ``judged`` and ``depth``. Calls
     :func:`keep_freed_memory` (a process-wide malloc setting).
@@ -509,12 +521,9 @@ def ingest_track(track: str, qrels_path, run_paths, precision: str = "float64",
     keep_freed_memory()
     qrels, qcounts = parse_qrels(qrels_path, on_malformed=on_malformed)
     qrels = remap_grades(qrels, grade_map)
-    qrels, qdup = dedupe_qrels(qrels)
+    qrels, qdup = sort_dedupe_qrels(qrels)
     qcounts.duplicate = int(qdup.sum())
     qcounts.kept -= qcounts.duplicate
-    qrels = qrels.select(["qid", "docno", "rel"])
-    order = pc.sort_indices(qrels, sort_keys=[("qid", "ascending"), ("docno", "ascending")])
-    qrels = qrels.take(order).combine_chunks()
     lookup = QrelsLookup.build(qrels)
     report = [_report_row(track, qrels_path, "qrels", None, qcounts)]
 
@@ -527,21 +536,15 @@ def ingest_track(track: str, qrels_path, run_paths, precision: str = "float64",
         seen[name] = str(path)
 
     jobs = sorted(zip(names, run_paths))
-    state = (lookup, track, precision, on_malformed, keep_runs)
-    if threads > 1 and len(jobs) > 1 and "fork" in mp.get_all_start_methods():
-        # processes: the per-file work holds the GIL often enough that threads barely scale
-        with ProcessPoolExecutor(max_workers=min(threads, len(jobs)), mp_context=mp.get_context("fork"),
-                                 initializer=_set_worker_state, initargs=state) as pool:
-            loaded = list(pool.map(_load_in_worker, jobs))
-    else:
-        with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
-            loaded = list(pool.map(lambda job: load_run(*job, *state), jobs))
+    with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
+        loaded = list(pool.map(lambda job: load_run(*job, lookup, track, precision, on_malformed, keep_runs),
+                               jobs))
     report.extend(row for row, *_ in loaded)
     # each run's tables are sorted by qid then pos, and runs come in name order
     runs = _concat([r for _, r, _, _ in loaded], RUNS_SCHEMA) if keep_runs else None
     judged = _concat([j for _, _, j, _ in loaded], JUDGED_SCHEMA)
     depth = _concat([d for _, _, _, d in loaded], DEPTH_SCHEMA)
-    return TrackTables(runs=runs, qrels=qrels, judged=judged, depth=depth, report=pd.DataFrame(report))
+    return TrackTables(runs=runs, qrels=qrels, judged=judged, depth=depth, report_rows=report)
 
 
 def _process_umask() -> int:

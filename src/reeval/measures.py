@@ -37,13 +37,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from .ingest import group_starts, position_in_group
+
+if TYPE_CHECKING:  # pandas is imported where a DataFrame is made, not on `reeval score`'s path
+    import pandas as pd
 
 STANDARD_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 UNRETRIEVED_POLICIES = ("after_last", "eq3")
@@ -176,21 +179,27 @@ def _codes(values, categories) -> np.ndarray:
     Arrow columns are looked up once per run of equal consecutive values (the central
     tables are sorted, so there are few), or through a dictionary when runs are short.
     """
-    if isinstance(values, (pa.Array, pa.ChunkedArray)):
-        arr = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
-        n = len(arr)
-        lookup = pd.Index(categories)
-        if n == 0:
-            return np.zeros(0, dtype=np.int64)
+    if not isinstance(values, (pa.Array, pa.ChunkedArray)):
+        import pandas as pd  # numpy / pandas input (the study's tables)
+
+        return pd.Categorical(values, categories=categories).codes.astype(np.int64)
+    arr = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
+    n = len(arr)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    lookup = pa.array(list(categories), type=pa.string())
+
+    def index_of(strings: pa.Array) -> np.ndarray:
+        found = pc.index_in(strings.cast(pa.string()), value_set=lookup)
+        return pc.fill_null(found, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+
+    if not pa.types.is_dictionary(arr.type):
         change = pc.not_equal(arr[1:], arr[:-1]).to_numpy(zero_copy_only=False)
         starts = np.flatnonzero(np.r_[True, change])
         if len(starts) <= n // 8:
-            heads = lookup.get_indexer(arr.take(pa.array(starts)).to_pylist())
-            return np.repeat(heads.astype(np.int64), np.diff(np.r_[starts, n]))
-        enc = pc.dictionary_encode(arr)
-        codes = lookup.get_indexer(enc.dictionary.to_pylist())
-        return codes[enc.indices.to_numpy(zero_copy_only=False)].astype(np.int64)
-    return pd.Categorical(values, categories=categories).codes.astype(np.int64)
+            return np.repeat(index_of(arr.take(pa.array(starts))), np.diff(np.r_[starts, n]))
+        arr = pc.dictionary_encode(arr)
+    return index_of(arr.dictionary)[arr.indices.to_numpy(zero_copy_only=False)]
 
 
 def _col(table, name, raw: bool = False):
@@ -201,6 +210,13 @@ def _col(table, name, raw: bool = False):
     return table[name].to_numpy()
 
 
+def _sorted_distinct(table, name) -> list:
+    """The distinct values of a column, sorted (Python string order)."""
+    if hasattr(table, "column_names"):
+        return sorted(pc.unique(table.column(name)).to_pylist())
+    return sorted(set(table[name].tolist()))
+
+
 def build_grid(judged, depth, qrels, runs=None, max_depth: int | None = None,
                keep_docno: bool = False) -> Grid:
     """Encode the central tables onto a runs x topics grid.
@@ -209,9 +225,9 @@ def build_grid(judged, depth, qrels, runs=None, max_depth: int | None = None,
     qrels topics, sorted. Judged rows of other runs/topics are ignored. ``max_depth``
     keeps only the first max_depth documents of each ranking (trec_eval -M).
     """
-    topics = sorted(pd.unique(_col(qrels, "qid")).tolist())
+    topics = _sorted_distinct(qrels, "qid")
     if runs is None:
-        runs = sorted(pd.unique(_col(depth, "run")).tolist())
+        runs = _sorted_distinct(depth, "run")
     runs = list(runs)
     S, T = len(runs), len(topics)
     r = _codes(_col(judged, "run", raw=True), runs)
@@ -301,6 +317,8 @@ class TopicScores:
 
     def to_frame(self) -> pd.DataFrame:
         """Long-by-topic table: run, qid, answered, num_rel, one column per measure."""
+        import pandas as pd
+
         S, T = len(self.runs), len(self.topics)
         df = pd.DataFrame({
             "run": np.repeat(np.array(self.runs, dtype=object), T),
@@ -465,8 +483,8 @@ def _iprec_at_recall(grid: Grid, is_rel, cum_rel, R) -> np.ndarray:
     return values.reshape(S, T, 11)
 
 
-def aggregate(scores: TopicScores, measures, complete: bool = True) -> pd.DataFrame:
-    """Per-run values: one row per run, one column per measure, plus num_q.
+def aggregate_values(scores: TopicScores, measures, complete: bool = True) -> dict:
+    """Per-run values: ``run`` (names), ``num_q``, then one array (one value per run) per measure.
 
     complete=True averages over every qrels topic (trec_eval -c: an unanswered topic
     scores as if nothing was retrieved); False over the topics the run answered
@@ -492,7 +510,14 @@ def aggregate(scores: TopicScores, measures, complete: bool = True) -> pd.DataFr
             out[m.name] = np.where(n > 0, total / np.maximum(n, 1), np.nan if m.is_asl else 0.0)
         if m.is_asl:
             out.setdefault("asl_num_q", n)
-    return pd.DataFrame(out)
+    return out
+
+
+def aggregate(scores: TopicScores, measures, complete: bool = True) -> pd.DataFrame:
+    """:func:`aggregate_values` as a DataFrame: one row per run, one column per measure."""
+    import pandas as pd
+
+    return pd.DataFrame(aggregate_values(scores, measures, complete))
 
 
 def per_document(grid: Grid, rel_level: int = 1, unretrieved: str = "after_last") -> pd.DataFrame:
@@ -503,6 +528,8 @@ def per_document(grid: Grid, rel_level: int = 1, unretrieved: str = "after_last"
     ones), precision ((rel_above + 1)/pos, AP's per-document term; 0 if not retrieved).
     Needs a grid built with ``keep_docno=True``.
     """
+    import pandas as pd
+
     if grid.docno is None or grid.qrels_docno is None:
         raise ValueError("per_document needs build_grid(..., keep_docno=True)")
     S, T = grid.shape
