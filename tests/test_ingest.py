@@ -39,6 +39,23 @@ def test_trec_eval_order_duplicates_and_unjudged(small):
     assert t.depth.to_pandas().n_ret.tolist() == [3, 2]
 
 
+def test_judged_is_dictionary_encoded_in_memory_and_plain_strings_on_disk(small, tmp_path):
+    import pyarrow.parquet as pq
+    from reeval.ingest import JUDGED_ENCODED, JUDGED_SCHEMA
+    q, r1 = small
+    r2 = write_lines(tmp_path / "runs" / "r2", ["2 Q0 A 1 1 y", "1 Q0 B 1 1 y"])
+    t = ingest_track("t", q, [r1, r2])
+    assert t.judged.schema == JUDGED_ENCODED and t.judged["run"].num_chunks == 2
+    write_track(t, tmp_path / "out")
+    on_disk = pq.read_table(tmp_path / "out" / "judged.parquet")
+    assert on_disk.schema == JUDGED_SCHEMA
+    assert on_disk.equals(t.judged.cast(JUDGED_SCHEMA))
+    assert on_disk.to_pydict() == t.judged.to_pydict()
+    assert on_disk.to_pandas().astype(str).equals(t.judged.to_pandas().astype(str))
+    assert on_disk.column("run").to_pylist() == ["r1.gz.txt"] * 3 + ["r2"] * 2
+    assert on_disk.column("qid").to_pylist() == ["1", "1", "1", "1", "2"]
+
+
 def test_float32_ties(small):
     q, r1 = small
     runs = ingest_track("t", q, [r1], precision="float32").runs.to_pandas()
@@ -202,9 +219,9 @@ def test_a_malformed_run_among_several_names_its_file_and_line(tmp_path):
     good = write_lines(tmp_path / "good", ["1 Q0 A 1 1.0 g"])
     bad = write_lines(tmp_path / "bad", ["1 Q0 A 1 1.0 b", "1 Q0 B 2 x b"])
     with pytest.raises(TrecFormatError) as err:
-        ingest_track("t", q, [good, bad], threads=2)  # read by worker processes
+        ingest_track("t", q, [good, bad], threads=2)  # read by two threads
     assert (err.value.path, err.value.line_number) == (str(bad), 2)
-    again = pickle.loads(pickle.dumps(err.value))
+    again = pickle.loads(pickle.dumps(err.value))  # it crosses process boundaries (e.g. Snakemake)
     assert str(again) == str(err.value) and again.line_text == "1 Q0 B 2 x b"
 
 

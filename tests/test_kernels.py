@@ -141,15 +141,43 @@ def test_reader_equals_pyarrow_on_generated_runs(rows):
     _same(got, ref)
 
 
-@needs_kernels
-@pytest.mark.parametrize("text", [
-    "", "1 Q0 A 1 1.0 t\n\n", "# c\n1 Q0 A 1 1.0 t\n", "1 Q0 A 1 1.0\n", "1 Q0 A 1 1.0 t x\n",
+REFUSED = [
+    "1 Q0 A 1 1.0 t\n\n", "# c\n1 Q0 A 1 1.0 t\n", "1 Q0 A 1 1.0\n", "1 Q0 A 1 1.0 t x\n",
     "1 Q0 A 1 nan t\n", "1 Q0 A 1 inf t\n", "1 Q0 A 1 1e400 t\n", "1 Q0 A 1 0x1p3 t\n", "1 Q0 A 1 1.0.0 t\n",
     "1 Q0 A 1 1e t\n", "1 Q0 A 1 - t\n", "1 Q0 A 1 1.0 t\r1 Q0 B 2 0.5 t\n", "1 Q0 A\x0b 1 1.0 t\n",
-    "1 Q0 d\xc3\xa9 1 1.0 t\n", "1 Q0 \xff 1 1.0 t\n", "1 Q0 A\x00 1 1.0 t\n",
-])
+    "1 Q0 d\xc3\xa9 1 1.0 t\n", "1 Q0 \xff 1 1.0 t\n", "1 Q0 A\x00 1 1.0 t\n", "1 Q0 A\x7f 1 1.0 t\n",
+    "1 Q0 A 1 1.0 t\r\r\n", "\r\n", " \n",
+]
+
+
+@needs_kernels
+@pytest.mark.parametrize("text", [""] + REFUSED)
 def test_reader_leaves_other_files_to_the_general_path(text):
     assert _parse_run_compiled(text.encode("latin-1")) is None
+
+
+@needs_kernels
+@pytest.mark.parametrize("where", ["first", "middle", "last"])
+@pytest.mark.parametrize("text", REFUSED)
+def test_reader_refuses_a_bad_line_whichever_way_it_reads_it(text, where):
+    """A line followed by 64 bytes or more is classified 64 bytes at a time (SSE2), the
+    last ones byte by byte: both must refuse the same lines."""
+    clean = "7 Q0 doc-0000001 1 0.5 tag\n" * 4  # 108 bytes
+    data = {"first": text + clean, "middle": clean + text + clean, "last": clean + text}[where]
+    assert _parse_run_compiled(data.encode("latin-1")) is None
+    assert _parse_run_compiled(clean.encode()) is not None
+
+
+@needs_kernels
+@pytest.mark.parametrize("end", ["\n", "\r\n"])
+@pytest.mark.parametrize("sep", [" ", "\t "])
+def test_reader_on_lines_around_the_64_byte_window(end, sep):
+    """Lines of 50 to 100 bytes: the line end inside the window, on its edge (\\r in it,
+    \\n not) and beyond it (read byte by byte)."""
+    lines = [sep.join(["1", "Q0", "d" * n, str(n), "0.25", "t"]) for n in range(38, 90)]
+    got, ref = _fast_paths((end.join(lines) + end).encode())
+    _same(got, ref)
+    assert got["docno"].to_pylist() == ["d" * n for n in range(38, 90)]
 
 
 @needs_kernels

@@ -177,12 +177,16 @@ def _codes(values, categories) -> np.ndarray:
     """Index of each value in ``categories`` (-1 if absent).
 
     Arrow columns are looked up once per run of equal consecutive values (the central
-    tables are sorted, so there are few), or through a dictionary when runs are short.
+    tables are sorted, so there are few), or through a dictionary when runs are short;
+    a dictionary-encoded column through its dictionary (chunk by chunk).
     """
     if not isinstance(values, (pa.Array, pa.ChunkedArray)):
         import pandas as pd  # numpy / pandas input (the study's tables)
 
         return pd.Categorical(values, categories=categories).codes.astype(np.int64)
+    if isinstance(values, pa.ChunkedArray) and pa.types.is_dictionary(values.type) and values.num_chunks > 1:
+        # ingest's judged table: one chunk per run, each with its own dictionary
+        return np.concatenate([_codes(chunk, categories) for chunk in values.chunks])
     arr = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
     n = len(arr)
     if n == 0:
