@@ -236,15 +236,23 @@ def test_without_the_runs_table_the_other_tables_are_the_same():
     assert full.report.equals(lean.report)
 
 
-def test_keep_freed_memory_applies_on_glibc_unless_disabled(monkeypatch):
+def test_tune_memory_applies_on_glibc_unless_disabled(monkeypatch):
     import platform
-    from reeval.ingest import keep_freed_memory
-    monkeypatch.setenv("REEVAL_MALLOC", "default")
-    assert keep_freed_memory() is False
-    monkeypatch.delenv("REEVAL_MALLOC")
+    from numpy._core.multiarray import _set_madvise_hugepage
+    from reeval.ingest import tune_memory
+    before = _set_madvise_hugepage(True)
+    try:
+        monkeypatch.setenv("REEVAL_MALLOC", "default")
+        assert tune_memory() is False
+        assert _set_madvise_hugepage(True) is True  # untouched
+        monkeypatch.delenv("REEVAL_MALLOC")
+        applied = tune_memory()
+        assert _set_madvise_hugepage(True) is False  # numpy no longer asks for huge pages
+    finally:
+        _set_madvise_hugepage(before)
     if platform.libc_ver()[0] != "glibc":
         pytest.skip("mallopt is glibc's")
-    assert keep_freed_memory() is True
+    assert applied is True
 
 
 def test_grouped_cumsum_equals_a_cumsum_per_group():

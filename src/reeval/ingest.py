@@ -496,8 +496,8 @@ def _concat(tables, schema: pa.Schema) -> pa.Table:
     return pa.concat_tables(tables) if tables else schema.empty_table()
 
 
-def keep_freed_memory() -> bool:
-    """Ask glibc's malloc to keep freed memory for reuse rather than return it to the system.
+def tune_memory() -> bool:
+    """Make fresh memory cheaper: glibc keeps freed memory, numpy stops asking for huge pages.
 
     Ingest and the measures allocate and free arrays of megabytes per run file. By
     default glibc unmaps large blocks when they are freed and trims the heap, so the
@@ -505,18 +505,27 @@ def keep_freed_memory() -> bool:
     system time on the 50-run benchmark track, on a virtual machine. This sets
     M_MMAP_THRESHOLD to 32 MiB (glibc's maximum) and M_TRIM_THRESHOLD to 1 GiB for the
     whole process; peak memory does not change, but freed memory stays with the process
-    until it exits. Returns whether it applied: not outside glibc, nor when the
-    environment variable REEVAL_MALLOC is ``default``.
+    until it exits. It also sets M_ARENA_MAX to 1: threads then share one heap, so the
+    measures (main thread) reuse what ingest's threads freed (the allocations are few
+    and large, so threads hardly wait on each other). And it turns off numpy's
+    madvise(MADV_HUGEPAGE) of large arrays: a first touch then faults 4 KiB, not a
+    2 MiB page to clear, whose cost varied tenfold from run to run on the virtual
+    machines measured (the same as NUMPY_MADVISE_HUGEPAGE=0). Returns whether malloc was
+    tuned: not outside glibc, and nothing is changed when the environment variable
+    REEVAL_MALLOC is ``default``.
     """
     if os.environ.get("REEVAL_MALLOC") == "default":
         return False
+    set_hugepage = getattr(getattr(np, "_core", None), "multiarray", None)
+    if hasattr(set_hugepage, "_set_madvise_hugepage"):
+        set_hugepage._set_madvise_hugepage(False)
     try:
         libc = ctypes.CDLL(None)
         mallopt = libc.mallopt
     except (OSError, AttributeError):  # pragma: no cover - not glibc
         return False
-    m_trim_threshold, m_mmap_threshold = -1, -3
-    return bool(mallopt(m_mmap_threshold, 32 << 20)) and bool(mallopt(m_trim_threshold, 1 << 30))
+    m_trim_threshold, m_mmap_threshold, m_arena_max = -1, -3, -8
+    return all([mallopt(m_mmap_threshold, 32 << 20), mallopt(m_trim_threshold, 1 << 30), mallopt(m_arena_max, 1)])
 
 
 def ingest_track(track: str, qrels_path, run_paths, precision: str = "float64",
@@ -529,11 +538,11 @@ def ingest_track(track: str, qrels_path, run_paths, precision: str = "float64",
     results do not depend on it. ``grade_map`` relabels qrels grades before anything else (see
     :func:`remap_grades`). ``keep_runs=False`` skips the ``runs`` table (None), which
     only ``runs.parquet`` needs: the measures read ``judged`` and ``depth``. Calls
-    :func:`keep_freed_memory` (a process-wide malloc setting).
+    :func:`tune_memory` (process-wide malloc and numpy settings).
     """
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {PRECISIONS}, not {precision!r}")
-    keep_freed_memory()
+    tune_memory()
     qrels, qcounts = parse_qrels(qrels_path, on_malformed=on_malformed)
     qrels = remap_grades(qrels, grade_map)
     qrels, qdup = sort_dedupe_qrels(qrels)
