@@ -53,7 +53,7 @@ class TrecFormatError(ValueError):
         shown = line_text if len(line_text) <= 120 else line_text[:117] + "..."
         super().__init__(f"{self.path}:{self.line_number}: expected {expected}; got {shown!r}")
 
-    def __reduce__(self):  # picklable, so that a worker process can report it
+    def __reduce__(self):  # picklable: it can cross process boundaries (e.g. Snakemake's)
         return type(self), (self.path, self.line_number, self.expected, self.line_text)
 
 
