@@ -5,7 +5,7 @@ import yaml
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
-from conftest import ROOT, SHARED_DATA
+from conftest import ROOT
 from reeval.tracks import resolve_qrels, resolve_runs, track_options
 
 SCHEMA = str(ROOT / "config" / "schema.yaml")

@@ -1,7 +1,6 @@
 """Parity with the trec_eval C code (pytrec_eval-terrier), topic by topic, every real run."""
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from conftest import REAL_TRACKS, ingested

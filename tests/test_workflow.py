@@ -1,9 +1,7 @@
 """End to end: the default synthetic study through Snakemake, lint, and incremental reruns."""
 
-import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pandas as pd
 import pytest

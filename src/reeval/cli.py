@@ -14,6 +14,7 @@ import argparse
 import sys
 
 import numpy as np
+import pandas as pd
 
 from . import __version__
 from .ingest import ingest_track
@@ -126,8 +127,6 @@ def prefer_lines(qrels_path, run_paths, rel_level=1, precision="float64", decima
     (sorted qrels topics; a topic a run misses counts as nothing retrieved), then one
     line per pair with qid ``all`` holding the means over those topics.
     """
-    import pandas as pd
-
     from .lexiprecision import compare_pairs, position_vectors
 
     if len(run_paths) < 2:

@@ -42,18 +42,15 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
+import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from . import compiled
 from .trecio import LineCounts, parse_qrels, parse_run, run_name_from_path
-
-if TYPE_CHECKING:  # pandas is imported where it is used, off `reeval score`'s path
-    import pandas as pd
 
 PRECISIONS = ("float64", "float32")
 
@@ -69,8 +66,6 @@ class TrackTables:
     @property
     def report(self) -> pd.DataFrame:
         """The ingest report: one row per input file with the outcome of every line."""
-        import pandas as pd
-
         return pd.DataFrame(self.report_rows)
 
 
@@ -258,8 +253,6 @@ def exact_duplicates(keys: np.ndarray, topic: np.ndarray, docno, rows: np.ndarra
     compared on the strings, so the result is exact and costs one hash-table pass
     when there is no duplicate.
     """
-    import pandas as pd  # the numpy path only
-
     dup = np.zeros(len(keys), dtype=bool)
     index = pd.Index(keys)
     if index.has_duplicates:
@@ -315,8 +308,6 @@ class QrelsLookup:
             if kernels.build_table(base.topic, offsets, data, base.base, base.slots, mask):
                 raise ValueError("QrelsLookup.build needs qrels without repeated (qid, docno)")
             return base
-        import pandas as pd  # the numpy path only
-
         for seed in range(64):
             keys = pd.Index(pair_hash(topic, string_hash64(docno, seed)))
             if keys.is_unique:  # also builds the hash table once, before threads share it

@@ -350,7 +350,7 @@ def pair_tests(pc: PairComparison, rr: np.ndarray, alpha: float = 0.05) -> pd.Da
     """
     from .stats import all_pairs_ttest, bonferroni, sign_test_counts, ttest_rows, tukey_hsd
 
-    S, T = len(pc.runs), len(pc.topics)
+    T = len(pc.topics)
     runs = np.array(pc.runs, dtype=object)
     out = pd.DataFrame({"run_i": runs[pc.ii], "run_j": runs[pc.jj], "topics": T,
                         "mean_dRR1": pc.drr[:, :, 0].mean(axis=1) if T else np.nan,

@@ -37,16 +37,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
+import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from .ingest import group_starts, position_in_group
-
-if TYPE_CHECKING:  # pandas is imported where a DataFrame is made, not on `reeval score`'s path
-    import pandas as pd
 
 STANDARD_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 UNRETRIEVED_POLICIES = ("after_last", "eq3")
@@ -181,8 +178,6 @@ def _codes(values, categories) -> np.ndarray:
     a dictionary-encoded column through its dictionary (chunk by chunk).
     """
     if not isinstance(values, (pa.Array, pa.ChunkedArray)):
-        import pandas as pd  # numpy / pandas input (the study's tables)
-
         return pd.Categorical(values, categories=categories).codes.astype(np.int64)
     if isinstance(values, pa.ChunkedArray) and pa.types.is_dictionary(values.type) and values.num_chunks > 1:
         # ingest's judged table: one chunk per run, each with its own dictionary
@@ -321,8 +316,6 @@ class TopicScores:
 
     def to_frame(self) -> pd.DataFrame:
         """Long-by-topic table: run, qid, answered, num_rel, one column per measure."""
-        import pandas as pd
-
         S, T = len(self.runs), len(self.topics)
         df = pd.DataFrame({
             "run": np.repeat(np.array(self.runs, dtype=object), T),
@@ -519,8 +512,6 @@ def aggregate_values(scores: TopicScores, measures, complete: bool = True) -> di
 
 def aggregate(scores: TopicScores, measures, complete: bool = True) -> pd.DataFrame:
     """:func:`aggregate_values` as a DataFrame: one row per run, one column per measure."""
-    import pandas as pd
-
     return pd.DataFrame(aggregate_values(scores, measures, complete))
 
 
@@ -532,8 +523,6 @@ def per_document(grid: Grid, rel_level: int = 1, unretrieved: str = "after_last"
     ones), precision ((rel_above + 1)/pos, AP's per-document term; 0 if not retrieved).
     Needs a grid built with ``keep_docno=True``.
     """
-    import pandas as pd
-
     if grid.docno is None or grid.qrels_docno is None:
         raise ValueError("per_document needs build_grid(..., keep_docno=True)")
     S, T = grid.shape

@@ -40,15 +40,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
+import pandas as pd
 
 from .ingest import group_starts
 from .measures import Grid, Measure, parse_measure
-
-if TYPE_CHECKING:  # imported where used: `reeval score` without rareness needs no pandas
-    import pandas as pd
 
 FAMILIES = ("P_rareness", "AP_rareness", "P_rareness_norm", "AP_rareness_norm")
 SYSTEMS = ("all", "answered")
@@ -136,8 +133,6 @@ class Hits:
 def top_k_hits(grid: Grid, k: int, rel_level: int = 1) -> Hits:
     """Relevant documents in the top ``k`` of every ranking of a grid built with
     ``build_grid(..., keep_docno=True)`` (the grid may already be cut at a depth)."""
-    import pandas as pd
-
     if grid.docno is None or grid.qrels_docno is None:
         raise ValueError("rareness needs build_grid(..., keep_docno=True)")
     if k <= 0:
@@ -217,8 +212,6 @@ def document_table(hits: Hits, systems: str = "all") -> pd.DataFrame:
     """One row per relevant document: qid, docno, k, c_k (runs with d in their top k),
     n_systems (S), rarity (R) and rarity_norm (R'); the rarities are NaN when c_k = 0 (no
     run is ever credited with such a document). Sorted by qid, docno."""
-    import pandas as pd
-
     counts = retrieval_counts(hits)
     S_t = n_systems(hits, systems)[hits.doc_topic]
     found = counts > 0

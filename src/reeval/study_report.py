@@ -398,7 +398,7 @@ def write_summary(path: Path, dirs: dict, head, hist, reord, table2, share, tech
     L += ["## Method notes", "",
           "- Inputs: the measures rule's tables (`measures_by_topic`, `measures_by_run`, "
           "`asl_by_document`), so every number uses the track's relevance level, tie order and "
-          f"the ASL value of unretrieved relevant documents (config `asl: unretrieved`).",
+          "the ASL value of unretrieved relevant documents (config `asl: unretrieved`).",
           "- Ladder (table 2): MAP (P_qd = (rel_qd + 1)/rank_qd, 0 if not retrieved; arithmetic "
           "means) -> *atomize P* (p_qd = 1/ASL_qd) -> *aggregate docs within query* (harmonic mean "
           "over a topic's documents = 1/ASL_q) -> *aggregate rates across queries* (harmonic mean "
