@@ -466,10 +466,14 @@ def _iprec_at_recall(grid: Grid, is_rel, cum_rel, R) -> np.ndarray:
     S, T = grid.shape
     g = grid.g[is_rel]
     prec = cum_rel[is_rel] / grid.pos[is_rel]
-    # suffix maximum of precision inside each (run, topic): reverse, offset groups, accumulate
+    # suffix maximum of precision inside each (run, topic): on the ranks of the values
+    # (exact integers, unlike offsets added to the floats), reversed, each group offset
+    # above the ones before it, then a running maximum
+    values_sorted, rank = np.unique(prec, return_inverse=True)
+    span = np.int64(len(values_sorted))
     rev = slice(None, None, -1)
-    group_rank = np.cumsum(group_starts(g[rev]))
-    suffix_max = (np.maximum.accumulate(prec[rev] + 2.0 * group_rank) - 2.0 * group_rank)[rev]
+    offset = np.cumsum(group_starts(g[rev])) * span
+    suffix_max = values_sorted[(np.maximum.accumulate(rank[rev] + offset) - offset)[rev]]
     rel_ret = np.bincount(g, minlength=S * T)
     first = np.concatenate([[0], np.cumsum(rel_ret)[:-1]])  # index of each group's first relevant row
     k = np.maximum(recall_cutoff_ranks(R.astype(np.int64)), 1)  # (T, 11)
