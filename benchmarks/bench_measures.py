@@ -50,11 +50,12 @@ def files(d: Path):
 
 
 def tool_reeval(qrels, runs):
-    """``reeval score --float32 -m map -m P_20 -m recip_rank -m ASL QRELS RUN...``, in process."""
+    """``reeval score --float32 -m map -m P_20 -m recip_rank -m ASL QRELS RUN...``, in process
+    (20 decimals: enough to read every double back exactly)."""
     from reeval.cli import score_lines
 
     out: dict = {}
-    for line in score_lines(qrels, runs, list(MEASURES) + ["ASL"], precision="float32", decimals=17):
+    for line in score_lines(qrels, runs, list(MEASURES) + ["ASL"], precision="float32", decimals=20):
         run, measure, qid, value = line.split("\t")
         if qid == "all" and measure.strip() in MEASURES:
             out.setdefault(run, {})[measure.strip()] = float(value)
@@ -70,7 +71,8 @@ def tool_reeval_numpy(qrels, runs):
 
 
 def _mean_by_run(per_topic: dict) -> dict:
-    return {m: sum(v[m] for v in per_topic.values()) / len(per_topic) for m in MEASURES}
+    """Means over the topics added in sorted order, as trec_eval's ``all`` line adds them."""
+    return {m: sum(per_topic[q][m] for q in sorted(per_topic)) / len(per_topic) for m in MEASURES}
 
 
 def tool_pytrec_eval(qrels, runs):

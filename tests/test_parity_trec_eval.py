@@ -66,6 +66,25 @@ def test_topic_by_topic_parity(track):
         assert compare_track(track, level) > 0
 
 
+@pytest.mark.parametrize("track", ["trec2019-dl-passage", "trec-covid-round1"])
+def test_run_means_add_topics_in_trec_eval_order_to_the_bit(track):
+    """trec_eval's ``all`` value adds the per-topic values one after the other in sorted
+    topic order and divides by the number of topics: ours is that double exactly."""
+    tables = ingested(track, precision="float32")
+    measures = parse_measures(["map", "P_20", "recip_rank", "Rprec", "bpref", "num_rel_ret"])
+    scores = evaluate_grid(build_grid(tables.judged, tables.depth, tables.qrels), measures)
+    ours = aggregate(scores, measures, complete=False).set_index("run")
+    evaluator = pytrec_eval.RelevanceEvaluator(qrels_dict(tables), ORACLE_FAMILIES)
+    for name, run in run_dicts(tables):
+        oracle = evaluator.evaluate(run)
+        for m in measures:
+            total = 0.0
+            for qid in sorted(oracle):
+                total += oracle[qid][m.name]
+            expected = total if m.aggregate == "sum" else total / len(oracle)
+            assert ours.loc[name, m.name] == expected, (name, m.name)
+
+
 def test_interpolated_precision_is_exact_with_many_topics(tmp_path):
     """iprec_at_recall over 3000 topics: the values are fractions such as 2/3, exactly
     trec_eval's (a running maximum over offset floats once rounded them by up to 1e-12)."""

@@ -484,6 +484,12 @@ def _iprec_at_recall(grid: Grid, is_rel, cum_rel, R) -> np.ndarray:
     return values.reshape(S, T, 11)
 
 
+def _row_sums(x: np.ndarray) -> np.ndarray:
+    """Sums of the rows, added left to right as trec_eval adds topics (numpy's pairwise
+    ``sum`` can differ in the last bit)."""
+    return np.cumsum(x, axis=1)[:, -1] if x.shape[1] else np.zeros(x.shape[0], dtype=x.dtype)
+
+
 def aggregate_values(scores: TopicScores, measures, complete: bool = True) -> dict:
     """Per-run values: ``run`` (names), ``num_q``, then one array (one value per run) per measure.
 
@@ -491,6 +497,8 @@ def aggregate_values(scores: TopicScores, measures, complete: bool = True) -> di
     scores as if nothing was retrieved); False over the topics the run answered
     (trec_eval's default). ASL measures use only topics with at least one relevant
     document. ``sum`` measures add up, ``gm_map`` is exp(mean(log(max(AP, 1e-5)))).
+    Topics are added in the grid's order (sorted ids, as trec_eval), one after the other,
+    so the means are trec_eval's to the bit.
     """
     S, T = len(scores.runs), len(scores.topics)
     base = np.ones((S, T), dtype=bool) if complete else scores.answered
@@ -502,12 +510,12 @@ def aggregate_values(scores: TopicScores, measures, complete: bool = True) -> di
         use = base & (scores.num_rel[None, :] > 0) if m.is_asl else base
         n = use.sum(axis=1)
         if m.aggregate == "sum":
-            out[m.name] = np.where(use, v, 0).sum(axis=1)
+            out[m.name] = _row_sums(np.where(use, v, 0))
         elif m.aggregate == "gmean":
-            logs = np.where(use, np.log(np.maximum(v, 1e-5)), 0.0).sum(axis=1)
+            logs = _row_sums(np.where(use, np.log(np.maximum(v, 1e-5)), 0.0))
             out[m.name] = np.where(n > 0, np.exp(logs / np.maximum(n, 1)), 0.0)
         else:
-            total = np.where(use, v, 0.0).sum(axis=1)
+            total = _row_sums(np.where(use, v, 0.0))
             out[m.name] = np.where(n > 0, total / np.maximum(n, 1), np.nan if m.is_asl else 0.0)
         if m.is_asl:
             out.setdefault("asl_num_q", n)
