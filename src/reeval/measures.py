@@ -484,7 +484,7 @@ def _iprec_at_recall(grid: Grid, is_rel, cum_rel, R) -> np.ndarray:
     return values.reshape(S, T, 11)
 
 
-def _row_sums(x: np.ndarray) -> np.ndarray:
+def row_sums(x: np.ndarray) -> np.ndarray:
     """Sums of the rows, added left to right as trec_eval adds topics (numpy's pairwise
     ``sum`` can differ in the last bit)."""
     return np.cumsum(x, axis=1)[:, -1] if x.shape[1] else np.zeros(x.shape[0], dtype=x.dtype)
@@ -510,12 +510,12 @@ def aggregate_values(scores: TopicScores, measures, complete: bool = True) -> di
         use = base & (scores.num_rel[None, :] > 0) if m.is_asl else base
         n = use.sum(axis=1)
         if m.aggregate == "sum":
-            out[m.name] = _row_sums(np.where(use, v, 0))
+            out[m.name] = row_sums(np.where(use, v, 0))
         elif m.aggregate == "gmean":
-            logs = _row_sums(np.where(use, np.log(np.maximum(v, 1e-5)), 0.0))
+            logs = row_sums(np.where(use, np.log(np.maximum(v, 1e-5)), 0.0))
             out[m.name] = np.where(n > 0, np.exp(logs / np.maximum(n, 1)), 0.0)
         else:
-            total = _row_sums(np.where(use, v, 0.0))
+            total = row_sums(np.where(use, v, 0.0))
             out[m.name] = np.where(n > 0, total / np.maximum(n, 1), np.nan if m.is_asl else 0.0)
         if m.is_asl:
             out.setdefault("asl_num_q", n)

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .measures import row_sums
 from .stats import all_pairs_ttest, kendall_tau
 
 #: the measures the study reads from ``measures_by_topic`` (config ``measures`` must
@@ -106,13 +107,13 @@ def track_matrices(by_topic: pd.DataFrame, track: str = "") -> TrackMatrices:
 def topic_mean(M: np.ndarray, use: np.ndarray) -> np.ndarray:
     """Per-run mean of ``M`` (S, T) over the topics where ``use`` (T,) is true.
 
-    The same expression as :func:`reeval.measures.aggregate` (sum of ``where(use, M, 0)``
-    along topics, divided by the topic count), so ``topic_mean(ASL_q)`` equals
+    The same expression as :func:`reeval.measures.aggregate` (``where(use, M, 0)`` added
+    along topics in order, divided by the topic count), so ``topic_mean(ASL_q)`` equals
     ``measures_by_run.ASL`` bit for bit. NaN when no topic is used.
     """
     use2 = np.broadcast_to(use[None, :], M.shape)
     n = use2.sum(axis=1)
-    total = np.where(use2, M, 0.0).sum(axis=1)
+    total = row_sums(np.where(use2, M, 0.0))
     return np.where(n > 0, total / np.maximum(n, 1), np.nan)
 
 
@@ -493,7 +494,7 @@ def map_share(docs: pd.DataFrame, target: str = "pooled") -> pd.DataFrame:
         ap = (np.bincount(g, weights=p, minlength=S * T)
               / np.maximum(np.bincount(g, minlength=S * T), 1)).reshape(S, T)
         has = np.bincount(g, minlength=S * T).reshape(S, T) > 0
-        mean_p = np.where(has, ap, 0).sum(axis=1) / np.maximum(has.sum(axis=1), 1)
+        mean_p = row_sums(np.where(has, ap, 0)) / np.maximum(has.sum(axis=1), 1)
     with np.errstate(divide="ignore"):
         sl = np.where(p > 0, 1.0 / np.where(p > 0, p, 1.0), np.inf)
         target_sl = np.where(mean_p > 0, 1.0 / np.where(mean_p > 0, mean_p, 1.0), np.nan)
