@@ -225,6 +225,20 @@ def test_a_malformed_run_among_several_names_its_file_and_line(tmp_path):
     assert str(again) == str(err.value) and again.line_text == "1 Q0 B 2 x b"
 
 
+def test_a_malformed_run_stops_the_files_not_yet_begun(tmp_path, monkeypatch):
+    import reeval.ingest as ingest
+    from reeval.trecio import TrecFormatError
+    q = write_lines(tmp_path / "qrels", ["1 0 A 1"])
+    bad = write_lines(tmp_path / "a-bad", ["1 Q0 B 2 x b"])
+    good = [write_lines(tmp_path / f"good{i}", ["1 Q0 A 1 1.0 g"]) for i in range(8)]
+    started = []
+    real = ingest.load_run
+    monkeypatch.setattr(ingest, "load_run", lambda name, *a, **k: started.append(name) or real(name, *a, **k))
+    with pytest.raises(TrecFormatError):
+        ingest_track("t", q, [bad, *good], threads=1)
+    assert started[0] == "a-bad" and len(started) <= 2  # the one file a worker may have begun
+
+
 def test_without_the_runs_table_the_other_tables_are_the_same():
     from conftest import track_files
     qrels, runs = track_files("trec2019-dl-passage")  # unjudged topics, ties, input. names
