@@ -552,14 +552,9 @@ def ingest_track(track: str, qrels_path, run_paths, precision: str = "float64",
 
     jobs = sorted(zip(names, run_paths))
     with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
-        futures = [pool.submit(load_run, *job, lookup, track, precision, on_malformed, keep_runs)
-                   for job in jobs]
-        try:
-            loaded = [future.result() for future in futures]
-        except BaseException:  # the first failing file (in name order) stops the files not begun
-            for future in futures:
-                future.cancel()
-            raise
+        # map yields in name order; the first failing file raises and cancels the files not begun
+        loaded = list(pool.map(lambda job: load_run(*job, lookup, track, precision, on_malformed, keep_runs),
+                               jobs))
     report.extend(row for row, *_ in loaded)
     # each run's tables are sorted by qid then pos, and runs come in name order
     runs = _concat([r for _, r, _, _ in loaded], RUNS_SCHEMA) if keep_runs else None
