@@ -87,7 +87,7 @@ def test_write_track_writes_all_files(tmp_path, small):
 def test_ingest_report_adds_up_on_real_tracks(track):
     t = ingested(track)
     rep = t.report
-    outcomes = ["kept", "blank", "comment", "malformed", "nonfinite_score", "unjudged_topic", "duplicate"]
+    outcomes = ["kept", "blank", "comment", "malformed", "nan_score", "unjudged_topic", "duplicate"]
     assert (rep[outcomes].sum(axis=1) == rep.lines_read).all()
     assert rep[rep.kind == "run"].kept.sum() == t.runs.num_rows
     assert rep[rep.kind == "qrels"].kept.sum() == t.qrels.num_rows

@@ -37,12 +37,12 @@ def test_bad_score_names_file_and_line(tmp_path):
         parse_run(p)
 
 
-def test_nonfinite_scores_are_counted_drops(tmp_path):
+def test_nan_scores_are_counted_drops(tmp_path):
     p = tmp_path / "r"
     p.write_text("1 Q0 D1 1 nan t\n1 Q0 D2 2 inf t\n1 Q0 D3 3 -Infinity t\n1 Q0 D4 4 1 t\n")
     table, counts = parse_run(p)
     assert table["docno"].to_pylist() == ["D4"]
-    assert counts.nonfinite_score == 3 and counts.balanced()
+    assert counts.nan_score == 3 and counts.balanced()
 
 
 @pytest.mark.parametrize("opener,suffix", [(gzip.open, ".gz"), (bz2.open, ".bz2")])

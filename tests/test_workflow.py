@@ -36,7 +36,7 @@ def test_default_study_produces_every_output(default_run):
                      "measures_by_run.csv", "asl_by_document.parquet"):
             assert (d / name).is_file(), (track, name)
         report = pd.read_csv(d / "ingest_report.csv")
-        outcomes = ["kept", "blank", "comment", "malformed", "nonfinite_score", "unjudged_topic", "duplicate"]
+        outcomes = ["kept", "blank", "comment", "malformed", "nan_score", "unjudged_topic", "duplicate"]
         assert (report[outcomes].sum(axis=1) == report.lines_read).all()
         by_run = pd.read_parquet(d / "measures_by_run.parquet")
         assert sorted(by_run.run) == sorted(report.loc[report.kind == "run", "run"])

@@ -73,7 +73,7 @@ def track_summary(track: str, by_run: pd.DataFrame, report: pd.DataFrame, qrels:
         "lines_read": int(report.lines_read.sum()),
         "lines_kept": int(report.kept.sum()),
     }
-    for reason in ("blank", "comment", "malformed", "nonfinite_score", "unjudged_topic", "duplicate"):
+    for reason in ("blank", "comment", "malformed", "nan_score", "unjudged_topic", "duplicate"):
         row[f"dropped_{reason}"] = int(report[reason].sum())
     for measure, best in (("map", "max"), ("P_20", "max"), ("ASL", "min"), ("ASL@g1-10", "min")):
         if measure in by_run and by_run[measure].notna().any():

@@ -42,7 +42,13 @@ _INT_PATTERN = r"^[+-]?[0-9]+$"
 _NAME_PREFIX = re.compile(r"^(?:.*[-_.])?input\.")
 
 
-class TrecFormatError(ValueError):
+class InputError(ValueError):
+    """Bad input (a file, a pipe, an option): the message names the source and what was
+    expected. Commands print it as one line and exit 1; rules log it and fail without a
+    traceback."""
+
+
+class TrecFormatError(InputError):
     """A line of a TREC file that does not have the expected form."""
 
     def __init__(self, path, line_number: int, expected: str, line_text: str):
@@ -69,12 +75,12 @@ class LineCounts:
     blank: int = 0
     comment: int = 0
     malformed: int = 0
-    nonfinite_score: int = 0
+    nan_score: int = 0
     unjudged_topic: int = 0
     duplicate: int = 0
     non_utf8_lines: int = field(default=0)  # informative: not an outcome, lines keep
 
-    OUTCOMES = ("kept", "blank", "comment", "malformed", "nonfinite_score",
+    OUTCOMES = ("kept", "blank", "comment", "malformed", "nan_score",
                 "unjudged_topic", "duplicate")
 
     def as_dict(self) -> dict:
@@ -297,7 +303,7 @@ def _parse_mapped_run(path) -> pa.Table | None:
 def _finish_run(qid, docno, score: np.ndarray, tag, line_numbers: np.ndarray, counts: LineCounts):
     """Drop non-finite scores (counted) and assemble the run table."""
     finite = np.isfinite(score)
-    counts.nonfinite_score = int((~finite).sum())
+    counts.nan_score = int((~finite).sum())
     if not finite.all():
         keep = pa.array(finite)
         qid, docno, tag = pc.filter(qid, keep), pc.filter(docno, keep), pc.filter(tag, keep)
@@ -314,7 +320,7 @@ def parse_run(path, on_malformed: str = "error", data: bytes | None = None):
     Returns ``(table, counts)`` where table has columns qid, docno, score (float64),
     tag, line (1-based line number), in file order, for the kept lines; qid and tag
     are strings, dictionary-encoded when the compiled reader read the file. Scores that
-    are NaN or infinite are dropped and counted as ``nonfinite_score``.
+    are NaN or infinite are dropped and counted as ``nan_score``.
     """
     fast = _parse_mapped_run(path) if data is None else None
     if fast is None:
