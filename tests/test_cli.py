@@ -119,15 +119,16 @@ def test_compare_matches_scipy_paired_t_on_per_topic_values(capsys, tmp_path):
     assert again[0] == lines[1]
 
 
-def test_runs_without_judged_lines_still_print(capsys, tmp_path):
+def test_a_run_that_keeps_no_line_is_an_error_naming_it(capsys, tmp_path):
     q = write_lines(tmp_path / "q", ["1 0 A 1"])
     good = write_lines(tmp_path / "good", ["1 Q0 A 1 1 tg"])
     unjudged = write_lines(tmp_path / "unjudged", ["9 Q0 A 1 1 tu"])
     empty = tmp_path / "empty"
     empty.write_text("")
-    code, lines, _ = run(capsys, "score", q, good, unjudged, empty, "-c", "-m", "map", "-m", "ASL")
-    assert code == 0
-    assert lines[3:6] == ["unjudged\trunid                 \tall\ttu",
-                          "unjudged\tmap                   \tall\t0.0000",
-                          "unjudged\tASL                   \tall\t2.0000"]  # track depth 1, + 1
-    assert lines[6] == "empty\trunid                 \tall\tempty"
+    code, lines, err = run(capsys, "score", q, good, unjudged, "-c", "-m", "map")
+    assert code == 1 and lines == []
+    assert err == f"reeval: {unjudged}: nothing to evaluate (1 lines read, none kept: 1 on topics without judgments)\n"
+    code, lines, err = run(capsys, "score", q, good, empty, "-m", "map")
+    assert (code, lines, err) == (1, [], f"reeval: {empty}: nothing to evaluate (empty file)\n")
+
+

@@ -67,14 +67,19 @@ def test_float32_ties(small):
     assert d64 == ["A", "B"] and d32 == ["B", "A"]
 
 
-def test_two_files_naming_the_same_run_is_an_error(tmp_path, small):
-    q, r1 = small
-    other = tmp_path / "input.r1.gz.txt.gz"
-    other.write_bytes(r1.read_bytes())
+def test_two_files_with_the_same_run_name_get_distinct_names(tmp_path, small):
     import gzip
-    other.write_bytes(gzip.compress(r1.read_bytes()))
-    with pytest.raises(ValueError, match="also the name of"):
-        ingest_track("t", q, [r1, other])
+    q, r1 = small
+    for folder in ("exp1", "exp2"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "run.txt").write_bytes(r1.read_bytes())
+    (tmp_path / "exp2" / "run.txt.gz").write_bytes(gzip.compress(r1.read_bytes()))
+    files = [tmp_path / "exp1" / "run.txt", tmp_path / "exp2" / "run.txt", tmp_path / "exp2" / "run.txt.gz"]
+    t = ingest_track("t", q, files)
+    assert [row["run"] for row in t.report_rows[1:]] == ["exp1/run.txt", "exp2/run.txt", "run.txt.gz"]
+    assert t.depth.to_pandas().groupby("run").n_ret.sum().nunique() == 1  # three copies of one run
+    with pytest.raises(ValueError, match="given twice"):
+        ingest_track("t", q, [r1, r1])
 
 
 def test_write_track_writes_all_files(tmp_path, small):

@@ -3,9 +3,10 @@
 import bz2
 import gzip
 
+import numpy as np
 import pytest
 
-from reeval.trecio import TrecFormatError, parse_qrels, parse_run, run_name_from_path
+from reeval.trecio import InputError, TrecFormatError, parse_qrels, parse_run, run_name_from_path
 
 
 def test_whitespace_column2_rank_comments_blank_and_crlf(tmp_path):
@@ -37,12 +38,14 @@ def test_bad_score_names_file_and_line(tmp_path):
         parse_run(p)
 
 
-def test_nan_scores_are_counted_drops(tmp_path):
+def test_nan_scores_are_dropped_and_infinities_kept(tmp_path):
     p = tmp_path / "r"
-    p.write_text("1 Q0 D1 1 nan t\n1 Q0 D2 2 inf t\n1 Q0 D3 3 -Infinity t\n1 Q0 D4 4 1 t\n")
+    p.write_text("1 Q0 D1 1 nan t\n1 Q0 D2 2 inf t\n1 Q0 D3 3 -Infinity t\n1 Q0 D4 4 1 t\n"
+                 "1 Q0 D5 5 1e400 t\n1 Q0 D6 6 -1e400 t\n1 Q0 D7 7 -NaN t\n")
     table, counts = parse_run(p)
-    assert table["docno"].to_pylist() == ["D4"]
-    assert counts.nan_score == 3 and counts.balanced()
+    assert table["docno"].to_pylist() == ["D2", "D3", "D4", "D5", "D6"]
+    assert table["score"].to_pylist() == [np.inf, -np.inf, 1.0, np.inf, -np.inf]
+    assert counts.nan_score == 2 and counts.balanced()
 
 
 @pytest.mark.parametrize("opener,suffix", [(gzip.open, ".gz"), (bz2.open, ".bz2")])
@@ -55,10 +58,13 @@ def test_compressed(tmp_path, opener, suffix):
     assert run_name_from_path(p) == "myrun"
 
 
-def test_unix_compress_is_refused_clearly(tmp_path):
+def test_unix_compress_is_read_and_a_corrupt_one_named(tmp_path):
+    ncompress = pytest.importorskip("ncompress")
     p = tmp_path / "x.Z"
+    p.write_bytes(ncompress.compress(b"1 Q0 D1 1 1.0 t\n"))
+    assert parse_run(p)[0]["docno"].to_pylist() == ["D1"]
     p.write_bytes(b"\x1f\x9d\x90abc")
-    with pytest.raises(TrecFormatError, match="compress"):
+    with pytest.raises(InputError, match=f"^{p}: corrupt compress stream"):
         parse_run(p)
 
 

@@ -17,10 +17,12 @@ import numpy as np
 import pandas as pd
 
 from . import __version__
-from .ingest import ingest_track
+from .errors import InputError
+from .ingest import describe_empty, ingest_track
 from .measures import aggregate_values, build_grid, evaluate_grid, parse_measures, UNRETRIEVED_POLICIES
+from .notes import notes_line
 from .rareness import SYSTEMS, add_rareness, check_alpha, split_measures
-from .trecio import TrecFormatError, run_name_from_path
+from .trecio import run_names
 
 INTEGER_MEASURES = {"num_q", "num_ret", "num_rel", "num_rel_ret"}
 SUMMARY_ONLY = {"num_q", "gm_map"}
@@ -37,15 +39,35 @@ def format_line(measure: str, qid: str, value, decimals: int, prefix: str = "") 
     return f"{prefix}{measure:<22}\t{qid}\t{text}"
 
 
+def read_inputs(qrels_path, run_paths, precision="float64", warn=None):
+    """Ingest the qrels and runs of a command (judged and depth tables, no runs table).
+
+    ``warn`` (a callable, e.g. printing to stderr) receives one line per file that had
+    lines dropped or read differently from trec_eval (:func:`reeval.notes.notes_line`).
+    A run that keeps no line (empty, or every line dropped) is an :class:`InputError`.
+    """
+    tables = ingest_track("cli", qrels_path, run_paths, precision=precision, keep_runs=False)
+    for row in tables.report_rows:
+        if row["kind"] == "run" and row["kept"] == 0:
+            raise InputError(f"{row['file']}: nothing to evaluate ({describe_empty(row)})")
+    if warn is not None:
+        for row in tables.report_rows:
+            line = notes_line(row)
+            if line:
+                warn(line)
+    return tables
+
+
 def score_lines(qrels_path, run_paths, measure_specs=None, per_topic=False, complete=False,
                 rel_level=1, max_depth=None, precision="float64", decimals=4,
-                unretrieved="after_last", alpha=1.0, systems="all"):
-    """Yield the output lines of ``reeval score`` (see the module doc)."""
+                unretrieved="after_last", alpha=1.0, systems="all", warn=None):
+    """Yield the output lines of ``reeval score`` (see the module doc); notes on the
+    files go to ``warn`` (see :func:`read_inputs`)."""
     specs = measure_specs or ["official"]
     measures, rare = split_measures(specs)
     alpha = check_alpha(alpha)
-    tables = ingest_track("cli", qrels_path, run_paths, precision=precision, keep_runs=False)
-    names = [run_name_from_path(p) for p in run_paths]
+    tables = read_inputs(qrels_path, run_paths, precision=precision, warn=warn)
+    names = run_names(run_paths)
     grid = build_grid(tables.judged, tables.depth, tables.qrels, runs=names, max_depth=max_depth,
                       keep_docno=bool(rare))
     scores = evaluate_grid(grid, [m for m in measures if m not in rare], rel_level=rel_level,
@@ -71,19 +93,25 @@ def score_lines(qrels_path, run_paths, measure_specs=None, per_topic=False, comp
             yield format_line(m.name, "all", float(summary[m.name][si]), decimals, prefix)
 
 
+def _warn(args):
+    """Where a command's notes on its input files go: stderr, unless --quiet."""
+    return None if args.quiet else (lambda line: print(f"reeval: {line}", file=sys.stderr))
+
+
 def _score(args) -> int:
     precision = "float32" if args.float32 else "float64"
     for line in score_lines(args.qrels, args.runs, args.measure, per_topic=args.q,
                             complete=args.c, rel_level=args.l, max_depth=args.M,
                             precision=precision, decimals=args.decimals,
-                            unretrieved=args.unretrieved, alpha=args.alpha, systems=args.systems):
+                            unretrieved=args.unretrieved, alpha=args.alpha, systems=args.systems,
+                            warn=_warn(args)):
         print(line)
     return 0
 
 
 def compare_lines(qrels_path, run_a, run_b, measure_specs=None, tests=None,
                   alternative="two-sided", seed=0, n_resamples=10000, rel_level=1,
-                  precision="float64", decimals=4, unretrieved="after_last"):
+                  precision="float64", decimals=4, unretrieved="after_last", warn=None):
     """Yield ``measure, test, mean_a, mean_b, diff, p_value, ci_low, ci_high`` lines.
 
     Per-topic values are paired over every qrels topic (a topic a run misses scores as
@@ -94,9 +122,11 @@ def compare_lines(qrels_path, run_a, run_b, measure_specs=None, tests=None,
 
     measures = parse_measures(measure_specs or ["map"])
     if any(m.aggregate != "mean" for m in measures):
-        raise ValueError("compare needs per-topic measures (not num_*, gm_map)")
-    tables = ingest_track("cli", qrels_path, [run_a, run_b], precision=precision, keep_runs=False)
-    names = [run_name_from_path(p) for p in (run_a, run_b)]
+        raise InputError("compare needs per-topic measures (not num_*, gm_map)")
+    if n_resamples < 1:
+        raise InputError(f"--resamples must be at least 1, not {n_resamples}")
+    tables = read_inputs(qrels_path, [run_a, run_b], precision=precision, warn=warn)
+    names = run_names([run_a, run_b])
     grid = build_grid(tables.judged, tables.depth, tables.qrels, runs=names)
     scores = evaluate_grid(grid, measures, rel_level=rel_level, unretrieved=unretrieved)
     for m in measures:
@@ -115,12 +145,12 @@ def _compare(args) -> int:
                               alternative=args.alternative, seed=args.seed,
                               n_resamples=args.resamples, rel_level=args.l,
                               precision="float32" if args.float32 else "float64",
-                              decimals=args.decimals):
+                              decimals=args.decimals, warn=_warn(args)):
         print(line)
     return 0
 
 
-def prefer_lines(qrels_path, run_paths, rel_level=1, precision="float64", decimals=4):
+def prefer_lines(qrels_path, run_paths, rel_level=1, precision="float64", decimals=4, warn=None):
     """Yield ``run_i<TAB>run_j<TAB>qid<TAB>sgnLP<TAB>rrLP`` lines of ``reeval prefer``.
 
     Pairs i < j in argument order; per pair one line per topic with a relevant document
@@ -130,9 +160,9 @@ def prefer_lines(qrels_path, run_paths, rel_level=1, precision="float64", decima
     from .lexiprecision import compare_pairs, position_vectors
 
     if len(run_paths) < 2:
-        raise ValueError("prefer needs at least two runs")
-    tables = ingest_track("cli", qrels_path, run_paths, precision=precision, keep_runs=False)
-    names = [run_name_from_path(p) for p in run_paths]
+        raise InputError("prefer needs at least two runs")
+    tables = read_inputs(qrels_path, run_paths, precision=precision, warn=warn)
+    names = run_names(run_paths)
     pv = position_vectors(tables.judged, tables.qrels, tables.depth, runs=names,
                           rel_level=rel_level, levels=1)
     pc = compare_pairs(pv, levels=1)
@@ -149,34 +179,61 @@ def prefer_lines(qrels_path, run_paths, rel_level=1, precision="float64", decima
 def _prefer(args) -> int:
     for line in prefer_lines(args.qrels, args.runs, rel_level=args.l,
                              precision="float32" if args.float32 else "float64",
-                             decimals=args.decimals):
+                             decimals=args.decimals, warn=_warn(args)):
         print(line)
     return 0
+
+
+def _count(minimum: int):
+    """An argparse type: an integer >= ``minimum`` (checked before any file is read)."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, not {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}, not {value}")
+        return value
+    return parse
+
+
+def _input_options() -> argparse.ArgumentParser:
+    """Options every command shares: relevance level, float32 ordering, decimals, --quiet."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("-l", type=int, default=1, metavar="LEVEL",
+                        help="relevance level: rel >= LEVEL is relevant (default 1)")
+    common.add_argument("--float32", action="store_true",
+                        help="order by float32 scores as trec_eval 9.x and pytrec_eval do")
+    common.add_argument("--decimals", type=_count(0), default=4, help="decimals printed (default 4)")
+    common.add_argument("--quiet", action="store_true",
+                        help="no notes on stderr about lines dropped or read differently from trec_eval")
+    return common
+
+
+INPUTS_HELP = ("files, pipes, FIFOs or /dev/stdin; plain, gzip, bzip2 or compress (.Z), "
+               "recognised from their bytes")
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="reeval", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"reeval {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("score", help="evaluate runs like trec_eval (plus ASL)",
-                       description="Evaluate runs against qrels and print trec_eval-style lines.")
-    p.add_argument("qrels", help="qrels file (plain, .gz or .bz2)")
-    p.add_argument("runs", nargs="+", help="run files (plain, .gz or .bz2)")
+    common = _input_options()
+    p = sub.add_parser("score", parents=[common], help="evaluate runs like trec_eval (plus ASL)",
+                       description="Evaluate runs against qrels and print trec_eval-style lines. "
+                                   f"Inputs: {INPUTS_HELP}.")
+    p.add_argument("qrels", help="qrels file")
+    p.add_argument("runs", nargs="+", help="run files")
     p.add_argument("-q", action="store_true", help="also print per-topic values")
     p.add_argument("-c", action="store_true",
                    help="average over every qrels topic (missing topics score 0)")
-    p.add_argument("-l", type=int, default=1, metavar="LEVEL",
-                   help="relevance level: rel >= LEVEL is relevant (default 1)")
-    p.add_argument("-M", type=int, default=None, metavar="DEPTH",
+    p.add_argument("-M", type=_count(1), default=None, metavar="DEPTH",
                    help="use only the first DEPTH documents of each ranking")
     p.add_argument("-m", dest="measure", action="append", metavar="MEASURE",
                    help="measure to print, repeatable (trec_eval names such as map, P.5,10, "
                         "ndcg_cut.10, or P@20, ASL, ASL@g1, ASL@g1-10, P_rareness@100, "
                         "AP_rareness@100, P_rareness_norm@100, AP_rareness_norm@100); "
                         "default: official")
-    p.add_argument("--float32", action="store_true",
-                   help="order by float32 scores as trec_eval 9.x and pytrec_eval do")
-    p.add_argument("--decimals", type=int, default=4, help="decimals printed (default 4)")
     p.add_argument("--unretrieved", choices=UNRETRIEVED_POLICIES, default="after_last",
                    help="ASL of an unretrieved relevant document: irrel+1 (after_last, "
                         "default) or irrel (eq3)")
@@ -190,10 +247,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     from .stats import ALTERNATIVES, PAIRED_TESTS
 
-    c = sub.add_parser("compare", help="paired significance tests between two runs",
+    c = sub.add_parser("compare", parents=[common], help="paired significance tests between two runs",
                        description="Compare two runs topic by topic: one line per measure and "
                                    "test: measure, test, mean_a, mean_b, diff, p_value (4 significant "
-                                   "digits), ci_low, ci_high (interval of the mean difference).")
+                                   "digits), ci_low, ci_high (interval of the mean difference). "
+                                   f"Inputs: {INPUTS_HELP}.")
     c.add_argument("qrels")
     c.add_argument("run_a")
     c.add_argument("run_b")
@@ -204,37 +262,41 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--alternative", choices=ALTERNATIVES, default="two-sided",
                    help="two-sided (default); greater: A better than B; less")
     c.add_argument("--seed", type=int, default=0, help="seed of permutation/bootstrap (default 0)")
-    c.add_argument("--resamples", type=int, default=10000, help="resamples (default 10000)")
-    c.add_argument("-l", type=int, default=1, metavar="LEVEL", help="relevance level (default 1)")
-    c.add_argument("--float32", action="store_true", help="order by float32 scores")
-    c.add_argument("--decimals", type=int, default=4)
+    c.add_argument("--resamples", type=_count(1), default=10000, help="resamples (default 10000)")
     c.set_defaults(func=_compare)
 
-    f = sub.add_parser("prefer", help="lexicographic precision (sgnLP, rrLP) between runs",
+    f = sub.add_parser("prefer", parents=[common], help="lexicographic precision (sgnLP, rrLP) between runs",
                        description="Lexicographic precision for each pair of runs (i < j in "
                                    "argument order) and each topic with a relevant document: "
-                                   "run_i, run_j, qid, sgnLP, rrLP; then the means (qid all).")
-    f.add_argument("qrels", help="qrels file (plain, .gz or .bz2)")
-    f.add_argument("runs", nargs="+", help="two or more run files (plain, .gz or .bz2)")
-    f.add_argument("-l", type=int, default=1, metavar="LEVEL",
-                   help="relevance level: rel >= LEVEL is relevant (default 1)")
-    f.add_argument("--float32", action="store_true", help="order by float32 scores")
-    f.add_argument("--decimals", type=int, default=4, help="decimals printed (default 4)")
+                                   "run_i, run_j, qid, sgnLP, rrLP; then the means (qid all). "
+                                   f"Inputs: {INPUTS_HELP}.")
+    f.add_argument("qrels", help="qrels file")
+    f.add_argument("runs", nargs="+", help="two or more run files")
     f.set_defaults(func=_prefer)
     return parser
 
 
 def main(argv=None) -> int:
+    """Run a command; bad input ends it with one line on stderr and status 1, never a traceback."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    if getattr(args, "M", None) is not None and args.M <= 0:
-        parser.error("-M DEPTH must be a positive integer")
+    if getattr(args, "runs", None) is not None and args.func is _prefer and len(args.runs) < 2:
+        parser.error("prefer needs at least two runs")
+    try:
+        sys.stdout.reconfigure(errors="backslashreplace")  # ids print in any locale
+    except (AttributeError, ValueError):  # pragma: no cover - a replaced stdout
+        pass
     try:
         return args.func(args)
     except BrokenPipeError:  # pragma: no cover - e.g. piped into head
         sys.stderr.close()
         return 0
-    except (TrecFormatError, ValueError, OSError) as exc:
+    except KeyboardInterrupt:
+        return 130
+    except MemoryError:
+        print("reeval: out of memory", file=sys.stderr)
+        return 1
+    except (ValueError, OSError) as exc:  # InputError and the option checks of the library
         print(f"reeval: {exc}".splitlines()[0], file=sys.stderr)
         return 1
 

@@ -50,7 +50,8 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from . import compiled
-from .trecio import LineCounts, parse_qrels, parse_run, run_name_from_path
+from .bytetext import byte_order
+from .trecio import InputError, LineCounts, parse_qrels, parse_run, run_names
 
 PRECISIONS = ("float64", "float32")
 
@@ -235,11 +236,15 @@ def pair_hash(topic: np.ndarray, doc_hash: np.ndarray) -> np.ndarray:
 
 
 def sorted_dictionary(values) -> tuple[np.ndarray, pa.Array]:
-    """(code of each string, the distinct strings sorted in byte order); codes index the latter."""
+    """(code of each string, the distinct strings sorted in byte order); codes index the latter.
+
+    Byte order is that of the bytes the texts stand for (:func:`reeval.bytetext.byte_order`),
+    trec_eval's ``strcmp`` order, also for ids written in escaped text form.
+    """
     enc = pc.dictionary_encode(values)
     if isinstance(enc, pa.ChunkedArray):
         enc = enc.combine_chunks()
-    by_value = pc.sort_indices(enc.dictionary).to_numpy()
+    by_value = byte_order(enc.dictionary)
     rank = np.empty(len(by_value), dtype=np.int64)
     rank[by_value] = np.arange(len(by_value))
     codes = rank[enc.indices.to_numpy(zero_copy_only=False)] if len(enc) else np.zeros(0, np.int64)
@@ -453,7 +458,7 @@ def load_run(name: str, path, lookup: QrelsLookup, track: str, precision: str = 
     in_qrels = pc.fill_null(pc.index_in(run_topics, value_set=lookup.topics), -1).to_numpy()
     keep = in_qrels[qcodes] >= 0 if len(qcodes) else np.zeros(0, dtype=bool)
     counts.unjudged_topic = int(len(keep) - keep.sum())
-    tags = (tag.dictionary if pa.types.is_dictionary(tag.type) else pc.unique(tag)).to_pylist()
+    n_tags = len(pc.unique(tag))
     order = trec_order(qcodes, docno, score, precision, keep=keep)
     topic = in_qrels[qcodes[order]]
     dup, qrow = dedupe_and_match(lookup, topic, docno, order)
@@ -478,9 +483,27 @@ def load_run(name: str, path, lookup: QrelsLookup, track: str, precision: str = 
     depth = pa.table({"run": _constant(name, len(answered)),
                       "qid": lookup.topics.take(pa.array(answered)),
                       "n_ret": pa.array(n_ret[answered].astype(np.int32))}, schema=DEPTH_SCHEMA)
-    row = _report_row(track, path, "run", name, counts, tag=tags[0] if tags else None,
-                      n_tags=len(tags), n_topics=len(answered))
+    row = _report_row(track, path, "run", name, counts, n_tags=n_tags,
+                      first_tag=tag[0].as_py() if len(tag) else None, n_topics=len(answered),
+                      unjudged_topics=int((in_qrels < 0).sum()))
     return row, runs, judged, depth
+
+
+_DROPPED = {"blank": "blank", "comment": "comments", "malformed": "malformed",
+            "nan_score": "with a NaN score", "unjudged_topic": "on topics without judgments",
+            "duplicate": "duplicates"}
+
+
+def describe_empty(counts) -> str:
+    """Why a file kept no line, in words: ``empty file`` or what its lines were.
+
+    ``counts``: a :class:`LineCounts` or an ingest report row (a dict).
+    """
+    c = counts if isinstance(counts, dict) else counts.as_dict()
+    if c["lines_read"] == 0:
+        return "empty file"
+    parts = [f"{c[k]} {words}" for k, words in _DROPPED.items() if c.get(k)]
+    return f"{c['lines_read']} lines read, none kept: " + ", ".join(parts)
 
 
 def _concat(tables, schema: pa.Schema) -> pa.Table:
@@ -535,6 +558,8 @@ def ingest_track(track: str, qrels_path, run_paths, precision: str = "float64",
         raise ValueError(f"precision must be one of {PRECISIONS}, not {precision!r}")
     tune_memory()
     qrels, qcounts = parse_qrels(qrels_path, on_malformed=on_malformed)
+    if qrels.num_rows == 0:
+        raise InputError(f"{qrels_path}: no judgment to evaluate with ({describe_empty(qcounts)})")
     qrels = remap_grades(qrels, grade_map)
     qrels, qdup = sort_dedupe_qrels(qrels)
     qcounts.duplicate = int(qdup.sum())
@@ -542,14 +567,7 @@ def ingest_track(track: str, qrels_path, run_paths, precision: str = "float64",
     lookup = QrelsLookup.build(qrels)
     report = [_report_row(track, qrels_path, "qrels", None, qcounts)]
 
-    names = [run_name_from_path(p) for p in run_paths]
-    seen: dict[str, str] = {}
-    for name, path in zip(names, run_paths):
-        if name in seen:
-            raise ValueError(f"{path}: run name {name!r} is also the name of {seen[name]}; "
-                             "two files of a track must not name the same run")
-        seen[name] = str(path)
-
+    names = run_names(run_paths)
     jobs = sorted(zip(names, run_paths))
     with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
         # map yields in name order; the first failing file raises and cancels the files not begun

@@ -43,6 +43,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .bytetext import sorted_texts
 from .ingest import group_starts, position_in_group
 
 STANDARD_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
@@ -210,10 +211,11 @@ def _col(table, name, raw: bool = False):
 
 
 def _sorted_distinct(table, name) -> list:
-    """The distinct values of a column, sorted (Python string order)."""
+    """The distinct values of a column in byte order (trec_eval's ``strcmp`` order, of the
+    bytes escaped texts stand for: :func:`reeval.bytetext.sorted_texts`)."""
     if hasattr(table, "column_names"):
-        return sorted(pc.unique(table.column(name)).to_pylist())
-    return sorted(set(table[name].tolist()))
+        return sorted_texts(pc.unique(table.column(name)).to_pylist())
+    return sorted_texts(set(table[name].tolist()))
 
 
 def build_grid(judged, depth, qrels, runs=None, max_depth: int | None = None,

@@ -3,27 +3,29 @@
 A run line is ``qid iter docno rank score tag`` and a qrels line ``qid iter docno rel``,
 fields separated by any ASCII whitespace (tabs, one or more spaces). The ``iter``
 column (``Q0``, ``0``, ``q0``, a judging round such as ``0.5``) and the run's rank
-column are ignored, as trec_eval ignores them.
+column are ignored, as trec_eval ignores them. Inputs are read once each
+(:mod:`reeval.sources`: files, pipes, FIFOs, stdin; plain, gzip, bzip2 or compress).
 
 Every physical line of a file ends in exactly one of the outcomes counted by
 :class:`LineCounts`: kept, blank, comment (first non-blank character ``#``), malformed
 (wrong number of fields, a score that is not a number, a relevance that is not an
-integer) or non-finite score (``nan``, ``inf``). Malformed lines raise
+integer of int64's range, a NUL byte) or NaN score. Malformed lines raise
 :class:`TrecFormatError` naming the file, the 1-based line number and what was expected,
 unless the caller asks to drop them (``on_malformed="drop"``), in which case they are
-counted.
+counted. Scores ``inf``, ``-inf`` and numbers beyond the float64 range (``1e400``) are
+kept as infinities, as trec_eval's ``atof`` reads them; NaN scores have no place in an
+ordering and are dropped (trec_eval would sort them arbitrarily).
 
-Bytes that are not valid UTF-8 are kept, written as ``\\xNN`` escapes (identically in
-runs and qrels, so document ids still match), and the number of lines holding such
-bytes is reported.
+Lines end at ``\\n``, ``\\r\\n`` or a lone ``\\r`` (trec_eval ends lines only at ``\\n``:
+the lone CRs are counted so that callers can say so). A UTF-8 byte-order mark at the
+start is removed and counted (trec_eval would read it into the first topic id). Bytes
+that are not valid UTF-8 and backslashes are written in the one-to-one text form of
+:mod:`reeval.bytetext` (``\\xNN``, ``\\\\``), identically in runs and qrels, and the lines
+holding them are counted.
 """
 
 from __future__ import annotations
 
-import bz2
-import gzip
-import mmap
-import os
 import re
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
@@ -34,18 +36,18 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from . import compiled
+from .bytetext import escape_text, needs_escape, show
+from .errors import InputError
+from .sources import read_source
+
+__all__ = ["InputError", "TrecFormatError", "LineCounts", "parse_run", "parse_qrels",
+           "decode_lines", "run_name_from_path", "run_names"]
 
 RUN_FIELDS = ("qid", "iter", "docno", "rank", "score", "tag")
 QRELS_FIELDS = ("qid", "iter", "docno", "rel")
 COMPRESSION_SUFFIXES = (".gz", ".bz2", ".Z")
 _INT_PATTERN = r"^[+-]?[0-9]+$"
 _NAME_PREFIX = re.compile(r"^(?:.*[-_.])?input\.")
-
-
-class InputError(ValueError):
-    """Bad input (a file, a pipe, an option): the message names the source and what was
-    expected. Commands print it as one line and exit 1; rules log it and fail without a
-    traceback."""
 
 
 class TrecFormatError(InputError):
@@ -56,8 +58,7 @@ class TrecFormatError(InputError):
         self.line_number = int(line_number)
         self.expected = expected
         self.line_text = line_text
-        shown = line_text if len(line_text) <= 120 else line_text[:117] + "..."
-        super().__init__(f"{self.path}:{self.line_number}: expected {expected}; got {shown!r}")
+        super().__init__(f"{self.path}:{self.line_number}: expected {expected}; got {show(line_text)}")
 
     def __reduce__(self):  # picklable: it can cross process boundaries (e.g. Snakemake's)
         return type(self), (self.path, self.line_number, self.expected, self.line_text)
@@ -65,9 +66,15 @@ class TrecFormatError(InputError):
 
 @dataclass
 class LineCounts:
-    """Outcome of every physical line of one file; ``lines_read`` = the sum of the rest.
+    """Outcome of every physical line of one file; ``lines_read`` = the sum of the outcomes.
 
-    Track-level drops (unjudged topic, duplicate document) are added by ingest.
+    Track-level drops (unjudged topic, duplicate document) are added by ingest. The
+    fields after the outcomes describe the file and change no count: ``bom`` (1 when
+    a byte-order mark was removed), ``lone_cr`` (line ends that are a CR alone),
+    ``non_utf8_lines`` and ``backslash_lines`` (lines written in escaped text form),
+    ``comment_as_data`` (qrels comment lines trec_eval would not skip: indented, or
+    right after another comment line) and ``tag`` (a run's tag on its last well-formed
+    line, the ``runid`` trec_eval prints).
     """
 
     lines_read: int = 0
@@ -78,7 +85,12 @@ class LineCounts:
     nan_score: int = 0
     unjudged_topic: int = 0
     duplicate: int = 0
-    non_utf8_lines: int = field(default=0)  # informative: not an outcome, lines keep
+    bom: int = 0
+    lone_cr: int = 0
+    non_utf8_lines: int = 0
+    backslash_lines: int = 0
+    comment_as_data: int = 0
+    tag: str | None = field(default=None)
 
     OUTCOMES = ("kept", "blank", "comment", "malformed", "nan_score",
                 "unjudged_topic", "duplicate")
@@ -89,25 +101,6 @@ class LineCounts:
     def balanced(self) -> bool:
         """True when the outcomes add up to the lines read."""
         return sum(getattr(self, k) for k in self.OUTCOMES) == self.lines_read
-
-
-def read_bytes(path) -> bytes:
-    """Whole file content, decompressed by magic number (gzip, bzip2) or plain.
-
-    Unix ``compress`` (``.Z``) files are recognised and refused with a clear message.
-    """
-    path = Path(path)
-    with open(path, "rb") as fh:
-        head = fh.read(3)
-    if head[:2] == b"\x1f\x8b":
-        return gzip.decompress(path.read_bytes())  # one call: faster than streaming reads
-    if head == b"BZh":
-        with bz2.open(path, "rb") as fh:
-            return fh.read()
-    if head[:2] == b"\x1f\x9d":
-        raise TrecFormatError(path, 1, "plain text, gzip or bzip2 (Unix compress .Z files "
-                              "must be unpacked first, e.g. with `uncompress`)", "<binary>")
-    return path.read_bytes()
 
 
 def run_name_from_path(path) -> str:
@@ -125,41 +118,112 @@ def run_name_from_path(path) -> str:
     return stripped or name
 
 
+def run_names(paths) -> list[str]:
+    """A distinct run name for each path, in the order given.
+
+    A file's name is :func:`run_name_from_path`. A file whose name another one shares
+    gets the shortest path suffix that tells it apart: first its run name under as
+    few of its folders as needed (``exp1/run.txt`` beside ``exp2/run.txt``), then, for
+    files of one folder whose run names are equal (``run.txt`` and ``run.txt.gz``), its
+    whole file name under as few folders as needed. The same file given twice is an
+    error.
+    """
+    paths = [str(p) for p in paths]
+    seen: dict[str, str] = {}
+    for p in paths:
+        key = str(Path(p).resolve())
+        if key in seen:
+            raise InputError(f"{p}: given twice (also as {seen[key]}); give each run file once")
+        seen[key] = p
+    base = [run_name_from_path(p) for p in paths]
+    names = list(base)
+    group = [i for i, n in enumerate(base) if base.count(n) > 1]
+    forms = {i: _name_forms(paths[i]) for i in group}
+    for i in group:
+        others = [forms[j] for j in group if base[j] == base[i] and j != i]
+        names[i] = next((f for level, f in enumerate(forms[i])
+                         if all(o[level] != f for o in others)), paths[i])
+    if len(set(names)) != len(names):  # pragma: no cover - distinct files always differ
+        raise InputError(f"run files {paths} cannot be given distinct names; rename them")
+    return names
+
+
+def _name_forms(path: str) -> list[str]:
+    """Candidate names of a run file, shortest first: its run name under 0, 1, ...
+    folders, then its file name under 0, 1, ... folders (every path has as many
+    candidates: missing folders repeat the longest form)."""
+    parts = Path(path).absolute().parts
+    depth = 64
+    def under(k, last):
+        return "/".join([*parts[max(0, len(parts) - 1 - k):-1], last])
+    return ([under(k, run_name_from_path(path)) for k in range(depth)] +
+            [under(k, parts[-1]) for k in range(depth)])
+
+
 _LINE_PARSE = pacsv.ParseOptions(delimiter="\x1f", quote_char=False, escape_char=False,
                                  newlines_in_values=False, ignore_empty_lines=False)
 _LINE_READ = pacsv.ReadOptions(column_names=["line"], block_size=1 << 24)
-_LINE_CONVERT = pacsv.ConvertOptions(column_types={"line": pa.string()},
+_LINE_CONVERT = pacsv.ConvertOptions(column_types={"line": pa.string()}, null_values=[],
                                      strings_can_be_null=False, quoted_strings_can_be_null=False)
+_LINE_END = re.compile("\r\n|\r|\n")
+_SURROGATE = re.compile("[\udc80-\udcff]")
 
 
-def decode_lines(data: bytes) -> tuple[pa.Array, int]:
-    """Split file bytes into an Arrow string array of physical lines.
+@dataclass
+class LineInfo:
+    """What splitting a file into lines found: lines holding bytes that are not UTF-8,
+    lines holding a backslash (both in escaped text form), line ends that are a lone CR."""
 
-    Lines end at ``\\n``, ``\\r\\n`` or ``\\r``; a final line without newline counts,
-    nothing after a final newline does. Valid UTF-8 goes through pyarrow's multi-threaded
-    CSV reader (one column); otherwise invalid bytes become ``\\xNN`` escapes. Returns
-    (lines, number of lines that held invalid bytes).
+    non_utf8_lines: int = 0
+    backslash_lines: int = 0
+    lone_cr: int = 0
+
+
+def decode_lines(data) -> tuple[pa.Array, LineInfo]:
+    r"""Split plain text bytes into an Arrow string array of physical lines.
+
+    Lines end at ``\n``, ``\r\n`` or ``\r``; a final line without newline counts,
+    nothing after a final newline does. Text that is valid UTF-8 without a backslash
+    goes through pyarrow's multi-threaded CSV reader (one column, as is); otherwise
+    through :func:`reeval.bytetext.escape_text` (invalid bytes as ``\xNN``, backslashes
+    doubled). Returns (lines, :class:`LineInfo`).
     """
-    if not data:
-        return pa.array([], type=pa.string()), 0
-    try:
-        data.decode("utf-8")
-        valid = True
-    except UnicodeDecodeError:
-        valid = False
-    if valid and b"\x1f" not in data:
-        table = pacsv.read_csv(pa.BufferReader(data), read_options=_LINE_READ,
+    info = LineInfo()
+    if not len(data):
+        return pa.array([], type=pa.string()), info
+    if data.find(b"\r") >= 0:
+        info.lone_cr = lone_cr_count(data)
+    if not needs_escape(data) and data.find(b"\x1f") < 0:
+        table = pacsv.read_csv(pa.BufferReader(pa.py_buffer(data)), read_options=_LINE_READ,
                                parse_options=_LINE_PARSE, convert_options=_LINE_CONVERT)
-        return table.column("line").combine_chunks(), 0
-    text = data.decode("utf-8", errors="backslashreplace")
-    parts = re.split("\r\n|\r|\n", text)
+        return table.column("line").combine_chunks(), info
+    raw = bytes(data)
+    parts = _split_lines(escape_text(raw))
+    if b"\\" in raw:
+        info.backslash_lines = sum("\\" in p for p in _split_lines(raw.decode("utf-8", "surrogateescape")))
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        plain = _split_lines(raw.decode("utf-8", "surrogateescape"))
+        info.non_utf8_lines = sum(_SURROGATE.search(p) is not None for p in plain)
+    return pa.array(parts, type=pa.string()), info
+
+
+def _split_lines(text: str) -> list[str]:
+    parts = _LINE_END.split(text)
     if parts and parts[-1] == "":
         parts.pop()
-    n_bad = 0
-    if not valid:
-        good = re.split("\r\n|\r|\n", data.decode("utf-8", errors="ignore"))
-        n_bad = sum(a != b for a, b in zip(parts, good))
-    return pa.array(parts, type=pa.string()), n_bad
+    return parts
+
+
+def lone_cr_count(data) -> int:
+    """Number of CR bytes not followed by LF (line ends trec_eval does not see)."""
+    a = np.frombuffer(data, dtype=np.uint8)
+    cr = a == 13
+    if not cr.any():
+        return 0
+    lone = int((cr[:-1] & (a[1:] != 10)).sum())
+    return lone + int(cr[-1])
 
 
 @dataclass
@@ -169,34 +233,53 @@ class _Tokenized:
     counts: LineCounts
 
 
-def _tokenize(path, data: bytes, names: tuple[str, ...], what: str,
-              on_malformed: str) -> tuple[_Tokenized, pa.Array]:
-    """Split each line on ASCII whitespace; classify blank, comment and wrong-width lines."""
-    lines, n_bad = decode_lines(data)
-    data_hint = "#" if b"#" in data else ""
-    counts = LineCounts(lines_read=len(lines), non_utf8_lines=n_bad)
+def _tokenize(path, data, names: tuple[str, ...], what: str, on_malformed: str,
+              counts: LineCounts) -> tuple[_Tokenized, pa.Array]:
+    """Split each line on ASCII whitespace; classify blank, comment and malformed lines
+    (another number of fields, a NUL byte)."""
+    lines, info = decode_lines(data)
+    counts.lines_read = len(lines)
+    counts.non_utf8_lines, counts.backslash_lines, counts.lone_cr = (
+        info.non_utf8_lines, info.backslash_lines, info.lone_cr)
     trimmed = pc.ascii_trim_whitespace(lines)
     blank = (pc.binary_length(trimmed).to_numpy(zero_copy_only=False) == 0)
     tokens = pc.ascii_split_whitespace(trimmed)
     n_tok = pc.list_value_length(tokens).to_numpy(zero_copy_only=False)
-    if "#" in data_hint:
+    if data.find(b"#") >= 0:
         comment = pc.match_substring_regex(lines, r"^[ \t\v\f]*#").to_numpy(zero_copy_only=False)
     else:
         comment = np.zeros(len(lines), dtype=bool)
-    wrong = ~blank & ~comment & (n_tok != len(names))
     counts.blank = int(blank.sum())
     counts.comment = int(comment.sum())
-    if wrong.any():
-        _malformed(path, lines, np.flatnonzero(wrong), f"{len(names)} whitespace-separated "
-                   f"fields '{what}'", on_malformed)
-        counts.malformed = int(wrong.sum())
-    good_mask = ~(blank | comment | wrong)
+    if counts.comment:
+        counts.comment_as_data = _comments_read_as_data(lines, comment)
+    wrong = ~blank & ~comment & (n_tok != len(names))
+    nul = np.zeros(len(lines), dtype=bool)
+    if data.find(b"\x00") >= 0:
+        nul = pc.match_substring(lines, "\x00").to_numpy(zero_copy_only=False) & ~blank & ~comment
+    bad = wrong | nul
+    if bad.any():
+        first = int(np.flatnonzero(bad)[0])
+        expected = ("text without NUL bytes (is this a binary or UTF-16 file?)" if nul[first] else
+                    f"{len(names)} whitespace-separated fields '{what}'")
+        _malformed(path, lines, np.array([first]), expected, on_malformed)
+        counts.malformed = int(bad.sum())
+    good_mask = ~(blank | comment | bad)
     good = np.flatnonzero(good_mask)
     tok = tokens if good_mask.all() else tokens.filter(pa.array(good_mask))
     flat = pc.list_flatten(tok)
     width = len(names)
     fields = {name: flat.take(pa.array(np.arange(i, len(flat), width))) for i, name in enumerate(names)}
     return _Tokenized(fields=fields, line_numbers=good + 1, counts=counts), lines
+
+
+def _comments_read_as_data(lines: pa.Array, comment: np.ndarray) -> int:
+    """Comment lines trec_eval's qrels reader would not skip: it skips a ``#`` line only
+    when ``#`` is the line's first byte and the line before was not skipped as one."""
+    first_byte = pc.starts_with(lines, "#").to_numpy(zero_copy_only=False)
+    skipped = comment & first_byte
+    skipped[1:] &= ~skipped[:-1]  # a comment right after a skipped one is parsed as data
+    return int(comment.sum() - skipped.sum())
 
 
 def _malformed(path, lines: pa.Array, bad_idx: np.ndarray, expected: str, on_malformed: str):
@@ -225,29 +308,31 @@ _FLOAT_PATTERN = (r"^[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
 _RUN_FAST_CONVERT = pacsv.ConvertOptions(
     column_types={"qid": pa.string(), "iter": pa.string(), "docno": pa.string(),
                   "rank": pa.string(), "score": pa.float64(), "tag": pa.string()},
-    include_columns=["qid", "docno", "score", "tag"], strings_can_be_null=False,
+    include_columns=["qid", "docno", "score", "tag"], null_values=[], strings_can_be_null=False,
     quoted_strings_can_be_null=False)
 _RUN_FAST_READ = pacsv.ReadOptions(column_names=list(RUN_FIELDS), block_size=1 << 24)
+_NOT_FAST = (b"#", b"\x0b", b"\x0c", b"\x00", b"\\", b"\x1f")
 
 
-def _parse_run_fast(data: bytes) -> pa.Table | None:
+def _parse_run_fast(data) -> pa.Table | None:
     """Read a clean run file with pyarrow's CSV reader, or return None.
 
     Clean: one separator throughout (single tabs, or single spaces), no comment
-    character, no other whitespace; any line that is blank, has another number of
-    fields, an unparsable score or invalid UTF-8 makes the reader fail, and the
-    general line-by-line path (which names the line) takes over.
+    character, no other whitespace, no backslash; any line that is blank, has another
+    number of fields, an unparsable score or invalid UTF-8 makes the reader fail, and
+    the general line-by-line path (which names the line) takes over. No string is read
+    as null (``null_values=[]``: a score ``NA`` is malformed, not missing).
     """
-    if not data or b"#" in data or b"\x0b" in data or b"\x0c" in data:
+    if not len(data) or any(data.find(c) >= 0 for c in _NOT_FAST):
         return None
-    has_tab, has_space = b"\t" in data, b" " in data
+    has_tab, has_space = data.find(b"\t") >= 0, data.find(b" ") >= 0
     if has_tab == has_space:
         return None
     delimiter = "\t" if has_tab else " "
     parse = pacsv.ParseOptions(delimiter=delimiter, quote_char=False, escape_char=False,
                                newlines_in_values=False, ignore_empty_lines=False)
     try:
-        return pacsv.read_csv(pa.BufferReader(data), read_options=_RUN_FAST_READ,
+        return pacsv.read_csv(pa.BufferReader(pa.py_buffer(data)), read_options=_RUN_FAST_READ,
                               parse_options=parse, convert_options=_RUN_FAST_CONVERT)
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         return None
@@ -263,11 +348,12 @@ def _parse_run_compiled(data) -> pa.Table | None:
     """Read a clean run file with the compiled reader (``_kernels.parse_run``), or return None.
 
     Clean: every line six fields of printable ASCII separated by spaces or tabs, with a
-    plain decimal score; anything else is left to the other readers. qid and tag come
+    plain decimal finite score, and no backslash (whose text form differs from its
+    bytes); anything else is left to the other readers. qid and tag come
     dictionary-encoded (values in first-seen order).
     """
     kernels = compiled.kernels()
-    if kernels is None or not len(data) or len(data) >= 2**31 - 1:
+    if kernels is None or not len(data) or len(data) >= 2**31 - 1 or data.find(b"\\") >= 0:
         return None
     lines = (len(data) + 1) // 12 + 1  # a clean line has at least 11 characters and its newline
     offsets = [np.empty(lines + 1, dtype=np.int32) for _ in range(3)]
@@ -284,58 +370,46 @@ def _parse_run_compiled(data) -> pa.Table | None:
                      "tag": tag})
 
 
-def _parse_mapped_run(path) -> pa.Table | None:
-    """The compiled reader on an uncompressed file mapped in memory (no copy), or None.
-
-    None for compressed files, empty ones and files the compiled reader does not take.
-    """
-    if compiled.kernels() is None:
-        return None
-    with open(path, "rb") as fh:
-        if os.fstat(fh.fileno()).st_size == 0:
-            return None
-        with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
-            if mapped[:2] in (b"\x1f\x8b", b"BZ", b"\x1f\x9d"):
-                return None
-            return _parse_run_compiled(mapped)
-
-
 def _finish_run(qid, docno, score: np.ndarray, tag, line_numbers: np.ndarray, counts: LineCounts):
-    """Drop non-finite scores (counted) and assemble the run table."""
-    finite = np.isfinite(score)
-    counts.nan_score = int((~finite).sum())
-    if not finite.all():
-        keep = pa.array(finite)
+    """Drop NaN scores (counted; infinities stay) and assemble the run table."""
+    if len(tag):
+        counts.tag = tag[len(tag) - 1].as_py()  # trec_eval's runid: the last line's tag
+    nan = np.isnan(score)
+    counts.nan_score = int(nan.sum())
+    if counts.nan_score:
+        keep = pa.array(~nan)
         qid, docno, tag = pc.filter(qid, keep), pc.filter(docno, keep), pc.filter(tag, keep)
-        score, line_numbers = score[finite], line_numbers[finite]
+        score, line_numbers = score[~nan], line_numbers[~nan]
     table = pa.table({"qid": qid, "docno": docno, "score": pa.array(score), "tag": tag,
                       "line": pa.array(line_numbers.astype(np.int64, copy=False))})
     counts.kept = table.num_rows
     return table, counts
 
 
-def parse_run(path, on_malformed: str = "error", data: bytes | None = None):
-    """Parse one run file.
+def parse_run(path, on_malformed: str = "error", data=None):
+    """Parse one run file (or ``data``, its plain bytes, when given), reading it once.
 
     Returns ``(table, counts)`` where table has columns qid, docno, score (float64),
     tag, line (1-based line number), in file order, for the kept lines; qid and tag
-    are strings, dictionary-encoded when the compiled reader read the file. Scores that
-    are NaN or infinite are dropped and counted as ``nan_score``.
+    are strings, dictionary-encoded when the compiled reader read the file. NaN scores
+    are dropped and counted as ``nan_score``; infinite ones are kept.
     """
-    fast = _parse_mapped_run(path) if data is None else None
-    if fast is None:
-        data = read_bytes(path) if data is None else data
-        fast = _parse_run_compiled(data)
+    src = read_source(path) if data is None else None
+    data = src.data if src is not None else data
+    counts = LineCounts(bom=int(bool(src and src.bom)))
+    fast = _parse_run_compiled(data)
     if fast is None:
         fast = _parse_run_fast(data)
+        if fast is not None and data.find(b"\r") >= 0:
+            counts.lone_cr = lone_cr_count(data)
     if fast is not None:
-        counts = LineCounts(lines_read=fast.num_rows)
+        counts.lines_read = fast.num_rows
         return _finish_run(fast["qid"].combine_chunks(), fast["docno"].combine_chunks(),
                            fast["score"].to_numpy(), fast["tag"].combine_chunks(),
                            np.arange(1, fast.num_rows + 1, dtype=np.int64), counts)
-    tk, lines = _tokenize(path, data, RUN_FIELDS, "qid iter docno rank score tag", on_malformed)
-    f, counts = tk.fields, tk.counts
-    try:  # every score parses (Arrow accepts nan, inf, infinity, any case)
+    tk, lines = _tokenize(path, data, RUN_FIELDS, "qid iter docno rank score tag", on_malformed, counts)
+    f = tk.fields
+    try:  # every score parses (Arrow accepts nan, inf, infinity, any case; 1e400 is inf)
         score = pc.cast(f["score"], pa.float64()).to_numpy(zero_copy_only=False)
         ok = np.ones(len(score), dtype=bool)
     except pa.ArrowInvalid:
@@ -349,18 +423,29 @@ def parse_run(path, on_malformed: str = "error", data: bytes | None = None):
                        pc.filter(f["tag"], keep), tk.line_numbers[ok], counts)
 
 
-def parse_qrels(path, on_malformed: str = "error", data: bytes | None = None):
-    """Parse one qrels file.
+_INT64_DIGITS = 18  # any integer of at most 18 digits fits int64
+
+
+def parse_qrels(path, on_malformed: str = "error", data=None):
+    """Parse one qrels file (or ``data``, its plain bytes, when given), reading it once.
 
     Returns ``(table, counts)`` where table has columns qid, docno, rel (int64, may be
-    negative), line, in file order. The second column is ignored.
+    negative), line, in file order. The second column is ignored. A grade must be an
+    integer within int64's range.
     """
-    if data is None:
-        data = read_bytes(path)
-    tk, lines = _tokenize(path, data, QRELS_FIELDS, "qid iter docno rel", on_malformed)
-    f, counts = tk.fields, tk.counts
+    src = read_source(path) if data is None else None
+    data = src.data if src is not None else data
+    counts = LineCounts(bom=int(bool(src and src.bom)))
+    tk, lines = _tokenize(path, data, QRELS_FIELDS, "qid iter docno rel", on_malformed, counts)
+    f = tk.fields
     ok = _check_pattern(path, lines, tk.line_numbers, f["rel"], _INT_PATTERN,
                         "an integer relevance in field 4", on_malformed)
+    long = ok & (pc.utf8_length(f["rel"]).to_numpy(zero_copy_only=False) > _INT64_DIGITS)
+    if long.any():
+        ok &= ~long | _fits_int64(f["rel"], long)
+        if not ok.all():
+            _malformed(path, lines, tk.line_numbers[~ok] - 1,
+                       "an integer relevance in field 4 between -2^63 and 2^63 - 1", on_malformed)
     counts.malformed += int((~ok).sum())
     keep = pa.array(ok)
     table = pa.table({
@@ -371,3 +456,11 @@ def parse_qrels(path, on_malformed: str = "error", data: bytes | None = None):
     })
     counts.kept = table.num_rows
     return table, counts
+
+
+def _fits_int64(values: pa.Array, rows: np.ndarray) -> np.ndarray:
+    """True for each of ``rows`` (a mask) whose integer text fits int64 (others: True)."""
+    fits = np.ones(len(values), dtype=bool)
+    for i in np.flatnonzero(rows):  # only grades of 19 or more characters: rare
+        fits[i] = -2**63 <= int(values[int(i)].as_py()) < 2**63
+    return fits
