@@ -54,7 +54,11 @@ class Source:
 def read_source(path) -> Source:
     """Read ``path`` once (see the module docstring) and return its plain text bytes."""
     name = str(path)
-    raw = _read_once(name)
+    return source_from_bytes(name, _read_once(name))
+
+
+def source_from_bytes(name: str, raw) -> Source:
+    """The :class:`Source` of bytes already read (``name`` is used in messages)."""
     head = bytes(raw[:6])
     kind = next((k for magic, k in COMPRESSED.items() if head.startswith(magic)), "plain")
     data = raw if kind == "plain" else decompress(name, raw, kind)

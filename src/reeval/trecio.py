@@ -38,7 +38,7 @@ import pyarrow.csv as pacsv
 from . import compiled
 from .bytetext import escape_text, needs_escape, show
 from .errors import InputError
-from .sources import read_source
+from .sources import BOM, read_source, source_from_bytes
 
 __all__ = ["InputError", "TrecFormatError", "LineCounts", "parse_run", "parse_qrels",
            "decode_lines", "run_name_from_path", "run_names"]
@@ -193,7 +193,7 @@ def decode_lines(data) -> tuple[pa.Array, LineInfo]:
         return pa.array([], type=pa.string()), info
     if data.find(b"\r") >= 0:
         info.lone_cr = lone_cr_count(data)
-    if not needs_escape(data) and data.find(b"\x1f") < 0:
+    if not needs_escape(data) and data.find(b"\x1f") < 0 and data[:3] != BOM:  # Arrow would skip a BOM
         table = pacsv.read_csv(pa.BufferReader(pa.py_buffer(data)), read_options=_LINE_READ,
                                parse_options=_LINE_PARSE, convert_options=_LINE_CONVERT)
         return table.column("line").combine_chunks(), info
@@ -323,7 +323,7 @@ def _parse_run_fast(data) -> pa.Table | None:
     the general line-by-line path (which names the line) takes over. No string is read
     as null (``null_values=[]``: a score ``NA`` is malformed, not missing).
     """
-    if not len(data) or any(data.find(c) >= 0 for c in _NOT_FAST):
+    if not len(data) or any(data.find(c) >= 0 for c in _NOT_FAST) or data[:3] == BOM:
         return None
     has_tab, has_space = data.find(b"\t") >= 0, data.find(b" ") >= 0
     if has_tab == has_space:
@@ -394,9 +394,9 @@ def parse_run(path, on_malformed: str = "error", data=None):
     are strings, dictionary-encoded when the compiled reader read the file. NaN scores
     are dropped and counted as ``nan_score``; infinite ones are kept.
     """
-    src = read_source(path) if data is None else None
-    data = src.data if src is not None else data
-    counts = LineCounts(bom=int(bool(src and src.bom)))
+    src = read_source(path) if data is None else source_from_bytes(str(path), data)
+    data = src.data
+    counts = LineCounts(bom=int(src.bom))
     fast = _parse_run_compiled(data)
     if fast is None:
         fast = _parse_run_fast(data)
@@ -433,9 +433,9 @@ def parse_qrels(path, on_malformed: str = "error", data=None):
     negative), line, in file order. The second column is ignored. A grade must be an
     integer within int64's range.
     """
-    src = read_source(path) if data is None else None
-    data = src.data if src is not None else data
-    counts = LineCounts(bom=int(bool(src and src.bom)))
+    src = read_source(path) if data is None else source_from_bytes(str(path), data)
+    data = src.data
+    counts = LineCounts(bom=int(src.bom))
     tk, lines = _tokenize(path, data, QRELS_FIELDS, "qid iter docno rel", on_malformed, counts)
     f = tk.fields
     ok = _check_pattern(path, lines, tk.line_numbers, f["rel"], _INT_PATTERN,
