@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import gzip
 import math
+import os
 import re
+import subprocess
 
 import pytest
 from hypothesis import HealthCheck, event, given, settings, strategies as st
@@ -205,3 +207,38 @@ def test_the_qrels_reader_accounts_for_every_line_or_names_one(data):
         return
     physical = _physical_lines(data)
     assert counts.lines_read == physical and counts.balanced() and counts.kept == table.num_rows
+
+
+TREC_EVAL = os.environ.get("TREC_EVAL")
+
+
+@pytest.mark.skipif(not TREC_EVAL or not QRELS,
+                    reason="checks the model of trec_eval against a trec_eval binary: set TREC_EVAL=path")
+@settings(max_examples=500, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(qrels_data=mutated(QRELS, None), run_data=mutated(RUN, 4))
+def test_the_model_of_trec_eval_agrees_with_the_binary(tmp_path, qrels_data, run_data):
+    model = trec_eval_model.evaluation(run_data, qrels_data)
+    if model is None:
+        return
+    q, r = tmp_path / "qrels", tmp_path / "run"
+    q.write_bytes(qrels_data)
+    r.write_bytes(run_data)
+    got = subprocess.run([TREC_EVAL, "-c", "-q", "-m", "num_ret", "-m", "num_rel", "-m", "runid", str(q), str(r)],
+                         capture_output=True, timeout=60)
+    if isinstance(model, str):
+        event(f"stops: {re.sub(r'[0-9]+', 'N', model)}")
+        assert got.returncode != 0, (model, got.stdout)
+        return
+    ranked, judged, runid = model
+    assert got.returncode == 0, got.stderr
+    values = {}
+    for line in got.stdout.splitlines():
+        name, qid, value = line.split(b"\t")
+        values[(name.strip(), qid)] = value
+    event("agrees" if ranked else "nothing ranked")
+    for qid, docs in ranked.items():
+        assert int(values[(b"num_ret", qid)]) == len(docs)
+        assert int(values[(b"num_rel", qid)]) == sum(rel >= 1 for _, rel in judged[qid])
+    if ranked:
+        assert values[(b"runid", b"all")] == runid

@@ -323,8 +323,9 @@ def test_prefer_cli_gzip_and_errors(capsys, tmp_path):
     write_lines(tmp_path / "y", ["1 Q0 B 1 1 y"])
     assert main(["prefer", str(q), str(tmp_path / "x.gz"), str(tmp_path / "y")]) == 0
     assert capsys.readouterr().out.splitlines() == ["x\ty\t1\t1\t1.0000", "x\ty\tall\t1.0000\t1.0000"]
-    assert main(["prefer", str(q), str(tmp_path / "y")]) == 1
-    assert "at least two runs" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_:  # a usage error, found before any file is read
+        main(["prefer", str(q), str(tmp_path / "y")])
+    assert exit_.value.code == 2 and "at least two runs" in capsys.readouterr().err
 
 
 def test_real_track_matches_the_loop_on_a_subset():

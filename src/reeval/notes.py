@@ -35,6 +35,9 @@ def file_notes(row: dict) -> list[str]:
             note += (f" (trec_eval would not skip {get('comment_as_data')} of them: in qrels it "
                      "skips only a '#' at a line's first byte, not right after another comment)")
         notes.append(note)
+    if get("hash_lines"):
+        notes.append(f"{_n(get('hash_lines'), 'line')} with a '#' that is not a comment (trec_eval "
+                     "10.0 miscounts such lines and may crash on this file)")
     if get("malformed"):
         notes.append(f"{_n(get('malformed'), 'malformed line')} dropped")
     if get("nan_score"):

@@ -1,4 +1,4 @@
-"""Reading one input exactly once: a file, a pipe, a FIFO or ``/dev/stdin`` alike.
+"""Reading one input exactly once: a file, a pipe, a FIFO, ``/dev/stdin`` or ``-`` alike.
 
 :func:`read_source` opens the path once. A regular file is mapped into memory (no
 copy); anything else (a pipe, process substitution ``<(zcat run.gz)``, a named FIFO, a
@@ -19,6 +19,7 @@ import bz2
 import mmap
 import os
 import stat
+import sys
 import zlib
 from dataclasses import dataclass
 
@@ -76,7 +77,13 @@ def source_from_bytes(name: str, raw) -> Source:
 
 
 def _read_once(name: str):
-    """The bytes of a path, opened once: a memory map of a regular file, else one read."""
+    """The bytes of a path, opened once: a memory map of a regular file, else one read.
+    ``-`` is standard input (as trec_eval 10 reads a results file ``-``)."""
+    if name == "-":
+        try:
+            return sys.stdin.buffer.read()
+        except (OSError, AttributeError, ValueError) as exc:
+            raise InputError(f"-: cannot read standard input ({exc})") from None
     try:
         fh = open(name, "rb")
     except FileNotFoundError:

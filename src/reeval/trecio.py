@@ -73,7 +73,8 @@ class LineCounts:
     a byte-order mark was removed), ``lone_cr`` (line ends that are a CR alone),
     ``non_utf8_lines`` and ``backslash_lines`` (lines written in escaped text form),
     ``comment_as_data`` (qrels comment lines trec_eval would not skip: indented, or
-    right after another comment line) and ``tag`` (a run's tag on its last well-formed
+    right after another comment line), ``hash_lines`` (other lines holding a ``#``,
+    which trec_eval 10.0 miscounts) and ``tag`` (a run's tag on its last well-formed
     line, the ``runid`` trec_eval prints).
     """
 
@@ -90,6 +91,7 @@ class LineCounts:
     non_utf8_lines: int = 0
     backslash_lines: int = 0
     comment_as_data: int = 0
+    hash_lines: int = 0
     tag: str | None = field(default=None)
 
     OUTCOMES = ("kept", "blank", "comment", "malformed", "nan_score",
@@ -253,6 +255,8 @@ def _tokenize(path, data, names: tuple[str, ...], what: str, on_malformed: str,
     counts.comment = int(comment.sum())
     if counts.comment:
         counts.comment_as_data = _comments_read_as_data(lines, comment)
+    if data.find(b"#") >= 0:
+        counts.hash_lines = int((pc.match_substring(lines, "#").to_numpy(zero_copy_only=False) & ~comment).sum())
     wrong = ~blank & ~comment & (n_tok != len(names))
     nul = np.zeros(len(lines), dtype=bool)
     if data.find(b"\x00") >= 0:
@@ -348,12 +352,13 @@ def _parse_run_compiled(data) -> pa.Table | None:
     """Read a clean run file with the compiled reader (``_kernels.parse_run``), or return None.
 
     Clean: every line six fields of printable ASCII separated by spaces or tabs, with a
-    plain decimal finite score, and no backslash (whose text form differs from its
-    bytes); anything else is left to the other readers. qid and tag come
+    plain decimal finite score, no backslash (whose text form differs from its bytes) and
+    no ``#`` (counted by the general path); anything else is left to the other readers. qid and tag come
     dictionary-encoded (values in first-seen order).
     """
     kernels = compiled.kernels()
-    if kernels is None or not len(data) or len(data) >= 2**31 - 1 or data.find(b"\\") >= 0:
+    if (kernels is None or not len(data) or len(data) >= 2**31 - 1 or data.find(b"\\") >= 0
+            or data.find(b"#") >= 0):
         return None
     lines = (len(data) + 1) // 12 + 1  # a clean line has at least 11 characters and its newline
     offsets = [np.empty(lines + 1, dtype=np.int32) for _ in range(3)]
