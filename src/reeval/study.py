@@ -474,10 +474,14 @@ def map_share(docs: pd.DataFrame, target: str = "pooled") -> pd.DataFrame:
     identity of eq. 14-15); ``map`` = 1/MAP (mean over topics of AP_q). A run with
     mean precision 0 has no finite target: share NaN.
 
-    Returns run, n_docs, target_sl, n_closest, share.
+    Returns run, n_docs, target_sl, n_closest, share (no row when ``docs`` is empty).
     """
     if target not in ("pooled", "map"):
         raise ValueError("target must be 'pooled' or 'map'")
+    if not len(docs):  # no run, or no relevant document: no row
+        dtypes = {"run": object, "n_docs": np.int64, "target_sl": np.float64, "n_closest": np.int64,
+                  "share": np.float64}
+        return pd.DataFrame({c: pd.Series(dtype=t) for c, t in dtypes.items()})
     runs = sorted(pd.unique(docs["run"]).tolist())
     r = _codes(docs["run"], runs)
     p = docs["precision"].to_numpy(dtype=np.float64)
