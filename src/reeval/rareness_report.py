@@ -29,6 +29,7 @@ from . import rareness_analysis as ra
 from .ingest import atomic_write, write_csv, write_parquet
 from .pipeline import read_track_tables
 from .measures import build_grid
+from .run_inclusion import included_runs, read_ingest_report
 
 DEFAULTS = {
     "k": 100,
@@ -82,8 +83,7 @@ def _name(family: str, k: int) -> str:
 def track_rareness(track: str, track_dir, out_dir, opts: dict, rel_level: int = 1) -> dict:
     """Compute and write every per-track table and figure (module doc). Returns the tables."""
     judged, depth, qrels = read_track_tables(track_dir)
-    report = pd.read_csv(Path(track_dir) / "ingest_report.csv")
-    runs = sorted(report.loc[report.kind == "run", "run"].astype(str))
+    runs = included_runs(read_ingest_report(track_dir))
     grid = build_grid(judged, depth, qrels, runs=runs, keep_docno=True)
     k, systems = int(opts["k"]), opts["systems"]
     hits = rr.top_k_hits(grid, k, rel_level)
