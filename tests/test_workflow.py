@@ -181,3 +181,18 @@ def test_bad_config_stops_with_a_clear_message(tmp_path):
 def test_lint_is_clean():
     proc = snakemake("--lint", check=False)
     assert proc.returncode == 0 and "Congratulations" in proc.stdout + proc.stderr
+
+
+def test_a_malformed_run_line_fails_ingest_with_one_line_naming_file_and_line(tmp_path):
+    q = write_lines(tmp_path / "qrels.txt", ["1 0 D0 1", "1 0 D1 0"])
+    (tmp_path / "runs").mkdir()
+    bad = write_lines(tmp_path / "runs" / "r1", ["1 Q0 D0 1 2 r1", "1 Q0 D1 2"])
+    cfg = {"results": str(tmp_path / "results"), "measures": ["map"],
+           "tracks": {"bad": {"qrels": str(q), "runs": str(tmp_path / "runs")}}}
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    proc = snakemake("--cores", "1", "--configfile", str(path), check=False)
+    assert proc.returncode != 0
+    log = (tmp_path / "results" / "logs" / "ingest" / "bad.log").read_text()
+    assert len(log.splitlines()) == 1 and f"error: {bad}:2: expected 6" in log and "Traceback" not in log
+    assert f"error: {bad}:2: expected 6" in proc.stderr
