@@ -2,7 +2,7 @@
 #   snakemake --cores 2                                   built-in synthetic campaign (offline)
 #   snakemake --cores 2 --configfile config/shared-data.yaml   the real tracks in ../shared/data
 #   snakemake --cores 4 --configfile config/trec-study.yaml    the TREC study (downloads; README)
-from snakemake.utils import min_version, validate
+from snakemake.utils import min_version
 
 min_version("8.0")
 
@@ -14,9 +14,7 @@ if not workflow.config_settings.configfiles:
 
 
 
-validate(config, "config/schema.yaml")
-
-
+# common.smk checks the config (track ids, then the schema) before any rule
 include: "workflow/rules/common.smk"
 include: "workflow/rules/fetched.smk"
 include: "workflow/rules/synthetic.smk"

@@ -1,11 +1,14 @@
 """Workflow configuration: schema validation and track resolution."""
 
+import re
+
 import pytest
 import yaml
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
 from conftest import ROOT
+from reeval.config_check import TRACK_ID, ConfigError, check_config
 from reeval.tracks import resolve_qrels, resolve_runs, track_options
 
 SCHEMA = str(ROOT / "config" / "schema.yaml")
@@ -54,3 +57,32 @@ def test_resolve_runs_folder_glob_list(tmp_path):
     with pytest.raises(FileNotFoundError):
         resolve_qrels(str(tmp_path / "*.gz"))
     assert resolve_qrels(str(tmp_path / "c.*")).endswith("c.txt")
+
+
+BAD_IDS = ["a/b", "a b", ".hidden", "cast(2021)", "t*", "", "piste-é"]
+GOOD_IDS = ["cast+2021", "trec-covid-round1", "CLEF_2015.v2", "2021", "-x"]
+
+
+@pytest.mark.parametrize("track", BAD_IDS)
+def test_track_ids_outside_the_safe_set_are_refused_naming_the_id(track):
+    cfg = load("config.yaml")
+    cfg["tracks"][track] = {"synthetic": "syn-graded"}
+    with pytest.raises(ConfigError, match=re.escape(f"tracks: track id {track!r} is not allowed")):
+        check_config(cfg)
+    with pytest.raises(WorkflowError, match="does not match"):
+        validate(cfg, SCHEMA)
+    cfg = {"manifest": "m.yaml", "study": {"tracks": ["ok", track]}}
+    with pytest.raises(ConfigError, match=re.escape(f"study.tracks: track id {track!r}")):
+        check_config(cfg)
+    with pytest.raises(WorkflowError):
+        validate(cfg, SCHEMA)
+
+
+def test_safe_track_ids_pass_the_check_and_the_schema():
+    cfg = load("config.yaml")
+    cfg["tracks"] = {track: {"synthetic": "syn-graded"} for track in GOOD_IDS}
+    cfg["study"]["tracks"] = GOOD_IDS
+    check_config(cfg)
+    validate(cfg, SCHEMA)
+    schema = yaml.safe_load((ROOT / "config" / "schema.yaml").read_text())
+    assert schema["$defs"]["track_id"]["pattern"] == TRACK_ID

@@ -196,3 +196,37 @@ def test_a_malformed_run_line_fails_ingest_with_one_line_naming_file_and_line(tm
     log = (tmp_path / "results" / "logs" / "ingest" / "bad.log").read_text()
     assert len(log.splitlines()) == 1 and f"error: {bad}:2: expected 6" in log and "Traceback" not in log
     assert f"error: {bad}:2: expected 6" in proc.stderr
+
+
+def local_track_config(tmp_path, tracks, **extra):
+    """A config of local tracks {id: (qrels lines, {run file: lines})} written under tmp_path."""
+    entries = {}
+    for i, (track, (qrels, runs)) in enumerate(tracks.items()):
+        folder = tmp_path / f"track{i}"
+        (folder / "runs").mkdir(parents=True)
+        for name, lines in runs.items():
+            write_lines(folder / "runs" / name, lines)
+        entries[track] = {"qrels": str(write_lines(folder / "qrels.txt", qrels)), "runs": str(folder / "runs")}
+    cfg = {"results": str(tmp_path / "results"), "measures": ["map"], "tracks": entries, **extra}
+    path = tmp_path / "study.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    return path
+
+
+TINY = (["1 0 D0 1", "1 0 D1 0"], {"r1": ["1 Q0 D0 1 2 r1"], "r2": ["1 Q0 D1 1 2 r2"]})
+
+
+def test_track_ids_with_regex_characters_build_the_dag(tmp_path):
+    path = local_track_config(tmp_path, {"cast+2021": TINY, "cast": TINY, "c.st": TINY})
+    out = snakemake("-n", "--configfile", str(path)).stdout
+    jobs = {line.split()[0]: int(line.split()[1]) for line in out.splitlines()
+            if len(line.split()) == 2 and line.split()[1].isdigit()}
+    assert jobs["ingest"] == jobs["measures"] == jobs["rareness"] == 3 and jobs["summary"] == 1
+
+
+@pytest.mark.parametrize("track", ["a/b", "a b", "cast(2021)"])
+def test_a_track_id_outside_the_safe_set_stops_the_dry_run_naming_it(tmp_path, track):
+    proc = snakemake("-n", "--configfile", str(local_track_config(tmp_path, {track: TINY})), check=False)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and f"track id {track!r} is not allowed" in out and "Traceback" not in out
+    assert not (tmp_path / "results").exists()

@@ -1,17 +1,33 @@
+import re
 import sys
 from pathlib import Path
 
+from snakemake.exceptions import WorkflowError
+from snakemake.utils import validate
+
 sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 
+from reeval.config_check import check_config, check_track_ids
 from reeval.ingest import TRACK_FILES
 from reeval.pipeline import MEASURES_FILES
 from reeval.study import REQUIRED_MEASURES as STUDY_MEASURES
 from reeval.tracks import is_fetched, resolve_qrels, resolve_runs, study_tracks, track_options
+from reeval.trecio import InputError
 
+SCHEMA = str(Path(workflow.basedir) / "config" / "schema.yaml")
+try:  # a bad track id: one message naming it (the schema's would be a dump)
+    check_config(config)
+except InputError as exc:
+    raise WorkflowError(str(exc)) from None
+validate(config, SCHEMA)
 RESULTS = config.get("results", "results")
 if config.get("manifest"):  # a study: the manifest's selected tracks join the config's own
     config["tracks"] = study_tracks(config)
-    validate({"tracks": config["tracks"]}, str(Path(workflow.basedir) / "config" / "schema.yaml"))
+    try:
+        check_track_ids(config["tracks"], config["manifest"])
+    except InputError as exc:
+        raise WorkflowError(str(exc)) from None
+    validate({"tracks": config["tracks"]}, SCHEMA)
 TRACKS = sorted(config["tracks"])
 SUMMARY_FILES = [f"{RESULTS}/summary/{name}" for name in ("runs.parquet", "runs.csv", "tracks.csv")]
 INCLUSION = f"{RESULTS}/summary/inclusion.csv"
@@ -22,7 +38,7 @@ DEFAULT_MEASURES = ["official", "P.20,30,100,1000", "recall.100,1000", "ndcg", "
 
 
 wildcard_constraints:
-    track="|".join(map(str, TRACKS)) if TRACKS else "[^/]+",
+    track="|".join(map(re.escape, TRACKS)) if TRACKS else "[^/]+",
 
 
 def is_synthetic(track):
