@@ -230,3 +230,15 @@ def test_a_track_id_outside_the_safe_set_stops_the_dry_run_naming_it(tmp_path, t
     out = proc.stdout + proc.stderr
     assert proc.returncode != 0 and f"track id {track!r} is not allowed" in out and "Traceback" not in out
     assert not (tmp_path / "results").exists()
+
+
+def test_a_manifest_track_id_outside_the_safe_set_stops_the_dry_run_naming_it(tmp_path):
+    entry = {"urls": {"qrels": [{"url": "file:///none/qrels"}], "runs": [{"url": "file:///none/r", "run": "r"}]}}
+    manifest = tmp_path / "manifest.yaml"
+    manifest.write_text(yaml.safe_dump({"tracks": {"good": entry, "bad id": entry}}))
+    path = tmp_path / "study.yaml"
+    path.write_text(yaml.safe_dump({"results": str(tmp_path / "results"), "manifest": str(manifest),
+                                    "study": {"tracks": "all"}}))
+    proc = snakemake("-n", "--configfile", str(path), check=False)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and f"{manifest}: track id 'bad id' is not allowed" in out and "Traceback" not in out
