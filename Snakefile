@@ -14,7 +14,7 @@ if not workflow.config_settings.configfiles:
 
 
 
-# common.smk checks the config (track ids, then the schema) before any rule
+# common.smk checks the config (track ids, measure names, then the schema) before any rule
 include: "workflow/rules/common.smk"
 include: "workflow/rules/fetched.smk"
 include: "workflow/rules/synthetic.smk"

@@ -8,7 +8,8 @@ from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
 from conftest import ROOT
-from reeval.config_check import TRACK_ID, ConfigError, check_config
+from reeval.config_check import TRACK_ID, ConfigError, check_config, check_measures
+from reeval.measures import ACCEPTED_MEASURES, parse_measures
 from reeval.tracks import resolve_qrels, resolve_runs, track_options
 
 SCHEMA = str(ROOT / "config" / "schema.yaml")
@@ -18,8 +19,9 @@ def load(name):
     return yaml.safe_load((ROOT / "config" / name).read_text())
 
 
-@pytest.mark.parametrize("name", ["config.yaml", "shared-data.yaml"])
+@pytest.mark.parametrize("name", ["config.yaml", "shared-data.yaml", "simulated-study.yaml", "trec-study.yaml"])
 def test_shipped_configs_are_valid(name):
+    check_config(load(name))
     validate(load(name), SCHEMA)
 
 
@@ -86,3 +88,25 @@ def test_safe_track_ids_pass_the_check_and_the_schema():
     validate(cfg, SCHEMA)
     schema = yaml.safe_load((ROOT / "config" / "schema.yaml").read_text())
     assert schema["$defs"]["track_id"]["pattern"] == TRACK_ID
+
+
+@pytest.mark.parametrize("spec, named", [
+    ("mapp", "unknown measure 'mapp'"),
+    ("P.0", "measure 'P.0': cutoffs must be positive integers"),
+    ("ASL@g1-0", "unknown measure 'ASL@g1-0'"),
+    ("P_rareness@100", "unknown measure 'P_rareness@100'; rareness measures are listed under rareness.measures"),
+])
+def test_a_measure_the_measures_rule_cannot_compute_is_named_with_what_is_accepted(spec, named):
+    cfg = load("config.yaml")
+    cfg["measures"] = ["map", spec, "ndcg"]
+    with pytest.raises(ConfigError, match=re.escape(f"measures: {named}") + ".*; accepted: map, gm_map, P, "):
+        check_config(cfg)
+
+
+def test_every_name_the_message_lists_is_accepted():
+    names = re.sub(r"\([^)]*\)", "", ACCEPTED_MEASURES).replace(".k", ".10").replace("@k", "@10")
+    names = [n.strip().replace("-n", "-10") for n in names.split(",")]
+    assert len(names) == 28
+    for name in names:
+        assert parse_measures([name]), name
+    check_measures(names)

@@ -242,3 +242,11 @@ def test_a_manifest_track_id_outside_the_safe_set_stops_the_dry_run_naming_it(tm
     proc = snakemake("-n", "--configfile", str(path), check=False)
     out = proc.stdout + proc.stderr
     assert proc.returncode != 0 and f"{manifest}: track id 'bad id' is not allowed" in out and "Traceback" not in out
+
+
+def test_an_unknown_measure_stops_the_dry_run_naming_it(tmp_path):
+    proc = snakemake("-n", "--configfile", str(local_track_config(tmp_path, {"t": TINY}, measures=["map", "mapp"])),
+                     check=False)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and "Traceback" not in out
+    assert "measures: unknown measure 'mapp'; accepted: map, gm_map," in out

@@ -15,7 +15,7 @@ from reeval.tracks import is_fetched, resolve_qrels, resolve_runs, study_tracks,
 from reeval.trecio import InputError
 
 SCHEMA = str(Path(workflow.basedir) / "config" / "schema.yaml")
-try:  # a bad track id: one message naming it (the schema's would be a dump)
+try:  # a bad track id or measure: one message naming it (the schema's would be a dump)
     check_config(config)
 except InputError as exc:
     raise WorkflowError(str(exc)) from None
