@@ -7,10 +7,11 @@ import yaml
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
-from conftest import ROOT
+from conftest import ROOT, write_lines
 from reeval.config_check import TRACK_ID, ConfigError, check_config, check_measures
 from reeval.measures import ACCEPTED_MEASURES, parse_measures
-from reeval.tracks import resolve_qrels, resolve_runs, track_options
+from reeval.tracks import local_track_files, resolve_qrels, resolve_runs, track_options
+from reeval.trecio import InputError
 
 SCHEMA = str(ROOT / "config" / "schema.yaml")
 
@@ -110,3 +111,33 @@ def test_every_name_the_message_lists_is_accepted():
     for name in names:
         assert parse_measures([name]), name
     check_measures(names)
+
+
+def test_local_track_files_are_resolved_once_and_a_missing_one_names_its_track(tmp_path):
+    q = write_lines(tmp_path / "qrels.txt", ["1 0 D 1"])
+    (tmp_path / "runs").mkdir()
+    write_lines(tmp_path / "runs" / "r1", ["1 Q0 D 1 1 r1"])
+    tracks = {"ok": {"qrels": str(q), "runs": str(tmp_path / "runs")}, "gen": {"synthetic": "syn-graded"},
+              "far": {"urls": {"qrels": [], "runs": []}}}
+    assert local_track_files(tracks) == {"ok": {"qrels": str(q), "runs": [str(tmp_path / "runs" / "r1")]}}
+    tracks["lost"] = {"qrels": str(tmp_path / "nope.txt"), "runs": str(tmp_path / "runs")}
+    with pytest.raises(ConfigError, match=re.escape(f"tracks: lost: qrels '{tmp_path / 'nope.txt'}' must name")):
+        local_track_files(tracks)
+    tracks["lost"] = {"qrels": str(q), "runs": [str(tmp_path / "runs" / "*.gz")]}
+    with pytest.raises(ConfigError, match="tracks: lost: no run files found"):
+        local_track_files(tracks)
+
+
+def test_config_values_a_rule_cannot_use_are_input_errors(tmp_path):
+    from reeval.ingest import ingest_track, write_track
+    from reeval.rareness_report import options, track_rareness
+    from reeval.study import label_runs
+
+    with pytest.raises(InputError, match="study.techniques: run 'p_bm25' matches groups 'a' and 'b'"):
+        label_runs(["p_bm25"], {"a": ["p_*"], "b": ["*bm25"]})
+    q = write_lines(tmp_path / "qrels.txt", ["1 0 D 1"])
+    runs = [write_lines(tmp_path / f"r{i}", [f"1 Q0 D 1 1 r{i}"]) for i in range(2)]
+    write_track(ingest_track("t", q, runs), tmp_path / "t")
+    opts = options({"trials": 2, "synthetic": {"topics": {"t": "99"}}})
+    with pytest.raises(InputError, match="rareness.synthetic.topics: topic '99' is not a qrels topic of track 't'"):
+        track_rareness("t", tmp_path / "t", tmp_path / "out", opts)

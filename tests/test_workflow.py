@@ -250,3 +250,14 @@ def test_an_unknown_measure_stops_the_dry_run_naming_it(tmp_path):
     out = proc.stdout + proc.stderr
     assert proc.returncode != 0 and "Traceback" not in out
     assert "measures: unknown measure 'mapp'; accepted: map, gm_map," in out
+
+
+def test_a_local_track_whose_qrels_are_missing_stops_the_dry_run_naming_it(tmp_path):
+    path = local_track_config(tmp_path, {"t": TINY})
+    cfg = yaml.safe_load(path.read_text())
+    cfg["tracks"]["t"]["qrels"] += ".missing"
+    path.write_text(yaml.safe_dump(cfg))
+    proc = snakemake("-n", "--configfile", str(path), check=False)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and "Traceback" not in out
+    assert f"tracks: t: qrels '{cfg['tracks']['t']['qrels']}' must name exactly one existing file" in out

@@ -28,6 +28,7 @@ from . import rareness as rr
 from . import rareness_analysis as ra
 from .ingest import atomic_write, write_csv, write_parquet
 from .pipeline import read_track_tables
+from .config_check import ConfigError
 from .measures import build_grid
 from .run_inclusion import included_runs, read_ingest_report
 
@@ -129,7 +130,7 @@ def _synthetic(hits: rr.Hits, opts: dict, track: str) -> pd.DataFrame:
     topics = {str(t): str(q) for t, q in (syn.get("topics") or {}).items()}
     if track in topics:
         if topics[track] not in hits.topics:
-            raise ValueError(f"rareness.synthetic.topics: topic {topics[track]!r} is not a qrels "
+            raise ConfigError(f"rareness.synthetic.topics: topic {topics[track]!r} is not a qrels "
                              f"topic of track {track!r}")
         t = hits.topics.index(topics[track])
     else:

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .config_check import ConfigError
 from .measures import row_sums
 from .stats import all_pairs_ttest, kendall_tau
 
@@ -530,14 +531,14 @@ def label_runs(runs, groups: dict) -> dict:
     """run -> group for the runs matching a group's fnmatch patterns (``p_bm25*``).
 
     A run matching no group is unlabelled (absent); one matching two groups raises
-    ValueError naming it.
+    ConfigError (a ValueError) naming it.
     """
     out = {}
     for group, patterns in groups.items():
         for run in runs:
             if any(fnmatch.fnmatchcase(str(run), pat) for pat in patterns):
                 if run in out and out[run] != group:
-                    raise ValueError(f"run {run!r} matches groups {out[run]!r} and {group!r}")
+                    raise ConfigError(f"study.techniques: run {run!r} matches groups {out[run]!r} and {group!r}")
                 out[run] = group
     return out
 

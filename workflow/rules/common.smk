@@ -11,7 +11,7 @@ from reeval.config_check import check_config, check_track_ids
 from reeval.ingest import TRACK_FILES
 from reeval.pipeline import MEASURES_FILES
 from reeval.study import REQUIRED_MEASURES as STUDY_MEASURES
-from reeval.tracks import is_fetched, resolve_qrels, resolve_runs, study_tracks, track_options
+from reeval.tracks import is_fetched, local_track_files, resolve_runs, study_tracks, track_options
 from reeval.trecio import InputError
 
 SCHEMA = str(Path(workflow.basedir) / "config" / "schema.yaml")
@@ -29,6 +29,10 @@ if config.get("manifest"):  # a study: the manifest's selected tracks join the c
         raise WorkflowError(str(exc)) from None
     validate({"tracks": config["tracks"]}, SCHEMA)
 TRACKS = sorted(config["tracks"])
+try:  # a local track whose qrels or runs name no file: one message naming it
+    LOCAL_FILES = local_track_files(config["tracks"])
+except InputError as exc:
+    raise WorkflowError(str(exc)) from None
 SUMMARY_FILES = [f"{RESULTS}/summary/{name}" for name in ("runs.parquet", "runs.csv", "tracks.csv")]
 INCLUSION = f"{RESULTS}/summary/inclusion.csv"
 # every output of one track ({track} unfilled); rule files that add per-track outputs extend it
@@ -53,4 +57,4 @@ def ingest_inputs(wildcards):
     if is_fetched(entry):  # fetched and unpacked by the fetch checkpoint (fetch.smk)
         folder = checkpoints.fetch.get(track=wildcards.track).output.folder
         return {"qrels": f"{folder}/qrels.txt", "runs": resolve_runs(f"{folder}/runs")}
-    return {"qrels": resolve_qrels(entry["qrels"]), "runs": resolve_runs(entry["runs"])}
+    return LOCAL_FILES[wildcards.track]
