@@ -32,6 +32,7 @@ rule all:
         *TRACK_OUTPUTS,  # every track's tables and analyses (fetched tracks: those the fetch found usable)
         SUMMARY_FILES,
         INCLUSION,
+        RUN_INCLUSION,
         RARENESS_SUMMARY_FILES,
         STUDY_FILES,
         LEXI_SUMMARY_FILES,

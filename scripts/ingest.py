@@ -3,6 +3,7 @@ from pathlib import Path
 
 from _log import rule_log
 from reeval.ingest import ingest_track, write_track
+from reeval.run_inclusion import excluded_messages, run_inclusion
 from reeval.tracks import resolve_runs
 
 sm = snakemake  # noqa: F821
@@ -17,5 +18,8 @@ with rule_log(sm) as log:
                           on_malformed=opts["on_malformed"], grade_map=opts["grade_map"],
                           threads=sm.threads)
     write_track(tables, Path(sm.output[0]).parent)
-    log.info("ingested %s: %d runs, %d run lines kept, %d judged rows", sm.wildcards.track,
-             len(runs), tables.runs.num_rows, tables.judged.num_rows)
+    runs_in = run_inclusion(tables.report)
+    log.info("ingested %s: %d runs (%d kept a line), %d run lines kept, %d judged rows", sm.wildcards.track,
+             len(runs), int(runs_in.included.sum()), tables.runs.num_rows, tables.judged.num_rows)
+    for message in excluded_messages(runs_in):
+        log.warning(message)

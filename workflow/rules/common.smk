@@ -35,6 +35,7 @@ except InputError as exc:
     raise WorkflowError(str(exc)) from None
 SUMMARY_FILES = [f"{RESULTS}/summary/{name}" for name in ("runs.parquet", "runs.csv", "tracks.csv")]
 INCLUSION = f"{RESULTS}/summary/inclusion.csv"
+RUN_INCLUSION = f"{RESULTS}/summary/run_inclusion.csv"
 # every output of one track ({track} unfilled); rule files that add per-track outputs extend it
 PER_TRACK_FILES = [f"{RESULTS}/tracks/{{track}}/{name}" for name in TRACK_FILES + MEASURES_FILES]
 DEFAULT_MEASURES = ["official", "P.20,30,100,1000", "recall.100,1000", "ndcg", "ndcg_cut.10,20",
