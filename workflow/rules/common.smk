@@ -15,24 +15,26 @@ from reeval.tracks import is_fetched, local_track_files, resolve_runs, study_tra
 from reeval.trecio import InputError
 
 SCHEMA = str(Path(workflow.basedir) / "config" / "schema.yaml")
-try:  # a bad track id or measure: one message naming it (the schema's would be a dump)
-    check_config(config)
-except InputError as exc:
-    raise WorkflowError(str(exc)) from None
+
+
+def checked(check, *args):
+    """check(*args); its InputError (a bad track id, measure or file) stops the workflow with
+    the one message naming the value (the schema's would be a dump, an input function's a traceback)."""
+    try:
+        return check(*args)
+    except InputError as exc:
+        raise WorkflowError(str(exc)) from None
+
+
+checked(check_config, config)
 validate(config, SCHEMA)
 RESULTS = config.get("results", "results")
 if config.get("manifest"):  # a study: the manifest's selected tracks join the config's own
     config["tracks"] = study_tracks(config)
-    try:
-        check_track_ids(config["tracks"], config["manifest"])
-    except InputError as exc:
-        raise WorkflowError(str(exc)) from None
+    checked(check_track_ids, config["tracks"], config["manifest"])
     validate({"tracks": config["tracks"]}, SCHEMA)
 TRACKS = sorted(config["tracks"])
-try:  # a local track whose qrels or runs name no file: one message naming it
-    LOCAL_FILES = local_track_files(config["tracks"])
-except InputError as exc:
-    raise WorkflowError(str(exc)) from None
+LOCAL_FILES = checked(local_track_files, config["tracks"])  # track -> its qrels and run files
 SUMMARY_FILES = [f"{RESULTS}/summary/{name}" for name in ("runs.parquet", "runs.csv", "tracks.csv")]
 INCLUSION = f"{RESULTS}/summary/inclusion.csv"
 RUN_INCLUSION = f"{RESULTS}/summary/run_inclusion.csv"
