@@ -2,7 +2,7 @@
 #   snakemake --cores 2                                   built-in synthetic campaign (offline)
 #   snakemake --cores 2 --configfile config/shared-data.yaml   the real tracks in ../shared/data
 #   snakemake --cores 4 --configfile config/trec-study.yaml    the TREC study (downloads; README)
-from snakemake.utils import min_version, validate
+from snakemake.utils import min_version
 
 min_version("8.0")
 
@@ -14,9 +14,7 @@ if not workflow.config_settings.configfiles:
 
 
 
-validate(config, "config/schema.yaml")
-
-
+# common.smk checks the config (track ids, measure names, then the schema) before any rule
 include: "workflow/rules/common.smk"
 include: "workflow/rules/fetched.smk"
 include: "workflow/rules/synthetic.smk"
@@ -34,6 +32,7 @@ rule all:
         *TRACK_OUTPUTS,  # every track's tables and analyses (fetched tracks: those the fetch found usable)
         SUMMARY_FILES,
         INCLUSION,
+        RUN_INCLUSION,
         RARENESS_SUMMARY_FILES,
         STUDY_FILES,
         LEXI_SUMMARY_FILES,

@@ -1,15 +1,53 @@
-"""Send a rule script's stderr and logging to its Snakemake log file."""
+"""The frame of every rule script: its stderr and logging go to the rule's log, and bad
+input ends it with one clear line instead of a traceback.
+
+    with rule_log(snakemake) as log:
+        ...  # the script's body
+"""
 
 import logging
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 # the package itself, also when a rule runs in a conda environment without it installed
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
+from reeval.trecio import InputError  # noqa: E402
+
+#: errors of the input, not of the code: a bad line or file (InputError, TrecFormatError),
+#: a file that is missing or cannot be read (OSError: FileNotFoundError from resolve_qrels
+#: and resolve_runs, PermissionError ...)
+BAD_INPUT = (InputError, OSError)
+
 
 def to_log(snakemake):
+    """Send stderr and the ``reeval`` logger to the rule's log file (if it has one)."""
     if snakemake.log:
         sys.stderr = open(snakemake.log[0], "w", buffering=1)
-    logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(message)s")
+    logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(message)s", force=True)
     return logging.getLogger("reeval")
+
+
+def one_line(exc: BaseException) -> str:
+    """The error as one line: its message (which names the file and line), newlines folded."""
+    return "error: " + " ".join(str(exc).split("\n"))
+
+
+@contextmanager
+def rule_log(snakemake):
+    """Run a script's body with :func:`to_log`; yields the logger.
+
+    Bad input (:data:`BAD_INPUT`) is written as one line to the log and to the console
+    (``sys.__stderr__``, so Snakemake's output names the file), and the script exits with
+    status 1. Any other exception is a bug: it propagates and its traceback goes to the log.
+    """
+    log = to_log(snakemake)
+    try:
+        yield log
+    except BAD_INPUT as exc:
+        line = one_line(exc)
+        log.error(line)
+        if sys.stderr is not sys.__stderr__:
+            print(line, file=sys.__stderr__, flush=True)
+        sys.exit(1)

@@ -1,14 +1,20 @@
-"""Rule inclusion: every track of the study, included in the cross-track tables or not, and why."""
+"""Rule inclusion: every track of the study and every ingested run, included or not, and why."""
 from pathlib import Path
 
-from _log import to_log
+from _log import rule_log
 from reeval.ingest import write_csv
 from reeval.inclusion import inclusion_table, read_status
+from reeval.run_inclusion import excluded_messages, study_run_inclusion
 
 sm = snakemake  # noqa: F821
-log = to_log(sm)
-statuses = {track: read_status(path) for track, path in sm.params.statuses.items()}
-reports = {Path(path).parent.name: path for path in sm.input.reports}  # <results>/tracks/<track>/...
-table = inclusion_table(sm.params.entries, statuses, reports, sm.params.min_runs)
-write_csv(table, sm.output[0])
-log.info("%d of %d tracks included", int(table.included.sum()), len(table))
+with rule_log(sm) as log:
+    statuses = {track: read_status(path) for track, path in sm.params.statuses.items()}
+    reports = {Path(path).parent.name: path for path in sm.input.reports}  # <results>/tracks/<track>/...
+    table = inclusion_table(sm.params.entries, statuses, reports, sm.params.min_runs)
+    runs = study_run_inclusion(reports)
+    write_csv(table, sm.output.tracks)
+    write_csv(runs, sm.output.runs)
+    log.info("%d of %d tracks included; %d of %d ingested runs kept a line", int(table.included.sum()),
+             len(table), int(runs.included.sum()), len(runs))
+    for message in excluded_messages(runs):
+        log.warning(message)

@@ -1,20 +1,25 @@
 """Rule ingest: parse a track once and write its central tables."""
 from pathlib import Path
 
-from _log import to_log
+from _log import rule_log
 from reeval.ingest import ingest_track, write_track
+from reeval.run_inclusion import excluded_messages, run_inclusion
 from reeval.tracks import resolve_runs
 
 sm = snakemake  # noqa: F821
-log = to_log(sm)
-if "synthetic" in sm.input.keys():
-    qrels, runs = str(Path(sm.input.synthetic) / "qrels.txt"), resolve_runs(str(Path(sm.input.synthetic) / "runs"))
-else:
-    qrels, runs = sm.input.qrels, list(sm.input.runs)
-opts = sm.params.options
-tables = ingest_track(sm.wildcards.track, qrels, runs, precision=opts["precision"],
-                      on_malformed=opts["on_malformed"], grade_map=opts["grade_map"],
-                      threads=sm.threads)
-write_track(tables, Path(sm.output[0]).parent)
-log.info("ingested %s: %d runs, %d run lines kept, %d judged rows", sm.wildcards.track,
-         len(runs), tables.runs.num_rows, tables.judged.num_rows)
+with rule_log(sm) as log:
+    if "synthetic" in sm.input.keys():
+        folder = Path(sm.input.synthetic)
+        qrels, runs = str(folder / "qrels.txt"), resolve_runs(str(folder / "runs"))
+    else:
+        qrels, runs = sm.input.qrels, list(sm.input.runs)
+    opts = sm.params.options
+    tables = ingest_track(sm.wildcards.track, qrels, runs, precision=opts["precision"],
+                          on_malformed=opts["on_malformed"], grade_map=opts["grade_map"],
+                          threads=sm.threads)
+    write_track(tables, Path(sm.output[0]).parent)
+    runs_in = run_inclusion(tables.report)
+    log.info("ingested %s: %d runs (%d kept a line), %d run lines kept, %d judged rows", sm.wildcards.track,
+             len(runs), int(runs_in.included.sum()), tables.runs.num_rows, tables.judged.num_rows)
+    for message in excluded_messages(runs_in):
+        log.warning(message)

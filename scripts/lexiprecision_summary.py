@@ -1,13 +1,13 @@
 """Rule lexiprecision_summary: cross-track tables, figures and the paper comparison."""
 from pathlib import Path
 
-from _log import to_log
+from _log import rule_log
 from reeval.inclusion import included_tracks
 from reeval.lexiprecision_report import summarize_lexiprecision
 
 sm = snakemake  # noqa: F821
-log = to_log(sm)
-tracks = included_tracks(sm.input.inclusion, sm.params.tracks)
-summarize_lexiprecision(tracks, Path(sm.output.files[0]).parent,
-                        {t: sm.params.levels[t] for t in tracks}, config=dict(sm.params.options))
-log.info("lexiprecision summary of %d tracks (%d not included)", len(tracks), len(sm.params.tracks) - len(tracks))
+with rule_log(sm) as log:
+    tracks = included_tracks(sm.input.inclusion, sm.params.tracks)
+    summarize_lexiprecision(tracks, Path(sm.output.files[0]).parent,
+                            {t: sm.params.levels[t] for t in tracks}, config=dict(sm.params.options))
+    log.info("lexiprecision summary of %d tracks (%d not included)", len(tracks), len(sm.params.tracks) - len(tracks))

@@ -1,12 +1,12 @@
 """Rule rareness: rareness measures and their analyses for one track."""
 from pathlib import Path
 
-from _log import to_log
+from _log import rule_log
 from reeval.rareness_report import track_rareness
 
 sm = snakemake  # noqa: F821
-log = to_log(sm)
-tables = track_rareness(sm.wildcards.track, Path(sm.input[0]).parent, Path(sm.output.tables[0]).parent,
-                        sm.params.options, rel_level=sm.params.relevance_level)
-log.info("rareness of %s: %d runs, %d measure x alpha rows", sm.wildcards.track,
-         tables["by_run"]["run"].nunique(), len(tables["tau"]))
+with rule_log(sm) as log:
+    tables = track_rareness(sm.wildcards.track, Path(sm.input[0]).parent, Path(sm.output.tables[0]).parent,
+                            sm.params.options, rel_level=sm.params.relevance_level)
+    log.info("rareness of %s: %d runs, %d measure x alpha rows", sm.wildcards.track,
+             tables["by_run"]["run"].nunique(), len(tables["tau"]))

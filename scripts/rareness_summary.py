@@ -1,12 +1,12 @@
 """Rule rareness_summary: rareness analyses across tracks and beside the paper's numbers."""
 from pathlib import Path
 
-from _log import to_log
+from _log import rule_log
 from reeval.inclusion import included_tracks
 from reeval.rareness_report import summarize_rareness
 
 sm = snakemake  # noqa: F821
-log = to_log(sm)
-tracks = included_tracks(sm.input.inclusion, sm.params.tracks)
-summarize_rareness(tracks, Path(sm.output.tables[0]).parent, sm.params.options)
-log.info("rareness summary of %d tracks (%d not included)", len(tracks), len(sm.params.tracks) - len(tracks))
+with rule_log(sm) as log:
+    tracks = included_tracks(sm.input.inclusion, sm.params.tracks)
+    summarize_rareness(tracks, Path(sm.output.tables[0]).parent, sm.params.options)
+    log.info("rareness summary of %d tracks (%d not included)", len(tracks), len(sm.params.tracks) - len(tracks))

@@ -1,11 +1,12 @@
 """Rule study: cross-track tables, figures 1-4 and summary.md of the ASL study."""
 from pathlib import Path
 
-from _log import to_log
+from _log import rule_log
 from reeval.inclusion import included_tracks
 from reeval.study_report import study
 
 sm = snakemake  # noqa: F821
-log = to_log(sm)
-info = study(included_tracks(sm.input.inclusion, sm.params.tracks), Path(sm.output.summary).parent, sm.params.options)
-log.info("ASL study over %d tracks, %d runs", info["tracks"], info["runs"])
+with rule_log(sm) as log:
+    info = study(included_tracks(sm.input.inclusion, sm.params.tracks), Path(sm.output.summary).parent,
+                 sm.params.options)
+    log.info("ASL study over %d tracks, %d runs", info["tracks"], info["runs"])

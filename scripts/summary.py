@@ -1,12 +1,12 @@
 """Rule summary: cross-track tables of the tracks the inclusion table includes."""
 from pathlib import Path
 
-from _log import to_log
+from _log import rule_log
 from reeval.inclusion import included_tracks
 from reeval.pipeline import summarize
 
 sm = snakemake  # noqa: F821
-log = to_log(sm)
-tracks = included_tracks(sm.input.inclusion, sm.params.tracks)
-summarize(tracks, Path(sm.output[0]).parent, {t: sm.params.levels[t] for t in tracks})
-log.info("summarized %d tracks (%d not included)", len(tracks), len(sm.params.tracks) - len(tracks))
+with rule_log(sm) as log:
+    tracks = included_tracks(sm.input.inclusion, sm.params.tracks)
+    summarize(tracks, Path(sm.output[0]).parent, {t: sm.params.levels[t] for t in tracks})
+    log.info("summarized %d tracks (%d not included)", len(tracks), len(sm.params.tracks) - len(tracks))

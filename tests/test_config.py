@@ -1,12 +1,17 @@
 """Workflow configuration: schema validation and track resolution."""
 
+import re
+
 import pytest
 import yaml
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
-from conftest import ROOT
-from reeval.tracks import resolve_qrels, resolve_runs, track_options
+from conftest import ROOT, write_lines
+from reeval.config_check import TRACK_ID, ConfigError, check_config, check_measures
+from reeval.measures import ACCEPTED_MEASURES, parse_measures
+from reeval.tracks import local_track_files, resolve_qrels, resolve_runs, track_options
+from reeval.trecio import InputError
 
 SCHEMA = str(ROOT / "config" / "schema.yaml")
 
@@ -15,8 +20,9 @@ def load(name):
     return yaml.safe_load((ROOT / "config" / name).read_text())
 
 
-@pytest.mark.parametrize("name", ["config.yaml", "shared-data.yaml"])
+@pytest.mark.parametrize("name", ["config.yaml", "shared-data.yaml", "simulated-study.yaml", "trec-study.yaml"])
 def test_shipped_configs_are_valid(name):
+    check_config(load(name))
     validate(load(name), SCHEMA)
 
 
@@ -54,3 +60,84 @@ def test_resolve_runs_folder_glob_list(tmp_path):
     with pytest.raises(FileNotFoundError):
         resolve_qrels(str(tmp_path / "*.gz"))
     assert resolve_qrels(str(tmp_path / "c.*")).endswith("c.txt")
+
+
+BAD_IDS = ["a/b", "a b", ".hidden", "cast(2021)", "t*", "", "piste-é"]
+GOOD_IDS = ["cast+2021", "trec-covid-round1", "CLEF_2015.v2", "2021", "-x"]
+
+
+@pytest.mark.parametrize("track", BAD_IDS)
+def test_track_ids_outside_the_safe_set_are_refused_naming_the_id(track):
+    cfg = load("config.yaml")
+    cfg["tracks"][track] = {"synthetic": "syn-graded"}
+    with pytest.raises(ConfigError, match=re.escape(f"tracks: track id {track!r} is not allowed")):
+        check_config(cfg)
+    with pytest.raises(WorkflowError, match="does not match"):
+        validate(cfg, SCHEMA)
+    cfg = {"manifest": "m.yaml", "study": {"tracks": ["ok", track]}}
+    with pytest.raises(ConfigError, match=re.escape(f"study.tracks: track id {track!r}")):
+        check_config(cfg)
+    with pytest.raises(WorkflowError):
+        validate(cfg, SCHEMA)
+
+
+def test_safe_track_ids_pass_the_check_and_the_schema():
+    cfg = load("config.yaml")
+    cfg["tracks"] = {track: {"synthetic": "syn-graded"} for track in GOOD_IDS}
+    cfg["study"]["tracks"] = GOOD_IDS
+    check_config(cfg)
+    validate(cfg, SCHEMA)
+    schema = yaml.safe_load((ROOT / "config" / "schema.yaml").read_text())
+    assert schema["$defs"]["track_id"]["pattern"] == TRACK_ID
+
+
+@pytest.mark.parametrize("spec, named", [
+    ("mapp", "unknown measure 'mapp'"),
+    ("P.0", "measure 'P.0': cutoffs must be positive integers"),
+    ("ASL@g1-0", "unknown measure 'ASL@g1-0'"),
+    ("P_rareness@100", "unknown measure 'P_rareness@100'; rareness measures are listed under rareness.measures"),
+])
+def test_a_measure_the_measures_rule_cannot_compute_is_named_with_what_is_accepted(spec, named):
+    cfg = load("config.yaml")
+    cfg["measures"] = ["map", spec, "ndcg"]
+    with pytest.raises(ConfigError, match=re.escape(f"measures: {named}") + ".*; accepted: map, gm_map, P, "):
+        check_config(cfg)
+
+
+def test_every_name_the_message_lists_is_accepted():
+    names = re.sub(r"\([^)]*\)", "", ACCEPTED_MEASURES).replace(".k", ".10").replace("@k", "@10")
+    names = [n.strip().replace("-n", "-10") for n in names.split(",")]
+    assert len(names) == 28
+    for name in names:
+        assert parse_measures([name]), name
+    check_measures(names)
+
+
+def test_local_track_files_are_resolved_once_and_a_missing_one_names_its_track(tmp_path):
+    q = write_lines(tmp_path / "qrels.txt", ["1 0 D 1"])
+    (tmp_path / "runs").mkdir()
+    write_lines(tmp_path / "runs" / "r1", ["1 Q0 D 1 1 r1"])
+    tracks = {"ok": {"qrels": str(q), "runs": str(tmp_path / "runs")}, "gen": {"synthetic": "syn-graded"},
+              "far": {"urls": {"qrels": [], "runs": []}}}
+    assert local_track_files(tracks) == {"ok": {"qrels": str(q), "runs": [str(tmp_path / "runs" / "r1")]}}
+    tracks["lost"] = {"qrels": str(tmp_path / "nope.txt"), "runs": str(tmp_path / "runs")}
+    with pytest.raises(ConfigError, match=re.escape(f"tracks: lost: qrels '{tmp_path / 'nope.txt'}' must name")):
+        local_track_files(tracks)
+    tracks["lost"] = {"qrels": str(q), "runs": [str(tmp_path / "runs" / "*.gz")]}
+    with pytest.raises(ConfigError, match="tracks: lost: no run files found"):
+        local_track_files(tracks)
+
+
+def test_config_values_a_rule_cannot_use_are_input_errors(tmp_path):
+    from reeval.ingest import ingest_track, write_track
+    from reeval.rareness_report import options, track_rareness
+    from reeval.study import label_runs
+
+    with pytest.raises(InputError, match="study.techniques: run 'p_bm25' matches groups 'a' and 'b'"):
+        label_runs(["p_bm25"], {"a": ["p_*"], "b": ["*bm25"]})
+    q = write_lines(tmp_path / "qrels.txt", ["1 0 D 1"])
+    runs = [write_lines(tmp_path / f"r{i}", [f"1 Q0 D 1 1 r{i}"]) for i in range(2)]
+    write_track(ingest_track("t", q, runs), tmp_path / "t")
+    opts = options({"trials": 2, "synthetic": {"topics": {"t": "99"}}})
+    with pytest.raises(InputError, match="rareness.synthetic.topics: topic '99' is not a qrels topic of track 't'"):
+        track_rareness("t", tmp_path / "t", tmp_path / "out", opts)

@@ -92,6 +92,21 @@ def test_number_of_systems_is_seeded_and_matches_a_loop(track):
     assert c.mean_tau.iloc[0] != row.mean_tau  # another seed, other samples
 
 
+def test_number_of_systems_with_fewer_runs_than_every_size_is_empty_with_its_columns(track):
+    _, runs, tables = track
+    hits = hits_of(tables, runs=[runs[0].rsplit("/", 1)[-1]])
+    out = ra.number_of_systems(hits, [("P_rareness", 0.0)], sizes=(2, 4), trials=5, seed=0)
+    assert out.empty and list(out.columns) == ["measure", "alpha", "n_systems", "trials", "valid_trials",
+                                               "mean_tau", "sd_tau"]
+
+
+def test_synthetic_ranks_without_a_real_run_rank_first(track):
+    _, _, tables = track
+    hits = hits_of(tables, runs=[])  # every run of the track left out
+    out = ra.synthetic_ranks(hits, ra.default_topic(hits), alphas=(0.0, 1.0), max_docs=5)
+    assert len(out) and (out["rank"] == 1).all() and out.best_real.isna().all() and (out.n_systems == 1).all()
+
+
 def test_stability_matches_a_loop_over_trials_and_pairs():
     rng = np.random.default_rng(1)
     X = np.round(rng.random((5, 9)), 1)  # coarse values: ties happen

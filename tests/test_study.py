@@ -240,6 +240,14 @@ def test_map_share_hand_computed(tiny):
     assert map_share(nothing).share.isna().all()
 
 
+@pytest.mark.parametrize("target", ["pooled", "map"])
+def test_map_share_of_no_document_is_an_empty_table(tiny, target):
+    """A track with no included run (or no relevant document) has no per-document rows."""
+    _, _, docs = tiny
+    empty = map_share(docs.iloc[:0], target=target)
+    assert empty.empty and list(empty.columns) == list(map_share(docs, target=target).columns)
+
+
 def test_techniques():
     assert rrie(0.5, 0.75, True) == 0.5 and rrie(11.0, 6.0, False) == 0.5
     assert np.isnan(rrie(1.0, 1.0, False))

@@ -181,3 +181,152 @@ def test_bad_config_stops_with_a_clear_message(tmp_path):
 def test_lint_is_clean():
     proc = snakemake("--lint", check=False)
     assert proc.returncode == 0 and "Congratulations" in proc.stdout + proc.stderr
+
+
+def test_a_malformed_run_line_fails_ingest_with_one_line_naming_file_and_line(tmp_path):
+    q = write_lines(tmp_path / "qrels.txt", ["1 0 D0 1", "1 0 D1 0"])
+    (tmp_path / "runs").mkdir()
+    bad = write_lines(tmp_path / "runs" / "r1", ["1 Q0 D0 1 2 r1", "1 Q0 D1 2"])
+    cfg = {"results": str(tmp_path / "results"), "measures": ["map"],
+           "tracks": {"bad": {"qrels": str(q), "runs": str(tmp_path / "runs")}}}
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    proc = snakemake("--cores", "1", "--configfile", str(path), check=False)
+    assert proc.returncode != 0
+    log = (tmp_path / "results" / "logs" / "ingest" / "bad.log").read_text()
+    assert len(log.splitlines()) == 1 and f"error: {bad}:2: expected 6" in log and "Traceback" not in log
+    assert f"error: {bad}:2: expected 6" in proc.stderr
+
+
+def local_track_config(tmp_path, tracks, **extra):
+    """A config of local tracks {id: (qrels lines, {run file: lines})} written under tmp_path."""
+    entries = {}
+    for i, (track, (qrels, runs)) in enumerate(tracks.items()):
+        folder = tmp_path / f"track{i}"
+        (folder / "runs").mkdir(parents=True)
+        for name, lines in runs.items():
+            write_lines(folder / "runs" / name, lines)
+        entries[track] = {"qrels": str(write_lines(folder / "qrels.txt", qrels)), "runs": str(folder / "runs")}
+    cfg = {"results": str(tmp_path / "results"), "measures": ["map"], "tracks": entries, **extra}
+    path = tmp_path / "study.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    return path
+
+
+TINY = (["1 0 D0 1", "1 0 D1 0"], {"r1": ["1 Q0 D0 1 2 r1"], "r2": ["1 Q0 D1 1 2 r2"]})
+
+
+def test_track_ids_with_regex_characters_build_the_dag(tmp_path):
+    path = local_track_config(tmp_path, {"cast+2021": TINY, "cast": TINY, "c.st": TINY})
+    out = snakemake("-n", "--configfile", str(path)).stdout
+    jobs = {line.split()[0]: int(line.split()[1]) for line in out.splitlines()
+            if len(line.split()) == 2 and line.split()[1].isdigit()}
+    assert jobs["ingest"] == jobs["measures"] == jobs["rareness"] == 3 and jobs["summary"] == 1
+
+
+@pytest.mark.parametrize("track", ["a/b", "a b", "cast(2021)"])
+def test_a_track_id_outside_the_safe_set_stops_the_dry_run_naming_it(tmp_path, track):
+    proc = snakemake("-n", "--configfile", str(local_track_config(tmp_path, {track: TINY})), check=False)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and f"track id {track!r} is not allowed" in out and "Traceback" not in out
+    assert not (tmp_path / "results").exists()
+
+
+def test_a_manifest_track_id_outside_the_safe_set_stops_the_dry_run_naming_it(tmp_path):
+    entry = {"urls": {"qrels": [{"url": "file:///none/qrels"}], "runs": [{"url": "file:///none/r", "run": "r"}]}}
+    manifest = tmp_path / "manifest.yaml"
+    manifest.write_text(yaml.safe_dump({"tracks": {"good": entry, "bad id": entry}}))
+    path = tmp_path / "study.yaml"
+    path.write_text(yaml.safe_dump({"results": str(tmp_path / "results"), "manifest": str(manifest),
+                                    "study": {"tracks": "all"}}))
+    proc = snakemake("-n", "--configfile", str(path), check=False)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and f"{manifest}: track id 'bad id' is not allowed" in out and "Traceback" not in out
+
+
+def test_an_unknown_measure_stops_the_dry_run_naming_it(tmp_path):
+    proc = snakemake("-n", "--configfile", str(local_track_config(tmp_path, {"t": TINY}, measures=["map", "mapp"])),
+                     check=False)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and "Traceback" not in out
+    assert "measures: unknown measure 'mapp'; accepted: map, gm_map," in out
+
+
+def test_a_local_track_whose_qrels_are_missing_stops_the_dry_run_naming_it(tmp_path):
+    path = local_track_config(tmp_path, {"t": TINY})
+    cfg = yaml.safe_load(path.read_text())
+    cfg["tracks"]["t"]["qrels"] += ".missing"
+    path.write_text(yaml.safe_dump(cfg))
+    proc = snakemake("-n", "--configfile", str(path), check=False)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and "Traceback" not in out
+    assert f"tracks: t: qrels '{cfg['tracks']['t']['qrels']}' must name exactly one existing file" in out
+
+
+def good_run(i):
+    return [f"{t} Q0 D{(d * 7 + i + t) % 30} {d + 1} {50 - d - i * 0.1:.2f} g{i}" for t in (1, 2, 3) for d in range(12)]
+
+
+QRELS = [f"{t} 0 D{d} {int((d + t) % 3 == 0)}" for t in (1, 2, 3) for d in range(0, 30, 2)]
+NO_LINE_KEPT = {"empty": [], "allnan": ["1 Q0 D0 1 nan x", "2 Q0 D2 1 nan x"], "unjudged": ["9 Q0 D0 1 1 x"]}
+
+
+@pytest.fixture(scope="module")
+def runs_without_lines(tmp_path_factory):
+    """A study whose tracks hold runs that keep no line: cast+2021 (5 runs that keep lines, 3
+    that keep none), few (2 and 1) and void (none and 2); min_runs 3."""
+    tmp = tmp_path_factory.mktemp("no-line")
+    tracks = {"cast+2021": (QRELS, {**{f"g{i}": good_run(i) for i in range(5)}, **NO_LINE_KEPT}),
+              "few": (QRELS, {"g0": good_run(0), "g1": good_run(1), "empty": []}),
+              "void": (QRELS, {"empty": [], "allnan": NO_LINE_KEPT["allnan"]})}
+    path = local_track_config(tmp, tracks, measures=["map", "P.10", "ASL"], study={"min_runs": 3},
+                              rareness={"trials": 10, "n_systems": [2, 4]},
+                              lexiprecision={"label_removal": {"samples": 2}})
+    snakemake("--cores", "2", "--configfile", str(path))
+    return tmp / "results"
+
+
+def test_runs_that_keep_no_line_are_named_and_left_out_of_every_analysis(runs_without_lines):
+    res = runs_without_lines
+    runs = pd.read_csv(res / "summary" / "run_inclusion.csv", keep_default_na=False)
+    left_out = runs[~runs.included].set_index(["track", "run"]).reason.to_dict()
+    assert left_out == {("cast+2021", "allnan"): "no line kept: 2 lines read: 2 nan_score",
+                        ("cast+2021", "empty"): "no line kept: empty file",
+                        ("cast+2021", "unjudged"): "no line kept: 1 line read: 1 unjudged_topic",
+                        ("few", "empty"): "no line kept: empty file",
+                        ("void", "allnan"): "no line kept: 2 lines read: 2 nan_score",
+                        ("void", "empty"): "no line kept: empty file"}
+    good = [f"g{i}" for i in range(5)]
+    assert sorted(runs[runs.included & (runs.track == "cast+2021")].run) == good
+    track = res / "tracks" / "cast+2021"
+    assert sorted(pd.read_parquet(track / "measures_by_run.parquet").run) == good
+    assert sorted(pd.read_parquet(track / "rareness" / "by_run.parquet").run.unique()) == good
+    pairs = pd.read_parquet(track / "lexiprecision" / "pairs.parquet")
+    assert sorted(set(pairs.run_i) | set(pairs.run_j)) == good
+    assert sorted(pd.read_parquet(track / "study" / "reordering_by_run.parquet").run.unique()) == good
+    assert pd.read_csv(res / "study" / "headroom.csv").set_index("track").n_runs.to_dict() == {"cast+2021": 5}
+    assert sorted(pd.read_csv(res / "summary" / "runs.csv").run) == good
+    for rule in ("ingest", "measures"):
+        log = (res / "logs" / rule / "cast+2021.log").read_text()
+        assert "cast+2021: run empty (" in log and "left out: no line kept: empty file" in log, rule
+        assert "run allnan (" in log and "run unjudged (" in log, rule
+    assert (res / "logs" / "inclusion" / "inclusion.log").read_text().count(" left out: ") == 6
+
+
+def test_tracks_csv_and_inclusion_csv_count_runs_alike(runs_without_lines):
+    res = runs_without_lines
+    inc = pd.read_csv(res / "summary" / "inclusion.csv").set_index("track")
+    assert inc.included.to_dict() == {"cast+2021": True, "few": False, "void": False}
+    assert inc.loc["few", "reason"] == "2 runs kept a line (1 kept no line); the study needs >= 3"
+    assert inc.loc["void", "reason"] == "0 runs kept a line (2 kept no line); the study needs >= 3"
+    assert inc.runs_ingested.to_dict() == {"cast+2021": 8, "few": 3, "void": 2}
+    runs = pd.read_csv(res / "summary" / "run_inclusion.csv", keep_default_na=False)
+    assert runs.groupby("track").included.sum().to_dict() == inc.runs_included.to_dict()
+    tracks = pd.read_csv(res / "summary" / "tracks.csv").set_index("track")
+    assert list(tracks.index) == ["cast+2021"]
+    assert (tracks.loc["cast+2021", "runs"], tracks.loc["cast+2021", "runs_excluded"]) == (5, 3)
+    assert tracks.loc["cast+2021", "runs"] == inc.loc["cast+2021", "runs_included"]
+    # the track without an included run still has its per-track tables and figures
+    void = res / "tracks" / "void"
+    assert pd.read_parquet(void / "measures_by_run.parquet").empty
+    assert (void / "rareness" / "tau.png").is_file() and (void / "study" / "fig5_document_asl.png").is_file()

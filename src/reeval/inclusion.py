@@ -23,6 +23,7 @@ import pandas as pd
 import pyarrow.compute as pc
 
 from .fetch import FileSpec, fetch_files, report_frame
+from .run_inclusion import read_ingest_report, run_inclusion
 from .trecio import parse_qrels, parse_run
 from .unpack import combine_qrels, place_run
 
@@ -159,15 +160,17 @@ def source_kind(entry: dict) -> str:
 
 
 INCLUSION_COLUMNS = ["track", "source", "year", "included", "reason", "runs_listed", "runs_fetched",
-                     "runs_parsed", "runs_ingested", "qrels_topics"]
+                     "runs_parsed", "runs_ingested", "runs_included", "qrels_topics"]
 
 
 def inclusion_table(entries: dict, statuses: dict, ingest_reports: dict, min_runs: int = MIN_RUNS) -> pd.DataFrame:
     """One row per track: included or not, and why.
 
     ``statuses``: track -> fetch status (``urls`` tracks); ``ingest_reports``: track ->
-    path of its ``ingest_report.csv`` (tracks that were ingested). A track is included when
-    it was ingested and at least ``min_runs`` runs kept a line.
+    path of its ``ingest_report.csv`` (tracks that were ingested). ``runs_ingested``
+    counts the track's run files, ``runs_included`` the runs its analyses use
+    (:func:`reeval.run_inclusion.run_inclusion`: runs that kept a line). A track is
+    included when it was ingested and at least ``min_runs`` runs are included.
     """
     rows = []
     for track in sorted(entries):
@@ -175,21 +178,21 @@ def inclusion_table(entries: dict, statuses: dict, ingest_reports: dict, min_run
         st = statuses.get(track, {})
         row = {"track": track, "source": source_kind(entry), "year": entry.get("year"),
                "runs_listed": st.get("runs_listed"), "runs_fetched": st.get("runs_fetched"),
-               "runs_parsed": st.get("runs_parsed"), "runs_ingested": None,
+               "runs_parsed": st.get("runs_parsed"), "runs_ingested": None, "runs_included": None,
                "qrels_topics": st.get("qrels_topics")}
         if st and not st.get("usable"):
             row.update(included=False, reason=st.get("reason"))
         elif track not in ingest_reports:
             row.update(included=False, reason="not ingested")
         else:
-            rep = pd.read_csv(ingest_reports[track])
-            runs = rep[rep.kind == "run"]
-            n = int((runs.kept > 0).sum())
-            row["runs_ingested"] = n
+            runs = run_inclusion(read_ingest_report(ingest_reports[track]))
+            n = int(runs.included.sum())
+            row.update(runs_ingested=len(runs), runs_included=n)
             if n >= min_runs:
                 row.update(included=True, reason="included")
             else:
-                row.update(included=False, reason=f"{n} runs with judged lines; the study needs >= {min_runs}")
+                left_out = f" ({len(runs) - n} kept no line)" if n < len(runs) else ""
+                row.update(included=False, reason=f"{n} runs kept a line{left_out}; the study needs >= {min_runs}")
         rows.append(row)
     return pd.DataFrame(rows, columns=INCLUSION_COLUMNS)
 

@@ -21,6 +21,7 @@ import pyarrow.parquet as pq
 
 from . import lexiprecision as lx
 from .ingest import atomic_write, write_csv, write_parquet
+from .run_inclusion import included_runs, read_ingest_report
 
 #: Per-track tables, each written as <name>.parquet and <name>.csv.
 TRACK_TABLES = ("profile", "table2_agreement", "table3_ties", "table4_discriminative_power",
@@ -114,8 +115,7 @@ def track_lexiprecision(track: str, track_dir, out_dir, rel_level: int = 1,
     opts = options(config)
     d = Path(track_dir)
     judged, depth, qrels = (pq.read_table(d / f"{n}.parquet") for n in ("judged", "depth", "qrels"))
-    report = pd.read_csv(d / "ingest_report.csv")
-    runs = sorted(report.loc[report.kind == "run", "run"].astype(str))
+    runs = included_runs(read_ingest_report(d))
     levels = int(opts["levels"])
     pv = lx.position_vectors(judged, qrels, depth, runs=runs, rel_level=rel_level, levels=levels)
     pc = lx.compare_pairs(pv, levels=levels)

@@ -98,6 +98,11 @@ _CUT_ALIASES = {"p": "P", "recall": "recall", "r": "recall", "ndcg_cut": "ndcg_c
 OFFICIAL = ("num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
             "recip_rank", "iprec_at_recall", "P")
 DEFAULT_ASL = ("ASL", "ASL@g1", "ASL@g1-10")
+#: what :func:`parse_measure` accepts, for error messages (k: cutoffs, e.g. ``P.5,10``)
+ACCEPTED_MEASURES = ("map, gm_map, P, P.k, recall, recall.k, ndcg, ndcg_cut, ndcg_cut.k, recip_rank, "
+                     "Rprec, bpref, iprec_at_recall, num_q, num_ret, num_rel, num_rel_ret, official, "
+                     "all_trec (trec_eval names; k as P_20 or P.5,10 too), AP, P@k, R@k, nDCG, nDCG@k, RR "
+                     "(ir_measures names), ASL, ASL@g1, ASL@g1-n")
 
 
 def parse_measure(spec: str) -> list[Measure]:

@@ -17,6 +17,7 @@ import pyarrow.parquet as pq
 
 from .ingest import write_csv, write_parquet
 from .measures import aggregate, build_grid, evaluate_grid, parse_measures, per_document
+from .run_inclusion import included_runs, read_ingest_report, run_inclusion
 
 MEASURES_FILES = ("measures_by_topic.parquet", "measures_by_run.parquet", "measures_by_run.csv",
                   "asl_by_document.parquet")
@@ -33,12 +34,12 @@ def track_measures(track: str, track_dir, out_dir, measure_specs, rel_level: int
                    unretrieved: str = "after_last") -> pd.DataFrame:
     """Compute and write the per-topic, per-run and per-document tables of one track.
 
-    Runs are those of the ingest report (a run left with no judged topic still appears,
-    scoring as if it retrieved nothing). Returns the per-run table.
+    Runs are the included runs of the ingest report (:func:`reeval.run_inclusion.included_runs`:
+    a run that kept no line is left out; one that kept lines but no judged document
+    scores as if it retrieved nothing). Returns the per-run table.
     """
     judged, depth, qrels = read_track_tables(track_dir)
-    report = pd.read_csv(Path(track_dir) / "ingest_report.csv")
-    runs = sorted(report.loc[report.kind == "run", "run"].astype(str))
+    runs = included_runs(read_ingest_report(track_dir))
     measures = parse_measures(measure_specs)
     grid = build_grid(judged, depth, qrels, runs=runs, keep_docno=True)
     scores = evaluate_grid(grid, measures, rel_level=rel_level, unretrieved=unretrieved)
@@ -60,12 +61,18 @@ def track_measures(track: str, track_dir, out_dir, measure_specs, rel_level: int
 
 def track_summary(track: str, by_run: pd.DataFrame, report: pd.DataFrame, qrels: pa.Table,
                   rel_level: int) -> dict:
-    """One row describing a track: sizes, what ingest dropped, best runs by MAP and ASL."""
+    """One row describing a track: sizes, what ingest dropped, best runs by MAP and ASL.
+
+    ``runs`` counts the included runs and ``runs_excluded`` those that kept no line
+    (:func:`reeval.run_inclusion.run_inclusion`, as ``inclusion.csv``); the line counts
+    cover every file of the report, left-out runs included.
+    """
     rel = qrels["rel"].to_numpy()
-    runs = report[report.kind == "run"]
+    included = run_inclusion(report)["included"]
     row = {
         "track": track,
-        "runs": len(runs),
+        "runs": int(included.sum()),
+        "runs_excluded": int((~included).sum()),
         "qrels_topics": len(pd.unique(qrels["qid"].to_numpy(zero_copy_only=False))),
         "judgments": len(rel),
         "relevant": int((rel >= rel_level).sum()),
@@ -89,7 +96,7 @@ def summarize(tracks: dict, out_dir, rel_levels: dict) -> None:
     for track, track_dir in tracks.items():
         d = Path(track_dir)
         runs = pd.read_parquet(d / "measures_by_run.parquet")
-        report = pd.read_csv(d / "ingest_report.csv")
+        report = read_ingest_report(d)
         qrels = pq.read_table(d / "qrels.parquet")
         by_run.append(runs)
         rows.append(track_summary(track, runs, report, qrels, rel_levels.get(track, 1)))

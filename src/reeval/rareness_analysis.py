@@ -217,7 +217,8 @@ def number_of_systems(hits: rr.Hits, measures, sizes=(2, 4, 8, 16, 32, 64), tria
                          "trials": trials, "valid_trials": int(ok.sum()),
                          "mean_tau": float(tau[ok].mean()) if ok.any() else math.nan,
                          "sd_tau": float(tau[ok].std(ddof=1)) if ok.sum() > 1 else math.nan})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=["measure", "alpha", "n_systems", "trials", "valid_trials", "mean_tau",
+                                       "sd_tau"])
 
 
 def default_topic(hits: rr.Hits) -> int:
@@ -271,6 +272,7 @@ def synthetic_ranks(hits: rr.Hits, topic: int, alphas=(0.0, 0.5, 1.0), max_docs:
                 own = (weight * added).sum(axis=1) / k
             rank = 1 + (real > own[:, None] + EPS).sum(axis=1)
             rows.append(pd.DataFrame({"system": system, "alpha": rr.alpha_label(a), "docs": D,
-                                      "score": own, "rank": rank, "best_real": real.max(axis=1),
+                                      "score": own, "rank": rank,
+                                      "best_real": real.max(axis=1) if S else np.full(len(D), np.nan),
                                       "n_systems": S1}))
     return pd.concat(rows, ignore_index=True)

@@ -28,7 +28,9 @@ from . import rareness as rr
 from . import rareness_analysis as ra
 from .ingest import atomic_write, write_csv, write_parquet
 from .pipeline import read_track_tables
+from .config_check import ConfigError
 from .measures import build_grid
+from .run_inclusion import included_runs, read_ingest_report
 
 DEFAULTS = {
     "k": 100,
@@ -82,8 +84,7 @@ def _name(family: str, k: int) -> str:
 def track_rareness(track: str, track_dir, out_dir, opts: dict, rel_level: int = 1) -> dict:
     """Compute and write every per-track table and figure (module doc). Returns the tables."""
     judged, depth, qrels = read_track_tables(track_dir)
-    report = pd.read_csv(Path(track_dir) / "ingest_report.csv")
-    runs = sorted(report.loc[report.kind == "run", "run"].astype(str))
+    runs = included_runs(read_ingest_report(track_dir))
     grid = build_grid(judged, depth, qrels, runs=runs, keep_docno=True)
     k, systems = int(opts["k"]), opts["systems"]
     hits = rr.top_k_hits(grid, k, rel_level)
@@ -129,7 +130,7 @@ def _synthetic(hits: rr.Hits, opts: dict, track: str) -> pd.DataFrame:
     topics = {str(t): str(q) for t, q in (syn.get("topics") or {}).items()}
     if track in topics:
         if topics[track] not in hits.topics:
-            raise ValueError(f"rareness.synthetic.topics: topic {topics[track]!r} is not a qrels "
+            raise ConfigError(f"rareness.synthetic.topics: topic {topics[track]!r} is not a qrels "
                              f"topic of track {track!r}")
         t = hits.topics.index(topics[track])
     else:

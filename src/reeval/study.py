@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .config_check import ConfigError
 from .measures import row_sums
 from .stats import all_pairs_ttest, kendall_tau
 
@@ -474,10 +475,14 @@ def map_share(docs: pd.DataFrame, target: str = "pooled") -> pd.DataFrame:
     identity of eq. 14-15); ``map`` = 1/MAP (mean over topics of AP_q). A run with
     mean precision 0 has no finite target: share NaN.
 
-    Returns run, n_docs, target_sl, n_closest, share.
+    Returns run, n_docs, target_sl, n_closest, share (no row when ``docs`` is empty).
     """
     if target not in ("pooled", "map"):
         raise ValueError("target must be 'pooled' or 'map'")
+    if not len(docs):  # no run, or no relevant document: no row
+        dtypes = {"run": object, "n_docs": np.int64, "target_sl": np.float64, "n_closest": np.int64,
+                  "share": np.float64}
+        return pd.DataFrame({c: pd.Series(dtype=t) for c, t in dtypes.items()})
     runs = sorted(pd.unique(docs["run"]).tolist())
     r = _codes(docs["run"], runs)
     p = docs["precision"].to_numpy(dtype=np.float64)
@@ -526,14 +531,14 @@ def label_runs(runs, groups: dict) -> dict:
     """run -> group for the runs matching a group's fnmatch patterns (``p_bm25*``).
 
     A run matching no group is unlabelled (absent); one matching two groups raises
-    ValueError naming it.
+    ConfigError (a ValueError) naming it.
     """
     out = {}
     for group, patterns in groups.items():
         for run in runs:
             if any(fnmatch.fnmatchcase(str(run), pat) for pat in patterns):
                 if run in out and out[run] != group:
-                    raise ValueError(f"run {run!r} matches groups {out[run]!r} and {group!r}")
+                    raise ConfigError(f"study.techniques: run {run!r} matches groups {out[run]!r} and {group!r}")
                 out[run] = group
     return out
 

@@ -27,6 +27,8 @@ from pathlib import Path
 
 import yaml
 
+from .config_check import ConfigError
+
 TRACK_DEFAULTS = {"relevance_level": 1, "precision": "float64", "on_malformed": "error",
                   "grade_map": None}
 
@@ -72,6 +74,24 @@ def resolve_runs(spec) -> list[str]:
     if not files:
         raise FileNotFoundError(f"no run files found for {spec!r}")
     return sorted(files)
+
+
+def local_track_files(tracks: dict) -> dict:
+    """track -> {"qrels": file, "runs": [files]} of every track given by local files, resolved
+    once (:func:`resolve_qrels`, :func:`resolve_runs`).
+
+    Raises :class:`reeval.config_check.ConfigError` naming the track and the entry that
+    names no file, so a workflow stops before any job with that message.
+    """
+    files = {}
+    for track, entry in tracks.items():
+        if "qrels" not in entry or "synthetic" in entry:
+            continue
+        try:
+            files[track] = {"qrels": resolve_qrels(entry["qrels"]), "runs": resolve_runs(entry["runs"])}
+        except FileNotFoundError as exc:
+            raise ConfigError(f"tracks: {track}: {exc}") from None
+    return files
 
 
 def load_manifest(path) -> dict:

@@ -1,20 +1,43 @@
+import re
 import sys
 from pathlib import Path
 
+from snakemake.exceptions import WorkflowError
+from snakemake.utils import validate
+
 sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 
+from reeval.config_check import check_config, check_track_ids
 from reeval.ingest import TRACK_FILES
 from reeval.pipeline import MEASURES_FILES
 from reeval.study import REQUIRED_MEASURES as STUDY_MEASURES
-from reeval.tracks import is_fetched, resolve_qrels, resolve_runs, study_tracks, track_options
+from reeval.tracks import is_fetched, local_track_files, resolve_runs, study_tracks, track_options
+from reeval.trecio import InputError
 
+SCHEMA = str(Path(workflow.basedir) / "config" / "schema.yaml")
+
+
+def checked(check, *args):
+    """check(*args); its InputError (a bad track id, measure or file) stops the workflow with
+    the one message naming the value (the schema's would be a dump, an input function's a traceback)."""
+    try:
+        return check(*args)
+    except InputError as exc:
+        raise WorkflowError(str(exc)) from None
+
+
+checked(check_config, config)
+validate(config, SCHEMA)
 RESULTS = config.get("results", "results")
 if config.get("manifest"):  # a study: the manifest's selected tracks join the config's own
     config["tracks"] = study_tracks(config)
-    validate({"tracks": config["tracks"]}, str(Path(workflow.basedir) / "config" / "schema.yaml"))
+    checked(check_track_ids, config["tracks"], config["manifest"])
+    validate({"tracks": config["tracks"]}, SCHEMA)
 TRACKS = sorted(config["tracks"])
+LOCAL_FILES = checked(local_track_files, config["tracks"])  # track -> its qrels and run files
 SUMMARY_FILES = [f"{RESULTS}/summary/{name}" for name in ("runs.parquet", "runs.csv", "tracks.csv")]
 INCLUSION = f"{RESULTS}/summary/inclusion.csv"
+RUN_INCLUSION = f"{RESULTS}/summary/run_inclusion.csv"
 # every output of one track ({track} unfilled); rule files that add per-track outputs extend it
 PER_TRACK_FILES = [f"{RESULTS}/tracks/{{track}}/{name}" for name in TRACK_FILES + MEASURES_FILES]
 DEFAULT_MEASURES = ["official", "P.20,30,100,1000", "recall.100,1000", "ndcg", "ndcg_cut.10,20",
@@ -22,7 +45,7 @@ DEFAULT_MEASURES = ["official", "P.20,30,100,1000", "recall.100,1000", "ndcg", "
 
 
 wildcard_constraints:
-    track="|".join(map(str, TRACKS)) if TRACKS else "[^/]+",
+    track="|".join(map(re.escape, TRACKS)) if TRACKS else "[^/]+",
 
 
 def is_synthetic(track):
@@ -37,4 +60,4 @@ def ingest_inputs(wildcards):
     if is_fetched(entry):  # fetched and unpacked by the fetch checkpoint (fetch.smk)
         folder = checkpoints.fetch.get(track=wildcards.track).output.folder
         return {"qrels": f"{folder}/qrels.txt", "runs": resolve_runs(f"{folder}/runs")}
-    return {"qrels": resolve_qrels(entry["qrels"]), "runs": resolve_runs(entry["runs"])}
+    return LOCAL_FILES[wildcards.track]

@@ -30,12 +30,13 @@ checkpoint fetch:
 
 
 rule inclusion:
-    """Every track: included in the cross-track tables or not, and why."""
+    """Every track: included in the cross-track tables or not, and why; every ingested run too."""
     input:
         statuses=FETCH_STATUSES,
         reports=ingest_reports,
     output:
-        INCLUSION,
+        tracks=INCLUSION,
+        runs=RUN_INCLUSION,
     params:
         entries={t: config["tracks"][t] for t in TRACKS},
         statuses=dict(zip(FETCHED, FETCH_STATUSES)),

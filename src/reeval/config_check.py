@@ -1,0 +1,67 @@
+"""Checks of a workflow config made when the workflow is parsed, with messages naming the bad value.
+
+The JSON schema (``config/schema.yaml``) checks keys and types; these check what it
+cannot say clearly, before any job runs:
+
+- track ids (under ``tracks:``, in a manifest, in ``study.tracks``) are file and folder
+  names and Snakemake wildcard values: ASCII letters, digits, ``.``, ``_``, ``-`` and
+  ``+``, not starting with ``.`` (:data:`TRACK_ID`, also the schema's pattern). A ``/``
+  would nest folders, a space or a regex character would break the rules' patterns.
+- the ``measures:`` list, read by the package's own parser
+  (:func:`reeval.measures.parse_measures`), as the ``measures`` rule will read it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .measures import ACCEPTED_MEASURES, parse_measures
+from .rareness import parse_rareness
+from .trecio import InputError
+
+TRACK_ID = r"^[A-Za-z0-9_+-][A-Za-z0-9._+-]*$"
+TRACK_ID_RULE = "ASCII letters, digits, '.', '_', '-' and '+', not starting with '.'"
+
+
+class ConfigError(InputError):
+    """A config value the workflow cannot use; the message names it and what is accepted."""
+
+
+def check_track_ids(ids, where: str = "tracks") -> None:
+    """Raise ConfigError naming the first id in ``ids`` that is not a safe track id."""
+    for track in ids:
+        if not isinstance(track, str) or not re.fullmatch(TRACK_ID, track):
+            raise ConfigError(f"{where}: track id {track!r} is not allowed; a track id may hold "
+                              f"{TRACK_ID_RULE}")
+
+
+def check_measures(specs) -> None:
+    """Raise ConfigError naming the first entry of a ``measures:`` list the measures rule cannot compute."""
+    for spec in specs:
+        if not isinstance(spec, str):
+            raise ConfigError(f"measures: {spec!r} is not a measure name; accepted: {ACCEPTED_MEASURES}")
+        try:
+            parse_measures([spec])
+        except ValueError as exc:
+            hint = "; rareness measures are listed under rareness.measures" if _is_rareness(spec) else ""
+            raise ConfigError(f"measures: {exc}{hint}; accepted: {ACCEPTED_MEASURES}") from None
+
+
+def _is_rareness(spec: str) -> bool:
+    try:
+        return parse_rareness(spec) is not None
+    except ValueError:  # a rareness name with a bad cutoff
+        return True
+
+
+def check_config(config: dict) -> None:
+    """The checks of the module docstring on a config as loaded (before the schema's)."""
+    tracks = config.get("tracks")
+    if isinstance(tracks, dict):
+        check_track_ids(tracks, "tracks")
+    wanted = (config.get("study") or {}).get("tracks") if isinstance(config.get("study"), dict) else None
+    if isinstance(wanted, list):
+        check_track_ids(wanted, "study.tracks")
+    measures = config.get("measures")
+    if isinstance(measures, list):
+        check_measures(measures)

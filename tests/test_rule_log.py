@@ -1,0 +1,67 @@
+"""scripts/_log.py, the frame of every rule script: bad input ends it with one line in the
+rule's log and on the console; a bug keeps its traceback in the log."""
+
+import ast
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from conftest import ROOT
+
+SCRIPT = textwrap.dedent("""\
+    import sys
+    from types import SimpleNamespace
+    sys.path.insert(0, {scripts!r})
+    from _log import rule_log
+    with rule_log(SimpleNamespace(log=[{log!r}])) as log:
+        log.info("started")
+        {body}
+        log.info("not reached")
+    """)
+
+
+def run_script(tmp_path, body):
+    """Run a script body inside rule_log in its own process; -> (process, log text)."""
+    log = tmp_path / "rule.log"
+    code = SCRIPT.format(scripts=str(ROOT / "scripts"), log=str(log), body=body)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path)
+    return proc, log.read_text()
+
+
+@pytest.mark.parametrize("body, message", [
+    ("from reeval.trecio import TrecFormatError; raise TrecFormatError('runs/r1', 3, 'six fields', '1 Q0 D')",
+     "error: runs/r1:3: expected six fields; got '1 Q0 D'"),
+    ("from reeval.tracks import resolve_runs; resolve_runs('missing/runs')",
+     "error: run source 'missing/runs' is neither a folder, a glob nor a file"),
+    ("from reeval.tracks import resolve_qrels; resolve_qrels('missing/qrels.txt')",
+     "error: qrels 'missing/qrels.txt' must name exactly one existing file, found 0"),
+    ("open('missing/run.gz')", "error: [Errno 2] No such file or directory: 'missing/run.gz'"),
+], ids=["bad_line", "no_runs", "no_qrels", "unreadable_file"])
+def test_bad_input_ends_the_script_with_one_line_in_the_log_and_on_the_console(tmp_path, body, message):
+    proc, log = run_script(tmp_path, body)
+    assert proc.returncode == 1
+    lines = log.splitlines()
+    assert len(lines) == 2 and lines[0].endswith(" started") and lines[1].endswith(" " + message), log
+    assert proc.stderr == message + "\n" and proc.stdout == ""
+
+
+def test_a_bug_keeps_its_traceback_in_the_log(tmp_path):
+    proc, log = run_script(tmp_path, "raise KeyError('a bug')")
+    assert proc.returncode == 1
+    assert "Traceback (most recent call last)" in log and "KeyError: 'a bug'" in log
+    assert proc.stderr == ""  # Snakemake points to the log
+
+
+def test_every_rule_script_runs_inside_rule_log():
+    scripts = sorted(p for p in (ROOT / "scripts").glob("*.py") if p.name != "_log.py")
+    assert len(scripts) >= 12
+    for path in scripts:
+        tree = ast.parse(path.read_text())
+        body = [node for node in tree.body if not isinstance(node, (ast.Import, ast.ImportFrom, ast.Expr))]
+        assert isinstance(body[0], ast.Assign) and len(body) == 2, path.name  # sm = snakemake; with ...
+        frame = body[1]
+        assert isinstance(frame, ast.With), path.name
+        call = frame.items[0].context_expr
+        assert isinstance(call, ast.Call) and call.func.id == "rule_log", path.name

@@ -1,0 +1,122 @@
+"""The one definition of an included run (reeval.run_inclusion) and every analysis using it."""
+
+import pandas as pd
+import pytest
+
+from conftest import write_lines
+from reeval.inclusion import inclusion_table
+from reeval.ingest import ingest_track, write_track
+from reeval.lexiprecision_report import track_lexiprecision
+from reeval.pipeline import summarize, track_measures
+from reeval.rareness_report import options as rareness_options
+from reeval.rareness_report import track_rareness
+from reeval.run_inclusion import (excluded_messages, included_runs, read_ingest_report, run_inclusion,
+                                  study_run_inclusion)
+from reeval.study_report import study_options, track_study, track_study_options
+
+MEASURES = ["map", "P.10", "ASL", "ASL@g1", "ASL@g1-10", "P.20", "recip_rank"]
+QRELS = [f"{t} 0 D{d} {int((d + t) % 3 == 0)}" for t in (1, 2, 3) for d in range(0, 30, 2)]
+BAD_RUNS = {  # file -> lines: none of them keeps a line
+    "empty": [],
+    "allnan": ["1 Q0 D0 1 nan x", "2 Q0 D2 1 NaN x"],
+    "unjudged": ["9 Q0 D0 1 1 x", "9 Q0 D2 2 0.5 x"],
+    "blank": ["", "# a comment"],
+}
+
+
+def good_run(i):
+    return [f"{t} Q0 D{(d * 7 + i + t) % 30} {d + 1} {50 - d - i * 0.1:.2f} g{i}" for t in (1, 2, 3) for d in range(12)]
+
+
+def make_track(tmp_path, name, good=("g0", "g1", "g2"), bad=tuple(BAD_RUNS)):
+    """A written, ingested track: good runs g0.. and the chosen runs that keep no line."""
+    src = tmp_path / "src" / name
+    (src / "runs").mkdir(parents=True)
+    qrels = write_lines(src / "qrels.txt", QRELS)
+    runs = [write_lines(src / "runs" / g, good_run(int(g[1:]))) for g in good]
+    runs += [write_lines(src / "runs" / b, BAD_RUNS[b]) for b in bad]
+    out = tmp_path / "tracks" / name
+    write_track(ingest_track(name, qrels, runs), out)
+    return out
+
+
+RAR = rareness_options({"trials": 5, "n_systems": [2, 4]})
+LEXI = {"label_removal": {"samples": 2}}
+
+
+def test_a_run_that_kept_no_line_is_left_out_with_its_reason(tmp_path):
+    report = read_ingest_report(make_track(tmp_path, "t"))
+    table = run_inclusion(report)
+    assert list(table.columns[:7]) == ["track", "run", "file", "included", "reason", "lines_read", "kept"]
+    reasons = table.set_index("run").reason.to_dict()
+    assert reasons == {
+        "allnan": "no line kept: 2 lines read: 2 nan_score",
+        "blank": "no line kept: 2 lines read: 1 blank, 1 comment",
+        "empty": "no line kept: empty file",
+        "g0": "included", "g1": "included", "g2": "included",
+        "unjudged": "no line kept: 2 lines read: 2 unjudged_topic",
+    }
+    assert included_runs(report) == ["g0", "g1", "g2"]
+    assert table.set_index("run").included.to_dict() == {r: r.startswith("g") for r in reasons}
+    messages = excluded_messages(table)
+    assert len(messages) == 4 and messages[0].startswith("t: run allnan (") and "2 nan_score" in messages[0]
+
+
+def test_runs_that_kept_no_line_change_no_analysis(tmp_path):
+    """The track with four runs that keep no line gives the tables of the track without their files."""
+    with_bad, without = make_track(tmp_path / "a", "t"), make_track(tmp_path / "b", "t", bad=())
+    for d in (with_bad, without):
+        track_measures("t", d, d, MEASURES)
+        track_rareness("t", d, d / "rareness", RAR)
+        track_lexiprecision("t", d, d / "lexiprecision", config=LEXI)
+    for table in ("measures_by_run", "measures_by_topic", "asl_by_document", "rareness/by_run",
+                  "rareness/n_systems", "rareness/synthetic", "rareness/documents", "lexiprecision/pairs",
+                  "lexiprecision/table4_discriminative_power"):
+        pd.testing.assert_frame_equal(pd.read_parquet(with_bad / f"{table}.parquet"),
+                                      pd.read_parquet(without / f"{table}.parquet"), obj=table)
+    assert sorted(pd.read_parquet(with_bad / "measures_by_run.parquet").run) == ["g0", "g1", "g2"]
+
+
+def test_run_names_that_read_as_missing_values_or_numbers_stay_names(tmp_path):
+    d = make_track(tmp_path, "t", good=("g0", "g1"), bad=())
+    src = tmp_path / "src" / "t"
+    for name in ("NA", "nan", "1.0"):
+        write_lines(src / "runs" / name, good_run(3))
+    write_track(ingest_track("t", src / "qrels.txt", sorted((src / "runs").iterdir())), d)
+    assert included_runs(read_ingest_report(d)) == ["1.0", "NA", "g0", "g1", "nan"]
+    by_run = track_measures("t", d, d, ["map"])
+    assert sorted(by_run.run) == ["1.0", "NA", "g0", "g1", "nan"]
+    assert by_run.set_index("run")["map"]["NA"] == by_run.set_index("run")["map"]["nan"] > 0
+
+
+def test_inclusion_tracks_csv_and_run_inclusion_count_runs_alike(tmp_path):
+    tracks = {"t": make_track(tmp_path, "t"), "few": make_track(tmp_path, "few", good=("g0",), bad=("empty",))}
+    for name, d in tracks.items():
+        track_measures(name, d, d, MEASURES)
+    reports = {name: d / "ingest_report.csv" for name, d in tracks.items()}
+    inc = inclusion_table({name: {"qrels": "q", "runs": "r"} for name in tracks}, {}, reports, min_runs=2)
+    inc = inc.set_index("track")
+    assert inc.runs_ingested.to_dict() == {"few": 2, "t": 7} and inc.runs_included.to_dict() == {"few": 1, "t": 3}
+    assert inc.included.to_dict() == {"few": False, "t": True}
+    assert inc.loc["few", "reason"] == "1 runs kept a line (1 kept no line); the study needs >= 2"
+    runs = study_run_inclusion(reports)
+    assert runs.groupby("track").included.sum().to_dict() == inc.runs_included.to_dict()
+    summarize({"t": tracks["t"]}, tmp_path / "summary", {"t": 1})
+    row = pd.read_csv(tmp_path / "summary" / "tracks.csv").iloc[0]
+    assert (row.runs, row.runs_excluded) == (inc.loc["t", "runs_included"], 4)
+    assert len(pd.read_csv(tmp_path / "summary" / "runs.csv")) == row.runs
+
+
+@pytest.mark.parametrize("good", [(), ("g0",)], ids=["no_included_run", "one_included_run"])
+def test_per_track_analyses_of_a_track_with_fewer_than_two_included_runs(tmp_path, good):
+    d = make_track(tmp_path, "t", good=good)
+    assert len(track_measures("t", d, d, MEASURES)) == len(good)
+    rare = track_rareness("t", d, d / "rareness", RAR)
+    assert rare["by_run"].run.nunique() == len(good) and rare["n_systems"].empty
+    assert (d / "rareness" / "n_systems.csv").is_file() and (d / "rareness" / "synthetic.png").is_file()
+    lexi = track_lexiprecision("t", d, d / "lexiprecision", config=LEXI)
+    assert lexi["pair_tests"].empty
+    info = track_study("t", d, d / "study", track_study_options(study_options(None)))
+    assert info["runs"] == len(good)
+    assert (d / "study" / "fig5_document_asl.png").is_file()
+    assert len(pd.read_parquet(d / "study" / "map_share.parquet")) == len(good)
