@@ -3,6 +3,7 @@ from pathlib import Path
 
 from _log import rule_log
 from reeval.ingest import ingest_track, write_track
+from reeval.notes import notes_line
 from reeval.run_inclusion import excluded_messages, run_inclusion
 from reeval.tracks import resolve_runs
 
@@ -18,6 +19,10 @@ with rule_log(sm) as log:
                           on_malformed=opts["on_malformed"], grade_map=opts["grade_map"],
                           threads=sm.threads)
     write_track(tables, Path(sm.output[0]).parent)
+    for row in tables.report_rows:  # what was dropped or read differently from trec_eval, per file
+        note = notes_line(row)
+        if note:
+            log.info(note)
     runs_in = run_inclusion(tables.report)
     log.info("ingested %s: %d runs (%d kept a line), %d run lines kept, %d judged rows", sm.wildcards.track,
              len(runs), int(runs_in.included.sum()), tables.runs.num_rows, tables.judged.num_rows)

@@ -127,7 +127,7 @@ def test_a_run_that_keeps_no_line_is_an_error_naming_it(capsys, tmp_path):
     empty.write_text("")
     code, lines, err = run(capsys, "score", q, good, unjudged, "-c", "-m", "map")
     assert code == 1 and lines == []
-    assert err == f"reeval: {unjudged}: nothing to evaluate (1 lines read, none kept: 1 on topics without judgments)\n"
+    assert err == f"reeval: {unjudged}: nothing to evaluate (1 line read: 1 on a topic without judgments)\n"
     code, lines, err = run(capsys, "score", q, good, empty, "-m", "map")
     assert (code, lines, err) == (1, [], f"reeval: {empty}: nothing to evaluate (empty file)\n")
 

@@ -177,8 +177,8 @@ def test_every_drop_and_difference_is_one_note_per_file(capsys, tmp_path):
 
 @pytest.mark.parametrize("content,why", [
     (b"", "empty file"),
-    (b"1 Q0 A 1 nan t\n1 Q0 B 2 NaN t\n", "2 lines read, none kept: 2 with a NaN score"),
-    (b"# only a comment\n\n", "2 lines read, none kept: 1 blank, 1 comments"),
+    (b"1 Q0 A 1 nan t\n1 Q0 B 2 NaN t\n", "2 lines read: 2 with a NaN score"),
+    (b"# only a comment\n\n", "2 lines read: 1 blank, 1 comment"),
 ])
 def test_a_run_that_keeps_nothing_is_an_error(capsys, tmp_path, content, why):
     q = write_lines(tmp_path / "q", ["1 0 A 1"])

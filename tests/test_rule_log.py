@@ -32,7 +32,7 @@ def run_script(tmp_path, body):
 
 @pytest.mark.parametrize("body, message", [
     ("from reeval.trecio import TrecFormatError; raise TrecFormatError('runs/r1', 3, 'six fields', '1 Q0 D')",
-     "error: runs/r1:3: expected six fields; got '1 Q0 D'"),
+     'error: runs/r1:3: expected six fields; got "1 Q0 D"'),
     ("from reeval.tracks import resolve_runs; resolve_runs('missing/runs')",
      "error: run source 'missing/runs' is neither a folder, a glob nor a file"),
     ("from reeval.tracks import resolve_qrels; resolve_qrels('missing/qrels.txt')",

@@ -50,16 +50,16 @@ def test_a_run_that_kept_no_line_is_left_out_with_its_reason(tmp_path):
     assert list(table.columns[:7]) == ["track", "run", "file", "included", "reason", "lines_read", "kept"]
     reasons = table.set_index("run").reason.to_dict()
     assert reasons == {
-        "allnan": "no line kept: 2 lines read: 2 nan_score",
+        "allnan": "no line kept: 2 lines read: 2 with a NaN score",
         "blank": "no line kept: 2 lines read: 1 blank, 1 comment",
         "empty": "no line kept: empty file",
         "g0": "included", "g1": "included", "g2": "included",
-        "unjudged": "no line kept: 2 lines read: 2 unjudged_topic",
+        "unjudged": "no line kept: 2 lines read: 2 on a topic without judgments",
     }
     assert included_runs(report) == ["g0", "g1", "g2"]
     assert table.set_index("run").included.to_dict() == {r: r.startswith("g") for r in reasons}
     messages = excluded_messages(table)
-    assert len(messages) == 4 and messages[0].startswith("t: run allnan (") and "2 nan_score" in messages[0]
+    assert len(messages) == 4 and messages[0].startswith("t: run allnan (") and "2 with a NaN score" in messages[0]
 
 
 def test_runs_that_kept_no_line_change_no_analysis(tmp_path):

@@ -290,11 +290,11 @@ def test_runs_that_keep_no_line_are_named_and_left_out_of_every_analysis(runs_wi
     res = runs_without_lines
     runs = pd.read_csv(res / "summary" / "run_inclusion.csv", keep_default_na=False)
     left_out = runs[~runs.included].set_index(["track", "run"]).reason.to_dict()
-    assert left_out == {("cast+2021", "allnan"): "no line kept: 2 lines read: 2 nan_score",
+    assert left_out == {("cast+2021", "allnan"): "no line kept: 2 lines read: 2 with a NaN score",
                         ("cast+2021", "empty"): "no line kept: empty file",
-                        ("cast+2021", "unjudged"): "no line kept: 1 line read: 1 unjudged_topic",
+                        ("cast+2021", "unjudged"): "no line kept: 1 line read: 1 on a topic without judgments",
                         ("few", "empty"): "no line kept: empty file",
-                        ("void", "allnan"): "no line kept: 2 lines read: 2 nan_score",
+                        ("void", "allnan"): "no line kept: 2 lines read: 2 with a NaN score",
                         ("void", "empty"): "no line kept: empty file"}
     good = [f"g{i}" for i in range(5)]
     assert sorted(runs[runs.included & (runs.track == "cast+2021")].run) == good

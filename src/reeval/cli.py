@@ -18,9 +18,9 @@ import pandas as pd
 
 from . import __version__
 from .errors import InputError
-from .ingest import describe_empty, ingest_track
+from .ingest import ingest_track
 from .measures import aggregate_values, build_grid, evaluate_grid, parse_measures, UNRETRIEVED_POLICIES
-from .notes import notes_line
+from .notes import notes_line, nothing_kept
 from .rareness import SYSTEMS, add_rareness, check_alpha, split_measures
 from .trecio import run_names
 
@@ -49,7 +49,7 @@ def read_inputs(qrels_path, run_paths, precision="float64", warn=None):
     tables = ingest_track("cli", qrels_path, run_paths, precision=precision, keep_runs=False)
     for row in tables.report_rows:
         if row["kind"] == "run" and row["kept"] == 0:
-            raise InputError(f"{row['file']}: nothing to evaluate ({describe_empty(row)})")
+            raise InputError(f"{row['file']}: nothing to evaluate ({nothing_kept(row)})")
     if warn is not None:
         for row in tables.report_rows:
             line = notes_line(row)

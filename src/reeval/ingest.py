@@ -51,6 +51,7 @@ import pyarrow.parquet as pq
 
 from . import compiled
 from .bytetext import byte_order
+from .notes import nothing_kept
 from .trecio import InputError, LineCounts, parse_qrels, parse_run, run_names
 
 PRECISIONS = ("float64", "float32")
@@ -489,23 +490,6 @@ def load_run(name: str, path, lookup: QrelsLookup, track: str, precision: str = 
     return row, runs, judged, depth
 
 
-_DROPPED = {"blank": "blank", "comment": "comments", "malformed": "malformed",
-            "nan_score": "with a NaN score", "unjudged_topic": "on topics without judgments",
-            "duplicate": "duplicates"}
-
-
-def describe_empty(counts) -> str:
-    """Why a file kept no line, in words: ``empty file`` or what its lines were.
-
-    ``counts``: a :class:`LineCounts` or an ingest report row (a dict).
-    """
-    c = counts if isinstance(counts, dict) else counts.as_dict()
-    if c["lines_read"] == 0:
-        return "empty file"
-    parts = [f"{c[k]} {words}" for k, words in _DROPPED.items() if c.get(k)]
-    return f"{c['lines_read']} lines read, none kept: " + ", ".join(parts)
-
-
 def _concat(tables, schema: pa.Schema) -> pa.Table:
     return pa.concat_tables(tables) if tables else schema.empty_table()
 
@@ -559,7 +543,7 @@ def ingest_track(track: str, qrels_path, run_paths, precision: str = "float64",
     tune_memory()
     qrels, qcounts = parse_qrels(qrels_path, on_malformed=on_malformed)
     if qrels.num_rows == 0:
-        raise InputError(f"{qrels_path}: no judgment to evaluate with ({describe_empty(qcounts)})")
+        raise InputError(f"{qrels_path}: no judgment to evaluate with ({nothing_kept(qcounts)})")
     qrels = remap_grades(qrels, grade_map)
     qrels, qdup = sort_dedupe_qrels(qrels)
     qcounts.duplicate = int(qdup.sum())

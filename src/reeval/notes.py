@@ -14,6 +14,24 @@ def _n(count: int, what: str, plural: str | None = None) -> str:
     return f"{count} {what if count == 1 else (plural or what + 's')}"
 
 
+#: the words for each line outcome that is a drop (reeval.trecio.LineCounts.OUTCOMES)
+DROP_WORDS = {"blank": "blank", "comment": "comment", "malformed": "malformed",
+              "nan_score": "with a NaN score", "unjudged_topic": "on a topic without judgments",
+              "duplicate": "duplicate"}
+
+
+def nothing_kept(row) -> str:
+    """Why a file kept no line, in words: ``empty file`` or ``2 lines read: 2 with a NaN
+    score`` (drops largest first). ``row``: an ingest report row (a dict or a pandas row)
+    or a :class:`~reeval.trecio.LineCounts`."""
+    get = (lambda k: int(getattr(row, k))) if hasattr(row, "OUTCOMES") else (lambda k: int(row[k]))
+    read = get("lines_read")
+    if read == 0:
+        return "empty file"
+    drops = sorted(((get(k), words) for k, words in DROP_WORDS.items() if get(k) > 0), key=lambda d: -d[0])
+    return f"{_n(read, 'line')} read: " + ", ".join(f"{n} {words}" for n, words in drops)
+
+
 def file_notes(row: dict) -> list[str]:
     """Notes on one file of an ingest report (a row of ``ingest_report.csv`` as a dict)."""
     qrels = row.get("kind") == "qrels"

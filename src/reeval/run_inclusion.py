@@ -19,10 +19,12 @@ from pathlib import Path
 
 import pandas as pd
 
+from .notes import DROP_WORDS, nothing_kept
+
 #: line outcomes of the ingest report other than ``kept`` (reeval.trecio.LineCounts)
-DROPS = ("blank", "comment", "malformed", "nan_score", "unjudged_topic", "duplicate")
+DROPS = tuple(DROP_WORDS)
 RUN_INCLUSION_COLUMNS = ["track", "run", "file", "included", "reason", "lines_read", "kept", *DROPS]
-_TEXT_COLUMNS = ("track", "file", "kind", "run", "tag")
+_TEXT_COLUMNS = ("track", "file", "kind", "run", "tag", "first_tag")
 
 
 def read_ingest_report(path) -> pd.DataFrame:
@@ -43,16 +45,12 @@ def read_ingest_report(path) -> pd.DataFrame:
 def exclusion_reason(row) -> str | None:
     """Why a run (a report row: lines_read, kept and the drop counts) is left out; None if included.
 
-    ``no line kept: empty file`` or ``no line kept: 3 lines read: 2 nan_score, 1 blank``
-    (drops largest first).
+    ``no line kept: empty file`` or ``no line kept: 3 lines read: 2 with a NaN score, 1
+    blank`` (:func:`reeval.notes.nothing_kept`).
     """
     if int(row["kept"]) > 0:
         return None
-    read = int(row["lines_read"])
-    if read == 0:
-        return "no line kept: empty file"
-    drops = sorted(((int(row[d]), d) for d in DROPS if int(row[d]) > 0), key=lambda c: -c[0])
-    return f"no line kept: {read} line{'s' if read > 1 else ''} read: " + ", ".join(f"{n} {d}" for n, d in drops)
+    return f"no line kept: {nothing_kept(row)}"
 
 
 def run_inclusion(report: pd.DataFrame) -> pd.DataFrame:
