@@ -183,10 +183,21 @@ def test_lint_is_clean():
     assert proc.returncode == 0 and "Congratulations" in proc.stdout + proc.stderr
 
 
-def test_a_malformed_run_line_fails_ingest_with_one_line_naming_file_and_line(tmp_path):
+@pytest.mark.parametrize("case", ["malformed line", "truncated gzip run", "truncated gzip qrels"])
+def test_bad_input_fails_ingest_with_one_line_naming_the_file(tmp_path, case):
+    import gzip
     q = write_lines(tmp_path / "qrels.txt", ["1 0 D0 1", "1 0 D1 0"])
     (tmp_path / "runs").mkdir()
-    bad = write_lines(tmp_path / "runs" / "r1", ["1 Q0 D0 1 2 r1", "1 Q0 D1 2"])
+    if case == "malformed line":
+        bad = write_lines(tmp_path / "runs" / "r1", ["1 Q0 D0 1 2 r1", "1 Q0 D1 2"])
+        expected = f"error: {bad}:2: expected 6"
+    else:
+        write_lines(tmp_path / "runs" / "r1", ["1 Q0 D0 1 2 r1"])
+        qrels_case = case == "truncated gzip qrels"
+        bad = tmp_path / "qrels.gz" if qrels_case else tmp_path / "runs" / "r2.gz"
+        bad.write_bytes(gzip.compress(q.read_bytes() if qrels_case else b"1 Q0 D1 1 2 r2\n")[:-4])
+        q = bad if qrels_case else q
+        expected = f"error: {bad}: truncated gzip stream ("
     cfg = {"results": str(tmp_path / "results"), "measures": ["map"],
            "tracks": {"bad": {"qrels": str(q), "runs": str(tmp_path / "runs")}}}
     path = tmp_path / "bad.yaml"
@@ -194,8 +205,8 @@ def test_a_malformed_run_line_fails_ingest_with_one_line_naming_file_and_line(tm
     proc = snakemake("--cores", "1", "--configfile", str(path), check=False)
     assert proc.returncode != 0
     log = (tmp_path / "results" / "logs" / "ingest" / "bad.log").read_text()
-    assert len(log.splitlines()) == 1 and f"error: {bad}:2: expected 6" in log and "Traceback" not in log
-    assert f"error: {bad}:2: expected 6" in proc.stderr
+    assert len(log.splitlines()) == 1 and expected in log and "Traceback" not in log
+    assert expected in proc.stderr
 
 
 def local_track_config(tmp_path, tracks, **extra):
