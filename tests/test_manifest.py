@@ -9,6 +9,7 @@ from snakemake.utils import validate
 
 from conftest import ROOT
 from reeval.manifest import build_manifest, study_rows, technique
+from reeval.errors import InputError
 from reeval.tracks import load_manifest, study_tracks
 
 CATALOG = (ROOT.parent / "shared" / "catalog").resolve()
@@ -107,7 +108,7 @@ def test_study_track_selection(tmp_path, manifest):
            "tracks": {"mine": {"qrels": "q", "runs": "r"}}}
     assert sorted(study_tracks(cfg)) == ["mine", "trec2004-robust", "trec2019-deep-docs"]
     cfg["study"]["tracks"] = ["trec2004-robust", "nope"]
-    with pytest.raises(KeyError, match="nope"):
+    with pytest.raises(InputError, match="nope"):
         study_tracks(cfg)
 
 

@@ -263,6 +263,27 @@ def test_an_unknown_measure_stops_the_dry_run_naming_it(tmp_path):
     assert "measures: unknown measure 'mapp'; accepted: map, gm_map," in out
 
 
+@pytest.mark.parametrize("problem", ["unknown study track", "missing manifest", "bad study buckets"])
+def test_a_bad_study_setting_stops_the_dry_run_in_one_message(tmp_path, problem):
+    path = local_track_config(tmp_path, {"t": TINY})
+    cfg = yaml.safe_load(path.read_text())
+    manifest = tmp_path / "manifest.yaml"
+    manifest.write_text(yaml.safe_dump({"tracks": {}}))
+    if problem == "unknown study track":
+        cfg.update(manifest=str(manifest), study={"tracks": ["nope"]})
+        expected = f"study.tracks names tracks that {manifest} does not have: ['nope']"
+    elif problem == "missing manifest":
+        cfg.update(manifest=str(tmp_path / "absent.yaml"))
+        expected = f"manifest {tmp_path / 'absent.yaml'}: cannot be read"
+    else:
+        cfg.update(study={"asl_buckets": [5, 1]})
+        expected = "study: asl_buckets must be at least 2 strictly increasing edges >= 1"
+    path.write_text(yaml.safe_dump(cfg))
+    proc = snakemake("-n", "--configfile", str(path), check=False)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and "Traceback" not in out and expected in out, out
+
+
 def test_a_local_track_whose_qrels_are_missing_stops_the_dry_run_naming_it(tmp_path):
     path = local_track_config(tmp_path, {"t": TINY})
     cfg = yaml.safe_load(path.read_text())

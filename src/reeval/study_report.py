@@ -25,6 +25,7 @@ import pandas as pd
 import pyarrow as pa
 
 from . import study as S
+from .config_check import ConfigError
 from .ingest import atomic_write, write_csv, write_parquet
 from .study_figures import bar_histogram
 
@@ -122,10 +123,10 @@ def study_options(config_study: dict | None, labelled_techniques: dict | None = 
     for k in ("asl_buckets", "document_buckets", "difference_buckets"):
         e = out[k]
         if len(e) < 2 or any(b <= a for a, b in zip(e[:-1], e[1:])) or e[0] < 1:
-            raise ValueError(f"study: {k} must be at least 2 strictly increasing edges >= 1, got {e}")
+            raise ConfigError(f"study: {k} must be at least 2 strictly increasing edges >= 1, got {e}")
     for track, spec in out["techniques"].items():
         if spec["baseline"] not in spec["groups"]:
-            raise ValueError(f"study: techniques: {track}: baseline {spec['baseline']!r} is not one of "
+            raise ConfigError(f"study: techniques: {track}: baseline {spec['baseline']!r} is not one of "
                              f"the groups {sorted(spec['groups'])}")
     return _canonical(out)
 

@@ -97,10 +97,15 @@ def local_track_files(tracks: dict) -> dict:
 def load_manifest(path) -> dict:
     """The ``tracks`` mapping of a manifest YAML file."""
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: the study manifest in 0.3 s, not 2 s
-    data = yaml.load(Path(path).read_text(), Loader=loader) or {}
-    tracks = data.get("tracks")
+    try:
+        data = yaml.load(Path(path).read_text(), Loader=loader) or {}
+    except OSError as exc:
+        raise ConfigError(f"manifest {path}: cannot be read ({exc.strerror or exc})") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"manifest {path}: not valid YAML ({' '.join(str(exc).split())})") from None
+    tracks = data.get("tracks") if isinstance(data, dict) else None
     if not isinstance(tracks, dict):
-        raise ValueError(f"manifest {path}: expected a top-level `tracks:` mapping")
+        raise ConfigError(f"manifest {path}: expected a top-level `tracks:` mapping")
     return tracks
 
 
@@ -119,7 +124,7 @@ def study_tracks(config: dict) -> dict:
     if wanted != "all":
         unknown = sorted(set(wanted) - set(manifest))
         if unknown:
-            raise KeyError(f"study.tracks names tracks that {config['manifest']} does not have: {unknown}")
+            raise ConfigError(f"study.tracks names tracks that {config['manifest']} does not have: {unknown}")
         manifest = {k: manifest[k] for k in wanted}
     return {**manifest, **tracks}
 

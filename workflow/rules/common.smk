@@ -30,7 +30,7 @@ checked(check_config, config)
 validate(config, SCHEMA)
 RESULTS = config.get("results", "results")
 if config.get("manifest"):  # a study: the manifest's selected tracks join the config's own
-    config["tracks"] = study_tracks(config)
+    config["tracks"] = checked(study_tracks, config)
     checked(check_track_ids, config["tracks"], config["manifest"])
     validate({"tracks": config["tracks"]}, SCHEMA)
 TRACKS = sorted(config["tracks"])

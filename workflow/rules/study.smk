@@ -6,7 +6,7 @@ from reeval.study_report import (STUDY_FIGURES, STUDY_TABLES, TRACK_STUDY_FIGURE
                                  techniques_from_labels, track_study_options)
 
 # technique groups: the config's study.techniques, else the manifest's per-run labels
-STUDY_OPTIONS = study_options(config.get("study"), techniques_from_labels(config["tracks"]))
+STUDY_OPTIONS = checked(study_options, config.get("study"), techniques_from_labels(config["tracks"]))
 STUDY_DIR = f"{RESULTS}/study"
 TRACK_STUDY_FILES = list(TRACK_STUDY_TABLES) + [
     f"{stem}.{ext}" for stem in TRACK_STUDY_FIGURES for ext in ("png", "pdf")]
