@@ -24,7 +24,8 @@ import trec_eval_model
 from conftest import track_files
 from reeval.bytetext import escape_text
 from reeval.cli import main
-from reeval.trecio import parse_qrels, parse_run
+from reeval.ingest import ingest_track
+from reeval.trecio import LineCounts, parse_qrels, parse_run
 
 pytestmark = pytest.mark.filterwarnings("ignore")
 
@@ -170,6 +171,8 @@ def test_every_generated_file_is_refused_in_one_line_or_read_with_its_difference
     ours_run, run_counts = _ours(parse_run, r, 6)
     ours_qrels, qrels_counts = _ours(parse_qrels, q, 4)
     assert run_counts.balanced() and qrels_counts.balanced()
+    for row in ingest_track("t", q, [r], keep_runs=False).report_rows:  # with the track-level drops
+        assert sum(row[k] for k in LineCounts.OUTCOMES) == row["lines_read"], row
     model = trec_eval_model.evaluation(run_data, qrels_data)
     if model is None:
         event("trec_eval undefined")
