@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import ctypes
 import os
-import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,6 +49,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from . import compiled
+from .outputs import atomic_write
 from .trecio import LineCounts, parse_qrels, parse_run, run_name_from_path
 
 PRECISIONS = ("float64", "float32")
@@ -561,36 +561,6 @@ def ingest_track(track: str, qrels_path, run_paths, precision: str = "float64",
     judged = _concat([j for _, _, j, _ in loaded], JUDGED_ENCODED)
     depth = _concat([d for _, _, _, d in loaded], DEPTH_SCHEMA)
     return TrackTables(runs=runs, qrels=qrels, judged=judged, depth=depth, report_rows=report)
-
-
-def _process_umask() -> int:
-    """The process umask (read once, at import, while no other thread can race on it)."""
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-_FILE_MODE = 0o666 & ~_process_umask()
-
-
-def atomic_write(path, write) -> None:
-    """Call ``write(tmp_path)`` then rename to ``path``: no partial file under the final name.
-
-    The file gets the permissions of an ordinary new file (0666 less the umask), not
-    the private mode of the temporary file.
-    """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
-    try:
-        write(tmp)
-        os.chmod(tmp, _FILE_MODE)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def write_parquet(table: pa.Table, path) -> None:
