@@ -1,4 +1,5 @@
-"""Writing outputs (reeval.outputs): atomic writes and their stale temporaries."""
+"""Writing outputs (reeval.outputs): atomic writes and their stale temporaries, the one
+figure saver, byte-reproducible files."""
 
 from pathlib import Path
 
@@ -8,7 +9,7 @@ from conftest import write_lines
 from reeval.ingest import TRACK_FILES, ingest_track, write_track
 
 # reeval.outputs is imported inside the tests, so that the tests of behaviour the previous
-# writers also had (stale temporaries) run, and fail, on them as well
+# writers also had (stale temporaries, figure dates) run, and fail, on them as well
 
 
 @pytest.fixture
@@ -62,3 +63,35 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path):
     with pytest.raises(RuntimeError):
         atomic_write(target, fail)
     assert target.read_text() == "old\n" and temporaries(tmp_path) == []
+
+
+# ------------------------------------------------------------------ byte-reproducible files
+
+def test_the_same_figure_saved_at_different_dates_is_byte_identical(tmp_path, monkeypatch):
+    """matplotlib dates a PDF from SOURCE_DATE_EPOCH (else the clock): the study's bar
+    histogram (PNG and PDF) gives the same bytes at two dates."""
+    from reeval.study_figures import bar_histogram
+
+    for day, name in ((0, "first"), (86400 * 365, "second")):
+        monkeypatch.setenv("SOURCE_DATE_EPOCH", str(day))
+        bar_histogram(["1", "2-9", ">=10"], [3, 0, 5], "title", "x", "y", tmp_path / f"{name}.png")
+    for ext in ("png", "pdf"):
+        assert (tmp_path / f"first.{ext}").read_bytes() == (tmp_path / f"second.{ext}").read_bytes(), ext
+
+
+def test_save_figure_writes_each_format_reproducibly_and_closes_the_figure(tmp_path, monkeypatch):
+    from reeval.outputs import pyplot, save_figure
+
+    plt = pyplot()
+    for day, name in ((0, "first"), (10 ** 9, "second")):
+        monkeypatch.setenv("SOURCE_DATE_EPOCH", str(day))
+        fig, ax = plt.subplots()
+        ax.plot([1, 2, 3], [3, 1, 2], label="a run")
+        ax.legend()
+        save_figure(fig, *(tmp_path / f"{name}.{ext}" for ext in ("png", "pdf", "svg")))
+        assert not plt.fignum_exists(fig.number)
+    for ext in ("png", "pdf", "svg"):
+        assert (tmp_path / f"first.{ext}").read_bytes() == (tmp_path / f"second.{ext}").read_bytes(), ext
+    assert (tmp_path / "first.pdf").read_bytes()[:5] == b"%PDF-" and b"<svg" in (tmp_path / "first.svg").read_bytes()
+    with pytest.raises(ValueError, match="jpg"):
+        save_figure(plt.figure(), tmp_path / "x.jpg")

@@ -181,3 +181,19 @@ def test_bad_config_stops_with_a_clear_message(tmp_path):
 def test_lint_is_clean():
     proc = snakemake("--lint", check=False)
     assert proc.returncode == 0 and "Congratulations" in proc.stdout + proc.stderr
+
+
+def test_two_runs_of_the_campaign_give_byte_identical_outputs(default_run):
+    """Every output (tables, figures, markdown, the generated tracks) of a second run of the
+    whole synthetic campaign equals the first byte for byte (logs and timings aside).
+    Runs last in this module: it reruns every job in ``default_run``."""
+    skip = ("logs", "benchmarks")
+    first = {p.relative_to(default_run): p.read_bytes() for p in default_run.rglob("*")
+             if p.is_file() and p.relative_to(default_run).parts[0] not in skip}
+    snakemake("--cores", "2", "--forceall", "--config", f"results={default_run}")
+    second = {p.relative_to(default_run): p.read_bytes() for p in default_run.rglob("*")
+              if p.is_file() and p.relative_to(default_run).parts[0] not in skip}
+    assert sorted(second) == sorted(first)
+    differ = sorted(str(p) for p in first if first[p] != second[p])
+    assert not differ, differ
+    assert any(p.suffix == ".pdf" for p in first) and any(p.suffix == ".md" for p in first)

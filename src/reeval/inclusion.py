@@ -23,6 +23,7 @@ import pandas as pd
 import pyarrow.compute as pc
 
 from .fetch import FileSpec, fetch_files, report_frame
+from .outputs import write_text
 from .trecio import parse_qrels, parse_run
 from .unpack import combine_qrels, place_run
 
@@ -143,9 +144,8 @@ def fetch_track(track: str, entry: dict, data_dir, fetch: dict | None = None, on
 
 
 def write_status(status: dict, path) -> None:
-    """The status as JSON, atomically."""
-    from .ingest import atomic_write
-    atomic_write(path, lambda tmp: Path(tmp).write_text(json.dumps(status, indent=1, sort_keys=True) + "\n"))
+    """The status as JSON (keys sorted), atomically."""
+    write_text(json.dumps(status, indent=1, sort_keys=True) + "\n", path)
 
 
 def read_status(path) -> dict:

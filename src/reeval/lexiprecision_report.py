@@ -20,7 +20,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from . import lexiprecision as lx
-from .ingest import atomic_write, write_csv, write_parquet
+from .ingest import write_csv, write_parquet
+from .outputs import pyplot, save_figure, write_text
 
 #: Per-track tables, each written as <name>.parquet and <name>.csv.
 TRACK_TABLES = ("profile", "table2_agreement", "table3_ties", "table4_discriminative_power",
@@ -92,20 +93,8 @@ def _write_table(df: pd.DataFrame, out: Path, name: str) -> None:
     write_csv(df, out / f"{name}.csv")
 
 
-def _figure():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
 def _save(fig, out: Path, name: str) -> None:
-    for ext in ("png", "pdf"):
-        atomic_write(out / f"{name}.{ext}", lambda tmp, ext=ext: fig.savefig(tmp, format=ext, dpi=150,
-                                                                             bbox_inches="tight"))
-    _figure().close(fig)
+    save_figure(fig, out / f"{name}.png", out / f"{name}.pdf")
 
 
 def track_lexiprecision(track: str, track_dir, out_dir, rel_level: int = 1,
@@ -154,7 +143,7 @@ def track_lexiprecision(track: str, track_dir, out_dir, rel_level: int = 1,
 
 
 def _track_figures(track: str, t: dict, out: Path) -> None:
-    plt = _figure()
+    plt = pyplot()
     for name in ("fig3_ties_by_p1", "fig5_ties_by_level", "fig6_i_star_ecdf", "fig9_label_removal"):
         fig, ax = plt.subplots(figsize=(5, 3.5), layout="constrained")
         PLOTS[name](ax, t[name], track)
@@ -299,7 +288,7 @@ def summarize_lexiprecision(track_dirs: dict, out_dir, levels: dict, config: dic
     theory = pd.DataFrame([{"n": n, "m": m, "p1": p, "probability": v} for m in ms
                            for p, v in zip(p1, lx.theoretical_tie_probability(n, m, p1))])
     _write_table(theory, out, "fig2_theoretical_ties")
-    plt = _figure()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(5, 3.5))
     for m, g in theory[theory.probability > 0].groupby("m"):
         ax.loglog(g.p1, g.probability, label=f"m = {m}")
@@ -316,5 +305,4 @@ def summarize_lexiprecision(track_dirs: dict, out_dir, levels: dict, config: dic
             PLOTS[name](ax, g, track)
         ax.legend(fontsize=6)
         _save(fig, out, name)
-    atomic_write(out / "paper_comparison.md",
-                 lambda tmp: Path(tmp).write_text(paper_comparison(tables, levels)))
+    write_text(paper_comparison(tables, levels), out / "paper_comparison.md")

@@ -1,6 +1,12 @@
 """Writing outputs: every file the project writes goes through :func:`atomic_write`, a
 temporary file beside the output, renamed when complete.
 
+- :func:`save_figure` is the one figure saver (PNG, PDF, SVG), :func:`write_text` writes
+  markdown and JSON.
+
+Byte reproducibility: PDF and SVG figures are saved without a creation date and SVG ids
+are salted by a constant, so the same figure written twice gives the same bytes.
+
 Temporary files: ``write`` goes to ``.<name>.tmp`` beside ``<name>``. A job killed while
 writing (``kill -9``, out of memory, a SLURM time limit) leaves that file behind; the
 next write of the same output (the job's rerun) removes it first, and also the
@@ -13,6 +19,52 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+
+
+def write_text(text: str, path) -> None:
+    """Write ``text`` (markdown, JSON) as UTF-8 with newlines as given, atomically."""
+    atomic_write(path, lambda tmp: Path(tmp).write_bytes(text.encode("utf-8")))
+
+
+# ------------------------------------------------------------------ figures
+
+#: savefig metadata per format: no creation date, so a figure saved twice is byte-identical
+#: (PNG carries none; matplotlib's version stays, like the rendering it describes)
+FIGURE_METADATA = {"png": {}, "pdf": {"CreationDate": None}, "svg": {"Date": None}}
+
+
+def pyplot():
+    """matplotlib.pyplot on the Agg backend (no display needed)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def save_figure(fig, *paths, dpi: int = 150) -> None:
+    """Save ``fig`` to each path, the format following the suffix (png, pdf, svg), then close it.
+
+    Every figure is saved the same way: ``dpi`` for the raster, the bounding box
+    tightened to the drawing, no timestamp (:data:`FIGURE_METADATA`), SVG ids salted by a
+    constant; each file atomically.
+    """
+    import matplotlib
+
+    formats = []
+    for path in paths:
+        fmt = Path(path).suffix.lstrip(".").lower()
+        if fmt not in FIGURE_METADATA:
+            raise ValueError(f"{path}: a figure is saved as {sorted(FIGURE_METADATA)}, not {fmt!r}")
+        formats.append((path, fmt))
+    try:
+        with matplotlib.rc_context({"svg.hashsalt": "reeval"}):
+            for path, fmt in formats:
+                atomic_write(path, lambda tmp, fmt=fmt: fig.savefig(
+                    tmp, format=fmt, dpi=dpi, bbox_inches="tight", metadata=FIGURE_METADATA[fmt]))
+    finally:
+        pyplot().close(fig)
 
 
 # ------------------------------------------------------------------ atomic writes

@@ -26,7 +26,8 @@ import pyarrow as pa
 
 from . import rareness as rr
 from . import rareness_analysis as ra
-from .ingest import atomic_write, write_csv, write_parquet
+from .ingest import write_csv, write_parquet
+from .outputs import pyplot, save_figure
 from .pipeline import read_track_tables
 from .measures import build_grid
 
@@ -149,17 +150,7 @@ def _synthetic(hits: rr.Hits, opts: dict, track: str) -> pd.DataFrame:
 # ------------------------------------------------------------------ figures
 
 def _figure(path_stem: Path, fig) -> None:
-    for ext in ("png", "pdf"):
-        atomic_write(Path(f"{path_stem}.{ext}"), lambda tmp, ext=ext: fig.savefig(tmp, format=ext, dpi=150))
-
-
-def _plt():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
+    save_figure(fig, Path(f"{path_stem}.png"), Path(f"{path_stem}.pdf"))
 
 
 def _numeric(df: pd.DataFrame) -> pd.DataFrame:
@@ -178,7 +169,7 @@ def _tau_axes(ax, df: pd.DataFrame) -> None:
 
 def plot_tau(tau: pd.DataFrame, path_stem, title: str = "") -> None:
     """Kendall tau between each rareness measure and its base, against alpha (figure 2)."""
-    plt = _plt()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(5, 3.6))
     _tau_axes(ax, tau)
     ax.set_ylabel("Kendall's tau")
@@ -186,7 +177,6 @@ def plot_tau(tau: pd.DataFrame, path_stem, title: str = "") -> None:
     ax.legend(fontsize=7)
     fig.tight_layout()
     _figure(Path(path_stem), fig)
-    plt.close(fig)
 
 
 def _n_systems_rows(df: pd.DataFrame) -> pd.DataFrame:
@@ -197,7 +187,7 @@ def _n_systems_rows(df: pd.DataFrame) -> pd.DataFrame:
 
 def plot_n_systems(n_systems: pd.DataFrame, path_stem, title: str = "") -> None:
     """Mean Kendall tau between full and sample rankings against the sample size N."""
-    plt = _plt()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(5, 3.6))
     rows = _n_systems_rows(n_systems)
     for measure, g in rows.groupby("measure", sort=False):
@@ -211,12 +201,11 @@ def plot_n_systems(n_systems: pd.DataFrame, path_stem, title: str = "") -> None:
         ax.legend(fontsize=7)
     fig.tight_layout()
     _figure(Path(path_stem), fig)
-    plt.close(fig)
 
 
 def plot_synthetic(syn: pd.DataFrame, path_stem, title: str = "") -> None:
     """Rank of S_rare (a) and S_common (b) among the real runs against D (figure 1)."""
-    plt = _plt()
+    plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.6), sharey=True)
     for ax, system in zip(axes, ("rare", "common")):
         sub = syn[syn.system == system]
@@ -235,7 +224,6 @@ def plot_synthetic(syn: pd.DataFrame, path_stem, title: str = "") -> None:
     fig.suptitle(f"{title}: topic {qid}", fontsize=9)
     fig.tight_layout()
     _figure(Path(path_stem), fig)
-    plt.close(fig)
 
 
 # ------------------------------------------------------------------ across tracks
@@ -296,7 +284,7 @@ def summarize_rareness(tracks: dict, out_dir, opts: dict) -> None:
         write_csv(df, out / f"{name}.csv")
     write_csv(paper_comparison(stacked["discriminative"], stacked["stability"], opts.get("paper"),
                                int(opts["k"])), out / "paper_comparison.csv")
-    plt = _plt()
+    plt = pyplot()
     names = list(tracks)
     for what, stem in (("tau", "tau_by_track"), ("n_systems", "n_systems_by_track")):
         n = max(1, len(names))
@@ -322,4 +310,3 @@ def summarize_rareness(tracks: dict, out_dir, opts: dict) -> None:
             fig.legend(handles, labels, loc="lower center", ncol=4, fontsize=7)
         fig.tight_layout(rect=(0, 0.08, 1, 1))
         _figure(out / stem, fig)
-        plt.close(fig)

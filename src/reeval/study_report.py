@@ -25,7 +25,8 @@ import pandas as pd
 import pyarrow as pa
 
 from . import study as S
-from .ingest import atomic_write, write_csv, write_parquet
+from .ingest import write_csv, write_parquet
+from .outputs import write_text
 from .study_figures import bar_histogram
 
 #: options of the ``study`` config key and their defaults
@@ -436,5 +437,4 @@ def write_summary(path: Path, dirs: dict, head, hist, reord, table2, share, tech
           "- Technique labels come from `study: techniques:` (fnmatch patterns per group, one "
           "baseline group). ASL values are lower bounds (a run cut at depth n pays at most n for "
           "a relevant document it missed).", ""]
-    text = "\n".join(L) + "\n"
-    atomic_write(path, lambda tmp: Path(tmp).write_text(text))
+    write_text("\n".join(L) + "\n", path)
