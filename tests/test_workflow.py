@@ -183,6 +183,28 @@ def test_lint_is_clean():
     assert proc.returncode == 0 and "Congratulations" in proc.stdout + proc.stderr
 
 
+def test_every_table_of_the_campaign_is_typed_by_the_registry(default_run):
+    from conftest import assert_outputs_conform
+
+    runs = (default_run / "summary" / "runs.csv").read_text().splitlines()
+    values = dict(zip(runs[0].split(","), runs[1].split(",")))
+    for count in ("num_q", "num_ret", "num_rel", "num_rel_ret"):
+        assert values[count].isdigit(), (count, values[count])  # 35000, not 35000.0
+    assert assert_outputs_conform(default_run) > 100
+
+
+def test_judged_joins_measures_by_topic_with_pyarrow(default_run):
+    import pyarrow.parquet as pq
+
+    d = default_run / "tracks" / "syn-graded"
+    judged = pq.read_table(d / "judged.parquet")
+    by_topic = pq.read_table(d / "measures_by_topic.parquet").select(["run", "qid", "map", "num_ret"])
+    joined = judged.join(by_topic, keys=["run", "qid"], join_type="inner")
+    assert joined.num_rows == judged.num_rows > 0  # every judged row has its (run, topic) measures
+    depth = pq.read_table(d / "depth.parquet")
+    assert depth.join(by_topic, keys=["run", "qid"]).num_rows == depth.num_rows
+
+
 def test_two_runs_of_the_campaign_give_byte_identical_outputs(default_run):
     """Every output (tables, figures, markdown, the generated tracks) of a second run of the
     whole synthetic campaign equals the first byte for byte (logs and timings aside).

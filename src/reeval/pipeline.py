@@ -15,11 +15,18 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .ingest import write_csv, write_parquet
-from .measures import aggregate, build_grid, evaluate_grid, parse_measures, per_document
+from .measures import TopicScores, aggregate, build_grid, evaluate_grid, parse_measures, per_document
+from .outputs import write_table
 
 MEASURES_FILES = ("measures_by_topic.parquet", "measures_by_run.parquet", "measures_by_run.csv",
                   "asl_by_document.parquet")
+#: ingest drops counted in tracks.csv (``dropped_<reason>``)
+DROP_REASONS = ("blank", "comment", "malformed", "nan_score", "unjudged_topic", "duplicate")
+#: tracks.csv's best runs: (measure, best is max or min)
+BEST_RUNS = (("map", "max"), ("P_20", "max"), ("ASL", "min"), ("ASL@g1-10", "min"))
+TRACK_SUMMARY_COLUMNS = (["track", "runs", "qrels_topics", "judgments", "relevant", "relevance_level",
+                          "lines_read", "lines_kept"] + [f"dropped_{r}" for r in DROP_REASONS]
+                         + [c for m, _ in BEST_RUNS for c in (f"best_{m}", f"best_{m}_run")])
 
 
 def read_track_tables(track_dir):
@@ -44,17 +51,24 @@ def track_measures(track: str, track_dir, out_dir, measure_specs, rel_level: int
     scores = evaluate_grid(grid, measures, rel_level=rel_level, unretrieved=unretrieved)
     by_topic = scores.to_frame()
     by_topic.insert(0, "track", track)
+    docs = per_document(grid, rel_level=rel_level, unretrieved=unretrieved)
+    docs.insert(0, "track", track)
+    out = Path(out_dir)
+    write_table(by_topic, out / "measures_by_topic.parquet")
+    by_run = write_table(run_table(track, scores, measures), out / "measures_by_run.parquet",
+                         out / "measures_by_run.csv")
+    write_table(docs, out / "asl_by_document.parquet")
+    return by_run.to_pandas()
+
+
+def run_table(track: str, scores: TopicScores, measures) -> pd.DataFrame:
+    """``measures_by_run`` of a track: track, run, num_q, the run means of ``measures``
+    (trec_eval -c), asl_num_q, and per run the relevant documents given the unretrieved
+    ASL value (asl_unretrieved_docs) and the topics it did not answer (asl_unanswered_topics)."""
     by_run = aggregate(scores, measures, complete=True)
     by_run.insert(0, "track", track)
     by_run["asl_unretrieved_docs"] = scores.n_unretrieved.sum(axis=1)
     by_run["asl_unanswered_topics"] = scores.asl_unanswered.sum(axis=1)
-    docs = per_document(grid, rel_level=rel_level, unretrieved=unretrieved)
-    docs.insert(0, "track", track)
-    out = Path(out_dir)
-    write_parquet(pa.Table.from_pandas(by_topic, preserve_index=False), out / "measures_by_topic.parquet")
-    write_parquet(pa.Table.from_pandas(by_run, preserve_index=False), out / "measures_by_run.parquet")
-    write_csv(by_run, out / "measures_by_run.csv")
-    write_parquet(pa.Table.from_pandas(docs, preserve_index=False), out / "asl_by_document.parquet")
     return by_run
 
 
@@ -73,9 +87,9 @@ def track_summary(track: str, by_run: pd.DataFrame, report: pd.DataFrame, qrels:
         "lines_read": int(report.lines_read.sum()),
         "lines_kept": int(report.kept.sum()),
     }
-    for reason in ("blank", "comment", "malformed", "nan_score", "unjudged_topic", "duplicate"):
+    for reason in DROP_REASONS:
         row[f"dropped_{reason}"] = int(report[reason].sum())
-    for measure, best in (("map", "max"), ("P_20", "max"), ("ASL", "min"), ("ASL@g1-10", "min")):
+    for measure, best in BEST_RUNS:
         if measure in by_run and by_run[measure].notna().any():
             idx = by_run[measure].idxmax() if best == "max" else by_run[measure].idxmin()
             row[f"best_{measure}"] = by_run.loc[idx, measure]
@@ -95,6 +109,5 @@ def summarize(tracks: dict, out_dir, rel_levels: dict) -> None:
         rows.append(track_summary(track, runs, report, qrels, rel_levels.get(track, 1)))
     out = Path(out_dir)
     all_runs = pd.concat(by_run, ignore_index=True)
-    write_parquet(pa.Table.from_pandas(all_runs, preserve_index=False), out / "runs.parquet")
-    write_csv(all_runs, out / "runs.csv")
-    write_csv(pd.DataFrame(rows), out / "tracks.csv")
+    write_table(all_runs, out / "runs.parquet", out / "runs.csv")
+    write_table(pd.DataFrame(rows, columns=TRACK_SUMMARY_COLUMNS), out / "tracks.csv")

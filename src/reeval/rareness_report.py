@@ -22,12 +22,10 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 
 from . import rareness as rr
 from . import rareness_analysis as ra
-from .ingest import write_csv, write_parquet
-from .outputs import pyplot, save_figure
+from .outputs import pyplot, save_figure, write_table
 from .pipeline import read_track_tables
 from .measures import build_grid
 
@@ -49,6 +47,19 @@ TRACK_TABLES = (["by_topic.parquet", "by_run.parquet", "by_run.csv", "documents.
 TRACK_FIGURES = [f"{name}.{ext}" for name in ("tau", "n_systems", "synthetic") for ext in ("png", "pdf")]
 SUMMARY_TABLES = [f"{a}.{ext}" for a in ANALYSES for ext in ("parquet", "csv")] + ["paper_comparison.csv"]
 SUMMARY_FIGURES = [f"{name}.{ext}" for name in ("tau_by_track", "n_systems_by_track") for ext in ("png", "pdf")]
+#: The columns of every per-track table (the cross-track ones stack the ANALYSES), also
+#: when a table has no row; the writer refuses a table whose columns differ.
+TABLE_COLUMNS = {
+    "by_topic": ("track", "run", "qid", "measure", "alpha", "value"),
+    "by_run": ("track", "run", "measure", "alpha", "value", "rank"),
+    "documents": ("track", "qid", "docno", "k", "c_k", "n_systems", "rarity", "rarity_norm"),
+    "tau": ("track", "measure", "alpha", "tau", "tau_ap"),
+    "discriminative": ("track", "measure", "alpha", "runs", "pairs", "significant_95", "significant_99"),
+    "stability": ("track", "measure", "alpha", "topics", "sampled_topics", "trials", "stability", "tied_share"),
+    "n_systems": ("track", "measure", "alpha", "n_systems", "trials", "valid_trials", "mean_tau", "sd_tau"),
+    "synthetic": ("track", "qid", "num_rel", "measure", "system", "alpha", "docs", "score", "rank",
+                  "best_real", "n_systems"),
+}
 
 #: Türkmen, Lease & Kutlu (ECIR 2023), Deep Learning Track 2020 document ranking task,
 #: every official run (64 runs, 2016 pairs): table 1 (pairs significant by Tukey HSD at 95%
@@ -98,11 +109,12 @@ def track_rareness(track: str, track_dir, out_dir, opts: dict, rel_level: int = 
     by_topic = pd.concat([pd.DataFrame({
         "run": np.repeat(run_col, T), "qid": np.tile(np.array(hits.topics, dtype=object), S),
         "measure": m, "alpha": rr.alpha_label(a), "value": v.ravel()}) for (m, a), v in per_topic.items()],
-        ignore_index=True) if per_topic else pd.DataFrame()
+        ignore_index=True) if per_topic else pd.DataFrame(columns=TABLE_COLUMNS["by_topic"][1:])
     by_run = pd.concat([pd.DataFrame({
         "run": run_col, "measure": m, "alpha": rr.alpha_label(a), "value": v,
         "rank": pd.Series(np.round(v, 12)).rank(method="min", ascending=False).astype(int).to_numpy()})
-        for (m, a), v in means.items()], ignore_index=True) if means else pd.DataFrame()
+        for (m, a), v in means.items()], ignore_index=True) if means else pd.DataFrame(
+        columns=TABLE_COLUMNS["by_run"][1:])
     tables = {
         "by_topic": by_topic, "by_run": by_run, "documents": rr.document_table(hits, systems),
         "tau": ra.rank_correlation(means, base),
@@ -112,13 +124,15 @@ def track_rareness(track: str, track_dir, out_dir, opts: dict, rel_level: int = 
                                           trials=int(opts["trials"]), seed=int(opts["seed"])),
         "synthetic": _synthetic(hits, opts, track),
     }
+    for name, df in tables.items():
+        if df.empty and not len(df.columns):  # an analysis with nothing to report (e.g. n_systems of 1 run)
+            tables[name] = pd.DataFrame(columns=TABLE_COLUMNS[name][1:])
     tables["n_systems"]["measure"] = tables["n_systems"]["measure"].map(lambda f: _name(f, k))
     out = Path(out_dir)
     for name, df in tables.items():
         df.insert(0, "track", track)
-        write_parquet(pa.Table.from_pandas(df, preserve_index=False), out / f"{name}.parquet")
-        if name != "by_topic":
-            write_csv(df, out / f"{name}.csv")
+        paths = [out / f"{name}.parquet"] + ([out / f"{name}.csv"] if name != "by_topic" else [])
+        write_table(df, *paths, columns=TABLE_COLUMNS[name])
     plot_tau(tables["tau"], out / "tau", title=f"{track}: Kendall tau with the base measure")
     plot_n_systems(tables["n_systems"], out / "n_systems", title=f"{track}: rareness over N sampled runs")
     plot_synthetic(tables["synthetic"], out / "synthetic", title=f"{track}")
@@ -278,12 +292,10 @@ def summarize_rareness(tracks: dict, out_dir, opts: dict) -> None:
     stacked = {}
     for name in ANALYSES:
         frames = [pd.read_parquet(Path(d) / f"{name}.parquet") for d in tracks.values()]
-        df = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
-        stacked[name] = df
-        write_parquet(pa.Table.from_pandas(df, preserve_index=False), out / f"{name}.parquet")
-        write_csv(df, out / f"{name}.csv")
-    write_csv(paper_comparison(stacked["discriminative"], stacked["stability"], opts.get("paper"),
-                               int(opts["k"])), out / "paper_comparison.csv")
+        stacked[name] = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+        write_table(stacked[name], out / f"{name}.parquet", out / f"{name}.csv")
+    write_table(paper_comparison(stacked["discriminative"], stacked["stability"], opts.get("paper"),
+                                 int(opts["k"])), out / "paper_comparison.csv")
     plt = pyplot()
     names = list(tracks)
     for what, stem in (("tau", "tau_by_track"), ("n_systems", "n_systems_by_track")):

@@ -52,6 +52,19 @@ UNRETRIEVED_PRECISION = ("asl", "zero")
 #: headroom measures: (measure, higher_is_better)
 HEADROOM_MEASURES = (("P_20", True), ("ASL@g1-10", False), ("map", True), ("ASL", False))
 
+# The columns of the study's tables (also when they have no row)
+#: :func:`reordering`'s per-track table (``reordering.parquet``)
+REORDERING_COLUMNS = ("track", "comparison", "old", "new", "max_delta_sort", "max_delta_sort_run",
+                      "kendall_tau", "delta_value", "n_runs", "n_topics")
+#: :func:`reordering`'s per-run table (``reordering_by_run.parquet``)
+REORDERING_BY_RUN_COLUMNS = ("track", "comparison", "old", "new", "run", "old_value", "new_value",
+                             "n0", "n1", "delta_sort", "value_ratio")
+#: :func:`map_share` with the track (``map_share.parquet``)
+MAP_SHARE_COLUMNS = ("track", "run", "n_docs", "target_sl", "n_closest", "share")
+#: :func:`technique_table` (``techniques.parquet``)
+TECHNIQUE_COLUMNS = ("track", "group", "baseline", "measure", "value", "run", "baseline_value",
+                     "rrie", "n_runs")
+
 
 # ------------------------------------------------------------------ track matrices
 
@@ -555,8 +568,8 @@ def technique_table(by_run: pd.DataFrame, spec: dict, track: str = "") -> pd.Dat
 
     ``spec``: ``{"baseline": group, "groups": {group: [run patterns]}}``. One row per
     (group, measure): value and run of the group's best (measure by measure, as
-    :func:`headroom` picks), baseline value, rrie (NaN for the baseline row), n_runs.
-    A group with no matching run has NaN values.
+    :func:`headroom` picks), baseline value, rrie (NaN for the baseline row), n_runs
+    (columns :data:`TECHNIQUE_COLUMNS`). A group with no matching run has NaN values.
     """
     groups = spec["groups"]
     baseline = spec["baseline"]
@@ -573,4 +586,4 @@ def technique_table(by_run: pd.DataFrame, spec: dict, track: str = "") -> pd.Dat
                          "value": v, "run": best[g][f"{m}_run"], "baseline_value": b,
                          "rrie": math.nan if g == baseline else rrie(b, v, higher),
                          "n_runs": int((lab == g).sum())})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=TECHNIQUE_COLUMNS)

@@ -15,18 +15,15 @@ Across tracks (``<results>/study/``): ``headroom``, ``reordering`` (per track),
 from __future__ import annotations
 
 import glob
-
 import math
 import os
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 
 from . import study as S
-from .ingest import write_csv, write_parquet
-from .outputs import write_text
+from .outputs import write_table, write_text
 from .study_figures import bar_histogram
 
 #: options of the ``study`` config key and their defaults
@@ -137,12 +134,6 @@ def track_study_options(options: dict) -> dict:
     return {k: options[k] for k in TRACK_OPTION_KEYS}
 
 
-def _write_table(df: pd.DataFrame, stem: Path) -> None:
-    """``stem``.parquet and ``stem``.csv, atomically."""
-    write_parquet(pa.Table.from_pandas(df, preserve_index=False), stem.with_suffix(".parquet"))
-    write_csv(df, stem.with_suffix(".csv"))
-
-
 # ------------------------------------------------------------------ per track
 
 def track_study(track: str, track_dir, out_dir, options: dict) -> dict:
@@ -158,9 +149,9 @@ def track_study(track: str, track_dir, out_dir, options: dict) -> dict:
                                        margin=ro["margin"], alpha=ro["alpha"])
     share = S.map_share(docs, target=options["map_share_target"])
     share.insert(0, "track", track)
-    write_parquet(pa.Table.from_pandas(track_tab, preserve_index=False), out / "reordering.parquet")
-    write_parquet(pa.Table.from_pandas(runs_tab, preserve_index=False), out / "reordering_by_run.parquet")
-    write_parquet(pa.Table.from_pandas(share, preserve_index=False), out / "map_share.parquet")
+    write_table(track_tab, out / "reordering.parquet", columns=S.REORDERING_COLUMNS)
+    write_table(runs_tab, out / "reordering_by_run.parquet", columns=S.REORDERING_BY_RUN_COLUMNS)
+    write_table(share, out / "map_share.parquet", columns=S.MAP_SHARE_COLUMNS)
 
     best, median = S.best_and_median_run(by_run)
     edges, diff_edges = options["document_buckets"], options["difference_buckets"]
@@ -173,8 +164,8 @@ def track_study(track: str, track_dir, out_dir, options: dict) -> dict:
     hist.insert(0, "run", best)
     diff.insert(0, "best_run", best)
     diff.insert(1, "median_run", median)
-    write_csv(hist, out / "document_asl.csv")
-    write_csv(diff, out / "asl_difference.csv")
+    write_table(hist, out / "document_asl.csv")
+    write_table(diff, out / "asl_difference.csv")
     best_asl = by_run.set_index("run")["ASL"].get(best, math.nan) if best else math.nan
     colors = ["#4C72B0"] * (len(hist) - 1) + ["#C44E52"]
     bar_histogram(hist.bucket, hist["count"],
@@ -210,11 +201,9 @@ def study(tracks: dict, out_dir, options: dict) -> dict:
     share = _concat([d / "study" / "map_share.parquet" for d in dirs.values()])
     tech_frames = [S.technique_table(by_runs[t], spec, t)
                    for t, spec in options["techniques"].items() if t in by_runs]
-    tech = pd.concat(tech_frames, ignore_index=True) if tech_frames else pd.DataFrame(
-        columns=["track", "group", "baseline", "measure", "value", "run", "baseline_value",
-                 "rrie", "n_runs"])
+    tech = pd.concat(tech_frames, ignore_index=True) if tech_frames else pd.DataFrame(columns=S.TECHNIQUE_COLUMNS)
     for name, df in zip(STUDY_TABLES, (head, reord, reord_runs, table2, share, tech)):
-        _write_table(df, out / name)
+        write_table(df, out / f"{name}.parquet", out / f"{name}.csv")
     hist = headroom_figures(head, out, options["asl_buckets"])
     write_summary(out / "summary.md", dirs, head, hist, reord, table2, share, tech, options)
     return {"tracks": len(dirs), "runs": int(head.n_runs.sum()) if len(head) else 0}
