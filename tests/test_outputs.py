@@ -112,9 +112,10 @@ def test_every_declared_table_is_typed_by_the_registry():
     from reeval.fetch import FileResult
     from reeval.inclusion import INCLUSION_COLUMNS
     from reeval.outputs import COLUMN_TYPES, table_schema
-    from reeval.pipeline import TRACK_SUMMARY_COLUMNS
+    from reeval.pipeline import TRACK_SUMMARY_COLUMNS, run_table_columns
 
     declared = [INCLUSION_COLUMNS, TRACK_SUMMARY_COLUMNS, [f.name for f in dataclasses.fields(FileResult)] + ["use"],
+                run_table_columns(["all_trec", "ASL", "ASL@g1-10"]), study.HEADROOM_COLUMNS,
                 study.REORDERING_COLUMNS, study.REORDERING_BY_RUN_COLUMNS, study.MAP_SHARE_COLUMNS,
                 study.TECHNIQUE_COLUMNS, *lexiprecision_report.TABLE_COLUMNS.values(),
                 *rareness_report.TABLE_COLUMNS.values()]

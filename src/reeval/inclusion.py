@@ -28,6 +28,12 @@ from .trecio import parse_qrels, parse_run
 from .unpack import combine_qrels, place_run
 
 MIN_RUNS = 5
+#: What an empty cross-track output says (summary.md, paper_comparison.md, figures).
+NO_TRACK_INCLUDED = ("No track is included, so the cross-track tables are empty (they keep their "
+                     "columns). `summary/inclusion.csv` in the results folder lists every track of "
+                     "the configuration and why it was left out (for instance fewer than "
+                     "`study.min_runs` runs with a line on a judged topic).")
+NO_TRACK_FIGURE_NOTE = "no track included:\nsee summary/inclusion.csv"
 FETCH_DEFAULTS = {"mirror": None, "jobs": 4, "attempts": 5, "timeout": 60.0, "backoff": 1.0,
                   "auth_hosts": ["trec.nist.gov"], "verify_md5": True}
 

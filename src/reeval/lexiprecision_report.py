@@ -19,7 +19,8 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from . import lexiprecision as lx
-from .outputs import pyplot, save_figure, write_table, write_text
+from .inclusion import NO_TRACK_FIGURE_NOTE, NO_TRACK_INCLUDED
+from .outputs import pyplot, read_stacked, save_figure, write_table, write_text
 
 #: Per-track tables, each written as <name>.parquet and <name>.csv.
 TRACK_TABLES = ("profile", "table2_agreement", "table3_ties", "table4_discriminative_power",
@@ -255,6 +256,8 @@ def paper_comparison(tables: dict, levels: dict) -> str:
              "Paper: Diaz, *Best-Case Retrieval Evaluation: Improving the Sensitivity of "
              "Reciprocal Rank with Lexicographic Precision*, tables 1-4. The paper's relevance "
              "is grade > 0 (pref_eval); ours is the track's relevance level shown below.", ""]
+    if tables["profile"].empty:
+        lines += [NO_TRACK_INCLUDED, ""]
     if not ours:
         lines.append("None of the configured tracks is one the paper analyzed "
                      f"({', '.join(PAPER_TRACKS)}).")
@@ -308,8 +311,8 @@ def summarize_lexiprecision(track_dirs: dict, out_dir, levels: dict, config: dic
     out = Path(out_dir)
     tables = {}
     for name in SUMMARY_TABLES:
-        frames = [pd.read_parquet(Path(d) / f"{name}.parquet") for d in track_dirs.values()]
-        tables[name] = pd.concat(frames, ignore_index=True)
+        tables[name] = read_stacked([Path(d) / f"{name}.parquet" for d in track_dirs.values()],
+                                    TABLE_COLUMNS[name])
         _write_table(tables[name], out, name)
     n, ms = int(opts["figure2"]["n"]), [int(m) for m in opts["figure2"]["m"]]
     p1 = np.unique(np.round(np.logspace(0, math.log10(n), 400)).astype(np.int64))
@@ -331,6 +334,9 @@ def summarize_lexiprecision(track_dirs: dict, out_dir, levels: dict, config: dic
         fig, ax = plt.subplots(figsize=(6, 4))
         for track, g in tables[name].groupby("track", sort=True):
             PLOTS[name](ax, g, track)
-        ax.legend(fontsize=6)
+        if track_dirs:
+            ax.legend(fontsize=6)
+        else:
+            ax.text(0.5, 0.5, NO_TRACK_FIGURE_NOTE, ha="center", va="center", transform=ax.transAxes)
         _save(fig, out, name)
     write_text(paper_comparison(tables, levels), out / "paper_comparison.md")

@@ -246,6 +246,15 @@ def write_table(data, *paths, columns=None) -> pa.Table:
     return table
 
 
+def read_stacked(paths, columns) -> pd.DataFrame:
+    """The Parquet tables at ``paths`` one under the other (a cross-track table from
+    per-track ones); with no path, an empty table with ``columns``."""
+    frames = [pd.read_parquet(p) for p in paths]
+    if not frames:
+        return pd.DataFrame(columns=list(columns))
+    return pd.concat(frames, ignore_index=True)
+
+
 def write_text(text: str, path) -> None:
     """Write ``text`` (markdown, JSON) as UTF-8 with newlines as given, atomically."""
     atomic_write(path, lambda tmp: Path(tmp).write_bytes(text.encode("utf-8")))

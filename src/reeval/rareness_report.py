@@ -25,7 +25,8 @@ import pandas as pd
 
 from . import rareness as rr
 from . import rareness_analysis as ra
-from .outputs import pyplot, save_figure, write_table
+from .inclusion import NO_TRACK_FIGURE_NOTE
+from .outputs import pyplot, read_stacked, save_figure, write_table
 from .pipeline import read_track_tables
 from .measures import build_grid
 
@@ -291,8 +292,7 @@ def summarize_rareness(tracks: dict, out_dir, opts: dict) -> None:
     out = Path(out_dir)
     stacked = {}
     for name in ANALYSES:
-        frames = [pd.read_parquet(Path(d) / f"{name}.parquet") for d in tracks.values()]
-        stacked[name] = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+        stacked[name] = read_stacked([Path(d) / f"{name}.parquet" for d in tracks.values()], TABLE_COLUMNS[name])
         write_table(stacked[name], out / f"{name}.parquet", out / f"{name}.csv")
     write_table(paper_comparison(stacked["discriminative"], stacked["stability"], opts.get("paper"),
                                  int(opts["k"])), out / "paper_comparison.csv")
@@ -314,11 +314,14 @@ def summarize_rareness(tracks: dict, out_dir, opts: dict) -> None:
                 ax.set_xscale("log", base=2)
                 ax.set_xlabel("N runs sampled")
             ax.set_title(track, fontsize=8)
-        for ax in axes.ravel()[len(names):]:
+        for ax in axes.ravel()[max(1, len(names)):]:
             ax.set_visible(False)
         axes[0, 0].set_ylabel("Kendall's tau" if what == "tau" else "mean Kendall's tau")
         handles, labels = axes[0, 0].get_legend_handles_labels()
         if handles:
             fig.legend(handles, labels, loc="lower center", ncol=4, fontsize=7)
+        if not names:
+            axes[0, 0].text(0.5, 0.5, NO_TRACK_FIGURE_NOTE, ha="center", va="center",
+                            transform=axes[0, 0].transAxes)
         fig.tight_layout(rect=(0, 0.08, 1, 1))
         _figure(out / stem, fig)

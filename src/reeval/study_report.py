@@ -23,7 +23,8 @@ import numpy as np
 import pandas as pd
 
 from . import study as S
-from .outputs import write_table, write_text
+from .inclusion import NO_TRACK_FIGURE_NOTE, NO_TRACK_INCLUDED
+from .outputs import read_stacked, write_table, write_text
 from .study_figures import bar_histogram
 
 #: options of the ``study`` config key and their defaults
@@ -183,22 +184,19 @@ def track_study(track: str, track_dir, out_dir, options: dict) -> dict:
 
 # ------------------------------------------------------------------ across tracks
 
-def _concat(paths) -> pd.DataFrame:
-    frames = [pd.read_parquet(p) for p in paths]
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
-
-
 def study(tracks: dict, out_dir, options: dict) -> dict:
     """Cross-track tables, figures 1-4 and summary.md from per-track folders
-    ``{track: track_dir}`` (each holding the measures tables and ``study/``)."""
+    ``{track: track_dir}`` (each holding the measures tables and ``study/``). With no
+    track the tables keep their columns and summary.md says why they are empty."""
     out = Path(out_dir)
     dirs = {t: Path(p) for t, p in tracks.items()}
     by_runs = {t: pd.read_parquet(d / "measures_by_run.parquet") for t, d in dirs.items()}
-    head = pd.DataFrame([S.headroom(by_runs[t], t) for t in dirs])
-    reord = _concat([d / "study" / "reordering.parquet" for d in dirs.values()])
-    reord_runs = _concat([d / "study" / "reordering_by_run.parquet" for d in dirs.values()])
+    head = pd.DataFrame([S.headroom(by_runs[t], t) for t in dirs], columns=S.HEADROOM_COLUMNS)
+    reord = read_stacked([d / "study" / "reordering.parquet" for d in dirs.values()], S.REORDERING_COLUMNS)
+    reord_runs = read_stacked([d / "study" / "reordering_by_run.parquet" for d in dirs.values()],
+                              S.REORDERING_BY_RUN_COLUMNS)
     table2 = S.reordering_across_tracks(reord, reord_runs)
-    share = _concat([d / "study" / "map_share.parquet" for d in dirs.values()])
+    share = read_stacked([d / "study" / "map_share.parquet" for d in dirs.values()], S.MAP_SHARE_COLUMNS)
     tech_frames = [S.technique_table(by_runs[t], spec, t)
                    for t, spec in options["techniques"].items() if t in by_runs]
     tech = pd.concat(tech_frames, ignore_index=True) if tech_frames else pd.DataFrame(columns=S.TECHNIQUE_COLUMNS)
@@ -233,7 +231,7 @@ def headroom_figures(head: pd.DataFrame, out: Path, asl_edges) -> dict:
     for m, stem, xlabel, what in specs:
         labels, counts = hist[m]
         bar_histogram(labels, counts, f"System quality on {what} across {n} tracks: {MEASURE_LABELS[m]}",
-                      xlabel, "tracks", out / f"{stem}.png")
+                      xlabel, "tracks", out / f"{stem}.png", note=None if n else NO_TRACK_FIGURE_NOTE)
     return hist
 
 
@@ -279,6 +277,8 @@ def write_summary(path: Path, dirs: dict, head, hist, reord, table2, share, tech
          "Models* (sections 4.2-4.5, appendix A.1) on the tracks of this configuration: "
          f"{len(dirs)} tracks, {int(head.n_runs.sum()) if len(head) else 0} runs. The paper used 76 TREC "
          "tracks (4302 runs); our track set differs, so its numbers are a reference, not a target.", ""]
+    if not dirs:
+        L += [NO_TRACK_INCLUDED, ""]
 
     L += ["## Headroom (section 4.2, figures 1-4)", "",
           "Best run per track by each measure (highest P@20 and MAP, lowest ASL@g1-10 and ASL; "

@@ -5,6 +5,7 @@ sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 
 from reeval.ingest import TRACK_FILES
 from reeval.pipeline import MEASURES_FILES
+from reeval.pipeline import SUMMARY_FILES as SUMMARY_NAMES
 from reeval.study import REQUIRED_MEASURES as STUDY_MEASURES
 from reeval.tracks import is_fetched, resolve_qrels, resolve_runs, study_tracks, track_options
 
@@ -13,12 +14,14 @@ if config.get("manifest"):  # a study: the manifest's selected tracks join the c
     config["tracks"] = study_tracks(config)
     validate({"tracks": config["tracks"]}, str(Path(workflow.basedir) / "config" / "schema.yaml"))
 TRACKS = sorted(config["tracks"])
-SUMMARY_FILES = [f"{RESULTS}/summary/{name}" for name in ("runs.parquet", "runs.csv", "tracks.csv")]
+SUMMARY_FILES = [f"{RESULTS}/summary/{name}" for name in SUMMARY_NAMES]
 INCLUSION = f"{RESULTS}/summary/inclusion.csv"
 # every output of one track ({track} unfilled); rule files that add per-track outputs extend it
 PER_TRACK_FILES = [f"{RESULTS}/tracks/{{track}}/{name}" for name in TRACK_FILES + MEASURES_FILES]
 DEFAULT_MEASURES = ["official", "P.20,30,100,1000", "recall.100,1000", "ndcg", "ndcg_cut.10,20",
                     "ASL", "ASL@g1", "ASL@g1-10"]
+# the configured measures, plus those the ASL study reads (reeval.study.REQUIRED_MEASURES)
+MEASURE_SPECS = list(config.get("measures", DEFAULT_MEASURES)) + list(STUDY_MEASURES)
 
 
 wildcard_constraints:
