@@ -2,7 +2,7 @@
 import traceback
 
 from _log import rule_log
-from reeval.ingest import write_csv
+from reeval.outputs import write_table
 from reeval.inclusion import fetch_track, write_status
 
 sm = snakemake  # noqa: F821
@@ -20,6 +20,6 @@ with rule_log(sm) as log:
         status = {"track": track, "usable": False, "reason": f"fetch error: {type(exc).__name__}: {exc}",
                   "runs_listed": len(sm.params.entry["urls"]["runs"]), "runs_fetched": 0, "runs_parsed": 0}
         report = pd.DataFrame(columns=["file", "url", "outcome", "error", "use"])
-    write_csv(report, sm.output.report)
+    write_table(report, sm.output.report)
     write_status(status, sm.output.status)
     log.info("%s: %s (%d of %d runs usable)", track, status["reason"], status["runs_parsed"], status["runs_listed"])

@@ -2,7 +2,7 @@
 from pathlib import Path
 
 from _log import rule_log
-from reeval.ingest import write_csv
+from reeval.outputs import write_table
 from reeval.inclusion import inclusion_table, read_status
 from reeval.run_inclusion import excluded_messages, study_run_inclusion
 
@@ -12,8 +12,8 @@ with rule_log(sm) as log:
     reports = {Path(path).parent.name: path for path in sm.input.reports}  # <results>/tracks/<track>/...
     table = inclusion_table(sm.params.entries, statuses, reports, sm.params.min_runs)
     runs = study_run_inclusion(reports)
-    write_csv(table, sm.output.tracks)
-    write_csv(runs, sm.output.runs)
+    write_table(table, sm.output.tracks)
+    write_table(runs, sm.output.runs)
     log.info("%d of %d tracks included; %d of %d ingested runs kept a line", int(table.included.sum()),
              len(table), int(runs.included.sum()), len(runs))
     for message in excluded_messages(runs):

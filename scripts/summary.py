@@ -1,5 +1,7 @@
-"""Rule summary: cross-track tables of the tracks the inclusion table includes."""
+"""Rule summary: cross-track tables of the tracks the inclusion table includes, and summary.md."""
 from pathlib import Path
+
+import pandas as pd
 
 from _log import rule_log
 from reeval.inclusion import included_tracks
@@ -8,5 +10,6 @@ from reeval.pipeline import summarize
 sm = snakemake  # noqa: F821
 with rule_log(sm) as log:
     tracks = included_tracks(sm.input.inclusion, sm.params.tracks)
-    summarize(tracks, Path(sm.output[0]).parent, {t: sm.params.levels[t] for t in tracks})
+    summarize(tracks, Path(sm.output[0]).parent, {t: sm.params.levels[t] for t in tracks},
+              measure_specs=sm.params.measures, inclusion=pd.read_csv(sm.input.inclusion))
     log.info("summarized %d tracks (%d not included)", len(tracks), len(sm.params.tracks) - len(tracks))

@@ -55,3 +55,31 @@ def ingested(track: str, precision: str = "float32", grade_map=None):
 def write_lines(path: Path, lines) -> Path:
     path.write_text("".join(line + "\n" for line in lines))
     return path
+
+
+def assert_outputs_conform(folder: Path) -> int:
+    """Every Parquet and CSV under ``folder`` is typed by the column registry: Parquet
+    schemas equal the registry's (no column it does not know), CSV headers are known and
+    their integer columns hold integers (or nothing). Returns the number of tables checked."""
+    import csv
+    import re
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from reeval.outputs import table_schema
+
+    checked = 0
+    for path in sorted(folder.rglob("*.parquet")):
+        schema = pq.read_schema(path)
+        assert schema.remove_metadata() == table_schema(schema.names), path
+        checked += 1
+    for path in sorted(folder.rglob("*.csv")):
+        with open(path, newline="") as fh:
+            rows = list(csv.reader(fh))
+        schema = table_schema(rows[0])
+        for i, field in enumerate(schema):
+            if pa.types.is_integer(field.type):
+                bad = [r[i] for r in rows[1:] if not re.fullmatch(r"-?\d*", r[i])]
+                assert not bad, (path, field.name, bad[:3])
+        checked += 1
+    return checked

@@ -206,17 +206,6 @@ def test_build_grid_is_independent_of_row_order_and_run_order():
     assert np.array_equal(np.sort(key(rev.g, rev.pos)), np.sort(key(moved, base.pos)))
 
 
-def test_written_files_have_ordinary_permissions(tmp_path):
-    import os
-    from reeval.ingest import write_csv
-    import pandas as pd
-    write_csv(pd.DataFrame({"a": [1]}), tmp_path / "x.csv")
-    mask = os.umask(0)
-    os.umask(mask)
-    assert (tmp_path / "x.csv").stat().st_mode & 0o777 == 0o666 & ~mask
-    assert [p.name for p in tmp_path.iterdir()] == ["x.csv"]  # no temporary file left
-
-
 def test_a_malformed_run_among_several_names_its_file_and_line(tmp_path):
     import pickle
     from reeval.trecio import TrecFormatError

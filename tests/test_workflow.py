@@ -51,6 +51,8 @@ def test_default_study_produces_every_output(default_run):
     assert len(runs) == summary.runs.sum()
     inclusion = pd.read_csv(default_run / "summary" / "inclusion.csv")
     assert list(inclusion.track) == tracks and inclusion.included.all()
+    text = (default_run / "summary" / "summary.md").read_text()
+    assert f"hold 3 included tracks: {', '.join(tracks)}." in text and "(3): all are included." in text
     assert (inclusion.source == "synthetic").all() and (inclusion.runs_ingested >= 5).all()
 
 
@@ -362,3 +364,68 @@ def test_tracks_csv_and_inclusion_csv_count_runs_alike(runs_without_lines):
     void = res / "tracks" / "void"
     assert pd.read_parquet(void / "measures_by_run.parquet").empty
     assert (void / "rareness" / "tau.png").is_file() and (void / "study" / "fig5_document_asl.png").is_file()
+
+
+def test_every_table_of_the_campaign_is_typed_by_the_registry(default_run):
+    from conftest import assert_outputs_conform
+
+    runs = (default_run / "summary" / "runs.csv").read_text().splitlines()
+    values = dict(zip(runs[0].split(","), runs[1].split(",")))
+    for count in ("num_q", "num_ret", "num_rel", "num_rel_ret"):
+        assert values[count].isdigit(), (count, values[count])  # 35000, not 35000.0
+    assert assert_outputs_conform(default_run) > 100
+
+
+def test_judged_joins_measures_by_topic_with_pyarrow(default_run):
+    import pyarrow.parquet as pq
+
+    d = default_run / "tracks" / "syn-graded"
+    judged = pq.read_table(d / "judged.parquet")
+    by_topic = pq.read_table(d / "measures_by_topic.parquet").select(["run", "qid", "map", "num_ret"])
+    joined = judged.join(by_topic, keys=["run", "qid"], join_type="inner")
+    assert joined.num_rows == judged.num_rows > 0  # every judged row has its (run, topic) measures
+    depth = pq.read_table(d / "depth.parquet")
+    assert depth.join(by_topic, keys=["run", "qid"]).num_rows == depth.num_rows
+
+
+def test_cross_track_rules_with_one_included_track(default_run, tmp_path):
+    """The cross-track functions the rules call, on one included track."""
+    from conftest import assert_outputs_conform
+    from reeval.lexiprecision_report import summarize_lexiprecision
+    from reeval.pipeline import summarize
+    from reeval.rareness_report import options as rareness_options, summarize_rareness
+    from reeval.study_report import study, study_options
+
+    cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    track, d = "syn-graded", default_run / "tracks" / "syn-graded"
+    inclusion = pd.read_csv(default_run / "summary" / "inclusion.csv")
+    summarize({track: d}, tmp_path / "summary", {track: 1}, inclusion=inclusion)
+    info = study({track: d}, tmp_path / "study", study_options(cfg["study"]))
+    summarize_lexiprecision({track: d / "lexiprecision"}, tmp_path / "lexiprecision", {track: 1})
+    summarize_rareness({track: d / "rareness"}, tmp_path / "rareness", rareness_options(cfg["rareness"]))
+    assert_outputs_conform(tmp_path)
+    assert list(pd.read_csv(tmp_path / "summary" / "tracks.csv").track) == [track]
+    assert "1 included track: syn-graded" in (tmp_path / "summary" / "summary.md").read_text()
+    assert info["tracks"] == 1 and (pd.read_csv(tmp_path / "study" / "table2.csv").n_tracks == 1).all()
+    assert "(1 value, no std)" in (tmp_path / "study" / "summary.md").read_text()
+    for name in ("profile", "table3_ties"):
+        assert list(pd.read_csv(tmp_path / "lexiprecision" / f"{name}.csv").track) == [track]
+    assert set(pd.read_csv(tmp_path / "rareness" / "tau.csv").track) == {track}
+    for stem in ("study/fig1_p20", "lexiprecision/fig3_ties_by_p1", "rareness/tau_by_track"):
+        assert (tmp_path / f"{stem}.pdf").read_bytes()[:5] == b"%PDF-"
+
+
+def test_two_runs_of_the_campaign_give_byte_identical_outputs(default_run):
+    """Every output (tables, figures, markdown, the generated tracks) of a second run of the
+    whole synthetic campaign equals the first byte for byte (logs and timings aside).
+    Runs last in this module: it reruns every job in ``default_run``."""
+    skip = ("logs", "benchmarks")
+    first = {p.relative_to(default_run): p.read_bytes() for p in default_run.rglob("*")
+             if p.is_file() and p.relative_to(default_run).parts[0] not in skip}
+    snakemake("--cores", "2", "--forceall", "--config", f"results={default_run}")
+    second = {p.relative_to(default_run): p.read_bytes() for p in default_run.rglob("*")
+              if p.is_file() and p.relative_to(default_run).parts[0] not in skip}
+    assert sorted(second) == sorted(first)
+    differ = sorted(str(p) for p in first if first[p] != second[p])
+    assert not differ, differ
+    assert any(p.suffix == ".pdf" for p in first) and any(p.suffix == ".md" for p in first)

@@ -23,11 +23,18 @@ import pandas as pd
 import pyarrow.compute as pc
 
 from .fetch import FileSpec, fetch_files, report_frame
+from .outputs import write_text
 from .run_inclusion import read_ingest_report, run_inclusion
 from .trecio import parse_qrels, parse_run
 from .unpack import combine_qrels, place_run
 
 MIN_RUNS = 5
+#: What an empty cross-track output says (summary.md, paper_comparison.md, figures).
+NO_TRACK_INCLUDED = ("No track is included, so the cross-track tables are empty (they keep their "
+                     "columns). `summary/inclusion.csv` in the results folder lists every track of "
+                     "the configuration and why it was left out (for instance fewer than "
+                     "`study.min_runs` runs with a line on a judged topic).")
+NO_TRACK_FIGURE_NOTE = "no track included:\nsee summary/inclusion.csv"
 FETCH_DEFAULTS = {"mirror": None, "jobs": 4, "attempts": 5, "timeout": 60.0, "backoff": 1.0,
                   "auth_hosts": ["trec.nist.gov"], "verify_md5": True}
 
@@ -144,9 +151,8 @@ def fetch_track(track: str, entry: dict, data_dir, fetch: dict | None = None, on
 
 
 def write_status(status: dict, path) -> None:
-    """The status as JSON, atomically."""
-    from .ingest import atomic_write
-    atomic_write(path, lambda tmp: Path(tmp).write_text(json.dumps(status, indent=1, sort_keys=True) + "\n"))
+    """The status as JSON (keys sorted), atomically."""
+    write_text(json.dumps(status, indent=1, sort_keys=True) + "\n", path)
 
 
 def read_status(path) -> dict:

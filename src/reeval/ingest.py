@@ -12,7 +12,8 @@ Outputs (all Arrow tables, written as Parquet by :func:`write_track`):
 - ``judged``: one row per judged document a run retrieved: run, qid, docno, pos, rel.
   In memory its run and qid columns are dictionary-encoded (indices into the run's
   name and the qrels topics: ``JUDGED_ENCODED``), a third smaller and faster to
-  group; ``judged.parquet`` holds plain strings (``JUDGED_SCHEMA``).
+  group; ``judged.parquet`` holds plain strings (``JUDGED_SCHEMA``: every table is
+  typed by the column registry of :mod:`reeval.outputs`).
 - ``depth``: run, qid, n_ret (documents the run retrieved for the topic).
 - ``report``: one row per input file with the outcome of every line.
 
@@ -38,7 +39,6 @@ from __future__ import annotations
 
 import ctypes
 import os
-import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,11 +47,11 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from . import compiled
 from .bytetext import byte_order
 from .notes import nothing_kept
+from .outputs import table_schema, write_table
 from .trecio import InputError, LineCounts, parse_qrels, parse_run, run_names
 
 PRECISIONS = ("float64", "float32")
@@ -415,14 +415,12 @@ def _report_row(track, path, kind, run, counts: LineCounts, **extra) -> dict:
     return row
 
 
-RUNS_SCHEMA = pa.schema([("run", pa.string()), ("qid", pa.string()), ("docno", pa.string()),
-                         ("score", pa.float64()), ("tag", pa.string()), ("pos", pa.int32())])
-JUDGED_SCHEMA = pa.schema([("run", pa.string()), ("qid", pa.string()), ("docno", pa.string()),
-                           ("pos", pa.int32()), ("rel", pa.int64())])
+RUNS_SCHEMA = table_schema(["run", "qid", "docno", "score", "tag", "pos"])
+JUDGED_SCHEMA = table_schema(["run", "qid", "docno", "pos", "rel"])
 JUDGED_ENCODED = pa.schema([("run", pa.dictionary(pa.int8(), pa.string())),
-                            ("qid", pa.dictionary(pa.int32(), pa.string())),
-                            ("docno", pa.string()), ("pos", pa.int32()), ("rel", pa.int64())])
-DEPTH_SCHEMA = pa.schema([("run", pa.string()), ("qid", pa.string()), ("n_ret", pa.int32())])
+                            ("qid", pa.dictionary(pa.int32(), pa.string()))]
+                           + [JUDGED_SCHEMA.field(name) for name in ("docno", "pos", "rel")])
+DEPTH_SCHEMA = table_schema(["run", "qid", "n_ret"])
 
 
 def _plain(values: pa.Array) -> pa.Array:
@@ -565,46 +563,6 @@ def ingest_track(track: str, qrels_path, run_paths, precision: str = "float64",
     return TrackTables(runs=runs, qrels=qrels, judged=judged, depth=depth, report_rows=report)
 
 
-def _process_umask() -> int:
-    """The process umask (read once, at import, while no other thread can race on it)."""
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-_FILE_MODE = 0o666 & ~_process_umask()
-
-
-def atomic_write(path, write) -> None:
-    """Call ``write(tmp_path)`` then rename to ``path``: no partial file under the final name.
-
-    The file gets the permissions of an ordinary new file (0666 less the umask), not
-    the private mode of the temporary file.
-    """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
-    try:
-        write(tmp)
-        os.chmod(tmp, _FILE_MODE)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
-def write_parquet(table: pa.Table, path) -> None:
-    """Write a table as zstd Parquet, atomically."""
-    atomic_write(path, lambda tmp: pq.write_table(table, tmp, compression="zstd"))
-
-
-def write_csv(df: pd.DataFrame, path) -> None:
-    """Write a DataFrame as CSV, atomically."""
-    atomic_write(path, lambda tmp: df.to_csv(tmp, index=False))
-
-
 TRACK_FILES = ("runs.parquet", "qrels.parquet", "judged.parquet", "depth.parquet",
                "ingest_report.csv")
 
@@ -612,8 +570,8 @@ TRACK_FILES = ("runs.parquet", "qrels.parquet", "judged.parquet", "depth.parquet
 def write_track(tables: TrackTables, out_dir) -> None:
     """Write the tables of :func:`ingest_track` under ``out_dir`` (names: TRACK_FILES)."""
     out = Path(out_dir)
-    write_parquet(tables.runs, out / "runs.parquet")
-    write_parquet(tables.qrels, out / "qrels.parquet")
-    write_parquet(tables.judged.cast(JUDGED_SCHEMA), out / "judged.parquet")
-    write_parquet(tables.depth, out / "depth.parquet")
-    write_csv(tables.report, out / "ingest_report.csv")
+    write_table(tables.runs, out / "runs.parquet")
+    write_table(tables.qrels, out / "qrels.parquet")
+    write_table(tables.judged, out / "judged.parquet")  # run and qid decoded to plain strings
+    write_table(tables.depth, out / "depth.parquet")
+    write_table(tables.report, out / "ingest_report.csv")

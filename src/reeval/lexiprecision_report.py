@@ -16,11 +16,11 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 import pyarrow.parquet as pq
 
 from . import lexiprecision as lx
-from .ingest import atomic_write, write_csv, write_parquet
+from .inclusion import NO_TRACK_FIGURE_NOTE, NO_TRACK_INCLUDED
+from .outputs import pyplot, read_stacked, save_figure, write_table, write_text
 from .run_inclusion import included_runs, read_ingest_report
 
 #: Per-track tables, each written as <name>.parquet and <name>.csv.
@@ -36,6 +36,28 @@ SUMMARY_TABLES = ("profile", "table2_agreement", "table3_ties", "table4_discrimi
                   "fig3_ties_by_p1", "fig5_ties_by_level", "fig6_i_star_ecdf", "fig9_label_removal")
 SUMMARY_FIGURES = ("fig2_theoretical_ties", "fig3_ties_by_p1", "fig5_ties_by_level",
                    "fig6_i_star_ecdf", "fig9_label_removal")
+#: The columns of every per-track table (the cross-track ones stack them), also when a
+#: table has no row; the writer refuses a table whose columns differ.
+TABLE_COLUMNS = {
+    "profile": ("track", "relevance_level", "requests", "runs", "rel_per_request", "docs_per_request",
+                "rel_retrieved_per_ranking"),
+    "table2_agreement": ("track", "n_pair_topics", "sgnLP_suffix_agree", "dRR2_agree", "sgnLP_suffix_ties",
+                         "dRR2_ties", "system_n_run_pairs", "system_rrLP_agree", "system_sgnLP_agree"),
+    "table3_ties": ("track", "n_pair_topics", "LP_ties", "RR_ties"),
+    "table4_discriminative_power": ("track", "test", "measure", "n_run_pairs", "n_significant",
+                                    "percent_significant"),
+    "pair_tests": ("track", "run_i", "run_j", "topics", "mean_dRR1", "mean_rrLP", "mean_sgnLP", "wins",
+                   "losses", "ties", "p_RR", "p_rrLP", "p_sgnLP", "p_RR_bonferroni", "p_rrLP_bonferroni",
+                   "p_sgnLP_bonferroni", "hsd_RR", "hsd_rrLP", "hsd_sgnLP"),
+    "fig3_ties_by_p1": ("track", "p1", "tied", "rankings", "probability"),
+    "fig5_ties_by_level": ("track", "level", "pair_topics", "ties", "probability"),
+    "fig6_i_star_ecdf": ("track", "i_star", "count", "ecdf"),
+    "fig7_correlation": ("track", "level") + tuple(f"dRR_{i}" for i in range(1, 9)),
+    "fig7_regression": ("track", "i", "j", "coefficient", "r2", "n"),
+    "fig9_label_removal": ("track", "fraction_removed", "RR_ties_mean", "LP_ties_mean", "RR_ties_std",
+                           "LP_ties_std"),
+    "fig9_label_removal_samples": ("track", "fraction_removed", "sample", "pair_topics", "RR_ties", "LP_ties"),
+}
 
 DEFAULTS = {"levels": lx.DEFAULT_LEVELS, "alpha": 0.05,
             "label_removal": {"fractions": [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9],
@@ -89,24 +111,12 @@ def caption(figure: str) -> str:
 
 
 def _write_table(df: pd.DataFrame, out: Path, name: str) -> None:
-    write_parquet(pa.Table.from_pandas(df, preserve_index=False), out / f"{name}.parquet")
-    write_csv(df, out / f"{name}.csv")
-
-
-def _figure():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
+    """``<name>.parquet`` and ``<name>.csv``, with the columns of :data:`TABLE_COLUMNS`."""
+    write_table(df, out / f"{name}.parquet", out / f"{name}.csv", columns=TABLE_COLUMNS.get(name))
 
 
 def _save(fig, out: Path, name: str) -> None:
-    for ext in ("png", "pdf"):
-        atomic_write(out / f"{name}.{ext}", lambda tmp, ext=ext: fig.savefig(tmp, format=ext, dpi=150,
-                                                                             bbox_inches="tight"))
-    _figure().close(fig)
+    save_figure(fig, out / f"{name}.png", out / f"{name}.pdf")
 
 
 def track_lexiprecision(track: str, track_dir, out_dir, rel_level: int = 1,
@@ -137,7 +147,7 @@ def track_lexiprecision(track: str, track_dir, out_dir, rel_level: int = 1,
         "fig3_ties_by_p1": lx.tie_probability_by_p1(pv),
         "fig5_ties_by_level": lx.tie_probability_by_level(pc),
         "fig6_i_star_ecdf": lx.i_star_distribution(pc),
-        "fig7_correlation": corr.reset_index(names="level"),
+        "fig7_correlation": _by_level(corr),
         "fig7_regression": regression,
         "fig9_label_removal": lx.summarize_label_removal(removal),
         "fig9_label_removal_samples": removal,
@@ -147,14 +157,22 @@ def track_lexiprecision(track: str, track_dir, out_dir, rel_level: int = 1,
         if "track" not in df.columns:
             df.insert(0, "track", track)
         _write_table(df, out, name)
-    write_parquet(pv.to_table(), out / "positions.parquet")
-    write_parquet(pa.Table.from_pandas(pc.to_frame(), preserve_index=False), out / "pairs.parquet")
+    write_table(pv.to_table(), out / "positions.parquet")
+    write_table(pc.to_frame(), out / "pairs.parquet")
     _track_figures(track, tables, out)
     return tables
 
 
+def _by_level(corr: pd.DataFrame) -> pd.DataFrame:
+    """The correlation matrix of :func:`reeval.lexiprecision.locality` (rows and columns
+    dRR_1 ..) with the row's recall level i as an integer column ``level``."""
+    out = corr.reset_index(drop=True)
+    out.insert(0, "level", [int(name.removeprefix("dRR_")) for name in corr.index])
+    return out
+
+
 def _track_figures(track: str, t: dict, out: Path) -> None:
-    plt = _figure()
+    plt = pyplot()
     for name in ("fig3_ties_by_p1", "fig5_ties_by_level", "fig6_i_star_ecdf", "fig9_label_removal"):
         fig, ax = plt.subplots(figsize=(5, 3.5), layout="constrained")
         PLOTS[name](ax, t[name], track)
@@ -238,6 +256,8 @@ def paper_comparison(tables: dict, levels: dict) -> str:
              "Paper: Diaz, *Best-Case Retrieval Evaluation: Improving the Sensitivity of "
              "Reciprocal Rank with Lexicographic Precision*, tables 1-4. The paper's relevance "
              "is grade > 0 (pref_eval); ours is the track's relevance level shown below.", ""]
+    if tables["profile"].empty:
+        lines += [NO_TRACK_INCLUDED, ""]
     if not ours:
         lines.append("None of the configured tracks is one the paper analyzed "
                      f"({', '.join(PAPER_TRACKS)}).")
@@ -291,15 +311,15 @@ def summarize_lexiprecision(track_dirs: dict, out_dir, levels: dict, config: dic
     out = Path(out_dir)
     tables = {}
     for name in SUMMARY_TABLES:
-        frames = [pd.read_parquet(Path(d) / f"{name}.parquet") for d in track_dirs.values()]
-        tables[name] = pd.concat(frames, ignore_index=True)
+        tables[name] = read_stacked([Path(d) / f"{name}.parquet" for d in track_dirs.values()],
+                                    TABLE_COLUMNS[name])
         _write_table(tables[name], out, name)
     n, ms = int(opts["figure2"]["n"]), [int(m) for m in opts["figure2"]["m"]]
     p1 = np.unique(np.round(np.logspace(0, math.log10(n), 400)).astype(np.int64))
     theory = pd.DataFrame([{"n": n, "m": m, "p1": p, "probability": v} for m in ms
                            for p, v in zip(p1, lx.theoretical_tie_probability(n, m, p1))])
     _write_table(theory, out, "fig2_theoretical_ties")
-    plt = _figure()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(5, 3.5))
     for m, g in theory[theory.probability > 0].groupby("m"):
         ax.loglog(g.p1, g.probability, label=f"m = {m}")
@@ -314,7 +334,9 @@ def summarize_lexiprecision(track_dirs: dict, out_dir, levels: dict, config: dic
         fig, ax = plt.subplots(figsize=(6, 4))
         for track, g in tables[name].groupby("track", sort=True):
             PLOTS[name](ax, g, track)
-        ax.legend(fontsize=6)
+        if track_dirs:
+            ax.legend(fontsize=6)
+        else:
+            ax.text(0.5, 0.5, NO_TRACK_FIGURE_NOTE, ha="center", va="center", transform=ax.transAxes)
         _save(fig, out, name)
-    atomic_write(out / "paper_comparison.md",
-                 lambda tmp: Path(tmp).write_text(paper_comparison(tables, levels)))
+    write_text(paper_comparison(tables, levels), out / "paper_comparison.md")

@@ -3,24 +3,36 @@
 Per track, after ingest: ``measures_by_topic.parquet`` (every run x qrels topic, one
 column per measure, trec_eval -c semantics), ``measures_by_run.parquet``/``.csv``
 (means over topics) and ``asl_by_document.parquet`` (one row per run x relevant
-document). Across tracks: ``summary/runs.parquet``/``.csv`` (every run's means) and
-``summary/tracks.csv`` (one row per track: sizes, ingest drops, best runs).
+document). Across tracks: ``summary/runs.parquet``/``.csv`` (every run's means),
+``summary/tracks.csv`` (one row per track: sizes, ingest drops, best runs) and
+``summary/summary.md`` (which tracks are included, pointing at ``inclusion.csv``); with no
+track included the tables keep their columns.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .ingest import write_csv, write_parquet
-from .measures import aggregate, build_grid, evaluate_grid, parse_measures, per_document
+from .inclusion import NO_TRACK_INCLUDED
+from .measures import TopicScores, aggregate, build_grid, evaluate_grid, parse_measures, per_document
+from .outputs import write_table, write_text
 from .run_inclusion import included_runs, read_ingest_report, run_inclusion
 
 MEASURES_FILES = ("measures_by_topic.parquet", "measures_by_run.parquet", "measures_by_run.csv",
                   "asl_by_document.parquet")
+SUMMARY_FILES = ("runs.parquet", "runs.csv", "tracks.csv", "summary.md")
+#: ingest drops counted in tracks.csv (``dropped_<reason>``)
+DROP_REASONS = ("blank", "comment", "malformed", "nan_score", "unjudged_topic", "duplicate")
+#: tracks.csv's best runs: (measure, best is max or min)
+BEST_RUNS = (("map", "max"), ("P_20", "max"), ("ASL", "min"), ("ASL@g1-10", "min"))
+TRACK_SUMMARY_COLUMNS = (["track", "runs", "qrels_topics", "judgments", "relevant", "relevance_level",
+                          "lines_read", "lines_kept"] + [f"dropped_{r}" for r in DROP_REASONS]
+                         + [c for m, _ in BEST_RUNS for c in (f"best_{m}", f"best_{m}_run")])
 
 
 def read_track_tables(track_dir):
@@ -45,18 +57,36 @@ def track_measures(track: str, track_dir, out_dir, measure_specs, rel_level: int
     scores = evaluate_grid(grid, measures, rel_level=rel_level, unretrieved=unretrieved)
     by_topic = scores.to_frame()
     by_topic.insert(0, "track", track)
+    docs = per_document(grid, rel_level=rel_level, unretrieved=unretrieved)
+    docs.insert(0, "track", track)
+    out = Path(out_dir)
+    write_table(by_topic, out / "measures_by_topic.parquet")
+    by_run = write_table(run_table(track, scores, measures), out / "measures_by_run.parquet",
+                         out / "measures_by_run.csv")
+    write_table(docs, out / "asl_by_document.parquet")
+    return by_run.to_pandas()
+
+
+def run_table(track: str, scores: TopicScores, measures) -> pd.DataFrame:
+    """``measures_by_run`` of a track: track, run, num_q, the run means of ``measures``
+    (trec_eval -c), asl_num_q, and per run the relevant documents given the unretrieved
+    ASL value (asl_unretrieved_docs) and the topics it did not answer (asl_unanswered_topics)."""
     by_run = aggregate(scores, measures, complete=True)
     by_run.insert(0, "track", track)
     by_run["asl_unretrieved_docs"] = scores.n_unretrieved.sum(axis=1)
     by_run["asl_unanswered_topics"] = scores.asl_unanswered.sum(axis=1)
-    docs = per_document(grid, rel_level=rel_level, unretrieved=unretrieved)
-    docs.insert(0, "track", track)
-    out = Path(out_dir)
-    write_parquet(pa.Table.from_pandas(by_topic, preserve_index=False), out / "measures_by_topic.parquet")
-    write_parquet(pa.Table.from_pandas(by_run, preserve_index=False), out / "measures_by_run.parquet")
-    write_csv(by_run, out / "measures_by_run.csv")
-    write_parquet(pa.Table.from_pandas(docs, preserve_index=False), out / "asl_by_document.parquet")
     return by_run
+
+
+def run_table_columns(measure_specs) -> list:
+    """The columns :func:`run_table` gives for these measures (those of ``summary/runs``
+    when no track is included), from a table of no run and no topic."""
+    measures = parse_measures(measure_specs)
+    none = np.zeros((0, 0))
+    scores = TopicScores(runs=[], topics=[], values={m.name: none for m in measures},
+                         answered=none.astype(bool), num_rel=np.zeros(0), n_unretrieved=none.astype(np.int64),
+                         asl_unanswered=none.astype(bool))
+    return list(run_table("", scores, measures).columns)
 
 
 def track_summary(track: str, by_run: pd.DataFrame, report: pd.DataFrame, qrels: pa.Table,
@@ -80,9 +110,9 @@ def track_summary(track: str, by_run: pd.DataFrame, report: pd.DataFrame, qrels:
         "lines_read": int(report.lines_read.sum()),
         "lines_kept": int(report.kept.sum()),
     }
-    for reason in ("blank", "comment", "malformed", "nan_score", "unjudged_topic", "duplicate"):
+    for reason in DROP_REASONS:
         row[f"dropped_{reason}"] = int(report[reason].sum())
-    for measure, best in (("map", "max"), ("P_20", "max"), ("ASL", "min"), ("ASL@g1-10", "min")):
+    for measure, best in BEST_RUNS:
         if measure in by_run and by_run[measure].notna().any():
             idx = by_run[measure].idxmax() if best == "max" else by_run[measure].idxmin()
             row[f"best_{measure}"] = by_run.loc[idx, measure]
@@ -90,8 +120,13 @@ def track_summary(track: str, by_run: pd.DataFrame, report: pd.DataFrame, qrels:
     return row
 
 
-def summarize(tracks: dict, out_dir, rel_levels: dict) -> None:
-    """Cross-track tables from per-track folders: ``{track: track_dir}``."""
+def summarize(tracks: dict, out_dir, rel_levels: dict, measure_specs=(),
+              inclusion: pd.DataFrame | None = None) -> None:
+    """Cross-track tables from per-track folders ``{track: track_dir}`` (the included tracks).
+
+    ``measure_specs`` (the measures rule's) give ``runs``' columns when no track is
+    included; ``inclusion`` (the inclusion table) is summarized in ``summary.md``.
+    """
     by_run, rows = [], []
     for track, track_dir in tracks.items():
         d = Path(track_dir)
@@ -101,7 +136,29 @@ def summarize(tracks: dict, out_dir, rel_levels: dict) -> None:
         by_run.append(runs)
         rows.append(track_summary(track, runs, report, qrels, rel_levels.get(track, 1)))
     out = Path(out_dir)
-    all_runs = pd.concat(by_run, ignore_index=True)
-    write_parquet(pa.Table.from_pandas(all_runs, preserve_index=False), out / "runs.parquet")
-    write_csv(all_runs, out / "runs.csv")
-    write_csv(pd.DataFrame(rows), out / "tracks.csv")
+    all_runs = (pd.concat(by_run, ignore_index=True) if by_run
+                else pd.DataFrame(columns=run_table_columns(measure_specs)))
+    write_table(all_runs, out / "runs.parquet", out / "runs.csv")
+    write_table(pd.DataFrame(rows, columns=TRACK_SUMMARY_COLUMNS), out / "tracks.csv")
+    write_text(summary_markdown(list(tracks), inclusion), out / "summary.md")
+
+
+def summary_markdown(included: list, inclusion: pd.DataFrame | None) -> str:
+    """``summary.md``: which tracks the cross-track tables hold, and why the others are
+    left out (the rows of the inclusion table)."""
+    L = ["# Cross-track summary", "",
+         f"`runs.parquet`/`runs.csv` (every run's means) and `tracks.csv` (one row per track) hold "
+         f"{len(included)} included track{'' if len(included) == 1 else 's'}"
+         + (f": {', '.join(included)}." if included else "."), ""]
+    if not included:
+        L += [NO_TRACK_INCLUDED, ""]
+    if inclusion is not None and len(inclusion):
+        left_out = inclusion[~inclusion["included"].astype(bool)]
+        listed = f"`inclusion.csv` lists every track of the configuration ({len(inclusion)})"
+        if len(left_out):
+            L += [f"{listed}; {len(left_out)} left out:", "", "| track | reason |", "|---|---|"]
+            L += [f"| {t} | {r} |" for t, r in zip(left_out["track"], left_out["reason"])]
+        else:
+            L += [f"{listed}: all are included."]
+        L.append("")
+    return "\n".join(L) + "\n"

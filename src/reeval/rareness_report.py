@@ -22,11 +22,11 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 
 from . import rareness as rr
 from . import rareness_analysis as ra
-from .ingest import atomic_write, write_csv, write_parquet
+from .inclusion import NO_TRACK_FIGURE_NOTE
+from .outputs import pyplot, read_stacked, save_figure, write_table
 from .pipeline import read_track_tables
 from .config_check import ConfigError
 from .measures import build_grid
@@ -50,6 +50,19 @@ TRACK_TABLES = (["by_topic.parquet", "by_run.parquet", "by_run.csv", "documents.
 TRACK_FIGURES = [f"{name}.{ext}" for name in ("tau", "n_systems", "synthetic") for ext in ("png", "pdf")]
 SUMMARY_TABLES = [f"{a}.{ext}" for a in ANALYSES for ext in ("parquet", "csv")] + ["paper_comparison.csv"]
 SUMMARY_FIGURES = [f"{name}.{ext}" for name in ("tau_by_track", "n_systems_by_track") for ext in ("png", "pdf")]
+#: The columns of every per-track table (the cross-track ones stack the ANALYSES), also
+#: when a table has no row; the writer refuses a table whose columns differ.
+TABLE_COLUMNS = {
+    "by_topic": ("track", "run", "qid", "measure", "alpha", "value"),
+    "by_run": ("track", "run", "measure", "alpha", "value", "rank"),
+    "documents": ("track", "qid", "docno", "k", "c_k", "n_systems", "rarity", "rarity_norm"),
+    "tau": ("track", "measure", "alpha", "tau", "tau_ap"),
+    "discriminative": ("track", "measure", "alpha", "runs", "pairs", "significant_95", "significant_99"),
+    "stability": ("track", "measure", "alpha", "topics", "sampled_topics", "trials", "stability", "tied_share"),
+    "n_systems": ("track", "measure", "alpha", "n_systems", "trials", "valid_trials", "mean_tau", "sd_tau"),
+    "synthetic": ("track", "qid", "num_rel", "measure", "system", "alpha", "docs", "score", "rank",
+                  "best_real", "n_systems"),
+}
 
 #: Türkmen, Lease & Kutlu (ECIR 2023), Deep Learning Track 2020 document ranking task,
 #: every official run (64 runs, 2016 pairs): table 1 (pairs significant by Tukey HSD at 95%
@@ -98,11 +111,12 @@ def track_rareness(track: str, track_dir, out_dir, opts: dict, rel_level: int = 
     by_topic = pd.concat([pd.DataFrame({
         "run": np.repeat(run_col, T), "qid": np.tile(np.array(hits.topics, dtype=object), S),
         "measure": m, "alpha": rr.alpha_label(a), "value": v.ravel()}) for (m, a), v in per_topic.items()],
-        ignore_index=True) if per_topic else pd.DataFrame()
+        ignore_index=True) if per_topic else pd.DataFrame(columns=TABLE_COLUMNS["by_topic"][1:])
     by_run = pd.concat([pd.DataFrame({
         "run": run_col, "measure": m, "alpha": rr.alpha_label(a), "value": v,
         "rank": pd.Series(np.round(v, 12)).rank(method="min", ascending=False).astype(int).to_numpy()})
-        for (m, a), v in means.items()], ignore_index=True) if means else pd.DataFrame()
+        for (m, a), v in means.items()], ignore_index=True) if means else pd.DataFrame(
+        columns=TABLE_COLUMNS["by_run"][1:])
     tables = {
         "by_topic": by_topic, "by_run": by_run, "documents": rr.document_table(hits, systems),
         "tau": ra.rank_correlation(means, base),
@@ -112,13 +126,15 @@ def track_rareness(track: str, track_dir, out_dir, opts: dict, rel_level: int = 
                                           trials=int(opts["trials"]), seed=int(opts["seed"])),
         "synthetic": _synthetic(hits, opts, track),
     }
+    for name, df in tables.items():
+        if df.empty and not len(df.columns):  # an analysis with nothing to report (e.g. n_systems of 1 run)
+            tables[name] = pd.DataFrame(columns=TABLE_COLUMNS[name][1:])
     tables["n_systems"]["measure"] = tables["n_systems"]["measure"].map(lambda f: _name(f, k))
     out = Path(out_dir)
     for name, df in tables.items():
         df.insert(0, "track", track)
-        write_parquet(pa.Table.from_pandas(df, preserve_index=False), out / f"{name}.parquet")
-        if name != "by_topic":
-            write_csv(df, out / f"{name}.csv")
+        paths = [out / f"{name}.parquet"] + ([out / f"{name}.csv"] if name != "by_topic" else [])
+        write_table(df, *paths, columns=TABLE_COLUMNS[name])
     plot_tau(tables["tau"], out / "tau", title=f"{track}: Kendall tau with the base measure")
     plot_n_systems(tables["n_systems"], out / "n_systems", title=f"{track}: rareness over N sampled runs")
     plot_synthetic(tables["synthetic"], out / "synthetic", title=f"{track}")
@@ -150,17 +166,7 @@ def _synthetic(hits: rr.Hits, opts: dict, track: str) -> pd.DataFrame:
 # ------------------------------------------------------------------ figures
 
 def _figure(path_stem: Path, fig) -> None:
-    for ext in ("png", "pdf"):
-        atomic_write(Path(f"{path_stem}.{ext}"), lambda tmp, ext=ext: fig.savefig(tmp, format=ext, dpi=150))
-
-
-def _plt():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
+    save_figure(fig, Path(f"{path_stem}.png"), Path(f"{path_stem}.pdf"))
 
 
 def _numeric(df: pd.DataFrame) -> pd.DataFrame:
@@ -179,7 +185,7 @@ def _tau_axes(ax, df: pd.DataFrame) -> None:
 
 def plot_tau(tau: pd.DataFrame, path_stem, title: str = "") -> None:
     """Kendall tau between each rareness measure and its base, against alpha (figure 2)."""
-    plt = _plt()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(5, 3.6))
     _tau_axes(ax, tau)
     ax.set_ylabel("Kendall's tau")
@@ -187,7 +193,6 @@ def plot_tau(tau: pd.DataFrame, path_stem, title: str = "") -> None:
     ax.legend(fontsize=7)
     fig.tight_layout()
     _figure(Path(path_stem), fig)
-    plt.close(fig)
 
 
 def _n_systems_rows(df: pd.DataFrame) -> pd.DataFrame:
@@ -198,7 +203,7 @@ def _n_systems_rows(df: pd.DataFrame) -> pd.DataFrame:
 
 def plot_n_systems(n_systems: pd.DataFrame, path_stem, title: str = "") -> None:
     """Mean Kendall tau between full and sample rankings against the sample size N."""
-    plt = _plt()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(5, 3.6))
     rows = _n_systems_rows(n_systems)
     for measure, g in rows.groupby("measure", sort=False):
@@ -212,12 +217,11 @@ def plot_n_systems(n_systems: pd.DataFrame, path_stem, title: str = "") -> None:
         ax.legend(fontsize=7)
     fig.tight_layout()
     _figure(Path(path_stem), fig)
-    plt.close(fig)
 
 
 def plot_synthetic(syn: pd.DataFrame, path_stem, title: str = "") -> None:
     """Rank of S_rare (a) and S_common (b) among the real runs against D (figure 1)."""
-    plt = _plt()
+    plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.6), sharey=True)
     for ax, system in zip(axes, ("rare", "common")):
         sub = syn[syn.system == system]
@@ -236,7 +240,6 @@ def plot_synthetic(syn: pd.DataFrame, path_stem, title: str = "") -> None:
     fig.suptitle(f"{title}: topic {qid}", fontsize=9)
     fig.tight_layout()
     _figure(Path(path_stem), fig)
-    plt.close(fig)
 
 
 # ------------------------------------------------------------------ across tracks
@@ -290,14 +293,11 @@ def summarize_rareness(tracks: dict, out_dir, opts: dict) -> None:
     out = Path(out_dir)
     stacked = {}
     for name in ANALYSES:
-        frames = [pd.read_parquet(Path(d) / f"{name}.parquet") for d in tracks.values()]
-        df = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
-        stacked[name] = df
-        write_parquet(pa.Table.from_pandas(df, preserve_index=False), out / f"{name}.parquet")
-        write_csv(df, out / f"{name}.csv")
-    write_csv(paper_comparison(stacked["discriminative"], stacked["stability"], opts.get("paper"),
-                               int(opts["k"])), out / "paper_comparison.csv")
-    plt = _plt()
+        stacked[name] = read_stacked([Path(d) / f"{name}.parquet" for d in tracks.values()], TABLE_COLUMNS[name])
+        write_table(stacked[name], out / f"{name}.parquet", out / f"{name}.csv")
+    write_table(paper_comparison(stacked["discriminative"], stacked["stability"], opts.get("paper"),
+                                 int(opts["k"])), out / "paper_comparison.csv")
+    plt = pyplot()
     names = list(tracks)
     for what, stem in (("tau", "tau_by_track"), ("n_systems", "n_systems_by_track")):
         n = max(1, len(names))
@@ -315,12 +315,14 @@ def summarize_rareness(tracks: dict, out_dir, opts: dict) -> None:
                 ax.set_xscale("log", base=2)
                 ax.set_xlabel("N runs sampled")
             ax.set_title(track, fontsize=8)
-        for ax in axes.ravel()[len(names):]:
+        for ax in axes.ravel()[max(1, len(names)):]:
             ax.set_visible(False)
         axes[0, 0].set_ylabel("Kendall's tau" if what == "tau" else "mean Kendall's tau")
         handles, labels = axes[0, 0].get_legend_handles_labels()
         if handles:
             fig.legend(handles, labels, loc="lower center", ncol=4, fontsize=7)
+        if not names:
+            axes[0, 0].text(0.5, 0.5, NO_TRACK_FIGURE_NOTE, ha="center", va="center",
+                            transform=axes[0, 0].transAxes)
         fig.tight_layout(rect=(0, 0.08, 1, 1))
         _figure(out / stem, fig)
-        plt.close(fig)

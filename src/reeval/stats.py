@@ -834,20 +834,17 @@ def recall_precision_curves(judged: pd.DataFrame, num_rel: pd.Series, rel_level:
 
 def plot_recall_precision(curves_df: pd.DataFrame, path, title: str | None = None,
                           legend_max: int = 20) -> Path:
-    """Plot recall-precision curves, one line per run, to ``path`` (PNG, PDF, SVG...).
+    """Plot recall-precision curves, one line per run, to ``path`` (PNG, PDF or SVG).
 
     ``curves_df``: columns run, recall, precision (as :func:`recall_precision_curves`).
-    Uses matplotlib's Agg canvas (no display needed); the format follows the suffix.
-    Axes span [0, 1]; a legend is drawn when there are at most ``legend_max`` runs.
-    Returns the path written.
+    Saved by :func:`reeval.outputs.save_figure` (Agg canvas, the format follows the
+    suffix, no timestamp). Axes span [0, 1]; a legend is drawn when there are at most
+    ``legend_max`` runs. Returns the path written.
     """
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
+    from .outputs import pyplot, save_figure
 
     path = Path(path)
-    fig = Figure(figsize=(6.4, 4.8))
-    FigureCanvasAgg(fig)
-    ax = fig.add_subplot()
+    fig, ax = pyplot().subplots(figsize=(6.4, 4.8))
     runs = list(pd.unique(curves_df["run"]))
     for run, part in curves_df.groupby("run", sort=False):
         part = part.sort_values("recall")
@@ -863,7 +860,7 @@ def plot_recall_precision(curves_df: pd.DataFrame, path, title: str | None = Non
     if 0 < len(runs) <= legend_max:
         ax.legend(fontsize="small", loc="upper right")
     fig.tight_layout()
-    fig.savefig(path)
+    save_figure(fig, path)
     return path
 
 

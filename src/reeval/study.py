@@ -53,6 +53,22 @@ UNRETRIEVED_PRECISION = ("asl", "zero")
 #: headroom measures: (measure, higher_is_better)
 HEADROOM_MEASURES = (("P_20", True), ("ASL@g1-10", False), ("map", True), ("ASL", False))
 
+# The columns of the study's tables (also when they have no row: no track included)
+#: :func:`reordering`'s per-track table (``reordering.parquet``)
+REORDERING_COLUMNS = ("track", "comparison", "old", "new", "max_delta_sort", "max_delta_sort_run",
+                      "kendall_tau", "delta_value", "n_runs", "n_topics")
+#: :func:`reordering`'s per-run table (``reordering_by_run.parquet``)
+REORDERING_BY_RUN_COLUMNS = ("track", "comparison", "old", "new", "run", "old_value", "new_value",
+                             "n0", "n1", "delta_sort", "value_ratio")
+#: :func:`map_share` with the track (``map_share.parquet``)
+MAP_SHARE_COLUMNS = ("track", "run", "n_docs", "target_sl", "n_closest", "share")
+#: :func:`headroom` (``headroom.parquet``): per measure its best value, run and depth
+HEADROOM_COLUMNS = ("track", "n_runs") + tuple(c for m, _ in HEADROOM_MEASURES
+                                               for c in (m, f"{m}_run", f"{m}_depth"))
+#: :func:`technique_table` (``techniques.parquet``)
+TECHNIQUE_COLUMNS = ("track", "group", "baseline", "measure", "value", "run", "baseline_value",
+                     "rrie", "n_runs")
+
 
 # ------------------------------------------------------------------ track matrices
 
@@ -350,9 +366,10 @@ def headroom(by_run: pd.DataFrame, track: str = "") -> dict:
     """The best run's P@20, ASL@g1-10, MAP and ASL of one track (paper section 4.2).
 
     Best = highest P@20 / MAP, lowest ASL@g1-10 / ASL, each measure on its own (the
-    per-run means of ``measures_by_run``); ties go to the first run by name. With
-    ``num_ret`` and ``num_q`` in the table, ``<measure>_depth`` is the best run's mean
-    number of documents per topic (a shallow run's ASL is a loose lower bound).
+    per-run means of ``measures_by_run``); ties go to the first run by name.
+    ``<measure>_depth`` is the best run's mean number of documents per topic (a shallow
+    run's ASL is a loose lower bound), NaN without ``num_ret`` and ``num_q`` in the table.
+    Keys: :data:`HEADROOM_COLUMNS`.
     """
     df = by_run.sort_values("run", kind="stable").reset_index(drop=True)
     row = {"track": track, "n_runs": len(df)}
@@ -360,12 +377,12 @@ def headroom(by_run: pd.DataFrame, track: str = "") -> dict:
         v = df[m].to_numpy(dtype=np.float64)
         ok = np.isfinite(v)
         if not ok.any():
-            row[m], row[f"{m}_run"] = math.nan, None
+            row[m], row[f"{m}_run"], row[f"{m}_depth"] = math.nan, None, math.nan
             continue
         i = int(np.nanargmax(v) if higher else np.nanargmin(v))
         row[m], row[f"{m}_run"] = float(v[i]), df.run[i]
-        if "num_ret" in df and "num_q" in df:
-            row[f"{m}_depth"] = float(df.num_ret[i] / max(df.num_q[i], 1))
+        row[f"{m}_depth"] = (float(df.num_ret[i] / max(df.num_q[i], 1)) if "num_ret" in df and "num_q" in df
+                             else math.nan)
     return row
 
 
@@ -560,8 +577,8 @@ def technique_table(by_run: pd.DataFrame, spec: dict, track: str = "") -> pd.Dat
 
     ``spec``: ``{"baseline": group, "groups": {group: [run patterns]}}``. One row per
     (group, measure): value and run of the group's best (measure by measure, as
-    :func:`headroom` picks), baseline value, rrie (NaN for the baseline row), n_runs.
-    A group with no matching run has NaN values.
+    :func:`headroom` picks), baseline value, rrie (NaN for the baseline row), n_runs
+    (columns :data:`TECHNIQUE_COLUMNS`). A group with no matching run has NaN values.
     """
     groups = spec["groups"]
     baseline = spec["baseline"]
@@ -578,4 +595,4 @@ def technique_table(by_run: pd.DataFrame, spec: dict, track: str = "") -> pd.Dat
                          "value": v, "run": best[g][f"{m}_run"], "baseline_value": b,
                          "rrie": math.nan if g == baseline else rrie(b, v, higher),
                          "n_runs": int((lab == g).sum())})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=TECHNIQUE_COLUMNS)

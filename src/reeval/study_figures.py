@@ -1,30 +1,19 @@
-"""Figures of the ASL study (matplotlib, Agg backend): bar histograms with labelled
-buckets, written as PNG and PDF side by side."""
+"""Figures of the ASL study: bar histograms with labelled buckets, saved as PNG and PDF
+side by side (:func:`reeval.outputs.save_figure`)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
-from .ingest import atomic_write  # noqa: E402
-
-
-def save_figure(fig, png_path, pdf_path=None) -> None:
-    """Write ``fig`` to ``png_path`` (150 dpi) and ``pdf_path`` (default: same stem), atomically."""
-    png_path = Path(png_path)
-    pdf_path = Path(pdf_path) if pdf_path else png_path.with_suffix(".pdf")
-    for path, fmt in ((png_path, "png"), (pdf_path, "pdf")):
-        atomic_write(path, lambda tmp, fmt=fmt: fig.savefig(tmp, format=fmt, dpi=150))
-    plt.close(fig)
+from .outputs import pyplot, save_figure
 
 
 def bar_histogram(labels, counts, title: str, xlabel: str, ylabel: str, png_path,
                   pdf_path=None, colors=None, note: str | None = None) -> None:
-    """One bar per bucket (``labels``, ``counts``), count printed above each bar."""
+    """One bar per bucket (``labels``, ``counts``), count printed above each bar; saved
+    to ``png_path`` and ``pdf_path`` (default: the same stem). ``note`` is printed in the
+    upper right corner."""
+    plt = pyplot()
     width = max(6.0, 0.6 * len(labels) + 2)
     fig, ax = plt.subplots(figsize=(width, 4.0), layout="constrained")
     x = range(len(labels))
@@ -37,4 +26,5 @@ def bar_histogram(labels, counts, title: str, xlabel: str, ylabel: str, png_path
     ax.margins(y=0.12)
     if note:
         ax.text(0.99, 0.97, note, transform=ax.transAxes, ha="right", va="top", fontsize=8)
-    save_figure(fig, png_path, pdf_path)
+    png_path = Path(png_path)
+    save_figure(fig, png_path, Path(pdf_path) if pdf_path else png_path.with_suffix(".pdf"))

@@ -15,18 +15,17 @@ Across tracks (``<results>/study/``): ``headroom``, ``reordering`` (per track),
 from __future__ import annotations
 
 import glob
-
 import math
 import os
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 
 from . import study as S
 from .config_check import ConfigError
-from .ingest import atomic_write, write_csv, write_parquet
+from .inclusion import NO_TRACK_FIGURE_NOTE, NO_TRACK_INCLUDED
+from .outputs import read_stacked, write_table, write_text
 from .study_figures import bar_histogram
 
 #: options of the ``study`` config key and their defaults
@@ -137,12 +136,6 @@ def track_study_options(options: dict) -> dict:
     return {k: options[k] for k in TRACK_OPTION_KEYS}
 
 
-def _write_table(df: pd.DataFrame, stem: Path) -> None:
-    """``stem``.parquet and ``stem``.csv, atomically."""
-    write_parquet(pa.Table.from_pandas(df, preserve_index=False), stem.with_suffix(".parquet"))
-    write_csv(df, stem.with_suffix(".csv"))
-
-
 # ------------------------------------------------------------------ per track
 
 def track_study(track: str, track_dir, out_dir, options: dict) -> dict:
@@ -158,9 +151,9 @@ def track_study(track: str, track_dir, out_dir, options: dict) -> dict:
                                        margin=ro["margin"], alpha=ro["alpha"])
     share = S.map_share(docs, target=options["map_share_target"])
     share.insert(0, "track", track)
-    write_parquet(pa.Table.from_pandas(track_tab, preserve_index=False), out / "reordering.parquet")
-    write_parquet(pa.Table.from_pandas(runs_tab, preserve_index=False), out / "reordering_by_run.parquet")
-    write_parquet(pa.Table.from_pandas(share, preserve_index=False), out / "map_share.parquet")
+    write_table(track_tab, out / "reordering.parquet", columns=S.REORDERING_COLUMNS)
+    write_table(runs_tab, out / "reordering_by_run.parquet", columns=S.REORDERING_BY_RUN_COLUMNS)
+    write_table(share, out / "map_share.parquet", columns=S.MAP_SHARE_COLUMNS)
 
     best, median = S.best_and_median_run(by_run)
     edges, diff_edges = options["document_buckets"], options["difference_buckets"]
@@ -173,8 +166,8 @@ def track_study(track: str, track_dir, out_dir, options: dict) -> dict:
     hist.insert(0, "run", best)
     diff.insert(0, "best_run", best)
     diff.insert(1, "median_run", median)
-    write_csv(hist, out / "document_asl.csv")
-    write_csv(diff, out / "asl_difference.csv")
+    write_table(hist, out / "document_asl.csv")
+    write_table(diff, out / "asl_difference.csv")
     best_asl = by_run.set_index("run")["ASL"].get(best, math.nan) if best else math.nan
     colors = ["#4C72B0"] * (len(hist) - 1) + ["#C44E52"]
     bar_histogram(hist.bucket, hist["count"],
@@ -192,29 +185,24 @@ def track_study(track: str, track_dir, out_dir, options: dict) -> dict:
 
 # ------------------------------------------------------------------ across tracks
 
-def _concat(paths) -> pd.DataFrame:
-    frames = [pd.read_parquet(p) for p in paths]
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
-
-
 def study(tracks: dict, out_dir, options: dict) -> dict:
     """Cross-track tables, figures 1-4 and summary.md from per-track folders
-    ``{track: track_dir}`` (each holding the measures tables and ``study/``)."""
+    ``{track: track_dir}`` (each holding the measures tables and ``study/``). With no
+    track the tables keep their columns and summary.md says why they are empty."""
     out = Path(out_dir)
     dirs = {t: Path(p) for t, p in tracks.items()}
     by_runs = {t: pd.read_parquet(d / "measures_by_run.parquet") for t, d in dirs.items()}
-    head = pd.DataFrame([S.headroom(by_runs[t], t) for t in dirs])
-    reord = _concat([d / "study" / "reordering.parquet" for d in dirs.values()])
-    reord_runs = _concat([d / "study" / "reordering_by_run.parquet" for d in dirs.values()])
+    head = pd.DataFrame([S.headroom(by_runs[t], t) for t in dirs], columns=S.HEADROOM_COLUMNS)
+    reord = read_stacked([d / "study" / "reordering.parquet" for d in dirs.values()], S.REORDERING_COLUMNS)
+    reord_runs = read_stacked([d / "study" / "reordering_by_run.parquet" for d in dirs.values()],
+                              S.REORDERING_BY_RUN_COLUMNS)
     table2 = S.reordering_across_tracks(reord, reord_runs)
-    share = _concat([d / "study" / "map_share.parquet" for d in dirs.values()])
+    share = read_stacked([d / "study" / "map_share.parquet" for d in dirs.values()], S.MAP_SHARE_COLUMNS)
     tech_frames = [S.technique_table(by_runs[t], spec, t)
                    for t, spec in options["techniques"].items() if t in by_runs]
-    tech = pd.concat(tech_frames, ignore_index=True) if tech_frames else pd.DataFrame(
-        columns=["track", "group", "baseline", "measure", "value", "run", "baseline_value",
-                 "rrie", "n_runs"])
+    tech = pd.concat(tech_frames, ignore_index=True) if tech_frames else pd.DataFrame(columns=S.TECHNIQUE_COLUMNS)
     for name, df in zip(STUDY_TABLES, (head, reord, reord_runs, table2, share, tech)):
-        _write_table(df, out / name)
+        write_table(df, out / f"{name}.parquet", out / f"{name}.csv")
     hist = headroom_figures(head, out, options["asl_buckets"])
     write_summary(out / "summary.md", dirs, head, hist, reord, table2, share, tech, options)
     return {"tracks": len(dirs), "runs": int(head.n_runs.sum()) if len(head) else 0}
@@ -244,7 +232,7 @@ def headroom_figures(head: pd.DataFrame, out: Path, asl_edges) -> dict:
     for m, stem, xlabel, what in specs:
         labels, counts = hist[m]
         bar_histogram(labels, counts, f"System quality on {what} across {n} tracks: {MEASURE_LABELS[m]}",
-                      xlabel, "tracks", out / f"{stem}.png")
+                      xlabel, "tracks", out / f"{stem}.png", note=None if n else NO_TRACK_FIGURE_NOTE)
     return hist
 
 
@@ -290,6 +278,8 @@ def write_summary(path: Path, dirs: dict, head, hist, reord, table2, share, tech
          "Models* (sections 4.2-4.5, appendix A.1) on the tracks of this configuration: "
          f"{len(dirs)} tracks, {int(head.n_runs.sum()) if len(head) else 0} runs. The paper used 76 TREC "
          "tracks (4302 runs); our track set differs, so its numbers are a reference, not a target.", ""]
+    if not dirs:
+        L += [NO_TRACK_INCLUDED, ""]
 
     L += ["## Headroom (section 4.2, figures 1-4)", "",
           "Best run per track by each measure (highest P@20 and MAP, lowest ASL@g1-10 and ASL; "
@@ -437,5 +427,4 @@ def write_summary(path: Path, dirs: dict, head, hist, reord, table2, share, tech
           "- Technique labels come from `study: techniques:` (fnmatch patterns per group, one "
           "baseline group). ASL values are lower bounds (a run cut at depth n pays at most n for "
           "a relevant document it missed).", ""]
-    text = "\n".join(L) + "\n"
-    atomic_write(path, lambda tmp: Path(tmp).write_text(text))
+    write_text("\n".join(L) + "\n", path)

@@ -29,6 +29,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
+from .outputs import atomic_write
+
 
 @dataclass(frozen=True)
 class TrackSpec:
@@ -223,9 +225,7 @@ def _write(path: Path, data: bytes, compress: str) -> Path:
     if compress == "gz":
         path = path.with_name(path.name + ".gz")
         data = gzip.compress(data, compresslevel=6, mtime=0)  # mtime 0: reproducible bytes
-    tmp = path.with_name("." + path.name + ".tmp")
-    tmp.write_bytes(data)
-    tmp.replace(path)
+    atomic_write(path, lambda tmp: Path(tmp).write_bytes(data))
     return path
 
 

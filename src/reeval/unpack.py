@@ -29,7 +29,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .ingest import atomic_write
+from .outputs import atomic_write
 from .trecio import decode_lines, run_name_from_path
 
 GZIP, BZIP2, COMPRESS = b"\x1f\x8b", b"BZh", b"\x1f\x9d"

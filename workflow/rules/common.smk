@@ -10,6 +10,7 @@ sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 from reeval.config_check import check_config, check_track_ids
 from reeval.ingest import TRACK_FILES
 from reeval.pipeline import MEASURES_FILES
+from reeval.pipeline import SUMMARY_FILES as SUMMARY_NAMES
 from reeval.study import REQUIRED_MEASURES as STUDY_MEASURES
 from reeval.tracks import is_fetched, local_track_files, resolve_runs, study_tracks, track_options
 from reeval.trecio import InputError
@@ -35,13 +36,15 @@ if config.get("manifest"):  # a study: the manifest's selected tracks join the c
     validate({"tracks": config["tracks"]}, SCHEMA)
 TRACKS = sorted(config["tracks"])
 LOCAL_FILES = checked(local_track_files, config["tracks"])  # track -> its qrels and run files
-SUMMARY_FILES = [f"{RESULTS}/summary/{name}" for name in ("runs.parquet", "runs.csv", "tracks.csv")]
+SUMMARY_FILES = [f"{RESULTS}/summary/{name}" for name in SUMMARY_NAMES]
 INCLUSION = f"{RESULTS}/summary/inclusion.csv"
 RUN_INCLUSION = f"{RESULTS}/summary/run_inclusion.csv"
 # every output of one track ({track} unfilled); rule files that add per-track outputs extend it
 PER_TRACK_FILES = [f"{RESULTS}/tracks/{{track}}/{name}" for name in TRACK_FILES + MEASURES_FILES]
 DEFAULT_MEASURES = ["official", "P.20,30,100,1000", "recall.100,1000", "ndcg", "ndcg_cut.10,20",
                     "ASL", "ASL@g1", "ASL@g1-10"]
+# the configured measures, plus those the ASL study reads (reeval.study.REQUIRED_MEASURES)
+MEASURE_SPECS = list(config.get("measures", DEFAULT_MEASURES)) + list(STUDY_MEASURES)
 
 
 wildcard_constraints:

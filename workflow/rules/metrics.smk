@@ -5,8 +5,7 @@ rule measures:
     output:
         expand(f"{RESULTS}/tracks/{{{{track}}}}/{{name}}", name=MEASURES_FILES),
     params:
-        # the configured measures, plus those the ASL study reads (reeval.study.REQUIRED_MEASURES)
-        measures=list(config.get("measures", DEFAULT_MEASURES)) + list(STUDY_MEASURES),
+        measures=MEASURE_SPECS,
         relevance_level=lambda wildcards: track_options(config, wildcards.track)["relevance_level"],
         unretrieved=config.get("asl", {}).get("unretrieved", "after_last"),
     log:

@@ -1,5 +1,5 @@
 rule summary:
-    """Cross-track tables: every included track's runs' means, and one row per track."""
+    """Cross-track tables: every included track's runs' means, one row per track, summary.md."""
     input:
         measures=lambda wildcards: expand(f"{RESULTS}/tracks/{{track}}/{{name}}", track=usable_tracks(),
                                           name=MEASURES_FILES),
@@ -10,6 +10,7 @@ rule summary:
     params:
         tracks={track: f"{RESULTS}/tracks/{track}" for track in TRACKS},
         levels={track: track_options(config, track)["relevance_level"] for track in TRACKS},
+        measures=MEASURE_SPECS,  # the columns of runs.parquet when no track is included
     log:
         f"{RESULTS}/logs/summary/summary.log",
     threads: 1
