@@ -21,16 +21,16 @@ import pyarrow.parquet as pq
 from .inclusion import NO_TRACK_INCLUDED
 from .measures import TopicScores, aggregate, build_grid, evaluate_grid, parse_measures, per_document
 from .outputs import write_table, write_text
-from .run_inclusion import included_runs, read_ingest_report, run_inclusion
+from .run_inclusion import DROPS, included_runs, read_ingest_report, run_inclusion
 
 MEASURES_FILES = ("measures_by_topic.parquet", "measures_by_run.parquet", "measures_by_run.csv",
                   "asl_by_document.parquet")
 SUMMARY_FILES = ("runs.parquet", "runs.csv", "tracks.csv", "summary.md")
 #: ingest drops counted in tracks.csv (``dropped_<reason>``)
-DROP_REASONS = ("blank", "comment", "malformed", "nan_score", "unjudged_topic", "duplicate")
+DROP_REASONS = DROPS
 #: tracks.csv's best runs: (measure, best is max or min)
 BEST_RUNS = (("map", "max"), ("P_20", "max"), ("ASL", "min"), ("ASL@g1-10", "min"))
-TRACK_SUMMARY_COLUMNS = (["track", "runs", "qrels_topics", "judgments", "relevant", "relevance_level",
+TRACK_SUMMARY_COLUMNS = (["track", "runs", "runs_excluded", "qrels_topics", "judgments", "relevant", "relevance_level",
                           "lines_read", "lines_kept"] + [f"dropped_{r}" for r in DROP_REASONS]
                          + [c for m, _ in BEST_RUNS for c in (f"best_{m}", f"best_{m}_run")])
 
