@@ -6,7 +6,10 @@ used one per request (then the file is served normally):
 - an int: answer with that HTTP status (e.g. 500, 503, 401);
 - ``"truncate"``: full Content-Length, half the body, clean close;
 - ``"drop"``: half the body, then a connection reset (RST) mid-body;
-- ``"stall"``: half the body, then no data for ``stall_seconds``;
+- ``"stall"``: half the body, then no data until the client gives up (closes the
+  connection) or the server stops: the client's read timeout fires in every interleaving,
+  whenever it is scheduled;
+- ``"hang"``: the request is read and nothing is answered, held as ``"stall"``;
 - ``"corrupt"``: a body of the same length with other bytes (wrong md5).
 
 ``ranges`` turns Range support (206 answers) on or off; ``auth`` = (user, password)
@@ -22,17 +25,14 @@ import base64
 import socket
 import struct
 import threading
-import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 
 class FaultServer:
-    def __init__(self, root: Path, ranges: bool = True, stall_seconds: float = 3.0, delay: float = 0.0):
+    def __init__(self, root: Path, ranges: bool = True):
         self.root = Path(root)
         self.ranges = ranges
-        self.stall_seconds = stall_seconds
-        self.delay = delay
         self.faults: dict[str, list] = {}
         self.auth: tuple[str, str] | None = None
         self.auth_prefix = "/"
@@ -40,6 +40,8 @@ class FaultServer:
         self.active = 0
         self.max_active = 0
         self._lock = threading.Lock()
+        self._held: set = set()  # connections of "stall" / "hang" answers, until the client closes
+        self._stopping = False
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -57,8 +59,6 @@ class FaultServer:
                                             self.headers.get("Authorization") is not None))
                     fault = server.faults.get(self.path, []).pop(0) if server.faults.get(self.path) else None
                 try:
-                    if server.delay:
-                        time.sleep(server.delay)
                     self.serve(fault)
                 finally:
                     with server._lock:
@@ -69,7 +69,25 @@ class FaultServer:
                 self.send_header("Content-Length", "0")
                 self.end_headers()
 
+            def hold(self):
+                """Send nothing more until the client closes the connection (or the server stops)."""
+                self.close_connection = True
+                with server._lock:
+                    if server._stopping:
+                        return
+                    server._held.add(self.connection)
+                try:
+                    while self.connection.recv(1 << 16):
+                        pass
+                except OSError:
+                    pass
+                finally:
+                    with server._lock:
+                        server._held.discard(self.connection)
+
             def serve(self, fault):
+                if fault == "hang":
+                    return self.hold()
                 if server.auth is not None and self.path.startswith(server.auth_prefix):
                     want = "Basic " + base64.b64encode(":".join(server.auth).encode()).decode()
                     if self.headers.get("Authorization") != want:
@@ -102,8 +120,8 @@ class FaultServer:
                     self.wfile.write(part[: len(part) // 2])
                     self.wfile.flush()
                     if fault == "stall":
-                        time.sleep(server.stall_seconds)
-                    elif fault == "drop":
+                        return self.hold()
+                    if fault == "drop":
                         self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
                     self.close_connection = True
                     self.connection.shutdown(socket.SHUT_RDWR) if fault == "truncate" else None
@@ -120,5 +138,12 @@ class FaultServer:
         return self
 
     def __exit__(self, *exc):
+        with self._lock:
+            self._stopping = True
+            for conn in self._held:
+                try:
+                    conn.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
         self.httpd.shutdown()
         self.httpd.server_close()

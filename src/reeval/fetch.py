@@ -3,9 +3,11 @@
 One file (:func:`download`):
 
 - ``requests`` with a urllib3 ``Retry`` (backoff) for connection errors and 5xx answers;
-  a failure while the body streams (read timeout on a stalled response, connection
-  dropped mid-body, fewer bytes than ``Content-Length``) is retried here, resuming with
-  ``Range: bytes=<have>-`` when the server answers 206, restarting when it answers 200.
+  a failure once the request is sent (read timeout before or during the body: a stalled
+  response; connection dropped; fewer bytes than ``Content-Length``) is retried here, not
+  by urllib3 (its ``read`` retries are off), so each such try is one request, counted
+  once; a retry resumes with ``Range: bytes=<have>-`` when the server answers 206 and
+  restarts when it answers 200.
 - The body is written to ``<name>.part`` (the raw bytes served: no transparent
   ``Content-Encoding`` decoding) and renamed to ``<name>`` only when its size matches
   ``Content-Length`` / ``Content-Range`` and its md5 the manifest's (where known). The
@@ -178,8 +180,13 @@ def credentials(url: str, auth_hosts=DEFAULT_AUTH_HOSTS, env=None) -> tuple[str,
 
 
 def make_session(attempts: int = 5, backoff: float = 1.0, user_agent: str = USER_AGENT) -> requests.Session:
-    """A session that retries connection errors and 5xx answers (urllib3 Retry, backoff)."""
-    retry = Retry(total=attempts - 1, connect=attempts - 1, read=attempts - 1, status=attempts - 1,
+    """A session that retries connection errors and 5xx answers (urllib3 Retry, backoff).
+
+    Read errors (a timeout or a dropped connection once the request is sent) are not
+    retried by urllib3 (``read=False``): :func:`download` retries them itself, one request
+    per try, so the requests it reports are the requests made, whatever times out where.
+    """
+    retry = Retry(total=attempts - 1, connect=attempts - 1, read=False, status=attempts - 1,
                   other=0, backoff_factor=backoff, status_forcelist=(500, 502, 503, 504),
                   allowed_methods=frozenset({"GET"}), raise_on_status=False,
                   respect_retry_after_header=True)
@@ -233,13 +240,14 @@ def _total_size(resp) -> int | None:
 
 
 def download(session: requests.Session, url: str, dest, md5: str | None = None, attempts: int = 5,
-             timeout: float = 60, backoff: float = 1.0, auth=None, progress=None,
+             timeout: float | None = 60, backoff: float = 1.0, auth=None, progress=None,
              verify_md5: bool = True) -> FileResult:
     """Fetch ``url`` to ``dest`` (see the module docstring); raises FetchError / AuthError.
 
     ``attempts`` bounds the tries of this loop (each may itself retry connection errors
     and 5xx answers through the session's Retry); ``timeout`` is the connect and read
-    timeout in seconds (a stalled body fails after that long without data).
+    timeout in seconds (a stalled body fails after that long without data; None waits
+    without limit).
     """
     dest = Path(dest)
     result = FileResult(file=dest.name, url=url, expected_md5=md5, path=str(dest))
@@ -319,7 +327,7 @@ def download(session: requests.Session, url: str, dest, md5: str | None = None, 
 
 
 def fetch_files(specs: list[FileSpec], data_dir, mirror=None, jobs: int = 4, attempts: int = 5,
-                timeout: float = 60, backoff: float = 1.0, auth_hosts=DEFAULT_AUTH_HOSTS,
+                timeout: float | None = 60, backoff: float = 1.0, auth_hosts=DEFAULT_AUTH_HOSTS,
                 verify_md5: bool = True, desc: str = "fetch",
                 session_factory=make_session) -> list[FileResult]:
     """Fetch (or find in the mirror) every file; one :class:`FileResult` per spec, in order.
