@@ -10,7 +10,11 @@ used one per request (then the file is served normally):
   connection) or the server stops: the client's read timeout fires in every interleaving,
   whenever it is scheduled;
 - ``"hang"``: the request is read and nothing is answered, held as ``"stall"``;
-- ``"corrupt"``: a body of the same length with other bytes (wrong md5).
+- ``"corrupt"``: a body of the same length whose bytes after the first 10 differ (a
+  compressed file keeps its magic number and gzip header, its stream is broken; the md5
+  differs);
+- ``"short"``: the first half of the file served as the whole file (its Content-Length):
+  only the content can tell.
 
 ``ranges`` turns Range support (206 answers) on or off; ``auth`` = (user, password)
 makes every path under ``auth_prefix`` answer 401 unless the request carries those Basic
@@ -99,7 +103,9 @@ class FaultServer:
                     return self.send_status(404)
                 body = path.read_bytes()
                 if fault == "corrupt":
-                    body = bytes(b ^ 0x55 for b in body)
+                    body = body[:10] + bytes(b ^ 0x55 for b in body[10:])
+                elif fault == "short":
+                    body = body[: len(body) // 2]
                 start = 0
                 rng = self.headers.get("Range")
                 if server.ranges and rng and rng.startswith("bytes=") and rng.endswith("-"):
