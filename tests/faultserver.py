@@ -19,8 +19,10 @@ used one per request (then the file is served normally):
 ``ranges`` turns Range support (206 answers) on or off; ``auth`` = (user, password)
 makes every path under ``auth_prefix`` answer 401 unless the request carries those Basic
 credentials.
-``requests`` records (path, Range header, User-Agent, has Authorization) per request,
-``max_active`` the most requests served at once.
+``requests`` records (path, Range header, User-Agent, has Authorization) per request, in
+the order the server took them (and their faults), which a client that gave up on an
+answer does not wait for: :meth:`FaultServer.wait_for_requests` does. ``max_active`` is
+the most requests served at once.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ class FaultServer:
         self.active = 0
         self.max_active = 0
         self._lock = threading.Lock()
+        self._recorded = threading.Condition(self._lock)
         self._held: set = set()  # connections of "stall" / "hang" answers, until the client closes
         self._stopping = False
         server = self
@@ -62,6 +65,7 @@ class FaultServer:
                                             self.headers.get("User-Agent"),
                                             self.headers.get("Authorization") is not None))
                     fault = server.faults.get(self.path, []).pop(0) if server.faults.get(self.path) else None
+                    server._recorded.notify_all()
                 try:
                     self.serve(fault)
                 finally:
@@ -138,6 +142,13 @@ class FaultServer:
         self.httpd.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    def wait_for_requests(self, n: int) -> None:
+        """Block until ``n`` requests are recorded (their faults taken). Only for requests
+        the client has sent: a request whose answer it gave up on (a timeout) may still be
+        waiting for a server thread."""
+        with self._recorded:
+            self._recorded.wait_for(lambda: len(self.requests) >= n)
 
     def __enter__(self):
         self.thread.start()
