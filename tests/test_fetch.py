@@ -1,6 +1,9 @@
 """The downloader against a real HTTP server on 127.0.0.1 with injected faults."""
 
+import bz2
+import gzip
 import hashlib
+import logging
 import os
 
 import pytest
@@ -24,7 +27,7 @@ def archive(tmp_path):
 
 @pytest.fixture
 def server(archive):
-    with FaultServer(archive, stall_seconds=2.0) as srv:
+    with FaultServer(archive) as srv:
         yield srv
 
 
@@ -39,9 +42,11 @@ def no_credentials(tmp_path, monkeypatch):
     return home
 
 
-def get(server, dest, md5=MD5, attempts=4, timeout=5.0, auth=None):
-    return download(make_session(attempts=attempts, backoff=0), server.url + PATH, dest, md5=md5,
-                    attempts=attempts, timeout=timeout, backoff=0, auth=auth)
+def get(server, dest, md5=MD5, attempts=4, timeout=None, auth=None, path=PATH, **kwargs):
+    """Download ``path``. No timeout unless a test stalls the server: a timeout that could
+    fire on a loaded machine would make the counts of tries depend on scheduling."""
+    return download(make_session(attempts=attempts, backoff=0), server.url + path, dest, md5=md5,
+                    attempts=attempts, timeout=timeout, backoff=0, auth=auth, **kwargs)
 
 
 def final_files(folder):
@@ -77,12 +82,12 @@ def test_server_errors_that_persist_fail_without_a_file(server, tmp_path):
 
 
 @pytest.mark.parametrize("ranges", [True, False])
-@pytest.mark.parametrize("fault", ["truncate", "drop", "stall"])
+@pytest.mark.parametrize("fault", ["truncate", "drop"])
 def test_broken_bodies_resume_or_restart(archive, tmp_path, fault, ranges):
-    with FaultServer(archive, ranges=ranges, stall_seconds=2.0) as server:
+    with FaultServer(archive, ranges=ranges) as server:
         server.faults[PATH] = [fault]
         dest = tmp_path / "out" / "f"
-        res = get(server, dest, timeout=0.5)
+        res = get(server, dest)
         assert dest.read_bytes() == BODY and res.outcome == "downloaded" and res.attempts == 2
         # the second try asks for the rest; a server without Range support answers 200
         # with the whole file, which replaces the partial one (the body check above)
@@ -91,24 +96,50 @@ def test_broken_bodies_resume_or_restart(archive, tmp_path, fault, ranges):
         assert final_files(tmp_path / "out") == ["f"]
 
 
-@pytest.mark.parametrize("fault", ["truncate", "drop", "stall"])
-def test_broken_bodies_every_time_fail_without_a_final_file(archive, tmp_path, fault):
-    with FaultServer(archive, ranges=False, stall_seconds=1.0) as server:
-        server.faults[PATH] = [fault] * 5
+@pytest.mark.parametrize("ranges", [True, False])
+def test_a_stalled_body_is_abandoned_and_the_next_try_resumes(archive, tmp_path, ranges):
+    """The stall lasts until the client gives up, so the read timeout fires whenever the
+    client runs; the next download (no timeout: nothing else can time out) resumes from
+    what had arrived by then, or starts over if nothing had."""
+    with FaultServer(archive, ranges=ranges) as server:
+        server.faults[PATH] = ["stall"]
+        dest = tmp_path / "out" / "f"
+        with pytest.raises(FetchError, match="failed after 1 tries: .*[Tt]ime") as err:
+            get(server, dest, attempts=1, timeout=0.2)
+        assert err.value.attempts == 1 and not dest.exists()
+        server.wait_for_requests(1)  # the stall went to that request, not to the next one
+        part = dest.with_name("f.part")
+        have = part.stat().st_size if part.exists() else 0
+        assert have <= len(BODY) // 2
+        res = get(server, dest)
+        assert dest.read_bytes() == BODY and res.outcome == "downloaded" and res.attempts == 1
+        assert len(server.requests) == 2 and server.requests[1][1] == (f"bytes={have}-" if have else None)
+        assert final_files(tmp_path / "out") == ["f"]
+
+
+@pytest.mark.parametrize("faults", [["truncate"] * 5, ["drop"] * 5, ["stall"] * 5,
+                                    ["hang", "stall", "stall", "stall"]],
+                         ids=["truncate", "drop", "stall", "hang-then-stall"])
+def test_broken_bodies_every_time_fail_without_a_final_file(archive, tmp_path, faults):
+    """Each try is one request, counted once, whether the timeout fires before the answer
+    (``hang``; also what a loaded machine does to a slow ``stall``) or during the body:
+    urllib3 does not retry reads behind the download loop's back."""
+    with FaultServer(archive, ranges=False) as server:
+        server.faults[PATH] = list(faults)
         with pytest.raises(FetchError, match="failed after 3 tries") as err:
-            get(server, tmp_path / "out" / "f", attempts=3, timeout=0.3)
+            get(server, tmp_path / "out" / "f", attempts=3, timeout=0.2)
         assert err.value.attempts == 3
         assert final_files(tmp_path / "out") == []
 
 
-def test_wrong_md5_is_retried_then_fails_showing_both_sums(server, tmp_path):
+def test_strict_md5_retries_a_wrong_md5_then_fails_showing_both_sums(server, tmp_path):
     server.faults[PATH] = ["corrupt"]
-    res = get(server, tmp_path / "f")
+    res = get(server, tmp_path / "f", strict_md5=True)
     assert res.attempts == 2 and (tmp_path / "f").read_bytes() == BODY
     server.faults[PATH] = ["corrupt"] * 5
-    bad = hashlib.md5(bytes(b ^ 0x55 for b in BODY)).hexdigest()
+    bad = hashlib.md5(BODY[:10] + bytes(b ^ 0x55 for b in BODY[10:])).hexdigest()
     with pytest.raises(FetchError) as err:
-        get(server, tmp_path / "g", attempts=3)
+        get(server, tmp_path / "g", attempts=3, strict_md5=True)
     assert MD5 in str(err.value) and bad in str(err.value) and "md5 mismatch" in str(err.value)
     assert not (tmp_path / "g").exists() and not (tmp_path / "g.part").exists()
 
@@ -183,11 +214,13 @@ def with_base(specs, base):
 
 def test_a_track_fetch_isolates_failures_and_bounds_concurrency(archive, tmp_path):
     specs = make_track(archive)
-    with FaultServer(archive, delay=0.2) as server:
+    with FaultServer(archive) as server:
         specs = with_base(specs, server.url)
         (archive / "results" / "trec9" / "input.r3.gz").unlink()  # 404
         server.faults["/results/trec9/input.r4.gz"] = [503, "drop"]
-        results = fetch_files(specs, tmp_path / "data", jobs=2, backoff=0, timeout=5)
+        results = fetch_files(specs, tmp_path / "data", jobs=2, backoff=0, timeout=None)
+        # true in every interleaving: two workers, and the server counts a request done before
+        # its client can see the answer end (the "drop" reset comes after that too)
         assert server.max_active <= 2
     report = report_frame(results)
     assert list(report.file) == ["qrels", "r0", "r1", "r2", "r3", "r4", "r5"]
@@ -214,9 +247,13 @@ def test_mirror_replaces_the_web(archive, tmp_path):
     specs[2].md5 = "0" * 32
     (archive / "results" / "trec9" / "input.r5.gz").unlink()
     results = report_frame(fetch_files(specs, tmp_path / "data", mirror=archive))
-    assert list(results.outcome) == ["mirror", "mirror", "failed", "mirror", "mirror", "mirror", "failed"]
-    assert "md5 mismatch" in results.error[2] and "not in the mirror" in results.error[6]
+    assert list(results.outcome) == ["mirror"] * 6 + ["failed"]
+    assert list(results.md5_match.fillna("-")) == ["-", "file", "mismatch", "file", "file", "file", "-"]
+    assert "not in the mirror" in results.error[6]
     assert results.path[1] == str(archive / "results" / "trec9" / "input.r0.gz")
+    strict = report_frame(fetch_files(specs, tmp_path / "data", mirror=archive, strict_md5=True))
+    assert list(strict.outcome) == ["mirror", "mirror", "failed", "mirror", "mirror", "mirror", "failed"]
+    assert "md5 mismatch" in strict.error[2] and "0" * 32 in strict.error[2]
     assert not (tmp_path / "data").exists()
     # the <mirror>/<host>/<path> layout too
     hosted = tmp_path / "hosted" / "trec.nist.gov"
@@ -232,7 +269,6 @@ def test_help_message_names_both_ways():
 
 def test_md5_of_the_submitted_content_matches_a_compressed_file(archive, tmp_path):
     """The catalog's md5 is the submitted file's: a .gz the archive serves matches by content."""
-    import gzip
     packed = gzip.compress(BODY)
     (archive / "results" / "trec9" / "input.gzrun.gz").write_bytes(packed)
     with FaultServer(archive) as server:
@@ -243,18 +279,71 @@ def test_md5_of_the_submitted_content_matches_a_compressed_file(archive, tmp_pat
         exact = download(make_session(backoff=0), url, tmp_path / "out" / "h.gz",
                          md5=hashlib.md5(packed).hexdigest(), backoff=0)
         assert exact.md5_match == "file"
-        # neither the bytes nor the content: the error shows every sum
+        # neither the bytes nor the content, with strict_md5: the error shows every sum
         with pytest.raises(FetchError) as err:
-            download(make_session(backoff=0), url, tmp_path / "out" / "i.gz", md5="f" * 32, attempts=2, backoff=0)
+            download(make_session(backoff=0), url, tmp_path / "out" / "i.gz", md5="f" * 32, attempts=2, backoff=0,
+                     strict_md5=True)
         assert hashlib.md5(packed).hexdigest() in str(err.value) and MD5 in str(err.value)
         assert not (tmp_path / "out" / "i.gz").exists()
 
 
-def test_verify_md5_off_keeps_and_reports_a_mismatch(server, tmp_path):
-    res = download(make_session(backoff=0), server.url + PATH, tmp_path / "f", md5="0" * 32, backoff=0,
-                   verify_md5=False)
-    assert res.outcome == "downloaded" and res.md5_match == "mismatch" and res.md5 == MD5
-    assert (tmp_path / "f").read_bytes() == BODY
+def test_a_complete_file_whose_md5_differs_from_the_catalog_is_kept_and_reported(archive, tmp_path):
+    """The default: copies of the archive rarely have the catalog's md5 (the sum of the
+    submitted file); a complete one is kept, md5_match says mismatch. strict_md5 rejects it."""
+    packed = gzip.compress(BODY)
+    (archive / "results" / "trec9" / "input.copy.gz").write_bytes(packed)
+    path, wrong = "/results/trec9/input.copy.gz", hashlib.md5(BODY + b"\n").hexdigest()
+    with FaultServer(archive) as server:
+        res = get(server, tmp_path / "f.gz", md5=wrong, path=path)
+        assert (res.outcome, res.md5_match, res.md5, res.attempts) == \
+            ("downloaded", "mismatch", hashlib.md5(packed).hexdigest(), 1)
+        assert (tmp_path / "f.gz").read_bytes() == packed
+        again = get(server, tmp_path / "f.gz", md5=wrong, path=path)
+        assert (again.outcome, again.md5_match) == ("cached", "mismatch") and len(server.requests) == 1
+        with pytest.raises(FetchError, match="md5 mismatch") as err:
+            get(server, tmp_path / "g.gz", md5=wrong, path=path, attempts=2, strict_md5=True)
+        assert wrong in str(err.value) and err.value.attempts == 2
+        assert final_files(tmp_path) == ["f.gz"]
+
+
+def packed_body(kind: str) -> bytes:
+    return {"gzip": gzip.compress, "bzip2": bz2.compress}[kind](BODY)
+
+
+@pytest.mark.parametrize("md5", ["none", "wrong"])
+@pytest.mark.parametrize("fault", ["short", "corrupt"])
+@pytest.mark.parametrize("kind", ["gzip", "bzip2"])
+def test_an_incomplete_or_corrupt_compressed_download_is_retried_whatever_the_md5(archive, tmp_path, kind,
+                                                                                  fault, md5):
+    """A gzip/bzip2 stream that is cut short (with a Content-Length that agrees) or corrupt is
+    discarded and fetched again although md5 verification is lenient: completeness never
+    relies on the md5."""
+    packed = packed_body(kind)
+    (archive / "results" / "trec9" / "input.z").write_bytes(packed)
+    expected = None if md5 == "none" else hashlib.md5(BODY + b"\n").hexdigest()
+    with FaultServer(archive) as server:
+        server.faults["/results/trec9/input.z"] = [fault]
+        res = get(server, tmp_path / "f", md5=expected, path="/results/trec9/input.z", strict_md5=False)
+        assert (tmp_path / "f").read_bytes() == packed and res.outcome == "downloaded" and res.attempts == 2
+        assert res.md5_match == (None if md5 == "none" else "mismatch")
+        server.faults["/results/trec9/input.z"] = [fault] * 3
+        with pytest.raises(FetchError, match="failed after 3 tries: incomplete or corrupt compressed file"):
+            get(server, tmp_path / "g", md5=expected, path="/results/trec9/input.z", attempts=3)
+    assert final_files(tmp_path) == ["f"] and not (tmp_path / "g.part").exists()
+
+
+def test_a_broken_compressed_file_is_not_taken_from_the_cache_or_the_mirror(archive, tmp_path):
+    packed = gzip.compress(BODY)
+    (archive / "results" / "trec9" / "input.copy.gz").write_bytes(packed)
+    dest = tmp_path / "f.gz"
+    dest.write_bytes(packed[:-20])  # left by something that did not check the stream
+    with FaultServer(archive) as server:
+        res = get(server, dest, md5=None, path="/results/trec9/input.copy.gz")
+    assert res.outcome == "downloaded" and dest.read_bytes() == packed
+    (archive / "results" / "trec9" / "input.copy.gz").write_bytes(packed[: len(packed) // 2])
+    spec = FileSpec("copy", "run", "https://trec.nist.gov/results/trec9/input.copy.gz")
+    [row] = fetch_files([spec], tmp_path / "data", mirror=archive)
+    assert row.outcome == "failed" and "incomplete or corrupt compressed file" in row.error
 
 
 def test_a_partial_download_resumes_in_a_later_run(server, tmp_path):
@@ -268,3 +357,78 @@ def test_a_partial_download_resumes_in_a_later_run(server, tmp_path):
     res = get(server, dest)  # the server is healthy again
     assert dest.read_bytes() == BODY and res.attempts == 1
     assert server.requests[-1][1] == f"bytes={have}-" and not part.exists()
+
+
+# --- a track through fetch_track: copies whose md5 differs from the catalog's ---------------
+
+def served_track(archive, base, n=6):
+    """A track of gzipped runs whose manifest md5s, like the catalog's, are those of the
+    submitted files (one byte more), not of the copies served."""
+    (archive / "data").mkdir(exist_ok=True)
+    (archive / "data" / "qrels.txt").write_bytes(b"".join(b"1 0 DOC-%06d %d\n" % (d, d % 2) for d in range(20)))
+    runs = []
+    for i in range(n):
+        body = b"".join(b"1 Q0 DOC-%06d %d %d r%d\n" % (d, d + 1, 100 - d, i) for d in range(20))
+        (archive / "results" / "trec9" / f"input.r{i}.gz").write_bytes(gzip.compress(body))
+        runs.append({"run": f"r{i}", "url": f"{base}/results/trec9/input.r{i}.gz",
+                     "md5": hashlib.md5(body + b"\n").hexdigest()})
+    return {"urls": {"qrels": [{"url": f"{base}/data/qrels.txt"}], "runs": runs}}
+
+
+def test_a_served_track_whose_copies_differ_from_the_catalog_is_included(archive, tmp_path, caplog):
+    from reeval.inclusion import fetch_track
+    log = logging.getLogger("reeval-test-fetch")
+    with FaultServer(archive) as server:
+        entry = served_track(archive, server.url)
+        server.faults["/results/trec9/input.r1.gz"] = ["corrupt"]  # md5 cannot tell: the stream does
+        fetch = {"backoff": 0, "timeout": None}
+        with caplog.at_level(logging.INFO, logger=log.name):
+            status, report, folder = fetch_track("t", entry, tmp_path / "data", fetch, log=log)
+        assert (status["usable"], status["runs_fetched"], status["runs_parsed"]) == (True, 6, 6)
+        assert status["files_md5_mismatch"] == 6
+        runs = report[report.kind == "run"].set_index("file")
+        assert set(runs.md5_match) == {"mismatch"} and set(runs.use) == {"ok"}
+        assert runs.attempts.to_dict() == {f"r{i}": 2 if i == 1 else 1 for i in range(6)}
+        assert sorted(p.name for p in (folder / "runs").iterdir()) == [f"r{i}" for i in range(6)]
+        for i in range(6):
+            assert f"r{i} kept with md5_match mismatch" in caplog.text
+        # strict md5 verification, as an option: the same copies leave the track out
+        strict, report, _ = fetch_track("t", entry, tmp_path / "strict", dict(fetch, strict_md5=True, attempts=1))
+    assert not strict["usable"] and strict["reason"].startswith("0 usable runs of 6 listed")
+    assert set(report[report.kind == "run"].outcome) == {"failed"}
+
+
+@pytest.mark.parametrize("track, shared, fetched, content_matches", [
+    ("trec2020-deep-passages", "trec2020-dl-passage", 12, 0),
+    ("trec-covid-round1", "trec-covid-round1", 143, 4),
+])
+def test_real_copies_that_differ_from_the_catalog_are_kept(tmp_path, track, shared, fetched, content_matches):
+    """The runs in ../shared/data laid out as the archive serves them, with the manifest's
+    (the catalog's) md5s: none of the DL-2020 passage copies and 4 of the 143 TREC-COVID
+    round 1 runs match it, and every copy is used."""
+    from urllib.parse import urlsplit
+
+    from conftest import ROOT, track_files
+    from reeval.inclusion import fetch_track
+    from reeval.tracks import load_manifest
+    qrels, runs = track_files(shared)
+    entry = load_manifest(ROOT / "config" / "trec-manifest.yaml")[track]
+    mirror = tmp_path / "mirror"
+
+    def place(url, src):
+        dest = mirror / urlsplit(url).path.lstrip("/")
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        os.symlink(src, dest)
+
+    place(entry["urls"]["qrels"][0]["url"], qrels)
+    for item in entry["urls"]["runs"]:
+        name = os.path.basename(urlsplit(item["url"]).path)  # input.<run>.gz, or <run> (served plain)
+        src = [p for p in runs if os.path.basename(p).endswith(name if name.endswith(".gz") else name + ".gz")]
+        if src:
+            place(item["url"], src[0])
+    status, report, _ = fetch_track(track, entry, tmp_path / "data", {"mirror": str(mirror)})
+    assert (status["usable"], status["runs_fetched"], status["runs_parsed"]) == (True, fetched, fetched)
+    used = report[(report.kind == "run") & (report.outcome == "mirror")]
+    assert set(used.use) == {"ok"}
+    assert used.md5_match.value_counts().to_dict() == {"mismatch": fetched - content_matches,
+                                                       **({"content": content_matches} if content_matches else {})}

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 import numpy as np
 import pyarrow as pa
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from conftest import track_files, write_lines
 from reeval import compiled
@@ -54,7 +54,7 @@ pair_lists = st.lists(st.tuples(st.integers(0, 3), st.sampled_from(["A", "B", "A
 
 
 @needs_kernels
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(run=pair_lists, judged=pair_lists, mask=st.sampled_from([(1 << 64) - 1, 0, 0xF, 0xFFFF << 32]))
 def test_dedupe_and_match_equals_the_numpy_path(run, judged, mask):
     """Same duplicates and qrels rows, also when (masked) hashes collide everywhere."""
@@ -131,7 +131,7 @@ def test_reader_equals_pyarrow_on_numbers_separators_and_line_ends(sep):
 
 
 @needs_kernels
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.tuples(st.text("ab01-._", min_size=1, max_size=20), st.text("xyz09", min_size=1, max_size=30),
                           st.floats(allow_nan=False, allow_infinity=False, width=64),
                           st.sampled_from(["{:.4f}", "{!r}", "{:.17g}", "{:e}", "{:.0f}"])), min_size=1, max_size=30))

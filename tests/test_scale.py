@@ -193,7 +193,7 @@ def test_ingest_and_measures_of_a_campaign_stay_under_a_per_track_memory_limit(t
     def child(mode):
         return subprocess.run([sys.executable, "-X", "faulthandler", "-c", CHILD, str(campaign), mode,
                                str(budget_mb)],
-                              capture_output=True, text=True, env=env, timeout=120)
+                              capture_output=True, text=True, env=env)
 
     per_track = child("per-track")
     assert per_track.returncode == 0, per_track.stderr[-3000:]

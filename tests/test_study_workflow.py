@@ -59,8 +59,12 @@ def put(root, rel, data):
     return hashlib.md5(data).hexdigest()
 
 
-def make_track(root, base, name, n_runs=6, qrels="parts", bad_runs=(), missing_runs=(), z_runs=()):
-    """Serve a track under <root>/data/<name> and <root>/results/<name>; return its manifest entry."""
+def make_track(root, base, name, n_runs=6, qrels="parts", bad_runs=(), missing_runs=(), z_runs=(),
+               other_md5=()):
+    """Serve a track under <root>/data/<name> and <root>/results/<name>; return its manifest entry.
+
+    The manifest's md5 of a run in ``other_md5`` is that of another submitted file (one byte
+    more), as the catalog's md5 of most copies of the archive."""
     if qrels == "parts":  # the early ad hoc layout: parts1-5.tar.gz
         lines = QRELS.decode().splitlines(keepends=True)
         parts = {f"qrels.{name}.part{i + 1}": "".join(lines[i::5]).encode() for i in range(5)}
@@ -80,7 +84,7 @@ def make_track(root, base, name, n_runs=6, qrels="parts", bad_runs=(), missing_r
             rel, packed = f"results/{name}/input.{tag}.Z", ncompress.compress(data)
         else:
             rel, packed = f"results/{name}/input.{tag}.gz", gzip.compress(data)
-        md5 = hashlib.md5(packed).hexdigest()
+        md5 = hashlib.md5(data + b"\n" if tag in other_md5 else packed).hexdigest()
         if tag not in missing_runs:
             put(root, rel, packed)
         runs.append({"run": tag, "url": f"{base}/{rel}", "md5": md5})
@@ -120,8 +124,10 @@ def write_config(tmp_path, tracks, mirror=None, **fetch):
     manifest.write_text(yaml.safe_dump({"tracks": tracks}))
     cfg = {"results": str(tmp_path / "results"), "manifest": str(manifest),
            "study": {"tracks": "all", "min_runs": 5},
+           # no timeout: none of the faults served stalls, and a timeout could fire on a
+           # loaded machine and change the tries counted
            "fetch": {"data_dir": str(tmp_path / "data"), "mirror": mirror, "jobs": 2, "attempts": 2,
-                     "timeout": 5, "backoff": 0, **fetch},
+                     "timeout": None, "backoff": 0, **fetch},
            "measures": ["map", "P.10", "ASL"]}
     path = tmp_path / "study.yaml"
     path.write_text(yaml.safe_dump(cfg))
@@ -197,11 +203,12 @@ def test_mirror_study_isolates_failures_and_adds_a_track_incrementally(tmp_path,
 def test_http_study_with_faults_and_a_fixed_track_rerun(tmp_path, clean_env):
     site = tmp_path / "site"
     with FaultServer(site) as server:
-        tracks = {"public": make_track(site, server.url, "pub"),
+        # half the public runs have the catalog's md5 of another file: kept (the default)
+        tracks = {"public": make_track(site, server.url, "pub", other_md5=("pubr1", "pubr2", "pubr3")),
                   "private": make_track(site, server.url, "priv")}
         server.auth, server.auth_prefix = ("alice", "s3cret"), "/results/priv/"
         server.faults["/results/pub/input.pubr0.gz"] = [503, "drop"]
-        server.faults["/results/pub/input.pubr1.gz"] = ["corrupt"]
+        server.faults["/results/pub/input.pubr1.gz"] = ["corrupt"]  # a broken gzip stream: retried
         cfg = write_config(tmp_path, tracks, auth_hosts=["127.0.0.1"])
         snakemake(cfg, env=clean_env)
         res = tmp_path / "results"
@@ -211,7 +218,12 @@ def test_http_study_with_faults_and_a_fixed_track_rerun(tmp_path, clean_env):
         assert "401" in reason and "TREC_USER" in reason and ".netrc" in reason
         pub = pd.read_csv(res / "fetch" / "public" / "fetch_report.csv").set_index("file")
         assert pub.loc["pubr0", "attempts"] == 3 and pub.loc["pubr1", "attempts"] == 2
-        assert set(pub.outcome) == {"downloaded"}
+        assert set(pub.outcome) == {"downloaded"} and set(pub.use) == {"ok"}
+        assert pub.md5_match.fillna("-").to_dict() == {
+            "qrels": "-", **{f"pubr{i}": "mismatch" if i in (1, 2, 3) else "file" for i in range(6)}}
+        assert inc.loc["public", "runs_ingested"] == 6
+        pub_log = (res / "logs" / "fetch" / "public.log").read_text()
+        assert all(f"pubr{i} kept with md5_match mismatch" in pub_log for i in (1, 2, 3))
         priv = pd.read_csv(res / "fetch" / "private" / "fetch_report.csv")
         assert set(priv.loc[priv.kind == "run", "outcome"]) == {"unauthorized", "skipped"}
         log = (res / "logs" / "fetch" / "private.log").read_text()

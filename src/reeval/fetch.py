@@ -3,19 +3,25 @@
 One file (:func:`download`):
 
 - ``requests`` with a urllib3 ``Retry`` (backoff) for connection errors and 5xx answers;
-  a failure while the body streams (read timeout on a stalled response, connection
-  dropped mid-body, fewer bytes than ``Content-Length``) is retried here, resuming with
-  ``Range: bytes=<have>-`` when the server answers 206, restarting when it answers 200.
+  a failure once the request is sent (read timeout before or during the body: a stalled
+  response; connection dropped; fewer bytes than ``Content-Length``) is retried here, not
+  by urllib3 (its ``read`` retries are off), so each such try is one request, counted
+  once; a retry resumes with ``Range: bytes=<have>-`` when the server answers 206 and
+  restarts when it answers 200.
 - The body is written to ``<name>.part`` (the raw bytes served: no transparent
-  ``Content-Encoding`` decoding) and renamed to ``<name>`` only when its size matches
-  ``Content-Length`` / ``Content-Range`` and its md5 the manifest's (where known). The
-  catalog's md5 is the one recorded at submission, so a file the archive serves
+  ``Content-Encoding`` decoding) and renamed to ``<name>`` only when it is complete: its
+  size matches ``Content-Length`` / ``Content-Range`` and, for a gzip, bzip2 or Unix
+  compress file, the whole stream decompresses (gzip and bzip2 end with an end-of-stream
+  marker and a CRC; a ``.Z`` file has neither, so only its size and a decoding error can
+  tell). An incomplete or corrupt file is discarded and retried, whatever the md5 policy.
+- md5: the catalog's sum is the one recorded at submission, so a file the archive serves
   compressed matches when either its bytes or its decompressed content have that md5
-  (``md5_match`` says ``file`` or ``content``). An md5 mismatch discards the part and
-  retries; the last error shows the sums. ``verify_md5=False`` keeps mismatching files
-  and reports them (``md5_match = mismatch``) instead.
-- A file already present under its final name (and matching its md5, where known) is
-  not fetched again (outcome ``cached``).
+  (``md5_match`` says ``file`` or ``content``); public copies of the archive rarely match
+  either, so by default a complete file whose md5 differs is kept and reported
+  (``md5_match = mismatch``). ``strict_md5=True`` rejects it instead (the part is
+  discarded and retried; the last error shows the sums).
+- A file already present under its final name (complete, and matching its md5 with
+  ``strict_md5``) is not fetched again (outcome ``cached``); a broken one is fetched again.
 - 401/403 raise :class:`AuthError` at once, with :data:`CREDENTIALS_HELP`; 404 fails the
   file at once (no retry).
 
@@ -25,7 +31,8 @@ named by ``$NETRC``) for the URL's host. Never from the config, never logged.
 
 Offline (:func:`mirror_path`): a local folder with the archive's path layout
 (``<mirror>/<host>/<path>`` or ``<mirror>/<path>``) replaces the web; ``file://`` URLs
-are read in place. Mirror files are checked against the md5 too.
+are read in place. Mirror files are checked as downloads are (a complete stream; the md5,
+rejected on a mismatch only with ``strict_md5``), and a failed check fails the file.
 
 A track (:func:`fetch_files`): a bounded number of concurrent downloads, a tqdm progress
 bar (files, bytes), and one report row per file: file, url, path, bytes, md5, expected
@@ -119,19 +126,31 @@ def file_md5(path) -> str:
     return h.hexdigest()
 
 
-def content_md5(path) -> str | None:
-    """Hex md5 of a gzip/bzip2/compress file's decompressed content; None for other files."""
-    with open(path, "rb") as fh:
-        head = fh.read(3)
+def _decompressor(head: bytes):
+    """The stream opener for a file starting with ``head`` (gzip, bzip2), ``"Z"`` for Unix
+    compress, None for anything else."""
     if head[:2] == b"\x1f\x8b":
-        opener = gzip.open
-    elif head == b"BZh":
-        opener = bz2.open
-    elif head[:2] == b"\x1f\x9d":
+        return gzip.open
+    if head[:3] == b"BZh":
+        return bz2.open
+    if head[:2] == b"\x1f\x9d":
+        return "Z"
+    return None
+
+
+def content_md5(path) -> str | None:
+    """Hex md5 of a gzip/bzip2/compress file's decompressed content; None for other files.
+
+    Raises what the decompressor raises on an incomplete or corrupt stream (EOFError,
+    OSError, zlib.error, ValueError).
+    """
+    with open(path, "rb") as fh:
+        opener = _decompressor(fh.read(3))
+    if opener is None:
+        return None
+    if opener == "Z":
         import unlzw3
         return hashlib.md5(unlzw3.unlzw(Path(path).read_bytes())).hexdigest()
-    else:
-        return None
     h = hashlib.md5()
     with opener(path, "rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
@@ -139,25 +158,39 @@ def content_md5(path) -> str | None:
     return h.hexdigest()
 
 
-def check_md5(path, expected: str | None) -> tuple[str, str | None, str]:
-    """(md5 of the file, how it matches ``expected``, message on a mismatch).
+@dataclass
+class FileCheck:
+    """What :func:`check_file` found: ``md5`` of the bytes, ``match`` (None without an
+    expected sum, ``file``, ``content`` or ``mismatch``), ``mismatch`` (a message showing
+    the sums, "" unless ``match`` is ``mismatch``) and ``broken`` (why the file is an
+    incomplete or corrupt compressed stream, "" when it is not)."""
+    md5: str
+    match: str | None
+    mismatch: str = ""
+    broken: str = ""
 
-    The match is None without an expected sum, ``file`` when the bytes match,
-    ``content`` when the decompressed content does, else ``mismatch``.
+
+def check_file(path, expected: str | None) -> FileCheck:
+    """The md5 of a file against ``expected`` and the completeness of its compressed stream.
+
+    A file whose bytes have the expected md5 is taken as it is. Otherwise a gzip, bzip2 or
+    compress file is decompressed to its end once: that finds an incomplete or corrupt
+    stream (``broken``) and the md5 of the content (``match = content`` when it is the
+    expected one). The check never relies on the md5 to find a broken file.
     """
     digest = file_md5(path)
-    if expected is None:
-        return digest, None, ""
-    if digest == expected:
-        return digest, "file", ""
+    if expected is not None and digest == expected:
+        return FileCheck(digest, "file")
     try:
-        content = content_md5(path)
-    except (OSError, EOFError, ValueError, zlib.error):
-        content = None
+        content, broken = content_md5(path), ""
+    except (OSError, EOFError, ValueError, zlib.error) as exc:
+        content, broken = None, f"incomplete or corrupt compressed file: {type(exc).__name__}: {exc}"
+    if expected is None:
+        return FileCheck(digest, None, broken=broken)
     if content == expected:
-        return digest, "content", ""
+        return FileCheck(digest, "content")
     got = f"{digest} (file)" + (f", {content} (decompressed)" if content else "")
-    return digest, "mismatch", f"md5 mismatch: expected {expected}, got {got}"
+    return FileCheck(digest, "mismatch", f"md5 mismatch: expected {expected}, got {got}", broken)
 
 
 def credentials(url: str, auth_hosts=DEFAULT_AUTH_HOSTS, env=None) -> tuple[str, str] | None:
@@ -178,8 +211,13 @@ def credentials(url: str, auth_hosts=DEFAULT_AUTH_HOSTS, env=None) -> tuple[str,
 
 
 def make_session(attempts: int = 5, backoff: float = 1.0, user_agent: str = USER_AGENT) -> requests.Session:
-    """A session that retries connection errors and 5xx answers (urllib3 Retry, backoff)."""
-    retry = Retry(total=attempts - 1, connect=attempts - 1, read=attempts - 1, status=attempts - 1,
+    """A session that retries connection errors and 5xx answers (urllib3 Retry, backoff).
+
+    Read errors (a timeout or a dropped connection once the request is sent) are not
+    retried by urllib3 (``read=False``): :func:`download` retries them itself, one request
+    per try, so the requests it reports are the requests made, whatever times out where.
+    """
+    retry = Retry(total=attempts - 1, connect=attempts - 1, read=False, status=attempts - 1,
                   other=0, backoff_factor=backoff, status_forcelist=(500, 502, 503, 504),
                   allowed_methods=frozenset({"GET"}), raise_on_status=False,
                   respect_retry_after_header=True)
@@ -233,24 +271,25 @@ def _total_size(resp) -> int | None:
 
 
 def download(session: requests.Session, url: str, dest, md5: str | None = None, attempts: int = 5,
-             timeout: float = 60, backoff: float = 1.0, auth=None, progress=None,
-             verify_md5: bool = True) -> FileResult:
+             timeout: float | None = 60, backoff: float = 1.0, auth=None, progress=None,
+             strict_md5: bool = False) -> FileResult:
     """Fetch ``url`` to ``dest`` (see the module docstring); raises FetchError / AuthError.
 
     ``attempts`` bounds the tries of this loop (each may itself retry connection errors
     and 5xx answers through the session's Retry); ``timeout`` is the connect and read
-    timeout in seconds (a stalled body fails after that long without data).
+    timeout in seconds (a stalled body fails after that long without data; None waits
+    without limit).
     """
     dest = Path(dest)
     result = FileResult(file=dest.name, url=url, expected_md5=md5, path=str(dest))
     with _locked(dest):
         if dest.is_file():
-            digest, match, _ = check_md5(dest, md5)
-            if match != "mismatch" or not verify_md5:
-                result.bytes, result.md5, result.md5_match = dest.stat().st_size, digest, match
+            check = check_file(dest, md5)
+            if not check.broken and (check.match != "mismatch" or not strict_md5):
+                result.bytes, result.md5, result.md5_match = dest.stat().st_size, check.md5, check.match
                 result.outcome = "cached"
                 return result
-            dest.unlink()  # a stale copy (the manifest's md5 changed): fetch again
+            dest.unlink()  # broken, or a stale copy (the manifest's md5 changed): fetch again
         part = dest.with_name(dest.name + ".part")
         last_error, requests_made = None, 0
         for attempt in range(1, attempts + 1):
@@ -296,13 +335,13 @@ def download(session: requests.Session, url: str, dest, md5: str | None = None, 
                         part.unlink()
                     last_error = f"size {got} bytes, expected {total} (Content-Length)"
                     continue
-                digest, match, message = check_md5(part, md5)
-                if match == "mismatch" and verify_md5:
-                    part.unlink()
-                    last_error = message
+                check = check_file(part, md5)
+                if check.broken or (check.match == "mismatch" and strict_md5):
+                    part.unlink()  # restart: a corrupt part cannot be resumed
+                    last_error = check.broken or check.mismatch
                     continue
                 os.replace(part, dest)
-                result.bytes, result.md5, result.md5_match, result.outcome = got, digest, match, "downloaded"
+                result.bytes, result.md5, result.md5_match, result.outcome = got, check.md5, check.match, "downloaded"
                 result.attempts = requests_made
                 return result
             except FetchError:
@@ -319,8 +358,8 @@ def download(session: requests.Session, url: str, dest, md5: str | None = None, 
 
 
 def fetch_files(specs: list[FileSpec], data_dir, mirror=None, jobs: int = 4, attempts: int = 5,
-                timeout: float = 60, backoff: float = 1.0, auth_hosts=DEFAULT_AUTH_HOSTS,
-                verify_md5: bool = True, desc: str = "fetch",
+                timeout: float | None = 60, backoff: float = 1.0, auth_hosts=DEFAULT_AUTH_HOSTS,
+                strict_md5: bool = False, desc: str = "fetch",
                 session_factory=make_session) -> list[FileResult]:
     """Fetch (or find in the mirror) every file; one :class:`FileResult` per spec, in order.
 
@@ -353,17 +392,17 @@ def fetch_files(specs: list[FileSpec], data_dir, mirror=None, jobs: int = 4, att
                         else mirror_path(mirror, spec.url))
                 if not path.is_file():
                     raise FetchError(f"no such file: {path}")
-                digest, match, message = check_md5(path, spec.md5)
-                if match == "mismatch" and verify_md5:
-                    raise FetchError(f"{message} ({path})")
-                res.path, res.bytes, res.md5, res.md5_match = str(path), path.stat().st_size, digest, match
+                check = check_file(path, spec.md5)
+                if check.broken or (check.match == "mismatch" and strict_md5):
+                    raise FetchError(f"{check.broken or check.mismatch} ({path})")
+                res.path, res.bytes, res.md5, res.md5_match = str(path), path.stat().st_size, check.md5, check.match
                 res.outcome = "mirror"
                 return res
             if not hasattr(local, "session"):
                 local.session = session_factory(attempts=attempts, backoff=backoff)
             got = download(local.session, spec.url, archive_path(Path(data_dir) / "archive", spec.url),
                            md5=spec.md5, attempts=attempts, timeout=timeout, backoff=backoff,
-                           auth=credentials(spec.url, auth_hosts), progress=Bytes, verify_md5=verify_md5)
+                           auth=credentials(spec.url, auth_hosts), progress=Bytes, strict_md5=strict_md5)
             got.file, got.kind = spec.name, spec.kind
             return got
         except AuthError as exc:

@@ -1,7 +1,8 @@
 """A study's tracks: fetching a ``urls`` track into a folder ingest reads, and the inclusion table.
 
 A track enters the cross-track tables (as the reanalysis study decided) only when its
-qrels and runs were identified and fetched, parse in the expected formats (with the
+qrels and runs were identified and fetched (complete; a file whose md5 differs from the
+catalog's is kept and reported unless ``strict_md5``), parse in the expected formats (with the
 track's ``on_malformed`` option) and at least ``min_runs`` (5) runs remain, a run
 counting when it parses and has at least one line on a topic of the qrels.
 
@@ -36,7 +37,7 @@ NO_TRACK_INCLUDED = ("No track is included, so the cross-track tables are empty 
                      "`study.min_runs` runs with a line on a judged topic).")
 NO_TRACK_FIGURE_NOTE = "no track included:\nsee summary/inclusion.csv"
 FETCH_DEFAULTS = {"mirror": None, "jobs": 4, "attempts": 5, "timeout": 60.0, "backoff": 1.0,
-                  "auth_hosts": ["trec.nist.gov"], "verify_md5": True}
+                  "auth_hosts": ["trec.nist.gov"], "strict_md5": False}
 
 
 def file_specs(entry: dict) -> list[FileSpec]:
@@ -95,11 +96,18 @@ def fetch_track(track: str, entry: dict, data_dir, fetch: dict | None = None, on
               "runs_fetched": 0, "runs_parsed": 0, "qrels_topics": 0, "qrels_lines_other_topics": 0}
     results = fetch_files(specs, data_dir, mirror=opts["mirror"], jobs=opts["jobs"], attempts=opts["attempts"],
                           timeout=opts["timeout"], backoff=opts["backoff"], auth_hosts=opts["auth_hosts"],
-                          verify_md5=opts["verify_md5"], desc=track)
+                          strict_md5=opts["strict_md5"], desc=track)
     report = report_frame(results)
     report["use"] = [None if r.outcome in ("downloaded", "cached", "mirror") else f"{r.outcome}: {r.error}"
                      for r in results]
     got = {r.file: r.path for r in results if r.outcome in ("downloaded", "cached", "mirror")}
+    kept_mismatch = [r for r in results if r.file in got and r.md5_match == "mismatch"]
+    status["files_md5_mismatch"] = len(kept_mismatch)
+    if log:
+        for r in kept_mismatch:
+            log.warning("%s: %s kept with md5_match mismatch: md5 %s, the manifest's %s (the catalog's "
+                        "sum of the submitted file; strict_md5: true would reject it)",
+                        track, r.file, r.md5, r.expected_md5)
     status["runs_fetched"] = sum(1 for r in results if r.kind == "run" and r.file in got)
 
     def finish(reason=None):
