@@ -65,6 +65,7 @@ from tqdm import tqdm
 from urllib3.util.retry import Retry
 
 from . import __version__
+from .sources import compression_of
 
 USER_AGENT = (f"reeval/{__version__} (reanalysis of TREC evaluation campaigns; "
               f"python-requests/{requests.__version__})")
@@ -129,13 +130,7 @@ def file_md5(path) -> str:
 def _decompressor(head: bytes):
     """The stream opener for a file starting with ``head`` (gzip, bzip2), ``"Z"`` for Unix
     compress, None for anything else."""
-    if head[:2] == b"\x1f\x8b":
-        return gzip.open
-    if head[:3] == b"BZh":
-        return bz2.open
-    if head[:2] == b"\x1f\x9d":
-        return "Z"
-    return None
+    return {"gzip": gzip.open, "bzip2": bz2.open, "compress": "Z"}.get(compression_of(head))
 
 
 def content_md5(path) -> str | None:

@@ -61,7 +61,7 @@ def read_source(path) -> Source:
 def source_from_bytes(name: str, raw) -> Source:
     """The :class:`Source` of bytes already read (``name`` is used in messages)."""
     head = bytes(raw[:6])
-    kind = next((k for magic, k in COMPRESSED.items() if head.startswith(magic)), "plain")
+    kind = compression_of(head)
     data = raw if kind == "plain" else decompress(name, raw, kind)
     if kind != "plain":
         head = bytes(data[:6])
@@ -74,6 +74,17 @@ def source_from_bytes(name: str, raw) -> Source:
     if bom:  # a copy, rare: callers then hold bytes or a memory map, never a view
         data = bytes(memoryview(data)[len(BOM):])
     return Source(name, data, kind, bom)
+
+
+def compression_of(head: bytes) -> str:
+    """``gzip``, ``bzip2``, ``compress`` or ``plain``, from the first bytes of a file."""
+    return next((kind for magic, kind in COMPRESSED.items() if head.startswith(magic)), "plain")
+
+
+def decompressed(data, name: str = "data"):
+    """``data`` decompressed when its first bytes say gzip, bzip2 or compress; else itself."""
+    kind = compression_of(bytes(data[:3]))
+    return data if kind == "plain" else decompress(name, data, kind)
 
 
 def _read_once(name: str):

@@ -30,21 +30,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .outputs import atomic_write
+from .sources import compression_of, decompressed
 from .trecio import decode_lines, run_name_from_path
 
-GZIP, BZIP2, COMPRESS = b"\x1f\x8b", b"BZh", b"\x1f\x9d"
-
-
-def decompress(data: bytes) -> bytes:
-    """Bytes decompressed once by magic number (gzip, bzip2, Unix compress); else unchanged."""
-    if data[:2] == GZIP:
-        return gzip.decompress(data)
-    if data[:3] == BZIP2:
-        return bz2.decompress(data)
-    if data[:2] == COMPRESS:
-        import unlzw3
-        return unlzw3.unlzw(data)
-    return data
+def decompress(data: bytes, name: str = "data") -> bytes:
+    """Bytes decompressed once by magic number (gzip, bzip2, Unix compress); else unchanged.
+    A truncated or corrupt stream is an InputError naming ``name``."""
+    return decompressed(data, name)
 
 
 def is_tar(data: bytes) -> bool:
@@ -63,7 +55,7 @@ def members(path) -> list[tuple[str, bytes]]:
     Hidden and AppleDouble (``._*``, ``__MACOSX``) members and directories are skipped;
     each member is itself decompressed when compressed (``part1.gz`` inside a tar).
     """
-    raw = decompress(Path(path).read_bytes())
+    raw = decompress(Path(path).read_bytes(), str(path))
     if not is_tar(raw):
         return [(Path(path).name, raw)]
     out = []
@@ -72,7 +64,7 @@ def members(path) -> list[tuple[str, bytes]]:
             name = info.name
             if not info.isfile() or "__MACOSX" in name or Path(name).name.startswith("."):
                 continue
-            out.append((f"{Path(path).name}:{name}", decompress(tar.extractfile(info).read())))
+            out.append((f"{Path(path).name}:{name}", decompress(tar.extractfile(info).read(), f"{path}:{name}")))
     if not out:
         raise ValueError(f"{path}: the archive holds no file")
     return out
@@ -144,13 +136,11 @@ def _needs_unpacking(src: Path) -> bool:
     """True for Unix compress and tar content (ingest reads gzip, bzip2 and plain itself)."""
     with open(src, "rb") as fh:
         head = fh.read(1024)
-    if head[:2] == COMPRESS:
+    kind = compression_of(head)
+    if kind == "compress":
         return True
-    if head[:2] == GZIP:
-        with gzip.open(src) as fh:
-            head = fh.read(1024)
-    elif head[:3] == BZIP2:
-        with bz2.open(src) as fh:
+    if kind != "plain":
+        with (gzip.open if kind == "gzip" else bz2.open)(src) as fh:
             head = fh.read(1024)
     return is_tar(head)
 
