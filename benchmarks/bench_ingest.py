@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from reeval.ingest import ingest_track
-from reeval.trecio import read_bytes
+from reeval.sources import read_source
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
@@ -21,7 +21,7 @@ def main():
     for track in sorted(p.name for p in DATA.iterdir() if p.is_dir()):
         qrels = glob.glob(str(DATA / track / "qrels" / "*"))[0]
         runs = sorted(glob.glob(str(DATA / track / "runs" / "*")))
-        mb = sum(len(read_bytes(p)) for p in runs + [qrels]) / 1e6
+        mb = sum(len(read_source(p).data) for p in runs + [qrels]) / 1e6
         t = time.perf_counter()
         tables = ingest_track(track, qrels, runs)
         s = time.perf_counter() - t
