@@ -60,10 +60,11 @@ def test_a_run_on_stdin_scores_exactly_as_the_file_plain_gzip_and_bzip2(track):
         assert (got.returncode, got.stdout, got.stderr) == (0, want, b"")
 
 
-def test_qrels_on_stdin_read_whole(track):
+@pytest.mark.parametrize("stdin", ["/dev/stdin", "-"])
+def test_qrels_on_stdin_read_whole(track, stdin):
     q, r = track
     want = cli("score", "-q", q, r).stdout
-    got = cli("score", "-q", "/dev/stdin", r, input=gzip.compress(q.read_bytes()))
+    got = cli("score", "-q", stdin, r, input=gzip.compress(q.read_bytes()))
     assert (got.returncode, got.stdout) == (0, want)
 
 

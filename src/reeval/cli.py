@@ -210,7 +210,7 @@ def _input_options() -> argparse.ArgumentParser:
     return common
 
 
-INPUTS_HELP = ("files, pipes, FIFOs or /dev/stdin; plain, gzip, bzip2 or compress (.Z), "
+INPUTS_HELP = ("files, pipes, FIFOs, /dev/stdin or - (standard input); plain, gzip, bzip2 or compress (.Z), "
                "recognised from their bytes")
 
 
