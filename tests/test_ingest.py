@@ -160,8 +160,9 @@ def test_duplicates_and_judged_lookup_are_exact_even_when_hashes_collide(monkeyp
     import pyarrow as pa
     from reeval import compiled
     from reeval.ingest import QrelsLookup, exact_duplicates
+    from reeval.strings import Strings
     monkeypatch.setattr(compiled, "ENABLED", False)  # the numpy path (test_kernels.py: the compiled one)
-    docno = pa.array(["A", "B", "A", "C", "B", "A"])
+    docno = Strings.from_list(["A", "B", "A", "C", "B", "A"])
     topic = np.array([0, 0, 0, 0, 1, 1])
     rows = np.arange(6)
     # every row gets the same hash: only true (topic, docno) repeats are duplicates
@@ -171,7 +172,7 @@ def test_duplicates_and_judged_lookup_are_exact_even_when_hashes_collide(monkeyp
     lookup = QrelsLookup.build(qrels)
     # a hash match whose topic or docno differs is rejected
     keys = lookup.keys.to_numpy()
-    run_rows, qrels_rows = lookup.match(np.array([0, 1, 0]), keys[[0, 0, 1]], pa.array(["A", "A", "X"]))
+    run_rows, qrels_rows = lookup.match(np.array([0, 1, 0]), keys[[0, 0, 1]], Strings.from_list(["A", "A", "X"]))
     assert run_rows.tolist() == [0] and qrels_rows.tolist() == [0]
 
 

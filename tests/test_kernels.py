@@ -15,7 +15,14 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from conftest import track_files, write_lines
 from reeval import compiled
 from reeval.ingest import QrelsLookup, dedupe_and_match, ingest_track
-from reeval.trecio import _parse_run_compiled, _parse_run_fast, parse_run
+from reeval.textreader import _parse_run_fast
+from reeval.trecio import _compiled_run, parse_run
+
+
+def _parse_run_compiled(data: bytes):
+    """The compiled reader's lines as a table, or None when it leaves the file to the general path."""
+    lines = _compiled_run(data)
+    return None if lines is None else lines.to_table()
 
 needs_kernels = pytest.mark.skipif(compiled._kernels is None, reason="compiled kernels not built "
                                    "(pip install -e . with a C compiler builds them)")
@@ -62,7 +69,7 @@ def test_dedupe_and_match_equals_the_numpy_path(run, judged, mask):
     qrels = pa.table({"qid": [str(t) for t, _ in judged] or ["0"], "docno": [d for _, d in judged] or ["z"],
                       "rel": list(range(len(judged))) or [0]})
     lookup = QrelsLookup.build(qrels)
-    codes = {q: i for i, q in enumerate(lookup.topics.to_pylist())}
+    codes = {q: i for i, q in enumerate(lookup.topics)}
     run = sorted((t, i, d) for i, (t, d) in enumerate(run) if str(t) in codes)
     docno = pa.array([d for _, _, d in reversed(run)], pa.string())  # rows point into a reversed array
     rows = np.arange(len(run))[::-1].copy()

@@ -23,8 +23,6 @@ from __future__ import annotations
 import re
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 
 _ESCAPE = re.compile(rb"\\(\\|x([0-9a-f]{2}))")
 
@@ -69,6 +67,9 @@ def byte_order(values) -> np.ndarray:
     Equal to pyarrow's own (UTF-8 byte) sort when no text holds a backslash; otherwise
     the texts are unescaped and sorted in Python (a dictionary of distinct ids: small).
     """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     if isinstance(values, pa.ChunkedArray):
         values = values.combine_chunks()
     if len(values) and pc.any(pc.match_substring(values, "\\")).as_py():

@@ -39,15 +39,12 @@ import re
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
-import pyarrow as pa
-import pyarrow.compute as pc
 
+from .arrays import group_starts, position_in_group
 from .bytetext import sorted_texts
-from .ingest import group_starts, position_in_group
+from .choices import UNRETRIEVED_POLICIES
 
 STANDARD_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
-UNRETRIEVED_POLICIES = ("after_last", "eq3")
 
 
 @dataclass(frozen=True)
@@ -183,7 +180,12 @@ def _codes(values, categories) -> np.ndarray:
     tables are sorted, so there are few), or through a dictionary when runs are short;
     a dictionary-encoded column through its dictionary (chunk by chunk).
     """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     if not isinstance(values, (pa.Array, pa.ChunkedArray)):
+        import pandas as pd
+
         return pd.Categorical(values, categories=categories).codes.astype(np.int64)
     if isinstance(values, pa.ChunkedArray) and pa.types.is_dictionary(values.type) and values.num_chunks > 1:
         # ingest's judged table: one chunk per run, each with its own dictionary
@@ -219,6 +221,8 @@ def _sorted_distinct(table, name) -> list:
     """The distinct values of a column in byte order (trec_eval's ``strcmp`` order, of the
     bytes escaped texts stand for: :func:`reeval.bytetext.sorted_texts`)."""
     if hasattr(table, "column_names"):
+        import pyarrow.compute as pc
+
         return sorted_texts(pc.unique(table.column(name)).to_pylist())
     return sorted_texts(set(table[name].tolist()))
 
@@ -265,6 +269,42 @@ def build_grid(judged, depth, qrels, runs=None, max_depth: int | None = None,
     return Grid(runs=runs, topics=topics, g=g, pos=pos, rel=rel, docno=docno, n_ret=n_ret,
                 qrels_topic=qt, qrels_rel=_col(qrels, "rel").astype(np.int64),
                 qrels_docno=_col(qrels, "docno") if keep_docno else None)
+
+
+def grid_from_track(tables, runs=None, max_depth: int | None = None, keep_docno: bool = False) -> Grid:
+    """The grid of an ingested track (:class:`reeval.ingest.TrackTables`) straight from its
+    numpy parts, no Arrow table: equal to ``build_grid(tables.judged, tables.depth,
+    tables.qrels, runs, max_depth, keep_docno)``.
+
+    ``runs`` fixes the run order (default: the sorted names of the runs that answered a
+    topic); a name without a part gets no row. Each part is sorted by topic and
+    position, so concatenating them in run order gives the grid's (run, topic, pos) order.
+    """
+    q = tables.lookup.qrels
+    parts = {part.name: part for part in tables.parts}
+    if runs is None:
+        runs = sorted_texts(part.name for part in tables.parts if part.n_ret.any())
+    runs = list(runs)
+    S, T = len(runs), len(q.topics)
+    qrels_docno = np.array(q.docno.tolist(), dtype=object) if keep_docno else None
+    g, pos, qrow = [], [], []
+    n_ret = np.zeros((S, T), dtype=np.int64)
+    for si, name in enumerate(runs):
+        part = parts.get(name)
+        if part is None:
+            continue
+        at = part.judged
+        if max_depth is not None:
+            at = at[part.pos[at] <= max_depth]
+        g.append(si * T + part.topic[at])
+        pos.append(part.pos[at].astype(np.int64))
+        qrow.append(part.qrow[at])
+        n_ret[si] = part.n_ret if max_depth is None else np.minimum(part.n_ret, max_depth)
+    join = (lambda xs: np.concatenate(xs) if xs else np.zeros(0, dtype=np.int64))
+    g, pos, qrow = join(g), join(pos), join(qrow)
+    return Grid(runs=runs, topics=list(q.topics), g=g, pos=pos, rel=q.rel[qrow].astype(np.int64),
+                docno=qrels_docno[qrow] if keep_docno else None, n_ret=n_ret,
+                qrels_topic=q.topic.astype(np.int64), qrels_rel=q.rel.astype(np.int64), qrels_docno=qrels_docno)
 
 
 def _is_sorted(a: np.ndarray) -> bool:
@@ -321,9 +361,11 @@ class TopicScores:
     n_unretrieved: np.ndarray  # (S, T) relevant documents given the unretrieved value
     asl_unanswered: np.ndarray  # (S, T) bool: ASL used the track depth (topic unanswered)
 
-    def to_frame(self) -> pd.DataFrame:
+    def to_frame(self):
         """Long-by-topic table: run, qid, answered, num_rel, one column per measure."""
         S, T = len(self.runs), len(self.topics)
+        import pandas as pd
+
         df = pd.DataFrame({
             "run": np.repeat(np.array(self.runs, dtype=object), T),
             "qid": np.tile(np.array(self.topics, dtype=object), S),
@@ -529,12 +571,14 @@ def aggregate_values(scores: TopicScores, measures, complete: bool = True) -> di
     return out
 
 
-def aggregate(scores: TopicScores, measures, complete: bool = True) -> pd.DataFrame:
+def aggregate(scores: TopicScores, measures, complete: bool = True):
     """:func:`aggregate_values` as a DataFrame: one row per run, one column per measure."""
+    import pandas as pd
+
     return pd.DataFrame(aggregate_values(scores, measures, complete))
 
 
-def per_document(grid: Grid, rel_level: int = 1, unretrieved: str = "after_last") -> pd.DataFrame:
+def per_document(grid: Grid, rel_level: int = 1, unretrieved: str = "after_last"):
     """One row per (run, topic, relevant document): rank, ASL and AP's precision.
 
     Columns run, qid, docno, rel, pos (0 when not retrieved), retrieved, rel_above
@@ -542,6 +586,8 @@ def per_document(grid: Grid, rel_level: int = 1, unretrieved: str = "after_last"
     ones), precision ((rel_above + 1)/pos, AP's per-document term; 0 if not retrieved).
     Needs a grid built with ``keep_docno=True``.
     """
+    import pandas as pd
+
     if grid.docno is None or grid.qrels_docno is None:
         raise ValueError("per_document needs build_grid(..., keep_docno=True)")
     S, T = grid.shape

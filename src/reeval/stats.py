@@ -41,8 +41,7 @@ from scipy import stats as _st
 from scipy.integrate import IntegrationWarning
 from scipy.interpolate import CubicSpline
 
-ALTERNATIVES = ("two-sided", "greater", "less")
-PAIRED_TESTS = ("t", "wilcoxon", "sign", "permutation", "bootstrap")
+from .choices import ALTERNATIVES, PAIRED_TESTS  # noqa: E402 (names of the choices, re-exported)
 CORRECTIONS = ("bonferroni", "holm", "bh")
 #: Wilcoxon: exact null distribution up to this many non-zero differences.
 WILCOXON_EXACT_MAX = 50
