@@ -350,12 +350,13 @@ static ALWAYS_INLINE int32_t dict_code(Dict *d, const unsigned char *p, int64_t 
 /* Outcome of reading one line's fields. */
 enum { LINE_OK, LINE_BAD, LINE_LONG };
 
-/* The fields of the line at d[i:] (scalar): up to 7 tokens of ORD bytes separated by
-   SEP bytes, then \n, \r\n or the end of the data. LINE_OK with the six fields and
+/* The fields of the line at d[i:] (scalar): up to nf + 1 tokens of ORD bytes separated
+   by SEP bytes, then \n, \r\n or the end of the data. LINE_OK with the nf fields and
    *next (the start of the next line), else LINE_BAD (another number of fields, or a
-   byte of another class). */
-static int line_fields(const unsigned char *d, int64_t n, int64_t i, const unsigned char *tok[6],
-                       int64_t len[6], int64_t *next)
+   byte of another class). nf is a constant of each caller (6 for runs, 4 for qrels):
+   the function is inlined into each, and compiled for that count. */
+static ALWAYS_INLINE int line_fields(const unsigned char *d, int64_t n, int64_t i, const unsigned char **tok,
+                                     int64_t *len, int64_t *next, const int nf)
 {
     int k = 0;
     for (;;) {
@@ -366,7 +367,7 @@ static int line_fields(const unsigned char *d, int64_t n, int64_t i, const unsig
         int64_t start = i;
         while (i < n && byte_class[d[i]] == ORD)
             i++;
-        if (k == 6)
+        if (k == nf)
             return LINE_BAD;
         tok[k] = d + start;
         len[k++] = i - start;
@@ -379,7 +380,7 @@ static int line_fields(const unsigned char *d, int64_t n, int64_t i, const unsig
         i++;
     }
     *next = i;
-    return k == 6 ? LINE_OK : LINE_BAD;
+    return k == nf ? LINE_OK : LINE_BAD;
 }
 
 #if defined(__SSE2__)
@@ -400,9 +401,10 @@ static inline void classify16(const unsigned char *p, uint64_t *sep, uint64_t *n
 /* line_fields for a line that starts at p and ends (\n) within its first 64 bytes,
    all of which are readable: the classes of 64 bytes at once, the fields from the bit
    masks, without a branch per byte. LINE_LONG when no \n is in those 64 bytes (the
-   caller then reads the line with line_fields). Same outcomes as line_fields. */
-static inline int line_fields64(const unsigned char *p, const unsigned char *tok[6], int64_t len[6],
-                                int64_t *advance)
+   caller then reads the line with line_fields). Same outcomes as line_fields, for the
+   same constant nf. */
+static ALWAYS_INLINE int line_fields64(const unsigned char *p, const unsigned char **tok, int64_t *len,
+                                       int64_t *advance, const int nf)
 {
     uint64_t sep = 0, nl = 0, ord = 0;
     classify16(p, &sep, &nl, &ord, 0);
@@ -417,9 +419,9 @@ static inline int line_fields64(const unsigned char *p, const unsigned char *tok
     if (((sep | ord) & line) != line)
         return LINE_BAD;                              /* a byte of another class */
     uint64_t o = ord & line, starts = o & ~(o << 1), ends = o & ~(o >> 1);
-    for (int k = 0; k < 6; k++) {
+    for (int k = 0; k < nf; k++) {
         if (!starts)
-            return LINE_BAD;                          /* fewer than six fields */
+            return LINE_BAD;                          /* fewer than nf fields */
         int a = __builtin_ctzll(starts), b = __builtin_ctzll(ends);
         starts &= starts - 1;
         ends &= ends - 1;
@@ -427,7 +429,7 @@ static inline int line_fields64(const unsigned char *p, const unsigned char *tok
         len[k] = b - a + 1;
     }
     if (starts)
-        return LINE_BAD;                              /* more than six */
+        return LINE_BAD;                              /* more than nf */
     *advance = end + 1;
     return LINE_OK;
 }
@@ -477,12 +479,12 @@ static PyObject *parse_run(PyObject *self, PyObject *args)
 #if defined(__SSE2__)
         if (n - i >= 64) {
             int64_t advance = 0;
-            outcome = line_fields64(d + i, tok, len, &advance);
+            outcome = line_fields64(d + i, tok, len, &advance, 6);
             next = i + advance;
         }
 #endif
         if (outcome == LINE_LONG)
-            outcome = line_fields(d, n, i, tok, len, &next);
+            outcome = line_fields(d, n, i, tok, len, &next, 6);
         if (outcome != LINE_OK || tok[0][0] == '#' || row >= max_lines ||
             !parse_score(tok[4], len[4], &score[row])) {
             ok = 0;
