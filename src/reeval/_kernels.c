@@ -516,6 +516,105 @@ done:
     return result;
 }
 
+/* ---- reading clean qrels files ---- */
+
+/* The integer p[:n] of the form [+-]?[0-9]{1,18} in *out (18 digits always fit int64);
+   0 when p[:n] has another form, 19 digits or more included (leading zeros count). */
+static inline int parse_rel(const unsigned char *p, int64_t n, int64_t *out)
+{
+    int64_t i = 0, v = 0;
+    int neg = 0;
+    if (n > 0 && (p[0] == '+' || p[0] == '-'))
+        neg = p[i++] == '-';
+    if (n - i < 1 || n - i > 18)
+        return 0;
+    for (; i < n; i++) {
+        unsigned c = (unsigned)p[i] - '0';
+        if (c > 9)
+            return 0;
+        v = v * 10 + (int64_t)c;
+    }
+    *out = neg ? -v : v;
+    return 1;
+}
+
+PyDoc_STRVAR(parse_qrels_doc,
+"parse_qrels(data, qid_off, qid_data, qid_code, docno_off, docno_data, rel) -> (lines, qids)\n\n"
+"Read a clean qrels file: every line (ending in \\n or \\r\\n, the last one possibly not)\n"
+"holds four fields of printable ASCII other than the backslash, separated by spaces or\n"
+"tabs, field 1 (qid) not starting with #, field 4 (rel) an integer [+-]?[0-9]+ of at\n"
+"most 18 digits; field 2 is ignored. Fills the docno column (int32 offsets, lines + 1\n"
+"entries, and bytes, len(data) + 16), the int64 grades, and for qid the int32 code of\n"
+"each line and the column of distinct qids (first-seen order) the codes index. rel holds\n"
+"at most its length / 8 lines, the other buffers as many. Returns the number of lines\n"
+"and of distinct qids; lines is -1, the buffers partly written, for any other file\n"
+"(empty, 2 GiB or more, more lines than rel holds, a blank, comment or malformed line,\n"
+"a backslash anywhere, other bytes), which the caller then reads another way.");
+
+static PyObject *parse_qrels(PyObject *self, PyObject *args)
+{
+    Py_buffer data_b, qo_b, qd_b, qc_b, doo_b, dod_b, rel_b;
+    if (!PyArg_ParseTuple(args, "y*w*w*w*w*w*w*", &data_b, &qo_b, &qd_b, &qc_b, &doo_b, &dod_b, &rel_b))
+        return NULL;
+    PyObject *result = NULL;
+    const unsigned char *d = (const unsigned char *)data_b.buf;
+    int64_t n = data_b.len, max_lines = rel_b.len / 8;
+    Dict qid = {{qo_b.buf, qd_b.buf, 0}, 0, -1, NULL, 0};
+    if (qo_b.len < (max_lines + 1) * 4 || doo_b.len < (max_lines + 1) * 4 || qc_b.len < max_lines * 4 ||
+        qd_b.len < n + 16 || dod_b.len < n + 16) {
+        PyErr_SetString(PyExc_ValueError, "parse_qrels: output buffers too small");
+        goto done;
+    }
+    Column doc = {doo_b.buf, dod_b.buf, 0};
+    int32_t *qcode = (int32_t *)qc_b.buf;
+    int64_t *rel = (int64_t *)rel_b.buf;
+    int64_t lines = -1;
+    int no_memory = 0;
+    Py_BEGIN_ALLOW_THREADS
+    int64_t row = 0, i = 0;
+    /* a backslash anywhere: not clean (its text form, \\, differs from its bytes) */
+    int ok = n > 0 && n < INT32_MAX && !memchr(d, '\\', (size_t)n);
+    qid.values.off[0] = doc.off[0] = 0;
+    while (ok && i < n) {
+        const unsigned char *tok[4];
+        int64_t len[4], next = 0;
+        int outcome = LINE_LONG;
+#if defined(__SSE2__)
+        if (n - i >= 64) {
+            int64_t advance = 0;
+            outcome = line_fields64(d + i, tok, len, &advance, 4);
+            next = i + advance;
+        }
+#endif
+        if (outcome == LINE_LONG)
+            outcome = line_fields(d, n, i, tok, len, &next, 4);
+        if (outcome != LINE_OK || tok[0][0] == '#' || row >= max_lines || !parse_rel(tok[3], len[3], &rel[row])) {
+            ok = 0;
+            break;
+        }
+        i = next;
+        qcode[row] = dict_code(&qid, tok[0], len[0], d + n);
+        if (qcode[row] < 0) {
+            ok = 0;
+            no_memory = 1;
+            break;
+        }
+        append(&doc, row, tok[2], len[2], d + n);
+        row++;
+    }
+    if (ok)
+        lines = row;
+    Py_END_ALLOW_THREADS
+    free(qid.slots);
+    if (no_memory)
+        PyErr_NoMemory();
+    else
+        result = Py_BuildValue("(Li)", (long long)lines, qid.n);
+done:
+    release((Py_buffer *[]){&data_b, &qo_b, &qd_b, &qc_b, &doo_b, &dod_b, &rel_b}, 7);
+    return result;
+}
+
 /* ---- hash tables ---- */
 
 PyDoc_STRVAR(build_table_doc,
@@ -690,6 +789,7 @@ done:
 
 static PyMethodDef methods[] = {
     {"parse_run", parse_run, METH_VARARGS, parse_run_doc},
+    {"parse_qrels", parse_qrels, METH_VARARGS, parse_qrels_doc},
     {"build_table", build_table, METH_VARARGS, build_table_doc},
     {"dedupe_match", dedupe_match, METH_VARARGS, dedupe_match_doc},
     {NULL, NULL, 0, NULL},
