@@ -1,5 +1,5 @@
-/* Compiled kernels of reeval: a reader of clean TREC run files, and hash tables over
- * the document ids of each topic.
+/* Compiled kernels of reeval: readers of clean TREC run and qrels files, and hash
+ * tables over the document ids of each topic.
  *
  * parse_run reads a run file whose every line is six fields separated by spaces or
  * tabs, in one pass, and says so when the file is anything else (comments, blank
@@ -7,7 +7,9 @@
  * reeval.trecio then reads it with its general, line-accounting path. On x86-64 (SSE2)
  * it classifies the 64 bytes from a line's start at once and takes the fields from bit
  * masks; a longer line, and the file's last 64 bytes, are read byte by byte, with the
- * same outcomes (tests compare both).
+ * same outcomes (tests compare both). parse_qrels reads qrels files the same way, with
+ * the same line readers compiled for four fields: an integer grade of at most 18
+ * digits, and no backslash anywhere in the file (the general path writes it as \\).
  *
  * One pass over a run's rows in trec_eval order drops every row that repeats an
  * earlier row's (topic, docno) and finds the qrels row of each kept one. The numpy
@@ -548,8 +550,9 @@ PyDoc_STRVAR(parse_qrels_doc,
 "each line and the column of distinct qids (first-seen order) the codes index. rel holds\n"
 "at most its length / 8 lines, the other buffers as many. Returns the number of lines\n"
 "and of distinct qids; lines is -1, the buffers partly written, for any other file\n"
-"(empty, 2 GiB or more, more lines than rel holds, a blank, comment or malformed line,\n"
-"a backslash anywhere, other bytes), which the caller then reads another way.");
+"(empty or of 2^31 - 1 bytes or more, more lines than rel holds, a blank, comment or\n"
+"malformed line, a backslash anywhere, other bytes), which the caller then reads\n"
+"another way.");
 
 static PyObject *parse_qrels(PyObject *self, PyObject *args)
 {
@@ -797,7 +800,7 @@ static PyMethodDef methods[] = {
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_kernels",
-    "Compiled kernels of reeval: clean run files and per-topic hash tables (see _kernels.c).",
+    "Compiled kernels of reeval: clean run and qrels files, per-topic hash tables (see _kernels.c).",
     -1, methods,
 };
 
