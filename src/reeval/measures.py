@@ -502,16 +502,48 @@ def _bpref(grid: Grid, is_rel, starts, R, rel_level, count):
     return _safe_div(count(is_rel, term), R[None, :])
 
 
+#: The 11 standard recall levels of trec_eval's ``iprec_at_recall_*``.
+RECALL_LEVELS = np.arange(11) / 10
+IPREC_RULES = ("trec_eval9", "trec_eval10", "recall")
+
+
+def recall_cutoff_ranks(num_rel, rule: str = "trec_eval9") -> np.ndarray:
+    """For each topic, the relevant-document count k_L that stands for recall level L.
+
+    Shape ``(len(num_rel), 11)`` of int64, one column per level L = 0.0, 0.1, ..., 1.0
+    (the doubles 0.1 ... as written in C). trec_eval does not compare recall with L; it
+    turns L into a number of relevant documents first (m_iprec_at_recall.c):
+
+    - ``"trec_eval9"`` (trec_eval <= 9.x and pytrec_eval-terrier):
+      k_L = (long)(L * R + 0.9), evaluated in doubles exactly as C does. So k_L is
+      ceil(L R - 0.1) up to rounding: R = 3, L = 0.7 gives 0.7*3 + 0.9 =
+      2.9999999999999996 and k_L = 2, although recall 2/3 < 0.7.
+    - ``"trec_eval10"`` (trec_eval 10): k_L = lround(L * R), nearest, halves away from 0.
+    - ``"recall"``: the textbook rule "recall >= L": k_L = ceil(L R) in integer arithmetic.
+
+    A level with k_L = 0 behaves as k_L = 1 (the maximum over the whole ranking).
+    """
+    if rule not in IPREC_RULES:
+        raise ValueError(f"rule must be one of {IPREC_RULES}, got {rule!r}")
+    R = np.asarray(num_rel, dtype=np.int64)[:, None]
+    if rule == "recall":
+        j = np.arange(RECALL_LEVELS.size, dtype=np.int64)[None, :]
+        return -(-(j * R) // 10)
+    x = RECALL_LEVELS[None, :] * R.astype(np.float64)
+    if rule == "trec_eval9":
+        return np.floor(x + 0.9).astype(np.int64)
+    low = np.floor(x)
+    return np.where(x - low >= 0.5, low + 1, low).astype(np.int64)
+
+
 def _iprec_at_recall(grid: Grid, is_rel, cum_rel, R) -> np.ndarray:
     """trec_eval's 11-point interpolated precision, shape (S, T, 11).
 
     Level L = j/10 stands for k_L = (long)(L * R_q + 0.9) relevant documents (trec_eval
-    9.x and pytrec_eval; see reeval.stats.recall_cutoff_ranks); the value is the
+    9.x and pytrec_eval; see recall_cutoff_ranks); the value is the
     highest precision rel_so_far/pos at any relevant document with rel_so_far >= max(k_L, 1),
     0 when the run retrieved fewer than k_L relevant documents.
     """
-    from .stats import recall_cutoff_ranks
-
     S, T = grid.shape
     g = grid.g[is_rel]
     prec = cum_rel[is_rel] / grid.pos[is_rel]

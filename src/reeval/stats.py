@@ -42,6 +42,7 @@ from scipy.integrate import IntegrationWarning
 from scipy.interpolate import CubicSpline
 
 from .choices import ALTERNATIVES, PAIRED_TESTS  # noqa: E402 (names of the choices, re-exported)
+from .measures import RECALL_LEVELS, recall_cutoff_ranks  # noqa: E402
 CORRECTIONS = ("bonferroni", "holm", "bh")
 #: Wilcoxon: exact null distribution up to this many non-zero differences.
 WILCOXON_EXACT_MAX = 50
@@ -50,8 +51,6 @@ WILCOXON_EXACT_MAX = 50
 PERMUTATION_EXACT_MAX = 20
 #: Resampling chunk: at most this many (resample x topic) cells at once (32 MiB float64).
 RESAMPLE_CHUNK_CELLS = 1 << 22
-#: The 11 standard recall levels of trec_eval's ``iprec_at_recall_*``.
-RECALL_LEVELS = np.arange(11) / 10
 IPREC_MEASURES = tuple(f"iprec_at_recall_{level:.2f}" for level in RECALL_LEVELS)
 
 _RESULT_KEYS = ("mean_a", "mean_b", "diff", "statistic", "p_value", "ci_low", "ci_high",
@@ -717,38 +716,6 @@ def _topic_index(num_rel) -> pd.Index:
     if num_rel.index.has_duplicates:
         raise ValueError("num_rel has duplicate qids")
     return num_rel.index
-
-
-IPREC_RULES = ("trec_eval9", "trec_eval10", "recall")
-
-
-def recall_cutoff_ranks(num_rel, rule: str = "trec_eval9") -> np.ndarray:
-    """For each topic, the relevant-document count k_L that stands for recall level L.
-
-    Shape ``(len(num_rel), 11)`` of int64, one column per level L = 0.0, 0.1, ..., 1.0
-    (the doubles 0.1 ... as written in C). trec_eval does not compare recall with L; it
-    turns L into a number of relevant documents first (m_iprec_at_recall.c):
-
-    - ``"trec_eval9"`` (trec_eval <= 9.x and pytrec_eval-terrier):
-      k_L = (long)(L * R + 0.9), evaluated in doubles exactly as C does. So k_L is
-      ceil(L R - 0.1) up to rounding: R = 3, L = 0.7 gives 0.7*3 + 0.9 =
-      2.9999999999999996 and k_L = 2, although recall 2/3 < 0.7.
-    - ``"trec_eval10"`` (trec_eval 10): k_L = lround(L * R), nearest, halves away from 0.
-    - ``"recall"``: the textbook rule "recall >= L": k_L = ceil(L R) in integer arithmetic.
-
-    A level with k_L = 0 behaves as k_L = 1 (the maximum over the whole ranking).
-    """
-    if rule not in IPREC_RULES:
-        raise ValueError(f"rule must be one of {IPREC_RULES}, got {rule!r}")
-    R = np.asarray(num_rel, dtype=np.int64)[:, None]
-    if rule == "recall":
-        j = np.arange(RECALL_LEVELS.size, dtype=np.int64)[None, :]
-        return -(-(j * R) // 10)
-    x = RECALL_LEVELS[None, :] * R.astype(np.float64)
-    if rule == "trec_eval9":
-        return np.floor(x + 0.9).astype(np.int64)
-    low = np.floor(x)
-    return np.where(x - low >= 0.5, low + 1, low).astype(np.int64)
 
 
 def interpolated_precision(judged: pd.DataFrame, num_rel: pd.Series, rel_level: int = 1,

@@ -242,7 +242,8 @@ def qrels_columns(path, data, on_malformed: str, counts: LineCounts):
                        "an integer relevance in field 4 between -2^63 and 2^63 - 1", on_malformed)
     counts.malformed += int((~ok).sum())
     keep = pa.array(ok)
-    rel = pc.cast(pc.filter(f["rel"], keep), pa.int64()).to_numpy(zero_copy_only=False)
+    unsigned = pc.replace_substring_regex(pc.filter(f["rel"], keep), r"^\+", "")  # '+5' is 5, as atol reads it
+    rel = pc.cast(unsigned, pa.int64()).to_numpy(zero_copy_only=False)
     return pc.filter(f["qid"], keep), pc.filter(f["docno"], keep), rel, tk.line_numbers[ok].astype(np.int64)
 
 
