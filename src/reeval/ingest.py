@@ -463,7 +463,7 @@ def load_run(name: str, path, lookup: QrelsLookup, track: str, precision: str = 
     counts.kept = len(order)
     pos = position_in_group(group_starts(topic)).astype(np.int32)
     n_ret = np.bincount(topic, minlength=len(lookup.topics))
-    row = _report_row(track, path, "run", name, counts, n_tags=len(np.unique(lines.tag)),
+    row = _report_row(track, path, "run", name, counts, n_tags=int((np.bincount(lines.tag, minlength=1) > 0).sum()),
                       first_tag=lines.tags[int(lines.tag[0])] if len(lines.tag) else None,
                       n_topics=int((n_ret > 0).sum()), unjudged_topics=int((run_topic < 0).sum()))
     return RunPart(name, topic, pos, qrow, n_ret, row, lines if keep_runs else None, order if keep_runs else None)

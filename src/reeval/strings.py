@@ -78,8 +78,9 @@ class Strings:
 
     def tolist(self) -> list[str]:
         """The strings as Python ``str`` (UTF-8)."""
-        raw = self.data.tobytes()
-        off = self.offsets.tolist()
+        start = int(self.offsets[0])
+        raw = self.data[start:int(self.offsets[-1])].tobytes()  # only the bytes of these strings
+        off = (self.offsets - start).tolist()
         return [raw[a:b].decode("utf-8") for a, b in zip(off[:-1], off[1:])]
 
     def lengths(self) -> np.ndarray:
