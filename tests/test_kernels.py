@@ -154,6 +154,7 @@ REFUSED = [
     "1 Q0 A 1 1e t\n", "1 Q0 A 1 - t\n", "1 Q0 A 1 1.0 t\r1 Q0 B 2 0.5 t\n", "1 Q0 A\x0b 1 1.0 t\n",
     "1 Q0 d\xc3\xa9 1 1.0 t\n", "1 Q0 \xff 1 1.0 t\n", "1 Q0 A\x00 1 1.0 t\n", "1 Q0 A\x7f 1 1.0 t\n",
     "1 Q0 A 1 1.0 t\r\r\n", "\r\n", " \n",
+    "1 Q0 A#1 1 1.0 t\n", "1 Q0 A 1 1.0 t#\n", "1 Q0 A\\B 1 1.0 t\n",  # '#', backslash: the general path's
 ]
 
 
@@ -229,3 +230,36 @@ def test_synthetic_oddities_ingest_identically(tmp_path):
         for field in ("runs", "judged", "depth"):
             assert getattr(tables[0], field).equals(getattr(tables[1], field)), (name, field)
         assert tables[0].report.drop(columns="file").equals(tables[1].report.drop(columns="file"))
+
+
+# ---- ties ordered by docno ----
+
+@needs_kernels
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(groups=st.lists(st.lists(st.text("ab\x7fé", max_size=20), min_size=1, max_size=40), min_size=1, max_size=12))
+def test_sort_ties_equals_the_numpy_order(groups):
+    """Each group sorted by bytes descending, stably (long groups merge, short ones insert)."""
+    from reeval.strings import Strings
+    values = [v for g in groups for v in g]
+    docno = Strings.from_list(values)
+    rows = np.arange(len(values), dtype=np.int64)[::-1].copy()  # rows point anywhere, here backwards
+    sizes = [len(g) for g in groups]
+    bounds = np.r_[0, np.cumsum(sizes)].astype(np.int64)
+    group = np.repeat(np.arange(len(sizes)), sizes)
+    expected = rows[docno.take(rows).order(descending=True, groups=group)]
+    got = rows.copy()
+    compiled._kernels.sort_ties(got, bounds, docno.offsets, docno.data)
+    assert got.tolist() == expected.tolist()
+    for g in range(len(sizes)):  # and it is the byte order, descending, ties in input order
+        block = [values[r] for r in got[bounds[g]:bounds[g + 1]]]
+        assert [v.encode() for v in block] == sorted((v.encode() for v in block), reverse=True)
+
+
+@needs_kernels
+def test_sort_ties_rejects_bad_bounds_and_rows():
+    from reeval.strings import Strings
+    docno = Strings.from_list(["a", "b"])
+    with pytest.raises(ValueError, match="bounds"):
+        compiled._kernels.sort_ties(np.array([0, 1], np.int64), np.array([0, 3], np.int64), docno.offsets, docno.data)
+    with pytest.raises(ValueError, match="bounds"):
+        compiled._kernels.sort_ties(np.array([0, 5], np.int64), np.array([0, 2], np.int64), docno.offsets, docno.data)

@@ -8,8 +8,9 @@
  * it classifies the 64 bytes from a line's start at once and takes the fields from bit
  * masks; a longer line, and the file's last 64 bytes, are read byte by byte, with the
  * same outcomes (tests compare both). parse_qrels reads qrels files the same way, with
- * the same line readers compiled for four fields: an integer grade of at most 18
- * digits, and no backslash anywhere in the file (the general path writes it as \\).
+ * the same line readers compiled for four fields and an integer grade of at most 18
+ * digits. Neither takes a file holding '#' (the general path counts such lines, which
+ * trec_eval miscounts) or a backslash (the general path writes it as \\).
  *
  * One pass over a run's rows in trec_eval order drops every row that repeats an
  * earlier row's (topic, docno) and finds the qrels row of each kept one. The numpy
@@ -208,6 +209,9 @@ static void init_byte_class(void)
     byte_class[' '] = byte_class['\t'] = SEP;
     byte_class['\n'] = NL;
     byte_class['\r'] = CR;
+    /* '#' and '\\' make a file unclean: the general reader counts lines holding '#' (which
+       trec_eval miscounts) and writes backslashes in escaped text form */
+    byte_class['#'] = byte_class['\\'] = BAD;
 }
 
 static const double POW10[23] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
@@ -389,12 +393,15 @@ static ALWAYS_INLINE int line_fields(const unsigned char *d, int64_t n, int64_t 
 #include <emmintrin.h>
 
 /* Bit masks of the 16 bytes at p: separators (space, tab), newlines, and printable
-   ASCII (0x21-0x7E; bytes from 0x80 are negative as signed bytes). */
+   ASCII (0x21-0x7E but '#' and '\\', as byte_class; bytes from 0x80 are negative as
+   signed bytes). */
 static inline void classify16(const unsigned char *p, uint64_t *sep, uint64_t *nl, uint64_t *ord, int at)
 {
     __m128i v = _mm_loadu_si128((const __m128i *)p);
     __m128i s = _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\t')));
-    __m128i o = _mm_andnot_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(0x7F)), _mm_cmpgt_epi8(v, _mm_set1_epi8(0x20)));
+    __m128i odd = _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(0x7F)),
+                               _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('#')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
+    __m128i o = _mm_andnot_si128(odd, _mm_cmpgt_epi8(v, _mm_set1_epi8(0x20)));
     *sep |= (uint64_t)(uint16_t)_mm_movemask_epi8(s) << at;
     *nl |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('\n'))) << at;
     *ord |= (uint64_t)(uint16_t)_mm_movemask_epi8(o) << at;
@@ -442,7 +449,7 @@ PyDoc_STRVAR(parse_run_doc,
 "          tag_code, score) -> (lines, qids, tags)\n\n"
 "Read a clean run file: every line (ending in \\n or \\r\\n, the last one possibly not)\n"
 "holds six fields separated by spaces or tabs, fields 1, 3 and 6 (qid, docno, tag) of\n"
-"printable ASCII, field 5 a finite decimal score. Fills the docno column (int32\n"
+"printable ASCII other than # and the backslash, field 5 a finite decimal score. Fills the docno column (int32\n"
 "offsets, lines + 1 entries, and bytes, len(data) + 16), the float64 scores, and for\n"
 "qid and tag the int32 code of each line and the column of distinct values (first-seen\n"
 "order) the codes index. Returns the number of lines and of distinct qids and tags;\n"
@@ -543,15 +550,15 @@ static inline int parse_rel(const unsigned char *p, int64_t n, int64_t *out)
 PyDoc_STRVAR(parse_qrels_doc,
 "parse_qrels(data, qid_off, qid_data, qid_code, docno_off, docno_data, rel) -> (lines, qids)\n\n"
 "Read a clean qrels file: every line (ending in \\n or \\r\\n, the last one possibly not)\n"
-"holds four fields of printable ASCII other than the backslash, separated by spaces or\n"
-"tabs, field 1 (qid) not starting with #, field 4 (rel) an integer [+-]?[0-9]+ of at\n"
+"holds four fields of printable ASCII other than # and the backslash, separated by\n"
+"spaces or tabs, field 4 (rel) an integer [+-]?[0-9]+ of at\n"
 "most 18 digits; field 2 is ignored. Fills the docno column (int32 offsets, lines + 1\n"
 "entries, and bytes, len(data) + 16), the int64 grades, and for qid the int32 code of\n"
 "each line and the column of distinct qids (first-seen order) the codes index. rel holds\n"
 "at most its length / 8 lines, the other buffers as many. Returns the number of lines\n"
 "and of distinct qids; lines is -1, the buffers partly written, for any other file\n"
 "(empty or of 2^31 - 1 bytes or more, more lines than rel holds, a blank, comment or\n"
-"malformed line, a backslash anywhere, other bytes), which the caller then reads\n"
+"malformed line, a # or a backslash anywhere, other bytes), which the caller then reads\n"
 "another way.");
 
 static PyObject *parse_qrels(PyObject *self, PyObject *args)
@@ -575,8 +582,7 @@ static PyObject *parse_qrels(PyObject *self, PyObject *args)
     int no_memory = 0;
     Py_BEGIN_ALLOW_THREADS
     int64_t row = 0, i = 0;
-    /* a backslash anywhere: not clean (its text form, \\, differs from its bytes) */
-    int ok = n > 0 && n < INT32_MAX && !memchr(d, '\\', (size_t)n);
+    int ok = n > 0 && n < INT32_MAX;  /* a backslash or '#' anywhere: not clean (byte_class) */
     qid.values.off[0] = doc.off[0] = 0;
     while (ok && i < n) {
         const unsigned char *tok[4];
@@ -790,11 +796,106 @@ done:
     return result;
 }
 
+/* ---- ordering tied rows by document id ---- */
+
+/* Strings i and j of s compared as trec_eval compares docnos (strcmp: bytes, unsigned;
+   a string before its extensions): < 0, 0 or > 0. */
+static inline int compare_strings(const Strings *s, int64_t i, int64_t j)
+{
+    const unsigned char *p = s->data + s->offsets[i], *q = s->data + s->offsets[j];
+    int64_t a = s->offsets[i + 1] - s->offsets[i], b = s->offsets[j + 1] - s->offsets[j];
+    int c = memcmp(p, q, (size_t)(a < b ? a : b));
+    return c ? c : (a > b) - (a < b);
+}
+
+/* Stable sort of rows[0:n] by string descending; tmp holds n entries. Insertion sort
+   for short runs (most tie groups), merge sort above. */
+static void sort_desc(const Strings *s, int64_t *rows, int64_t *tmp, int64_t n)
+{
+    if (n <= 16) {
+        for (int64_t k = 1; k < n; k++) {
+            int64_t r = rows[k], m = k;
+            while (m > 0 && compare_strings(s, rows[m - 1], r) < 0) {  /* strictly smaller moves right: stable */
+                rows[m] = rows[m - 1];
+                m--;
+            }
+            rows[m] = r;
+        }
+        return;
+    }
+    int64_t half = n / 2;
+    sort_desc(s, rows, tmp, half);
+    sort_desc(s, rows + half, tmp, n - half);
+    if (compare_strings(s, rows[half - 1], rows[half]) >= 0)
+        return;  /* already in order */
+    memcpy(tmp, rows, (size_t)half * sizeof(int64_t));
+    int64_t i = 0, j = half, k = 0;
+    while (i < half && j < n)
+        rows[k++] = compare_strings(s, rows[j], tmp[i]) > 0 ? rows[j++] : tmp[i++];
+    while (i < half)
+        rows[k++] = tmp[i++];
+}
+
+PyDoc_STRVAR(sort_ties_doc,
+"sort_ties(rows, bounds, offsets, data) -> None\n\n"
+"Sort each group rows[bounds[g]:bounds[g + 1]] (int64, in place) by string\n"
+"descending, string r being data[offsets[r]:offsets[r + 1]] (int64 offsets): bytes\n"
+"compared unsigned, a string after its prefixes, as trec_eval breaks score ties.\n"
+"Stable: equal strings keep their order. bounds are non-decreasing, from 0 to len(rows).");
+
+static PyObject *sort_ties(PyObject *self, PyObject *args)
+{
+    Py_buffer rows_b, bounds_b, off_b, data_b;
+    if (!PyArg_ParseTuple(args, "w*y*y*y*", &rows_b, &bounds_b, &off_b, &data_b))
+        return NULL;
+    PyObject *result = NULL;
+    Strings s;
+    Py_ssize_t n, n_bounds;
+    int64_t *tmp = NULL;
+    if (!view(&rows_b, 8, "rows", &n) || !view(&bounds_b, 8, "bounds", &n_bounds) ||
+        !strings_from(&off_b, &data_b, "strings", &s))
+        goto done;
+    int64_t *rows = (int64_t *)rows_b.buf;
+    const int64_t *bounds = (const int64_t *)bounds_b.buf;
+    int ok = n_bounds >= 1 && bounds[0] == 0 && bounds[n_bounds - 1] == n;
+    int64_t widest = 0;
+    for (Py_ssize_t g = 0; ok && g + 1 < n_bounds; g++) {
+        ok = bounds[g + 1] >= bounds[g];
+        widest = ok && bounds[g + 1] - bounds[g] > widest ? bounds[g + 1] - bounds[g] : widest;
+    }
+    for (Py_ssize_t k = 0; ok && k < n; k++) {
+        const unsigned char *p;
+        int64_t len;
+        ok = rows[k] >= 0 && rows[k] < s.n && string_at(&s, rows[k], &p, &len);
+    }
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "sort_ties: bounds must go from 0 to len(rows) without "
+                        "decreasing, and rows must be strings of the data");
+        goto done;
+    }
+    tmp = malloc((size_t)(widest / 2 + 1) * sizeof(int64_t));
+    if (!tmp) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t g = 0; g + 1 < n_bounds; g++)
+        sort_desc(&s, rows + bounds[g], tmp, bounds[g + 1] - bounds[g]);
+    Py_END_ALLOW_THREADS
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    free(tmp);
+    release((Py_buffer *[]){&rows_b, &bounds_b, &off_b, &data_b}, 4);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"parse_run", parse_run, METH_VARARGS, parse_run_doc},
     {"parse_qrels", parse_qrels, METH_VARARGS, parse_qrels_doc},
     {"build_table", build_table, METH_VARARGS, build_table_doc},
     {"dedupe_match", dedupe_match, METH_VARARGS, dedupe_match_doc},
+    {"sort_ties", sort_ties, METH_VARARGS, sort_ties_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -406,9 +406,16 @@ def trec_order(topic: np.ndarray, docno: Strings, score: np.ndarray, precision: 
     if tied.any():
         # tie groups are contiguous in ``order``: reorder their rows by docno descending
         slots = np.flatnonzero(tied)
-        group = np.cumsum(np.r_[True, ~same][tied])  # a new group where the row is not tied to its predecessor
+        first = np.r_[True, ~same][tied]  # a new group where the row is not tied to its predecessor
         tied_rows = order[slots]
-        order[slots] = tied_rows[docno.take(tied_rows).order(descending=True, groups=group)]
+        kernels = compiled.kernels()
+        if kernels is not None and not docno.has_backslash():  # each group sorted in C, in place
+            # (escaped texts are ordered by the bytes they stand for, below)
+            kernels.sort_ties(tied_rows, np.r_[np.flatnonzero(first), len(first)].astype(np.int64),
+                              docno.offsets, docno.data)
+            order[slots] = tied_rows
+        else:
+            order[slots] = tied_rows[docno.take(tied_rows).order(descending=True, groups=np.cumsum(first))]
     return order
 
 

@@ -23,11 +23,12 @@ BACKSLASH = 0x5C
 class Strings:
     """n byte strings in two numpy arrays (see the module docstring)."""
 
-    __slots__ = ("offsets", "data")
+    __slots__ = ("offsets", "data", "_backslash")
 
-    def __init__(self, offsets: np.ndarray, data: np.ndarray):
+    def __init__(self, offsets: np.ndarray, data: np.ndarray, backslash: bool | None = None):
         self.offsets = np.asarray(offsets, dtype=np.int64)
         self.data = np.asarray(data, dtype=np.uint8)
+        self._backslash = backslash  # known (a reader that refuses backslashes), else found on demand
 
     def __len__(self) -> int:
         return len(self.offsets) - 1
@@ -95,14 +96,16 @@ class Strings:
         np.cumsum(length, out=offsets[1:])
         total = int(offsets[-1])
         if total == 0:
-            return Strings(offsets, np.zeros(0, dtype=np.uint8))
+            return Strings(offsets, np.zeros(0, dtype=np.uint8), backslash=False)
         source = np.repeat(start - offsets[:-1], length) + np.arange(total, dtype=np.int64)
-        return Strings(offsets, self.data[source])
+        return Strings(offsets, self.data[source], backslash=False if self._backslash is False else None)
 
     def has_backslash(self) -> bool:
         """True when some text holds a backslash (an escaped text form, see bytetext)."""
-        start, stop = int(self.offsets[0]), int(self.offsets[-1])
-        return bool((self.data[start:stop] == BACKSLASH).any())
+        if self._backslash is None:
+            start, stop = int(self.offsets[0]), int(self.offsets[-1])
+            self._backslash = bool((self.data[start:stop] == BACKSLASH).any())
+        return self._backslash
 
     def words(self) -> np.ndarray:
         """(n, w) uint64 big-endian words of the strings, zero padded to 8w bytes: rows

@@ -174,8 +174,9 @@ class RunLines:
     """The kept lines of a run file, in file order, as numpy arrays (no pyarrow).
 
     Line i has topic ``qids[qid[i]]``, document ``docno[i]``, score ``score[i]``, tag
-    ``tags[tag[i]]`` and was line ``line[i]`` of the file (1-based). ``qids`` and
-    ``tags`` are the distinct values in first-seen order.
+    ``tags[tag[i]]`` and was line ``line[i]`` of the file (1-based; ``line`` is None when
+    the kept lines are the file's lines 1 to n). ``qids`` and ``tags`` are the distinct
+    values in first-seen order.
     """
 
     qids: list
@@ -184,7 +185,7 @@ class RunLines:
     score: np.ndarray
     tags: list
     tag: np.ndarray
-    line: np.ndarray
+    line: np.ndarray | None
     counts: LineCounts
 
     def to_table(self):
@@ -193,19 +194,20 @@ class RunLines:
 
         return pa.table({"qid": _decoded(self.qid, self.qids), "docno": self.docno.to_arrow(),
                          "score": pa.array(self.score), "tag": _decoded(self.tag, self.tags),
-                         "line": pa.array(self.line)})
+                         "line": pa.array(_line_numbers(self.line, len(self.score)))})
 
 
 @dataclass
 class QrelsLines:
     """The kept lines of a qrels file, in file order, as numpy arrays: topic
-    ``qids[qid[i]]``, document ``docno[i]``, grade ``rel[i]`` (int64), file line ``line[i]``."""
+    ``qids[qid[i]]``, document ``docno[i]``, grade ``rel[i]`` (int64), file line ``line[i]``
+    (None: lines 1 to n)."""
 
     qids: list
     qid: np.ndarray
     docno: Strings
     rel: np.ndarray
-    line: np.ndarray
+    line: np.ndarray | None
     counts: LineCounts
 
     def to_table(self):
@@ -213,7 +215,12 @@ class QrelsLines:
         import pyarrow as pa
 
         return pa.table({"qid": _decoded(self.qid, self.qids), "docno": self.docno.to_arrow(),
-                         "rel": pa.array(self.rel, pa.int64()), "line": pa.array(self.line)})
+                         "rel": pa.array(self.rel, pa.int64()),
+                         "line": pa.array(_line_numbers(self.line, len(self.rel)))})
+
+
+def _line_numbers(line: np.ndarray | None, n: int) -> np.ndarray:
+    return np.arange(1, n + 1, dtype=np.int64) if line is None else line
 
 
 def _decoded(codes: np.ndarray, values: list):
@@ -231,8 +238,9 @@ def _encoded(array) -> tuple[list, np.ndarray]:
 
 
 def _column(offsets: np.ndarray, chars: np.ndarray, n: int) -> Strings:
-    """The first n strings of a compiled kernel's (int32 offsets, bytes) column."""
-    return Strings(offsets[: n + 1], chars)
+    """The first n strings of a compiled kernel's (int32 offsets, bytes) column (the
+    kernels take no file holding a backslash)."""
+    return Strings(offsets[: n + 1], chars, backslash=False)
 
 
 def _compiled_run(data) -> RunLines | None:
@@ -240,11 +248,11 @@ def _compiled_run(data) -> RunLines | None:
 
     Clean: every line six fields of printable ASCII separated by spaces or tabs, with a
     plain decimal finite score, no backslash (whose text form differs from its bytes) and
-    no ``#`` (counted by the general path); anything else is left to the general reader.
+    no ``#`` (counted by the general path) anywhere; anything else is left to the general
+    reader.
     """
     kernels = compiled.kernels()
-    if (kernels is None or not len(data) or len(data) >= 2**31 - 1 or data.find(b"\\") >= 0
-            or data.find(b"#") >= 0):
+    if kernels is None or not len(data) or len(data) >= 2**31 - 1:
         return None
     lines = (len(data) + 1) // 12 + 1  # a clean line has at least 11 characters and its newline
     offsets = [np.empty(lines + 1, dtype=np.int32) for _ in range(3)]
@@ -257,8 +265,7 @@ def _compiled_run(data) -> RunLines | None:
         return None
     counts = LineCounts(lines_read=n)
     return RunLines(_column(offsets[0], chars[0], n_qids).tolist(), codes[0][:n], _column(offsets[1], chars[1], n),
-                    score[:n], _column(offsets[2], chars[2], n_tags).tolist(), codes[1][:n],
-                    np.arange(1, n + 1, dtype=np.int64), counts)
+                    score[:n], _column(offsets[2], chars[2], n_tags).tolist(), codes[1][:n], None, counts)
 
 
 def _general_run(path, data, on_malformed: str) -> RunLines:
@@ -282,7 +289,7 @@ def _drop_nan(lines: RunLines) -> RunLines:
     if c.nan_score:
         keep = np.flatnonzero(~nan)
         lines = RunLines(lines.qids, lines.qid[keep], lines.docno.take(keep), lines.score[keep], lines.tags,
-                         lines.tag[keep], lines.line[keep], c)
+                         lines.tag[keep], _line_numbers(lines.line, len(nan))[keep], c)
     c.kept = len(lines.score)
     return lines
 
@@ -309,10 +316,12 @@ def read_qrels(path, on_malformed: str = "error", data=None) -> QrelsLines:
 
 
 def _compiled_qrels(data) -> QrelsLines | None:
-    """Read a clean qrels file with the compiled reader (``_kernels.parse_qrels``), or None."""
+    """Read a clean qrels file with the compiled reader (``_kernels.parse_qrels``), or None.
+
+    Clean: every line four fields of printable ASCII but ``#`` and backslash, separated by
+    spaces or tabs, an integer grade of at most 18 digits."""
     kernels = compiled.kernels()
-    if (kernels is None or not hasattr(kernels, "parse_qrels") or not len(data) or len(data) >= 2**31 - 1
-            or data.find(b"\\") >= 0 or data.find(b"#") >= 0):
+    if kernels is None or not len(data) or len(data) >= 2**31 - 1:
         return None
     lines = (len(data) + 1) // 8 + 1  # a clean line has at least 7 characters and its newline
     offsets = [np.empty(lines + 1, dtype=np.int32) for _ in range(2)]
@@ -323,7 +332,7 @@ def _compiled_qrels(data) -> QrelsLines | None:
     if n < 0:
         return None
     return QrelsLines(_column(offsets[0], chars[0], n_qids).tolist(), qcode[:n], _column(offsets[1], chars[1], n),
-                      rel[:n], np.arange(1, n + 1, dtype=np.int64), LineCounts(lines_read=n))
+                      rel[:n], None, LineCounts(lines_read=n))
 
 
 def _general_qrels(path, data, on_malformed: str) -> QrelsLines:
