@@ -142,7 +142,7 @@ class Strings:
         if self.has_backslash():
             return self._unescaped_codes()
         words = self.words()
-        order = self.order()
+        order = np.lexsort([words[:, j] for j in range(words.shape[1] - 1, -1, -1)])
         new = np.ones(len(self), dtype=bool)
         new[1:] = (words[order[1:]] != words[order[:-1]]).any(axis=1)
         code = np.empty(len(self), dtype=np.int64)
