@@ -415,8 +415,21 @@ def trec_order(topic: np.ndarray, docno: Strings, score: np.ndarray, precision: 
                               docno.offsets, docno.data)
             order[slots] = tied_rows
         else:
-            order[slots] = tied_rows[docno.take(tied_rows).order(descending=True, groups=np.cumsum(first))]
+            order[slots] = tied_rows[_tie_order(docno.take(tied_rows), np.cumsum(first))]
     return order
+
+
+def _tie_order(docno: Strings, group: np.ndarray) -> np.ndarray:
+    """Indices sorting tied rows by group, then docno descending, stably (no kernels):
+    pyarrow's string sort, or :meth:`Strings.order` for escaped texts (byte order of the
+    bytes they stand for)."""
+    if docno.has_backslash():
+        return docno.order(descending=True, groups=group)
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    table = pa.table({"group": group, "docno": docno.to_arrow()})
+    return pc.sort_indices(table, sort_keys=[("group", "ascending"), ("docno", "descending")]).to_numpy()
 
 
 @dataclass
