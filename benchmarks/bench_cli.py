@@ -1,8 +1,9 @@
-"""Whole processes, as a user types them: reeval's console script against pytrec_eval-terrier,
-ir_measures, ranx and trec_eval, interpreter start and imports included.
+"""Whole processes as a user types them: reeval's console script against pytrec_eval, ir_measures, ranx, trec_eval.
+
+Interpreter start and imports included.
 
     .venv/bin/python benchmarks/bench_cli.py [--repeat 3] [--shapes a,b,c,d,e,help,score-help]
-        [--tools reeval,pytrec_eval,ir_measures,ranx,trec_eval[,reeval-numpy]]
+        [--tools reeval,pytrec_eval,ir_measures,ranx,trec_eval[,reeval-f64,reeval-numpy]]
         [--trec-eval PATH] [--markdown]
     .venv/bin/python benchmarks/bench_cli.py --quick          # 1 round, shapes a and d
 
@@ -11,6 +12,8 @@ Every tool runs in its own process, started the way a user starts it, stdout to 
   reeval        ``.venv/bin/reeval score --float32 --decimals 20 -m map -m P.20 -m recip_rank
                 QRELS RUN...`` (the console script; --float32 orders scores as pytrec_eval and
                 trec_eval 9.x do, --decimals 20 prints every double exactly for the comparison)
+  reeval-f64    the same without --float32 (reeval's default: documents ordered by their double
+                score, as trec_eval 10 does); only with --tools ...,reeval-f64
   reeval-numpy  the same command line through a script that sets ``reeval.compiled.ENABLED =
                 False`` and calls ``reeval.cli.main`` (reeval has no environment variable for
                 its numpy fallback); only with --tools ...,reeval-numpy
@@ -280,13 +283,13 @@ def describe(inputs: Inputs) -> str:
 @dataclasses.dataclass
 class Tool:
     name: str
-    reads_gzip: bool
-    one_run_per_process: bool = False
+    reads_gzip: bool = True
+    must_agree: bool = False  # a difference from pytrec_eval above TOLERANCE makes the exit status 1
 
 
 TOOLS = {t.name: t for t in (
-    Tool("reeval", True), Tool("reeval-numpy", True), Tool("pytrec_eval", True),
-    Tool("ir_measures", True), Tool("ranx", True), Tool("trec_eval", False, one_run_per_process=True))}
+    Tool("reeval", must_agree=True), Tool("reeval-numpy", must_agree=True), Tool("reeval-f64"),
+    Tool("pytrec_eval"), Tool("ir_measures"), Tool("ranx"), Tool("trec_eval", reads_gzip=False))}
 DEFAULT_TOOLS = "reeval,pytrec_eval,ir_measures,ranx,trec_eval"
 TREC_MEASURES = ["-m", "map", "-m", "P.20", "-m", "recip_rank"]
 
@@ -308,6 +311,8 @@ def commands(tool: Tool, shape: Shape, ctx: Context) -> list:
     args = ["score", "--float32", "--decimals", "20"] + TREC_MEASURES + [inputs.qrels] + inputs.runs
     if tool.name == "reeval":
         return [[ctx.reeval] + args]
+    if tool.name == "reeval-f64":
+        return [[ctx.reeval] + [a for a in args if a != "--float32"]]
     script = str(ctx.scripts / f"{tool.name.replace('-', '_')}_means.py")
     if tool.name == "reeval-numpy":
         return [[sys.executable, script] + args]
@@ -465,6 +470,8 @@ NOTES = {
     "ranx": "ranx orders tied scores by an unstable argsort, not by docno descending as trec_eval, "
             "and with make_comparable=True it averages over every qrels topic (a judged topic the run "
             "misses counts 0, as trec_eval -c); part of its functions are compiled by numba in every process",
+    "reeval-f64": "reeval-f64 orders documents by their double score (reeval's default, trec_eval 10), "
+                  "pytrec_eval by the float32 one: it differs from pytrec_eval where trec_eval 10 does",
     "reeval-numpy": "reeval-numpy sets reeval.compiled.ENABLED = False in a wrapper script: reeval has no "
                     "environment variable for its numpy fallback",
 }
@@ -531,7 +538,7 @@ def versions(ctx: Context) -> str:
 
 
 def parse_args(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--repeat", type=int, default=None, help="rounds (default 3; 1 with --quick)")
     ap.add_argument("--shapes", default=None, help="comma-separated, of a,b,c,d,e,help,score-help "
                                                    "(default all; a,d with --quick)")
@@ -598,7 +605,7 @@ def main(argv=None) -> int:
     if args.markdown:
         print_markdown(results, command_line())
     failed = [f"shape {s.key} {r.tool}: {r.problem}" for s, rows in results for r in rows
-              if r.failed or (r.problem and r.tool.startswith("reeval"))]
+              if r.failed or (r.problem and TOOLS[r.tool].must_agree)]
     if failed:
         print("\n" + "\n".join(failed))
     return 1 if failed else 0
