@@ -63,6 +63,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import gzip
+import math
 import os
 import platform
 import shlex
@@ -413,12 +414,20 @@ class Row:
     failed: bool = False    # a round failed, or the means printed are not one per run
 
 
+def gap(a: float, b: float) -> float:
+    """|a - b|; infinite when one of them is nan (or infinite) and the other is not."""
+    if a == b or (math.isnan(a) and math.isnan(b)):
+        return 0.0
+    d = abs(a - b)
+    return math.inf if math.isnan(d) else d
+
+
 def max_diffs(values: list, reference: list, names: list):
     """Largest |difference| per measure and, for the largest overall, the run and both values."""
     diffs = {}
     worst = (0.0, "")
     for m in MEASURES:
-        gaps = [(abs(v[m] - r[m]), i) for i, (v, r) in enumerate(zip(values, reference))]
+        gaps = [(gap(v[m], r[m]), i) for i, (v, r) in enumerate(zip(values, reference))]
         diffs[m], i = max(gaps)
         if diffs[m] > worst[0]:
             worst = (diffs[m], f"{LABELS[m]} of {names[i]}: {values[i][m]:.6f} vs {reference[i][m]:.6f}")
@@ -459,20 +468,20 @@ def fmt_diff(x: float) -> str:
 
 
 def fmt_ratio(x: float) -> str:
-    return f"{x:.0f}" if x >= 10 else f"{x:.1f}" if x >= 1 else f"{x:.2f}"
+    return f"{x:.1f}" if x >= 10 else f"{x:.2f}"
 
 
 #: Why a tool's means may differ from pytrec_eval's (printed under the tables for the tools run).
 NOTES = {
-    "trec_eval": "trec_eval prints 4 decimals (differences up to 5e-5 are that rounding); trec_eval 10 "
+    "trec_eval": "prints 4 decimals (differences up to 5e-5 are that rounding); trec_eval 10 "
                  "orders documents by their double score, pytrec_eval and reeval --float32 by the float32 "
                  "one (trec_eval 9.x), which differ where scores differ beyond float32 precision",
-    "ranx": "ranx orders tied scores by an unstable argsort, not by docno descending as trec_eval, "
+    "ranx": "orders tied scores by an unstable argsort, not by docno descending as trec_eval, "
             "and with make_comparable=True it averages over every qrels topic (a judged topic the run "
             "misses counts 0, as trec_eval -c); part of its functions are compiled by numba in every process",
-    "reeval-f64": "reeval-f64 orders documents by their double score (reeval's default, trec_eval 10), "
+    "reeval-f64": "orders documents by their double score (reeval's default, trec_eval 10), "
                   "pytrec_eval by the float32 one: it differs from pytrec_eval where trec_eval 10 does",
-    "reeval-numpy": "reeval-numpy sets reeval.compiled.ENABLED = False in a wrapper script: reeval has no "
+    "reeval-numpy": "sets reeval.compiled.ENABLED = False in a wrapper script: reeval has no "
                     "environment variable for its numpy fallback",
 }
 
@@ -503,19 +512,23 @@ def print_shape(shape: Shape, rows: list, load: tuple) -> None:
             print(f"  !! {row.tool}: {row.problem}")
 
 
-def print_markdown(results: list, command: str) -> None:
+def print_markdown(results: list, command: str, notes: list) -> None:
     print(f"\n`{command}`\n")
-    print(f"| shape | tool | median wall s | x reeval | peak MB | max diff from {REFERENCE} "
+    print(f"| shape | tool | median wall s | x reeval | cpu s | peak MB | max diff from {REFERENCE} "
           f"({', '.join(LABELS.values())}) |")
-    print("|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|")
     for shape, rows in results:
         for row in rows:
             diff = diff_text(row, shape) + (" (!)" if row.problem else "")
-            print(f"| {shape.key} | {row.tool} | {row.wall:.2f} | {fmt_ratio(row.ratio)} | {row.peak_mb:.0f} "
-                  f"| {diff} |")
+            print(f"| {shape.key} | {row.tool} | {row.wall:.2f} | {fmt_ratio(row.ratio)} | {row.cpu:.2f} "
+                  f"| {row.peak_mb:.0f} | {diff} |")
     print()
     for shape, _ in results:
         print(f"{shape.key}: {shape.title}" + (f" ({describe(shape.native)})" if shape.native else "") + "  ")
+    if any(row.problem for _, rows in results for row in rows):
+        print(f"(!): more than {TOLERANCE:g} from {REFERENCE}, or failed  ")
+    for note in notes:
+        print(f"{note}  ")
 
 
 # ---------------------------------------------------------------- main
@@ -598,12 +611,10 @@ def main(argv=None) -> int:
             print_shape(shape, rows, (load, os.getloadavg()[0]))
             sys.stdout.flush()
             results.append((shape, rows))
-    print()
-    for name in args.tools:
-        if name in NOTES:
-            print(f"note: {NOTES[name]}")
+    notes = [f"{name}: {NOTES[name]}" for name in args.tools if name in NOTES]
+    print("\n" + "\n".join(notes))
     if args.markdown:
-        print_markdown(results, command_line())
+        print_markdown(results, command_line(), notes)
     failed = [f"shape {s.key} {r.tool}: {r.problem}" for s, rows in results for r in rows
               if r.failed or (r.problem and TOOLS[r.tool].must_agree)]
     if failed:
