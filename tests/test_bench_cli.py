@@ -53,8 +53,8 @@ def test_tools_print_means_the_benchmark_reads(bc, tmp_path, capsys):
 
 
 def test_trec_eval_lines_and_flags(bc):
-    trec_eval = "runid                 \tall\tBERT\nmap                   \tall\t0.0652\nP_20                  \tall\t0.2100\n" \
-                "recip_rank            \tall\t0.3715\nnum_q                 \tall\t30\n"
+    trec_eval = "".join(f"{m:<22}\tall\t{v}\n" for m, v in [("runid", "BERT"), ("map", "0.0652"), ("P_20", "0.2100"),
+                                                             ("recip_rank", "0.3715"), ("num_q", "30")])
     assert bc.parse_means(trec_eval) == [{"map": 0.0652, "P_20": 0.21, "recip_rank": 0.3715}]
     shape = bc.Shape("t", "tiny", bc.Inputs("q", ["r1.gz", "r2"]), bc.Inputs("q", ["r1", "r2"]))
     ref = [{"map": 0.5, "P_20": 0.25, "recip_rank": 1.0}, {"map": 0.1, "P_20": 0.05, "recip_rank": 0.5}]
