@@ -14,9 +14,8 @@ Every tool runs in its own process, started the way a user starts it, stdout to 
                 trec_eval 9.x do, --decimals 20 prints every double exactly for the comparison)
   reeval-f64    the same without --float32 (reeval's default: documents ordered by their double
                 score, as trec_eval 10 does); only with --tools ...,reeval-f64
-  reeval-numpy  the same command line through a script that sets ``reeval.compiled.ENABLED =
-                False`` and calls ``reeval.cli.main`` (reeval has no environment variable for
-                its numpy fallback); only with --tools ...,reeval-numpy
+  reeval-numpy  the same command line with ``REEVAL_KERNELS=0`` in its environment (reeval's
+                numpy/pyarrow path, without its compiled kernels); only with --tools ...,reeval-numpy
   pytrec_eval   ``python pytrec_eval_means.py QRELS RUN...``: parse_qrel once, then per run
                 parse_run + RelevanceEvaluator.evaluate, means over the topics in sorted order
                 (trec_eval's order), files opened with gzip.open when they end in .gz
@@ -142,17 +141,6 @@ for path in run_paths:
     means = evaluate(qrels, run, ["map", "precision@20", "mrr"], make_comparable=True)
     for m, key in (("map", "map"), ("P_20", "precision@20"), ("recip_rank", "mrr")):
         print(f"{path}\\t{m}\\tall\\t{float(means[key])!r}")
-''',
-    "reeval-numpy": '''\
-"""reeval's console script with its compiled kernels switched off (the numpy/pyarrow path)."""
-import sys
-
-import reeval.compiled
-
-reeval.compiled.ENABLED = False  # the tests' switch; reeval reads no environment variable for it
-from reeval.cli import main
-
-sys.exit(main())
 ''',
 }
 
@@ -310,13 +298,11 @@ def commands(tool: Tool, shape: Shape, ctx: Context) -> list:
     if tool.name == "trec_eval":
         return [[ctx.trec_eval] + TREC_MEASURES + [inputs.qrels, run] for run in inputs.runs]
     args = ["score", "--float32", "--decimals", "20"] + TREC_MEASURES + [inputs.qrels] + inputs.runs
-    if tool.name == "reeval":
+    if tool.name in ("reeval", "reeval-numpy"):
         return [[ctx.reeval] + args]
     if tool.name == "reeval-f64":
         return [[ctx.reeval] + [a for a in args if a != "--float32"]]
     script = str(ctx.scripts / f"{tool.name.replace('-', '_')}_means.py")
-    if tool.name == "reeval-numpy":
-        return [[sys.executable, script] + args]
     return [[sys.executable, script, inputs.qrels] + inputs.runs]
 
 
@@ -337,11 +323,15 @@ class Timing:
     means: list  # one {measure: value} per run, in the order the runs were given
 
 
-def run_process(cmd, out_path: Path, err_path: Path):
+#: environment variables of a tool's process (added to this process's)
+ENVIRONMENT = {"reeval-numpy": {"REEVAL_KERNELS": "0"}}
+
+
+def run_process(cmd, out_path: Path, err_path: Path, env: dict | None = None):
     """Wall seconds, rusage and exit status of one child; stdout and stderr go to files."""
     with open(out_path, "wb") as out, open(err_path, "wb") as err:
         t = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=out, stderr=err)
+        proc = subprocess.Popen(cmd, stdout=out, stderr=err, env={**os.environ, **env} if env else None)
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - t
     proc.returncode = os.waitstatus_to_exitcode(status)
@@ -367,7 +357,7 @@ def time_tool(tool: Tool, shape: Shape, ctx: Context, tmp: Path) -> Timing:
     wall = cpu = peak = 0.0
     means: list = []
     for cmd in commands(tool, shape, ctx):
-        seconds, usage, status = run_process(cmd, tmp / "stdout", tmp / "stderr")
+        seconds, usage, status = run_process(cmd, tmp / "stdout", tmp / "stderr", ENVIRONMENT.get(tool.name))
         wall += seconds
         cpu += usage.ru_utime + usage.ru_stime
         peak = max(peak, usage.ru_maxrss / 1024)
@@ -481,8 +471,7 @@ NOTES = {
             "misses counts 0, as trec_eval -c); part of its functions are compiled by numba in every process",
     "reeval-f64": "orders documents by their double score (reeval's default, trec_eval 10), "
                   "pytrec_eval by the float32 one: it differs from pytrec_eval where trec_eval 10 does",
-    "reeval-numpy": "sets reeval.compiled.ENABLED = False in a wrapper script: reeval has no "
-                    "environment variable for its numpy fallback",
+    "reeval-numpy": "reeval's console script with REEVAL_KERNELS=0: its numpy/pyarrow path",
 }
 
 

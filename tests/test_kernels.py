@@ -263,3 +263,14 @@ def test_sort_ties_rejects_bad_bounds_and_rows():
         compiled._kernels.sort_ties(np.array([0, 1], np.int64), np.array([0, 3], np.int64), docno.offsets, docno.data)
     with pytest.raises(ValueError, match="bounds"):
         compiled._kernels.sort_ties(np.array([0, 5], np.int64), np.array([0, 2], np.int64), docno.offsets, docno.data)
+
+
+def test_the_environment_switches_the_kernels_off_for_a_whole_process():
+    import subprocess
+    import sys
+    code = "import reeval.compiled as c; print(c.kernels() is None)"
+    off = subprocess.run([sys.executable, "-c", code], env={**os.environ, "REEVAL_KERNELS": "0"},
+                         capture_output=True, text=True, check=True).stdout.strip()
+    on = subprocess.run([sys.executable, "-c", code], env={k: v for k, v in os.environ.items() if k != "REEVAL_KERNELS"},
+                        capture_output=True, text=True, check=True).stdout.strip()
+    assert off == "True" and on == str(compiled._kernels is None)
