@@ -37,9 +37,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy import stats as _st
-from scipy.integrate import IntegrationWarning
-from scipy.interpolate import CubicSpline
+# scipy is imported by the functions that use it (scipy.stats takes 0.3-1 s): reading this
+# module (the Snakefile, the measures' recall cut-offs) does not import it
 
 from .choices import ALTERNATIVES, PAIRED_TESTS  # noqa: E402 (names of the choices, re-exported)
 from .measures import RECALL_LEVELS, recall_cutoff_ranks  # noqa: E402
@@ -91,6 +90,8 @@ def _p_from_null_tails(p_greater, p_less, alternative: str):
 
 def _t_pvalue(t, df, alternative: str):
     """p-value of Student's t with ``df`` degrees of freedom (vectorized)."""
+    from scipy import stats as _st
+
     t = np.asarray(t, dtype=np.float64)
     if alternative == "greater":
         return _st.t.sf(t, df)
@@ -129,6 +130,8 @@ def t_confidence_interval(d, confidence: float = 0.95,
     sd / sqrt(n), inf); "less": (-inf, mean + t_{c, n-1} * sd / sqrt(n)]. sd has ddof=1.
     NaN bounds for fewer than 2 values; a zero sd gives the degenerate [mean, mean].
     """
+    from scipy import stats as _st
+
     _check_alternative(alternative)
     _check_confidence(confidence)
     d = np.asarray(d, dtype=np.float64)
@@ -223,6 +226,8 @@ def wilcoxon_test(x, y, alternative: str = "two-sided", confidence: float = 0.95
     itself is about the centre of the differences, not their mean; the interval is given
     so every test reports the same quantity). m = 0 gives w = 0, p = 1.
     """
+    from scipy import stats as _st
+
     _check_alternative(alternative)
     _check_confidence(confidence)
     if method not in ("auto", "exact", "normal"):
@@ -268,6 +273,8 @@ def sign_test(x, y, alternative: str = "two-sided", confidence: float = 0.95,
     which for p = 1/2 equals ``scipy.stats.binomtest``. Statistic = k. CI: t-based
     interval of mean(d), as for the t-test. n = 0 gives p = 1.
     """
+    from scipy import stats as _st
+
     _check_alternative(alternative)
     _check_confidence(confidence)
     if zero_method not in ("drop", "keep"):
@@ -559,6 +566,10 @@ def all_pairs_ttest(scores, runs=None, alternative: str = "two-sided",
 def _studentized_range_sf(q: np.ndarray, k: int, df: float, max_exact: int,
                           grid_size: int) -> np.ndarray:
     """P(Q_{k,df} >= q) by scipy, exact or through a spline of log sf (see tukey_hsd)."""
+    from scipy import stats as _st
+    from scipy.integrate import IntegrationWarning
+    from scipy.interpolate import CubicSpline
+
     q = np.asarray(q, dtype=np.float64)
     p = np.ones(q.shape)
     finite = np.isfinite(q)
@@ -583,6 +594,9 @@ def _studentized_range_sf(q: np.ndarray, k: int, df: float, max_exact: int,
 @functools.lru_cache(maxsize=64)
 def _studentized_range_ppf(confidence: float, k: int, df: float) -> float:
     """q_crit = studentized_range.ppf(confidence, k, df), cached (scipy takes ~0.3 s)."""
+    from scipy import stats as _st
+    from scipy.integrate import IntegrationWarning
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", IntegrationWarning)
         return float(_st.studentized_range.ppf(confidence, k, df))
@@ -650,6 +664,8 @@ def kendall_tau(a, b) -> float:
     a/b; wraps ``scipy.stats.kendalltau(a, b, variant="b")``. NaN when either vector is
     constant or has fewer than 2 entries.
     """
+    from scipy import stats as _st
+
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
     if a.shape != b.shape or a.ndim != 1:
@@ -858,6 +874,8 @@ def sign_test_counts(wins, losses, alternative: str = "two-sided") -> np.ndarray
     :func:`sign_test` ("greater": P(K >= k), "less": P(K <= k), "two-sided": min(1, 2 x
     the smaller tail), which equals ``scipy.stats.binomtest(k, n).pvalue``); n = 0
     gives 1."""
+    from scipy import stats as _st
+
     _check_alternative(alternative)
     k = np.asarray(wins, dtype=np.int64)
     n = k + np.asarray(losses, dtype=np.int64)
