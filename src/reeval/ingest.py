@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import ctypes
 import os
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -51,7 +51,7 @@ from pathlib import Path
 import numpy as np
 
 from . import compiled
-from .arrays import group_starts, position_in_group
+from .arrays import positions_from_counts
 from .choices import PRECISIONS
 from .notes import nothing_kept
 from .strings import Strings
@@ -390,32 +390,29 @@ def trec_order(topic: np.ndarray, docno: Strings, score: np.ndarray, precision: 
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {PRECISIONS}, not {precision!r}")
     rows = None if keep is None or keep.all() else np.flatnonzero(keep)
-    key = (score if rows is None else score[rows]) + 0.0  # + 0.0 turns -0.0 into 0.0
+    key = score + 0.0  # + 0.0 turns -0.0 into 0.0
     if precision == "float32":
         with np.errstate(over="ignore"):
             key = key.astype(np.float32)
     codes = topic if rows is None else topic[rows]
-    local = topic_score_order(codes, key)
+    local = topic_score_order(codes, key if rows is None else key[rows])
     order = local if rows is None else rows[local]
-    q_sorted, k_sorted = codes[local], key[local]
-    # docno decides only among equal (topic, score): sort the docnos of tied rows only
+    # docno decides only among equal (topic, score): the tie groups are contiguous in order
+    kernels = compiled.kernels()
+    if kernels is not None and not docno.has_backslash():  # each group found and sorted in C, in place
+        # (escaped texts are ordered by the bytes they stand for, below)
+        kernels.sort_ties(order, np.ascontiguousarray(topic, dtype=np.int64), key, docno.offsets, docno.data)
+        return order
+    q_sorted, k_sorted = topic[order], key[order]
     same = (q_sorted[1:] == q_sorted[:-1]) & (k_sorted[1:] == k_sorted[:-1])
     tied = np.zeros(len(order), dtype=bool)
     tied[1:] |= same
     tied[:-1] |= same
-    if tied.any():
-        # tie groups are contiguous in ``order``: reorder their rows by docno descending
+    if tied.any():  # reorder the tied rows by docno descending, group by group
         slots = np.flatnonzero(tied)
         first = np.r_[True, ~same][tied]  # a new group where the row is not tied to its predecessor
         tied_rows = order[slots]
-        kernels = compiled.kernels()
-        if kernels is not None and not docno.has_backslash():  # each group sorted in C, in place
-            # (escaped texts are ordered by the bytes they stand for, below)
-            kernels.sort_ties(tied_rows, np.r_[np.flatnonzero(first), len(first)].astype(np.int64),
-                              docno.offsets, docno.data)
-            order[slots] = tied_rows
-        else:
-            order[slots] = tied_rows[_tie_order(docno.take(tied_rows), np.cumsum(first))]
+        order[slots] = tied_rows[_tie_order(docno.take(tied_rows), np.cumsum(first))]
     return order
 
 
@@ -461,14 +458,24 @@ def _report_row(track, path, kind, run, counts: LineCounts, **extra) -> dict:
     return row
 
 
-def load_run(name: str, path, lookup: QrelsLookup, track: str, precision: str = "float64",
+def load_run(name: str, path, lookup: QrelsLookup | Future, track: str, precision: str = "float64",
              on_malformed: str = "error", keep_runs: bool = True) -> RunPart:
-    """Read, filter, rank and judge one run file (see :class:`RunPart`).
+    """Read, filter, rank and judge one run file (see :class:`RunPart` and :func:`judge_run`).
+
+    ``lookup`` may be a future of it: the file is read before waiting for the qrels."""
+    lines = read_run(path, on_malformed=on_malformed)
+    if isinstance(lookup, Future):
+        lookup = lookup.result()
+    return judge_run(name, path, lines, lookup, track, precision, keep_runs)
+
+
+def judge_run(name: str, path, lines, lookup: QrelsLookup, track: str, precision: str = "float64",
+              keep_runs: bool = True) -> RunPart:
+    """Filter, rank and judge the parsed lines of one run file (see :class:`RunPart`).
 
     Lines of topics the qrels do not judge are dropped and counted, then repeated
     (topic, docno) lines after the first in trec_eval order.
     """
-    lines = read_run(path, on_malformed=on_malformed)
     counts = lines.counts
     run_topic = lookup.topic_codes(lines.qids)  # code of each of the run's topic ids, -1 if not judged
     topic = run_topic[lines.qid] if len(lines.qid) else np.zeros(0, dtype=np.int64)
@@ -481,8 +488,8 @@ def load_run(name: str, path, lookup: QrelsLookup, track: str, precision: str = 
     if counts.duplicate:
         order, topic, qrow = order[~dup], topic[~dup], qrow[~dup]
     counts.kept = len(order)
-    pos = position_in_group(group_starts(topic)).astype(np.int32)
     n_ret = np.bincount(topic, minlength=len(lookup.topics))
+    pos = positions_from_counts(n_ret)  # topic is sorted
     row = _report_row(track, path, "run", name, counts, n_tags=int((np.bincount(lines.tag, minlength=1) > 0).sum()),
                       first_tag=lines.tags[int(lines.tag[0])] if len(lines.tag) else None,
                       n_topics=int((n_ret > 0).sum()), unjudged_topics=int((run_topic < 0).sum()))
@@ -641,6 +648,35 @@ def ingest_track(track: str, qrels_path, run_paths, precision: str = "float64",
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {PRECISIONS}, not {precision!r}")
     tune_memory()
+    names = run_names(run_paths)
+    jobs = sorted(zip(names, run_paths))
+    ready = Future()  # the qrels lookup, or the qrels' error
+
+    def load(job):
+        return load_run(*job, ready, track, precision, on_malformed, keep_runs)
+
+    # A regular qrels file is read while the first run files are (a stream, perhaps the
+    # standard input a run also names, is read before any run begins)
+    overlap = str(qrels_path) != "-" and os.path.isfile(qrels_path)
+    with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
+        try:
+            # map yields in name order; the first failing file raises and cancels the files not begun
+            parts = pool.map(load, jobs) if overlap else None
+            try:
+                lookup, report = _qrels_lookup(track, qrels_path, on_malformed, grade_map)
+            except BaseException as exc:
+                ready.set_exception(exc)
+                raise
+            ready.set_result(lookup)
+            parts = list(parts if overlap else pool.map(load, jobs))
+        finally:
+            pool.shutdown(cancel_futures=True)
+    report.extend(part.row for part in parts)
+    return TrackTables(lookup, parts, report, keep_runs)
+
+
+def _qrels_lookup(track: str, qrels_path, on_malformed: str, grade_map: dict | None) -> tuple[QrelsLookup, list]:
+    """(the lookup of a track's qrels file, [its report row]); no judgment is an InputError."""
     lines = read_qrels(qrels_path, on_malformed=on_malformed)
     qcounts = lines.counts
     if len(lines.rel) == 0:
@@ -648,17 +684,7 @@ def ingest_track(track: str, qrels_path, run_paths, precision: str = "float64",
     qrels, qdup = prepare_qrels(lines, grade_map)
     qcounts.duplicate = int(qdup.sum())
     qcounts.kept -= qcounts.duplicate
-    lookup = QrelsLookup.build(qrels)
-    report = [_report_row(track, qrels_path, "qrels", None, qcounts)]
-
-    names = run_names(run_paths)
-    jobs = sorted(zip(names, run_paths))
-    with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
-        # map yields in name order; the first failing file raises and cancels the files not begun
-        parts = list(pool.map(lambda job: load_run(*job, lookup, track, precision, on_malformed, keep_runs),
-                              jobs))
-    report.extend(part.row for part in parts)
-    return TrackTables(lookup, parts, report, keep_runs)
+    return QrelsLookup.build(qrels), [_report_row(track, qrels_path, "qrels", None, qcounts)]
 
 
 TRACK_FILES = ("runs.parquet", "qrels.parquet", "judged.parquet", "depth.parquet",
