@@ -236,33 +236,47 @@ def test_synthetic_oddities_ingest_identically(tmp_path):
 
 @needs_kernels
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(groups=st.lists(st.lists(st.text("ab\x7fé", max_size=20), min_size=1, max_size=40), min_size=1, max_size=12))
-def test_sort_ties_equals_the_numpy_order(groups):
-    """Each group sorted by bytes descending, stably (long groups merge, short ones insert)."""
+@given(groups=st.lists(st.lists(st.text("ab\x7fé", max_size=20), min_size=1, max_size=40), min_size=1, max_size=12),
+       wide=st.booleans(), data=st.data())
+def test_sort_ties_equals_the_numpy_order(groups, wide, data):
+    """Blocks of equal (topic, key) sorted by bytes descending, stably (long blocks merge,
+    short ones insert); a block ends where the topic or the key changes."""
     from reeval.strings import Strings
     values = [v for g in groups for v in g]
     docno = Strings.from_list(values)
     rows = np.arange(len(values), dtype=np.int64)[::-1].copy()  # rows point anywhere, here backwards
     sizes = [len(g) for g in groups]
-    bounds = np.r_[0, np.cumsum(sizes)].astype(np.int64)
+    bounds = np.r_[0, np.cumsum(sizes)]
     group = np.repeat(np.arange(len(sizes)), sizes)
+    # consecutive groups differ in topic or in key only (both must split a block)
+    split_by_key = data.draw(st.lists(st.booleans(), min_size=len(sizes), max_size=len(sizes)))
+    topic_of = np.cumsum([not k for k in split_by_key]) * 3 - 7
+    key_of = np.cumsum(split_by_key) * -0.5
+    topic = np.empty(len(values), np.int64)
+    key = np.empty(len(values), np.float64 if wide else np.float32)
+    topic[rows] = topic_of[group]  # row rows[k] is in group group[k]
+    key[rows] = key_of[group]
     expected = rows[docno.take(rows).order(descending=True, groups=group)]
     got = rows.copy()
-    compiled._kernels.sort_ties(got, bounds, docno.offsets, docno.data)
+    tied = compiled._kernels.sort_ties(got, topic, key, docno.offsets, docno.data)
     assert got.tolist() == expected.tolist()
+    assert tied == sum(n for n in sizes if n > 1)
     for g in range(len(sizes)):  # and it is the byte order, descending, ties in input order
         block = [values[r] for r in got[bounds[g]:bounds[g + 1]]]
         assert [v.encode() for v in block] == sorted((v.encode() for v in block), reverse=True)
 
 
 @needs_kernels
-def test_sort_ties_rejects_bad_bounds_and_rows():
+def test_sort_ties_rejects_bad_rows_and_sizes():
     from reeval.strings import Strings
     docno = Strings.from_list(["a", "b"])
-    with pytest.raises(ValueError, match="bounds"):
-        compiled._kernels.sort_ties(np.array([0, 1], np.int64), np.array([0, 3], np.int64), docno.offsets, docno.data)
-    with pytest.raises(ValueError, match="bounds"):
-        compiled._kernels.sort_ties(np.array([0, 5], np.int64), np.array([0, 2], np.int64), docno.offsets, docno.data)
+    topic, key = np.zeros(2, np.int64), np.zeros(2, np.float64)
+    with pytest.raises(ValueError, match="rows must be strings"):
+        compiled._kernels.sort_ties(np.array([0, 5], np.int64), topic, key, docno.offsets, docno.data)
+    with pytest.raises(ValueError, match="one entry per row"):
+        compiled._kernels.sort_ties(np.array([0, 1], np.int64), topic, np.zeros(2, np.int16), docno.offsets, docno.data)
+    with pytest.raises(ValueError, match="one entry per row"):
+        compiled._kernels.sort_ties(np.array([0, 1], np.int64), topic[:1], key[:1], docno.offsets, docno.data)
 
 
 def test_the_environment_switches_the_kernels_off_for_a_whole_process():

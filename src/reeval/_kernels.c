@@ -837,56 +837,79 @@ static void sort_desc(const Strings *s, int64_t *rows, int64_t *tmp, int64_t n)
 }
 
 PyDoc_STRVAR(sort_ties_doc,
-"sort_ties(rows, bounds, offsets, data) -> None\n\n"
-"Sort each group rows[bounds[g]:bounds[g + 1]] (int64, in place) by string\n"
-"descending, string r being data[offsets[r]:offsets[r + 1]] (int64 offsets): bytes\n"
-"compared unsigned, a string after its prefixes, as trec_eval breaks score ties.\n"
-"Stable: equal strings keep their order. bounds are non-decreasing, from 0 to len(rows).");
+"sort_ties(rows, topic, key, offsets, data) -> int\n\n"
+"rows (int64, in place) are sorted by topic then key: sort each maximal block of\n"
+"consecutive rows with equal topic[row] (int64) and key[row] (float32 or float64,\n"
+"compared ==; the caller turns -0.0 into 0.0) by string descending, string r being\n"
+"data[offsets[r]:offsets[r + 1]] (int64 offsets): bytes compared unsigned, a string\n"
+"after its prefixes, as trec_eval breaks score ties. Stable: equal strings keep their\n"
+"order. Returns the number of rows in blocks of two or more.");
+
+/* Row rows[k] and rows[k - 1] share topic and key. */
+static inline int same_key(const int64_t *rows, int64_t k, const int64_t *topic, const void *key, int wide)
+{
+    int64_t a = rows[k - 1], b = rows[k];
+    if (topic[a] != topic[b])
+        return 0;
+    return wide ? ((const double *)key)[a] == ((const double *)key)[b]
+                : ((const float *)key)[a] == ((const float *)key)[b];
+}
 
 static PyObject *sort_ties(PyObject *self, PyObject *args)
 {
-    Py_buffer rows_b, bounds_b, off_b, data_b;
-    if (!PyArg_ParseTuple(args, "w*y*y*y*", &rows_b, &bounds_b, &off_b, &data_b))
+    Py_buffer rows_b, topic_b, key_b, off_b, data_b;
+    if (!PyArg_ParseTuple(args, "w*y*y*y*y*", &rows_b, &topic_b, &key_b, &off_b, &data_b))
         return NULL;
     PyObject *result = NULL;
     Strings s;
-    Py_ssize_t n, n_bounds;
+    Py_ssize_t n, n_topic;
     int64_t *tmp = NULL;
-    if (!view(&rows_b, 8, "rows", &n) || !view(&bounds_b, 8, "bounds", &n_bounds) ||
+    if (!view(&rows_b, 8, "rows", &n) || !view(&topic_b, 8, "topic", &n_topic) ||
         !strings_from(&off_b, &data_b, "strings", &s))
         goto done;
-    int64_t *rows = (int64_t *)rows_b.buf;
-    const int64_t *bounds = (const int64_t *)bounds_b.buf;
-    int ok = n_bounds >= 1 && bounds[0] == 0 && bounds[n_bounds - 1] == n;
-    int64_t widest = 0;
-    for (Py_ssize_t g = 0; ok && g + 1 < n_bounds; g++) {
-        ok = bounds[g + 1] >= bounds[g];
-        widest = ok && bounds[g + 1] - bounds[g] > widest ? bounds[g + 1] - bounds[g] : widest;
+    int wide = key_b.len == 8 * n_topic;  /* the key's width from its length */
+    if ((!wide && key_b.len != 4 * n_topic) || n_topic != s.n) {
+        PyErr_SetString(PyExc_ValueError, "sort_ties: topic (int64), key (float32 or float64) and the "
+                        "strings need one entry per row");
+        goto done;
     }
+    int64_t *rows = (int64_t *)rows_b.buf;
+    const int64_t *topic = (const int64_t *)topic_b.buf;
+    int ok = 1;
     for (Py_ssize_t k = 0; ok && k < n; k++) {
         const unsigned char *p;
         int64_t len;
         ok = rows[k] >= 0 && rows[k] < s.n && string_at(&s, rows[k], &p, &len);
     }
     if (!ok) {
-        PyErr_SetString(PyExc_ValueError, "sort_ties: bounds must go from 0 to len(rows) without "
-                        "decreasing, and rows must be strings of the data");
+        PyErr_SetString(PyExc_ValueError, "sort_ties: rows must be strings of the data");
         goto done;
     }
+    int64_t widest = 1, tied = 0;
+    for (int64_t k = 1, first = 0; k <= n; k++)
+        if (k == n || !same_key(rows, k, topic, key_b.buf, wide)) {
+            widest = k - first > widest ? k - first : widest;
+            first = k;
+        }
     tmp = malloc((size_t)(widest / 2 + 1) * sizeof(int64_t));
     if (!tmp) {
         PyErr_NoMemory();
         goto done;
     }
     Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t g = 0; g + 1 < n_bounds; g++)
-        sort_desc(&s, rows + bounds[g], tmp, bounds[g + 1] - bounds[g]);
+    for (int64_t k = 1, first = 0; k <= n; k++)
+        if (k == n || !same_key(rows, k, topic, key_b.buf, wide)) {
+            if (k - first > 1) {
+                sort_desc(&s, rows + first, tmp, k - first);
+                tied += k - first;
+            }
+            first = k;
+        }
     Py_END_ALLOW_THREADS
-    result = Py_None;
-    Py_INCREF(result);
+    result = PyLong_FromLongLong(tied);
 done:
     free(tmp);
-    release((Py_buffer *[]){&rows_b, &bounds_b, &off_b, &data_b}, 4);
+    release((Py_buffer *[]){&rows_b, &topic_b, &key_b, &off_b, &data_b}, 5);
     return result;
 }
 
