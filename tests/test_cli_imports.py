@@ -49,3 +49,28 @@ def test_compare_loads_scipy_but_not_matplotlib_or_snakemake(tmp_path):
     b = write_lines(tmp_path / "b", [f"{t} Q0 D{d} {d} {6 - d}.5 b" for t in range(1, 6) for d in range(6)])
     loaded = loaded_after(f"from reeval.cli import main\nmain(['compare', {str(q)!r}, {str(a)!r}, {str(b)!r}])")
     assert "scipy" in loaded and not loaded & {"matplotlib", "snakemake", "yaml", "requests"}
+
+
+def test_the_console_script_keeps_openblas_to_one_thread_and_the_collector_off(monkeypatch):
+    """``reeval`` (cli.run) sets OPENBLAS_NUM_THREADS=1 unless the user chose a value, and
+    switches the cycle collector off; cli.main, which tests and programs call, changes neither."""
+    import gc
+
+    from reeval import cli
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    monkeypatch.setattr(sys, "argv", ["reeval", "--version"])
+    try:
+        with pytest.raises(SystemExit):
+            cli.run()
+        assert (gc.isenabled(), cli.os.environ["OPENBLAS_NUM_THREADS"]) == (False, "1")
+        gc.enable()
+        monkeypatch.setenv("OPENBLAS_NUM_THREADS", "4")
+        cli.process_settings()
+        assert cli.os.environ["OPENBLAS_NUM_THREADS"] == "4"
+        gc.enable()
+        monkeypatch.delenv("OPENBLAS_NUM_THREADS")
+        with pytest.raises(SystemExit):
+            cli.main(["--version"])
+        assert gc.isenabled() and "OPENBLAS_NUM_THREADS" not in cli.os.environ
+    finally:
+        gc.enable()
