@@ -42,7 +42,7 @@ Shapes (inputs written or decompressed once under benchmarks/.data/, reused late
               copies (every other tool reads gzip)
   d           ../shared/bench/gen_track.py --runs 20: 20 runs x 250 topics x 1000
   e           the project's benchmark track (python -m reeval.synthetic OUT --benchmark
-              --seed 1, the folder bench_measures.py writes): 50 runs x 250 topics x 1000
+              --seed 1): 50 runs x 250 topics x 1000, about 100 relevant per topic
   help        ``reeval --help`` (reeval only)
   score-help  ``reeval score --help`` (reeval only)
 
@@ -211,7 +211,7 @@ def gen_track(gen: Path, runs: int) -> Inputs:
 
 
 def synthetic_track() -> Inputs:
-    """``python -m reeval.synthetic OUT --benchmark --seed 1``: bench_measures.py's folder."""
+    """``python -m reeval.synthetic OUT --benchmark --seed 1`` (the project's benchmark track)."""
     def make(tmp: Path):
         subprocess.run([sys.executable, "-m", "reeval.synthetic", str(tmp), "--benchmark", "--seed", "1"],
                        check=True)
@@ -581,6 +581,9 @@ def command_line() -> str:
 
 def main(argv=None) -> int:
     args = parse_args(argv)
+    # children write byte-compiled files, as a user's interpreter does (the warm-up run
+    # writes them; some sandboxes set PYTHONDONTWRITEBYTECODE, recompiling every import)
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     with tempfile.TemporaryDirectory(prefix="bench_cli-") as folder:
         tmp = Path(folder)
         write_scripts(tmp)

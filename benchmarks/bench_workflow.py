@@ -30,6 +30,7 @@ machine. The machine is shared and its speed drifts: compare rounds taken togeth
 from __future__ import annotations
 
 import argparse
+import os
 import csv
 import resource
 import statistics
@@ -132,6 +133,9 @@ def replay(snakemake, python, root: Path, tmp: Path, cores: int, repeat: int) ->
 
 
 def main(argv=None):
+    # children write byte-compiled files, as a user's interpreter does (the warm-up run
+    # writes them; some sandboxes set PYTHONDONTWRITEBYTECODE, recompiling every import)
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--root", type=Path, default=ROOT, help="the checkout to time (default: this one)")
     ap.add_argument("--cores", type=int, default=2)
