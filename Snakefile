@@ -2,9 +2,15 @@
 #   snakemake --cores 2                                   built-in synthetic campaign (offline)
 #   snakemake --cores 2 --configfile config/shared-data.yaml   the real tracks in ../shared/data
 #   snakemake --cores 4 --configfile config/trec-study.yaml    the TREC study (downloads; README)
+import os
+
 from snakemake.utils import min_version
 
 min_version("8.0")
+
+# Every job's numpy would start OpenBLAS threads that spin on the cores the other jobs
+# use; no rule does large matrix products (see reeval.cli.process_settings)
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
 # --configfile replaces the default study instead of being merged into it

@@ -160,8 +160,9 @@ def test_duplicates_and_judged_lookup_are_exact_even_when_hashes_collide(monkeyp
     import pyarrow as pa
     from reeval import compiled
     from reeval.ingest import QrelsLookup, exact_duplicates
+    from reeval.strings import Strings
     monkeypatch.setattr(compiled, "ENABLED", False)  # the numpy path (test_kernels.py: the compiled one)
-    docno = pa.array(["A", "B", "A", "C", "B", "A"])
+    docno = Strings.from_list(["A", "B", "A", "C", "B", "A"])
     topic = np.array([0, 0, 0, 0, 1, 1])
     rows = np.arange(6)
     # every row gets the same hash: only true (topic, docno) repeats are duplicates
@@ -171,7 +172,7 @@ def test_duplicates_and_judged_lookup_are_exact_even_when_hashes_collide(monkeyp
     lookup = QrelsLookup.build(qrels)
     # a hash match whose topic or docno differs is rejected
     keys = lookup.keys.to_numpy()
-    run_rows, qrels_rows = lookup.match(np.array([0, 1, 0]), keys[[0, 0, 1]], pa.array(["A", "A", "X"]))
+    run_rows, qrels_rows = lookup.match(np.array([0, 1, 0]), keys[[0, 0, 1]], Strings.from_list(["A", "A", "X"]))
     assert run_rows.tolist() == [0] and qrels_rows.tolist() == [0]
 
 
@@ -254,6 +255,38 @@ def test_a_malformed_run_stops_the_files_not_yet_begun(tmp_path, monkeypatch):
     finally:
         shutting_down.set()  # never leave a worker waiting, whatever ingest_track did
     assert begun in (["a-bad"], ["a-bad", "good0"])
+
+
+def test_bad_qrels_are_the_error_even_while_runs_are_being_read(tmp_path):
+    """Runs are read while the qrels are (a regular qrels file): a bad qrels file is the
+    error reported, whatever the runs hold and however far their threads got; a run
+    thread waiting for the qrels gets their error and stops."""
+    from reeval.trecio import TrecFormatError
+    q = write_lines(tmp_path / "qrels", ["1 0 A 1", "1 0 B x"])
+    runs = [write_lines(tmp_path / "bad", ["1 Q0 B 2 x b"]),
+            *[write_lines(tmp_path / f"good{i}", ["1 Q0 A 1 1.0 g"]) for i in range(4)]]
+    for threads in (1, 2):
+        with pytest.raises(TrecFormatError) as err:
+            ingest_track("t", q, runs, threads=threads)
+        assert (err.value.path, err.value.line_number) == (str(q), 2)
+
+
+def test_a_qrels_stream_is_read_before_any_run(tmp_path, monkeypatch):
+    """From standard input (or a pipe) the qrels are read to their end before a run file
+    is opened, so a run naming the same stream never races them for its bytes."""
+    import io
+    import sys
+
+    import reeval.ingest as ingest
+    q = write_lines(tmp_path / "qrels", ["1 0 A 1"])
+    run = write_lines(tmp_path / "run", ["1 Q0 A 1 1.0 g"])
+    events = []
+    real_qrels, real_run = ingest.read_qrels, ingest.read_run
+    monkeypatch.setattr(ingest, "read_qrels", lambda *a, **k: (events.append("qrels"), real_qrels(*a, **k))[1])
+    monkeypatch.setattr(ingest, "read_run", lambda *a, **k: (events.append("run"), real_run(*a, **k))[1])
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(q.read_bytes())))
+    tables = ingest_track("t", "-", [run], threads=2)
+    assert events == ["qrels", "run"] and tables.parts[0].row["kept"] == 1
 
 
 def test_without_the_runs_table_the_other_tables_are_the_same():

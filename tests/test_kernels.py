@@ -15,7 +15,14 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from conftest import track_files, write_lines
 from reeval import compiled
 from reeval.ingest import QrelsLookup, dedupe_and_match, ingest_track
-from reeval.trecio import _parse_run_compiled, _parse_run_fast, parse_run
+from reeval.textreader import _parse_run_fast
+from reeval.trecio import _compiled_run, parse_run
+
+
+def _parse_run_compiled(data: bytes):
+    """The compiled reader's lines as a table, or None when it leaves the file to the general path."""
+    lines = _compiled_run(data)
+    return None if lines is None else lines.to_table()
 
 needs_kernels = pytest.mark.skipif(compiled._kernels is None, reason="compiled kernels not built "
                                    "(pip install -e . with a C compiler builds them)")
@@ -62,7 +69,7 @@ def test_dedupe_and_match_equals_the_numpy_path(run, judged, mask):
     qrels = pa.table({"qid": [str(t) for t, _ in judged] or ["0"], "docno": [d for _, d in judged] or ["z"],
                       "rel": list(range(len(judged))) or [0]})
     lookup = QrelsLookup.build(qrels)
-    codes = {q: i for i, q in enumerate(lookup.topics.to_pylist())}
+    codes = {q: i for i, q in enumerate(lookup.topics)}
     run = sorted((t, i, d) for i, (t, d) in enumerate(run) if str(t) in codes)
     docno = pa.array([d for _, _, d in reversed(run)], pa.string())  # rows point into a reversed array
     rows = np.arange(len(run))[::-1].copy()
@@ -147,6 +154,7 @@ REFUSED = [
     "1 Q0 A 1 1e t\n", "1 Q0 A 1 - t\n", "1 Q0 A 1 1.0 t\r1 Q0 B 2 0.5 t\n", "1 Q0 A\x0b 1 1.0 t\n",
     "1 Q0 d\xc3\xa9 1 1.0 t\n", "1 Q0 \xff 1 1.0 t\n", "1 Q0 A\x00 1 1.0 t\n", "1 Q0 A\x7f 1 1.0 t\n",
     "1 Q0 A 1 1.0 t\r\r\n", "\r\n", " \n",
+    "1 Q0 A#1 1 1.0 t\n", "1 Q0 A 1 1.0 t#\n", "1 Q0 A\\B 1 1.0 t\n",  # '#', backslash: the general path's
 ]
 
 
@@ -222,3 +230,61 @@ def test_synthetic_oddities_ingest_identically(tmp_path):
         for field in ("runs", "judged", "depth"):
             assert getattr(tables[0], field).equals(getattr(tables[1], field)), (name, field)
         assert tables[0].report.drop(columns="file").equals(tables[1].report.drop(columns="file"))
+
+
+# ---- ties ordered by docno ----
+
+@needs_kernels
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(groups=st.lists(st.lists(st.text("ab\x7fé", max_size=20), min_size=1, max_size=40), min_size=1, max_size=12),
+       wide=st.booleans(), data=st.data())
+def test_sort_ties_equals_the_numpy_order(groups, wide, data):
+    """Blocks of equal (topic, key) sorted by bytes descending, stably (long blocks merge,
+    short ones insert); a block ends where the topic or the key changes."""
+    from reeval.strings import Strings
+    values = [v for g in groups for v in g]
+    docno = Strings.from_list(values)
+    rows = np.arange(len(values), dtype=np.int64)[::-1].copy()  # rows point anywhere, here backwards
+    sizes = [len(g) for g in groups]
+    bounds = np.r_[0, np.cumsum(sizes)]
+    group = np.repeat(np.arange(len(sizes)), sizes)
+    # consecutive groups differ in topic or in key only (both must split a block)
+    split_by_key = data.draw(st.lists(st.booleans(), min_size=len(sizes), max_size=len(sizes)))
+    topic_of = np.cumsum([not k for k in split_by_key]) * 3 - 7
+    key_of = np.cumsum(split_by_key) * -0.5
+    topic = np.empty(len(values), np.int64)
+    key = np.empty(len(values), np.float64 if wide else np.float32)
+    topic[rows] = topic_of[group]  # row rows[k] is in group group[k]
+    key[rows] = key_of[group]
+    expected = rows[docno.take(rows).order(descending=True, groups=group)]
+    got = rows.copy()
+    tied = compiled._kernels.sort_ties(got, topic, key, docno.offsets, docno.data)
+    assert got.tolist() == expected.tolist()
+    assert tied == sum(n for n in sizes if n > 1)
+    for g in range(len(sizes)):  # and it is the byte order, descending, ties in input order
+        block = [values[r] for r in got[bounds[g]:bounds[g + 1]]]
+        assert [v.encode() for v in block] == sorted((v.encode() for v in block), reverse=True)
+
+
+@needs_kernels
+def test_sort_ties_rejects_bad_rows_and_sizes():
+    from reeval.strings import Strings
+    docno = Strings.from_list(["a", "b"])
+    topic, key = np.zeros(2, np.int64), np.zeros(2, np.float64)
+    with pytest.raises(ValueError, match="rows must be strings"):
+        compiled._kernels.sort_ties(np.array([0, 5], np.int64), topic, key, docno.offsets, docno.data)
+    with pytest.raises(ValueError, match="one entry per row"):
+        compiled._kernels.sort_ties(np.array([0, 1], np.int64), topic, np.zeros(2, np.int16), docno.offsets, docno.data)
+    with pytest.raises(ValueError, match="one entry per row"):
+        compiled._kernels.sort_ties(np.array([0, 1], np.int64), topic[:1], key[:1], docno.offsets, docno.data)
+
+
+def test_the_environment_switches_the_kernels_off_for_a_whole_process():
+    import subprocess
+    import sys
+    code = "import reeval.compiled as c; print(c.kernels() is None)"
+    off = subprocess.run([sys.executable, "-c", code], env={**os.environ, "REEVAL_KERNELS": "0"},
+                         capture_output=True, text=True, check=True).stdout.strip()
+    on = subprocess.run([sys.executable, "-c", code], env={k: v for k, v in os.environ.items() if k != "REEVAL_KERNELS"},
+                        capture_output=True, text=True, check=True).stdout.strip()
+    assert off == "True" and on == str(compiled._kernels is None)

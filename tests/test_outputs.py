@@ -45,7 +45,7 @@ def test_rerun_of_a_killed_write_removes_its_stale_temporaries(small_track, tmp_
 
 
 def test_stale_temporaries_are_those_of_the_output_only(tmp_path):
-    from reeval.outputs import stale_temporaries
+    from reeval.atomic import stale_temporaries
 
     for name in (".x.csv.tmp", ".x.csv.abcdefgh.tmp", ".x.csv.abc.tmp", ".x.csv.old.tmp", ".y.csv.tmp",
                  "x.csv.tmp", ".x.csv.abcdefgh.tmp.bak"):

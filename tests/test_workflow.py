@@ -22,8 +22,14 @@ def snakemake(*args, check=True):
 @pytest.fixture(scope="module")
 def default_run(tmp_path_factory):
     results = tmp_path_factory.mktemp("results")
-    snakemake("--cores", "2", "--config", f"results={results}")
+    proc = snakemake("--cores", "2", "--config", f"results={results}")
+    console_of(results).write_text(proc.stdout + proc.stderr)  # Snakemake's job lines
     return results
+
+
+def console_of(results):
+    """Where default_run keeps Snakemake's console output (beside its results folder)."""
+    return results.with_name(results.name + ".console.txt")
 
 
 def test_default_study_produces_every_output(default_run):
@@ -143,6 +149,19 @@ def test_every_per_track_job_writes_its_benchmark(default_run):
         for track in cfg["tracks"]:
             b = pd.read_csv(default_run / "benchmarks" / rule / f"{track}.tsv", sep="\t")
             assert len(b) == 1 and b.s.iloc[0] > 0 and b.max_rss.iloc[0] > 0, (rule, track)
+
+
+def test_every_ingest_runs_before_the_analyses(default_run):
+    """The rules' priorities (synthetic_track 2, ingest 1): with --cores 2, ingest's two
+    threads get both cores before any single-core analysis starts. Read from the order in
+    which Snakemake started the jobs, not from any timing."""
+    import re
+
+    started = re.findall(r"^(?:local)?rule (\w+):", console_of(default_run).read_text(), re.M)
+    assert started.count("ingest") == 3 and started.count("synthetic_track") == 3, started
+    last_ingest = max(i for i, rule in enumerate(started) if rule == "ingest")
+    assert set(started[:last_ingest + 1]) == {"synthetic_track", "ingest"}, started
+    assert started[:3] == ["synthetic_track"] * 3, started
 
 
 def test_rerun_is_a_no_op_and_a_new_track_schedules_only_its_jobs(default_run, tmp_path):

@@ -1,5 +1,5 @@
-/* Compiled kernels of reeval: a reader of clean TREC run files, and hash tables over
- * the document ids of each topic.
+/* Compiled kernels of reeval: readers of clean TREC run and qrels files, and hash
+ * tables over the document ids of each topic.
  *
  * parse_run reads a run file whose every line is six fields separated by spaces or
  * tabs, in one pass, and says so when the file is anything else (comments, blank
@@ -7,7 +7,10 @@
  * reeval.trecio then reads it with its general, line-accounting path. On x86-64 (SSE2)
  * it classifies the 64 bytes from a line's start at once and takes the fields from bit
  * masks; a longer line, and the file's last 64 bytes, are read byte by byte, with the
- * same outcomes (tests compare both).
+ * same outcomes (tests compare both). parse_qrels reads qrels files the same way, with
+ * the same line readers compiled for four fields and an integer grade of at most 18
+ * digits. Neither takes a file holding '#' (the general path counts such lines, which
+ * trec_eval miscounts) or a backslash (the general path writes it as \\).
  *
  * One pass over a run's rows in trec_eval order drops every row that repeats an
  * earlier row's (topic, docno) and finds the qrels row of each kept one. The numpy
@@ -206,6 +209,9 @@ static void init_byte_class(void)
     byte_class[' '] = byte_class['\t'] = SEP;
     byte_class['\n'] = NL;
     byte_class['\r'] = CR;
+    /* '#' and '\\' make a file unclean: the general reader counts lines holding '#' (which
+       trec_eval miscounts) and writes backslashes in escaped text form */
+    byte_class['#'] = byte_class['\\'] = BAD;
 }
 
 static const double POW10[23] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
@@ -350,12 +356,13 @@ static ALWAYS_INLINE int32_t dict_code(Dict *d, const unsigned char *p, int64_t 
 /* Outcome of reading one line's fields. */
 enum { LINE_OK, LINE_BAD, LINE_LONG };
 
-/* The fields of the line at d[i:] (scalar): up to 7 tokens of ORD bytes separated by
-   SEP bytes, then \n, \r\n or the end of the data. LINE_OK with the six fields and
+/* The fields of the line at d[i:] (scalar): up to nf + 1 tokens of ORD bytes separated
+   by SEP bytes, then \n, \r\n or the end of the data. LINE_OK with the nf fields and
    *next (the start of the next line), else LINE_BAD (another number of fields, or a
-   byte of another class). */
-static int line_fields(const unsigned char *d, int64_t n, int64_t i, const unsigned char *tok[6],
-                       int64_t len[6], int64_t *next)
+   byte of another class). nf is a constant of each caller (6 for runs, 4 for qrels):
+   the function is inlined into each, and compiled for that count. */
+static ALWAYS_INLINE int line_fields(const unsigned char *d, int64_t n, int64_t i, const unsigned char **tok,
+                                     int64_t *len, int64_t *next, const int nf)
 {
     int k = 0;
     for (;;) {
@@ -366,7 +373,7 @@ static int line_fields(const unsigned char *d, int64_t n, int64_t i, const unsig
         int64_t start = i;
         while (i < n && byte_class[d[i]] == ORD)
             i++;
-        if (k == 6)
+        if (k == nf)
             return LINE_BAD;
         tok[k] = d + start;
         len[k++] = i - start;
@@ -379,19 +386,22 @@ static int line_fields(const unsigned char *d, int64_t n, int64_t i, const unsig
         i++;
     }
     *next = i;
-    return k == 6 ? LINE_OK : LINE_BAD;
+    return k == nf ? LINE_OK : LINE_BAD;
 }
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
 
 /* Bit masks of the 16 bytes at p: separators (space, tab), newlines, and printable
-   ASCII (0x21-0x7E; bytes from 0x80 are negative as signed bytes). */
+   ASCII (0x21-0x7E but '#' and '\\', as byte_class; bytes from 0x80 are negative as
+   signed bytes). */
 static inline void classify16(const unsigned char *p, uint64_t *sep, uint64_t *nl, uint64_t *ord, int at)
 {
     __m128i v = _mm_loadu_si128((const __m128i *)p);
     __m128i s = _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\t')));
-    __m128i o = _mm_andnot_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(0x7F)), _mm_cmpgt_epi8(v, _mm_set1_epi8(0x20)));
+    __m128i odd = _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(0x7F)),
+                               _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('#')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
+    __m128i o = _mm_andnot_si128(odd, _mm_cmpgt_epi8(v, _mm_set1_epi8(0x20)));
     *sep |= (uint64_t)(uint16_t)_mm_movemask_epi8(s) << at;
     *nl |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('\n'))) << at;
     *ord |= (uint64_t)(uint16_t)_mm_movemask_epi8(o) << at;
@@ -400,9 +410,10 @@ static inline void classify16(const unsigned char *p, uint64_t *sep, uint64_t *n
 /* line_fields for a line that starts at p and ends (\n) within its first 64 bytes,
    all of which are readable: the classes of 64 bytes at once, the fields from the bit
    masks, without a branch per byte. LINE_LONG when no \n is in those 64 bytes (the
-   caller then reads the line with line_fields). Same outcomes as line_fields. */
-static inline int line_fields64(const unsigned char *p, const unsigned char *tok[6], int64_t len[6],
-                                int64_t *advance)
+   caller then reads the line with line_fields). Same outcomes as line_fields, for the
+   same constant nf. */
+static ALWAYS_INLINE int line_fields64(const unsigned char *p, const unsigned char **tok, int64_t *len,
+                                       int64_t *advance, const int nf)
 {
     uint64_t sep = 0, nl = 0, ord = 0;
     classify16(p, &sep, &nl, &ord, 0);
@@ -417,9 +428,9 @@ static inline int line_fields64(const unsigned char *p, const unsigned char *tok
     if (((sep | ord) & line) != line)
         return LINE_BAD;                              /* a byte of another class */
     uint64_t o = ord & line, starts = o & ~(o << 1), ends = o & ~(o >> 1);
-    for (int k = 0; k < 6; k++) {
+    for (int k = 0; k < nf; k++) {
         if (!starts)
-            return LINE_BAD;                          /* fewer than six fields */
+            return LINE_BAD;                          /* fewer than nf fields */
         int a = __builtin_ctzll(starts), b = __builtin_ctzll(ends);
         starts &= starts - 1;
         ends &= ends - 1;
@@ -427,7 +438,7 @@ static inline int line_fields64(const unsigned char *p, const unsigned char *tok
         len[k] = b - a + 1;
     }
     if (starts)
-        return LINE_BAD;                              /* more than six */
+        return LINE_BAD;                              /* more than nf */
     *advance = end + 1;
     return LINE_OK;
 }
@@ -438,7 +449,7 @@ PyDoc_STRVAR(parse_run_doc,
 "          tag_code, score) -> (lines, qids, tags)\n\n"
 "Read a clean run file: every line (ending in \\n or \\r\\n, the last one possibly not)\n"
 "holds six fields separated by spaces or tabs, fields 1, 3 and 6 (qid, docno, tag) of\n"
-"printable ASCII, field 5 a finite decimal score. Fills the docno column (int32\n"
+"printable ASCII other than # and the backslash, field 5 a finite decimal score. Fills the docno column (int32\n"
 "offsets, lines + 1 entries, and bytes, len(data) + 16), the float64 scores, and for\n"
 "qid and tag the int32 code of each line and the column of distinct values (first-seen\n"
 "order) the codes index. Returns the number of lines and of distinct qids and tags;\n"
@@ -477,12 +488,12 @@ static PyObject *parse_run(PyObject *self, PyObject *args)
 #if defined(__SSE2__)
         if (n - i >= 64) {
             int64_t advance = 0;
-            outcome = line_fields64(d + i, tok, len, &advance);
+            outcome = line_fields64(d + i, tok, len, &advance, 6);
             next = i + advance;
         }
 #endif
         if (outcome == LINE_LONG)
-            outcome = line_fields(d, n, i, tok, len, &next);
+            outcome = line_fields(d, n, i, tok, len, &next, 6);
         if (outcome != LINE_OK || tok[0][0] == '#' || row >= max_lines ||
             !parse_score(tok[4], len[4], &score[row])) {
             ok = 0;
@@ -511,6 +522,105 @@ static PyObject *parse_run(PyObject *self, PyObject *args)
 done:
     release((Py_buffer *[]){&data_b, &qo_b, &qd_b, &qc_b, &doo_b, &dod_b, &to_b, &td_b, &tc_b,
                              &score_b}, 10);
+    return result;
+}
+
+/* ---- reading clean qrels files ---- */
+
+/* The integer p[:n] of the form [+-]?[0-9]{1,18} in *out (18 digits always fit int64);
+   0 when p[:n] has another form, 19 digits or more included (leading zeros count). */
+static inline int parse_rel(const unsigned char *p, int64_t n, int64_t *out)
+{
+    int64_t i = 0, v = 0;
+    int neg = 0;
+    if (n > 0 && (p[0] == '+' || p[0] == '-'))
+        neg = p[i++] == '-';
+    if (n - i < 1 || n - i > 18)
+        return 0;
+    for (; i < n; i++) {
+        unsigned c = (unsigned)p[i] - '0';
+        if (c > 9)
+            return 0;
+        v = v * 10 + (int64_t)c;
+    }
+    *out = neg ? -v : v;
+    return 1;
+}
+
+PyDoc_STRVAR(parse_qrels_doc,
+"parse_qrels(data, qid_off, qid_data, qid_code, docno_off, docno_data, rel) -> (lines, qids)\n\n"
+"Read a clean qrels file: every line (ending in \\n or \\r\\n, the last one possibly not)\n"
+"holds four fields of printable ASCII other than # and the backslash, separated by\n"
+"spaces or tabs, field 4 (rel) an integer [+-]?[0-9]+ of at\n"
+"most 18 digits; field 2 is ignored. Fills the docno column (int32 offsets, lines + 1\n"
+"entries, and bytes, len(data) + 16), the int64 grades, and for qid the int32 code of\n"
+"each line and the column of distinct qids (first-seen order) the codes index. rel holds\n"
+"at most its length / 8 lines, the other buffers as many. Returns the number of lines\n"
+"and of distinct qids; lines is -1, the buffers partly written, for any other file\n"
+"(empty or of 2^31 - 1 bytes or more, more lines than rel holds, a blank, comment or\n"
+"malformed line, a # or a backslash anywhere, other bytes), which the caller then reads\n"
+"another way.");
+
+static PyObject *parse_qrels(PyObject *self, PyObject *args)
+{
+    Py_buffer data_b, qo_b, qd_b, qc_b, doo_b, dod_b, rel_b;
+    if (!PyArg_ParseTuple(args, "y*w*w*w*w*w*w*", &data_b, &qo_b, &qd_b, &qc_b, &doo_b, &dod_b, &rel_b))
+        return NULL;
+    PyObject *result = NULL;
+    const unsigned char *d = (const unsigned char *)data_b.buf;
+    int64_t n = data_b.len, max_lines = rel_b.len / 8;
+    Dict qid = {{qo_b.buf, qd_b.buf, 0}, 0, -1, NULL, 0};
+    if (qo_b.len < (max_lines + 1) * 4 || doo_b.len < (max_lines + 1) * 4 || qc_b.len < max_lines * 4 ||
+        qd_b.len < n + 16 || dod_b.len < n + 16) {
+        PyErr_SetString(PyExc_ValueError, "parse_qrels: output buffers too small");
+        goto done;
+    }
+    Column doc = {doo_b.buf, dod_b.buf, 0};
+    int32_t *qcode = (int32_t *)qc_b.buf;
+    int64_t *rel = (int64_t *)rel_b.buf;
+    int64_t lines = -1;
+    int no_memory = 0;
+    Py_BEGIN_ALLOW_THREADS
+    int64_t row = 0, i = 0;
+    int ok = n > 0 && n < INT32_MAX;  /* a backslash or '#' anywhere: not clean (byte_class) */
+    qid.values.off[0] = doc.off[0] = 0;
+    while (ok && i < n) {
+        const unsigned char *tok[4];
+        int64_t len[4], next = 0;
+        int outcome = LINE_LONG;
+#if defined(__SSE2__)
+        if (n - i >= 64) {
+            int64_t advance = 0;
+            outcome = line_fields64(d + i, tok, len, &advance, 4);
+            next = i + advance;
+        }
+#endif
+        if (outcome == LINE_LONG)
+            outcome = line_fields(d, n, i, tok, len, &next, 4);
+        if (outcome != LINE_OK || tok[0][0] == '#' || row >= max_lines || !parse_rel(tok[3], len[3], &rel[row])) {
+            ok = 0;
+            break;
+        }
+        i = next;
+        qcode[row] = dict_code(&qid, tok[0], len[0], d + n);
+        if (qcode[row] < 0) {
+            ok = 0;
+            no_memory = 1;
+            break;
+        }
+        append(&doc, row, tok[2], len[2], d + n);
+        row++;
+    }
+    if (ok)
+        lines = row;
+    Py_END_ALLOW_THREADS
+    free(qid.slots);
+    if (no_memory)
+        PyErr_NoMemory();
+    else
+        result = Py_BuildValue("(Li)", (long long)lines, qid.n);
+done:
+    release((Py_buffer *[]){&data_b, &qo_b, &qd_b, &qc_b, &doo_b, &dod_b, &rel_b}, 7);
     return result;
 }
 
@@ -686,16 +796,135 @@ done:
     return result;
 }
 
+/* ---- ordering tied rows by document id ---- */
+
+/* Strings i and j of s compared as trec_eval compares docnos (strcmp: bytes, unsigned;
+   a string before its extensions): < 0, 0 or > 0. */
+static inline int compare_strings(const Strings *s, int64_t i, int64_t j)
+{
+    const unsigned char *p = s->data + s->offsets[i], *q = s->data + s->offsets[j];
+    int64_t a = s->offsets[i + 1] - s->offsets[i], b = s->offsets[j + 1] - s->offsets[j];
+    int c = memcmp(p, q, (size_t)(a < b ? a : b));
+    return c ? c : (a > b) - (a < b);
+}
+
+/* Stable sort of rows[0:n] by string descending; tmp holds n entries. Insertion sort
+   for short runs (most tie groups), merge sort above. */
+static void sort_desc(const Strings *s, int64_t *rows, int64_t *tmp, int64_t n)
+{
+    if (n <= 16) {
+        for (int64_t k = 1; k < n; k++) {
+            int64_t r = rows[k], m = k;
+            while (m > 0 && compare_strings(s, rows[m - 1], r) < 0) {  /* strictly smaller moves right: stable */
+                rows[m] = rows[m - 1];
+                m--;
+            }
+            rows[m] = r;
+        }
+        return;
+    }
+    int64_t half = n / 2;
+    sort_desc(s, rows, tmp, half);
+    sort_desc(s, rows + half, tmp, n - half);
+    if (compare_strings(s, rows[half - 1], rows[half]) >= 0)
+        return;  /* already in order */
+    memcpy(tmp, rows, (size_t)half * sizeof(int64_t));
+    int64_t i = 0, j = half, k = 0;
+    while (i < half && j < n)
+        rows[k++] = compare_strings(s, rows[j], tmp[i]) > 0 ? rows[j++] : tmp[i++];
+    while (i < half)
+        rows[k++] = tmp[i++];
+}
+
+PyDoc_STRVAR(sort_ties_doc,
+"sort_ties(rows, topic, key, offsets, data) -> int\n\n"
+"rows (int64, in place) are sorted by topic then key: sort each maximal block of\n"
+"consecutive rows with equal topic[row] (int64) and key[row] (float32 or float64,\n"
+"compared ==; the caller turns -0.0 into 0.0) by string descending, string r being\n"
+"data[offsets[r]:offsets[r + 1]] (int64 offsets): bytes compared unsigned, a string\n"
+"after its prefixes, as trec_eval breaks score ties. Stable: equal strings keep their\n"
+"order. Returns the number of rows in blocks of two or more.");
+
+/* Row rows[k] and rows[k - 1] share topic and key. */
+static inline int same_key(const int64_t *rows, int64_t k, const int64_t *topic, const void *key, int wide)
+{
+    int64_t a = rows[k - 1], b = rows[k];
+    if (topic[a] != topic[b])
+        return 0;
+    return wide ? ((const double *)key)[a] == ((const double *)key)[b]
+                : ((const float *)key)[a] == ((const float *)key)[b];
+}
+
+static PyObject *sort_ties(PyObject *self, PyObject *args)
+{
+    Py_buffer rows_b, topic_b, key_b, off_b, data_b;
+    if (!PyArg_ParseTuple(args, "w*y*y*y*y*", &rows_b, &topic_b, &key_b, &off_b, &data_b))
+        return NULL;
+    PyObject *result = NULL;
+    Strings s;
+    Py_ssize_t n, n_topic;
+    int64_t *tmp = NULL;
+    if (!view(&rows_b, 8, "rows", &n) || !view(&topic_b, 8, "topic", &n_topic) ||
+        !strings_from(&off_b, &data_b, "strings", &s))
+        goto done;
+    int wide = key_b.len == 8 * n_topic;  /* the key's width from its length */
+    if ((!wide && key_b.len != 4 * n_topic) || n_topic != s.n) {
+        PyErr_SetString(PyExc_ValueError, "sort_ties: topic (int64), key (float32 or float64) and the "
+                        "strings need one entry per row");
+        goto done;
+    }
+    int64_t *rows = (int64_t *)rows_b.buf;
+    const int64_t *topic = (const int64_t *)topic_b.buf;
+    int ok = 1;
+    for (Py_ssize_t k = 0; ok && k < n; k++) {
+        const unsigned char *p;
+        int64_t len;
+        ok = rows[k] >= 0 && rows[k] < s.n && string_at(&s, rows[k], &p, &len);
+    }
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "sort_ties: rows must be strings of the data");
+        goto done;
+    }
+    int64_t widest = 1, tied = 0;
+    for (int64_t k = 1, first = 0; k <= n; k++)
+        if (k == n || !same_key(rows, k, topic, key_b.buf, wide)) {
+            widest = k - first > widest ? k - first : widest;
+            first = k;
+        }
+    tmp = malloc((size_t)(widest / 2 + 1) * sizeof(int64_t));
+    if (!tmp) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    for (int64_t k = 1, first = 0; k <= n; k++)
+        if (k == n || !same_key(rows, k, topic, key_b.buf, wide)) {
+            if (k - first > 1) {
+                sort_desc(&s, rows + first, tmp, k - first);
+                tied += k - first;
+            }
+            first = k;
+        }
+    Py_END_ALLOW_THREADS
+    result = PyLong_FromLongLong(tied);
+done:
+    free(tmp);
+    release((Py_buffer *[]){&rows_b, &topic_b, &key_b, &off_b, &data_b}, 5);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"parse_run", parse_run, METH_VARARGS, parse_run_doc},
+    {"parse_qrels", parse_qrels, METH_VARARGS, parse_qrels_doc},
     {"build_table", build_table, METH_VARARGS, build_table_doc},
     {"dedupe_match", dedupe_match, METH_VARARGS, dedupe_match_doc},
+    {"sort_ties", sort_ties, METH_VARARGS, sort_ties_doc},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_kernels",
-    "Compiled kernels of reeval: clean run files and per-topic hash tables (see _kernels.c).",
+    "Compiled kernels of reeval: clean run and qrels files, per-topic hash tables (see _kernels.c).",
     -1, methods,
 };
 

@@ -22,10 +22,6 @@ from __future__ import annotations
 
 import re
 
-import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
-
 _ESCAPE = re.compile(rb"\\(\\|x([0-9a-f]{2}))")
 
 
@@ -61,20 +57,6 @@ def unescape(text: str) -> bytes:
     if b"\\" not in raw:
         return raw
     return _ESCAPE.sub(lambda m: b"\\" if m.group(1) == b"\\" else bytes([int(m.group(2), 16)]), raw)
-
-
-def byte_order(values) -> np.ndarray:
-    """Indices that sort an Arrow string array by the bytes its texts stand for.
-
-    Equal to pyarrow's own (UTF-8 byte) sort when no text holds a backslash; otherwise
-    the texts are unescaped and sorted in Python (a dictionary of distinct ids: small).
-    """
-    if isinstance(values, pa.ChunkedArray):
-        values = values.combine_chunks()
-    if len(values) and pc.any(pc.match_substring(values, "\\")).as_py():
-        keys = [unescape(v) for v in values.to_pylist()]
-        return np.array(sorted(range(len(keys)), key=keys.__getitem__), dtype=np.int64)
-    return pc.sort_indices(values).to_numpy()
 
 
 def sorted_texts(values) -> list[str]:

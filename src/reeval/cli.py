@@ -11,18 +11,18 @@ how many of the RUN files given retrieve each relevant document in their top k.
 from __future__ import annotations
 
 import argparse
+import gc
+import math
+import os
 import sys
 
-import numpy as np
-import pandas as pd
-
 from . import __version__
+from .choices import ALTERNATIVES, PAIRED_TESTS, SYSTEMS, UNRETRIEVED_POLICIES
 from .errors import InputError
-from .ingest import ingest_track
-from .measures import aggregate_values, build_grid, evaluate_grid, parse_measures, UNRETRIEVED_POLICIES
-from .notes import notes_line, nothing_kept
-from .rareness import SYSTEMS, add_rareness, check_alpha, split_measures
-from .trecio import run_names
+
+# Only argparse at import: each command imports what it needs (numpy and the compiled
+# kernels for `score`; scipy for `compare`; pandas only where a file needs the general
+# reader, or for rareness and `prefer`). tests/test_cli_imports.py keeps it so.
 
 INTEGER_MEASURES = {"num_q", "num_ret", "num_rel", "num_rel_ret"}
 SUMMARY_ONLY = {"num_q", "gm_map"}
@@ -32,7 +32,7 @@ def format_line(measure: str, qid: str, value, decimals: int, prefix: str = "") 
     """One trec_eval line: name padded to 22, tab, qid, tab, value (%.Nf or integer)."""
     if measure in INTEGER_MEASURES:
         text = str(int(round(value)))
-    elif value is None or (isinstance(value, float) and np.isnan(value)):
+    elif value is None or (isinstance(value, float) and math.isnan(value)):
         text = "nan"
     else:
         text = f"{value:.{decimals}f}"
@@ -40,12 +40,15 @@ def format_line(measure: str, qid: str, value, decimals: int, prefix: str = "") 
 
 
 def read_inputs(qrels_path, run_paths, precision="float64", warn=None):
-    """Ingest the qrels and runs of a command (judged and depth tables, no runs table).
+    """Ingest the qrels and runs of a command (no runs table: the measures read the parts).
 
     ``warn`` (a callable, e.g. printing to stderr) receives one line per file that had
     lines dropped or read differently from trec_eval (:func:`reeval.notes.notes_line`).
     A run that keeps no line (empty, or every line dropped) is an :class:`InputError`.
     """
+    from .ingest import ingest_track
+    from .notes import notes_line, nothing_kept
+
     tables = ingest_track("cli", qrels_path, run_paths, precision=precision, keep_runs=False)
     for row in tables.report_rows:
         if row["kind"] == "run" and row["kept"] == 0:
@@ -63,13 +66,18 @@ def score_lines(qrels_path, run_paths, measure_specs=None, per_topic=False, comp
                 unretrieved="after_last", alpha=1.0, systems="all", warn=None):
     """Yield the output lines of ``reeval score`` (see the module doc); notes on the
     files go to ``warn`` (see :func:`read_inputs`)."""
+    import numpy as np
+
+    from .measures import aggregate_values, evaluate_grid, grid_from_track
+    from .rareness import add_rareness, check_alpha, split_measures
+    from .trecio import run_names
+
     specs = measure_specs or ["official"]
     measures, rare = split_measures(specs)
     alpha = check_alpha(alpha)
     tables = read_inputs(qrels_path, run_paths, precision=precision, warn=warn)
     names = run_names(run_paths)
-    grid = build_grid(tables.judged, tables.depth, tables.qrels, runs=names, max_depth=max_depth,
-                      keep_docno=bool(rare))
+    grid = grid_from_track(tables, runs=names, max_depth=max_depth, keep_docno=bool(rare))
     scores = evaluate_grid(grid, [m for m in measures if m not in rare], rel_level=rel_level,
                            unretrieved=unretrieved)
     add_rareness(scores, grid, rare, alpha, rel_level=rel_level, systems=systems)
@@ -118,7 +126,11 @@ def compare_lines(qrels_path, run_a, run_b, measure_specs=None, tests=None,
     if nothing was retrieved, as trec_eval -c); ASL measures over topics with a
     relevant document.
     """
+    import numpy as np
+
+    from .measures import evaluate_grid, grid_from_track, parse_measures
     from .stats import paired_test
+    from .trecio import run_names
 
     measures = parse_measures(measure_specs or ["map"])
     if any(m.aggregate != "mean" for m in measures):
@@ -127,7 +139,7 @@ def compare_lines(qrels_path, run_a, run_b, measure_specs=None, tests=None,
         raise InputError(f"--resamples must be at least 1, not {n_resamples}")
     tables = read_inputs(qrels_path, [run_a, run_b], precision=precision, warn=warn)
     names = run_names([run_a, run_b])
-    grid = build_grid(tables.judged, tables.depth, tables.qrels, runs=names)
+    grid = grid_from_track(tables, runs=names)
     scores = evaluate_grid(grid, measures, rel_level=rel_level, unretrieved=unretrieved)
     for m in measures:
         values = scores.values[m.name]
@@ -157,7 +169,11 @@ def prefer_lines(qrels_path, run_paths, rel_level=1, precision="float64", decima
     (sorted qrels topics; a topic a run misses counts as nothing retrieved), then one
     line per pair with qid ``all`` holding the means over those topics.
     """
+    import numpy as np
+    import pandas as pd
+
     from .lexiprecision import compare_pairs, position_vectors
+    from .trecio import run_names
 
     if len(run_paths) < 2:
         raise InputError("prefer needs at least two runs")
@@ -245,8 +261,6 @@ def build_parser() -> argparse.ArgumentParser:
                         "that answered it (answered)")
     p.set_defaults(func=_score)
 
-    from .stats import ALTERNATIVES, PAIRED_TESTS
-
     c = sub.add_parser("compare", parents=[common], help="paired significance tests between two runs",
                        description="Compare two runs topic by topic: one line per measure and "
                                    "test: measure, test, mean_a, mean_b, diff, p_value (4 significant "
@@ -276,6 +290,27 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def process_settings() -> None:
+    """Settings of a command's process, made before numpy is imported.
+
+    OpenBLAS (numpy's linear algebra) would start one spinning thread per core, which the
+    commands never use (no matrix products) but which took CPU from the reading threads
+    (10% of a 20-run ``score`` under perf): ``OPENBLAS_NUM_THREADS=1`` unless the user set
+    it. The cycle collector is switched off: the commands are short-lived, their large
+    data are numpy arrays freed by reference counting, and collections during the imports
+    cost about 3% of a ``score``.
+    """
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    gc.disable()
+
+
+def run() -> int:
+    """The ``reeval`` console script: :func:`process_settings`, then :func:`main` (which
+    tests and other programs call in their own process, settings untouched)."""
+    process_settings()
+    return main()
+
+
 def main(argv=None) -> int:
     """Run a command; bad input ends it with one line on stderr and status 1, never a traceback."""
     parser = build_parser()
@@ -302,4 +337,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    sys.exit(run())

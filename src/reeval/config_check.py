@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import re
 
-from .measures import ACCEPTED_MEASURES, parse_measures
-from .rareness import parse_rareness
-from .trecio import InputError
+from .errors import InputError
+
+# the measures' and rareness parsers (numpy, pandas, pyarrow) are imported by the checks
+# that call them: ConfigError, which every config reader raises, needs neither
 
 TRACK_ID = r"^[A-Za-z0-9_+-][A-Za-z0-9._+-]*$"
 TRACK_ID_RULE = "ASCII letters, digits, '.', '_', '-' and '+', not starting with '.'"
@@ -37,6 +38,8 @@ def check_track_ids(ids, where: str = "tracks") -> None:
 
 def check_measures(specs) -> None:
     """Raise ConfigError naming the first entry of a ``measures:`` list the measures rule cannot compute."""
+    from .measures import ACCEPTED_MEASURES, parse_measures
+
     for spec in specs:
         if not isinstance(spec, str):
             raise ConfigError(f"measures: {spec!r} is not a measure name; accepted: {ACCEPTED_MEASURES}")
@@ -48,6 +51,8 @@ def check_measures(specs) -> None:
 
 
 def _is_rareness(spec: str) -> bool:
+    from .rareness import parse_rareness
+
     try:
         return parse_rareness(spec) is not None
     except ValueError:  # a rareness name with a bad cutoff

@@ -19,15 +19,18 @@ import shutil
 import traceback
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
-import pyarrow.compute as pc
 
-from .fetch import FileSpec, fetch_files, report_frame
 from .outputs import write_text
 from .run_inclusion import read_ingest_report, run_inclusion
-from .trecio import parse_qrels, parse_run
-from .unpack import combine_qrels, place_run
+
+if TYPE_CHECKING:
+    from .fetch import FileSpec
+
+# Fetching (requests, tqdm, the readers, unpack) is imported by the functions that fetch:
+# the Snakefile and the cross-track jobs read this module for its table and constants only.
 
 MIN_RUNS = 5
 #: What an empty cross-track output says (summary.md, paper_comparison.md, figures).
@@ -42,6 +45,8 @@ FETCH_DEFAULTS = {"mirror": None, "jobs": 4, "attempts": 5, "timeout": 60.0, "ba
 
 def file_specs(entry: dict) -> list[FileSpec]:
     """The files of a ``urls`` entry: qrels (``qrels``, ``qrels-2`` ...) then runs by tag."""
+    from .fetch import FileSpec
+
     urls = entry["urls"]
     specs = [FileSpec("qrels" if i == 0 else f"qrels-{i + 1}", "qrels", q["url"], q.get("md5"))
              for i, q in enumerate(urls["qrels"])]
@@ -61,6 +66,10 @@ def check_runs(qrels_path, run_files: dict, on_malformed: str = "error", threads
 
     Raises the qrels' parse error (the caller fails the track with it).
     """
+    import pyarrow.compute as pc
+
+    from .trecio import parse_qrels, parse_run
+
     qrels, _ = parse_qrels(qrels_path, on_malformed=on_malformed)
     topics = pc.unique(qrels["qid"])
 
@@ -86,6 +95,9 @@ def fetch_track(track: str, entry: dict, data_dir, fetch: dict | None = None, on
     Returns (status, fetch report, track folder). The folder ``<data_dir>/tracks/<track>``
     holds ``qrels.txt`` and ``runs/<tag>`` of the usable runs (emptied first).
     """
+    from .fetch import fetch_files, report_frame
+    from .unpack import combine_qrels, place_run
+
     opts = {**FETCH_DEFAULTS, **(fetch or {})}
     folder = Path(data_dir) / "tracks" / track
     if folder.exists():

@@ -1,6 +1,8 @@
 """Normalizing one track (a qrels file and its run files) into the central tables.
 
-Outputs (all Arrow tables, written as Parquet by :func:`write_track`):
+The work is numpy and the compiled kernels only (no pyarrow, no pandas, unless a file
+needs the general reader or the kernels are not built); the Arrow tables are built
+when asked for (:class:`TrackTables`, written as Parquet by :func:`write_track`):
 
 - ``runs``: run, qid, docno, score (float64 as written), tag, pos. ``pos`` is the
   1-based position in trec_eval order: score descending, ties by docno descending
@@ -8,14 +10,17 @@ Outputs (all Arrow tables, written as Parquet by :func:`write_track`):
   ordering, as trec_eval 9.x and pytrec_eval do, so scores equal in float32 tie.
   Sorted by run, qid, pos.
 - ``qrels``: qid, docno, rel (raw integer grade; the relevance level is applied by
-  the measures).
+  the measures), sorted by qid and docno in byte order.
 - ``judged``: one row per judged document a run retrieved: run, qid, docno, pos, rel.
-  In memory its run and qid columns are dictionary-encoded (indices into the run's
-  name and the qrels topics: ``JUDGED_ENCODED``), a third smaller and faster to
-  group; ``judged.parquet`` holds plain strings (``JUDGED_SCHEMA``: every table is
-  typed by the column registry of :mod:`reeval.outputs`).
+  Its run and qid columns are dictionary-encoded in memory (``JUDGED_ENCODED``);
+  ``judged.parquet`` holds plain strings (``JUDGED_SCHEMA``: every table is typed by
+  the column registry of :mod:`reeval.outputs`).
 - ``depth``: run, qid, n_ret (documents the run retrieved for the topic).
 - ``report``: one row per input file with the outcome of every line.
+
+The measures read the numpy parts directly (:func:`reeval.measures.grid_from_track`):
+per run (:class:`RunPart`) the topic, position and qrels row of every kept line, and
+the documents retrieved per topic.
 
 Track-level drops, counted per file: lines of topics that have no judgment in the
 qrels (``unjudged_topic``) and repeated docnos within a run's topic (``duplicate``;
@@ -25,107 +30,122 @@ such as pytrec_eval do) and counts the others as ``duplicate``.
 
 How (fast by design): each run file is parsed, ordered, deduplicated and matched
 against the qrels on its own, ``threads`` files at once (in threads: the compiled
-kernels, Arrow and numpy release the GIL for most of the work). Document
-ids are compared through 64-bit hashes of their bytes; every hash equality is confirmed
-on the strings, so a collision can cost time but never change a result. With the
-compiled kernels (``_kernels.c``, see :mod:`reeval.compiled`) one pass per file
-deduplicates and matches through per-topic hash tables (:func:`dedupe_and_match`);
-without them numpy does it (:func:`string_hash64`, :func:`exact_duplicates`,
-:meth:`QrelsLookup.match`), with the same results. The per-run tables come out sorted,
-so the track tables are their concatenation in run-name order.
+kernels and numpy release the GIL for most of the work). Document ids are compared
+through 64-bit hashes of their bytes; every hash equality is confirmed on the bytes,
+so a collision can cost time but never change a result. With the compiled kernels
+(``_kernels.c``, see :mod:`reeval.compiled`) one pass per file deduplicates and
+matches through per-topic hash tables (:func:`dedupe_and_match`); without them numpy
+(and pandas' hash index) does it (:func:`string_hash64`, :func:`exact_duplicates`,
+:meth:`QrelsLookup.match`), with the same results.
 """
 
 from __future__ import annotations
 
 import ctypes
 import os
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from . import compiled
-from .bytetext import byte_order
+from .arrays import positions_from_counts
+from .choices import PRECISIONS
 from .notes import nothing_kept
-from .outputs import table_schema, write_table
-from .trecio import InputError, LineCounts, parse_qrels, parse_run, run_names
-
-PRECISIONS = ("float64", "float32")
+from .strings import Strings
+from .trecio import InputError, LineCounts, QrelsLines, read_qrels, read_run, run_names
 
 
 @dataclass
-class TrackTables:
-    runs: pa.Table | None
-    qrels: pa.Table
-    judged: pa.Table
-    depth: pa.Table
-    report_rows: list  # one dict per input file (qrels first), the columns of ``report``
+class Qrels:
+    """Deduplicated judgments sorted by topic then docno, in byte order.
 
-    @property
-    def report(self) -> pd.DataFrame:
-        """The ingest report: one row per input file with the outcome of every line."""
-        return pd.DataFrame(self.report_rows)
-
-
-def group_starts(keys: np.ndarray) -> np.ndarray:
-    """Boolean mask, True where a sorted key array starts a new group."""
-    starts = np.ones(len(keys), dtype=bool)
-    if len(keys) > 1:
-        starts[1:] = keys[1:] != keys[:-1]
-    return starts
-
-
-def position_in_group(starts: np.ndarray) -> np.ndarray:
-    """1-based position of each row inside its group, given the group-start mask."""
-    idx = np.arange(len(starts))
-    first = np.maximum.accumulate(np.where(starts, idx, 0))
-    return idx - first + 1
-
-
-def sort_dedupe_qrels(table: pa.Table) -> tuple[pa.Table, np.ndarray]:
-    """Sort qrels by (qid, docno), keeping the last judgment of each pair.
-
-    Returns (qid, docno, rel table sorted in byte order, mask of the lines dropped as
-    repeats, in file order). A stable sort brings a pair's lines together in file
-    order; all but the last of each run of equal pairs are dropped.
+    ``topics`` are the judged topic ids in byte order; row i judges document
+    ``docno[i]`` of topic ``topics[topic[i]]`` with grade ``rel[i]``.
     """
-    n = table.num_rows
-    order = pc.sort_indices(table.select(["qid", "docno"]),
-                            sort_keys=[("qid", "ascending"), ("docno", "ascending")])
-    ordered = table.select(["qid", "docno", "rel"]).take(order).combine_chunks()
-    dup = np.zeros(n, dtype=bool)
-    if n > 1:
-        qid, docno = ordered["qid"].chunk(0), ordered["docno"].chunk(0)
-        same = pc.and_(pc.equal(qid[1:], qid[:-1]), pc.equal(docno[1:], docno[:-1]))
-        repeat = same.to_numpy(zero_copy_only=False)  # row i equals row i + 1: not the last
-        if repeat.any():
-            dup[order.to_numpy()[:-1][repeat]] = True
-            ordered = ordered.filter(pa.array(np.r_[~repeat, True]))
-    return ordered, dup
+
+    topics: list
+    topic: np.ndarray
+    docno: Strings
+    rel: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.rel)
+
+    def to_table(self):
+        """qid, docno, rel as an Arrow table (``qrels.parquet``)."""
+        import pyarrow as pa
+
+        return pa.table({"qid": _text_column(self.topic, self.topics), "docno": self.docno.to_arrow(),
+                         "rel": pa.array(self.rel, pa.int64())}, schema=_schema("qrels"))
+
+    @classmethod
+    def from_table(cls, table) -> "Qrels":
+        """From an Arrow table (qid, docno, rel) without repeated (qid, docno)."""
+        from .trecio import _encoded
+
+        qids, qid = _encoded(table["qid"].combine_chunks())
+        lines = QrelsLines(qids, qid, Strings.from_arrow(table["docno"]), table["rel"].to_numpy().astype(np.int64),
+                           np.arange(1, table.num_rows + 1), LineCounts())
+        qrels, repeats = prepare_qrels(lines)
+        if repeats.any():
+            raise ValueError("Qrels.from_table needs qrels without repeated (qid, docno)")
+        return qrels
 
 
-def remap_grades(qrels: pa.Table, grade_map: dict | None) -> pa.Table:
-    """Replace relevance grades by ``grade_map`` (e.g. {1: 0}); other grades unchanged.
+def _text_column(codes: np.ndarray, values: list, encoded: bool = False):
+    """An Arrow string column of ``values[codes]`` (dictionary-encoded if asked)."""
+    import pyarrow as pa
+
+    dictionary = pa.array(values, type=pa.string())
+    column = pa.DictionaryArray.from_arrays(pa.array(np.asarray(codes, dtype=np.int32)), dictionary)
+    return column if encoded else column.cast(pa.string())
+
+
+def sorted_ids(values: list) -> tuple[list, np.ndarray]:
+    """(the distinct ids ``values`` in byte order, the rank of each of them in it)."""
+    codes = Strings.from_list(values).codes()
+    ordered = [None] * len(values)
+    for v, c in zip(values, codes.tolist()):
+        ordered[c] = v
+    return ordered, codes
+
+
+def prepare_qrels(lines: QrelsLines, grade_map: dict | None = None) -> tuple[Qrels, np.ndarray]:
+    """Judgments by topic and docno in byte order, the last of a repeated (qid, docno)
+    kept; -> (qrels, mask of the lines dropped as repeats, in file order).
+
+    ``grade_map`` relabels grades first (:func:`remap_grades`). A stable sort brings a
+    pair's lines together in file order; all but the last of each run are dropped.
+    """
+    topics, rank = sorted_ids(lines.qids)
+    topic = rank[lines.qid] if len(lines.qid) else np.zeros(0, dtype=np.int64)
+    doc_code = lines.docno.codes()
+    order = np.lexsort((doc_code, topic))
+    repeat = np.zeros(len(order), dtype=bool)  # row i equals row i + 1: not the last
+    if len(order) > 1:
+        repeat[:-1] = (topic[order[1:]] == topic[order[:-1]]) & (doc_code[order[1:]] == doc_code[order[:-1]])
+    dup = np.zeros(len(order), dtype=bool)
+    dup[order[repeat]] = True
+    keep = order[~repeat]
+    rel = remap_grades(lines.rel, grade_map)[keep]
+    return Qrels(topics, topic[keep], lines.docno.take(keep), rel), dup
+
+
+def remap_grades(rel: np.ndarray, grade_map: dict | None) -> np.ndarray:
+    """Relevance grades replaced by ``grade_map`` (e.g. {1: 0}); other grades unchanged.
 
     Reproduces evaluations run on relabelled qrels, such as the DL-2020 passage
     ``trec_eval`` block, whose nDCG treats grade 1 as 0.
     """
     if not grade_map:
-        return qrels
-    rel = qrels["rel"].to_numpy()
+        return rel
     new = rel.copy()
     for src, dst in grade_map.items():
         new[rel == int(src)] = int(dst)
-    return qrels.set_column(qrels.schema.get_field_index("rel"), "rel", pa.array(new))
-
-
-def sorted_codes(values) -> np.ndarray:
-    """Integer codes of strings that sort as the strings do (byte order), via a dictionary."""
-    return sorted_dictionary(values)[0]
+    return new
 
 
 def descending_float_bits(key: np.ndarray) -> np.ndarray:
@@ -179,20 +199,12 @@ def _mix64(h: np.ndarray) -> np.ndarray:
     return h ^ (h >> np.uint64(31))
 
 
-def string_buffers(values) -> tuple[np.ndarray, pa.Buffer]:
-    """(offsets, data) of an Arrow string array: string i is data[offsets[i]:offsets[i + 1]].
-
-    ``offsets`` are int64 (n + 1 entries, from the array's own offset, so slices work).
-    """
-    if isinstance(values, pa.ChunkedArray):
-        values = values.chunk(0) if values.num_chunks == 1 else values.combine_chunks()
-    n = len(values)
-    off_type = np.int64 if pa.types.is_large_string(values.type) else np.int32
-    _, off_buf, data_buf = values.buffers()
-    if off_buf is None:  # an empty array may have no buffers
-        return np.zeros(1, dtype=np.int64), pa.py_buffer(b"")
-    offsets = np.frombuffer(off_buf, dtype=off_type)[values.offset: values.offset + n + 1].astype(np.int64)
-    return offsets, data_buf if data_buf is not None else pa.py_buffer(b"")
+def string_buffers(values) -> tuple[np.ndarray, np.ndarray]:
+    """(offsets int64, data uint8) of strings: a :class:`~reeval.strings.Strings` or an
+    Arrow string array (string i is data[offsets[i]:offsets[i + 1]])."""
+    if not isinstance(values, Strings):
+        values = Strings.from_arrow(values)
+    return values.offsets, values.data
 
 
 def string_hash64(values, seed: int = 0) -> np.ndarray:
@@ -208,11 +220,11 @@ def string_hash64(values, seed: int = 0) -> np.ndarray:
     n = len(values)
     if n == 0:
         return np.zeros(0, dtype=np.uint64)
-    offsets, data_buf = string_buffers(values)
+    offsets, data = string_buffers(values)
     base, stop = int(offsets[0]), int(offsets[-1])
     words = np.zeros((stop - base) // 8 + 2, dtype=np.uint64)  # the bytes, zero-padded, as aligned words
     if stop > base:
-        words.view(np.uint8)[: stop - base] = np.frombuffer(data_buf, dtype=np.uint8)[base:stop]
+        words.view(np.uint8)[: stop - base] = data[base:stop]
     start = offsets[:-1] - base
     length = np.diff(offsets)
     h = length.astype(np.uint64) * _M1 + np.uint64(seed)
@@ -236,39 +248,6 @@ def pair_hash(topic: np.ndarray, doc_hash: np.ndarray) -> np.ndarray:
     return _mix64(doc_hash ^ ((topic.astype(np.uint64) + np.uint64(1)) * _M1))
 
 
-def sorted_dictionary(values) -> tuple[np.ndarray, pa.Array]:
-    """(code of each string, the distinct strings sorted in byte order); codes index the latter.
-
-    Byte order is that of the bytes the texts stand for (:func:`reeval.bytetext.byte_order`),
-    trec_eval's ``strcmp`` order, also for ids written in escaped text form.
-    """
-    enc = pc.dictionary_encode(values)
-    if isinstance(enc, pa.ChunkedArray):
-        enc = enc.combine_chunks()
-    by_value = byte_order(enc.dictionary)
-    rank = np.empty(len(by_value), dtype=np.int64)
-    rank[by_value] = np.arange(len(by_value))
-    codes = rank[enc.indices.to_numpy(zero_copy_only=False)] if len(enc) else np.zeros(0, np.int64)
-    return codes, enc.dictionary.take(pa.array(by_value))
-
-
-def exact_duplicates(keys: np.ndarray, topic: np.ndarray, docno, rows: np.ndarray) -> np.ndarray:
-    """Mask of rows repeating an earlier row's (topic, docno string ``docno[rows]``).
-
-    ``keys`` are the rows' pair hashes: only rows whose hash occurs more than once are
-    compared on the strings, so the result is exact and costs one hash-table pass
-    when there is no duplicate.
-    """
-    dup = np.zeros(len(keys), dtype=bool)
-    index = pd.Index(keys)
-    if index.has_duplicates:
-        cand = np.flatnonzero(index.duplicated(keep=False))
-        strings = docno.take(pa.array(rows[cand])).to_numpy(zero_copy_only=False)
-        exact = pd.DataFrame({"t": topic[cand], "d": strings})
-        dup[cand] = exact.duplicated(keep="first").to_numpy()
-    return dup
-
-
 _ALL_BITS = (1 << 64) - 1
 
 
@@ -276,64 +255,67 @@ _ALL_BITS = (1 << 64) - 1
 class QrelsLookup:
     """The judged (topic, docno) pairs of a track, hashed for lookups.
 
-    ``topics`` are the judged topic ids in byte order, ``topic`` the code of each qrels
-    row's topic, ``offsets``/``data`` the buffers of the rows' docnos. With the
-    compiled kernels ``slots`` is their
-    open-addressing table of the rows' docnos, topic t owning ``slots[base[t]:base[t+1]]``
-    (see :func:`topic_regions`), built with hash ``mask``; with the numpy path
-    ``keys`` is a hash index of the rows' pair hashes (position = qrels row) and
-    ``seed`` makes every pair hash distinct.
+    With the compiled kernels ``slots`` is their open-addressing table of the qrels'
+    docnos, topic t owning ``slots[base[t]:base[t+1]]`` (see :func:`topic_regions`),
+    built with hash ``mask``; with the numpy path ``keys`` is a hash index (pandas) of
+    the rows' pair hashes (position = qrels row) and ``seed`` makes them distinct.
     """
 
-    qrels: pa.Table
-    topics: pa.Array
-    topic: np.ndarray
-    offsets: np.ndarray
-    data: pa.Buffer
+    qrels: Qrels
     base: np.ndarray | None = None
     slots: np.ndarray | None = None
-    keys: pd.Index | None = None
+    keys: object = None
     seed: int = 0
     mask: int = _ALL_BITS
+    index: dict = field(default_factory=dict)  # topic id -> code
+
+    @property
+    def topics(self) -> list:
+        return self.qrels.topics
 
     @classmethod
-    def build(cls, qrels: pa.Table, mask: int = _ALL_BITS) -> "QrelsLookup":
-        """Index deduplicated qrels (qid, docno, rel), for the compiled kernels if enabled.
+    def build(cls, qrels, mask: int = _ALL_BITS) -> "QrelsLookup":
+        """Index deduplicated qrels (a :class:`Qrels`, or an Arrow table qid, docno, rel),
+        for the compiled kernels if enabled.
 
         ``mask`` narrows the compiled path's hashes (tests use it to force collisions).
         The numpy path re-seeds on the rare collision of two qrels pair hashes.
         """
+        if not isinstance(qrels, Qrels):
+            qrels = Qrels.from_table(qrels)
         kernels = compiled.kernels()
-        topic, topics = sorted_dictionary(qrels["qid"])
-        docno = qrels["docno"].combine_chunks() if isinstance(qrels["docno"], pa.ChunkedArray) else qrels["docno"]
-        offsets, data = string_buffers(docno)
-        base = cls(qrels, topics, topic.astype(np.int64), offsets, data, mask=mask)
+        base = cls(qrels, mask=mask, index={t: i for i, t in enumerate(qrels.topics)})
         if kernels is not None:
-            base.base = topic_regions(np.bincount(topic, minlength=len(topics)))
+            base.base = topic_regions(np.bincount(qrels.topic, minlength=len(qrels.topics)))
             base.slots = np.full(int(base.base[-1]), _ALL_BITS, dtype=np.uint64)
-            if kernels.build_table(base.topic, offsets, data, base.base, base.slots, mask):
+            if kernels.build_table(qrels.topic, qrels.docno.offsets, qrels.docno.data, base.base, base.slots, mask):
                 raise ValueError("QrelsLookup.build needs qrels without repeated (qid, docno)")
             return base
+        import pandas as pd
+
         for seed in range(64):
-            keys = pd.Index(pair_hash(topic, string_hash64(docno, seed)))
+            keys = pd.Index(pair_hash(qrels.topic, string_hash64(qrels.docno, seed)))
             if keys.is_unique:  # also builds the hash table once, before threads share it
                 base.keys, base.seed = keys, seed
                 return base
         raise RuntimeError("no collision-free hash seed for the qrels")  # pragma: no cover
 
-    def match(self, topic: np.ndarray, keys: np.ndarray, docno, docno_row=None) -> tuple[np.ndarray, np.ndarray]:
+    def topic_codes(self, ids: list) -> np.ndarray:
+        """Code of each topic id in :attr:`topics` (-1 for a topic without judgments)."""
+        return np.array([self.index.get(t, -1) for t in ids], dtype=np.int64)
+
+    def match(self, topic: np.ndarray, keys: np.ndarray, docno: Strings, docno_row=None) -> tuple[np.ndarray, np.ndarray]:
         """(rows, qrels rows) of the (topic, docno) rows that are judged (numpy path).
 
         ``topic`` are codes into ``self.topics``; ``keys`` = pair_hash(topic, hash of docno,
         seed ``self.seed``); row i's docno is ``docno[docno_row[i]]`` (``docno[i]`` without
-        ``docno_row``). Hash matches are confirmed on topic code and docno string.
+        ``docno_row``). Hash matches are confirmed on topic code and docno bytes.
         """
         at = self.keys.get_indexer(keys)
         rows = np.flatnonzero(at >= 0)
         qrow = at[rows]
-        same = self.topic[qrow] == topic[rows]
-        same &= pc.equal(docno.take(pa.array(rows if docno_row is None else docno_row[rows])),
-                         self.qrels["docno"].take(pa.array(qrow))).to_numpy(zero_copy_only=False)
+        same = self.qrels.topic[qrow] == topic[rows]
+        same &= docno.equal(rows if docno_row is None else docno_row[rows], self.qrels.docno, qrow)
         return rows[same], qrow[same]
 
 
@@ -348,23 +330,44 @@ def topic_regions(counts: np.ndarray) -> np.ndarray:
     return np.concatenate([[0], np.cumsum(caps)]).astype(np.int64)
 
 
+def exact_duplicates(keys: np.ndarray, topic: np.ndarray, docno: Strings, rows: np.ndarray) -> np.ndarray:
+    """Mask of rows repeating an earlier row's (topic, docno string ``docno[rows]``).
+
+    ``keys`` are the rows' pair hashes: only rows whose hash occurs more than once are
+    compared on the bytes, so the result is exact and costs one hash-table pass when
+    there is no duplicate.
+    """
+    import pandas as pd
+
+    dup = np.zeros(len(keys), dtype=bool)
+    index = pd.Index(keys)
+    if index.has_duplicates:
+        cand = np.flatnonzero(index.duplicated(keep=False))
+        exact = pd.DataFrame({"t": topic[cand], "d": docno.take(rows[cand]).codes()})
+        dup[cand] = exact.duplicated(keep="first").to_numpy()
+    return dup
+
+
 def dedupe_and_match(lookup: QrelsLookup, topic: np.ndarray, docno, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(duplicate mask, qrels row or -1) of the lines ``rows`` of a run, taken in that order.
 
     Line k is (topic code ``topic[k]`` in ``lookup.topics``, docno ``docno[rows[k]]``);
-    ``topic`` must not decrease (a topic's lines are consecutive). It is a duplicate when an earlier line has the same topic and docno string; a
-    duplicate has no qrels row. Exact on the strings whichever path runs (the compiled
-    kernel for a lookup built with it, else numpy).
+    ``topic`` must not decrease (a topic's lines are consecutive). It is a duplicate when
+    an earlier line has the same topic and docno bytes; a duplicate has no qrels row.
+    ``docno``: :class:`~reeval.strings.Strings` (or an Arrow string array). Exact on the
+    bytes whichever path runs (the compiled kernel for a lookup built with it, else numpy).
     """
+    if not isinstance(docno, Strings):
+        docno = Strings.from_arrow(docno)
     m = len(rows)
     rows = np.ascontiguousarray(rows, dtype=np.int64)
     topic = np.ascontiguousarray(topic, dtype=np.int64)
     if lookup.slots is not None:
-        offsets, data = string_buffers(docno)
         dup = np.empty(m, dtype=bool)
         qrow = np.empty(m, dtype=np.int64)
-        compiled._kernels.dedupe_match(rows, topic, offsets, data, lookup.base, lookup.slots, lookup.offsets,
-                              lookup.data, lookup.mask, dup, qrow)
+        q = lookup.qrels.docno
+        compiled._kernels.dedupe_match(rows, topic, docno.offsets, docno.data, lookup.base, lookup.slots,
+                                       q.offsets, q.data, lookup.mask, dup, qrow)
         return dup, qrow
     keys = pair_hash(topic, string_hash64(docno, lookup.seed)[rows])
     dup = exact_duplicates(keys, topic, docno, rows)
@@ -375,37 +378,77 @@ def dedupe_and_match(lookup: QrelsLookup, topic: np.ndarray, docno, rows: np.nda
     return dup, qrow
 
 
-def trec_order(qcodes: np.ndarray, docno, score: np.ndarray, precision: str = "float64",
+def trec_order(topic: np.ndarray, docno: Strings, score: np.ndarray, precision: str = "float64",
                keep: np.ndarray | None = None) -> np.ndarray:
     """Rows of a run (indices into its parsed lines) in trec_eval order.
 
-    Order: topic code ascending (``qcodes``, codes that sort as the topic ids), then
+    Order: topic code ascending (``topic``, codes that sort as the topic ids), then
     score descending, then docno descending (byte order); with ``precision="float32"``
-    scores are compared as float32. ``-0.0`` ties with ``0.0``. ``keep`` (boolean mask)
-    restricts the lines ordered.
+    scores are compared as float32 (beyond its range they are infinite, as in a C
+    cast). ``-0.0`` ties with ``0.0``. ``keep`` (boolean mask) restricts the lines ordered.
     """
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {PRECISIONS}, not {precision!r}")
     rows = None if keep is None or keep.all() else np.flatnonzero(keep)
-    key = (score if rows is None else score[rows]) + 0.0  # + 0.0 turns -0.0 into 0.0
-    key = key.astype(np.float32) if precision == "float32" else key
-    codes = qcodes if rows is None else qcodes[rows]
-    local = topic_score_order(codes, key)
+    key = score + 0.0  # + 0.0 turns -0.0 into 0.0
+    if precision == "float32":
+        with np.errstate(over="ignore"):
+            key = key.astype(np.float32)
+    codes = topic if rows is None else topic[rows]
+    local = topic_score_order(codes, key if rows is None else key[rows])
     order = local if rows is None else rows[local]
-    q_sorted, k_sorted = codes[local], key[local]
-    # docno decides only among equal (topic, score): sort the docnos of tied rows only
+    # docno decides only among equal (topic, score): the tie groups are contiguous in order
+    kernels = compiled.kernels()
+    if kernels is not None and not docno.has_backslash():  # each group found and sorted in C, in place
+        # (escaped texts are ordered by the bytes they stand for, below)
+        kernels.sort_ties(order, np.ascontiguousarray(topic, dtype=np.int64), key, docno.offsets, docno.data)
+        return order
+    q_sorted, k_sorted = topic[order], key[order]
     same = (q_sorted[1:] == q_sorted[:-1]) & (k_sorted[1:] == k_sorted[:-1])
     tied = np.zeros(len(order), dtype=bool)
     tied[1:] |= same
     tied[:-1] |= same
-    if tied.any():
-        # tie groups are contiguous in ``order``: reorder their rows by docno descending
+    if tied.any():  # reorder the tied rows by docno descending, group by group
         slots = np.flatnonzero(tied)
-        group = np.cumsum(np.r_[True, ~same][tied])  # a new group where the row is not tied to its predecessor
+        first = np.r_[True, ~same][tied]  # a new group where the row is not tied to its predecessor
         tied_rows = order[slots]
-        dcode = sorted_codes(docno.take(pa.array(tied_rows)))
-        order[slots] = tied_rows[np.lexsort((-dcode, group))]
+        order[slots] = tied_rows[_tie_order(docno.take(tied_rows), np.cumsum(first))]
     return order
+
+
+def _tie_order(docno: Strings, group: np.ndarray) -> np.ndarray:
+    """Indices sorting tied rows by group, then docno descending, stably (no kernels):
+    pyarrow's string sort, or :meth:`Strings.order` for escaped texts (byte order of the
+    bytes they stand for)."""
+    if docno.has_backslash():
+        return docno.order(descending=True, groups=group)
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    table = pa.table({"group": group, "docno": docno.to_arrow()})
+    return pc.sort_indices(table, sort_keys=[("group", "ascending"), ("docno", "descending")]).to_numpy()
+
+
+@dataclass
+class RunPart:
+    """One run of a track, read and judged (numpy): ``topic`` (code in the qrels topics),
+    ``pos`` (1-based trec_eval position) and ``qrow`` (qrels row, -1 if not judged) of
+    every kept line in trec_eval order; ``n_ret`` documents per qrels topic; the report
+    row; and, when the runs table is kept, the parsed lines and their ``order``."""
+
+    name: str
+    topic: np.ndarray
+    pos: np.ndarray
+    qrow: np.ndarray
+    n_ret: np.ndarray
+    row: dict
+    lines: object = None
+    order: np.ndarray | None = None
+
+    @property
+    def judged(self) -> np.ndarray:
+        """Indices of the judged lines (qrow >= 0)."""
+        return np.flatnonzero(self.qrow >= 0)
 
 
 def _report_row(track, path, kind, run, counts: LineCounts, **extra) -> dict:
@@ -415,81 +458,147 @@ def _report_row(track, path, kind, run, counts: LineCounts, **extra) -> dict:
     return row
 
 
-RUNS_SCHEMA = table_schema(["run", "qid", "docno", "score", "tag", "pos"])
-JUDGED_SCHEMA = table_schema(["run", "qid", "docno", "pos", "rel"])
-JUDGED_ENCODED = pa.schema([("run", pa.dictionary(pa.int8(), pa.string())),
-                            ("qid", pa.dictionary(pa.int32(), pa.string()))]
-                           + [JUDGED_SCHEMA.field(name) for name in ("docno", "pos", "rel")])
-DEPTH_SCHEMA = table_schema(["run", "qid", "n_ret"])
+def load_run(name: str, path, lookup: QrelsLookup | Future, track: str, precision: str = "float64",
+             on_malformed: str = "error", keep_runs: bool = True) -> RunPart:
+    """Read, filter, rank and judge one run file (see :class:`RunPart` and :func:`judge_run`).
+
+    ``lookup`` may be a future of it: the file is read before waiting for the qrels."""
+    lines = read_run(path, on_malformed=on_malformed)
+    if isinstance(lookup, Future):
+        lookup = lookup.result()
+    return judge_run(name, path, lines, lookup, track, precision, keep_runs)
 
 
-def _plain(values: pa.Array) -> pa.Array:
-    """A string array, decoded if it is dictionary-encoded."""
-    return values.cast(pa.string()) if pa.types.is_dictionary(values.type) else values
+def judge_run(name: str, path, lines, lookup: QrelsLookup, track: str, precision: str = "float64",
+              keep_runs: bool = True) -> RunPart:
+    """Filter, rank and judge the parsed lines of one run file (see :class:`RunPart`).
 
-
-def _constant(value: str, n: int, encoded: bool = False) -> pa.Array:
-    """A string column holding ``value`` n times (built without a Python list); with
-    ``encoded`` a dictionary array (int8 indices, one value)."""
-    column = pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, dtype=np.int8)), pa.array([value], pa.string()))
-    return column if encoded else column.cast(pa.string())
-
-
-def _encoded(indices: np.ndarray, values: pa.Array) -> pa.Array:
-    """``values[indices]`` as a dictionary array (int32 indices) over ``values`` (distinct)."""
-    return pa.DictionaryArray.from_arrays(pa.array(indices.astype(np.int32)), values)
-
-
-def load_run(name: str, path, lookup: QrelsLookup, track: str, precision: str = "float64",
-             on_malformed: str = "error", keep_runs: bool = True):
-    """Parse, filter, rank and judge one run file.
-
-    Returns (report row, runs table, judged table, depth table) of the run, each sorted
-    by qid then pos; the runs table is None unless ``keep_runs``. Lines of topics the
-    qrels do not judge are dropped and counted, then repeated (topic, docno) lines
-    after the first in trec_eval order.
+    Lines of topics the qrels do not judge are dropped and counted, then repeated
+    (topic, docno) lines after the first in trec_eval order.
     """
-    table, counts = parse_run(path, on_malformed=on_malformed)
-    qid, docno, tag = (table[name].combine_chunks() for name in ("qid", "docno", "tag"))
-    score = table["score"].to_numpy()
-    qcodes, run_topics = sorted_dictionary(qid)
-    # each run topic's code in lookup.topics (-1: not judged); both lists are in byte order
-    in_qrels = pc.fill_null(pc.index_in(run_topics, value_set=lookup.topics), -1).to_numpy()
-    keep = in_qrels[qcodes] >= 0 if len(qcodes) else np.zeros(0, dtype=bool)
+    counts = lines.counts
+    run_topic = lookup.topic_codes(lines.qids)  # code of each of the run's topic ids, -1 if not judged
+    topic = run_topic[lines.qid] if len(lines.qid) else np.zeros(0, dtype=np.int64)
+    keep = topic >= 0
     counts.unjudged_topic = int(len(keep) - keep.sum())
-    n_tags = len(pc.unique(tag))
-    order = trec_order(qcodes, docno, score, precision, keep=keep)
-    topic = in_qrels[qcodes[order]]
-    dup, qrow = dedupe_and_match(lookup, topic, docno, order)
+    order = trec_order(topic, lines.docno, lines.score, precision, keep=keep)
+    topic = topic[order]
+    dup, qrow = dedupe_and_match(lookup, topic, lines.docno, order)
     counts.duplicate = int(dup.sum())
     if counts.duplicate:
         order, topic, qrow = order[~dup], topic[~dup], qrow[~dup]
     counts.kept = len(order)
-    pos = position_in_group(group_starts(topic)).astype(np.int32)
-    runs = None
-    if keep_runs:
-        take = pa.array(order)
-        runs = pa.table({"run": _constant(name, len(order)), "qid": lookup.topics.take(pa.array(topic)),
-                         "docno": docno.take(take), "score": pa.array(score[order]),
-                         "tag": _plain(tag.take(take)), "pos": pa.array(pos)}, schema=RUNS_SCHEMA)
-    judged_at = np.flatnonzero(qrow >= 0)
-    judged = pa.table({"run": _constant(name, len(judged_at), encoded=True),
-                       "qid": _encoded(topic[judged_at], lookup.topics),
-                       "docno": docno.take(pa.array(order[judged_at])), "pos": pa.array(pos[judged_at]),
-                       "rel": lookup.qrels["rel"].take(pa.array(qrow[judged_at]))}, schema=JUDGED_ENCODED)
     n_ret = np.bincount(topic, minlength=len(lookup.topics))
-    answered = np.flatnonzero(n_ret)
-    depth = pa.table({"run": _constant(name, len(answered)),
-                      "qid": lookup.topics.take(pa.array(answered)),
-                      "n_ret": pa.array(n_ret[answered].astype(np.int32))}, schema=DEPTH_SCHEMA)
-    row = _report_row(track, path, "run", name, counts, n_tags=n_tags,
-                      first_tag=tag[0].as_py() if len(tag) else None, n_topics=len(answered),
-                      unjudged_topics=int((in_qrels < 0).sum()))
-    return row, runs, judged, depth
+    pos = positions_from_counts(n_ret)  # topic is sorted
+    row = _report_row(track, path, "run", name, counts, n_tags=int((np.bincount(lines.tag, minlength=1) > 0).sum()),
+                      first_tag=lines.tags[int(lines.tag[0])] if len(lines.tag) else None,
+                      n_topics=int((n_ret > 0).sum()), unjudged_topics=int((run_topic < 0).sum()))
+    return RunPart(name, topic, pos, qrow, n_ret, row, lines if keep_runs else None, order if keep_runs else None)
 
 
-def _concat(tables, schema: pa.Schema) -> pa.Table:
+@dataclass
+class TrackTables:
+    """A track read once: its qrels lookup, one :class:`RunPart` per run (in name order)
+    and the report rows; the Arrow tables are built on first use."""
+
+    lookup: QrelsLookup
+    parts: list
+    report_rows: list  # one dict per input file (qrels first), the columns of ``report``
+    keep_runs: bool = True
+
+    @cached_property
+    def qrels(self):
+        """qid, docno, rel: the judgments, by topic and docno."""
+        return self.lookup.qrels.to_table()
+
+    @cached_property
+    def judged(self):
+        """run, qid, docno, pos, rel of every judged line (``JUDGED_ENCODED``)."""
+        import pyarrow as pa
+
+        q = self.lookup.qrels
+        tables = []
+        for part in self.parts:
+            at = part.judged
+            qrow = part.qrow[at]
+            tables.append(pa.table({
+                "run": _text_column(np.zeros(len(at), dtype=np.int8), [part.name], encoded=True),
+                "qid": _text_column(part.topic[at], q.topics, encoded=True),
+                "docno": q.docno.take(qrow).to_arrow(), "pos": pa.array(part.pos[at]),
+                "rel": pa.array(q.rel[qrow], pa.int64())}, schema=_schema("judged_encoded")))
+        return _concat(tables, _schema("judged_encoded"))
+
+    @cached_property
+    def depth(self):
+        """run, qid, n_ret of every topic a run answered."""
+        import pyarrow as pa
+
+        tables = []
+        for part in self.parts:
+            answered = np.flatnonzero(part.n_ret)
+            tables.append(pa.table({"run": _text_column(np.zeros(len(answered), np.int8), [part.name]),
+                                    "qid": _text_column(answered, self.lookup.topics),
+                                    "n_ret": pa.array(part.n_ret[answered].astype(np.int32))},
+                                   schema=_schema("depth")))
+        return _concat(tables, _schema("depth"))
+
+    @cached_property
+    def runs(self):
+        """run, qid, docno, score, tag, pos of every kept line; None without ``keep_runs``."""
+        if not self.keep_runs:
+            return None
+        import pyarrow as pa
+
+        tables = []
+        for part in self.parts:
+            lines, order = part.lines, part.order
+            tables.append(pa.table({
+                "run": _text_column(np.zeros(len(order), np.int8), [part.name]),
+                "qid": _text_column(part.topic, self.lookup.topics), "docno": lines.docno.take(order).to_arrow(),
+                "score": pa.array(lines.score[order]), "tag": _text_column(lines.tag[order], lines.tags),
+                "pos": pa.array(part.pos)}, schema=_schema("runs")))
+        return _concat(tables, _schema("runs"))
+
+    @property
+    def report(self):
+        """The ingest report (pandas): one row per input file with the outcome of every line."""
+        import pandas as pd
+
+        return pd.DataFrame(self.report_rows)
+
+
+def _concat(tables, schema):
+    import pyarrow as pa
+
     return pa.concat_tables(tables) if tables else schema.empty_table()
+
+
+_SCHEMA_COLUMNS = {"runs": ["run", "qid", "docno", "score", "tag", "pos"],
+                   "judged": ["run", "qid", "docno", "pos", "rel"],
+                   "depth": ["run", "qid", "n_ret"], "qrels": ["qid", "docno", "rel"]}
+
+
+def _schema(name: str):
+    """The Arrow schema of a central table (typed by :mod:`reeval.outputs`); ``judged_encoded``
+    is the in-memory judged table, its run and qid dictionary-encoded."""
+    import pyarrow as pa
+
+    from .outputs import table_schema
+
+    if name != "judged_encoded":
+        return table_schema(_SCHEMA_COLUMNS[name])
+    judged = table_schema(_SCHEMA_COLUMNS["judged"])
+    return pa.schema([("run", pa.dictionary(pa.int8(), pa.string())), ("qid", pa.dictionary(pa.int32(), pa.string()))]
+                     + [judged.field(column) for column in ("docno", "pos", "rel")])
+
+
+def __getattr__(name: str):
+    """RUNS_SCHEMA, JUDGED_SCHEMA, JUDGED_ENCODED, DEPTH_SCHEMA, QRELS_SCHEMA (built on use)."""
+    schemas = {"RUNS_SCHEMA": "runs", "JUDGED_SCHEMA": "judged", "JUDGED_ENCODED": "judged_encoded",
+               "DEPTH_SCHEMA": "depth", "QRELS_SCHEMA": "qrels"}
+    if name in schemas:
+        return _schema(schemas[name])
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def tune_memory() -> bool:
@@ -527,40 +636,55 @@ def tune_memory() -> bool:
 def ingest_track(track: str, qrels_path, run_paths, precision: str = "float64",
                  on_malformed: str = "error", grade_map: dict | None = None,
                  threads: int = 2, keep_runs: bool = True) -> TrackTables:
-    """Parse a track's qrels and runs once each and build the central tables.
+    """Read a track's qrels and runs once each and judge every run (see the module doc).
 
     ``threads`` run files are read, ranked and matched with the qrels at once, in
-    threads (the compiled kernels, Arrow and numpy's large operations release the GIL);
-    results do not depend on it. ``grade_map`` relabels qrels grades before anything else (see
-    :func:`remap_grades`). ``keep_runs=False`` skips the ``runs`` table (None), which
-    only ``runs.parquet`` needs: the measures read ``judged`` and ``depth``. Calls
-    :func:`tune_memory` (process-wide malloc and numpy settings).
+    threads (the compiled kernels and numpy's large operations release the GIL);
+    results do not depend on it. ``grade_map`` relabels qrels grades before anything
+    else (see :func:`remap_grades`). ``keep_runs=False`` keeps no parsed lines, so no
+    ``runs`` table (only ``runs.parquet`` needs it). Qrels without a judgment are an
+    :class:`InputError`. Calls :func:`tune_memory` (process-wide malloc and numpy settings).
     """
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {PRECISIONS}, not {precision!r}")
     tune_memory()
-    qrels, qcounts = parse_qrels(qrels_path, on_malformed=on_malformed)
-    if qrels.num_rows == 0:
-        raise InputError(f"{qrels_path}: no judgment to evaluate with ({nothing_kept(qcounts)})")
-    qrels = remap_grades(qrels, grade_map)
-    qrels, qdup = sort_dedupe_qrels(qrels)
-    qcounts.duplicate = int(qdup.sum())
-    qcounts.kept -= qcounts.duplicate
-    lookup = QrelsLookup.build(qrels)
-    report = [_report_row(track, qrels_path, "qrels", None, qcounts)]
-
     names = run_names(run_paths)
     jobs = sorted(zip(names, run_paths))
+    ready = Future()  # the qrels lookup, or the qrels' error
+
+    def load(job):
+        return load_run(*job, ready, track, precision, on_malformed, keep_runs)
+
+    # A regular qrels file is read while the first run files are (a stream, perhaps the
+    # standard input a run also names, is read before any run begins)
+    overlap = str(qrels_path) != "-" and os.path.isfile(qrels_path)
     with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
-        # map yields in name order; the first failing file raises and cancels the files not begun
-        loaded = list(pool.map(lambda job: load_run(*job, lookup, track, precision, on_malformed, keep_runs),
-                               jobs))
-    report.extend(row for row, *_ in loaded)
-    # each run's tables are sorted by qid then pos, and runs come in name order
-    runs = _concat([r for _, r, _, _ in loaded], RUNS_SCHEMA) if keep_runs else None
-    judged = _concat([j for _, _, j, _ in loaded], JUDGED_ENCODED)
-    depth = _concat([d for _, _, _, d in loaded], DEPTH_SCHEMA)
-    return TrackTables(runs=runs, qrels=qrels, judged=judged, depth=depth, report_rows=report)
+        try:
+            # map yields in name order; the first failing file raises and cancels the files not begun
+            parts = pool.map(load, jobs) if overlap else None
+            try:
+                lookup, report = _qrels_lookup(track, qrels_path, on_malformed, grade_map)
+            except BaseException as exc:
+                ready.set_exception(exc)
+                raise
+            ready.set_result(lookup)
+            parts = list(parts if overlap else pool.map(load, jobs))
+        finally:
+            pool.shutdown(cancel_futures=True)
+    report.extend(part.row for part in parts)
+    return TrackTables(lookup, parts, report, keep_runs)
+
+
+def _qrels_lookup(track: str, qrels_path, on_malformed: str, grade_map: dict | None) -> tuple[QrelsLookup, list]:
+    """(the lookup of a track's qrels file, [its report row]); no judgment is an InputError."""
+    lines = read_qrels(qrels_path, on_malformed=on_malformed)
+    qcounts = lines.counts
+    if len(lines.rel) == 0:
+        raise InputError(f"{qrels_path}: no judgment to evaluate with ({nothing_kept(qcounts)})")
+    qrels, qdup = prepare_qrels(lines, grade_map)
+    qcounts.duplicate = int(qdup.sum())
+    qcounts.kept -= qcounts.duplicate
+    return QrelsLookup.build(qrels), [_report_row(track, qrels_path, "qrels", None, qcounts)]
 
 
 TRACK_FILES = ("runs.parquet", "qrels.parquet", "judged.parquet", "depth.parquet",
@@ -569,6 +693,8 @@ TRACK_FILES = ("runs.parquet", "qrels.parquet", "judged.parquet", "depth.parquet
 
 def write_track(tables: TrackTables, out_dir) -> None:
     """Write the tables of :func:`ingest_track` under ``out_dir`` (names: TRACK_FILES)."""
+    from .outputs import write_table
+
     out = Path(out_dir)
     write_table(tables.runs, out / "runs.parquet")
     write_table(tables.qrels, out / "qrels.parquet")

@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from .ingest import group_starts, position_in_group
+from .arrays import group_starts, position_in_group
 from .measures import build_grid
 
 #: Position of a relevant document the run did not retrieve (worse than any rank).

@@ -39,15 +39,12 @@ import re
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
-import pyarrow as pa
-import pyarrow.compute as pc
 
+from .arrays import group_starts, position_in_group
 from .bytetext import sorted_texts
-from .ingest import group_starts, position_in_group
+from .choices import UNRETRIEVED_POLICIES
 
 STANDARD_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
-UNRETRIEVED_POLICIES = ("after_last", "eq3")
 
 
 @dataclass(frozen=True)
@@ -183,7 +180,12 @@ def _codes(values, categories) -> np.ndarray:
     tables are sorted, so there are few), or through a dictionary when runs are short;
     a dictionary-encoded column through its dictionary (chunk by chunk).
     """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     if not isinstance(values, (pa.Array, pa.ChunkedArray)):
+        import pandas as pd
+
         return pd.Categorical(values, categories=categories).codes.astype(np.int64)
     if isinstance(values, pa.ChunkedArray) and pa.types.is_dictionary(values.type) and values.num_chunks > 1:
         # ingest's judged table: one chunk per run, each with its own dictionary
@@ -219,6 +221,8 @@ def _sorted_distinct(table, name) -> list:
     """The distinct values of a column in byte order (trec_eval's ``strcmp`` order, of the
     bytes escaped texts stand for: :func:`reeval.bytetext.sorted_texts`)."""
     if hasattr(table, "column_names"):
+        import pyarrow.compute as pc
+
         return sorted_texts(pc.unique(table.column(name)).to_pylist())
     return sorted_texts(set(table[name].tolist()))
 
@@ -265,6 +269,42 @@ def build_grid(judged, depth, qrels, runs=None, max_depth: int | None = None,
     return Grid(runs=runs, topics=topics, g=g, pos=pos, rel=rel, docno=docno, n_ret=n_ret,
                 qrels_topic=qt, qrels_rel=_col(qrels, "rel").astype(np.int64),
                 qrels_docno=_col(qrels, "docno") if keep_docno else None)
+
+
+def grid_from_track(tables, runs=None, max_depth: int | None = None, keep_docno: bool = False) -> Grid:
+    """The grid of an ingested track (:class:`reeval.ingest.TrackTables`) straight from its
+    numpy parts, no Arrow table: equal to ``build_grid(tables.judged, tables.depth,
+    tables.qrels, runs, max_depth, keep_docno)``.
+
+    ``runs`` fixes the run order (default: the sorted names of the runs that answered a
+    topic); a name without a part gets no row. Each part is sorted by topic and
+    position, so concatenating them in run order gives the grid's (run, topic, pos) order.
+    """
+    q = tables.lookup.qrels
+    parts = {part.name: part for part in tables.parts}
+    if runs is None:
+        runs = sorted_texts(part.name for part in tables.parts if part.n_ret.any())
+    runs = list(runs)
+    S, T = len(runs), len(q.topics)
+    qrels_docno = np.array(q.docno.tolist(), dtype=object) if keep_docno else None
+    g, pos, qrow = [], [], []
+    n_ret = np.zeros((S, T), dtype=np.int64)
+    for si, name in enumerate(runs):
+        part = parts.get(name)
+        if part is None:
+            continue
+        at = part.judged
+        if max_depth is not None:
+            at = at[part.pos[at] <= max_depth]
+        g.append(si * T + part.topic[at])
+        pos.append(part.pos[at].astype(np.int64))
+        qrow.append(part.qrow[at])
+        n_ret[si] = part.n_ret if max_depth is None else np.minimum(part.n_ret, max_depth)
+    join = (lambda xs: np.concatenate(xs) if xs else np.zeros(0, dtype=np.int64))
+    g, pos, qrow = join(g), join(pos), join(qrow)
+    return Grid(runs=runs, topics=list(q.topics), g=g, pos=pos, rel=q.rel[qrow].astype(np.int64),
+                docno=qrels_docno[qrow] if keep_docno else None, n_ret=n_ret,
+                qrels_topic=q.topic.astype(np.int64), qrels_rel=q.rel.astype(np.int64), qrels_docno=qrels_docno)
 
 
 def _is_sorted(a: np.ndarray) -> bool:
@@ -321,9 +361,11 @@ class TopicScores:
     n_unretrieved: np.ndarray  # (S, T) relevant documents given the unretrieved value
     asl_unanswered: np.ndarray  # (S, T) bool: ASL used the track depth (topic unanswered)
 
-    def to_frame(self) -> pd.DataFrame:
+    def to_frame(self):
         """Long-by-topic table: run, qid, answered, num_rel, one column per measure."""
         S, T = len(self.runs), len(self.topics)
+        import pandas as pd
+
         df = pd.DataFrame({
             "run": np.repeat(np.array(self.runs, dtype=object), T),
             "qid": np.tile(np.array(self.topics, dtype=object), S),
@@ -460,16 +502,48 @@ def _bpref(grid: Grid, is_rel, starts, R, rel_level, count):
     return _safe_div(count(is_rel, term), R[None, :])
 
 
+#: The 11 standard recall levels of trec_eval's ``iprec_at_recall_*``.
+RECALL_LEVELS = np.arange(11) / 10
+IPREC_RULES = ("trec_eval9", "trec_eval10", "recall")
+
+
+def recall_cutoff_ranks(num_rel, rule: str = "trec_eval9") -> np.ndarray:
+    """For each topic, the relevant-document count k_L that stands for recall level L.
+
+    Shape ``(len(num_rel), 11)`` of int64, one column per level L = 0.0, 0.1, ..., 1.0
+    (the doubles 0.1 ... as written in C). trec_eval does not compare recall with L; it
+    turns L into a number of relevant documents first (m_iprec_at_recall.c):
+
+    - ``"trec_eval9"`` (trec_eval <= 9.x and pytrec_eval-terrier):
+      k_L = (long)(L * R + 0.9), evaluated in doubles exactly as C does. So k_L is
+      ceil(L R - 0.1) up to rounding: R = 3, L = 0.7 gives 0.7*3 + 0.9 =
+      2.9999999999999996 and k_L = 2, although recall 2/3 < 0.7.
+    - ``"trec_eval10"`` (trec_eval 10): k_L = lround(L * R), nearest, halves away from 0.
+    - ``"recall"``: the textbook rule "recall >= L": k_L = ceil(L R) in integer arithmetic.
+
+    A level with k_L = 0 behaves as k_L = 1 (the maximum over the whole ranking).
+    """
+    if rule not in IPREC_RULES:
+        raise ValueError(f"rule must be one of {IPREC_RULES}, got {rule!r}")
+    R = np.asarray(num_rel, dtype=np.int64)[:, None]
+    if rule == "recall":
+        j = np.arange(RECALL_LEVELS.size, dtype=np.int64)[None, :]
+        return -(-(j * R) // 10)
+    x = RECALL_LEVELS[None, :] * R.astype(np.float64)
+    if rule == "trec_eval9":
+        return np.floor(x + 0.9).astype(np.int64)
+    low = np.floor(x)
+    return np.where(x - low >= 0.5, low + 1, low).astype(np.int64)
+
+
 def _iprec_at_recall(grid: Grid, is_rel, cum_rel, R) -> np.ndarray:
     """trec_eval's 11-point interpolated precision, shape (S, T, 11).
 
     Level L = j/10 stands for k_L = (long)(L * R_q + 0.9) relevant documents (trec_eval
-    9.x and pytrec_eval; see reeval.stats.recall_cutoff_ranks); the value is the
+    9.x and pytrec_eval; see recall_cutoff_ranks); the value is the
     highest precision rel_so_far/pos at any relevant document with rel_so_far >= max(k_L, 1),
     0 when the run retrieved fewer than k_L relevant documents.
     """
-    from .stats import recall_cutoff_ranks
-
     S, T = grid.shape
     g = grid.g[is_rel]
     prec = cum_rel[is_rel] / grid.pos[is_rel]
@@ -529,12 +603,14 @@ def aggregate_values(scores: TopicScores, measures, complete: bool = True) -> di
     return out
 
 
-def aggregate(scores: TopicScores, measures, complete: bool = True) -> pd.DataFrame:
+def aggregate(scores: TopicScores, measures, complete: bool = True):
     """:func:`aggregate_values` as a DataFrame: one row per run, one column per measure."""
+    import pandas as pd
+
     return pd.DataFrame(aggregate_values(scores, measures, complete))
 
 
-def per_document(grid: Grid, rel_level: int = 1, unretrieved: str = "after_last") -> pd.DataFrame:
+def per_document(grid: Grid, rel_level: int = 1, unretrieved: str = "after_last"):
     """One row per (run, topic, relevant document): rank, ASL and AP's precision.
 
     Columns run, qid, docno, rel, pos (0 when not retrieved), retrieved, rel_above
@@ -542,6 +618,8 @@ def per_document(grid: Grid, rel_level: int = 1, unretrieved: str = "after_last"
     ones), precision ((rel_above + 1)/pos, AP's per-document term; 0 if not retrieved).
     Needs a grid built with ``keep_docno=True``.
     """
+    import pandas as pd
+
     if grid.docno is None or grid.qrels_docno is None:
         raise ValueError("per_document needs build_grid(..., keep_docno=True)")
     S, T = grid.shape

@@ -7,8 +7,8 @@
   type rather than let pandas guess one.
 - :func:`save_figure` is the one figure saver (PNG, PDF, SVG), :func:`write_text` writes
   markdown and JSON.
-- All of them write through :func:`atomic_write`: a temporary file beside the output,
-  renamed when complete.
+- All of them write through :func:`atomic_write` (:mod:`reeval.atomic`, re-exported
+  here): a temporary file beside the output, renamed when complete.
 
 Decisions the registry encodes:
 
@@ -43,7 +43,6 @@ Snakemake job owns its output paths, so no other job writes these names.
 from __future__ import annotations
 
 import dataclasses
-import os
 import re
 from pathlib import Path
 
@@ -51,6 +50,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from .atomic import atomic_write
 from .trecio import LineCounts
 
 STRING, FLOAT, INT, INT32, INT8, BOOL = pa.string(), pa.float64(), pa.int64(), pa.int32(), pa.int8(), pa.bool_()
@@ -300,58 +300,3 @@ def save_figure(fig, *paths, dpi: int = 150) -> None:
                     tmp, format=fmt, dpi=dpi, bbox_inches="tight", metadata=FIGURE_METADATA[fmt]))
     finally:
         pyplot().close(fig)
-
-
-# ------------------------------------------------------------------ atomic writes
-
-def _process_umask() -> int:
-    """The process umask (read once, at import, while no other thread can race on it)."""
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-_FILE_MODE = 0o666 & ~_process_umask()
-
-
-def temporary_path(path) -> Path:
-    """Where :func:`atomic_write` writes ``path`` before renaming it: ``.<name>.tmp`` beside it."""
-    path = Path(path)
-    return path.with_name(f".{path.name}.tmp")
-
-
-def stale_temporaries(path) -> list[Path]:
-    """Temporary files that interrupted writes of ``path`` left beside it, sorted.
-
-    ``.<name>.tmp`` (:func:`temporary_path`) and ``.<name>.XXXXXXXX.tmp``, the names
-    ``tempfile.mkstemp`` gave them before (8 characters of ``[a-z0-9_]``).
-    """
-    path = Path(path)
-    pattern = re.compile(rf"\.{re.escape(path.name)}(\.[a-z0-9_]{{8}})?\.tmp")
-    try:
-        entries = list(os.scandir(path.parent))
-    except FileNotFoundError:
-        return []
-    return sorted(path.parent / e.name for e in entries if pattern.fullmatch(e.name) and not e.is_dir())
-
-
-def atomic_write(path, write) -> None:
-    """Call ``write(tmp)`` then rename ``tmp`` to ``path``: no partial file under the final name.
-
-    ``tmp`` is :func:`temporary_path` (a string); temporaries an interrupted earlier
-    write of ``path`` left are removed first (:func:`stale_temporaries`). The file gets
-    the permissions of an ordinary new file (0666 less the umask). If ``write`` fails,
-    the temporary file is removed and the error raised.
-    """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    for stale in stale_temporaries(path):
-        stale.unlink(missing_ok=True)
-    tmp = temporary_path(path)
-    try:
-        write(str(tmp))
-        os.chmod(tmp, _FILE_MODE)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise

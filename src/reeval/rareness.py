@@ -42,13 +42,12 @@ import re
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
-from .ingest import group_starts
+from .arrays import group_starts
 from .measures import Grid, Measure, parse_measure
 
 FAMILIES = ("P_rareness", "AP_rareness", "P_rareness_norm", "AP_rareness_norm")
-SYSTEMS = ("all", "answered")
+from .choices import SYSTEMS  # noqa: E402
 PER_TOPIC_ALPHA = "1/R"
 
 _NAME = re.compile(r"(ap|p)_rareness(_norm)?(?:[@_.](\d+))?", re.IGNORECASE)
@@ -133,6 +132,8 @@ class Hits:
 def top_k_hits(grid: Grid, k: int, rel_level: int = 1) -> Hits:
     """Relevant documents in the top ``k`` of every ranking of a grid built with
     ``build_grid(..., keep_docno=True)`` (the grid may already be cut at a depth)."""
+    import pandas as pd
+
     if grid.docno is None or grid.qrels_docno is None:
         raise ValueError("rareness needs build_grid(..., keep_docno=True)")
     if k <= 0:
@@ -208,10 +209,12 @@ def scores(hits: Hits, family: str, alpha, systems: str = "all") -> np.ndarray:
     return np.bincount(g, weights=hits.coef(family) * w, minlength=S * T).reshape(S, T)
 
 
-def document_table(hits: Hits, systems: str = "all") -> pd.DataFrame:
+def document_table(hits: Hits, systems: str = "all"):
     """One row per relevant document: qid, docno, k, c_k (runs with d in their top k),
     n_systems (S), rarity (R) and rarity_norm (R'); the rarities are NaN when c_k = 0 (no
     run is ever credited with such a document). Sorted by qid, docno."""
+    import pandas as pd
+
     counts = retrieval_counts(hits)
     S_t = n_systems(hits, systems)[hits.doc_topic]
     found = counts > 0

@@ -32,7 +32,6 @@ import math
 
 import numpy as np
 import pandas as pd
-from scipy import sparse
 
 from . import rareness as rr
 from .stats import kendall_tau, tau_ap, tukey_hsd
@@ -161,6 +160,8 @@ class LinearRareness:
     """
 
     def __init__(self, hits: rr.Hits, family: str, alpha):
+        from scipy import sparse  # here, not at import: the Snakefile reads this module's report
+
         S, T = hits.shape
         self.T = T
         self.normalized = family.endswith("_norm")

@@ -37,12 +37,11 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy import stats as _st
-from scipy.integrate import IntegrationWarning
-from scipy.interpolate import CubicSpline
+# scipy is imported by the functions that use it (scipy.stats takes 0.3-1 s): reading this
+# module (the Snakefile, the measures' recall cut-offs) does not import it
 
-ALTERNATIVES = ("two-sided", "greater", "less")
-PAIRED_TESTS = ("t", "wilcoxon", "sign", "permutation", "bootstrap")
+from .choices import ALTERNATIVES, PAIRED_TESTS  # noqa: E402 (names of the choices, re-exported)
+from .measures import RECALL_LEVELS, recall_cutoff_ranks  # noqa: E402
 CORRECTIONS = ("bonferroni", "holm", "bh")
 #: Wilcoxon: exact null distribution up to this many non-zero differences.
 WILCOXON_EXACT_MAX = 50
@@ -51,8 +50,6 @@ WILCOXON_EXACT_MAX = 50
 PERMUTATION_EXACT_MAX = 20
 #: Resampling chunk: at most this many (resample x topic) cells at once (32 MiB float64).
 RESAMPLE_CHUNK_CELLS = 1 << 22
-#: The 11 standard recall levels of trec_eval's ``iprec_at_recall_*``.
-RECALL_LEVELS = np.arange(11) / 10
 IPREC_MEASURES = tuple(f"iprec_at_recall_{level:.2f}" for level in RECALL_LEVELS)
 
 _RESULT_KEYS = ("mean_a", "mean_b", "diff", "statistic", "p_value", "ci_low", "ci_high",
@@ -93,6 +90,8 @@ def _p_from_null_tails(p_greater, p_less, alternative: str):
 
 def _t_pvalue(t, df, alternative: str):
     """p-value of Student's t with ``df`` degrees of freedom (vectorized)."""
+    from scipy import stats as _st
+
     t = np.asarray(t, dtype=np.float64)
     if alternative == "greater":
         return _st.t.sf(t, df)
@@ -131,6 +130,8 @@ def t_confidence_interval(d, confidence: float = 0.95,
     sd / sqrt(n), inf); "less": (-inf, mean + t_{c, n-1} * sd / sqrt(n)]. sd has ddof=1.
     NaN bounds for fewer than 2 values; a zero sd gives the degenerate [mean, mean].
     """
+    from scipy import stats as _st
+
     _check_alternative(alternative)
     _check_confidence(confidence)
     d = np.asarray(d, dtype=np.float64)
@@ -225,6 +226,8 @@ def wilcoxon_test(x, y, alternative: str = "two-sided", confidence: float = 0.95
     itself is about the centre of the differences, not their mean; the interval is given
     so every test reports the same quantity). m = 0 gives w = 0, p = 1.
     """
+    from scipy import stats as _st
+
     _check_alternative(alternative)
     _check_confidence(confidence)
     if method not in ("auto", "exact", "normal"):
@@ -270,6 +273,8 @@ def sign_test(x, y, alternative: str = "two-sided", confidence: float = 0.95,
     which for p = 1/2 equals ``scipy.stats.binomtest``. Statistic = k. CI: t-based
     interval of mean(d), as for the t-test. n = 0 gives p = 1.
     """
+    from scipy import stats as _st
+
     _check_alternative(alternative)
     _check_confidence(confidence)
     if zero_method not in ("drop", "keep"):
@@ -561,6 +566,10 @@ def all_pairs_ttest(scores, runs=None, alternative: str = "two-sided",
 def _studentized_range_sf(q: np.ndarray, k: int, df: float, max_exact: int,
                           grid_size: int) -> np.ndarray:
     """P(Q_{k,df} >= q) by scipy, exact or through a spline of log sf (see tukey_hsd)."""
+    from scipy import stats as _st
+    from scipy.integrate import IntegrationWarning
+    from scipy.interpolate import CubicSpline
+
     q = np.asarray(q, dtype=np.float64)
     p = np.ones(q.shape)
     finite = np.isfinite(q)
@@ -585,6 +594,9 @@ def _studentized_range_sf(q: np.ndarray, k: int, df: float, max_exact: int,
 @functools.lru_cache(maxsize=64)
 def _studentized_range_ppf(confidence: float, k: int, df: float) -> float:
     """q_crit = studentized_range.ppf(confidence, k, df), cached (scipy takes ~0.3 s)."""
+    from scipy import stats as _st
+    from scipy.integrate import IntegrationWarning
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", IntegrationWarning)
         return float(_st.studentized_range.ppf(confidence, k, df))
@@ -652,6 +664,8 @@ def kendall_tau(a, b) -> float:
     a/b; wraps ``scipy.stats.kendalltau(a, b, variant="b")``. NaN when either vector is
     constant or has fewer than 2 entries.
     """
+    from scipy import stats as _st
+
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
     if a.shape != b.shape or a.ndim != 1:
@@ -718,38 +732,6 @@ def _topic_index(num_rel) -> pd.Index:
     if num_rel.index.has_duplicates:
         raise ValueError("num_rel has duplicate qids")
     return num_rel.index
-
-
-IPREC_RULES = ("trec_eval9", "trec_eval10", "recall")
-
-
-def recall_cutoff_ranks(num_rel, rule: str = "trec_eval9") -> np.ndarray:
-    """For each topic, the relevant-document count k_L that stands for recall level L.
-
-    Shape ``(len(num_rel), 11)`` of int64, one column per level L = 0.0, 0.1, ..., 1.0
-    (the doubles 0.1 ... as written in C). trec_eval does not compare recall with L; it
-    turns L into a number of relevant documents first (m_iprec_at_recall.c):
-
-    - ``"trec_eval9"`` (trec_eval <= 9.x and pytrec_eval-terrier):
-      k_L = (long)(L * R + 0.9), evaluated in doubles exactly as C does. So k_L is
-      ceil(L R - 0.1) up to rounding: R = 3, L = 0.7 gives 0.7*3 + 0.9 =
-      2.9999999999999996 and k_L = 2, although recall 2/3 < 0.7.
-    - ``"trec_eval10"`` (trec_eval 10): k_L = lround(L * R), nearest, halves away from 0.
-    - ``"recall"``: the textbook rule "recall >= L": k_L = ceil(L R) in integer arithmetic.
-
-    A level with k_L = 0 behaves as k_L = 1 (the maximum over the whole ranking).
-    """
-    if rule not in IPREC_RULES:
-        raise ValueError(f"rule must be one of {IPREC_RULES}, got {rule!r}")
-    R = np.asarray(num_rel, dtype=np.int64)[:, None]
-    if rule == "recall":
-        j = np.arange(RECALL_LEVELS.size, dtype=np.int64)[None, :]
-        return -(-(j * R) // 10)
-    x = RECALL_LEVELS[None, :] * R.astype(np.float64)
-    if rule == "trec_eval9":
-        return np.floor(x + 0.9).astype(np.int64)
-    low = np.floor(x)
-    return np.where(x - low >= 0.5, low + 1, low).astype(np.int64)
 
 
 def interpolated_precision(judged: pd.DataFrame, num_rel: pd.Series, rel_level: int = 1,
@@ -892,6 +874,8 @@ def sign_test_counts(wins, losses, alternative: str = "two-sided") -> np.ndarray
     :func:`sign_test` ("greater": P(K >= k), "less": P(K <= k), "two-sided": min(1, 2 x
     the smaller tail), which equals ``scipy.stats.binomtest(k, n).pvalue``); n = 0
     gives 1."""
+    from scipy import stats as _st
+
     _check_alternative(alternative)
     k = np.asarray(wins, dtype=np.int64)
     n = k + np.asarray(losses, dtype=np.int64)

@@ -29,7 +29,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
-from .outputs import atomic_write
+from .atomic import atomic_write
 
 
 @dataclass(frozen=True)

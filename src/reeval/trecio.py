@@ -31,22 +31,19 @@ from dataclasses import dataclass, field, asdict
 from pathlib import Path
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
-import pyarrow.csv as pacsv
 
 from . import compiled
-from .bytetext import escape_text, needs_escape, show
+from .bytetext import show
 from .errors import InputError
-from .sources import BOM, read_source, source_from_bytes
+from .sources import read_source, source_from_bytes
+from .strings import Strings
 
-__all__ = ["InputError", "TrecFormatError", "LineCounts", "parse_run", "parse_qrels",
-           "decode_lines", "run_name_from_path", "run_names"]
+__all__ = ["InputError", "TrecFormatError", "LineCounts", "RunLines", "QrelsLines", "read_run",
+           "read_qrels", "parse_run", "parse_qrels", "run_name_from_path", "run_names"]
 
 RUN_FIELDS = ("qid", "iter", "docno", "rank", "score", "tag")
 QRELS_FIELDS = ("qid", "iter", "docno", "rel")
 COMPRESSION_SUFFIXES = (".gz", ".bz2", ".Z")
-_INT_PATTERN = r"^[+-]?[0-9]+$"
 _NAME_PREFIX = re.compile(r"^(?:.*[-_.])?input\.")
 
 
@@ -162,62 +159,6 @@ def _name_forms(path: str) -> list[str]:
             [under(k, parts[-1]) for k in range(depth)])
 
 
-_LINE_PARSE = pacsv.ParseOptions(delimiter="\x1f", quote_char=False, escape_char=False,
-                                 newlines_in_values=False, ignore_empty_lines=False)
-_LINE_READ = pacsv.ReadOptions(column_names=["line"], block_size=1 << 24)
-_LINE_CONVERT = pacsv.ConvertOptions(column_types={"line": pa.string()}, null_values=[],
-                                     strings_can_be_null=False, quoted_strings_can_be_null=False)
-_LINE_END = re.compile("\r\n|\r|\n")
-_SURROGATE = re.compile("[\udc80-\udcff]")
-
-
-@dataclass
-class LineInfo:
-    """What splitting a file into lines found: lines holding bytes that are not UTF-8,
-    lines holding a backslash (both in escaped text form), line ends that are a lone CR."""
-
-    non_utf8_lines: int = 0
-    backslash_lines: int = 0
-    lone_cr: int = 0
-
-
-def decode_lines(data) -> tuple[pa.Array, LineInfo]:
-    r"""Split plain text bytes into an Arrow string array of physical lines.
-
-    Lines end at ``\n``, ``\r\n`` or ``\r``; a final line without newline counts,
-    nothing after a final newline does. Text that is valid UTF-8 without a backslash
-    goes through pyarrow's multi-threaded CSV reader (one column, as is); otherwise
-    through :func:`reeval.bytetext.escape_text` (invalid bytes as ``\xNN``, backslashes
-    doubled). Returns (lines, :class:`LineInfo`).
-    """
-    info = LineInfo()
-    if not len(data):
-        return pa.array([], type=pa.string()), info
-    if data.find(b"\r") >= 0:
-        info.lone_cr = lone_cr_count(data)
-    if not needs_escape(data) and data.find(b"\x1f") < 0 and data[:3] != BOM:  # Arrow would skip a BOM
-        table = pacsv.read_csv(pa.BufferReader(pa.py_buffer(data)), read_options=_LINE_READ,
-                               parse_options=_LINE_PARSE, convert_options=_LINE_CONVERT)
-        return table.column("line").combine_chunks(), info
-    raw = bytes(data)
-    parts = _split_lines(escape_text(raw))
-    if b"\\" in raw:
-        info.backslash_lines = sum("\\" in p for p in _split_lines(raw.decode("utf-8", "surrogateescape")))
-    try:
-        raw.decode("utf-8")
-    except UnicodeDecodeError:
-        plain = _split_lines(raw.decode("utf-8", "surrogateescape"))
-        info.non_utf8_lines = sum(_SURROGATE.search(p) is not None for p in plain)
-    return pa.array(parts, type=pa.string()), info
-
-
-def _split_lines(text: str) -> list[str]:
-    parts = _LINE_END.split(text)
-    if parts and parts[-1] == "":
-        parts.pop()
-    return parts
-
-
 def lone_cr_count(data) -> int:
     """Number of CR bytes not followed by LF (line ends trec_eval does not see)."""
     a = np.frombuffer(data, dtype=np.uint8)
@@ -229,136 +170,89 @@ def lone_cr_count(data) -> int:
 
 
 @dataclass
-class _Tokenized:
-    fields: dict  # name -> pa.Array (only lines with the right field count)
-    line_numbers: np.ndarray  # 1-based, of the kept candidate lines
+class RunLines:
+    """The kept lines of a run file, in file order, as numpy arrays (no pyarrow).
+
+    Line i has topic ``qids[qid[i]]``, document ``docno[i]``, score ``score[i]``, tag
+    ``tags[tag[i]]`` and was line ``line[i]`` of the file (1-based; ``line`` is None when
+    the kept lines are the file's lines 1 to n). ``qids`` and ``tags`` are the distinct
+    values in first-seen order.
+    """
+
+    qids: list
+    qid: np.ndarray
+    docno: Strings
+    score: np.ndarray
+    tags: list
+    tag: np.ndarray
+    line: np.ndarray | None
     counts: LineCounts
 
+    def to_table(self):
+        """The lines as an Arrow table: qid, docno, score, tag, line (file order)."""
+        import pyarrow as pa
 
-def _tokenize(path, data, names: tuple[str, ...], what: str, on_malformed: str,
-              counts: LineCounts) -> tuple[_Tokenized, pa.Array]:
-    """Split each line on ASCII whitespace; classify blank, comment and malformed lines
-    (another number of fields, a NUL byte)."""
-    lines, info = decode_lines(data)
-    counts.lines_read = len(lines)
-    counts.non_utf8_lines, counts.backslash_lines, counts.lone_cr = (
-        info.non_utf8_lines, info.backslash_lines, info.lone_cr)
-    trimmed = pc.ascii_trim_whitespace(lines)
-    blank = (pc.binary_length(trimmed).to_numpy(zero_copy_only=False) == 0)
-    tokens = pc.ascii_split_whitespace(trimmed)
-    n_tok = pc.list_value_length(tokens).to_numpy(zero_copy_only=False)
-    if data.find(b"#") >= 0:
-        comment = pc.match_substring_regex(lines, r"^[ \t\v\f]*#").to_numpy(zero_copy_only=False)
-    else:
-        comment = np.zeros(len(lines), dtype=bool)
-    counts.blank = int(blank.sum())
-    counts.comment = int(comment.sum())
-    if counts.comment:
-        counts.comment_as_data = _comments_read_as_data(lines, comment)
-    if data.find(b"#") >= 0:
-        counts.hash_lines = int((pc.match_substring(lines, "#").to_numpy(zero_copy_only=False) & ~comment).sum())
-    wrong = ~blank & ~comment & (n_tok != len(names))
-    nul = np.zeros(len(lines), dtype=bool)
-    if data.find(b"\x00") >= 0:
-        nul = pc.match_substring(lines, "\x00").to_numpy(zero_copy_only=False) & ~blank & ~comment
-    bad = wrong | nul
-    if bad.any():
-        first = int(np.flatnonzero(bad)[0])
-        expected = ("text without NUL bytes (is this a binary or UTF-16 file?)" if nul[first] else
-                    f"{len(names)} whitespace-separated fields '{what}'")
-        _malformed(path, lines, np.array([first]), expected, on_malformed)
-        counts.malformed = int(bad.sum())
-    good_mask = ~(blank | comment | bad)
-    good = np.flatnonzero(good_mask)
-    tok = tokens if good_mask.all() else tokens.filter(pa.array(good_mask))
-    flat = pc.list_flatten(tok)
-    width = len(names)
-    fields = {name: flat.take(pa.array(np.arange(i, len(flat), width))) for i, name in enumerate(names)}
-    return _Tokenized(fields=fields, line_numbers=good + 1, counts=counts), lines
+        return pa.table({"qid": _decoded(self.qid, self.qids), "docno": self.docno.to_arrow(),
+                         "score": pa.array(self.score), "tag": _decoded(self.tag, self.tags),
+                         "line": pa.array(_line_numbers(self.line, len(self.score)))})
 
 
-def _comments_read_as_data(lines: pa.Array, comment: np.ndarray) -> int:
-    """Comment lines trec_eval's qrels reader would not skip: it skips a ``#`` line only
-    when ``#`` is the line's first byte and the line before was not skipped as one."""
-    first_byte = pc.starts_with(lines, "#").to_numpy(zero_copy_only=False)
-    skipped = comment & first_byte
-    skipped[1:] &= ~skipped[:-1]  # a comment right after a skipped one is parsed as data
-    return int(comment.sum() - skipped.sum())
+@dataclass
+class QrelsLines:
+    """The kept lines of a qrels file, in file order, as numpy arrays: topic
+    ``qids[qid[i]]``, document ``docno[i]``, grade ``rel[i]`` (int64), file line ``line[i]``
+    (None: lines 1 to n)."""
+
+    qids: list
+    qid: np.ndarray
+    docno: Strings
+    rel: np.ndarray
+    line: np.ndarray | None
+    counts: LineCounts
+
+    def to_table(self):
+        """The lines as an Arrow table: qid, docno, rel, line (file order)."""
+        import pyarrow as pa
+
+        return pa.table({"qid": _decoded(self.qid, self.qids), "docno": self.docno.to_arrow(),
+                         "rel": pa.array(self.rel, pa.int64()),
+                         "line": pa.array(_line_numbers(self.line, len(self.rel)))})
 
 
-def _malformed(path, lines: pa.Array, bad_idx: np.ndarray, expected: str, on_malformed: str):
-    """Raise for the first malformed line unless malformed lines are to be dropped."""
-    if on_malformed == "drop":
-        return
-    if on_malformed != "error":
-        raise ValueError(f"on_malformed must be 'error' or 'drop', not {on_malformed!r}")
-    i = int(bad_idx[0])
-    raise TrecFormatError(path, i + 1, expected, lines[i].as_py())
+def _line_numbers(line: np.ndarray | None, n: int) -> np.ndarray:
+    return np.arange(1, n + 1, dtype=np.int64) if line is None else line
 
 
-def _check_pattern(path, lines, line_numbers, values: pa.Array, pattern: str, expected: str,
-                   on_malformed: str) -> np.ndarray:
-    """Boolean mask of values matching ``pattern``; raise (or allow drop) for the others."""
-    ok = pc.match_substring_regex(values, pattern).to_numpy(zero_copy_only=False)
-    if not ok.all():
-        _malformed(path, lines, line_numbers[~ok] - 1, expected, on_malformed)
-    return ok
+def _decoded(codes: np.ndarray, values: list):
+    import pyarrow as pa
+
+    return pa.array(np.asarray(values, dtype=object)[codes] if len(codes) else [], type=pa.string())
 
 
-_FLOAT_PATTERN = (r"^[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
-                  r"|(?i:nan|inf|infinity))$")
+def _encoded(array) -> tuple[list, np.ndarray]:
+    """(distinct values in first-seen order, int32 code of each) of an Arrow string array."""
+    import pyarrow.compute as pc
+
+    enc = pc.dictionary_encode(array)
+    return enc.dictionary.to_pylist(), enc.indices.to_numpy(zero_copy_only=False).astype(np.int32)
 
 
-_RUN_FAST_CONVERT = pacsv.ConvertOptions(
-    column_types={"qid": pa.string(), "iter": pa.string(), "docno": pa.string(),
-                  "rank": pa.string(), "score": pa.float64(), "tag": pa.string()},
-    include_columns=["qid", "docno", "score", "tag"], null_values=[], strings_can_be_null=False,
-    quoted_strings_can_be_null=False)
-_RUN_FAST_READ = pacsv.ReadOptions(column_names=list(RUN_FIELDS), block_size=1 << 24)
-_NOT_FAST = (b"#", b"\x0b", b"\x0c", b"\x00", b"\\", b"\x1f")
+def _column(offsets: np.ndarray, chars: np.ndarray, n: int) -> Strings:
+    """The first n strings of a compiled kernel's (int32 offsets, bytes) column (the
+    kernels take no file holding a backslash)."""
+    return Strings(offsets[: n + 1], chars, backslash=False)
 
 
-def _parse_run_fast(data) -> pa.Table | None:
-    """Read a clean run file with pyarrow's CSV reader, or return None.
-
-    Clean: one separator throughout (single tabs, or single spaces), no comment
-    character, no other whitespace, no backslash; any line that is blank, has another
-    number of fields, an unparsable score or invalid UTF-8 makes the reader fail, and
-    the general line-by-line path (which names the line) takes over. No string is read
-    as null (``null_values=[]``: a score ``NA`` is malformed, not missing).
-    """
-    if not len(data) or any(data.find(c) >= 0 for c in _NOT_FAST) or data[:3] == BOM:
-        return None
-    has_tab, has_space = data.find(b"\t") >= 0, data.find(b" ") >= 0
-    if has_tab == has_space:
-        return None
-    delimiter = "\t" if has_tab else " "
-    parse = pacsv.ParseOptions(delimiter=delimiter, quote_char=False, escape_char=False,
-                               newlines_in_values=False, ignore_empty_lines=False)
-    try:
-        return pacsv.read_csv(pa.BufferReader(pa.py_buffer(data)), read_options=_RUN_FAST_READ,
-                              parse_options=parse, convert_options=_RUN_FAST_CONVERT)
-    except (pa.ArrowInvalid, pa.ArrowTypeError):
-        return None
-
-
-def _strings(offsets: np.ndarray, chars: np.ndarray, n: int) -> pa.Array:
-    """An Arrow string array over the first n strings of (int32 offsets, bytes) buffers."""
-    return pa.Array.from_buffers(pa.string(), n, [None, pa.py_buffer(offsets[: n + 1]),
-                                                  pa.py_buffer(chars[: offsets[n]])])
-
-
-def _parse_run_compiled(data) -> pa.Table | None:
-    """Read a clean run file with the compiled reader (``_kernels.parse_run``), or return None.
+def _compiled_run(data) -> RunLines | None:
+    """Read a clean run file with the compiled reader (``_kernels.parse_run``), or None.
 
     Clean: every line six fields of printable ASCII separated by spaces or tabs, with a
     plain decimal finite score, no backslash (whose text form differs from its bytes) and
-    no ``#`` (counted by the general path); anything else is left to the other readers. qid and tag come
-    dictionary-encoded (values in first-seen order).
+    no ``#`` (counted by the general path) anywhere; anything else is left to the general
+    reader.
     """
     kernels = compiled.kernels()
-    if (kernels is None or not len(data) or len(data) >= 2**31 - 1 or data.find(b"\\") >= 0
-            or data.find(b"#") >= 0):
+    if kernels is None or not len(data) or len(data) >= 2**31 - 1:
         return None
     lines = (len(data) + 1) // 12 + 1  # a clean line has at least 11 characters and its newline
     offsets = [np.empty(lines + 1, dtype=np.int32) for _ in range(3)]
@@ -369,103 +263,97 @@ def _parse_run_compiled(data) -> pa.Table | None:
                                           offsets[2], chars[2], codes[1], score)
     if n < 0:
         return None
-    qid = pa.DictionaryArray.from_arrays(pa.array(codes[0][:n]), _strings(offsets[0], chars[0], n_qids))
-    tag = pa.DictionaryArray.from_arrays(pa.array(codes[1][:n]), _strings(offsets[2], chars[2], n_tags))
-    return pa.table({"qid": qid, "docno": _strings(offsets[1], chars[1], n), "score": pa.array(score[:n]),
-                     "tag": tag})
+    counts = LineCounts(lines_read=n)
+    return RunLines(_column(offsets[0], chars[0], n_qids).tolist(), codes[0][:n], _column(offsets[1], chars[1], n),
+                    score[:n], _column(offsets[2], chars[2], n_tags).tolist(), codes[1][:n], None, counts)
 
 
-def _finish_run(qid, docno, score: np.ndarray, tag, line_numbers: np.ndarray, counts: LineCounts):
-    """Drop NaN scores (counted; infinities stay) and assemble the run table."""
-    if len(tag):
-        counts.tag = tag[len(tag) - 1].as_py()  # trec_eval's runid: the last line's tag
-    nan = np.isnan(score)
-    counts.nan_score = int(nan.sum())
-    if counts.nan_score:
-        keep = pa.array(~nan)
-        qid, docno, tag = pc.filter(qid, keep), pc.filter(docno, keep), pc.filter(tag, keep)
-        score, line_numbers = score[~nan], line_numbers[~nan]
-    table = pa.table({"qid": qid, "docno": docno, "score": pa.array(score), "tag": tag,
-                      "line": pa.array(line_numbers.astype(np.int64, copy=False))})
-    counts.kept = table.num_rows
-    return table, counts
+def _general_run(path, data, on_malformed: str) -> RunLines:
+    """Read any run file with the general reader (:mod:`reeval.textreader`, pyarrow)."""
+    from .textreader import run_columns
+
+    counts = LineCounts()
+    qid, docno, tag, score, line = run_columns(path, data, on_malformed, counts)
+    qids, qcode = _encoded(qid)
+    tags, tcode = _encoded(tag)
+    return RunLines(qids, qcode, Strings.from_arrow(docno), score, tags, tcode, line, counts)
+
+
+def _drop_nan(lines: RunLines) -> RunLines:
+    """Drop NaN scores (counted; infinities stay); set the kept count and the runid tag."""
+    c = lines.counts
+    if len(lines.tag):
+        c.tag = lines.tags[int(lines.tag[-1])]  # trec_eval's runid: the last line's tag
+    nan = np.isnan(lines.score)
+    c.nan_score = int(nan.sum())
+    if c.nan_score:
+        keep = np.flatnonzero(~nan)
+        lines = RunLines(lines.qids, lines.qid[keep], lines.docno.take(keep), lines.score[keep], lines.tags,
+                         lines.tag[keep], _line_numbers(lines.line, len(nan))[keep], c)
+    c.kept = len(lines.score)
+    return lines
+
+
+def read_run(path, on_malformed: str = "error", data=None) -> RunLines:
+    """Read one run file (or ``data``, its bytes, when given) once: its kept lines.
+
+    The compiled reader takes clean files; any other goes line by line. NaN scores are
+    dropped and counted as ``nan_score``; infinite ones are kept.
+    """
+    src = read_source(path) if data is None else source_from_bytes(str(path), data)
+    lines = _compiled_run(src.data) or _general_run(path, src.data, on_malformed)
+    lines.counts.bom = int(src.bom)
+    return _drop_nan(lines)
+
+
+def read_qrels(path, on_malformed: str = "error", data=None) -> QrelsLines:
+    """Read one qrels file (or ``data``, its bytes, when given) once: its kept lines."""
+    src = read_source(path) if data is None else source_from_bytes(str(path), data)
+    lines = _compiled_qrels(src.data) or _general_qrels(path, src.data, on_malformed)
+    lines.counts.bom = int(src.bom)
+    lines.counts.kept = len(lines.rel)
+    return lines
+
+
+def _compiled_qrels(data) -> QrelsLines | None:
+    """Read a clean qrels file with the compiled reader (``_kernels.parse_qrels``), or None.
+
+    Clean: every line four fields of printable ASCII but ``#`` and backslash, separated by
+    spaces or tabs, an integer grade of at most 18 digits."""
+    kernels = compiled.kernels()
+    if kernels is None or not len(data) or len(data) >= 2**31 - 1:
+        return None
+    lines = (len(data) + 1) // 8 + 1  # a clean line has at least 7 characters and its newline
+    offsets = [np.empty(lines + 1, dtype=np.int32) for _ in range(2)]
+    chars = [np.empty(len(data) + 16, dtype=np.uint8) for _ in range(2)]
+    qcode = np.empty(lines, dtype=np.int32)
+    rel = np.empty(lines, dtype=np.int64)
+    n, n_qids = kernels.parse_qrels(data, offsets[0], chars[0], qcode, offsets[1], chars[1], rel)
+    if n < 0:
+        return None
+    return QrelsLines(_column(offsets[0], chars[0], n_qids).tolist(), qcode[:n], _column(offsets[1], chars[1], n),
+                      rel[:n], None, LineCounts(lines_read=n))
+
+
+def _general_qrels(path, data, on_malformed: str) -> QrelsLines:
+    """Read any qrels file with the general reader (:mod:`reeval.textreader`, pyarrow)."""
+    from .textreader import qrels_columns
+
+    counts = LineCounts()
+    qid, docno, rel, line = qrels_columns(path, data, on_malformed, counts)
+    qids, qcode = _encoded(qid)
+    return QrelsLines(qids, qcode, Strings.from_arrow(docno), rel, line, counts)
 
 
 def parse_run(path, on_malformed: str = "error", data=None):
-    """Parse one run file (or ``data``, its plain bytes, when given), reading it once.
-
-    Returns ``(table, counts)`` where table has columns qid, docno, score (float64),
-    tag, line (1-based line number), in file order, for the kept lines; qid and tag
-    are strings, dictionary-encoded when the compiled reader read the file. NaN scores
-    are dropped and counted as ``nan_score``; infinite ones are kept.
-    """
-    src = read_source(path) if data is None else source_from_bytes(str(path), data)
-    data = src.data
-    counts = LineCounts(bom=int(src.bom))
-    fast = _parse_run_compiled(data)
-    if fast is None:
-        fast = _parse_run_fast(data)
-        if fast is not None and data.find(b"\r") >= 0:
-            counts.lone_cr = lone_cr_count(data)
-    if fast is not None:
-        counts.lines_read = fast.num_rows
-        return _finish_run(fast["qid"].combine_chunks(), fast["docno"].combine_chunks(),
-                           fast["score"].to_numpy(), fast["tag"].combine_chunks(),
-                           np.arange(1, fast.num_rows + 1, dtype=np.int64), counts)
-    tk, lines = _tokenize(path, data, RUN_FIELDS, "qid iter docno rank score tag", on_malformed, counts)
-    f = tk.fields
-    try:  # every score parses (Arrow accepts nan, inf, infinity, any case; 1e400 is inf)
-        score = pc.cast(f["score"], pa.float64()).to_numpy(zero_copy_only=False)
-        ok = np.ones(len(score), dtype=bool)
-    except pa.ArrowInvalid:
-        ok = _check_pattern(path, lines, tk.line_numbers, f["score"], _FLOAT_PATTERN,
-                            "a number in the score column (field 5)", on_malformed)
-        score = np.full(len(ok), np.nan)
-        score[ok] = pc.cast(pc.filter(f["score"], pa.array(ok)), pa.float64()).to_numpy()
-    counts.malformed += int((~ok).sum())
-    keep = pa.array(ok)
-    return _finish_run(pc.filter(f["qid"], keep), pc.filter(f["docno"], keep), score[ok],
-                       pc.filter(f["tag"], keep), tk.line_numbers[ok], counts)
-
-
-_INT64_DIGITS = 18  # any integer of at most 18 digits fits int64
+    """:func:`read_run` as ``(table, counts)``: an Arrow table with columns qid, docno,
+    score (float64), tag, line (1-based line number), in file order."""
+    lines = read_run(path, on_malformed, data)
+    return lines.to_table(), lines.counts
 
 
 def parse_qrels(path, on_malformed: str = "error", data=None):
-    """Parse one qrels file (or ``data``, its plain bytes, when given), reading it once.
-
-    Returns ``(table, counts)`` where table has columns qid, docno, rel (int64, may be
-    negative), line, in file order. The second column is ignored. A grade must be an
-    integer within int64's range.
-    """
-    src = read_source(path) if data is None else source_from_bytes(str(path), data)
-    data = src.data
-    counts = LineCounts(bom=int(src.bom))
-    tk, lines = _tokenize(path, data, QRELS_FIELDS, "qid iter docno rel", on_malformed, counts)
-    f = tk.fields
-    ok = _check_pattern(path, lines, tk.line_numbers, f["rel"], _INT_PATTERN,
-                        "an integer relevance in field 4", on_malformed)
-    long = ok & (pc.utf8_length(f["rel"]).to_numpy(zero_copy_only=False) > _INT64_DIGITS)
-    if long.any():
-        ok &= ~long | _fits_int64(f["rel"], long)
-        if not ok.all():
-            _malformed(path, lines, tk.line_numbers[~ok] - 1,
-                       "an integer relevance in field 4 between -2^63 and 2^63 - 1", on_malformed)
-    counts.malformed += int((~ok).sum())
-    keep = pa.array(ok)
-    table = pa.table({
-        "qid": pc.filter(f["qid"], keep),
-        "docno": pc.filter(f["docno"], keep),
-        "rel": pc.cast(pc.filter(f["rel"], keep), pa.int64()),
-        "line": pa.array(tk.line_numbers[ok].astype(np.int64)),
-    })
-    counts.kept = table.num_rows
-    return table, counts
-
-
-def _fits_int64(values: pa.Array, rows: np.ndarray) -> np.ndarray:
-    """True for each of ``rows`` (a mask) whose integer text fits int64 (others: True)."""
-    fits = np.ones(len(values), dtype=bool)
-    for i in np.flatnonzero(rows):  # only grades of 19 or more characters: rare
-        fits[i] = -2**63 <= int(values[int(i)].as_py()) < 2**63
-    return fits
+    """:func:`read_qrels` as ``(table, counts)``: an Arrow table with columns qid, docno,
+    rel (int64, may be negative), line, in file order."""
+    lines = read_qrels(path, on_malformed, data)
+    return lines.to_table(), lines.counts

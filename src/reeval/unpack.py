@@ -31,7 +31,8 @@ import pyarrow.compute as pc
 
 from .outputs import atomic_write
 from .sources import compression_of, decompressed
-from .trecio import decode_lines, run_name_from_path
+from .textreader import decode_lines
+from .trecio import run_name_from_path
 
 def decompress(data: bytes, name: str = "data") -> bytes:
     """Bytes decompressed once by magic number (gzip, bzip2, Unix compress); else unchanged.

@@ -13,7 +13,7 @@ from reeval.pipeline import MEASURES_FILES
 from reeval.pipeline import SUMMARY_FILES as SUMMARY_NAMES
 from reeval.study import REQUIRED_MEASURES as STUDY_MEASURES
 from reeval.tracks import is_fetched, local_track_files, resolve_runs, study_tracks, track_options
-from reeval.trecio import InputError
+from reeval.errors import InputError
 
 SCHEMA = str(Path(workflow.basedir) / "config" / "schema.yaml")
 

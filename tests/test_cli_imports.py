@@ -1,0 +1,76 @@
+"""A command imports only what it needs (issue 15): the modules each one loads.
+
+Counted in a fresh interpreter (a subprocess), because this test process has imported
+everything already. No timing: what is checked is which modules were loaded.
+"""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conftest import write_lines
+from reeval import compiled
+
+HEAVY = ("scipy", "matplotlib", "snakemake", "pandas", "pyarrow", "yaml", "requests")
+
+
+def loaded_after(code: str) -> set:
+    """The heavy top-level modules loaded by running ``code`` in a new interpreter."""
+    probe = (f"{code}\nimport json, sys\n"
+             f"print(json.dumps(sorted({{m.split('.')[0] for m in sys.modules}} & {set(HEAVY)!r})))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    return set(json.loads(out.splitlines()[-1]))
+
+
+def test_importing_the_cli_and_asking_for_help_loads_nothing_heavy():
+    assert loaded_after("import reeval.cli") == set()
+    code = ("from reeval.cli import main\n"
+            "for argv in (['--help'], ['score', '--help'], ['compare', '--help'], ['prefer', '--help']):\n"
+            "    try:\n        main(argv)\n    except SystemExit:\n        pass")
+    assert loaded_after(code) == set()
+
+
+@pytest.mark.skipif(compiled.kernels() is None or not hasattr(compiled.kernels(), "parse_qrels"),
+                    reason="the compiled readers keep pyarrow and pandas out of `score` (not built here)")
+def test_score_on_clean_files_loads_neither_pandas_nor_pyarrow_nor_scipy(tmp_path):
+    q = write_lines(tmp_path / "qrels", [f"{t} 0 D{d} {d % 3}" for t in (1, 2) for d in range(9)])
+    r = write_lines(tmp_path / "run", [f"{t} Q0 D{d} {d} {1 / (d + 1):.4f} tag" for t in (1, 2, 3) for d in range(12)])
+    code = (f"from reeval.cli import main\n"
+            f"assert main(['score', '-q', '-c', '-m', 'official', '-m', 'ndcg_cut.10', '-m', 'ASL@g1-10', "
+            f"{str(q)!r}, {str(r)!r}]) == 0")
+    assert loaded_after(code) == set()
+
+
+def test_compare_loads_scipy_but_not_matplotlib_or_snakemake(tmp_path):
+    q = write_lines(tmp_path / "qrels", [f"{t} 0 D{d} {d % 2}" for t in range(1, 6) for d in range(6)])
+    a = write_lines(tmp_path / "a", [f"{t} Q0 D{d} {d} {d}.5 a" for t in range(1, 6) for d in range(6)])
+    b = write_lines(tmp_path / "b", [f"{t} Q0 D{d} {d} {6 - d}.5 b" for t in range(1, 6) for d in range(6)])
+    loaded = loaded_after(f"from reeval.cli import main\nmain(['compare', {str(q)!r}, {str(a)!r}, {str(b)!r}])")
+    assert "scipy" in loaded and not loaded & {"matplotlib", "snakemake", "yaml", "requests"}
+
+
+def test_the_console_script_keeps_openblas_to_one_thread_and_the_collector_off(monkeypatch):
+    """``reeval`` (cli.run) sets OPENBLAS_NUM_THREADS=1 unless the user chose a value, and
+    switches the cycle collector off; cli.main, which tests and programs call, changes neither."""
+    import gc
+
+    from reeval import cli
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    monkeypatch.setattr(sys, "argv", ["reeval", "--version"])
+    try:
+        with pytest.raises(SystemExit):
+            cli.run()
+        assert (gc.isenabled(), cli.os.environ["OPENBLAS_NUM_THREADS"]) == (False, "1")
+        gc.enable()
+        monkeypatch.setenv("OPENBLAS_NUM_THREADS", "4")
+        cli.process_settings()
+        assert cli.os.environ["OPENBLAS_NUM_THREADS"] == "4"
+        gc.enable()
+        monkeypatch.delenv("OPENBLAS_NUM_THREADS")
+        with pytest.raises(SystemExit):
+            cli.main(["--version"])
+        assert gc.isenabled() and "OPENBLAS_NUM_THREADS" not in cli.os.environ
+    finally:
+        gc.enable()

@@ -1,0 +1,86 @@
+"""The workflow imports only what a step uses (issue 15): Snakefile parsing and every rule
+script load no heavy library they do not call.
+
+Each check runs in a fresh interpreter (a subprocess; this test process has imported
+everything already) and looks at which modules were loaded. No timing.
+"""
+
+import json
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+from conftest import ROOT
+
+#: libraries that a step must not load unless it uses them (seconds of import between them)
+HEAVY = ("scipy", "matplotlib", "requests", "tqdm", "urllib3", "pandas", "pyarrow")
+SCRIPTS = sorted(p for p in (ROOT / "scripts").glob("*.py") if p.name != "_log.py")
+#: what each rule script may load before its body runs, beyond numpy, pandas and pyarrow
+#: (figures import matplotlib and the statistics scipy when they draw or test)
+ALLOWED = {"fetch.py": {"requests", "tqdm", "urllib3"}}
+
+
+def loaded_after(code: str, cwd=ROOT) -> dict:
+    """{"heavy": the HEAVY top-level packages, "reeval": the reeval modules} loaded by
+    running ``code`` in a new interpreter with ``src`` and ``scripts`` on the path."""
+    probe = (f"import sys\nsys.path[:0] = [{str(ROOT / 'src')!r}, {str(ROOT / 'scripts')!r}]\n{code}\n"
+             "import json\n"
+             f"print(json.dumps({{'heavy': sorted({{m.split('.')[0] for m in sys.modules}} & {set(HEAVY)!r}),"
+             " 'reeval': sorted(m for m in sys.modules if m.startswith('reeval'))}))")
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=cwd)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    return {"heavy": set(out["heavy"]), "reeval": set(out["reeval"])}
+
+
+def test_parsing_the_workflow_loads_no_scipy_matplotlib_or_fetching(tmp_path):
+    """A dry run of the default study (Snakemake parses the Snakefile, checks the config
+    and builds every job) loads neither scipy nor matplotlib nor reeval's downloader.
+    (Snakemake itself imports requests and urllib3, and its SLURM plugin pandas.)"""
+    code = ("from snakemake.cli import main\n"
+            f"sys.argv = ['snakemake', '-n', '--config', 'results={tmp_path}']\n"
+            "try:\n    main()\nexcept SystemExit as exc:\n    assert not exc.code, exc.code")
+    loaded = loaded_after(code)
+    assert not loaded["heavy"] & {"scipy", "matplotlib", "tqdm"}, loaded["heavy"]
+    assert "reeval.fetch" not in loaded["reeval"] and "reeval.unpack" not in loaded["reeval"]
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.name)
+def test_rule_scripts_import_no_heavy_library_they_do_not_use(script):
+    """A rule script's imports (the lines before its body, ``sm = snakemake``) load no
+    scipy, matplotlib or downloader: the functions that draw or test import them."""
+    text = script.read_text()
+    assert "sm = snakemake" in text, script
+    loaded = loaded_after(text[:text.index("sm = snakemake")])
+    extra = loaded["heavy"] - {"pandas", "pyarrow"} - ALLOWED.get(script.name, set())
+    assert not extra, (script.name, extra)
+
+
+def test_the_synthetic_generator_loads_no_pandas():
+    """synthetic_track writes its files with pyarrow alone (reeval.atomic, not reeval.outputs)."""
+    text = (ROOT / "scripts" / "synthetic_track.py").read_text()
+    assert loaded_after(text[:text.index("sm = snakemake")])["heavy"] == {"pyarrow"}
+
+
+def test_measures_of_a_track_load_no_scipy(tmp_path):
+    """The measures job (here its function, on a generated track of the default study)
+    loads neither scipy nor matplotlib: the recall cut-offs come from reeval.stats, whose
+    statistics import scipy when they run."""
+    cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    code = f"""
+from pathlib import Path
+from reeval.ingest import ingest_track, write_track
+from reeval.pipeline import track_measures
+from reeval.study import REQUIRED_MEASURES
+from reeval.synthetic import spec_from_config, write_track as write_synthetic
+from reeval.tracks import resolve_runs
+out = Path({str(tmp_path)!r})
+write_synthetic(out / "raw", spec_from_config("syn-graded"), seed=1)
+tables = ingest_track("t", str(out / "raw" / "qrels.txt"), resolve_runs(str(out / "raw" / "runs")))
+write_track(tables, out / "t")
+by_run = track_measures("t", out / "t", out / "t", {cfg['measures']!r} + list(REQUIRED_MEASURES))
+assert len(by_run) and "iprec_at_recall_0.00" in by_run.columns
+"""
+    assert not loaded_after(code)["heavy"] & {"scipy", "matplotlib"}
