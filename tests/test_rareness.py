@@ -149,9 +149,10 @@ def test_measure_names_and_alpha():
     assert rr.parse_rareness("map") is None
     with pytest.raises(ValueError):
         rr.parse_rareness("P_rareness@0")
-    measures, rare = rr.split_measures(["map", "P_rareness@10", "P.5", "P_rareness@10"])
+    from reeval.measures import family_of, parse_measures
+    measures = parse_measures(["map", "P_rareness@10", "P.5", "P_rareness@10"])  # one registry for both
     assert [m.name for m in measures] == ["map", "P_rareness@10", "P_5"]
-    assert [m.name for m in rare] == ["P_rareness@10"]
+    assert [m.name for m in measures if family_of(m).needs_runs] == ["P_rareness@10"]
     assert rr.check_alpha("1/r") == "1/R" and rr.check_alpha("0.5") == 0.5
     assert rr.alpha_label(1.0) == "1" and rr.alpha_label(0.25) == "0.25"
     for bad in (-0.1, "x", float("nan")):

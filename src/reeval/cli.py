@@ -68,12 +68,12 @@ def score_lines(qrels_path, run_paths, measure_specs=None, per_topic=False, comp
     files go to ``warn`` (see :func:`read_inputs`)."""
     import numpy as np
 
-    from .measures import aggregate_values, evaluate_grid, grid_from_track
-    from .rareness import add_rareness, check_alpha, split_measures
+    from .measures import aggregate_values, evaluate_grid, family_of, grid_from_track, parse_measures
+    from .rareness import add_rareness, check_alpha
     from .trecio import run_names
 
-    specs = measure_specs or ["official"]
-    measures, rare = split_measures(specs)
+    measures = parse_measures(measure_specs or ["official"])
+    rare = [m for m in measures if family_of(m).needs_runs]
     alpha = check_alpha(alpha)
     tables = read_inputs(qrels_path, run_paths, precision=precision, warn=warn)
     names = run_names(run_paths)
@@ -246,9 +246,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-M", type=_count(1), default=None, metavar="DEPTH",
                    help="use only the first DEPTH documents of each ranking")
     p.add_argument("-m", dest="measure", action="append", metavar="MEASURE",
-                   help="measure to print, repeatable (trec_eval names such as map, P.5,10, "
-                        "ndcg_cut.10, or P@20, ASL, ASL@g1, ASL@g1-10, P_rareness@100, "
-                        "AP_rareness@100, P_rareness_norm@100, AP_rareness_norm@100); "
+                   help="measure to print, repeatable: trec_eval names such as map, P.5,10, "
+                        "ndcg_cut.10, ir_measures names such as P@20, nDCG@10, AP, RR, and ASL, "
+                        "ASL@g1-10, P_rareness@100 ...; `reeval measures` lists them all; "
                         "default: official")
     p.add_argument("--unretrieved", choices=UNRETRIEVED_POLICIES, default="after_last",
                    help="ASL of an unretrieved relevant document: irrel+1 (after_last, "
@@ -287,7 +287,38 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("qrels", help="qrels file")
     f.add_argument("runs", nargs="+", help="two or more run files")
     f.set_defaults(func=_prefer)
+
+    ms = sub.add_parser("measures", help="list every measure family (names, parameters, description)",
+                        description="Every measure family reeval computes: how to name it with -m "
+                                    "(k, k1,k2, n and L stand for numbers), what it is, and its "
+                                    "direction; then the named sets.")
+    ms.add_argument("--formulas", action="store_true", help="also print each family's formula and conventions")
+    ms.set_defaults(func=_measures)
     return parser
+
+
+def measure_table(formulas: bool = False) -> list[str]:
+    """The lines of ``reeval measures``: one block per registered family, then the sets."""
+    from .measures import REGISTRY, SETS
+
+    lines = []
+    for family in REGISTRY.values():
+        direction = ("a count" if family.aggregate in ("sum", "count") else
+                     "higher is better" if family.higher_is_better else "lower is better")
+        extra = [f"run value: {family.aggregate}" if family.aggregate != "mean" else "",
+                 "over the runs given together" if family.needs_runs else ""]
+        lines.append(f"{', '.join(family.names)}")
+        lines.append(f"    {family.description}; {'; '.join([direction] + [e for e in extra if e])}")
+        if formulas and family.doc:
+            lines.extend("    | " + line.strip() for line in family.doc.strip().splitlines())
+    lines.extend(f"{name}: {', '.join(specs)}" for name, specs in SETS.items())
+    return lines
+
+
+def _measures(args) -> int:
+    for line in measure_table(args.formulas):
+        print(line)
+    return 0
 
 
 def process_settings() -> None:

@@ -37,26 +37,21 @@ def check_track_ids(ids, where: str = "tracks") -> None:
 
 
 def check_measures(specs) -> None:
-    """Raise ConfigError naming the first entry of a ``measures:`` list the measures rule cannot compute."""
-    from .measures import ACCEPTED_MEASURES, parse_measures
+    """Raise ConfigError naming the first entry of a ``measures:`` list the measures rule cannot
+    compute (not a measure name, or a rareness measure: those are listed under rareness.measures)."""
+    from .measures import accepted_names, family_of, parse_measures
 
+    accepted = accepted_names(per_topic_only=True)
     for spec in specs:
         if not isinstance(spec, str):
-            raise ConfigError(f"measures: {spec!r} is not a measure name; accepted: {ACCEPTED_MEASURES}")
+            raise ConfigError(f"measures: {spec!r} is not a measure name; accepted: {accepted}")
         try:
-            parse_measures([spec])
+            measures = parse_measures([spec])
         except ValueError as exc:
-            hint = "; rareness measures are listed under rareness.measures" if _is_rareness(spec) else ""
-            raise ConfigError(f"measures: {exc}{hint}; accepted: {ACCEPTED_MEASURES}") from None
-
-
-def _is_rareness(spec: str) -> bool:
-    from .rareness import parse_rareness
-
-    try:
-        return parse_rareness(spec) is not None
-    except ValueError:  # a rareness name with a bad cutoff
-        return True
+            raise ConfigError(f"measures: {exc}; accepted: {accepted}") from None
+        if any(family_of(m).needs_runs for m in measures):
+            raise ConfigError(f"measures: {spec!r} is a rareness measure, computed over a set of runs: "
+                              f"rareness measures are listed under rareness.measures; accepted here: {accepted}")
 
 
 def check_config(config: dict) -> None:

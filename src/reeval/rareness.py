@@ -38,43 +38,27 @@ thousands of sampled sets of runs with a few matrix products.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import numpy as np
 
 from .arrays import group_starts
-from .measures import Grid, Measure, parse_measure
+from .choices import SYSTEMS
+from .measures import REGISTRY, Grid, Measure
+from .measures.rareness import FAMILIES
 
-FAMILIES = ("P_rareness", "AP_rareness", "P_rareness_norm", "AP_rareness_norm")
-from .choices import SYSTEMS  # noqa: E402
 PER_TOPIC_ALPHA = "1/R"
-
-_NAME = re.compile(r"(ap|p)_rareness(_norm)?(?:[@_.](\d+))?", re.IGNORECASE)
 
 
 def parse_rareness(spec: str) -> Measure | None:
     """The rareness measure named by ``spec`` (``P_rareness@100``, ``AP_rareness_norm@10``,
-    ``p_rareness.100``; default k = 100), or None if ``spec`` names no rareness measure."""
-    m = _NAME.fullmatch(spec.strip())
-    if not m:
-        return None
-    k = int(m.group(3) or 100)
-    if k <= 0:
-        raise ValueError(f"measure {spec!r}: the cutoff must be a positive integer")
-    family = ("AP" if m.group(1).lower() == "ap" else "P") + "_rareness" + (m.group(2) or "").lower()
-    return Measure(f"{family}@{k}", family, k)
-
-
-def split_measures(specs) -> tuple[list[Measure], list[Measure]]:
-    """All measures named by ``specs`` in order, no repeats: (every measure, rareness ones)."""
-    out: dict[str, Measure] = {}
-    for spec in specs:
-        r = parse_rareness(spec)
-        for m in ([r] if r is not None else parse_measure(spec)):
-            out.setdefault(m.name, m)
-    measures = list(out.values())
-    return measures, [m for m in measures if m.family in FAMILIES]
+    ``p_rareness.100``; default k = 100), or None if ``spec`` names no rareness measure
+    (the registered rareness families' parsers; ValueError for a cutoff <= 0)."""
+    for name in FAMILIES:
+        found = REGISTRY[name].parse(spec.strip(), REGISTRY[name])
+        if found is not None:
+            return found[0]
+    return None
 
 
 def check_alpha(alpha):

@@ -1,0 +1,142 @@
+"""Atomized search length (ASL), registered: ``ASL``, ``ASL@g1``, ``ASL@g1-n``. Lower is better.
+
+ASL per relevant document d: ASL_qd = pos_d - (relevant documents above d) = 1 + the
+non-relevant (incl. unjudged) documents above d. A relevant document the run did not
+retrieve gets irrel_q + 1 (``unretrieved="after_last"``, the paper's equation 1) or
+irrel_q (``unretrieved="eq3"``), with irrel_q = n_ret - rel_ret. For a topic the run did
+not answer at all, irrel_q is the track depth of the topic (the most documents any
+evaluated run returned for it; if no run answered it, the largest depth of any topic).
+ASL_q is the mean over the R_q relevant documents; ``ASL@g1-n`` the mean over the first
+min(n, R_q) of them in the run's order (unretrieved last). ASL measures are undefined
+(NaN) for topics with R_q = 0 and their run means skip such topics.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from ..arrays import group_starts
+from .context import Context
+from .grid import Grid, grouped_cumsum
+from .registry import Family, Measure, exact, register
+
+
+def track_depth(n_ret: np.ndarray) -> np.ndarray:
+    """Per-topic track depth: the most documents any run returned for the topic.
+
+    A topic no run answered gets the largest depth of any topic (0 if none at all).
+    """
+    depth = n_ret.max(axis=0) if n_ret.size else np.zeros(n_ret.shape[1], dtype=np.int64)
+    fallback = int(n_ret.max()) if n_ret.size else 0
+    return np.where(depth > 0, depth, fallback)
+
+
+def unretrieved_asl(n_ret: np.ndarray, rel_ret: np.ndarray, policy: str = "after_last") -> np.ndarray:
+    """ASL given to a relevant document the run did not retrieve, per (run, topic).
+
+    irrel_q = n_ret - rel_ret for an answered topic, the track depth of the topic for an
+    unanswered one; the value is irrel_q + 1 (``after_last``) or irrel_q (``eq3``).
+    """
+    depth = track_depth(n_ret)[None, :]
+    irrel = np.where(n_ret > 0, n_ret - rel_ret, depth)
+    return irrel + 1.0 if policy == "after_last" else irrel.astype(np.float64)
+
+
+def _asl_parts(ctx: Context):
+    """(ASL of each judged row, the value of an unretrieved relevant document per (run, topic))."""
+    return ctx.once("asl", lambda: ((ctx.pos - ctx.cum_rel + 1).astype(np.float64),
+                                    unretrieved_asl(ctx.grid.n_ret, ctx.rel_ret, ctx.unretrieved)))
+
+
+def _mean_where_defined(num, den):
+    return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
+
+
+def asl(ctx: Context, m: Measure) -> np.ndarray:
+    """ASL_q = (sum of ASL_qd over the retrieved relevant d + (R_q - rel_ret) x the
+    unretrieved value) / R_q; NaN when R_q = 0."""
+    asl_doc, unret_value = _asl_parts(ctx)
+    R = ctx.R[None, :]
+    num = ctx.count(ctx.is_rel, asl_doc) + (R - ctx.rel_ret) * unret_value
+    return _mean_where_defined(num, np.broadcast_to(R, (ctx.S, ctx.T)))
+
+
+def asl_first(ctx: Context, m: Measure) -> np.ndarray:
+    """ASL@g1-n = the mean ASL_qd of the first min(n, R_q) relevant documents in the run's
+    order, unretrieved ones last (each the unretrieved value); NaN when R_q = 0."""
+    asl_doc, unret_value = _asl_parts(ctx)
+    n = m.cutoff
+    n_eff = np.minimum(n, ctx.R)[None, :]
+    num = (ctx.count(ctx.is_rel & (ctx.cum_rel <= n), asl_doc)
+           + (n_eff - np.minimum(ctx.rel_ret, n)) * unret_value)
+    return _mean_where_defined(num, np.broadcast_to(n_eff, (ctx.S, ctx.T)))
+
+
+_FIRST = re.compile(r"asl@g1(?:-(\d+))?")
+
+
+def _parse_first(spec: str, family: Family):
+    m = _FIRST.fullmatch(spec.lower())
+    if not m:
+        return None
+    n = int(m.group(1) or 1)
+    if n < 1:
+        raise ValueError(f"unknown measure {spec!r}: ASL@g1-n needs n >= 1")
+    return [family.measure("ASL@g1" if n == 1 else f"ASL@g1-{n}", n)]
+
+
+register(Family("ASL", ("ASL",), "atomized search length: mean over the relevant documents", exact("ASL"),
+                asl, higher_is_better=False, doc=asl.__doc__))
+register(Family("ASL_g", ("ASL@g1", "ASL@g1-n"), "ASL of the first n relevant documents found (n = 1: ASL@g1)",
+                _parse_first, asl_first, higher_is_better=False, doc=asl_first.__doc__))
+
+#: the ASL measures computed by default
+DEFAULT_ASL = ("ASL", "ASL@g1", "ASL@g1-10")
+
+
+def per_document(grid: Grid, rel_level: int = 1, unretrieved: str = "after_last"):
+    """One row per (run, topic, relevant document): rank, ASL and AP's precision.
+
+    Columns run, qid, docno, rel, pos (0 when not retrieved), retrieved, rel_above
+    (relevant documents ranked above), asl (ASL_qd; the unretrieved policy for missing
+    ones), precision ((rel_above + 1)/pos, AP's per-document term; 0 if not retrieved).
+    Needs a grid built with ``keep_docno=True``.
+    """
+    import pandas as pd
+
+    if grid.docno is None or grid.qrels_docno is None:
+        raise ValueError("per_document needs build_grid(..., keep_docno=True)")
+    S, T = grid.shape
+    is_rel = grid.rel >= rel_level
+    starts = group_starts(grid.g)
+    cum_rel = grouped_cumsum(is_rel, starts)
+    rel_ret = np.bincount(grid.g[is_rel], minlength=S * T).reshape(S, T)
+    unret = unretrieved_asl(grid.n_ret, rel_ret, unretrieved)
+    # every (run, relevant qrels document)
+    qmask = grid.qrels_rel >= rel_level
+    qt, qdoc, qrel = grid.qrels_topic[qmask], grid.qrels_docno[qmask], grid.qrels_rel[qmask]
+    run_idx = np.repeat(np.arange(S), len(qt))
+    t_idx = np.tile(qt, S)
+    full = pd.DataFrame({"g": run_idx * T + t_idx, "docno": np.tile(qdoc, S), "rel": np.tile(qrel, S)})
+    ret = pd.DataFrame({"g": grid.g[is_rel], "docno": grid.docno[is_rel],
+                        "pos": grid.pos[is_rel], "rel_above": cum_rel[is_rel] - 1})
+    df = full.merge(ret, on=["g", "docno"], how="left")
+    retrieved = df["pos"].notna().to_numpy()
+    gi = df["g"].to_numpy()
+    pos = df["pos"].fillna(0).to_numpy().astype(np.int64)
+    rel_above = df["rel_above"].fillna(0).to_numpy().astype(np.int64)
+    asl = np.where(retrieved, pos - rel_above, unret.ravel()[gi])
+    out = pd.DataFrame({
+        "run": np.array(grid.runs, dtype=object)[gi // T],
+        "qid": np.array(grid.topics, dtype=object)[gi % T],
+        "docno": df["docno"].to_numpy(),
+        "rel": df["rel"].to_numpy(),
+        "pos": pos,
+        "retrieved": retrieved,
+        "rel_above": np.where(retrieved, rel_above, rel_ret.ravel()[gi]),
+        "asl": asl.astype(np.float64),
+        "precision": np.where(retrieved, (rel_above + 1) / np.maximum(pos, 1), 0.0),
+    })
+    return out.sort_values(["run", "qid", "asl", "docno"], kind="stable").reset_index(drop=True)
