@@ -125,3 +125,10 @@ def test_evaluate_grid_refuses_a_family_computed_over_runs(track):
     grid = grid_from_track(ingest_track("t", qrels, runs))
     with pytest.raises(ValueError, match="not computed by evaluate_grid"):
         evaluate_grid(grid, parse_measure("P_rareness@4"))
+
+
+def test_docs_measures_is_the_registry_s_table():
+    """docs/measures.md is what ``reeval measures --markdown`` prints (regenerate it so)."""
+    from pathlib import Path
+    page = Path(__file__).resolve().parents[1] / "docs" / "measures.md"
+    assert page.read_text() == cli.measure_markdown() + "\n", "run: reeval measures --markdown > docs/measures.md"

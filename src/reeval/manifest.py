@@ -199,7 +199,7 @@ HEADER = """\
 # GENERATED from ../shared/catalog by `python -m reeval.manifest` (src/reeval/manifest.py
 # says how qrels were chosen); tests/test_manifest.py checks it against the catalog.
 # Add a track by hand as one more entry: `urls:` (qrels + runs) or a local folder
-# (`qrels:` + `runs:`), see README.md "The TREC study".
+# (`qrels:` + `runs:`), see docs/trec-archive.md.
 """
 
 
