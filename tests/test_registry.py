@@ -132,3 +132,14 @@ def test_docs_measures_is_the_registry_s_table():
     from pathlib import Path
     page = Path(__file__).resolve().parents[1] / "docs" / "measures.md"
     assert page.read_text() == cli.measure_markdown() + "\n", "run: reeval measures --markdown > docs/measures.md"
+
+
+def test_the_schema_names_the_registry_s_rareness_families():
+    """config/schema.yaml's rareness.measures enum is the registry's families computed over
+    runs (the measures: list is checked against the registry by reeval.config_check)."""
+    from pathlib import Path
+
+    import yaml
+    schema = yaml.safe_load((Path(__file__).resolve().parents[1] / "config" / "schema.yaml").read_text())
+    enum = schema["properties"]["rareness"]["properties"]["measures"]["items"]["enum"]
+    assert enum == [f.name for f in REGISTRY.values() if f.needs_runs]
