@@ -22,7 +22,7 @@ from .errors import InputError
 
 # Only argparse at import: each command imports what it needs (numpy and the compiled
 # kernels for `score`; scipy for `compare`; pandas only where a file needs the general
-# reader, or for rareness and `prefer`). tests/test_cli_imports.py keeps it so.
+# reader, or for rareness and `prefer`). tests/cli/test_cli_imports.py keeps it so.
 
 INTEGER_MEASURES = {"num_q", "num_ret", "num_rel", "num_rel_ret"}
 SUMMARY_ONLY = {"num_q", "gm_map"}

@@ -12,7 +12,7 @@ import math
 import numpy as np
 import pytest
 
-from conftest import write_lines
+from conftest import ROOT, write_lines
 from reeval import cli
 from reeval.measures import REGISTRY, Family, evaluate_grid, family_of, grid_from_track, parse_measure, register
 from reeval.measures.registry import cutoffs
@@ -129,17 +129,14 @@ def test_evaluate_grid_refuses_a_family_computed_over_runs(track):
 
 def test_docs_measures_is_the_registry_s_table():
     """docs/measures.md is what ``reeval measures --markdown`` prints (regenerate it so)."""
-    from pathlib import Path
-    page = Path(__file__).resolve().parents[1] / "docs" / "measures.md"
+    page = ROOT / "docs" / "measures.md"
     assert page.read_text() == cli.measure_markdown() + "\n", "run: reeval measures --markdown > docs/measures.md"
 
 
 def test_the_schema_names_the_registry_s_rareness_families():
     """config/schema.yaml's rareness.measures enum is the registry's families computed over
     runs (the measures: list is checked against the registry by reeval.config_check)."""
-    from pathlib import Path
-
     import yaml
-    schema = yaml.safe_load((Path(__file__).resolve().parents[1] / "config" / "schema.yaml").read_text())
+    schema = yaml.safe_load((ROOT / "config" / "schema.yaml").read_text())
     enum = schema["properties"]["rareness"]["properties"]["measures"]["items"]["enum"]
     assert enum == [f.name for f in REGISTRY.values() if f.needs_runs]
