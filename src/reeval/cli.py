@@ -22,7 +22,7 @@ from .errors import InputError
 
 # Only argparse at import: each command imports what it needs (numpy and the compiled
 # kernels for `score`; scipy for `compare`; pandas only where a file needs the general
-# reader, or for rareness and `prefer`). tests/test_cli_imports.py keeps it so.
+# reader, or for rareness and `prefer`). tests/cli/test_cli_imports.py keeps it so.
 
 INTEGER_MEASURES = {"num_q", "num_ret", "num_rel", "num_rel_ret"}
 SUMMARY_ONLY = {"num_q", "gm_map"}
@@ -293,6 +293,8 @@ def build_parser() -> argparse.ArgumentParser:
                                     "(k, k1,k2, n and L stand for numbers), what it is, and its "
                                     "direction; then the named sets.")
     ms.add_argument("--formulas", action="store_true", help="also print each family's formula and conventions")
+    ms.add_argument("--markdown", action="store_true",
+                    help="print docs/measures.md: a table of the families, then their formulas")
     ms.set_defaults(func=_measures)
     return parser
 
@@ -315,7 +317,40 @@ def measure_table(formulas: bool = False) -> list[str]:
     return lines
 
 
+def measure_markdown() -> str:
+    """docs/measures.md, generated from the registry (``reeval measures --markdown``)."""
+    from .measures import REGISTRY, SETS
+
+    def cell(text):
+        return text.replace("|", "\\|")
+
+    lines = ["# Measures", "",
+             "Generated from the measure registry (`src/reeval/measures/`) by `reeval measures "
+             "--markdown > docs/measures.md`; a test keeps it current. Names are case-insensitive; "
+             "k, k1,k2, n and L stand for numbers. `reeval score -m NAME` and the config's "
+             "`measures:` take any spelling (rareness measures go under `rareness.measures`).", "",
+             "| family | spellings | what it is | direction | run value | trec_eval |",
+             "|---|---|---|---|---|---|"]
+    for f in REGISTRY.values():
+        direction = ("count" if f.aggregate in ("sum", "count") else
+                     "higher is better" if f.higher_is_better else "lower is better")
+        run_value = f.aggregate + (", over the runs given together" if f.needs_runs else "")
+        lines.append(f"| `{f.name}` | {', '.join(f'`{n}`' for n in f.names)} | {cell(f.description)} | "
+                     f"{direction} | {run_value} | {'yes' if f.trec_eval else 'no'} |")
+    lines += ["", "Named sets: " + "; ".join(f"`{name}` = {', '.join(specs)}" for name, specs in SETS.items()) + ".",
+              "", "## Definitions", ""]
+    from .measures import asl, classic
+    for module in (classic, asl):  # their notation and conventions, then each family's formula
+        lines += [" ".join(paragraph.split()) for paragraph in module.__doc__.split("\n\n")[1:]] + [""]
+    for f in REGISTRY.values():
+        lines += [f"### `{f.name}`", "", " ".join(f.doc.split()) if f.doc else f.description, ""]
+    return "\n".join(lines)
+
+
 def _measures(args) -> int:
+    if args.markdown:
+        print(measure_markdown())
+        return 0
     for line in measure_table(args.formulas):
         print(line)
     return 0

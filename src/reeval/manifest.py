@@ -197,9 +197,9 @@ HEADER = """\
 # The reanalysis study's track manifest: every TREC track of the study (1993-2021) with its
 # qrels URL(s), run tags, input URLs and md5 sums (where the catalog has one).
 # GENERATED from ../shared/catalog by `python -m reeval.manifest` (src/reeval/manifest.py
-# says how qrels were chosen); tests/test_manifest.py checks it against the catalog.
+# says how qrels were chosen); tests/archive/test_manifest.py checks it against the catalog.
 # Add a track by hand as one more entry: `urls:` (qrels + runs) or a local folder
-# (`qrels:` + `runs:`), see README.md "The TREC study".
+# (`qrels:` + `runs:`), see docs/trec-archive.md.
 """
 
 

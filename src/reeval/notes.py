@@ -3,7 +3,7 @@
 One function of an ingest report row (:func:`file_notes`): ``reeval score``, ``compare``
 and ``prefer`` print its notes on stderr (one line per file), the ingest rule writes
 them to its log. A note is written for every line that was not kept and for every
-reading that is not trec_eval's own (README, "Semantics").
+reading that is not trec_eval's own (docs/semantics.md).
 """
 
 from __future__ import annotations

@@ -33,7 +33,7 @@ def test_every_rule_declares_threads_memory_runtime_and_per_track_rules_a_benchm
     assert {"ingest", "measures", "summary", "synthetic_track"} <= set(blocks)
     for name, text in blocks.items():
         for key in ("threads:", "mem_mb=", "runtime="):
-            assert key in text, f"rule {name} declares no {key.rstrip(':=')} (see README, Scale)"
+            assert key in text, f"rule {name} declares no {key.rstrip(':=')} (see docs/cluster.md)"
         if "{{track}}" in text.split("log:")[-1].split("conda:")[0]:  # a job per track
             assert f"benchmarks/{name}/{{{{track}}}}.tsv" in text, \
                 f"per-track rule {name} has no benchmark: results/benchmarks/{name}/<track>.tsv"

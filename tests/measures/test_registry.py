@@ -12,7 +12,7 @@ import math
 import numpy as np
 import pytest
 
-from conftest import write_lines
+from conftest import ROOT, write_lines
 from reeval import cli
 from reeval.measures import REGISTRY, Family, evaluate_grid, family_of, grid_from_track, parse_measure, register
 from reeval.measures.registry import cutoffs
@@ -125,3 +125,18 @@ def test_evaluate_grid_refuses_a_family_computed_over_runs(track):
     grid = grid_from_track(ingest_track("t", qrels, runs))
     with pytest.raises(ValueError, match="not computed by evaluate_grid"):
         evaluate_grid(grid, parse_measure("P_rareness@4"))
+
+
+def test_docs_measures_is_the_registry_s_table():
+    """docs/measures.md is what ``reeval measures --markdown`` prints (regenerate it so)."""
+    page = ROOT / "docs" / "measures.md"
+    assert page.read_text() == cli.measure_markdown() + "\n", "run: reeval measures --markdown > docs/measures.md"
+
+
+def test_the_schema_names_the_registry_s_rareness_families():
+    """config/schema.yaml's rareness.measures enum is the registry's families computed over
+    runs (the measures: list is checked against the registry by reeval.config_check)."""
+    import yaml
+    schema = yaml.safe_load((ROOT / "config" / "schema.yaml").read_text())
+    enum = schema["properties"]["rareness"]["properties"]["measures"]["items"]["enum"]
+    assert enum == [f.name for f in REGISTRY.values() if f.needs_runs]

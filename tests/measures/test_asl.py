@@ -1,4 +1,4 @@
-"""ASL: hand-checked cases (DESIGN.md semantics) and properties."""
+"""ASL: hand-checked cases (the semantics in src/reeval/measures/asl.py) and properties."""
 
 import random
 import tempfile

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from scipy import stats as st
 
-from conftest import write_lines
+from conftest import ROOT, write_lines
 from reeval.ingest import ingest_track, write_track
 from reeval.pipeline import track_measures
 from reeval.stats import kendall_tau
@@ -307,7 +307,7 @@ def test_track_study_and_study_write_every_file(tiny, tmp_path):
 def test_dl2020_passage_labels_and_exactness(tmp_path):
     """Real data: the shipped DL-2020 technique labels name existing runs; 1/ASL exact."""
     import yaml
-    from conftest import ROOT, ingested
+    from conftest import ingested
     tables = ingested("trec2020-dl-passage")
     d = tmp_path / "dl20"
     write_track(tables, d)
@@ -412,7 +412,7 @@ def test_technique_groups_from_manifest_labels():
     opts = study_options({"tracks": "all", "min_runs": 5, "techniques": {"labelled": mine}}, got)
     assert opts["techniques"]["labelled"] == mine and "tracks" not in opts and "min_runs" not in opts
     # the study manifest: the DL tracks of 2019 on get bm25 vs neural groups
-    manifest = yaml.safe_load((Path(__file__).resolve().parents[1] / "config" / "trec-manifest.yaml").read_text())
+    manifest = yaml.safe_load((ROOT / "config" / "trec-manifest.yaml").read_text())
     labelled = techniques_from_labels(manifest["tracks"])
     assert labelled and all(set(v["groups"]) >= {"bm25"} and len(v["groups"]) >= 2 for v in labelled.values())
     assert all(manifest["tracks"][t]["year"] >= 2019 for t in labelled)
