@@ -22,12 +22,11 @@ if not workflow.config_settings.configfiles:
 
 # common.smk checks the config (track ids, measure names, then the schema) before any rule
 include: "workflow/rules/common.smk"
-include: "workflow/rules/fetched.smk"
+include: "workflow/rules/fetch.smk"
 include: "workflow/rules/synthetic.smk"
 include: "workflow/rules/ingest.smk"
-include: "workflow/rules/metrics.smk"
+include: "workflow/rules/measures.smk"
 include: "workflow/rules/summary.smk"
-include: "workflow/rules/fetch.smk"
 include: "workflow/rules/rareness.smk"
 include: "workflow/rules/study.smk"
 include: "workflow/rules/lexiprecision.smk"

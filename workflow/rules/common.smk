@@ -1,5 +1,7 @@
+import json
 import re
 import sys
+from functools import partial
 from pathlib import Path
 
 from snakemake.exceptions import WorkflowError
@@ -14,6 +16,7 @@ from reeval.pipeline import SUMMARY_FILES as SUMMARY_NAMES
 from reeval.study import REQUIRED_MEASURES as STUDY_MEASURES
 from reeval.tracks import is_fetched, local_track_files, resolve_runs, study_tracks, track_options
 from reeval.errors import InputError
+from reeval.inclusion import FETCH_DEFAULTS, MIN_RUNS
 
 SCHEMA = str(Path(workflow.basedir) / "config" / "schema.yaml")
 
@@ -64,3 +67,43 @@ def ingest_inputs(wildcards):
         folder = checkpoints.fetch.get(track=wildcards.track).output.folder
         return {"qrels": f"{folder}/qrels.txt", "runs": resolve_runs(f"{folder}/runs")}
     return LOCAL_FILES[wildcards.track]
+
+
+# Tracks given by URLs (the fetch checkpoint, fetch.smk): settings, the tracks that go on
+# to ingest, and the inputs that depend on that checkpoint.
+FETCH = {**FETCH_DEFAULTS, **{k: v for k, v in (config.get("fetch") or {}).items() if k != "data_dir"}}
+DATA_DIR = (config.get("fetch") or {}).get("data_dir", f"{RESULTS}/raw")
+STUDY_MIN_RUNS = (config.get("study") or {}).get("min_runs", MIN_RUNS)
+FETCHED = [t for t in TRACKS if is_fetched(config["tracks"][t])]
+# plain inputs (not through the checkpoint): every fetch job is in the DAG from the start
+FETCH_STATUSES = [f"{RESULTS}/fetch/{t}/status.json" for t in FETCHED]
+
+
+def is_usable(track):
+    """Local and synthetic tracks; a fetched one when its status says usable (after its fetch)."""
+    if track not in FETCHED:
+        return True
+    status = checkpoints.fetch.get(track=track).output.status
+    return json.loads(Path(status).read_text())["usable"]
+
+
+def usable_tracks():
+    """Tracks that go on to ingest."""
+    return [track for track in TRACKS if is_usable(track)]
+
+
+def track_outputs(wildcards, track):
+    """A track's tables and analyses (PER_TRACK_FILES), once its fetch found it usable."""
+    if not is_usable(track):
+        return []
+    return expand(PER_TRACK_FILES, track=track)
+
+
+# Inputs of the default target, one function per track: a track's ingest and measures start
+# as soon as its own fetch is done (one function for all would wait for every fetch)
+TRACK_OUTPUTS = [partial(track_outputs, track=track) for track in TRACKS]
+
+
+def ingest_reports(wildcards):
+    """Ingest reports of the usable tracks (the inclusion table's evidence)."""
+    return [f"{RESULTS}/tracks/{t}/ingest_report.csv" for t in usable_tracks()]
