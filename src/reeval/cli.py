@@ -305,12 +305,10 @@ def measure_table(formulas: bool = False) -> list[str]:
 
     lines = []
     for family in REGISTRY.values():
-        direction = ("a count" if family.aggregate in ("sum", "count") else
-                     "higher is better" if family.higher_is_better else "lower is better")
         extra = [f"run value: {family.aggregate}" if family.aggregate != "mean" else "",
                  "over the runs given together" if family.needs_runs else ""]
         lines.append(f"{', '.join(family.names)}")
-        lines.append(f"    {family.description}; {'; '.join([direction] + [e for e in extra if e])}")
+        lines.append(f"    {family.description}; {'; '.join([family.direction] + [e for e in extra if e])}")
         if formulas and family.doc:
             lines.extend("    | " + line.strip() for line in family.doc.strip().splitlines())
     lines.extend(f"{name}: {', '.join(specs)}" for name, specs in SETS.items())
@@ -332,11 +330,9 @@ def measure_markdown() -> str:
              "| family | spellings | what it is | direction | run value | trec_eval |",
              "|---|---|---|---|---|---|"]
     for f in REGISTRY.values():
-        direction = ("count" if f.aggregate in ("sum", "count") else
-                     "higher is better" if f.higher_is_better else "lower is better")
         run_value = f.aggregate + (", over the runs given together" if f.needs_runs else "")
         lines.append(f"| `{f.name}` | {', '.join(f'`{n}`' for n in f.names)} | {cell(f.description)} | "
-                     f"{direction} | {run_value} | {'yes' if f.trec_eval else 'no'} |")
+                     f"{f.direction} | {run_value} | {'yes' if f.trec_eval else 'no'} |")
     lines += ["", "Named sets: " + "; ".join(f"`{name}` = {', '.join(specs)}" for name, specs in SETS.items()) + ".",
               "", "## Definitions", ""]
     from .measures import asl, classic

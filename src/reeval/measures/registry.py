@@ -57,6 +57,13 @@ class Family:
     needs_runs: bool = False
     doc: str = field(default="", compare=False)
 
+    @property
+    def direction(self) -> str:
+        """``higher is better``, ``lower is better``, or ``a count`` (num_q, num_ret ...)."""
+        if self.aggregate in ("sum", "count"):
+            return "a count"
+        return "higher is better" if self.higher_is_better else "lower is better"
+
     def measure(self, name: str, cutoff: int | None = None) -> Measure:
         return Measure(name, self.name, cutoff, self.aggregate, self.higher_is_better)
 
