@@ -444,6 +444,24 @@ static ALWAYS_INLINE int line_fields64(const unsigned char *p, const unsigned ch
 }
 #endif
 
+/* The fields of the line at d[i:] (line_fields' contract): the SSE2 scan when 64 bytes
+   remain and the line fits them, else byte by byte. */
+static ALWAYS_INLINE int split_line(const unsigned char *d, int64_t n, int64_t i, const unsigned char **tok,
+                                    int64_t *len, int64_t *next, int nfields)
+{
+    int outcome = LINE_LONG;
+#if defined(__SSE2__)
+    if (n - i >= 64) {
+        int64_t advance = 0;
+        outcome = line_fields64(d + i, tok, len, &advance, nfields);
+        *next = i + advance;
+    }
+#endif
+    if (outcome == LINE_LONG)
+        outcome = line_fields(d, n, i, tok, len, next, nfields);
+    return outcome;
+}
+
 PyDoc_STRVAR(parse_run_doc,
 "parse_run(data, qid_off, qid_data, qid_code, docno_off, docno_data, tag_off, tag_data,\n"
 "          tag_code, score) -> (lines, qids, tags)\n\n"
@@ -484,16 +502,7 @@ static PyObject *parse_run(PyObject *self, PyObject *args)
     while (ok && i < n) {
         const unsigned char *tok[6];
         int64_t len[6], next = 0;
-        int outcome = LINE_LONG;
-#if defined(__SSE2__)
-        if (n - i >= 64) {
-            int64_t advance = 0;
-            outcome = line_fields64(d + i, tok, len, &advance, 6);
-            next = i + advance;
-        }
-#endif
-        if (outcome == LINE_LONG)
-            outcome = line_fields(d, n, i, tok, len, &next, 6);
+        int outcome = split_line(d, n, i, tok, len, &next, 6);
         if (outcome != LINE_OK || tok[0][0] == '#' || row >= max_lines ||
             !parse_score(tok[4], len[4], &score[row])) {
             ok = 0;
@@ -587,16 +596,7 @@ static PyObject *parse_qrels(PyObject *self, PyObject *args)
     while (ok && i < n) {
         const unsigned char *tok[4];
         int64_t len[4], next = 0;
-        int outcome = LINE_LONG;
-#if defined(__SSE2__)
-        if (n - i >= 64) {
-            int64_t advance = 0;
-            outcome = line_fields64(d + i, tok, len, &advance, 4);
-            next = i + advance;
-        }
-#endif
-        if (outcome == LINE_LONG)
-            outcome = line_fields(d, n, i, tok, len, &next, 4);
+        int outcome = split_line(d, n, i, tok, len, &next, 4);
         if (outcome != LINE_OK || tok[0][0] == '#' || row >= max_lines || !parse_rel(tok[3], len[3], &rel[row])) {
             ok = 0;
             break;
