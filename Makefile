@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 CORES ?= 2
 
-$(VENV)/.installed: pyproject.toml src/reeval/_kernels.c
+$(VENV)/.installed: pyproject.toml src/reeval/io/_kernels.c
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[test,bench,slurm]'

@@ -5,7 +5,7 @@
 On a real track of ../shared/data (default TREC-COVID round 1: 143 runs, 10,153 pairs x
 30 topics), each side runs in its own process, in this one invocation:
 
-- ``vectorized``: ingest, then every table of the paper (reeval.lexiprecision_report's
+- ``vectorized``: ingest, then every table of the paper (reeval.analyses.lexiprecision_report's
   per-track computation without writing files): position vectors, all pairs x topics
   (i*, sgnLP, rrLP, dRR_1..20), tables 2, 3, 4 (the per-pair t, sign and topic-blocked
   HSD tests) and the data of figures 3, 5, 6, 7 and 9 (10 label-removal samples x 10
@@ -38,7 +38,7 @@ DATA = ROOT.parent / "shared" / "data"
 
 
 def load(track: str):
-    from reeval.ingest import ingest_track
+    from reeval.io.ingest import ingest_track
 
     qrels = glob.glob(str(DATA / track / "qrels" / "*"))[0]
     runs = sorted(glob.glob(str(DATA / track / "runs" / "*")))
@@ -48,7 +48,7 @@ def load(track: str):
 def vectorized(track: str, out: str) -> dict:
     import numpy as np
 
-    from reeval import lexiprecision as lx
+    from reeval.analyses import lexiprecision as lx
 
     times = {}
     t0 = time.perf_counter()
@@ -80,7 +80,7 @@ def vectorized(track: str, out: str) -> dict:
 def loop(track: str, out: str) -> dict:
     import numpy as np
 
-    from reeval.lexiprecision import lexiprecision_pair
+    from reeval.analyses.lexiprecision import lexiprecision_pair
 
     times = {}
     t0 = time.perf_counter()

@@ -16,9 +16,9 @@ import math
 import os
 import sys
 
-from . import __version__
-from .choices import ALTERNATIVES, PAIRED_TESTS, SYSTEMS, UNRETRIEVED_POLICIES
-from .errors import InputError
+from reeval import __version__
+from reeval.choices import ALTERNATIVES, PAIRED_TESTS, SYSTEMS, UNRETRIEVED_POLICIES
+from reeval.errors import InputError
 
 # Only argparse at import: each command imports what it needs (numpy and the compiled
 # kernels for `score`; scipy for `compare`; pandas only where a file needs the general
@@ -43,11 +43,11 @@ def read_inputs(qrels_path, run_paths, precision="float64", warn=None):
     """Ingest the qrels and runs of a command (no runs table: the measures read the parts).
 
     ``warn`` (a callable, e.g. printing to stderr) receives one line per file that had
-    lines dropped or read differently from trec_eval (:func:`reeval.notes.notes_line`).
+    lines dropped or read differently from trec_eval (:func:`reeval.io.notes.notes_line`).
     A run that keeps no line (empty, or every line dropped) is an :class:`InputError`.
     """
-    from .ingest import ingest_track
-    from .notes import notes_line, nothing_kept
+    from reeval.io.ingest import ingest_track
+    from reeval.io.notes import notes_line, nothing_kept
 
     tables = ingest_track("cli", qrels_path, run_paths, precision=precision, keep_runs=False)
     for row in tables.report_rows:
@@ -68,9 +68,9 @@ def score_lines(qrels_path, run_paths, measure_specs=None, per_topic=False, comp
     files go to ``warn`` (see :func:`read_inputs`)."""
     import numpy as np
 
-    from .measures import aggregate_values, evaluate_grid, family_of, grid_from_track, parse_measures
-    from .rareness import add_rareness, check_alpha
-    from .trecio import run_names
+    from reeval.measures import aggregate_values, evaluate_grid, family_of, grid_from_track, parse_measures
+    from reeval.analyses.rareness import add_rareness, check_alpha
+    from reeval.io.trecio import run_names
 
     measures = parse_measures(measure_specs or ["official"])
     rare = [m for m in measures if family_of(m).needs_runs]
@@ -128,9 +128,9 @@ def compare_lines(qrels_path, run_a, run_b, measure_specs=None, tests=None,
     """
     import numpy as np
 
-    from .measures import evaluate_grid, grid_from_track, parse_measures
-    from .stats import paired_test
-    from .trecio import run_names
+    from reeval.measures import evaluate_grid, grid_from_track, parse_measures
+    from reeval.stats import paired_test
+    from reeval.io.trecio import run_names
 
     measures = parse_measures(measure_specs or ["map"])
     if any(m.aggregate != "mean" for m in measures):
@@ -172,8 +172,8 @@ def prefer_lines(qrels_path, run_paths, rel_level=1, precision="float64", decima
     import numpy as np
     import pandas as pd
 
-    from .lexiprecision import compare_pairs, position_vectors
-    from .trecio import run_names
+    from reeval.analyses.lexiprecision import compare_pairs, position_vectors
+    from reeval.io.trecio import run_names
 
     if len(run_paths) < 2:
         raise InputError("prefer needs at least two runs")
@@ -301,7 +301,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def measure_table(formulas: bool = False) -> list[str]:
     """The lines of ``reeval measures``: one block per registered family, then the sets."""
-    from .measures import REGISTRY, SETS
+    from reeval.measures import REGISTRY, SETS
 
     lines = []
     for family in REGISTRY.values():
@@ -317,7 +317,7 @@ def measure_table(formulas: bool = False) -> list[str]:
 
 def measure_markdown() -> str:
     """docs/measures.md, generated from the registry (``reeval measures --markdown``)."""
-    from .measures import REGISTRY, SETS
+    from reeval.measures import REGISTRY, SETS
 
     def cell(text):
         return text.replace("|", "\\|")
@@ -335,7 +335,7 @@ def measure_markdown() -> str:
                      f"{f.direction} | {run_value} | {'yes' if f.trec_eval else 'no'} |")
     lines += ["", "Named sets: " + "; ".join(f"`{name}` = {', '.join(specs)}" for name, specs in SETS.items()) + ".",
               "", "## Definitions", ""]
-    from .measures import asl, classic
+    from reeval.measures import asl, classic
     for module in (classic, asl):  # their notation and conventions, then each family's formula
         lines += [" ".join(paragraph.split()) for paragraph in module.__doc__.split("\n\n")[1:]] + [""]
     for f in REGISTRY.values():

@@ -12,9 +12,9 @@ from scipy import stats as st
 from scipy.special import comb
 
 from conftest import REFERENCE, ingested, write_lines
-from reeval import lexiprecision as lx
+from reeval.analyses import lexiprecision as lx
 from reeval.cli import main
-from reeval.ingest import ingest_track
+from reeval.io.ingest import ingest_track
 from reeval.stats import sign_test_counts, ttest_rows, tukey_hsd
 
 TINY = REFERENCE / "tiny"
@@ -353,8 +353,8 @@ def test_hsd_without_p_values_flags_the_same_pairs():
 
 @pytest.mark.parametrize("case", ["one_run", "two_runs", "no_relevant_topic"])
 def test_degenerate_tracks_write_every_output(tmp_path, case):
-    from reeval.ingest import write_track
-    from reeval.lexiprecision_report import TRACK_FIGURES, TRACK_TABLES, track_lexiprecision
+    from reeval.io.ingest import write_track
+    from reeval.analyses.lexiprecision_report import TRACK_FIGURES, TRACK_TABLES, track_lexiprecision
 
     tiny_tables()
     runs = sorted(glob.glob(str(TINY / "runs" / "*")))

@@ -9,17 +9,19 @@ import pyarrow.parquet as pq
 import yaml
 
 from conftest import ROOT, assert_outputs_conform, write_lines
-from reeval.inclusion import inclusion_table
+from reeval.archive.inclusion import inclusion_table
 
 NOTE = "`summary/inclusion.csv`"
 
 
 def test_every_cross_track_function_with_no_track(tmp_path):
-    from reeval import lexiprecision_report as lr, rareness_report as rp, study as S
-    from reeval.lexiprecision_report import summarize_lexiprecision
-    from reeval.pipeline import TRACK_SUMMARY_COLUMNS, run_table_columns, summarize
-    from reeval.rareness_report import options as rareness_options, summarize_rareness
-    from reeval.study_report import STUDY_TABLES, study, study_options
+    from reeval.analyses import lexiprecision_report as lr
+    from reeval.analyses import rareness_report as rp
+    from reeval.analyses import asl_study as S
+    from reeval.analyses.lexiprecision_report import summarize_lexiprecision
+    from reeval.workflow.measures_step import TRACK_SUMMARY_COLUMNS, run_table_columns, summarize
+    from reeval.analyses.rareness_report import options as rareness_options, summarize_rareness
+    from reeval.analyses.asl_report import STUDY_TABLES, study, study_options
 
     inclusion = inclusion_table({}, {}, {})
     specs = ["official", "ASL", "ASL@g1-10"]
@@ -28,7 +30,7 @@ def test_every_cross_track_function_with_no_track(tmp_path):
     summarize_lexiprecision({}, tmp_path / "lexiprecision", {})
     summarize_rareness({}, tmp_path / "rareness", rareness_options(None))
 
-    from reeval.outputs import table_schema
+    from reeval.io.tables import table_schema
 
     assert assert_outputs_conform(tmp_path) > 20
     runs = pq.read_table(tmp_path / "summary" / "runs.parquet")

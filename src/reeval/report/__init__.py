@@ -1,0 +1,1 @@
+"""Writing figures and markdown: one figure saver, shared markdown helpers."""
