@@ -49,6 +49,7 @@ def vectorized(track: str, out: str) -> dict:
     import numpy as np
 
     from reeval.analyses import lexiprecision as lx
+    from reeval.analyses import lexiprecision_ties as lt
 
     times = {}
     t0 = time.perf_counter()
@@ -66,11 +67,11 @@ def vectorized(track: str, out: str) -> dict:
     lx.discriminative_power(tests)
     times["table_4"] = time.perf_counter() - t
     t = time.perf_counter()
-    lx.tie_probability_by_p1(pv), lx.tie_probability_by_level(pc), lx.i_star_distribution(pc)
-    lx.locality(pc)
+    lt.tie_probability_by_p1(pv), lt.tie_probability_by_level(pc), lt.i_star_distribution(pc)
+    lt.locality(pc)
     times["figures_3_5_6_7"] = time.perf_counter() - t
     t = time.perf_counter()
-    lx.label_removal_ties(tables.judged, tables.qrels, tables.depth)
+    lt.label_removal_ties(tables.judged, tables.qrels, tables.depth)
     times["figure_9"] = time.perf_counter() - t
     times["total"] = time.perf_counter() - t0
     np.savez(out, sgn=pc.sgn, rr=pc.rr, i_star=pc.i_star, suffix=pc.sgn_suffix, drr=pc.drr)

@@ -68,9 +68,9 @@ def score_lines(qrels_path, run_paths, measure_specs=None, per_topic=False, comp
     files go to ``warn`` (see :func:`read_inputs`)."""
     import numpy as np
 
-    from reeval.measures import aggregate_values, evaluate_grid, family_of, grid_from_track, parse_measures
     from reeval.analyses.rareness import add_rareness, check_alpha
     from reeval.io.trecio import run_names
+    from reeval.measures import aggregate_values, evaluate_grid, family_of, grid_from_track, parse_measures
 
     measures = parse_measures(measure_specs or ["official"])
     rare = [m for m in measures if family_of(m).needs_runs]
@@ -128,9 +128,9 @@ def compare_lines(qrels_path, run_a, run_b, measure_specs=None, tests=None,
     """
     import numpy as np
 
-    from reeval.measures import evaluate_grid, grid_from_track, parse_measures
-    from reeval.stats import paired_test
     from reeval.io.trecio import run_names
+    from reeval.measures import evaluate_grid, grid_from_track, parse_measures
+    from reeval.stats.paired import paired_test
 
     measures = parse_measures(measure_specs or ["map"])
     if any(m.aggregate != "mean" for m in measures):

@@ -11,7 +11,8 @@ from reeval.analyses import rareness as rr
 from reeval.analyses import rareness_analysis as ra
 from reeval.io.ingest import ingest_track
 from reeval.measures import build_grid
-from reeval.stats import kendall_tau, tukey_hsd
+from reeval.stats.correlation import kendall_tau
+from reeval.stats.allpairs import tukey_hsd
 from reeval.synth.tracks import DEFAULT_CAMPAIGN, write_track
 
 FAMILIES = rr.FAMILIES

@@ -13,13 +13,31 @@ from scipy import stats as st
 from conftest import ROOT, write_lines
 from reeval.io.ingest import ingest_track, write_track
 from reeval.workflow.measures_step import track_measures
-from reeval.stats import kendall_tau
-from reeval.analyses.asl_study import (COMPARISONS, Ordering, better_matrix, bucket_counts, bucket_labels,
-                          delta_sort, difference_histogram, document_histogram, headroom,
-                          label_runs, ladder, map_share, mean_std_range, reordering,
-                          reordering_across_tracks, rrie, signed_bucket_counts,
-                          signed_bucket_labels, best_and_median_run, technique_table,
-                          track_matrices, unit_histogram)
+from reeval.stats.correlation import kendall_tau
+from reeval.analyses.asl_study import (
+    COMPARISONS,
+    Ordering,
+    better_matrix,
+    delta_sort,
+    headroom,
+    ladder,
+    mean_std_range,
+    reordering,
+    reordering_across_tracks,
+    track_matrices,
+)
+from reeval.analyses.asl_views import (
+    bucket_counts,
+    bucket_labels,
+    difference_histogram,
+    document_histogram,
+    map_share,
+    signed_bucket_counts,
+    signed_bucket_labels,
+    best_and_median_run,
+    unit_histogram,
+)
+from reeval.analyses.asl_techniques import label_runs, rrie, technique_table
 from reeval.synth.tracks import DEFAULT_CAMPAIGN, write_track as write_synthetic
 
 STUDY_MEASURES = ["map", "P_20", "recip_rank", "ASL", "ASL@g1", "ASL@g1-10"]

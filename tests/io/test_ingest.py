@@ -114,7 +114,7 @@ def test_real_track_oddities_are_counted():
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_topic_score_order_equals_lexsort(dtype):
-    from reeval.io.ingest import topic_score_order
+    from reeval.io.ordering import topic_score_order
     rng = np.random.default_rng(5)
     for _ in range(50):
         n = int(rng.integers(1, 3000))
@@ -135,7 +135,7 @@ def test_topic_score_order_equals_lexsort(dtype):
 
 def test_string_hash64_equal_strings_equal_hashes_across_layouts():
     import pyarrow as pa
-    from reeval.io.ingest import string_hash64
+    from reeval.io.matching import string_hash64
     rng = np.random.default_rng(3)
     words = ["", "a", "D00000059", "clueweb12-0108wb-15-11534", "x" * 8, "x" * 16, "x" * 17,
              "WAPO_b2e89334-33f9-11e1-825f-dabc29fd7071-1", "caf\u00e9", "a\\xff"]
@@ -159,7 +159,7 @@ def test_string_hash64_equal_strings_equal_hashes_across_layouts():
 def test_duplicates_and_judged_lookup_are_exact_even_when_hashes_collide(monkeypatch):
     import pyarrow as pa
     from reeval.io import compiled
-    from reeval.io.ingest import QrelsLookup, exact_duplicates
+    from reeval.io.matching import QrelsLookup, exact_duplicates
     from reeval.io.strings import Strings
     monkeypatch.setattr(compiled, "ENABLED", False)  # the numpy path (test_kernels.py: the compiled one)
     docno = Strings.from_list(["A", "B", "A", "C", "B", "A"])

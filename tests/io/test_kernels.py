@@ -14,7 +14,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from conftest import track_files, write_lines
 from reeval.io import compiled
-from reeval.io.ingest import QrelsLookup, dedupe_and_match, ingest_track
+from reeval.io.matching import QrelsLookup, dedupe_and_match
+from reeval.io.ingest import ingest_track
 from reeval.io.textreader import _parse_run_fast
 from reeval.io.trecio import _compiled_run, parse_run
 

@@ -111,6 +111,8 @@ def test_every_declared_table_is_typed_by_the_registry():
     from reeval.analyses import lexiprecision_report
     from reeval.analyses import rareness_report
     from reeval.analyses import asl_study as study
+    from reeval.analyses import asl_views as views
+    from reeval.analyses import asl_techniques as techniques
     from reeval.archive.fetch import FileResult
     from reeval.archive.inclusion import INCLUSION_COLUMNS
     from reeval.io.tables import COLUMN_TYPES, table_schema
@@ -118,8 +120,8 @@ def test_every_declared_table_is_typed_by_the_registry():
 
     declared = [INCLUSION_COLUMNS, TRACK_SUMMARY_COLUMNS, [f.name for f in dataclasses.fields(FileResult)] + ["use"],
                 run_table_columns(["all_trec", "ASL", "ASL@g1-10"]), study.HEADROOM_COLUMNS,
-                study.REORDERING_COLUMNS, study.REORDERING_BY_RUN_COLUMNS, study.MAP_SHARE_COLUMNS,
-                study.TECHNIQUE_COLUMNS, *lexiprecision_report.TABLE_COLUMNS.values(),
+                study.REORDERING_COLUMNS, study.REORDERING_BY_RUN_COLUMNS, views.MAP_SHARE_COLUMNS,
+                techniques.TECHNIQUE_COLUMNS, *lexiprecision_report.TABLE_COLUMNS.values(),
                 *rareness_report.TABLE_COLUMNS.values()]
     for columns in declared:
         table_schema(columns)
@@ -197,7 +199,7 @@ def test_the_same_figure_saved_at_different_dates_is_byte_identical(tmp_path, mo
 
 
 def test_save_figure_writes_each_format_reproducibly_and_closes_the_figure(tmp_path, monkeypatch):
-    from reeval.io.tables import pyplot, save_figure
+    from reeval.report.figures import pyplot, save_figure
 
     plt = pyplot()
     for day, name in ((0, "first"), (10 ** 9, "second")):

@@ -18,6 +18,8 @@ def test_every_cross_track_function_with_no_track(tmp_path):
     from reeval.analyses import lexiprecision_report as lr
     from reeval.analyses import rareness_report as rp
     from reeval.analyses import asl_study as S
+    from reeval.analyses import asl_views as views
+    from reeval.analyses import asl_techniques as techniques
     from reeval.analyses.lexiprecision_report import summarize_lexiprecision
     from reeval.workflow.measures_step import TRACK_SUMMARY_COLUMNS, run_table_columns, summarize
     from reeval.analyses.rareness_report import options as rareness_options, summarize_rareness
@@ -38,8 +40,8 @@ def test_every_cross_track_function_with_no_track(tmp_path):
     assert {"map", "P_20", "num_ret", "ASL@g1-10", "asl_unanswered_topics"} <= set(runs.schema.names)
     assert list(pd.read_csv(tmp_path / "summary" / "tracks.csv").columns) == TRACK_SUMMARY_COLUMNS
     expected = {"headroom": S.HEADROOM_COLUMNS, "reordering": S.REORDERING_COLUMNS,
-                "reordering_by_run": S.REORDERING_BY_RUN_COLUMNS, "map_share": S.MAP_SHARE_COLUMNS,
-                "techniques": S.TECHNIQUE_COLUMNS}
+                "reordering_by_run": S.REORDERING_BY_RUN_COLUMNS, "map_share": views.MAP_SHARE_COLUMNS,
+                "techniques": techniques.TECHNIQUE_COLUMNS}
     for name in STUDY_TABLES:
         table = pq.read_table(tmp_path / "study" / f"{name}.parquet")
         if name == "table2":  # one row per comparison, with no track behind it

@@ -1,11 +1,11 @@
 """Figures of the ASL study: bar histograms with labelled buckets, saved as PNG and PDF
-side by side (:func:`reeval.io.tables.save_figure`)."""
+side by side (:func:`reeval.report.figures.save_figure`)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from reeval.io.tables import pyplot, save_figure
+from reeval.report.figures import pyplot, save_figure
 
 
 def bar_histogram(labels, counts, title: str, xlabel: str, ylabel: str, png_path,

@@ -22,10 +22,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import asl_study as S
-from reeval.workflow.config_check import ConfigError
 from reeval.archive.inclusion import NO_TRACK_FIGURE_NOTE, NO_TRACK_INCLUDED
 from reeval.io.tables import read_stacked, write_table, write_text
+from reeval.workflow.config_check import ConfigError
+
+from . import asl_study as S
+from . import asl_views as views
+from . import asl_techniques as techniques
 from .asl_figures import bar_histogram
 
 #: options of the ``study`` config key and their defaults
@@ -149,20 +152,20 @@ def track_study(track: str, track_dir, out_dir, options: dict) -> dict:
     runs_tab, track_tab = S.reordering(tm, docs, space=ro["ttest_space"],
                                        unretrieved=ro["unretrieved_precision"],
                                        margin=ro["margin"], alpha=ro["alpha"])
-    share = S.map_share(docs, target=options["map_share_target"])
+    share = views.map_share(docs, target=options["map_share_target"])
     share.insert(0, "track", track)
     write_table(track_tab, out / "reordering.parquet", columns=S.REORDERING_COLUMNS)
     write_table(runs_tab, out / "reordering_by_run.parquet", columns=S.REORDERING_BY_RUN_COLUMNS)
-    write_table(share, out / "map_share.parquet", columns=S.MAP_SHARE_COLUMNS)
+    write_table(share, out / "map_share.parquet", columns=views.MAP_SHARE_COLUMNS)
 
-    best, median = S.best_and_median_run(by_run)
+    best, median = views.best_and_median_run(by_run)
     edges, diff_edges = options["document_buckets"], options["difference_buckets"]
     if best is None:
-        hist = pd.DataFrame({"bucket": S.bucket_labels(edges) + ["not retrieved"], "count": 0})
-        diff = pd.DataFrame({"bucket": S.signed_bucket_labels(diff_edges), "count": 0})
+        hist = pd.DataFrame({"bucket": views.bucket_labels(edges) + ["not retrieved"], "count": 0})
+        diff = pd.DataFrame({"bucket": views.signed_bucket_labels(diff_edges), "count": 0})
     else:
-        hist = S.document_histogram(docs, best, edges)
-        diff = S.difference_histogram(docs, best, median, diff_edges)
+        hist = views.document_histogram(docs, best, edges)
+        diff = views.difference_histogram(docs, best, median, diff_edges)
     hist.insert(0, "run", best)
     diff.insert(0, "best_run", best)
     diff.insert(1, "median_run", median)
@@ -197,10 +200,10 @@ def study(tracks: dict, out_dir, options: dict) -> dict:
     reord_runs = read_stacked([d / "study" / "reordering_by_run.parquet" for d in dirs.values()],
                               S.REORDERING_BY_RUN_COLUMNS)
     table2 = S.reordering_across_tracks(reord, reord_runs)
-    share = read_stacked([d / "study" / "map_share.parquet" for d in dirs.values()], S.MAP_SHARE_COLUMNS)
-    tech_frames = [S.technique_table(by_runs[t], spec, t)
+    share = read_stacked([d / "study" / "map_share.parquet" for d in dirs.values()], views.MAP_SHARE_COLUMNS)
+    tech_frames = [techniques.technique_table(by_runs[t], spec, t)
                    for t, spec in options["techniques"].items() if t in by_runs]
-    tech = pd.concat(tech_frames, ignore_index=True) if tech_frames else pd.DataFrame(columns=S.TECHNIQUE_COLUMNS)
+    tech = pd.concat(tech_frames, ignore_index=True) if tech_frames else pd.DataFrame(columns=techniques.TECHNIQUE_COLUMNS)
     for name, df in zip(STUDY_TABLES, (head, reord, reord_runs, table2, share, tech)):
         write_table(df, out / f"{name}.parquet", out / f"{name}.csv")
     hist = headroom_figures(head, out, options["asl_buckets"])
@@ -214,10 +217,10 @@ def headroom_histograms(head: pd.DataFrame, asl_edges) -> dict:
     unit = [f"{k / 10:.1f}-{(k + 1) / 10:.1f}" for k in range(10)]
     out = {}
     for m in ("P_20", "map"):
-        out[m] = (unit, S.unit_histogram(head[m].to_numpy(dtype=float)) if len(head) else np.zeros(10, int))
+        out[m] = (unit, views.unit_histogram(head[m].to_numpy(dtype=float)) if len(head) else np.zeros(10, int))
     for m in ("ASL@g1-10", "ASL"):
         v = head[m].to_numpy(dtype=float) if len(head) else np.array([])
-        out[m] = (S.bucket_labels(asl_edges, integer=False), S.bucket_counts(v[np.isfinite(v)], asl_edges))
+        out[m] = (views.bucket_labels(asl_edges, integer=False), views.bucket_counts(v[np.isfinite(v)], asl_edges))
     return out
 
 
@@ -408,7 +411,7 @@ def write_summary(path: Path, dirs: dict, head, hist, reord, table2, share, tech
           "then 1/ASL_i >= 1.1/ASL_j). Both give the same ordering and Kendall's tau.",
           f"- Significantly better: aggregate at least {100 * ro['margin']:g}% better (and strictly "
           f"better) and a two-tailed paired Student t-test p <= {ro['alpha']:g} "
-          "(`reeval.stats.all_pairs_ttest`, every pair at once, no multiple-comparison "
+          "(`reeval.stats.allpairs.all_pairs_ttest`, every pair at once, no multiple-comparison "
           "correction, as the paper). DeltaSort_s = 100 |n0 - n1| / |S|; the largest per track.",
           "- Kendall's tau: tau-b between the two orderings of all runs of a track (scipy). "
           "DeltaValue: new/old of the ladder values (AP compared with 1/ASL), pooled over every run "

@@ -23,16 +23,15 @@ classic measures, topics with a relevant document for ASL).
 
 from __future__ import annotations
 
-import fnmatch
 import math
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from reeval.workflow.config_check import ConfigError
 from reeval.measures import row_sums
-from reeval.stats import all_pairs_ttest, kendall_tau
+from reeval.stats.allpairs import all_pairs_ttest
+from reeval.stats.correlation import kendall_tau
 
 #: the measures the study reads from ``measures_by_topic`` (config ``measures`` must
 #: produce them: ``official`` gives map, recip_rank and P_20)
@@ -60,14 +59,9 @@ REORDERING_COLUMNS = ("track", "comparison", "old", "new", "max_delta_sort", "ma
 #: :func:`reordering`'s per-run table (``reordering_by_run.parquet``)
 REORDERING_BY_RUN_COLUMNS = ("track", "comparison", "old", "new", "run", "old_value", "new_value",
                              "n0", "n1", "delta_sort", "value_ratio")
-#: :func:`map_share` with the track (``map_share.parquet``)
-MAP_SHARE_COLUMNS = ("track", "run", "n_docs", "target_sl", "n_closest", "share")
 #: :func:`headroom` (``headroom.parquet``): per measure its best value, run and depth
 HEADROOM_COLUMNS = ("track", "n_runs") + tuple(c for m, _ in HEADROOM_MEASURES
                                                for c in (m, f"{m}_run", f"{m}_depth"))
-#: :func:`technique_table` (``techniques.parquet``)
-TECHNIQUE_COLUMNS = ("track", "group", "baseline", "measure", "value", "run", "baseline_value",
-                     "rrie", "n_runs")
 
 
 # ------------------------------------------------------------------ track matrices
@@ -92,7 +86,8 @@ class TrackMatrices:
         return len(self.runs), len(self.topics)
 
 
-def _codes(values, categories) -> np.ndarray:
+def category_codes(values, categories) -> np.ndarray:
+    """Index of each value in ``categories`` (-1 if absent), as int64."""
     return pd.Categorical(values, categories=categories).codes.astype(np.int64)
 
 
@@ -109,7 +104,7 @@ def track_matrices(by_topic: pd.DataFrame, track: str = "") -> TrackMatrices:
     runs = sorted(pd.unique(by_topic["run"]).tolist())
     topics = sorted(pd.unique(by_topic["qid"]).tolist())
     S, T = len(runs), len(topics)
-    r, t = _codes(by_topic["run"], runs), _codes(by_topic["qid"], topics)
+    r, t = category_codes(by_topic["run"], runs), category_codes(by_topic["qid"], topics)
     if len(by_topic) != S * T:
         raise ValueError(f"track {track}: measures_by_topic is not a full runs x topics grid")
     values = {}
@@ -151,7 +146,7 @@ def atomized_precision(docs: pd.DataFrame, tm: TrackMatrices,
     if unretrieved not in UNRETRIEVED_PRECISION:
         raise ValueError(f"unretrieved precision must be one of {UNRETRIEVED_PRECISION}")
     S, T = tm.shape
-    g = _codes(docs["run"], tm.runs) * T + _codes(docs["qid"], tm.topics)
+    g = category_codes(docs["run"], tm.runs) * T + category_codes(docs["qid"], tm.topics)
     p = 1.0 / docs["asl"].to_numpy(dtype=np.float64)
     if unretrieved == "zero":
         p = np.where(docs["retrieved"].to_numpy(), p, 0.0)
@@ -211,7 +206,7 @@ def better_matrix(o: Ordering, margin: float = 0.1, alpha: float = 0.05) -> np.n
     "Significantly better" (paper section 4.4): the aggregate is at least ``margin``
     better, agg_i >= (1 + margin) agg_j when higher is better, agg_i <= (1 - margin) agg_j
     when lower is better, and strictly better; and a two-tailed paired Student t-test
-    on the per-topic values gives p <= alpha (:func:`reeval.stats.all_pairs_ttest`, all
+    on the per-topic values gives p <= alpha (:func:`reeval.stats.allpairs.all_pairs_ttest`, all
     pairs at once). Fewer than 2 topics: nothing is significant.
     """
     X = np.asarray(o.per_topic, dtype=np.float64)
@@ -293,7 +288,7 @@ def reordering(tm: TrackMatrices, docs: pd.DataFrame, space: str = "aggregate",
     delta_sort, value_ratio = new/old for the ladder comparisons (AP vs 1/ASL; NaN when
     old is 0 and for the top-document rows). ``by_track``: one row per comparison:
     max_delta_sort (and its run), kendall_tau between the two orderings of all runs
-    (tau-b, :func:`reeval.stats.kendall_tau`), delta_value (mean value_ratio over the
+    (tau-b, :func:`reeval.stats.correlation.kendall_tau`), delta_value (mean value_ratio over the
     runs with a finite ratio), n_runs, n_topics.
     """
     ords = orderings(tm, docs, space, unretrieved)
@@ -386,213 +381,10 @@ def headroom(by_run: pd.DataFrame, track: str = "") -> dict:
     return row
 
 
-def bucket_labels(edges, integer: bool = True) -> list:
-    """Labels of the buckets [e_k, e_k+1) and [e_last, inf): ``"a-b"`` with b = e_k+1 - 1
-    for integer values (``"a"`` when a = b), ``">=e_last"`` for the last."""
-    labels = []
-    for a, b in zip(edges[:-1], edges[1:]):
-        if integer:
-            labels.append(f"{a:g}" if b - 1 == a else f"{a:g}-{b - 1:g}")
-        else:
-            labels.append(f"{a:g}-{b:g}")
-    labels.append(f">={edges[-1]:g}")
-    return labels
-
-
-def bucket_counts(values, edges) -> np.ndarray:
-    """Counts in [e_k, e_k+1) for each k and [e_last, inf); values below e_0 are not
-    counted (search lengths are >= 1, so e_0 = 1 counts everything)."""
-    v = np.asarray(values, dtype=np.float64)
-    idx = np.searchsorted(np.asarray(edges, dtype=np.float64), v, side="right") - 1
-    idx = idx[idx >= 0]
-    return np.bincount(idx, minlength=len(edges))
-
-
-def unit_histogram(values, n_bins: int = 10) -> np.ndarray:
-    """Counts in n_bins equal bins of [0, 1], the last closed ([0.9, 1.0] for 10 bins)."""
-    v = np.asarray(values, dtype=np.float64)
-    v = v[np.isfinite(v)]
-    idx = np.minimum(np.floor(v * n_bins).astype(np.int64), n_bins - 1)
-    return np.bincount(idx[idx >= 0], minlength=n_bins)
-
-
 # ------------------------------------------------------------------ per-document views
-
-def best_and_median_run(by_run: pd.DataFrame) -> tuple:
-    """(best, median) run by ASL: runs sorted by (ASL, name) ascending, the first and the
-    one at index (S - 1) // 2 (the better of the two middle runs when S is even)."""
-    df = by_run[np.isfinite(by_run["ASL"].to_numpy(dtype=np.float64))]
-    if df.empty:
-        return None, None
-    df = df.sort_values(["ASL", "run"], kind="stable").reset_index(drop=True)
-    return df.run[0], df.run[(len(df) - 1) // 2]
-
-
-def document_histogram(docs: pd.DataFrame, run: str, edges) -> pd.DataFrame:
-    """Figure 5: per-document ASL of one run's relevant documents in buckets of
-    :func:`bucket_counts` (retrieved ones), plus a last bucket "not retrieved"."""
-    d = docs[docs["run"] == run]
-    ret = d["retrieved"].to_numpy()
-    counts = bucket_counts(d["asl"].to_numpy()[ret], edges)
-    return pd.DataFrame({"bucket": bucket_labels(edges) + ["not retrieved"],
-                         "count": np.append(counts, int((~ret).sum()))})
-
-
-def signed_bucket_labels(edges) -> list:
-    """Labels of :func:`signed_bucket_counts` for integer differences, e.g. for edges
-    1, 10, 100: ``<=-100``, ``-99..-10``, ``-9..-1``, ``0``, ``1..9``, ``10..99``, ``>=100``."""
-    e = [float(x) for x in edges]
-    mags = [(a, b - 1) for a, b in zip(e[:-1], e[1:])]
-    neg = [f"<=-{e[-1]:g}"] + [f"-{b:g}" if a == b else f"-{b:g}..-{a:g}" for a, b in mags[::-1]]
-    pos = [f"{a:g}" if a == b else f"{a:g}..{b:g}" for a, b in mags] + [f">={e[-1]:g}"]
-    return neg + ["0"] + pos
-
-
-def signed_bucket_counts(diff, edges) -> np.ndarray:
-    """Counts of signed differences in symmetric magnitude buckets.
-
-    Magnitude buckets are [e_k, e_k+1) and [e_last, inf) (log-spaced edges such as 1,
-    10, 100, 1000); |d| < e_0 counts as 0 (its own middle bucket). Order: the largest
-    negative (wins of the first run) to the largest positive (losses).
-    """
-    d = np.asarray(diff, dtype=np.float64)
-    mag = bucket_counts(np.abs(d[d < 0]), edges)
-    pos = bucket_counts(d[d > 0], edges)
-    zero = int(d.size - mag.sum() - pos.sum())
-    return np.concatenate([mag[::-1], [zero], pos]).astype(np.int64)
-
-
-def document_differences(docs: pd.DataFrame, run_a: str, run_b: str) -> np.ndarray:
-    """ASL_qd(run_a) - ASL_qd(run_b) over every relevant document of the track (both
-    runs have a row for each, unretrieved ones at their unretrieved value)."""
-    a = docs[docs["run"] == run_a].set_index(["qid", "docno"])["asl"]
-    b = docs[docs["run"] == run_b].set_index(["qid", "docno"])["asl"]
-    a, b = a.align(b, join="inner")
-    return (a - b).to_numpy()
-
-
-def difference_histogram(docs: pd.DataFrame, run_a: str, run_b: str, edges) -> pd.DataFrame:
-    """Figure 6: :func:`signed_bucket_counts` of :func:`document_differences`."""
-    d = document_differences(docs, run_a, run_b)
-    return pd.DataFrame({"bucket": signed_bucket_labels(edges),
-                         "count": signed_bucket_counts(d, edges)})
 
 
 # ------------------------------------------------------------------ appendix A.1
 
-def map_share(docs: pd.DataFrame, target: str = "pooled") -> pd.DataFrame:
-    """How many of its documents MAP really averages (paper appendix A.1), per run.
-
-    Per run, the N relevant documents (over the topics with one) have precision P_i
-    (AP's per-document term) and search length SL_i = 1/P_i (inf when not retrieved).
-    Sorted by P descending, the prefix means m_n = (1/n) sum_{i<=n} SL_i grow with n;
-    the run's share is n*/N for the n* whose m_n is closest to the target search
-    length (the smallest such n on ties). Target: ``pooled`` = 1/mean_i P_i, the
-    search length of the unweighted mean precision of the same documents (the
-    identity of eq. 14-15); ``map`` = 1/MAP (mean over topics of AP_q). A run with
-    mean precision 0 has no finite target: share NaN.
-
-    Returns run, n_docs, target_sl, n_closest, share (no row when ``docs`` is empty).
-    """
-    if target not in ("pooled", "map"):
-        raise ValueError("target must be 'pooled' or 'map'")
-    if not len(docs):  # no run, or no relevant document: no row
-        dtypes = {"run": object, "n_docs": np.int64, "target_sl": np.float64, "n_closest": np.int64,
-                  "share": np.float64}
-        return pd.DataFrame({c: pd.Series(dtype=t) for c, t in dtypes.items()})
-    runs = sorted(pd.unique(docs["run"]).tolist())
-    r = _codes(docs["run"], runs)
-    p = docs["precision"].to_numpy(dtype=np.float64)
-    order = np.lexsort((-p, r))
-    r, p = r[order], p[order]
-    S = len(runs)
-    N = np.bincount(r, minlength=S)
-    if target == "pooled":
-        mean_p = np.bincount(r, weights=p, minlength=S) / np.maximum(N, 1)
-    else:
-        tq = _codes(docs["qid"], sorted(pd.unique(docs["qid"]).tolist()))[order]
-        T = int(tq.max()) + 1 if len(tq) else 0
-        g = r * T + tq
-        ap = (np.bincount(g, weights=p, minlength=S * T)
-              / np.maximum(np.bincount(g, minlength=S * T), 1)).reshape(S, T)
-        has = np.bincount(g, minlength=S * T).reshape(S, T) > 0
-        mean_p = row_sums(np.where(has, ap, 0)) / np.maximum(has.sum(axis=1), 1)
-    with np.errstate(divide="ignore"):
-        sl = np.where(p > 0, 1.0 / np.where(p > 0, p, 1.0), np.inf)
-        target_sl = np.where(mean_p > 0, 1.0 / np.where(mean_p > 0, mean_p, 1.0), np.nan)
-    first = np.concatenate([[0], np.cumsum(N)[:-1]])
-    k = np.arange(len(r)) - first[r] + 1                     # n of each prefix
-    finite_sl = np.where(np.isfinite(sl), sl, 0.0)
-    csum = np.cumsum(finite_sl)
-    before = np.where(first > 0, csum[np.maximum(first - 1, 0)], 0.0)
-    prefix = np.where(np.isfinite(sl), (csum - before[r]) / k, np.inf)
-    dist = np.abs(prefix - target_sl[r])
-    dist = np.where(np.isnan(dist), np.inf, dist)
-    pick = np.lexsort((k, dist, r))                            # per run: smallest dist, then n
-    starts = np.ones(len(pick), dtype=bool)
-    starts[1:] = r[pick][1:] != r[pick][:-1]
-    best = pick[starts]
-    n_closest = np.zeros(S, dtype=np.int64)
-    n_closest[r[best]] = k[best]
-    ok = np.isfinite(target_sl) & (N > 0)
-    return pd.DataFrame({
-        "run": runs, "n_docs": N, "target_sl": target_sl,
-        "n_closest": np.where(ok, n_closest, 0),
-        "share": np.where(ok, n_closest / np.maximum(N, 1), np.nan),
-    })
-
 
 # ------------------------------------------------------------------ technique reanalysis
-
-def label_runs(runs, groups: dict) -> dict:
-    """run -> group for the runs matching a group's fnmatch patterns (``p_bm25*``).
-
-    A run matching no group is unlabelled (absent); one matching two groups raises
-    ConfigError (a ValueError) naming it.
-    """
-    out = {}
-    for group, patterns in groups.items():
-        for run in runs:
-            if any(fnmatch.fnmatchcase(str(run), pat) for pat in patterns):
-                if run in out and out[run] != group:
-                    raise ConfigError(f"study.techniques: run {run!r} matches groups {out[run]!r} and {group!r}")
-                out[run] = group
-    return out
-
-
-def rrie(baseline: float, other: float, higher_is_better: bool) -> float:
-    """Relative reduction in error from ``baseline`` to ``other`` (paper eq. 11-12).
-
-    Rates (P@20, MAP; optimum 1): ((1 - b) - (1 - o)) / (1 - b). Search lengths (ASL,
-    ASL@g1-10; optimum 1): ((b - 1) - (o - 1)) / (b - 1). NaN when the baseline is
-    already optimal (zero error).
-    """
-    err_b, err_o = (1.0 - baseline, 1.0 - other) if higher_is_better else (baseline - 1.0, other - 1.0)
-    return (err_b - err_o) / err_b if err_b != 0 else math.nan
-
-
-def technique_table(by_run: pd.DataFrame, spec: dict, track: str = "") -> pd.DataFrame:
-    """Table 1 of the paper for one track: best run of each labelled group and the RRIE
-    from the baseline group to every other group, for P@20, ASL@g1-10, MAP and ASL.
-
-    ``spec``: ``{"baseline": group, "groups": {group: [run patterns]}}``. One row per
-    (group, measure): value and run of the group's best (measure by measure, as
-    :func:`headroom` picks), baseline value, rrie (NaN for the baseline row), n_runs
-    (columns :data:`TECHNIQUE_COLUMNS`). A group with no matching run has NaN values.
-    """
-    groups = spec["groups"]
-    baseline = spec["baseline"]
-    if baseline not in groups:
-        raise ValueError(f"track {track}: baseline {baseline!r} is not one of the groups {list(groups)}")
-    labels = label_runs(by_run["run"].tolist(), groups)
-    lab = by_run["run"].map(labels)
-    best = {g: headroom(by_run[lab == g], track) for g in groups}
-    rows = []
-    for g in groups:
-        for m, higher in HEADROOM_MEASURES:
-            v, b = best[g][m], best[baseline][m]
-            rows.append({"track": track, "group": g, "baseline": baseline, "measure": m,
-                         "value": v, "run": best[g][f"{m}_run"], "baseline_value": b,
-                         "rrie": math.nan if g == baseline else rrie(b, v, higher),
-                         "n_runs": int((lab == g).sum())})
-    return pd.DataFrame(rows, columns=TECHNIQUE_COLUMNS)

@@ -18,10 +18,13 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 
-from . import lexiprecision as lx
 from reeval.archive.inclusion import NO_TRACK_FIGURE_NOTE, NO_TRACK_INCLUDED
-from reeval.io.tables import pyplot, read_stacked, save_figure, write_table, write_text
+from reeval.io.tables import read_stacked, write_table, write_text
+from reeval.report.figures import pyplot, save_figure
 from reeval.workflow.run_inclusion import included_runs, read_ingest_report
+
+from . import lexiprecision as lx
+from . import lexiprecision_ties as lt
 
 #: Per-track tables, each written as <name>.parquet and <name>.csv.
 TRACK_TABLES = ("profile", "table2_agreement", "table3_ties", "table4_discriminative_power",
@@ -131,12 +134,12 @@ def track_lexiprecision(track: str, track_dir, out_dir, rel_level: int = 1,
     pc = lx.compare_pairs(pv, levels=levels)
     rr = lx.reciprocal_rank(pv)
     tests = lx.pair_tests(pc, rr, alpha=opts["alpha"])
-    corr, regression = lx.locality(pc)
-    removal = lx.label_removal_ties(judged, qrels, depth, runs=runs, rel_level=rel_level,
+    corr, regression = lt.locality(pc)
+    removal = lt.label_removal_ties(judged, qrels, depth, runs=runs, rel_level=rel_level,
                                     fractions=opts["label_removal"]["fractions"],
                                     samples=opts["label_removal"]["samples"],
                                     seed=opts["label_removal"]["seed"])
-    profile = {"track": track, "relevance_level": rel_level, **lx.track_profile(pv, depth)}
+    profile = {"track": track, "relevance_level": rel_level, **lt.track_profile(pv, depth)}
     tables = {
         "profile": pd.DataFrame([profile]),
         "table2_agreement": pd.DataFrame([{"track": track, **lx.ranking_agreement(pc),
@@ -144,12 +147,12 @@ def track_lexiprecision(track: str, track_dir, out_dir, rel_level: int = 1,
         "table3_ties": pd.DataFrame([{"track": track, **lx.tie_rates(pc)}]),
         "table4_discriminative_power": lx.discriminative_power(tests, alpha=opts["alpha"]),
         "pair_tests": tests,
-        "fig3_ties_by_p1": lx.tie_probability_by_p1(pv),
-        "fig5_ties_by_level": lx.tie_probability_by_level(pc),
-        "fig6_i_star_ecdf": lx.i_star_distribution(pc),
+        "fig3_ties_by_p1": lt.tie_probability_by_p1(pv),
+        "fig5_ties_by_level": lt.tie_probability_by_level(pc),
+        "fig6_i_star_ecdf": lt.i_star_distribution(pc),
         "fig7_correlation": _by_level(corr),
         "fig7_regression": regression,
-        "fig9_label_removal": lx.summarize_label_removal(removal),
+        "fig9_label_removal": lt.summarize_label_removal(removal),
         "fig9_label_removal_samples": removal,
     }
     out = Path(out_dir)
@@ -164,7 +167,7 @@ def track_lexiprecision(track: str, track_dir, out_dir, rel_level: int = 1,
 
 
 def _by_level(corr: pd.DataFrame) -> pd.DataFrame:
-    """The correlation matrix of :func:`reeval.analyses.lexiprecision.locality` (rows and columns
+    """The correlation matrix of :func:`reeval.analyses.lexiprecision_ties.locality` (rows and columns
     dRR_1 ..) with the row's recall level i as an integer column ``level``."""
     out = corr.reset_index(drop=True)
     out.insert(0, "level", [int(name.removeprefix("dRR_")) for name in corr.index])
@@ -317,7 +320,7 @@ def summarize_lexiprecision(track_dirs: dict, out_dir, levels: dict, config: dic
     n, ms = int(opts["figure2"]["n"]), [int(m) for m in opts["figure2"]["m"]]
     p1 = np.unique(np.round(np.logspace(0, math.log10(n), 400)).astype(np.int64))
     theory = pd.DataFrame([{"n": n, "m": m, "p1": p, "probability": v} for m in ms
-                           for p, v in zip(p1, lx.theoretical_tie_probability(n, m, p1))])
+                           for p, v in zip(p1, lt.theoretical_tie_probability(n, m, p1))])
     _write_table(theory, out, "fig2_theoretical_ties")
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(5, 3.5))

@@ -42,8 +42,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from reeval.io.arrays import group_starts
 from reeval.choices import SYSTEMS
+from reeval.io.arrays import group_starts
 from reeval.measures import REGISTRY, Grid, Measure
 from reeval.measures.rareness import FAMILIES
 

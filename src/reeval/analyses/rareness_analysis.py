@@ -8,7 +8,7 @@ there is no Python loop over trials, runs, topics or pairs of runs.
 - :func:`rank_correlation`: Kendall tau-b (and tau_AP) between the ranking of runs by a
   rareness measure and by its base (alpha = 0: P@k, AP cut at k), per alpha (figure 2).
 - :func:`discriminative_power`: run pairs significantly different under the
-  topic-blocked Tukey HSD of :func:`reeval.stats.tukey_hsd` at 95% and 99% (table 1).
+  topic-blocked Tukey HSD of :func:`reeval.stats.allpairs.tukey_hsd` at 95% and 99% (table 1).
 - :func:`stability`: Buckley & Voorhees as the paper applies it: R trials each sample
   floor(T/2) topics without replacement; for every pair of runs the share of trials in
   which the more frequent winner wins (a tie counts for neither); the mean over pairs
@@ -33,8 +33,10 @@ import math
 import numpy as np
 import pandas as pd
 
+from reeval.stats.allpairs import tukey_hsd
+from reeval.stats.correlation import kendall_tau, tau_ap
+
 from . import rareness as rr
-from reeval.stats import kendall_tau, tau_ap, tukey_hsd
 
 EPS = 1e-12
 LEVELS = (0.95, 0.99)

@@ -23,14 +23,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from reeval.archive.inclusion import NO_TRACK_FIGURE_NOTE
+from reeval.io.tables import read_stacked, write_table
+from reeval.measures import build_grid
+from reeval.report.figures import pyplot, save_figure
+from reeval.workflow.config_check import ConfigError
+from reeval.workflow.measures_step import read_track_tables
+from reeval.workflow.run_inclusion import included_runs, read_ingest_report
+
 from . import rareness as rr
 from . import rareness_analysis as ra
-from reeval.archive.inclusion import NO_TRACK_FIGURE_NOTE
-from reeval.io.tables import pyplot, read_stacked, save_figure, write_table
-from reeval.workflow.measures_step import read_track_tables
-from reeval.workflow.config_check import ConfigError
-from reeval.measures import build_grid
-from reeval.workflow.run_inclusion import included_runs, read_ingest_report
 
 DEFAULTS = {
     "k": 100,

@@ -29,10 +29,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from reeval.io.tables import atomic_write
 from reeval.io.sources import compression_of, decompressed
+from reeval.io.tables import atomic_write
 from reeval.io.textreader import decode_lines
 from reeval.io.trecio import run_name_from_path
+
 
 def decompress(data: bytes, name: str = "data") -> bytes:
     """Bytes decompressed once by magic number (gzip, bzip2, Unix compress); else unchanged.

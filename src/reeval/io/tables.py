@@ -1,12 +1,11 @@
-"""Writing outputs: every table, figure and text file the project writes goes through here.
+"""Writing outputs: every table and text file the project writes goes through here.
 
 - :func:`write_table` is the one table writer (Parquet and CSV). It types every column
   by :data:`COLUMN_TYPES`, the one registry of column name -> Arrow type, so a column
   has the same type in every table, also in an empty one. A column the registry does
   not know is an error (:class:`UnknownColumnError`): add it to the registry with its
   type rather than let pandas guess one.
-- :func:`save_figure` is the one figure saver (PNG, PDF, SVG), :func:`write_text` writes
-  markdown and JSON.
+- :func:`write_text` writes markdown and JSON (figures: :mod:`reeval.report.figures`).
 - All of them write through :func:`atomic_write` (:mod:`reeval.io.atomic`, re-exported
   here): a temporary file beside the output, renamed when complete.
 
@@ -29,9 +28,8 @@ Decisions the registry encodes:
 - Positions and depths are ``int32`` (``pos``, ``n_ret``, ``i_star``), as ingest builds
   them; preferences are ``int8`` (``sgnLP``).
 
-Byte reproducibility: Parquet files carry no pandas metadata and no timestamp; PDF and
-SVG figures are saved without a creation date and SVG ids are salted by a constant, so
-the same figure or table written twice gives the same bytes.
+Byte reproducibility: Parquet files carry no pandas metadata and no timestamp, so the
+same table written twice gives the same bytes.
 
 Temporary files: ``write`` goes to ``.<name>.tmp`` beside ``<name>``. A job killed while
 writing (``kill -9``, out of memory, a SLURM time limit) leaves that file behind; the
@@ -259,44 +257,3 @@ def read_stacked(paths, columns) -> pd.DataFrame:
 def write_text(text: str, path) -> None:
     """Write ``text`` (markdown, JSON) as UTF-8 with newlines as given, atomically."""
     atomic_write(path, lambda tmp: Path(tmp).write_bytes(text.encode("utf-8")))
-
-
-# ------------------------------------------------------------------ figures
-
-#: savefig metadata per format: no creation date, so a figure saved twice is byte-identical
-#: (PNG carries none; matplotlib's version stays, like the rendering it describes)
-FIGURE_METADATA = {"png": {}, "pdf": {"CreationDate": None}, "svg": {"Date": None}}
-
-
-def pyplot():
-    """matplotlib.pyplot on the Agg backend (no display needed)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-def save_figure(fig, *paths, dpi: int = 150) -> None:
-    """Save ``fig`` to each path, the format following the suffix (png, pdf, svg), then close it.
-
-    Every figure is saved the same way: ``dpi`` for the raster, the bounding box
-    tightened to the drawing, no timestamp (:data:`FIGURE_METADATA`), SVG ids salted by a
-    constant; each file atomically.
-    """
-    import matplotlib
-
-    formats = []
-    for path in paths:
-        fmt = Path(path).suffix.lstrip(".").lower()
-        if fmt not in FIGURE_METADATA:
-            raise ValueError(f"{path}: a figure is saved as {sorted(FIGURE_METADATA)}, not {fmt!r}")
-        formats.append((path, fmt))
-    try:
-        with matplotlib.rc_context({"svg.hashsalt": "reeval"}):
-            for path, fmt in formats:
-                atomic_write(path, lambda tmp, fmt=fmt: fig.savefig(
-                    tmp, format=fmt, dpi=dpi, bbox_inches="tight", metadata=FIGURE_METADATA[fmt]))
-    finally:
-        pyplot().close(fig)

@@ -27,14 +27,15 @@ holding them are counted.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, asdict
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
 
+from reeval.errors import InputError
+
 from . import compiled
 from .bytetext import show
-from reeval.errors import InputError
 from .sources import read_source, source_from_bytes
 from .strings import Strings
 

@@ -9,13 +9,13 @@ with vectorized group sums over a dense runs x topics grid. No loop over documen
 topics or runs. ``reeval measures`` lists every family.
 """
 
+from . import rareness  # registers the rareness names
+from .asl import DEFAULT_ASL, per_document, track_depth, unretrieved_asl
+from .classic import IPREC_RULES, OFFICIAL, RECALL_LEVELS, ideal_dcg, recall_cutoff_ranks
+from .evaluate import TopicScores, aggregate, aggregate_values, evaluate_grid, row_sums
+from .grid import Grid, build_grid, grid_from_track, grouped_cumsum
 from .registry import (REGISTRY, SETS, STANDARD_CUTOFFS, Family, Measure, accepted_names, family_of,
                        parse_measure, parse_measures, register)
-from .grid import Grid, build_grid, grid_from_track, grouped_cumsum
-from .classic import IPREC_RULES, OFFICIAL, RECALL_LEVELS, ideal_dcg, recall_cutoff_ranks
-from .asl import DEFAULT_ASL, per_document, track_depth, unretrieved_asl
-from . import rareness  # registers the rareness names
-from .evaluate import TopicScores, aggregate, aggregate_values, evaluate_grid, row_sums
 
 __all__ = ["REGISTRY", "SETS", "STANDARD_CUTOFFS", "Family", "Measure", "accepted_names", "family_of",
            "parse_measure", "parse_measures", "register", "Grid", "build_grid", "grid_from_track",

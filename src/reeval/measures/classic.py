@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from reeval.io.arrays import group_starts, position_in_group
+
 from .context import Context, safe_div
 from .grid import Grid, grouped_cumsum
 from .registry import SETS, Family, Measure, cutoffs, exact, register

@@ -47,7 +47,7 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from reeval.synth.tracks import TrackSpec
+from .tracks import TrackSpec
 
 #: (edition, track[, task]) -> judged topics; the most specific key wins. Default 50.
 TOPICS = {

@@ -19,8 +19,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from reeval.archive.inclusion import NO_TRACK_INCLUDED
-from reeval.measures import TopicScores, aggregate, build_grid, evaluate_grid, parse_measures, per_document
 from reeval.io.tables import write_table, write_text
+from reeval.measures import TopicScores, aggregate, build_grid, evaluate_grid, parse_measures, per_document
+
 from .run_inclusion import DROPS, included_runs, read_ingest_report, run_inclusion
 
 MEASURES_FILES = ("measures_by_topic.parquet", "measures_by_run.parquet", "measures_by_run.csv",
