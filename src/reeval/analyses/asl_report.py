@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from reeval.archive.inclusion import NO_TRACK_FIGURE_NOTE
-from reeval.io.tables import read_stacked, write_table
+from reeval.io.tables import read_stacked, write_table, write_table_pair
 from reeval.workflow.config_check import ConfigError
 
 from . import asl_study as S
@@ -153,13 +153,13 @@ def track_study(track: str, track_dir, out_dir, options: dict) -> dict:
     bar_histogram(hist.bucket, hist["count"],
                   f"{track}: relevant documents by per-document ASL\nbest run by ASL: {best} (ASL {best_asl:.0f})",
                   "per-document ASL (irrelevant documents above + 1)", "relevant documents",
-                  out / f"{TRACK_STUDY_FIGURES[0]}.png", colors=colors)
+                  out / TRACK_STUDY_FIGURES[0], colors=colors)
     k = len(diff_edges)
     dcolors = ["#55A868"] * k + ["#8C8C8C"] + ["#C44E52"] * k
     bar_histogram(diff.bucket, diff["count"],
                   f"{track}: per-document ASL change\nbest run ({best}) minus median run ({median}), by ASL",
                   "ASL difference (negative: the best run ranks the document higher)",
-                  "relevant documents", out / f"{TRACK_STUDY_FIGURES[1]}.png", colors=dcolors)
+                  "relevant documents", out / TRACK_STUDY_FIGURES[1], colors=dcolors)
     return {"track": track, "runs": len(tm.runs), "best": best, "median": median}
 
 
@@ -182,7 +182,7 @@ def study(tracks: dict, out_dir, options: dict) -> dict:
                    for t, spec in options["techniques"].items() if t in by_runs]
     tech = pd.concat(tech_frames, ignore_index=True) if tech_frames else pd.DataFrame(columns=techniques.TECHNIQUE_COLUMNS)
     for name, df in zip(STUDY_TABLES, (head, reord, reord_runs, table2, share, tech)):
-        write_table(df, out / f"{name}.parquet", out / f"{name}.csv")
+        write_table_pair(df, out, name)
     hist = headroom_figures(head, out, options["asl_buckets"])
     write_summary(out / "summary.md", dirs, head, hist, reord, table2, share, tech, options)
     return {"tracks": len(dirs), "runs": int(head.n_runs.sum()) if len(head) else 0}
@@ -212,5 +212,5 @@ def headroom_figures(head: pd.DataFrame, out: Path, asl_edges) -> dict:
     for m, stem, xlabel, what in specs:
         labels, counts = hist[m]
         bar_histogram(labels, counts, f"System quality on {what} across {n} tracks: {MEASURE_LABELS[m]}",
-                      xlabel, "tracks", out / f"{stem}.png", note=None if n else NO_TRACK_FIGURE_NOTE)
+                      xlabel, "tracks", out / stem, note=None if n else NO_TRACK_FIGURE_NOTE)
     return hist
