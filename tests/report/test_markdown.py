@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from reeval.report.markdown import counts_line, fill, fmt, image, paragraphs, render, table
+from reeval.report.markdown import counts_line, fill, fmt, image, render, table
 
 
 @pytest.mark.parametrize("value, digits, text", [
@@ -32,10 +32,9 @@ def test_table_without_rows_is_header_and_separator():
     assert table(pd.DataFrame(columns=["track", "reason"])) == "| track | reason |\n|---|---|"
 
 
-def test_image_counts_and_paragraphs():
+def test_image_and_counts_line():
     assert image("P@20 of the best run", "fig1_p20.png") == "![P@20 of the best run](fig1_p20.png)"
     assert counts_line("MAP buckets", ["0-1", ">=1"], [2, 0]) == "MAP buckets: 0-1: 2, >=1: 0"
-    assert paragraphs("a", "b") == ["a", "", "b", ""]
 
 
 def test_fill_placeholders_and_literal_values():

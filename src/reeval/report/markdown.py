@@ -47,15 +47,6 @@ def counts_line(label: str, names, counts) -> str:
     return f"{label}: " + ", ".join(f"{a}: {c}" for a, c in zip(names, counts))
 
 
-def paragraphs(*blocks: str) -> list:
-    """Markdown lines of blocks each followed by an empty line (``[b1, "", b2, ""]``), the
-    shape every report section is assembled in; empty blocks are kept as they are given."""
-    out = []
-    for block in blocks:
-        out += [block, ""]
-    return out
-
-
 def fill(text: str, **values) -> str:
     """``text`` with its ``$name`` / ``${name}`` placeholders replaced by ``values``
     (:class:`string.Template`; a placeholder without a value is a KeyError, ``$$`` is a
