@@ -320,6 +320,10 @@ def test_track_study_and_study_write_every_file(tiny, tmp_path):
     text = (out / "summary.md").read_text()
     assert "../tracks/tiny/study/fig5_document_asl.png" in text and "`rate`" in text
     assert "| P@20 | 0.050 (r1) | 0.067 (r2) | 2% | n/a | n/a |" in text
+    from reeval.analyses.asl_summary import SECTIONS
+    sections = [line for line in text.splitlines() if line.startswith("## ")]
+    assert sections == [f"## {s}" for s in SECTIONS]
+    assert "\n### tiny\n\nBest run of each group" in text and "\n### tiny\n\n![figure 5, tiny]" in text
 
 
 def test_dl2020_passage_labels_and_exactness(tmp_path):

@@ -1,18 +1,16 @@
 """Figures of the ASL study: bar histograms with labelled buckets, saved as PNG and PDF
-side by side (:func:`reeval.report.figures.save_figure`)."""
+side by side (:func:`reeval.report.figures.save_figure_pair`)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from reeval.report.figures import pyplot, save_figure
+from reeval.report.figures import pyplot, save_figure_pair
 
 
-def bar_histogram(labels, counts, title: str, xlabel: str, ylabel: str, png_path,
-                  pdf_path=None, colors=None, note: str | None = None) -> None:
+def bar_histogram(labels, counts, title: str, xlabel: str, ylabel: str, path_stem,
+                  colors=None, note: str | None = None) -> None:
     """One bar per bucket (``labels``, ``counts``), count printed above each bar; saved
-    to ``png_path`` and ``pdf_path`` (default: the same stem). ``note`` is printed in the
-    upper right corner."""
+    as ``<path_stem>.png`` and ``<path_stem>.pdf``. ``note`` is printed in the upper
+    right corner."""
     plt = pyplot()
     width = max(6.0, 0.6 * len(labels) + 2)
     fig, ax = plt.subplots(figsize=(width, 4.0), layout="constrained")
@@ -26,5 +24,4 @@ def bar_histogram(labels, counts, title: str, xlabel: str, ylabel: str, png_path
     ax.margins(y=0.12)
     if note:
         ax.text(0.99, 0.97, note, transform=ax.transAxes, ha="right", va="top", fontsize=8)
-    png_path = Path(png_path)
-    save_figure(fig, png_path, Path(pdf_path) if pdf_path else png_path.with_suffix(".pdf"))
+    save_figure_pair(fig, path_stem)

@@ -19,8 +19,9 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from reeval.archive.inclusion import NO_TRACK_FIGURE_NOTE, NO_TRACK_INCLUDED
-from reeval.io.tables import read_stacked, write_table, write_text
-from reeval.report.figures import pyplot, save_figure
+from reeval.io.tables import read_stacked, write_table, write_table_pair, write_text
+from reeval.report.figures import pyplot, save_figure_pair
+from reeval.report.markdown import fmt
 from reeval.workflow.run_inclusion import included_runs, read_ingest_report
 
 from . import lexiprecision as lx
@@ -113,15 +114,6 @@ def caption(figure: str) -> str:
     return f"../report/lexiprecision_{figure.split('_')[0]}.rst"
 
 
-def _write_table(df: pd.DataFrame, out: Path, name: str) -> None:
-    """``<name>.parquet`` and ``<name>.csv``, with the columns of :data:`TABLE_COLUMNS`."""
-    write_table(df, out / f"{name}.parquet", out / f"{name}.csv", columns=TABLE_COLUMNS.get(name))
-
-
-def _save(fig, out: Path, name: str) -> None:
-    save_figure(fig, out / f"{name}.png", out / f"{name}.pdf")
-
-
 def track_lexiprecision(track: str, track_dir, out_dir, rel_level: int = 1,
                         config: dict | None = None) -> dict:
     """Compute and write every per-track table and figure; returns the tables by name."""
@@ -159,7 +151,7 @@ def track_lexiprecision(track: str, track_dir, out_dir, rel_level: int = 1,
     for name, df in tables.items():
         if "track" not in df.columns:
             df.insert(0, "track", track)
-        _write_table(df, out, name)
+        write_table_pair(df, out, name, columns=TABLE_COLUMNS[name])
     write_table(pv.to_table(), out / "positions.parquet")
     write_table(pc.to_frame(), out / "pairs.parquet")
     _track_figures(track, tables, out)
@@ -180,7 +172,7 @@ def _track_figures(track: str, t: dict, out: Path) -> None:
         fig, ax = plt.subplots(figsize=(5, 3.5), layout="constrained")
         PLOTS[name](ax, t[name], track)
         ax.set_title(track)
-        _save(fig, out, name)
+        save_figure_pair(fig, out / name)
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 4), layout="constrained")
     corr, reg = t["fig7_correlation"], t["fig7_regression"]
     values = corr.drop(columns=["track", "level"]).to_numpy(dtype=float)
@@ -203,7 +195,7 @@ def _track_figures(track: str, t: dict, out: Path) -> None:
     a2.set_title("regression of dRR_i on dRR_i+1..i+4")
     a2.set_xlabel("j (predictor dRR_i+j)")
     a2.set_ylabel("coefficient")
-    _save(fig, out, "fig7_locality")
+    save_figure_pair(fig, out / "fig7_locality")
 
 
 def _plot_fig3(ax, df, label):
@@ -249,7 +241,8 @@ PLOTS = {"fig3_ties_by_p1": _plot_fig3, "fig5_ties_by_level": _plot_fig5,
 
 
 def _fmt(v, digits=2):
-    return "n/a" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.{digits}f}"
+    """The paper comparison's numbers: two decimals (:func:`reeval.report.markdown.fmt`)."""
+    return fmt(v, digits)
 
 
 def paper_comparison(tables: dict, levels: dict) -> str:
@@ -316,12 +309,12 @@ def summarize_lexiprecision(track_dirs: dict, out_dir, levels: dict, config: dic
     for name in SUMMARY_TABLES:
         tables[name] = read_stacked([Path(d) / f"{name}.parquet" for d in track_dirs.values()],
                                     TABLE_COLUMNS[name])
-        _write_table(tables[name], out, name)
+        write_table_pair(tables[name], out, name, columns=TABLE_COLUMNS[name])
     n, ms = int(opts["figure2"]["n"]), [int(m) for m in opts["figure2"]["m"]]
     p1 = np.unique(np.round(np.logspace(0, math.log10(n), 400)).astype(np.int64))
     theory = pd.DataFrame([{"n": n, "m": m, "p1": p, "probability": v} for m in ms
                            for p, v in zip(p1, lt.theoretical_tie_probability(n, m, p1))])
-    _write_table(theory, out, "fig2_theoretical_ties")
+    write_table_pair(theory, out, "fig2_theoretical_ties")
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(5, 3.5))
     for m, g in theory[theory.probability > 0].groupby("m"):
@@ -332,7 +325,7 @@ def summarize_lexiprecision(track_dirs: dict, out_dir, levels: dict, config: dic
     ax.set_ylabel("P(tie | p1)")
     ax.set_title(f"uniformly random second ranking, n = {n}")
     ax.legend(fontsize=7)
-    _save(fig, out, "fig2_theoretical_ties")
+    save_figure_pair(fig, out / "fig2_theoretical_ties")
     for name in ("fig3_ties_by_p1", "fig5_ties_by_level", "fig6_i_star_ecdf", "fig9_label_removal"):
         fig, ax = plt.subplots(figsize=(6, 4))
         for track, g in tables[name].groupby("track", sort=True):
@@ -341,5 +334,5 @@ def summarize_lexiprecision(track_dirs: dict, out_dir, levels: dict, config: dic
             ax.legend(fontsize=6)
         else:
             ax.text(0.5, 0.5, NO_TRACK_FIGURE_NOTE, ha="center", va="center", transform=ax.transAxes)
-        _save(fig, out, name)
+        save_figure_pair(fig, out / name)
     write_text(paper_comparison(tables, levels), out / "paper_comparison.md")

@@ -24,9 +24,10 @@ import numpy as np
 import pandas as pd
 
 from reeval.archive.inclusion import NO_TRACK_FIGURE_NOTE
-from reeval.io.tables import read_stacked, write_table
+from reeval.io.tables import read_stacked, write_table, write_table_pair
 from reeval.measures import build_grid
-from reeval.report.figures import pyplot, save_figure
+from reeval.report.figures import pyplot, save_figure_pair
+from reeval.report.published import published
 from reeval.workflow.config_check import ConfigError
 from reeval.workflow.measures_step import read_track_tables
 from reeval.workflow.run_inclusion import included_runs, read_ingest_report
@@ -65,22 +66,6 @@ TABLE_COLUMNS = {
     "synthetic": ("track", "qid", "num_rel", "measure", "system", "alpha", "docs", "score", "rank",
                   "best_real", "n_systems"),
 }
-
-#: Türkmen, Lease & Kutlu (ECIR 2023), Deep Learning Track 2020 document ranking task,
-#: every official run (64 runs, 2016 pairs): table 1 (pairs significant by Tukey HSD at 95%
-#: and 99%) and table 2 (stability, 22 of 45 topics, 1000 trials).
-PAPER = {
-    "DLT20": {
-        "runs": 64, "pairs": 2016,
-        "rows": [  # measure family, alpha, significant 95%, significant 99%, stability
-            ("P_rareness", 0.0, 61, 15, 0.071), ("P_rareness", 0.5, 173, 24, 0.128),
-            ("P_rareness", 1.0, 237, 82, 0.179), ("AP_rareness", 0.0, 320, 169, 0.425),
-            ("AP_rareness", 0.5, 352, 209, 0.444), ("AP_rareness", 1.0, 376, 238, 0.466),
-        ],
-        "collection": "TREC Deep Learning 2020, document ranking task, all 64 official runs",
-    },
-}
-
 
 def options(config: dict | None) -> dict:
     """The ``rareness`` config section over DEFAULTS (``synthetic`` merged key by key)."""
@@ -135,8 +120,10 @@ def track_rareness(track: str, track_dir, out_dir, opts: dict, rel_level: int = 
     out = Path(out_dir)
     for name, df in tables.items():
         df.insert(0, "track", track)
-        paths = [out / f"{name}.parquet"] + ([out / f"{name}.csv"] if name != "by_topic" else [])
-        write_table(df, *paths, columns=TABLE_COLUMNS[name])
+        if name == "by_topic":  # every run x topic: Parquet only
+            write_table(df, out / "by_topic.parquet", columns=TABLE_COLUMNS[name])
+        else:
+            write_table_pair(df, out, name, columns=TABLE_COLUMNS[name])
     plot_tau(tables["tau"], out / "tau", title=f"{track}: Kendall tau with the base measure")
     plot_n_systems(tables["n_systems"], out / "n_systems", title=f"{track}: rareness over N sampled runs")
     plot_synthetic(tables["synthetic"], out / "synthetic", title=f"{track}")
@@ -167,10 +154,6 @@ def _synthetic(hits: rr.Hits, opts: dict, track: str) -> pd.DataFrame:
 
 # ------------------------------------------------------------------ figures
 
-def _figure(path_stem: Path, fig) -> None:
-    save_figure(fig, Path(f"{path_stem}.png"), Path(f"{path_stem}.pdf"))
-
-
 def _numeric(df: pd.DataFrame) -> pd.DataFrame:
     """Rows whose alpha is a number (``1/R`` is kept in the tables, not on alpha axes)."""
     a = pd.to_numeric(df["alpha"], errors="coerce")
@@ -194,7 +177,7 @@ def plot_tau(tau: pd.DataFrame, path_stem, title: str = "") -> None:
     ax.set_title(title, fontsize=9)
     ax.legend(fontsize=7)
     fig.tight_layout()
-    _figure(Path(path_stem), fig)
+    save_figure_pair(fig, path_stem)
 
 
 def _n_systems_rows(df: pd.DataFrame) -> pd.DataFrame:
@@ -218,7 +201,7 @@ def plot_n_systems(n_systems: pd.DataFrame, path_stem, title: str = "") -> None:
     if len(rows):
         ax.legend(fontsize=7)
     fig.tight_layout()
-    _figure(Path(path_stem), fig)
+    save_figure_pair(fig, path_stem)
 
 
 def plot_synthetic(syn: pd.DataFrame, path_stem, title: str = "") -> None:
@@ -241,26 +224,30 @@ def plot_synthetic(syn: pd.DataFrame, path_stem, title: str = "") -> None:
     qid = syn["qid"].iloc[0] if len(syn) else "-"
     fig.suptitle(f"{title}: topic {qid}", fontsize=9)
     fig.tight_layout()
-    _figure(Path(path_stem), fig)
+    save_figure_pair(fig, path_stem)
 
 
 # ------------------------------------------------------------------ across tracks
 
 def paper_comparison(discriminative: pd.DataFrame, stability: pd.DataFrame, paper: dict,
                      k: int = 100) -> pd.DataFrame:
-    """The paper's tables 1 and 2 beside ours for each ``{track: collection}`` of ``paper``.
+    """The paper's tables 1 and 2 beside ours for each ``{track: collection}`` of ``paper``
+    (the collections of ``rareness`` in :mod:`reeval.report.published`).
 
     Pair counts are also given as shares of all pairs, since the run sets differ in size.
     The paper's cutoff is k = 100; the note says which k ours used.
     """
     rows = []
+    known = published("rareness")
     for track, collection in (paper or {}).items():
-        ref = PAPER.get(collection)
+        ref = known.get(collection)
         if ref is None:
-            raise ValueError(f"no published numbers for collection {collection!r}; known: {sorted(PAPER)}")
+            raise ValueError(f"no published numbers for collection {collection!r}; known: {sorted(known)}")
         d = discriminative[discriminative.track == track]
         s = stability[stability.track == track]
-        for family, alpha, sig95, sig99, stab in ref["rows"]:
+        for r in ref["rows"]:
+            family, alpha = r["measure"], r["alpha"]
+            sig95, sig99, stab = r["significant_95"], r["significant_99"], r["stability"]
             key = (d.measure == _name(family, k)) & (d.alpha == rr.alpha_label(alpha))
             skey = (s.measure == _name(family, k)) & (s.alpha == rr.alpha_label(alpha))
             ours = d[key].iloc[0] if key.any() else None
@@ -296,7 +283,7 @@ def summarize_rareness(tracks: dict, out_dir, opts: dict) -> None:
     stacked = {}
     for name in ANALYSES:
         stacked[name] = read_stacked([Path(d) / f"{name}.parquet" for d in tracks.values()], TABLE_COLUMNS[name])
-        write_table(stacked[name], out / f"{name}.parquet", out / f"{name}.csv")
+        write_table_pair(stacked[name], out, name)
     write_table(paper_comparison(stacked["discriminative"], stacked["stability"], opts.get("paper"),
                                  int(opts["k"])), out / "paper_comparison.csv")
     plt = pyplot()
@@ -327,4 +314,4 @@ def summarize_rareness(tracks: dict, out_dir, opts: dict) -> None:
             axes[0, 0].text(0.5, 0.5, NO_TRACK_FIGURE_NOTE, ha="center", va="center",
                             transform=axes[0, 0].transAxes)
         fig.tight_layout(rect=(0, 0.08, 1, 1))
-        _figure(out / stem, fig)
+        save_figure_pair(fig, out / stem)

@@ -1,6 +1,7 @@
 """Writing outputs: every table and text file the project writes goes through here.
 
-- :func:`write_table` is the one table writer (Parquet and CSV). It types every column
+- :func:`write_table` is the one table writer (Parquet and CSV); :func:`write_table_pair`
+  writes the usual ``<name>.parquet`` + ``<name>.csv`` pair with it. The writer types every column
   by :data:`COLUMN_TYPES`, the one registry of column name -> Arrow type, so a column
   has the same type in every table, also in an empty one. A column the registry does
   not know is an error (:class:`UnknownColumnError`): add it to the registry with its
@@ -243,6 +244,13 @@ def write_table(data, *paths, columns=None) -> pa.Table:
     for path, write in writers:
         atomic_write(path, lambda tmp, write=write: write(table, tmp))
     return table
+
+
+def write_table_pair(data, out_dir, name: str, columns=None) -> pa.Table:
+    """:func:`write_table` to ``<out_dir>/<name>.parquet`` and ``<out_dir>/<name>.csv``
+    (the pair most report tables are written as). Returns the Arrow table written."""
+    out = Path(out_dir)
+    return write_table(data, out / f"{name}.parquet", out / f"{name}.csv", columns=columns)
 
 
 def read_stacked(paths, columns) -> pd.DataFrame:

@@ -1,1 +1,2 @@
-"""Writing figures and markdown: one figure saver, shared markdown helpers."""
+"""Writing reports: one figure saver (figures), the markdown helpers and templates
+(markdown, templates/), the papers' published numbers (published, published.yaml)."""

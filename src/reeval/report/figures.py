@@ -1,4 +1,5 @@
-"""Saving figures: one saver for every figure (PNG, PDF, SVG), byte-reproducible.
+"""Saving figures: one saver for every figure (PNG, PDF, SVG), byte-reproducible;
+:func:`save_figure_pair` writes the usual ``<stem>.png`` + ``<stem>.pdf`` pair with it.
 
 PDF and SVG are saved without a creation date and SVG ids are salted by a constant, so
 the same figure saved twice gives the same bytes; each file is written atomically
@@ -48,3 +49,9 @@ def save_figure(fig, *paths, dpi: int = 150) -> None:
                     tmp, format=fmt, dpi=dpi, bbox_inches="tight", metadata=FIGURE_METADATA[fmt]))
     finally:
         pyplot().close(fig)
+
+
+def save_figure_pair(fig, path_stem) -> None:
+    """:func:`save_figure` to ``<path_stem>.png`` and ``<path_stem>.pdf`` (every report
+    figure is written as that pair); ``path_stem`` has no suffix (a dot in it stays)."""
+    save_figure(fig, Path(f"{path_stem}.png"), Path(f"{path_stem}.pdf"))

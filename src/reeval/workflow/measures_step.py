@@ -19,7 +19,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from reeval.archive.inclusion import NO_TRACK_INCLUDED
-from reeval.io.tables import write_table, write_text
+from reeval.io.tables import write_table, write_table_pair, write_text
+from reeval.report.markdown import table
 from reeval.measures import TopicScores, aggregate, build_grid, evaluate_grid, parse_measures, per_document
 
 from .run_inclusion import DROPS, included_runs, read_ingest_report, run_inclusion
@@ -62,8 +63,7 @@ def track_measures(track: str, track_dir, out_dir, measure_specs, rel_level: int
     docs.insert(0, "track", track)
     out = Path(out_dir)
     write_table(by_topic, out / "measures_by_topic.parquet")
-    by_run = write_table(run_table(track, scores, measures), out / "measures_by_run.parquet",
-                         out / "measures_by_run.csv")
+    by_run = write_table_pair(run_table(track, scores, measures), out, "measures_by_run")
     write_table(docs, out / "asl_by_document.parquet")
     return by_run.to_pandas()
 
@@ -139,7 +139,7 @@ def summarize(tracks: dict, out_dir, rel_levels: dict, measure_specs=(),
     out = Path(out_dir)
     all_runs = (pd.concat(by_run, ignore_index=True) if by_run
                 else pd.DataFrame(columns=run_table_columns(measure_specs)))
-    write_table(all_runs, out / "runs.parquet", out / "runs.csv")
+    write_table_pair(all_runs, out, "runs")
     write_table(pd.DataFrame(rows, columns=TRACK_SUMMARY_COLUMNS), out / "tracks.csv")
     write_text(summary_markdown(list(tracks), inclusion), out / "summary.md")
 
@@ -157,8 +157,7 @@ def summary_markdown(included: list, inclusion: pd.DataFrame | None) -> str:
         left_out = inclusion[~inclusion["included"].astype(bool)]
         listed = f"`inclusion.csv` lists every track of the configuration ({len(inclusion)})"
         if len(left_out):
-            L += [f"{listed}; {len(left_out)} left out:", "", "| track | reason |", "|---|---|"]
-            L += [f"| {t} | {r} |" for t, r in zip(left_out["track"], left_out["reason"])]
+            L += [f"{listed}; {len(left_out)} left out:", "", table(left_out[["track", "reason"]])]
         else:
             L += [f"{listed}: all are included."]
         L.append("")
