@@ -292,7 +292,7 @@ def build_parser() -> argparse.ArgumentParser:
                         description="Every measure family reeval computes: how to name it with -m "
                                     "(k, k1,k2, n and L stand for numbers), what it is, and its "
                                     "direction; then the named sets.")
-    ms.add_argument("--formulas", action="store_true", help="also print each family's formula and conventions")
+    ms.add_argument("--formulas", action="store_true", help="also print each family's formula, conventions and the function computing it")
     ms.add_argument("--markdown", action="store_true",
                     help="print docs/measures.md: a table of the families, then their formulas")
     ms.set_defaults(func=_measures)
@@ -311,6 +311,8 @@ def measure_table(formulas: bool = False) -> list[str]:
         lines.append(f"    {family.description}; {'; '.join([family.direction] + [e for e in extra if e])}")
         if formulas and family.doc:
             lines.extend("    | " + line.strip() for line in family.doc.strip().splitlines())
+        if formulas and family.compute is not None:
+            lines.append(f"    defined in {family.defined_in}")
     lines.extend(f"{name}: {', '.join(specs)}" for name, specs in SETS.items())
     return lines
 

@@ -140,3 +140,17 @@ def test_the_schema_names_the_registry_s_rareness_families():
     schema = yaml.safe_load((ROOT / "config" / "schema.yaml").read_text())
     enum = schema["properties"]["rareness"]["properties"]["measures"]["items"]["enum"]
     assert enum == [f.name for f in REGISTRY.values() if f.needs_runs]
+
+
+def test_every_family_says_where_it_is_computed(capsys):
+    """`reeval measures --formulas` names the function computing each family, and it exists."""
+    import importlib
+
+    for family in REGISTRY.values():
+        if family.compute is None:
+            assert "reeval.analyses.rareness" in family.defined_in, family.name
+            continue
+        module, _, name = family.defined_in.rpartition(".")
+        assert callable(getattr(importlib.import_module(module), name)), family.defined_in
+    assert cli.main(["measures", "--formulas"]) == 0
+    assert "    defined in reeval.measures.classic.precision\n" in capsys.readouterr().out
