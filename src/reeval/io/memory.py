@@ -49,19 +49,19 @@ def id_column(values: pd.Series, column: str, source: str, where: Where) -> pa.A
             i = _first(values.isna())
             raise _bad(source, where, i, column, "an id", values.iloc[i])
         values = values.astype(np.int64).astype(str)
-    obj = values.to_numpy(dtype=object)
-    is_text = np.fromiter((type(v) is str for v in obj), dtype=bool, count=len(obj))
-    if not is_text.all():
-        i = _first(~is_text)
-        if isinstance(obj[i], (int, np.integer)) and not isinstance(obj[i], (bool, np.bool_)):
-            obj = np.array([v if type(v) is str else _int_text(v, source, where, k, column)
-                            for k, v in enumerate(obj)], dtype=object)
-        else:
-            raise _bad(source, where, i, column, "an id (a string or an integer)", obj[i])
-    try:
-        array = pa.array(obj, type=pa.string())
-    except (UnicodeError, pa.ArrowException) as exc:  # lone surrogates
+    try:  # strings (object or pandas' string dtypes) convert in C; anything else goes row by row
+        array = pa.array(values, type=pa.string(), from_pandas=True)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        array = pa.array([_id_text(v, source, where, i, column) for i, v in enumerate(values.to_numpy(dtype=object))],
+                         type=pa.string())
+    except UnicodeError as exc:  # lone surrogates
         raise InputError(f"{source}: {column} holds text that is not valid Unicode ({exc})") from None
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    if array.null_count:
+        i = _first(array.is_null().to_numpy(zero_copy_only=False))
+        raise InputError(f"{source}, {where(i)}: expected an id (a string or an integer) in {column}; "
+                         "got a missing value")
     empty = pc.equal(pc.utf8_length(array), 0).to_numpy(zero_copy_only=False)
     if empty.any():
         raise _bad(source, where, _first(empty), column, "a non-empty id", "")
@@ -70,7 +70,10 @@ def id_column(values: pd.Series, column: str, source: str, where: Where) -> pa.A
     return array
 
 
-def _int_text(value, source, where, i, column) -> str:
+def _id_text(value, source, where, i, column) -> str:
+    """An id of a mixed column: a string as it is, an integer in decimal, else an error."""
+    if isinstance(value, str):
+        return value
     if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
         return str(int(value))
     raise _bad(source, where, i, column, "an id (a string or an integer)", value)
