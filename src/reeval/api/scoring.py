@@ -10,8 +10,10 @@ holds the line counts of every input (the columns of ``ingest_report.csv``).
 
 from __future__ import annotations
 
+import os
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Union
 
 import numpy as np
 import pandas as pd
@@ -20,6 +22,11 @@ from reeval.choices import ALTERNATIVES, PAIRED_TESTS, PRECISIONS, SYSTEMS, UNRE
 from reeval.errors import InputError, ReevalWarning
 
 from .inputs import is_path, load_track
+
+#: what ``qrels`` may be: a path, a DataFrame, a dict {query_id: {doc_id: relevance}}, records
+QrelsInput = Union[str, os.PathLike, pd.DataFrame, Mapping, Iterable]
+#: what ``runs`` may be: a path or paths, a DataFrame, a dict (one run or named runs), records
+RunsInput = Union[str, os.PathLike, Sequence, pd.DataFrame, Mapping, Iterable]
 
 
 def _specs(measures) -> list[str]:
@@ -82,9 +89,10 @@ def _values(m, x: np.ndarray) -> np.ndarray:
     return x.astype(np.int64) if m.aggregate in ("sum", "count") else x.astype(np.float64)
 
 
-def evaluate(qrels, runs, measures=("official",), *, relevance_level=1, per_topic=False, complete=True,
-             precision="float64", depth=None, unretrieved="after_last", alpha=1.0,
-             systems="all") -> pd.DataFrame:
+def evaluate(qrels: QrelsInput, runs: RunsInput, measures: str | Iterable[str] = ("official",), *,
+             relevance_level: int = 1, per_topic: bool = False, complete: bool = True,
+             precision: str = "float64", depth: int | None = None, unretrieved: str = "after_last",
+             alpha: float | str = 1.0, systems: str = "all") -> pd.DataFrame:
     """Evaluate runs against qrels as ``reeval score -c`` does, as a DataFrame.
 
     Args:
@@ -158,9 +166,10 @@ def _two_runs(run_a, run_b):
     return {"run_a": run_a, "run_b": run_b}
 
 
-def compare(qrels, run_a, run_b, measures=("map",), tests=("t",), alternative="two-sided", seed=0,
-            resamples=10000, *, relevance_level=1, precision="float64",
-            unretrieved="after_last") -> pd.DataFrame:
+def compare(qrels: QrelsInput, run_a: RunsInput, run_b: RunsInput, measures: str | Iterable[str] = ("map",),
+            tests: str | Iterable[str] = ("t",), alternative: str = "two-sided", seed: int = 0,
+            resamples: int = 10000, *, relevance_level: int = 1, precision: str = "float64",
+            unretrieved: str = "after_last") -> pd.DataFrame:
     """Paired significance tests between two runs, as ``reeval compare``.
 
     ``run_a`` and ``run_b`` take any one-run form of :func:`evaluate`; ``measures`` are
@@ -198,7 +207,8 @@ def compare(qrels, run_a, run_b, measures=("map",), tests=("t",), alternative="t
                                               "ci_low", "ci_high"]), tables, notes)
 
 
-def prefer(qrels, runs, relevance_level=1, *, per_topic=True, precision="float64") -> pd.DataFrame:
+def prefer(qrels: QrelsInput, runs: RunsInput, relevance_level: int = 1, *, per_topic: bool = True,
+           precision: str = "float64") -> pd.DataFrame:
     """Lexicographic precision between every pair of runs, as ``reeval prefer``.
 
     ``runs``: two or more runs in any form :func:`evaluate` takes; pairs i < j in the
