@@ -1,6 +1,6 @@
 # Two commands do all the set-up on a fresh machine:
 #   make run    create .venv, install reeval, run the workflow on the built-in synthetic campaign
-#   make test   create .venv, install reeval with test extras, run the test suite
+#   make test   create .venv, install reeval with test and docs extras, run the test suite
 VENV ?= .venv
 PY := $(VENV)/bin/python
 CORES ?= 2
@@ -8,7 +8,7 @@ CORES ?= 2
 $(VENV)/.installed: pyproject.toml src/reeval/io/_kernels.c
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[test,bench,slurm]'
+	$(PY) -m pip install -q -e '.[test,bench,slurm,docs]'
 	touch $@
 
 install: $(VENV)/.installed

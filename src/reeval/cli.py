@@ -43,45 +43,39 @@ def read_inputs(qrels_path, run_paths, precision="float64", warn=None):
     """Ingest the qrels and runs of a command (no runs table: the measures read the parts).
 
     ``warn`` (a callable, e.g. printing to stderr) receives one line per file that had
-    lines dropped or read differently from trec_eval (:func:`reeval.io.notes.notes_line`).
+    lines dropped or read differently from trec_eval (:func:`reeval.compute.check_tables`).
     A run that keeps no line (empty, or every line dropped) is an :class:`InputError`.
     """
+    from reeval.compute import check_tables
     from reeval.io.ingest import ingest_track
-    from reeval.io.notes import notes_line, nothing_kept
 
     tables = ingest_track("cli", qrels_path, run_paths, precision=precision, keep_runs=False)
-    for row in tables.report_rows:
-        if row["kind"] == "run" and row["kept"] == 0:
-            raise InputError(f"{row['file']}: nothing to evaluate ({nothing_kept(row)})")
+    notes = check_tables(tables)
     if warn is not None:
-        for row in tables.report_rows:
-            line = notes_line(row)
-            if line:
-                warn(line)
+        for line in notes:
+            warn(line)
     return tables
 
 
 def score_lines(qrels_path, run_paths, measure_specs=None, per_topic=False, complete=False,
                 rel_level=1, max_depth=None, precision="float64", decimals=4,
                 unretrieved="after_last", alpha=1.0, systems="all", warn=None):
-    """Yield the output lines of ``reeval score`` (see the module doc); notes on the
-    files go to ``warn`` (see :func:`read_inputs`)."""
+    """Yield the output lines of ``reeval score`` (see the module doc); the values are
+    :func:`reeval.compute.score_track`'s; notes on the files go to ``warn`` (see
+    :func:`read_inputs`)."""
     import numpy as np
 
-    from reeval.analyses.rareness import add_rareness, check_alpha
+    from reeval.analyses.rareness import check_alpha
+    from reeval.compute import score_track
     from reeval.io.trecio import run_names
-    from reeval.measures import aggregate_values, evaluate_grid, family_of, grid_from_track, parse_measures
+    from reeval.measures import parse_measures
 
     measures = parse_measures(measure_specs or ["official"])
-    rare = [m for m in measures if family_of(m).needs_runs]
-    alpha = check_alpha(alpha)
+    check_alpha(alpha)
     tables = read_inputs(qrels_path, run_paths, precision=precision, warn=warn)
     names = run_names(run_paths)
-    grid = grid_from_track(tables, runs=names, max_depth=max_depth, keep_docno=bool(rare))
-    scores = evaluate_grid(grid, [m for m in measures if m not in rare], rel_level=rel_level,
-                           unretrieved=unretrieved)
-    add_rareness(scores, grid, rare, alpha, rel_level=rel_level, systems=systems)
-    summary = aggregate_values(scores, measures, complete=complete)
+    scores, summary = score_track(tables, names, measures, rel_level=rel_level, max_depth=max_depth,
+                                  unretrieved=unretrieved, alpha=alpha, systems=systems, complete=complete)
     tags = {row["run"]: row["tag"] for row in tables.report_rows if row["kind"] == "run" and row["tag"]}
     multi = len(run_paths) > 1
     for si, name in enumerate(names):
@@ -120,36 +114,21 @@ def _score(args) -> int:
 def compare_lines(qrels_path, run_a, run_b, measure_specs=None, tests=None,
                   alternative="two-sided", seed=0, n_resamples=10000, rel_level=1,
                   precision="float64", decimals=4, unretrieved="after_last", warn=None):
-    """Yield ``measure, test, mean_a, mean_b, diff, p_value, ci_low, ci_high`` lines.
-
-    Per-topic values are paired over every qrels topic (a topic a run misses scores as
-    if nothing was retrieved, as trec_eval -c); ASL measures over topics with a
-    relevant document.
-    """
-    import numpy as np
-
+    """Yield ``measure, test, mean_a, mean_b, diff, p_value, ci_low, ci_high`` lines: the
+    rows of :func:`reeval.compute.compare_track` (p_value to ``decimals`` significant
+    digits, the others to ``decimals`` decimals)."""
+    from reeval.compute import check_compare, compare_track
     from reeval.io.trecio import run_names
-    from reeval.measures import evaluate_grid, grid_from_track, parse_measures
-    from reeval.stats.paired import paired_test
+    from reeval.measures import parse_measures
 
     measures = parse_measures(measure_specs or ["map"])
-    if any(m.aggregate != "mean" for m in measures):
-        raise InputError("compare needs per-topic measures (not num_*, gm_map)")
-    if n_resamples < 1:
-        raise InputError(f"--resamples must be at least 1, not {n_resamples}")
+    check_compare(measures, n_resamples)
     tables = read_inputs(qrels_path, [run_a, run_b], precision=precision, warn=warn)
-    names = run_names([run_a, run_b])
-    grid = grid_from_track(tables, runs=names)
-    scores = evaluate_grid(grid, measures, rel_level=rel_level, unretrieved=unretrieved)
-    for m in measures:
-        values = scores.values[m.name]
-        use = scores.num_rel > 0 if m.is_asl else np.ones(len(scores.topics), dtype=bool)
-        for test in tests or ["t"]:
-            r = paired_test(values[0, use], values[1, use], test=test, alternative=alternative,
-                            seed=seed, n_resamples=n_resamples)
-            means = [f"{float(r[k]):.{decimals}f}" for k in ("mean_a", "mean_b", "diff")]
-            ci = [f"{float(r[k]):.{decimals}f}" for k in ("ci_low", "ci_high")]
-            yield "\t".join([m.name, test, *means, f"{float(r['p_value']):.{decimals}g}", *ci])
+    for r in compare_track(tables, run_names([run_a, run_b]), measures, tests or ["t"], alternative=alternative,
+                           seed=seed, n_resamples=n_resamples, rel_level=rel_level, unretrieved=unretrieved):
+        means = [f"{r[k]:.{decimals}f}" for k in ("mean_a", "mean_b", "diff")]
+        ci = [f"{r[k]:.{decimals}f}" for k in ("ci_low", "ci_high")]
+        yield "\t".join([r["measure"], r["test"], *means, f"{r['p_value']:.{decimals}g}", *ci])
 
 
 def _compare(args) -> int:
@@ -167,26 +146,19 @@ def prefer_lines(qrels_path, run_paths, rel_level=1, precision="float64", decima
 
     Pairs i < j in argument order; per pair one line per topic with a relevant document
     (sorted qrels topics; a topic a run misses counts as nothing retrieved), then one
-    line per pair with qid ``all`` holding the means over those topics.
+    line per pair with qid ``all`` holding the means over those topics
+    (:func:`reeval.compute.prefer_track`).
     """
-    import numpy as np
-    import pandas as pd
-
-    from reeval.analyses.lexiprecision import compare_pairs, position_vectors
+    from reeval.compute import prefer_track
     from reeval.io.trecio import run_names
 
     if len(run_paths) < 2:
         raise InputError("prefer needs at least two runs")
     tables = read_inputs(qrels_path, run_paths, precision=precision, warn=warn)
-    names = run_names(run_paths)
-    pv = position_vectors(tables.judged, tables.qrels, tables.depth, runs=names,
-                          rel_level=rel_level, levels=1)
-    pc = compare_pairs(pv, levels=1)
-    frames = [pc.to_frame()[["run_i", "run_j", "qid", "sgnLP", "rrLP"]]]
-    if pc.topics:
-        runs = np.array(names, dtype=object)
-        frames.append(pd.DataFrame({"run_i": runs[pc.ii], "run_j": runs[pc.jj], "qid": "all",
-                                    "sgnLP": pc.sgn.mean(axis=1), "rrLP": pc.rr.mean(axis=1)}))
+    per_topic, means = prefer_track(tables, run_names(run_paths), rel_level=rel_level)
+    frames = [per_topic]
+    if len(per_topic):
+        frames.append(means.assign(qid="all")[["run_i", "run_j", "qid", "sgnLP", "rrLP"]])
     for frame in frames:  # per-topic lines (sgnLP an integer), then the means
         yield from frame.to_csv(sep="\t", header=False, index=False, float_format=f"%.{decimals}f",
                                 lineterminator="\n").splitlines()

@@ -356,7 +356,7 @@ def tune_memory() -> bool:
 
 def ingest_track(track: str, qrels_path, run_paths, precision: str = "float64",
                  on_malformed: str = "error", grade_map: dict | None = None,
-                 threads: int = 2, keep_runs: bool = True) -> TrackTables:
+                 threads: int = 2, keep_runs: bool = True, tune: bool = True) -> TrackTables:
     """Read a track's qrels and runs once each and judge every run (see the module doc).
 
     ``threads`` run files are read, ranked and matched with the qrels at once, in
@@ -364,11 +364,13 @@ def ingest_track(track: str, qrels_path, run_paths, precision: str = "float64",
     results do not depend on it. ``grade_map`` relabels qrels grades before anything
     else (see :func:`remap_grades`). ``keep_runs=False`` keeps no parsed lines, so no
     ``runs`` table (only ``runs.parquet`` needs it). Qrels without a judgment are an
-    :class:`InputError`. Calls :func:`tune_memory` (process-wide malloc and numpy settings).
+    :class:`InputError`. Calls :func:`tune_memory` (process-wide malloc and numpy settings)
+    unless ``tune`` is False (the Python API leaves a caller's process as it is).
     """
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {PRECISIONS}, not {precision!r}")
-    tune_memory()
+    if tune:
+        tune_memory()
     names = run_names(run_paths)
     jobs = sorted(zip(names, run_paths))
     ready = Future()  # the qrels lookup, or the qrels' error
@@ -398,14 +400,19 @@ def ingest_track(track: str, qrels_path, run_paths, precision: str = "float64",
 
 def _qrels_lookup(track: str, qrels_path, on_malformed: str, grade_map: dict | None) -> tuple[QrelsLookup, list]:
     """(the lookup of a track's qrels file, [its report row]); no judgment is an InputError."""
-    lines = read_qrels(qrels_path, on_malformed=on_malformed)
+    return qrels_lookup(track, qrels_path, read_qrels(qrels_path, on_malformed=on_malformed), grade_map)
+
+
+def qrels_lookup(track: str, source, lines: QrelsLines, grade_map: dict | None = None) -> tuple[QrelsLookup, list]:
+    """(the lookup of parsed qrels lines, [their report row, naming ``source``]): repeated
+    judgments dropped and counted (:func:`prepare_qrels`); no judgment is an InputError."""
     qcounts = lines.counts
     if len(lines.rel) == 0:
-        raise InputError(f"{qrels_path}: no judgment to evaluate with ({nothing_kept(qcounts)})")
+        raise InputError(f"{source}: no judgment to evaluate with ({nothing_kept(qcounts)})")
     qrels, qdup = prepare_qrels(lines, grade_map)
     qcounts.duplicate = int(qdup.sum())
     qcounts.kept -= qcounts.duplicate
-    return QrelsLookup.build(qrels), [_report_row(track, qrels_path, "qrels", None, qcounts)]
+    return QrelsLookup.build(qrels), [_report_row(track, source, "qrels", None, qcounts)]
 
 
 TRACK_FILES = ("runs.parquet", "qrels.parquet", "judged.parquet", "depth.parquet",
