@@ -202,11 +202,8 @@ INPUTS_HELP = ("files, pipes, FIFOs, /dev/stdin or - (standard input); plain, gz
                "recognised from their bytes")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="reeval", description=__doc__.splitlines()[0])
-    parser.add_argument("--version", action="version", version=f"reeval {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True)
-    common = _input_options()
+def _add_score(sub, common) -> None:
+    """``reeval score``: trec_eval's lines (plus ASL and rareness)."""
     p = sub.add_parser("score", parents=[common], help="evaluate runs like trec_eval (plus ASL)",
                        description="Evaluate runs against qrels and print trec_eval-style lines. "
                                    f"Inputs: {INPUTS_HELP}.")
@@ -233,6 +230,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "that answered it (answered)")
     p.set_defaults(func=_score)
 
+
+def _add_compare(sub, common) -> None:
+    """``reeval compare``: paired tests between two runs."""
     c = sub.add_parser("compare", parents=[common], help="paired significance tests between two runs",
                        description="Compare two runs topic by topic: one line per measure and "
                                    "test: measure, test, mean_a, mean_b, diff, p_value (4 significant "
@@ -251,6 +251,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--resamples", type=_count(1), default=10000, help="resamples (default 10000)")
     c.set_defaults(func=_compare)
 
+
+def _add_prefer(sub, common) -> None:
+    """``reeval prefer``: lexicographic precision between runs."""
     f = sub.add_parser("prefer", parents=[common], help="lexicographic precision (sgnLP, rrLP) between runs",
                        description="Lexicographic precision for each pair of runs (i < j in "
                                    "argument order) and each topic with a relevant document: "
@@ -260,14 +263,30 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("runs", nargs="+", help="two or more run files")
     f.set_defaults(func=_prefer)
 
+
+def _add_measures(sub) -> None:
+    """``reeval measures``: the registry's families."""
     ms = sub.add_parser("measures", help="list every measure family (names, parameters, description)",
                         description="Every measure family reeval computes: how to name it with -m "
                                     "(k, k1,k2, n and L stand for numbers), what it is, and its "
                                     "direction; then the named sets.")
-    ms.add_argument("--formulas", action="store_true", help="also print each family's formula, conventions and the function computing it")
+    ms.add_argument("--formulas", action="store_true",
+                    help="also print each family's formula, conventions and the function computing it")
     ms.add_argument("--markdown", action="store_true",
                     help="print docs/measures.md: a table of the families, then their formulas")
     ms.set_defaults(func=_measures)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line: score, compare, prefer (sharing the input options) and measures."""
+    parser = argparse.ArgumentParser(prog="reeval", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"reeval {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    common = _input_options()
+    _add_score(sub, common)
+    _add_compare(sub, common)
+    _add_prefer(sub, common)
+    _add_measures(sub)
     return parser
 
 
