@@ -25,6 +25,7 @@ from reeval.analyses import rareness_analysis as ra
 from reeval.analyses import rareness_report as rp
 from reeval.io.ingest import ingest_track, write_track
 from reeval.measures import build_grid
+from reeval.workflow.config_check import section_with_defaults
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
@@ -33,11 +34,11 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--track", default="trec-covid-round1")
     ap.add_argument("--trials", type=int, default=1000)
-    ap.add_argument("--seed", type=int, default=rp.DEFAULTS["seed"])
+    ap.add_argument("--seed", type=int, default=section_with_defaults("rareness")["seed"])
     args = ap.parse_args()
     qrels = glob.glob(str(DATA / args.track / "qrels" / "*"))[0]
     runs = sorted(glob.glob(str(DATA / args.track / "runs" / "*")))
-    opts = rp.options({"trials": args.trials, "seed": args.seed})
+    opts = rp.with_parsed_alphas(section_with_defaults("rareness", {"trials": args.trials, "seed": args.seed}))
     timings = {}
 
     def step(name, fn):

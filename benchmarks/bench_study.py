@@ -25,6 +25,7 @@ import yaml
 from reeval.io.ingest import ingest_track, write_track
 from reeval.workflow.measures_step import track_measures
 from reeval.analyses.asl_report import study, study_options, track_study, track_study_options
+from reeval.workflow.config_check import with_defaults
 from reeval.workflow.tracks import resolve_qrels, resolve_runs, track_options
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -44,7 +45,7 @@ def prepare(track: str, cfg: dict, data: Path, out: Path) -> float:
                           on_malformed=opts["on_malformed"], grade_map=opts["grade_map"])
     write_track(tables, d)
     track_measures(track, d, d, cfg["measures"], rel_level=opts["relevance_level"],
-                   unretrieved=cfg.get("asl", {}).get("unretrieved", "after_last"))
+                   unretrieved=cfg["asl"]["unretrieved"])
     return time.perf_counter() - t
 
 
@@ -61,13 +62,13 @@ def main(argv=None):
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / ".data" / "study")
     ap.add_argument("--workers", type=int, default=2)
     args = ap.parse_args(argv)
-    cfg = yaml.safe_load(CONFIG.read_text())
+    cfg = with_defaults(yaml.safe_load(CONFIG.read_text()))
     tracks = [t for t in sorted(cfg["tracks"]) if (args.data / t).is_dir()]
     if not tracks:
         raise SystemExit(f"no track of {CONFIG.name} under {args.data}")
     prep = sum(prepare(t, cfg, args.data, args.out) for t in tracks)
     print(f"ingest + measures (once, not part of the study): {prep:.1f} s")
-    options = study_options(cfg.get("study"))
+    options = study_options(cfg["study"])
     dirs = {t: str(args.out / "tracks" / t) for t in tracks}
 
     t0 = time.perf_counter()

@@ -18,6 +18,7 @@ from reeval.cli import main
 from reeval.io.ingest import ingest_track
 from reeval.stats.paired import sign_test_counts, ttest_rows
 from reeval.stats.allpairs import tukey_hsd
+from reeval.workflow.config_check import section_with_defaults
 
 TINY = REFERENCE / "tiny"
 
@@ -369,7 +370,7 @@ def test_degenerate_tracks_write_every_output(tmp_path, case):
         qrels = write_lines(tmp_path / "qrels", ["q1 0 a 0"])
     write_track(ingest_track(case, qrels, runs), tmp_path / "track")
     tables = track_lexiprecision(case, tmp_path / "track", tmp_path / "out", rel_level=1,
-                                 config={"label_removal": {"samples": 2}})
+                                 config=section_with_defaults("lexiprecision", {"label_removal": {"samples": 2}}))
     for name in TRACK_TABLES:
         assert (tmp_path / "out" / f"{name}.csv").is_file()
     for name in TRACK_FIGURES:

@@ -188,10 +188,11 @@ def test_synthetic_ranks_match_an_added_run(track, tmp_path, system):
             assert row.n_systems.iloc[0] == len(h.runs)
 
 
-def test_options_and_paper_comparison():
+def test_parsed_alphas_and_paper_comparison():
     from reeval.analyses import rareness_report as rp
+    from reeval.workflow.config_check import section_with_defaults
 
-    opts = rp.options({"alpha": [0, "1/R"], "synthetic": {"max_docs": 5}})
+    opts = rp.with_parsed_alphas(section_with_defaults("rareness", {"alpha": [0, "1/R"], "synthetic": {"max_docs": 5}}))
     assert opts["alpha"] == [0.0, "1/R"] and opts["synthetic"]["max_docs"] == 5
     assert opts["synthetic"]["alpha"] == [0.0, 0.5, 1.0] and opts["k"] == 100
     disc = pd.DataFrame({"track": "dl", "measure": ["P_rareness@100", "AP_rareness@100"], "alpha": "1",

@@ -13,6 +13,7 @@ from scipy import stats as st
 from conftest import ROOT, write_lines
 from reeval.io.ingest import ingest_track, write_track
 from reeval.workflow.measures_step import track_measures
+from reeval.workflow.config_check import section_with_defaults as defaults
 from reeval.stats.correlation import kendall_tau
 from reeval.analyses.asl_study import (
     COMPARISONS,
@@ -295,10 +296,10 @@ def test_track_study_and_study_write_every_file(tiny, tmp_path):
     d.mkdir(parents=True)
     for name, df in zip(("measures_by_topic", "measures_by_run", "asl_by_document"), tiny):
         df.to_parquet(d / f"{name}.parquet")
-    opts = study_options({"techniques": {"tiny": {"baseline": "a", "groups": {"a": ["r1"], "b": ["r2"],
+    opts = study_options(defaults("study", {"techniques": {"tiny": {"baseline": "a", "groups": {"a": ["r1"], "b": ["r2"],
                                                                                "empty": ["zz*"]}},
                                          "absent": {"baseline": "a", "groups": {"a": ["x"], "b": ["y"]}}},
-                          "reorder": {"ttest_space": "rate"}})
+                          "reorder": {"ttest_space": "rate"}}))
     assert opts["reorder"] == {"margin": 0.1, "alpha": 0.05, "ttest_space": "rate",
                                "unretrieved_precision": "asl"}
     info = track_study("tiny", d, d / "study", track_study_options(opts))
@@ -357,12 +358,12 @@ def test_dl2020_passage_labels_and_exactness(tmp_path):
 def test_study_options_are_checked():
     from reeval.analyses.asl_report import study_options
     with pytest.raises(ValueError, match="document_buckets"):
-        study_options({"document_buckets": [1, 10, 5]})
+        study_options(defaults("study", {"document_buckets": [1, 10, 5]}))
     with pytest.raises(ValueError, match="baseline 'x'"):
-        study_options({"techniques": {"t": {"baseline": "x", "groups": {"a": ["r"], "b": ["s"]}}}})
+        study_options(defaults("study", {"techniques": {"t": {"baseline": "x", "groups": {"a": ["r"], "b": ["s"]}}}}))
     # key order of the YAML does not change the options (Snakemake params compare equal)
-    a = study_options({"techniques": {"t": {"baseline": "a", "groups": {"a": ["r"], "b": ["s"]}}}})
-    b = study_options({"techniques": {"t": {"groups": {"b": ["s"], "a": ["r"]}, "baseline": "a"}}})
+    a = study_options(defaults("study", {"techniques": {"t": {"baseline": "a", "groups": {"a": ["r"], "b": ["s"]}}}}))
+    b = study_options(defaults("study", {"techniques": {"t": {"groups": {"b": ["s"], "a": ["r"]}, "baseline": "a"}}}))
     assert repr(a) == repr(b)
 
 
@@ -431,7 +432,7 @@ def test_technique_groups_from_manifest_labels():
     assert fnmatch.fnmatchcase("bert*", patterns["neural"][0]) and not fnmatch.fnmatchcase("bertX", patterns["neural"][0])
     # the config's own technique groups win; selection keys are not analysis options
     mine = {"baseline": "a", "groups": {"a": ["a*"], "b": ["b*"]}}
-    opts = study_options({"tracks": "all", "min_runs": 5, "techniques": {"labelled": mine}}, got)
+    opts = study_options(defaults("study", {"tracks": "all", "min_runs": 5, "techniques": {"labelled": mine}}), got)
     assert opts["techniques"]["labelled"] == mine and "tracks" not in opts and "min_runs" not in opts
     # the study manifest: the DL tracks of 2019 on get bm25 vs neural groups
     manifest = yaml.safe_load((ROOT / "config" / "trec-manifest.yaml").read_text())

@@ -11,6 +11,9 @@ import pytest
 from faultserver import FaultServer
 from reeval.archive.fetch import (CREDENTIALS_HELP, AuthError, FetchError, FileSpec, credentials, download,
                           fetch_files, make_session, mirror_path, report_frame)
+from reeval.workflow.config_check import section_with_defaults
+
+MIN_RUNS = section_with_defaults("study")["min_runs"]  # the study's default
 
 BODY = b"".join(b"%d Q0 DOC-%06d %d %.4f run1\n" % (q, d, d, 1 / (d + 1)) for q in range(3) for d in range(4000))
 MD5 = hashlib.md5(BODY).hexdigest()
@@ -381,9 +384,9 @@ def test_a_served_track_whose_copies_differ_from_the_catalog_is_included(archive
     with FaultServer(archive) as server:
         entry = served_track(archive, server.url)
         server.faults["/results/trec9/input.r1.gz"] = ["corrupt"]  # md5 cannot tell: the stream does
-        fetch = {"backoff": 0, "timeout": None}
+        fetch = section_with_defaults("fetch", {"backoff": 0, "timeout": None})
         with caplog.at_level(logging.INFO, logger=log.name):
-            status, report, folder = fetch_track("t", entry, tmp_path / "data", fetch, log=log)
+            status, report, folder = fetch_track("t", entry, tmp_path / "data", fetch, MIN_RUNS, log=log)
         assert (status["usable"], status["runs_fetched"], status["runs_parsed"]) == (True, 6, 6)
         assert status["files_md5_mismatch"] == 6
         runs = report[report.kind == "run"].set_index("file")
@@ -393,7 +396,8 @@ def test_a_served_track_whose_copies_differ_from_the_catalog_is_included(archive
         for i in range(6):
             assert f"r{i} kept with md5_match mismatch" in caplog.text
         # strict md5 verification, as an option: the same copies leave the track out
-        strict, report, _ = fetch_track("t", entry, tmp_path / "strict", dict(fetch, strict_md5=True, attempts=1))
+        strict, report, _ = fetch_track("t", entry, tmp_path / "strict", dict(fetch, strict_md5=True, attempts=1),
+                                      MIN_RUNS)
     assert not strict["usable"] and strict["reason"].startswith("0 usable runs of 6 listed")
     assert set(report[report.kind == "run"].outcome) == {"failed"}
 
@@ -426,7 +430,8 @@ def test_real_copies_that_differ_from_the_catalog_are_kept(tmp_path, track, shar
         src = [p for p in runs if os.path.basename(p).endswith(name if name.endswith(".gz") else name + ".gz")]
         if src:
             place(item["url"], src[0])
-    status, report, _ = fetch_track(track, entry, tmp_path / "data", {"mirror": str(mirror)})
+    status, report, _ = fetch_track(track, entry, tmp_path / "data",
+                                    section_with_defaults("fetch", {"mirror": str(mirror)}), MIN_RUNS)
     assert (status["usable"], status["runs_fetched"], status["runs_parsed"]) == (True, fetched, fetched)
     used = report[(report.kind == "run") & (report.outcome == "mirror")]
     assert set(used.use) == {"ok"}

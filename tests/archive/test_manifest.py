@@ -5,16 +5,15 @@ import json
 import pandas as pd
 import pytest
 import yaml
-from snakemake.utils import validate
 
 from conftest import ROOT
 from reeval.archive.manifest import build_manifest, study_rows, technique
 from reeval.errors import InputError
+from reeval.workflow.config_check import with_defaults
 from reeval.workflow.tracks import load_manifest, study_tracks
 
 CATALOG = (ROOT.parent / "shared" / "catalog").resolve()
 MANIFEST = ROOT / "config" / "trec-manifest.yaml"
-SCHEMA = str(ROOT / "config" / "schema.yaml")
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +46,7 @@ def test_study_selects_the_candidates_of_1993_2021_without_web_2003(catalog, man
     assert not any(e["edition"] == "trec12" and e["track"] == "web" for e in manifest.values())
     assert all(1993 <= e["year"] <= 2021 for e in manifest.values())
     # the study config selects all of them
-    cfg = yaml.safe_load((ROOT / "config" / "trec-study.yaml").read_text())
+    cfg = with_defaults(yaml.safe_load((ROOT / "config" / "trec-study.yaml").read_text()))
     cfg["manifest"] = str(MANIFEST)
     assert set(study_tracks(cfg)) == set(manifest)
 
@@ -98,14 +97,14 @@ def test_qrels_choices_of_the_known_oddities(manifest):
 
 
 def test_manifest_and_study_config_validate_against_the_schema(manifest):
-    validate({"tracks": manifest}, SCHEMA)
+    with_defaults({"tracks": manifest})
     cfg = yaml.safe_load((ROOT / "config" / "trec-study.yaml").read_text())
-    validate(cfg, SCHEMA)
+    with_defaults(cfg)
 
 
 def test_study_track_selection(tmp_path, manifest):
-    cfg = {"manifest": str(MANIFEST), "study": {"tracks": ["trec2004-robust", "trec2019-deep-docs"]},
-           "tracks": {"mine": {"qrels": "q", "runs": "r"}}}
+    cfg = with_defaults({"manifest": str(MANIFEST), "study": {"tracks": ["trec2004-robust", "trec2019-deep-docs"]},
+                         "tracks": {"mine": {"qrels": "q", "runs": "r"}}})
     assert sorted(study_tracks(cfg)) == ["mine", "trec2004-robust", "trec2019-deep-docs"]
     cfg["study"]["tracks"] = ["trec2004-robust", "nope"]
     with pytest.raises(InputError, match="nope"):

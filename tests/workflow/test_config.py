@@ -1,19 +1,16 @@
-"""Workflow configuration: schema validation and track resolution."""
+"""Workflow configuration: schema validation and track resolution (the defaults: test_defaults.py)."""
 
 import re
 
 import pytest
 import yaml
-from snakemake.exceptions import WorkflowError
-from snakemake.utils import validate
 
 from conftest import ROOT, write_lines
-from reeval.workflow.config_check import TRACK_ID, ConfigError, check_config, check_measures
+from reeval.workflow.config_check import (TRACK_ID, ConfigError, check_config, check_measures, load_schema,
+                                          section_with_defaults, with_defaults)
 from reeval.measures import accepted_names, parse_measures
 from reeval.workflow.tracks import local_track_files, resolve_qrels, resolve_runs, track_options
 from reeval.io.trecio import InputError
-
-SCHEMA = str(ROOT / "config" / "schema.yaml")
 
 
 def load(name):
@@ -23,27 +20,39 @@ def load(name):
 @pytest.mark.parametrize("name", ["config.yaml", "shared-data.yaml", "simulated-study.yaml", "trec-study.yaml"])
 def test_shipped_configs_are_valid(name):
     check_config(load(name))
-    validate(load(name), SCHEMA)
+    with_defaults(load(name))
 
 
-def test_wrong_key_and_wrong_type_are_named():
+def test_wrong_key_and_wrong_type_are_named_with_their_key_path():
     cfg = load("config.yaml")
     cfg["tracks"]["syn-graded"]["relevance_levle"] = 2
-    with pytest.raises(WorkflowError, match="relevance_levle"):
-        validate(cfg, SCHEMA)
+    with pytest.raises(ConfigError, match=r"^config tracks\.syn-graded: .*'relevance_levle' was unexpected"):
+        with_defaults(cfg)
     cfg = load("config.yaml")
-    cfg["defaults"]["precision"] = "double"
-    with pytest.raises(WorkflowError, match="double"):
-        validate(cfg, SCHEMA)
+    cfg["defaults"] = {"precision": "double"}
+    with pytest.raises(ConfigError, match=r"^config defaults\.precision: 'double' is not one of"):
+        with_defaults(cfg)
+    cfg = load("config.yaml")
+    cfg["rareness"] = {"synthetic": {"max_docs": 0}}
+    with pytest.raises(ConfigError, match=r"^config rareness\.synthetic\.max_docs: 0 is less than the minimum of 1"):
+        with_defaults(cfg)
+    cfg = load("config.yaml")
+    cfg["lexiprecision"] = {"figure2": {"m": []}}
+    with pytest.raises(ConfigError, match=r"^config lexiprecision\.figure2\.m: \[\] should be non-empty"):
+        with_defaults(cfg)
     cfg = load("config.yaml")
     cfg["tracks"]["t"] = {"qrels": "q.txt"}  # runs missing
-    with pytest.raises(WorkflowError):
-        validate(cfg, SCHEMA)
+    with pytest.raises(ConfigError, match=r"^config tracks\.t: "):
+        with_defaults(cfg)
+    with pytest.raises(ConfigError, match=r"^config \(top level\): \{'results': 'r'\} is not valid under any of the given schemas"):
+        with_defaults({"results": "r"})
+    with pytest.raises(ConfigError, match=r"^config study\.min_runs: 0 is less than the minimum of 1"):
+        section_with_defaults("study", {"min_runs": 0})
 
 
-def test_track_options_merge_defaults():
-    cfg = {"defaults": {"precision": "float32"},
-           "tracks": {"a": {"qrels": "q", "runs": "r", "relevance_level": 2, "grade_map": {"1": 0}}}}
+def test_track_options_take_the_config_defaults():
+    cfg = with_defaults({"defaults": {"precision": "float32"},
+                         "tracks": {"a": {"qrels": "q", "runs": "r", "relevance_level": 2, "grade_map": {"1": 0}}}})
     opts = track_options(cfg, "a")
     assert opts == {"relevance_level": 2, "precision": "float32", "on_malformed": "error",
                     "grade_map": {1: 0}}
@@ -72,13 +81,13 @@ def test_track_ids_outside_the_safe_set_are_refused_naming_the_id(track):
     cfg["tracks"][track] = {"synthetic": "syn-graded"}
     with pytest.raises(ConfigError, match=re.escape(f"tracks: track id {track!r} is not allowed")):
         check_config(cfg)
-    with pytest.raises(WorkflowError, match="does not match"):
-        validate(cfg, SCHEMA)
+    with pytest.raises(ConfigError, match="does not match"):
+        with_defaults(cfg)
     cfg = {"manifest": "m.yaml", "study": {"tracks": ["ok", track]}}
     with pytest.raises(ConfigError, match=re.escape(f"study.tracks: track id {track!r}")):
         check_config(cfg)
-    with pytest.raises(WorkflowError):
-        validate(cfg, SCHEMA)
+    with pytest.raises(ConfigError, match=r"^config study\.tracks"):
+        with_defaults(cfg)
 
 
 def test_safe_track_ids_pass_the_check_and_the_schema():
@@ -86,9 +95,8 @@ def test_safe_track_ids_pass_the_check_and_the_schema():
     cfg["tracks"] = {track: {"synthetic": "syn-graded"} for track in GOOD_IDS}
     cfg["study"]["tracks"] = GOOD_IDS
     check_config(cfg)
-    validate(cfg, SCHEMA)
-    schema = yaml.safe_load((ROOT / "config" / "schema.yaml").read_text())
-    assert schema["$defs"]["track_id"]["pattern"] == TRACK_ID
+    with_defaults(cfg)
+    assert load_schema()["$defs"]["track_id"]["pattern"] == TRACK_ID
 
 
 @pytest.mark.parametrize("spec, named", [
@@ -136,7 +144,7 @@ def test_local_track_files_are_resolved_once_and_a_missing_one_names_its_track(t
 
 def test_config_values_a_rule_cannot_use_are_input_errors(tmp_path):
     from reeval.io.ingest import ingest_track, write_track
-    from reeval.analyses.rareness_report import options, track_rareness
+    from reeval.analyses.rareness_report import track_rareness, with_parsed_alphas
     from reeval.analyses.asl_techniques import label_runs
 
     with pytest.raises(InputError, match="study.techniques: run 'p_bm25' matches groups 'a' and 'b'"):
@@ -144,6 +152,6 @@ def test_config_values_a_rule_cannot_use_are_input_errors(tmp_path):
     q = write_lines(tmp_path / "qrels.txt", ["1 0 D 1"])
     runs = [write_lines(tmp_path / f"r{i}", [f"1 Q0 D 1 1 r{i}"]) for i in range(2)]
     write_track(ingest_track("t", q, runs), tmp_path / "t")
-    opts = options({"trials": 2, "synthetic": {"topics": {"t": "99"}}})
+    opts = with_parsed_alphas(section_with_defaults("rareness", {"trials": 2, "synthetic": {"topics": {"t": "99"}}}))
     with pytest.raises(InputError, match="rareness.synthetic.topics: topic '99' is not a qrels topic of track 't'"):
         track_rareness("t", tmp_path / "t", tmp_path / "out", opts)

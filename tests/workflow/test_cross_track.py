@@ -22,15 +22,16 @@ def test_every_cross_track_function_with_no_track(tmp_path):
     from reeval.analyses import asl_techniques as techniques
     from reeval.analyses.lexiprecision_report import summarize_lexiprecision
     from reeval.workflow.measures_step import TRACK_SUMMARY_COLUMNS, run_table_columns, summarize
-    from reeval.analyses.rareness_report import options as rareness_options, summarize_rareness
+    from reeval.analyses.rareness_report import summarize_rareness, with_parsed_alphas
+    from reeval.workflow.config_check import section_with_defaults as defaults
     from reeval.analyses.asl_report import STUDY_TABLES, study, study_options
 
-    inclusion = inclusion_table({}, {}, {})
+    inclusion = inclusion_table({}, {}, {}, defaults("study")["min_runs"])
     specs = ["official", "ASL", "ASL@g1-10"]
     summarize({}, tmp_path / "summary", {}, measure_specs=specs, inclusion=inclusion)
-    assert study({}, tmp_path / "study", study_options(None)) == {"tracks": 0, "runs": 0}
-    summarize_lexiprecision({}, tmp_path / "lexiprecision", {})
-    summarize_rareness({}, tmp_path / "rareness", rareness_options(None))
+    assert study({}, tmp_path / "study", study_options(defaults("study"))) == {"tracks": 0, "runs": 0}
+    summarize_lexiprecision({}, tmp_path / "lexiprecision", {}, defaults("lexiprecision"))
+    summarize_rareness({}, tmp_path / "rareness", with_parsed_alphas(defaults("rareness")))
 
     from reeval.io.tables import table_schema
 

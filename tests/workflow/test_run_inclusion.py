@@ -8,11 +8,12 @@ from reeval.archive.inclusion import inclusion_table
 from reeval.io.ingest import ingest_track, write_track
 from reeval.analyses.lexiprecision_report import track_lexiprecision
 from reeval.workflow.measures_step import summarize, track_measures
-from reeval.analyses.rareness_report import options as rareness_options
+from reeval.analyses.rareness_report import with_parsed_alphas
 from reeval.analyses.rareness_report import track_rareness
 from reeval.workflow.run_inclusion import (excluded_messages, included_runs, read_ingest_report, run_inclusion,
                                   study_run_inclusion)
 from reeval.analyses.asl_report import study_options, track_study, track_study_options
+from reeval.workflow.config_check import section_with_defaults
 
 MEASURES = ["map", "P.10", "ASL", "ASL@g1", "ASL@g1-10", "P.20", "recip_rank"]
 QRELS = [f"{t} 0 D{d} {int((d + t) % 3 == 0)}" for t in (1, 2, 3) for d in range(0, 30, 2)]
@@ -40,8 +41,8 @@ def make_track(tmp_path, name, good=("g0", "g1", "g2"), bad=tuple(BAD_RUNS)):
     return out
 
 
-RAR = rareness_options({"trials": 5, "n_systems": [2, 4]})
-LEXI = {"label_removal": {"samples": 2}}
+RAR = with_parsed_alphas(section_with_defaults("rareness", {"trials": 5, "n_systems": [2, 4]}))
+LEXI = section_with_defaults("lexiprecision", {"label_removal": {"samples": 2}})
 
 
 def test_a_run_that_kept_no_line_is_left_out_with_its_reason(tmp_path):
@@ -68,7 +69,7 @@ def test_runs_that_kept_no_line_change_no_analysis(tmp_path):
     for d in (with_bad, without):
         track_measures("t", d, d, MEASURES)
         track_rareness("t", d, d / "rareness", RAR)
-        track_lexiprecision("t", d, d / "lexiprecision", config=LEXI)
+        track_lexiprecision("t", d, d / "lexiprecision", rel_level=1, config=LEXI)
     for table in ("measures_by_run", "measures_by_topic", "asl_by_document", "rareness/by_run",
                   "rareness/n_systems", "rareness/synthetic", "rareness/documents", "lexiprecision/pairs",
                   "lexiprecision/table4_discriminative_power"):
@@ -114,9 +115,9 @@ def test_per_track_analyses_of_a_track_with_fewer_than_two_included_runs(tmp_pat
     rare = track_rareness("t", d, d / "rareness", RAR)
     assert rare["by_run"].run.nunique() == len(good) and rare["n_systems"].empty
     assert (d / "rareness" / "n_systems.csv").is_file() and (d / "rareness" / "synthetic.png").is_file()
-    lexi = track_lexiprecision("t", d, d / "lexiprecision", config=LEXI)
+    lexi = track_lexiprecision("t", d, d / "lexiprecision", rel_level=1, config=LEXI)
     assert lexi["pair_tests"].empty
-    info = track_study("t", d, d / "study", track_study_options(study_options(None)))
+    info = track_study("t", d, d / "study", track_study_options(study_options(section_with_defaults("study"))))
     assert info["runs"] == len(good)
     assert (d / "study" / "fig5_document_asl.png").is_file()
     assert len(pd.read_parquet(d / "study" / "map_share.parquet")) == len(good)

@@ -267,8 +267,8 @@ def test_real_track_through_a_mirror_equals_the_local_track(tmp_path, clean_env)
             os.symlink(src, mirror / rel)
     cfg = yaml.safe_load((ROOT / "config" / "trec-study.yaml").read_text())
     cfg["results"] = str(tmp_path / "results")
-    cfg["study"]["tracks"] = ["trec2003-robust"]
-    cfg["fetch"].update(mirror=str(mirror), data_dir=str(tmp_path / "data"))
+    cfg["study"] = {"tracks": ["trec2003-robust"]}
+    cfg["fetch"] = {"mirror": str(mirror), "data_dir": str(tmp_path / "data")}
     cfg["measures"] = ["official", "ASL"]
     cfg_path = tmp_path / "study.yaml"
     cfg_path.write_text(yaml.safe_dump(cfg))

@@ -412,16 +412,18 @@ def test_cross_track_rules_with_one_included_track(default_run, tmp_path):
     from conftest import assert_outputs_conform
     from reeval.analyses.lexiprecision_report import summarize_lexiprecision
     from reeval.workflow.measures_step import summarize
-    from reeval.analyses.rareness_report import options as rareness_options, summarize_rareness
+    from reeval.analyses.rareness_report import summarize_rareness, with_parsed_alphas
+    from reeval.workflow.config_check import with_defaults
     from reeval.analyses.asl_report import study, study_options
 
-    cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    cfg = with_defaults(yaml.safe_load((ROOT / "config" / "config.yaml").read_text()))
     track, d = "syn-graded", default_run / "tracks" / "syn-graded"
     inclusion = pd.read_csv(default_run / "summary" / "inclusion.csv")
     summarize({track: d}, tmp_path / "summary", {track: 1}, inclusion=inclusion)
     info = study({track: d}, tmp_path / "study", study_options(cfg["study"]))
-    summarize_lexiprecision({track: d / "lexiprecision"}, tmp_path / "lexiprecision", {track: 1})
-    summarize_rareness({track: d / "rareness"}, tmp_path / "rareness", rareness_options(cfg["rareness"]))
+    summarize_lexiprecision({track: d / "lexiprecision"}, tmp_path / "lexiprecision", {track: 1},
+                            cfg["lexiprecision"])
+    summarize_rareness({track: d / "rareness"}, tmp_path / "rareness", with_parsed_alphas(cfg["rareness"]))
     assert_outputs_conform(tmp_path)
     assert list(pd.read_csv(tmp_path / "summary" / "tracks.csv").track) == [track]
     assert "1 included track: syn-graded" in (tmp_path / "summary" / "summary.md").read_text()

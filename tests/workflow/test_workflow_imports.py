@@ -68,7 +68,9 @@ def test_measures_of_a_track_load_no_scipy(tmp_path):
     """The measures job (here its function, on a generated track of the default study)
     loads neither scipy nor matplotlib: the recall cut-offs come from reeval.stats, whose
     statistics import scipy when they run."""
-    cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    from reeval.workflow.config_check import with_defaults
+
+    cfg = with_defaults(yaml.safe_load((ROOT / "config" / "config.yaml").read_text()))
     code = f"""
 from pathlib import Path
 from reeval.io.ingest import ingest_track, write_track

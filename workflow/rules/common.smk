@@ -5,20 +5,15 @@ from functools import partial
 from pathlib import Path
 
 from snakemake.exceptions import WorkflowError
-from snakemake.utils import validate
 
 sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 
-from reeval.workflow.config_check import check_config, check_track_ids
-from reeval.io.ingest import TRACK_FILES
-from reeval.workflow.measures_step import MEASURES_FILES
+from reeval.workflow.config_check import check_config, check_track_ids, with_defaults
+from reeval.workflow.outputs import TRACK_FILES_BY_STEP, track_files
 from reeval.workflow.measures_step import SUMMARY_FILES as SUMMARY_NAMES
 from reeval.analyses.asl_study import REQUIRED_MEASURES as STUDY_MEASURES
 from reeval.workflow.tracks import is_fetched, local_track_files, resolve_runs, study_tracks, track_options
 from reeval.errors import InputError
-from reeval.archive.inclusion import FETCH_DEFAULTS, MIN_RUNS
-
-SCHEMA = str(Path(workflow.basedir) / "config" / "schema.yaml")
 
 
 def checked(check, *args):
@@ -30,24 +25,29 @@ def checked(check, *args):
         raise WorkflowError(str(exc)) from None
 
 
+# the config checked, then validated against the schema (src/reeval/workflow/schema.yaml) and
+# filled with its defaults: from here on every key is present, no rule states a default
 checked(check_config, config)
-validate(config, SCHEMA)
-RESULTS = config.get("results", "results")
-if config.get("manifest"):  # a study: the manifest's selected tracks join the config's own
+config.update(checked(with_defaults, config))
+RESULTS = config["results"]
+if config["manifest"]:  # a study: the manifest's selected tracks join the config's own
     config["tracks"] = checked(study_tracks, config)
     checked(check_track_ids, config["tracks"], config["manifest"])
-    validate({"tracks": config["tracks"]}, SCHEMA)
+    config.update(checked(with_defaults, config))  # the manifest's entries: validated, options filled
 TRACKS = sorted(config["tracks"])
 LOCAL_FILES = checked(local_track_files, config["tracks"])  # track -> its qrels and run files
 SUMMARY_FILES = [f"{RESULTS}/summary/{name}" for name in SUMMARY_NAMES]
 INCLUSION = f"{RESULTS}/summary/inclusion.csv"
 RUN_INCLUSION = f"{RESULTS}/summary/run_inclusion.csv"
-# every output of one track ({track} unfilled); rule files that add per-track outputs extend it
-PER_TRACK_FILES = [f"{RESULTS}/tracks/{{track}}/{name}" for name in TRACK_FILES + MEASURES_FILES]
-DEFAULT_MEASURES = ["official", "P.20,30,100,1000", "recall.100,1000", "ndcg", "ndcg_cut.10,20",
-                    "ASL", "ASL@g1", "ASL@g1-10"]
+# every output of one track ({track} unfilled), by step in reeval.workflow.outputs
+PER_TRACK_FILES = [f"{RESULTS}/tracks/{{track}}/{name}" for name in track_files()]
+
+
+def step_files(step, track="{track}"):
+    """The files of one step for a track (the {track} wildcard unless a track is given)."""
+    return [f"{RESULTS}/tracks/{track}/{name}" for name in TRACK_FILES_BY_STEP[step]]
 # the configured measures, plus those the ASL study reads (reeval.analyses.asl_study.REQUIRED_MEASURES)
-MEASURE_SPECS = list(config.get("measures", DEFAULT_MEASURES)) + list(STUDY_MEASURES)
+MEASURE_SPECS = list(config["measures"]) + list(STUDY_MEASURES)
 
 
 wildcard_constraints:
@@ -71,9 +71,9 @@ def ingest_inputs(wildcards):
 
 # Tracks given by URLs (the fetch checkpoint, fetch.smk): settings, the tracks that go on
 # to ingest, and the inputs that depend on that checkpoint.
-FETCH = {**FETCH_DEFAULTS, **{k: v for k, v in (config.get("fetch") or {}).items() if k != "data_dir"}}
-DATA_DIR = (config.get("fetch") or {}).get("data_dir", f"{RESULTS}/raw")
-STUDY_MIN_RUNS = (config.get("study") or {}).get("min_runs", MIN_RUNS)
+FETCH = {k: v for k, v in config["fetch"].items() if k != "data_dir"}
+DATA_DIR = config["fetch"]["data_dir"]
+STUDY_MIN_RUNS = config["study"]["min_runs"]
 FETCHED = [t for t in TRACKS if is_fetched(config["tracks"][t])]
 # plain inputs (not through the checkpoint): every fetch job is in the DAG from the start
 FETCH_STATUSES = [f"{RESULTS}/fetch/{t}/status.json" for t in FETCHED]

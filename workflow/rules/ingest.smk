@@ -3,7 +3,7 @@ rule ingest:
     input:
         unpack(ingest_inputs),
     output:
-        expand(f"{RESULTS}/tracks/{{{{track}}}}/{{name}}", name=TRACK_FILES),
+        step_files("ingest"),
     params:
         options=lambda wildcards: track_options(config, wildcards.track),
     log:

@@ -1,23 +1,20 @@
 from reeval.analyses.lexiprecision_report import (SUMMARY_FIGURES, SUMMARY_TABLES, TRACK_FIGURES, TRACK_TABLES,
                                          caption, study_level)
 
-LEXI_CONFIG = config.get("lexiprecision", {})
-LEXI_TRACK_FILES = [f"{name}.{ext}" for name in TRACK_TABLES for ext in ("parquet", "csv")] + [
-    "positions.parquet", "pairs.parquet"] + [f"{name}.pdf" for name in TRACK_FIGURES]
+LEXI_CONFIG = config["lexiprecision"]
 LEXI_SUMMARY_FILES = [f"{RESULTS}/lexiprecision/{name}.{ext}"
                       for name in SUMMARY_TABLES + ("fig2_theoretical_ties",) for ext in ("parquet", "csv")] + [
     f"{RESULTS}/lexiprecision/{name}.pdf" for name in SUMMARY_FIGURES] + [
     f"{RESULTS}/lexiprecision/paper_comparison.md"]
 LEXI_SUMMARY_PNGS = [f"{RESULTS}/lexiprecision/{name}.png" for name in SUMMARY_FIGURES]
-PER_TRACK_FILES += [f"{RESULTS}/tracks/{{track}}/lexiprecision/{name}" for name in LEXI_TRACK_FILES]
 
 
 rule lexiprecision:
     """Lexicographic precision of every pair of runs on one track: tables 2-4, figures 3, 5, 6, 7, 9."""
     input:
-        expand(f"{RESULTS}/tracks/{{{{track}}}}/{{name}}", name=TRACK_FILES),
+        step_files("ingest"),
     output:
-        files=expand(f"{RESULTS}/tracks/{{{{track}}}}/lexiprecision/{{name}}", name=LEXI_TRACK_FILES),
+        files=step_files("lexiprecision"),
         figures=[report(f"{RESULTS}/tracks/{{track}}/lexiprecision/{name}.png", caption=caption(name),
                         category="Lexicographic precision", subcategory="{track}")
                  for name in TRACK_FIGURES],
@@ -42,8 +39,7 @@ rule lexiprecision:
 rule lexiprecision_summary:
     """Lexiprecision across tracks: stacked tables, figure 2 and overlays, the paper's values beside ours."""
     input:
-        tracks=lambda wildcards: expand(f"{RESULTS}/tracks/{{track}}/lexiprecision/{{name}}",
-                                        track=usable_tracks(), name=LEXI_TRACK_FILES),
+        tracks=lambda wildcards: [f for t in usable_tracks() for f in step_files("lexiprecision", t)],
         inclusion=INCLUSION,
     output:
         files=LEXI_SUMMARY_FILES,

@@ -1,13 +1,13 @@
 rule measures:
     """Per-topic, per-run and per-document measures of one track (trec_eval + ASL)."""
     input:
-        expand(f"{RESULTS}/tracks/{{{{track}}}}/{{name}}", name=TRACK_FILES),
+        step_files("ingest"),
     output:
-        expand(f"{RESULTS}/tracks/{{{{track}}}}/{{name}}", name=MEASURES_FILES),
+        step_files("measures"),
     params:
         measures=MEASURE_SPECS,
         relevance_level=lambda wildcards: track_options(config, wildcards.track)["relevance_level"],
-        unretrieved=config.get("asl", {}).get("unretrieved", "after_last"),
+        unretrieved=config["asl"]["unretrieved"],
     log:
         f"{RESULTS}/logs/measures/{{track}}.log",
     benchmark:

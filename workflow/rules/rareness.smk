@@ -2,14 +2,12 @@ from reeval.analyses.rareness_report import SUMMARY_FIGURES as RARENESS_SUMMARY_
 from reeval.analyses.rareness_report import SUMMARY_TABLES as RARENESS_SUMMARY_TABLES
 from reeval.analyses.rareness_report import TRACK_FIGURES as RARENESS_TRACK_FIGURES
 from reeval.analyses.rareness_report import TRACK_TABLES as RARENESS_TRACK_TABLES
-from reeval.analyses.rareness_report import options as rareness_options
+from reeval.analyses.rareness_report import with_parsed_alphas
 
-RARENESS = rareness_options(config.get("rareness"))
+RARENESS = with_parsed_alphas(config["rareness"])
 RARENESS_DIR = f"{RESULTS}/tracks/{{track}}/rareness"
-RARENESS_FILES = [f"{RARENESS_DIR}/{name}" for name in RARENESS_TRACK_TABLES + RARENESS_TRACK_FIGURES]
 RARENESS_SUMMARY_FILES = [f"{RESULTS}/rareness/{name}"
                           for name in RARENESS_SUMMARY_TABLES + RARENESS_SUMMARY_FIGURES]
-PER_TRACK_FILES += RARENESS_FILES
 
 
 rule rareness:
@@ -17,7 +15,7 @@ rule rareness:
     the ECIR 2023 paper: Kendall tau per alpha, Tukey HSD discriminative power, stability,
     number of systems, the synthetic rare/common experiment."""
     input:
-        expand(f"{RESULTS}/tracks/{{{{track}}}}/{{name}}", name=TRACK_FILES),
+        step_files("ingest"),
     output:
         tables=[f"{RARENESS_DIR}/{name}" for name in RARENESS_TRACK_TABLES],
         tau=report(f"{RARENESS_DIR}/tau.png", caption="../report/rareness_tau.rst",

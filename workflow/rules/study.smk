@@ -1,25 +1,22 @@
 # The atomized-search-length study (reeval.analyses.asl_study, reeval.analyses.asl_report): per track the
 # reordering ablation, appendix A.1 and figures 5-6; across tracks headroom (figures 1-4),
 # table 2, the technique table and results/study/summary.md.
-from reeval.analyses.asl_report import (STUDY_FIGURES, STUDY_TABLES, TRACK_STUDY_FIGURES,
+from reeval.analyses.asl_report import (STUDY_FIGURES, STUDY_TABLES,
                                  TRACK_STUDY_TABLES, study_options,
                                  techniques_from_labels, track_study_options)
 
 # technique groups: the config's study.techniques, else the manifest's per-run labels
-STUDY_OPTIONS = checked(study_options, config.get("study"), techniques_from_labels(config["tracks"]))
+STUDY_OPTIONS = checked(study_options, config["study"], techniques_from_labels(config["tracks"]))
 STUDY_DIR = f"{RESULTS}/study"
-TRACK_STUDY_FILES = list(TRACK_STUDY_TABLES) + [
-    f"{stem}.{ext}" for stem in TRACK_STUDY_FIGURES for ext in ("png", "pdf")]
 STUDY_FILES = [f"{STUDY_DIR}/{name}.{ext}" for name in STUDY_TABLES for ext in ("parquet", "csv")] + [
     f"{STUDY_DIR}/{stem}.{ext}" for stem in STUDY_FIGURES for ext in ("png", "pdf")] + [
     f"{STUDY_DIR}/summary.md"]
-PER_TRACK_FILES += [f"{RESULTS}/tracks/{{track}}/study/{name}" for name in TRACK_STUDY_FILES]
 
 
 rule study_track:
     """Reordering ablation (table 2 per track), appendix A.1 and figures 5-6 of one track."""
     input:
-        expand(f"{RESULTS}/tracks/{{{{track}}}}/{{name}}", name=MEASURES_FILES),
+        step_files("measures"),
     output:
         tables=expand(f"{RESULTS}/tracks/{{{{track}}}}/study/{{name}}", name=TRACK_STUDY_TABLES),
         fig5=report(f"{RESULTS}/tracks/{{track}}/study/fig5_document_asl.png",
@@ -51,8 +48,7 @@ rule study:
     input:
         measures=lambda wildcards: expand(f"{RESULTS}/tracks/{{track}}/measures_by_run.parquet",
                                           track=usable_tracks()),
-        tracks=lambda wildcards: expand(f"{RESULTS}/tracks/{{track}}/study/{{name}}", track=usable_tracks(),
-                                        name=TRACK_STUDY_FILES),
+        tracks=lambda wildcards: [f for t in usable_tracks() for f in step_files("study", t)],
         inclusion=INCLUSION,
     output:
         tables=[f"{STUDY_DIR}/{name}.{ext}" for name in STUDY_TABLES for ext in ("parquet", "csv")

@@ -1,8 +1,7 @@
 rule summary:
     """Cross-track tables: every included track's runs' means, one row per track, summary.md."""
     input:
-        measures=lambda wildcards: expand(f"{RESULTS}/tracks/{{track}}/{{name}}", track=usable_tracks(),
-                                          name=MEASURES_FILES),
+        measures=lambda wildcards: [f for t in usable_tracks() for f in step_files("measures", t)],
         reports=lambda wildcards: expand(f"{RESULTS}/tracks/{{track}}/ingest_report.csv", track=usable_tracks()),
         inclusion=INCLUSION,
     output:

@@ -4,7 +4,7 @@ rule synthetic_track:
         directory(f"{RESULTS}/synthetic/{{track}}"),
     params:
         spec=lambda wildcards: config["tracks"][wildcards.track]["synthetic"],
-        seed=config.get("synthetic", {}).get("seed", 0),
+        seed=config["synthetic"]["seed"],
     log:
         f"{RESULTS}/logs/synthetic_track/{{track}}.log",
     benchmark:

@@ -31,16 +31,6 @@ from . import asl_techniques as techniques
 from .asl_figures import bar_histogram
 from .asl_summary import HEADROOM_FIGURES, MEASURE_LABELS, write_summary
 
-#: options of the ``study`` config key and their defaults
-DEFAULT_STUDY = {
-    "reorder": {"margin": 0.1, "alpha": 0.05, "ttest_space": "aggregate",
-                "unretrieved_precision": "asl"},
-    "map_share_target": "pooled",
-    "asl_buckets": [1, 10, 20, 50, 100, 1000],
-    "document_buckets": [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000],
-    "difference_buckets": [1, 10, 100, 1000],
-    "techniques": {},
-}
 TRACK_OPTION_KEYS = ("reorder", "map_share_target", "document_buckets", "difference_buckets")
 TRACK_STUDY_TABLES = ("reordering.parquet", "reordering_by_run.parquet", "map_share.parquet",
                       "document_asl.csv", "asl_difference.csv")
@@ -83,21 +73,18 @@ def techniques_from_labels(tracks: dict, baseline: str = "bm25") -> dict:
     return out
 
 
-def study_options(config_study: dict | None, labelled_techniques: dict | None = None) -> dict:
-    """The ``study`` config merged over :data:`DEFAULT_STUDY` (one level deep), keys sorted.
+def study_options(config_study: dict, labelled_techniques: dict | None = None) -> dict:
+    """The options of the ASL study's analyses: the ``study`` config section (its defaults
+    filled in, :func:`reeval.workflow.config_check.with_defaults`) without the track
+    selection keys (``tracks``, ``min_runs``), keys sorted.
 
-    The track selection keys (``tracks``, ``min_runs``) are not options of the analyses.
     ``labelled_techniques`` (see :func:`techniques_from_labels`) gives technique groups
     to tracks the config's ``techniques`` does not name.
 
-    Raises ValueError when bucket edges are not strictly increasing or a technique
+    Raises ConfigError when bucket edges are not strictly increasing or a technique
     baseline is not one of its track's groups.
     """
-    out = {k: (dict(v) if isinstance(v, dict) else v) for k, v in DEFAULT_STUDY.items()}
-    for k, v in (config_study or {}).items():
-        if k in TRACK_SELECTION_KEYS:
-            continue
-        out[k] = {**out[k], **v} if isinstance(out.get(k), dict) and k != "techniques" else v
+    out = {k: v for k, v in config_study.items() if k not in TRACK_SELECTION_KEYS}
     out["techniques"] = {**(labelled_techniques or {}), **out["techniques"]}
     for k in ("asl_buckets", "document_buckets", "difference_buckets"):
         e = out[k]

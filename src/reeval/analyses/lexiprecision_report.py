@@ -63,11 +63,6 @@ TABLE_COLUMNS = {
     "fig9_label_removal_samples": ("track", "fraction_removed", "sample", "pair_topics", "RR_ties", "LP_ties"),
 }
 
-DEFAULTS = {"levels": lx.DEFAULT_LEVELS, "alpha": 0.05,
-            "label_removal": {"fractions": [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9],
-                              "samples": 10, "seed": 0},
-            "figure2": {"n": 50000, "m": [1, 2, 5, 10, 20, 50, 100]}}
-
 #: The paper's numbers (Diaz 2023, tables 1-4) for the tracks we also have.
 PAPER = {
     "robust (2004)": {"requests": 249, "runs": 110, "rel_per_request": 69.93, "docs_per_request": 913.82,
@@ -90,23 +85,11 @@ PAPER_TRACKS = {
 }
 
 
-def options(config: dict | None) -> dict:
-    """The ``lexiprecision`` config section with defaults filled in (the relevance level
-    is resolved per track by :func:`study_level`)."""
-    cfg = dict(config or {})
-    out = {k: cfg.get(k, v) for k, v in DEFAULTS.items() if not isinstance(v, dict)}
-    for key in ("label_removal", "figure2"):
-        out[key] = {**DEFAULTS[key], **(cfg.get(key) or {})}
-    return out
-
-
 def study_level(config: dict, track: str) -> int:
     """Relevance level of the study for a track: ``lexiprecision.relevance_level`` when
-    set, else the track's own level."""
-    from reeval.workflow.tracks import track_options
-
-    return (config.get("lexiprecision") or {}).get("relevance_level") or \
-        track_options(config, track)["relevance_level"]
+    set, else the track's own level (``config`` filled by
+    :func:`reeval.workflow.config_check.with_defaults`)."""
+    return config["lexiprecision"]["relevance_level"] or config["tracks"][track]["relevance_level"]
 
 
 def caption(figure: str) -> str:
@@ -114,10 +97,11 @@ def caption(figure: str) -> str:
     return f"../report/lexiprecision_{figure.split('_')[0]}.rst"
 
 
-def track_lexiprecision(track: str, track_dir, out_dir, rel_level: int = 1,
-                        config: dict | None = None) -> dict:
-    """Compute and write every per-track table and figure; returns the tables by name."""
-    opts = options(config)
+def track_lexiprecision(track: str, track_dir, out_dir, rel_level: int, config: dict) -> dict:
+    """Compute and write every per-track table and figure; returns the tables by name.
+    ``config``: the ``lexiprecision`` section with its defaults filled in
+    (:func:`reeval.workflow.config_check.section_with_defaults`)."""
+    opts = config
     d = Path(track_dir)
     judged, depth, qrels = (pq.read_table(d / f"{n}.parquet") for n in ("judged", "depth", "qrels"))
     runs = included_runs(read_ingest_report(d))
@@ -301,9 +285,10 @@ def paper_comparison(tables: dict, levels: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def summarize_lexiprecision(track_dirs: dict, out_dir, levels: dict, config: dict | None = None) -> None:
-    """Cross-track tables, figures 2/3/5/6/9 overlaid, and the paper comparison."""
-    opts = options(config)
+def summarize_lexiprecision(track_dirs: dict, out_dir, levels: dict, config: dict) -> None:
+    """Cross-track tables, figures 2/3/5/6/9 overlaid, and the paper comparison
+    (``config`` as for :func:`track_lexiprecision`)."""
+    opts = config
     out = Path(out_dir)
     tables = {}
     for name in SUMMARY_TABLES:

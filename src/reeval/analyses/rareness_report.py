@@ -35,18 +35,6 @@ from reeval.workflow.run_inclusion import included_runs, read_ingest_report
 from . import rareness as rr
 from . import rareness_analysis as ra
 
-DEFAULTS = {
-    "k": 100,
-    "alpha": [0, 0.25, 0.5, 0.75, 1],
-    "measures": ["P_rareness", "AP_rareness", "P_rareness_norm", "AP_rareness_norm"],
-    "systems": "all",
-    "trials": 1000,
-    "seed": 20230402,
-    "n_systems": [2, 4, 8, 16, 32, 64],
-    "synthetic": {"alpha": [0, 0.5, 1], "max_docs": 100, "topics": {}},
-    "paper": {},
-}
-
 ANALYSES = ("tau", "discriminative", "stability", "n_systems", "synthetic")
 TRACK_TABLES = (["by_topic.parquet", "by_run.parquet", "by_run.csv", "documents.parquet", "documents.csv"]
                 + [f"{a}.{ext}" for a in ANALYSES for ext in ("parquet", "csv")])
@@ -67,11 +55,12 @@ TABLE_COLUMNS = {
                   "best_real", "n_systems"),
 }
 
-def options(config: dict | None) -> dict:
-    """The ``rareness`` config section over DEFAULTS (``synthetic`` merged key by key)."""
-    cfg = dict(config or {})
-    out = {**DEFAULTS, **{k: v for k, v in cfg.items() if k != "synthetic"}}
-    out["synthetic"] = {**DEFAULTS["synthetic"], **(cfg.get("synthetic") or {})}
+def with_parsed_alphas(section: dict) -> dict:
+    """A copy of the ``rareness`` config section (its defaults filled in, by
+    :func:`reeval.workflow.config_check.with_defaults`) whose alphas, ``alpha`` and
+    ``synthetic.alpha``, are floats or ``"1/R"`` (:func:`reeval.analyses.rareness.check_alpha`),
+    as the functions of this module read them."""
+    out = {**section, "synthetic": dict(section["synthetic"])}
     out["alpha"] = [rr.check_alpha(a) for a in out["alpha"]]
     out["synthetic"]["alpha"] = [rr.check_alpha(a) for a in out["synthetic"]["alpha"]]
     return out

@@ -3,7 +3,7 @@
 A track enters the cross-track tables (as the reanalysis study decided) only when its
 qrels and runs were identified and fetched (complete; a file whose md5 differs from the
 catalog's is kept and reported unless ``strict_md5``), parse in the expected formats (with the
-track's ``on_malformed`` option) and at least ``min_runs`` (5) runs remain, a run
+track's ``on_malformed`` option) and at least ``study.min_runs`` runs remain, a run
 counting when it parses and has at least one line on a topic of the qrels.
 
 :func:`fetch_track` never raises for a problem of the track itself: it returns a status
@@ -32,15 +32,12 @@ if TYPE_CHECKING:
 # Fetching (requests, tqdm, the readers, unpack) is imported by the functions that fetch:
 # the Snakefile and the cross-track jobs read this module for its table and constants only.
 
-MIN_RUNS = 5
 #: What an empty cross-track output says (summary.md, paper_comparison.md, figures).
 NO_TRACK_INCLUDED = ("No track is included, so the cross-track tables are empty (they keep their "
                      "columns). `summary/inclusion.csv` in the results folder lists every track of "
                      "the configuration and why it was left out (for instance fewer than "
                      "`study.min_runs` runs with a line on a judged topic).")
 NO_TRACK_FIGURE_NOTE = "no track included:\nsee summary/inclusion.csv"
-FETCH_DEFAULTS = {"mirror": None, "jobs": 4, "attempts": 5, "timeout": 60.0, "backoff": 1.0,
-                  "auth_hosts": ["trec.nist.gov"], "strict_md5": False}
 
 
 def file_specs(entry: dict) -> list[FileSpec]:
@@ -88,9 +85,13 @@ def check_runs(qrels_path, run_files: dict, on_malformed: str = "error", threads
     return topics, verdicts
 
 
-def fetch_track(track: str, entry: dict, data_dir, fetch: dict | None = None, on_malformed: str = "error",
-                min_runs: int = MIN_RUNS, log=None) -> tuple[dict, pd.DataFrame, Path]:
+def fetch_track(track: str, entry: dict, data_dir, fetch: dict, min_runs: int, on_malformed: str = "error",
+                log=None) -> tuple[dict, pd.DataFrame, Path]:
     """Fetch, verify, unpack and check one ``urls`` track (see the module docstring).
+
+    ``fetch`` is the config's ``fetch`` section with its defaults filled in
+    (:func:`reeval.workflow.config_check.with_defaults`; ``data_dir`` is not read from it),
+    ``min_runs`` the config's ``study.min_runs``.
 
     Returns (status, fetch report, track folder). The folder ``<data_dir>/tracks/<track>``
     holds ``qrels.txt`` and ``runs/<tag>`` of the usable runs (emptied first).
@@ -98,7 +99,7 @@ def fetch_track(track: str, entry: dict, data_dir, fetch: dict | None = None, on
     from .fetch import fetch_files, report_frame
     from .unpack import combine_qrels, place_run
 
-    opts = {**FETCH_DEFAULTS, **(fetch or {})}
+    opts = fetch
     folder = Path(data_dir) / "tracks" / track
     if folder.exists():
         shutil.rmtree(folder)
@@ -189,7 +190,7 @@ INCLUSION_COLUMNS = ["track", "source", "year", "included", "reason", "runs_list
                      "runs_parsed", "runs_ingested", "runs_included", "qrels_topics"]
 
 
-def inclusion_table(entries: dict, statuses: dict, ingest_reports: dict, min_runs: int = MIN_RUNS) -> pd.DataFrame:
+def inclusion_table(entries: dict, statuses: dict, ingest_reports: dict, min_runs: int) -> pd.DataFrame:
     """One row per track: included or not, and why.
 
     ``statuses``: track -> fetch status (``urls`` tracks); ``ingest_reports``: track ->

@@ -151,7 +151,7 @@ def spec_to_config(spec: TrackSpec) -> dict:
 
 
 def study_config(specs: dict, results: str = "results-simulated") -> dict:
-    """A workflow config whose tracks are the simulated ``specs`` (see config/schema.yaml)."""
+    """A workflow config whose tracks are the simulated ``specs`` (see the schema, reeval/workflow/schema.yaml)."""
     return {"results": results, "synthetic": {"seed": 20261122},
             "tracks": {name: {"synthetic": spec_to_config(spec)} for name, spec in specs.items()}}
 

@@ -1,7 +1,10 @@
-"""Checks of a workflow config made when the workflow is parsed, with messages naming the bad value.
+"""Checks of a workflow config made when the workflow is parsed, with messages naming the bad value,
+and the config with every default filled in.
 
-The JSON schema (``config/schema.yaml``) checks keys and types; these check what it
-cannot say clearly, before any job runs:
+The JSON schema (``schema.yaml`` beside this module, package data) checks keys and types
+and holds every default (its ``default:`` keywords, the one place a default is stated);
+:func:`with_defaults` validates a config against it and fills them in. The checks below
+say what the schema cannot say clearly, before any job runs:
 
 - track ids (under ``tracks:``, in a manifest, in ``study.tracks``) are file and folder
   names and Snakemake wildcard values: ASCII letters, digits, ``.``, ``_``, ``-`` and
@@ -13,7 +16,12 @@ cannot say clearly, before any job runs:
 
 from __future__ import annotations
 
+import copy
 import re
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
 
 from reeval.errors import InputError
 
@@ -65,3 +73,102 @@ def check_config(config: dict) -> None:
     measures = config.get("measures")
     if isinstance(measures, list):
         check_measures(measures)
+
+
+SCHEMA_PATH = Path(__file__).with_name("schema.yaml")
+
+
+@lru_cache(maxsize=1)
+def _schema() -> dict:
+    return yaml.safe_load(SCHEMA_PATH.read_text())
+
+
+def load_schema() -> dict:
+    """The workflow config's JSON schema (a fresh copy of ``schema.yaml``)."""
+    return copy.deepcopy(_schema())
+
+
+def _resolved(schema: dict) -> dict:
+    """``schema`` with its local ``$ref`` (``#/$defs/<name>``) followed; its own keys win."""
+    while "$ref" in schema:
+        target = _schema()
+        for part in schema["$ref"].removeprefix("#/").split("/"):
+            target = target[part]
+        schema = {**target, **{k: v for k, v in schema.items() if k != "$ref"}}
+    return schema
+
+
+def _validate(instance, schema: dict, where: str) -> None:
+    """Raise ConfigError naming the key path of the most relevant schema violation."""
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import best_match
+
+    error = best_match(Draft202012Validator({**schema, "$defs": _schema()["$defs"]}).iter_errors(instance))
+    if error is not None:
+        path = ".".join([where] * bool(where) + [str(p) for p in error.absolute_path])
+        raise ConfigError(f"config {path or '(top level)'}: {error.message}")
+
+
+def fill_defaults(instance, schema: dict) -> None:
+    """Set, in place, every absent property whose schema has a ``default`` (a copy of it),
+    at every depth: an object whose default is ``{}`` is created, then its own defaults
+    filled. Follows ``$ref``, ``allOf``, ``additionalProperties``, ``patternProperties`` and
+    ``items``; not ``oneOf``/``anyOf`` (which branch applies is the validator's business,
+    and the schema puts no default there: a test checks)."""
+    schema = _resolved(schema)
+    for sub in schema.get("allOf", []):
+        fill_defaults(instance, sub)
+    if isinstance(instance, list) and isinstance(schema.get("items"), dict):
+        for item in instance:
+            fill_defaults(item, schema["items"])
+    if not isinstance(instance, dict):
+        return
+    properties = schema.get("properties", {})
+    for key, sub in properties.items():
+        if key not in instance and "default" in sub:
+            instance[key] = copy.deepcopy(sub["default"])
+        if key in instance:
+            fill_defaults(instance[key], sub)
+    for key, value in instance.items():
+        if key in properties:
+            continue
+        subs = [sub for pattern, sub in schema.get("patternProperties", {}).items() if re.search(pattern, key)]
+        extra = schema.get("additionalProperties")
+        for sub in subs or ([extra] if isinstance(extra, dict) else []):
+            fill_defaults(value, sub)
+
+
+def track_option_keys() -> tuple:
+    """The reading options a track entry may set (those of the config's ``defaults``)."""
+    return tuple(_schema()["$defs"]["options"]["properties"])
+
+
+def with_defaults(config: dict) -> dict:
+    """A copy of ``config``, validated against the schema, with every default filled in.
+
+    Two defaults depend on other keys: a track's reading option that its entry does not
+    set is the config's ``defaults`` value (every track gets every one of
+    :func:`track_option_keys`), and ``fetch.data_dir`` null is ``<results>/raw``. Raises
+    ConfigError (``config <key path>: <what is wrong>``) for a config the schema refuses.
+    Idempotent: a filled config fills to itself.
+    """
+    _validate(config, _schema(), "")
+    out = copy.deepcopy(config)
+    fill_defaults(out, _schema())
+    for entry in (out.get("tracks") or {}).values():
+        for key in track_option_keys():
+            entry.setdefault(key, copy.deepcopy(out["defaults"][key]))
+    if out["fetch"]["data_dir"] is None:
+        out["fetch"]["data_dir"] = f"{out['results']}/raw"
+    return out
+
+
+def section_with_defaults(name: str, values: dict | None = None) -> dict:
+    """One top-level section of the config (``rareness``, ``study``, ``lexiprecision`` ...),
+    validated, with its defaults filled in: what :func:`with_defaults` gives a config
+    holding ``values`` there. For code called outside the workflow (tests, the API)."""
+    schema = _schema()["properties"][name]
+    section = copy.deepcopy(values) if values is not None else copy.deepcopy(schema["default"])
+    _validate(section, schema, name)
+    fill_defaults(section, schema)
+    return section

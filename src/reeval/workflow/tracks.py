@@ -7,10 +7,11 @@ A track entry (``tracks: {<id>: {...}}`` in the config) is either
 - ``synthetic: <name>``: a track of the built-in seeded campaign, written by the
   workflow itself (``reeval.synth.tracks.DEFAULT_CAMPAIGN``).
 
-plus reading options: ``relevance_level`` (default 1), ``precision`` (``float64``, or
-``float32`` to match trec_eval 9.x), ``on_malformed`` (``error`` or ``drop``),
-``grade_map`` (relabel qrels grades, e.g. ``{1: 0}``). Relative paths are resolved
-against the working directory of the workflow.
+plus reading options: ``relevance_level``, ``precision``, ``on_malformed``, ``grade_map``
+(relabel qrels grades, e.g. ``{1: 0}``), each defaulting to the config's ``defaults`` (the
+schema, ``reeval/workflow/schema.yaml``, holds every default;
+:func:`reeval.workflow.config_check.with_defaults` fills them in). Relative paths are
+resolved against the working directory of the workflow.
 
 A third kind, ``urls: {qrels: [...], runs: [...]}``, is fetched by the workflow's
 ``fetch`` rule (:mod:`reeval.archive.fetch`) into ``<fetch.data_dir>/tracks/<id>/`` first, then
@@ -27,18 +28,15 @@ from pathlib import Path
 
 import yaml
 
-from .config_check import ConfigError
-
-TRACK_DEFAULTS = {"relevance_level": 1, "precision": "float64", "on_malformed": "error",
-                  "grade_map": None}
+from .config_check import ConfigError, track_option_keys
 
 
 def track_options(config: dict, track: str) -> dict:
-    """The track's reading options: config ``defaults`` overridden by the track entry."""
+    """The track's reading options, from a config filled by
+    :func:`reeval.workflow.config_check.with_defaults` (which gave every track every option);
+    ``grade_map`` keys and values as integers (a ``--config`` gives them as strings)."""
     entry = config["tracks"][track]
-    opts = dict(TRACK_DEFAULTS)
-    opts.update({k: v for k, v in (config.get("defaults") or {}).items() if k in TRACK_DEFAULTS})
-    opts.update({k: v for k, v in entry.items() if k in TRACK_DEFAULTS})
+    opts = {key: entry[key] for key in track_option_keys()}
     if opts["grade_map"]:
         opts["grade_map"] = {int(k): int(v) for k, v in opts["grade_map"].items()}
     return opts
@@ -112,7 +110,7 @@ def load_manifest(path) -> dict:
 def study_tracks(config: dict) -> dict:
     """Every track of a config: its ``tracks`` plus the selected ``manifest`` entries.
 
-    ``study.tracks`` is ``all`` (the default) or a list of manifest ids; an id the
+    ``study.tracks`` is ``all`` or a list of manifest ids; an id the
     manifest does not have is an error naming it. Entries of the config's own
     ``tracks`` replace manifest entries of the same id.
     """
@@ -120,7 +118,7 @@ def study_tracks(config: dict) -> dict:
     if not config.get("manifest"):
         return tracks
     manifest = load_manifest(config["manifest"])
-    wanted = (config.get("study") or {}).get("tracks", "all")
+    wanted = config["study"]["tracks"]
     if wanted != "all":
         unknown = sorted(set(wanted) - set(manifest))
         if unknown:
