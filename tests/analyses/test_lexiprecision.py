@@ -18,6 +18,7 @@ from reeval.cli import main
 from reeval.io.ingest import ingest_track
 from reeval.stats.paired import sign_test_counts, ttest_rows
 from reeval.stats.allpairs import tukey_hsd
+from reeval.stats.multiple import holm
 
 TINY = REFERENCE / "tiny"
 
@@ -230,11 +231,18 @@ def test_mean_preference_hsd_on_rr_equals_hsd_of_rr():
         assert tests.p_sgnLP[k] == pytest.approx(st.binomtest(w, w + l).pvalue if w + l else 1.0)
     full = tukey_hsd(rr)
     assert (tests.hsd_RR == (full.p_value < 0.05)).all()
-    assert (tests.p_RR_bonferroni == np.minimum(1, 21 * tests.p_RR)).all()
+    np.testing.assert_array_equal(tests.p_RR_adjusted, holm(tests.p_RR))   # the default family: all pairs
     table = lx.discriminative_power(tests)
-    assert list(table.test) == ["tukey_hsd"] * 3 + ["paired_bonferroni"] * 3
+    assert list(table.test) == ["tukey_hsd"] * 3 + ["paired"] * 3
+    assert list(table.procedure) == ["blocked"] * 3 + ["holm"] * 3
     assert table.n_significant.iloc[0] == tests.hsd_RR.sum()
-    assert table.n_significant.iloc[5] == (tests.p_sgnLP_bonferroni < 0.05).sum()
+    assert table.n_significant.iloc[5] == (tests.p_sgnLP_adjusted < 0.05).sum()
+    bonf = lx.pair_tests(pc, rr, correction="bonferroni", hsd_design="oneway")
+    assert (bonf.p_RR_adjusted == np.minimum(1, 21 * tests.p_RR)).all()
+    oneway = tukey_hsd(rr, design="oneway")
+    assert (bonf.hsd_RR == (oneway.p_value < 0.05)).all()
+    table = lx.discriminative_power(bonf, correction="bonferroni", hsd_design="oneway")
+    assert list(table.procedure) == ["oneway"] * 3 + ["bonferroni"] * 3
 
 
 def test_theoretical_tie_probability():

@@ -44,14 +44,14 @@ SUMMARY_FIGURES = ("fig2_theoretical_ties", "fig3_ties_by_p1", "fig5_ties_by_lev
 TABLE_COLUMNS = {
     "profile": ("track", "relevance_level", "requests", "runs", "rel_per_request", "docs_per_request",
                 "rel_retrieved_per_ranking"),
-    "table2_agreement": ("track", "n_pair_topics", "sgnLP_suffix_agree", "dRR2_agree", "sgnLP_suffix_ties",
+    "table2_agreement": ("track", "relevance_level", "n_pair_topics", "sgnLP_suffix_agree", "dRR2_agree", "sgnLP_suffix_ties",
                          "dRR2_ties", "system_n_run_pairs", "system_rrLP_agree", "system_sgnLP_agree"),
-    "table3_ties": ("track", "n_pair_topics", "LP_ties", "RR_ties"),
-    "table4_discriminative_power": ("track", "test", "measure", "n_run_pairs", "n_significant",
-                                    "percent_significant"),
+    "table3_ties": ("track", "relevance_level", "n_pair_topics", "LP_ties", "RR_ties"),
+    "table4_discriminative_power": ("track", "relevance_level", "test", "procedure", "measure", "n_run_pairs",
+                                    "n_significant", "percent_significant"),
     "pair_tests": ("track", "run_i", "run_j", "topics", "mean_dRR1", "mean_rrLP", "mean_sgnLP", "wins",
-                   "losses", "ties", "p_RR", "p_rrLP", "p_sgnLP", "p_RR_bonferroni", "p_rrLP_bonferroni",
-                   "p_sgnLP_bonferroni", "hsd_RR", "hsd_rrLP", "hsd_sgnLP"),
+                   "losses", "ties", "p_RR", "p_rrLP", "p_sgnLP", "p_RR_adjusted", "p_rrLP_adjusted",
+                   "p_sgnLP_adjusted", "hsd_RR", "hsd_rrLP", "hsd_sgnLP"),
     "fig3_ties_by_p1": ("track", "p1", "tied", "rankings", "probability"),
     "fig5_ties_by_level": ("track", "level", "pair_topics", "ties", "probability"),
     "fig6_i_star_ecdf": ("track", "i_star", "count", "ecdf"),
@@ -62,7 +62,8 @@ TABLE_COLUMNS = {
     "fig9_label_removal_samples": ("track", "fraction_removed", "sample", "pair_topics", "RR_ties", "LP_ties"),
 }
 
-DEFAULTS = {"levels": lx.DEFAULT_LEVELS, "alpha": 0.05,
+DEFAULTS = {"levels": lx.DEFAULT_LEVELS, "alpha": 0.05, "table_relevance": {},
+            "paired_correction": "holm", "hsd_design": "blocked", "paper": {},
             "label_removal": {"fractions": [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9],
                               "samples": 10, "seed": 0},
             "figure2": {"n": 50000, "m": [1, 2, 5, 10, 20, 50, 100]}}
@@ -93,7 +94,7 @@ def options(config: dict | None) -> dict:
     """The ``lexiprecision`` config section with defaults filled in (the relevance level
     is resolved per track by :func:`study_level`)."""
     cfg = dict(config or {})
-    out = {k: cfg.get(k, v) for k, v in DEFAULTS.items() if not isinstance(v, dict)}
+    out = {k: cfg.get(k) or v for k, v in DEFAULTS.items()}
     for key in ("label_removal", "figure2"):
         out[key] = {**DEFAULTS[key], **(cfg.get(key) or {})}
     return out
@@ -122,31 +123,72 @@ def _save(fig, out: Path, name: str) -> None:
     save_figure(fig, out / f"{name}.png", out / f"{name}.pdf")
 
 
+#: The paper's tables whose relevance level ``lexiprecision.table_relevance`` can set.
+PAPER_TABLES = ("table1", "table2", "table3", "table4")
+
+
+def table_levels(opts: dict, rel_level: int) -> dict:
+    """Relevance level of each paper table: ``table_relevance[table]`` when set, else the
+    study level ``rel_level`` (table1 is the profile; figures and ``pairs`` always use
+    ``rel_level``)."""
+    chosen = opts.get("table_relevance") or {}
+    unknown = sorted(set(chosen) - set(PAPER_TABLES))
+    if unknown:
+        raise ValueError(f"lexiprecision.table_relevance: unknown table(s) {unknown}; known: {list(PAPER_TABLES)}")
+    return {t: int(chosen.get(t) or rel_level) for t in PAPER_TABLES}
+
+
+def _comparisons(judged, qrels, depth, runs, levels_needed, levels: int) -> dict:
+    """{relevance level: (PositionVectors, PairComparison, RR runs x topics)}."""
+    out = {}
+    for lvl in sorted(set(levels_needed)):
+        pv = lx.position_vectors(judged, qrels, depth, runs=runs, rel_level=lvl, levels=levels)
+        out[lvl] = (pv, lx.compare_pairs(pv, levels=levels), lx.reciprocal_rank(pv))
+    return out
+
+
+def _paper_tables(track: str, by_level: dict, at: dict, depth, opts: dict) -> dict:
+    """Tables 1-4 and the pair tests, each at its level ``at[table]``."""
+    pv1 = by_level[at["table1"]][0]
+    pc2, pc3 = by_level[at["table2"]][1], by_level[at["table3"]][1]
+    _, pc4, rr4 = by_level[at["table4"]]
+    procedure = {"correction": opts["paired_correction"], "hsd_design": opts["hsd_design"]}
+    tests = lx.pair_tests(pc4, rr4, alpha=opts["alpha"], **procedure)
+    power = lx.discriminative_power(tests, alpha=opts["alpha"], **procedure)
+    power.insert(0, "relevance_level", at["table4"])
+    return {
+        "profile": pd.DataFrame([{"track": track, "relevance_level": at["table1"],
+                                  **lt.track_profile(pv1, depth)}]),
+        "table2_agreement": pd.DataFrame([{"track": track, "relevance_level": at["table2"],
+                                           **lx.ranking_agreement(pc2),
+                                           **{f"system_{k}": v for k, v in lx.system_agreement(pc2).items()}}]),
+        "table3_ties": pd.DataFrame([{"track": track, "relevance_level": at["table3"], **lx.tie_rates(pc3)}]),
+        "table4_discriminative_power": power,
+        "pair_tests": tests,
+    }
+
+
 def track_lexiprecision(track: str, track_dir, out_dir, rel_level: int = 1,
                         config: dict | None = None) -> dict:
-    """Compute and write every per-track table and figure; returns the tables by name."""
+    """Compute and write every per-track table and figure; returns the tables by name.
+
+    Tables 1-4 use the levels of :func:`table_levels`; the figures' data, ``positions``
+    and ``pairs`` use ``rel_level``."""
     opts = options(config)
     d = Path(track_dir)
     judged, depth, qrels = (pq.read_table(d / f"{n}.parquet") for n in ("judged", "depth", "qrels"))
     runs = included_runs(read_ingest_report(d))
     levels = int(opts["levels"])
-    pv = lx.position_vectors(judged, qrels, depth, runs=runs, rel_level=rel_level, levels=levels)
-    pc = lx.compare_pairs(pv, levels=levels)
-    rr = lx.reciprocal_rank(pv)
-    tests = lx.pair_tests(pc, rr, alpha=opts["alpha"])
+    at = table_levels(opts, rel_level)
+    by_level = _comparisons(judged, qrels, depth, runs, [rel_level, *at.values()], levels)
+    pv, pc, _ = by_level[rel_level]
     corr, regression = lt.locality(pc)
     removal = lt.label_removal_ties(judged, qrels, depth, runs=runs, rel_level=rel_level,
                                     fractions=opts["label_removal"]["fractions"],
                                     samples=opts["label_removal"]["samples"],
                                     seed=opts["label_removal"]["seed"])
-    profile = {"track": track, "relevance_level": rel_level, **lt.track_profile(pv, depth)}
     tables = {
-        "profile": pd.DataFrame([profile]),
-        "table2_agreement": pd.DataFrame([{"track": track, **lx.ranking_agreement(pc),
-                                           **{f"system_{k}": v for k, v in lx.system_agreement(pc).items()}}]),
-        "table3_ties": pd.DataFrame([{"track": track, **lx.tie_rates(pc)}]),
-        "table4_discriminative_power": lx.discriminative_power(tests, alpha=opts["alpha"]),
-        "pair_tests": tests,
+        **_paper_tables(track, by_level, at, depth, opts),
         "fig3_ties_by_p1": lt.tie_probability_by_p1(pv),
         "fig5_ties_by_level": lt.tie_probability_by_level(pc),
         "fig6_i_star_ecdf": lt.i_star_distribution(pc),
