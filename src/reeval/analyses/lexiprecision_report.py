@@ -5,8 +5,8 @@ Per track, under ``<track>/lexiprecision/`` (:data:`TRACK_TABLES` as Parquet and
 the position vectors, every pair x topic (i*, sgnLP, rrLP, dRR_1..20), the per-pair
 tests and the paper's tables 2-4 and figures 3, 5, 6, 7 and 9. Across tracks, under
 ``lexiprecision/``: the same tables stacked, figure 2 (theory) and figures 3, 5, 6, 9
-overlaid, and ``paper_comparison.md`` (our numbers beside the paper's where the track is
-the same).
+overlaid, and ``paper_comparison.csv``/``.md`` (our numbers beside the paper's for the
+tracks ``lexiprecision.paper`` maps to its benchmark rows, :mod:`.lexiprecision_paper`).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from reeval.report.figures import pyplot, save_figure
 from reeval.workflow.run_inclusion import included_runs, read_ingest_report
 
 from . import lexiprecision as lx
+from . import lexiprecision_paper as lp
 from . import lexiprecision_ties as lt
 
 #: Per-track tables, each written as <name>.parquet and <name>.csv.
@@ -67,28 +68,6 @@ DEFAULTS = {"levels": lx.DEFAULT_LEVELS, "alpha": 0.05, "table_relevance": {},
             "label_removal": {"fractions": [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9],
                               "samples": 10, "seed": 0},
             "figure2": {"n": 50000, "m": [1, 2, 5, 10, 20, 50, 100]}}
-
-#: The paper's numbers (Diaz 2023, tables 1-4) for the tracks we also have.
-PAPER = {
-    "robust (2004)": {"requests": 249, "runs": 110, "rel_per_request": 69.93, "docs_per_request": 913.82,
-                      "sgnLP_suffix_agree": 85.78, "dRR2_agree": 83.44, "LP_ties": 0.39, "RR_ties": 44.22,
-                      "hsd": (27.42, 27.34, 23.55), "paired": (26.22, 27.36, 21.45)},
-    "deep-pass (2019)": {"requests": 43, "runs": 37, "rel_per_request": 95.40, "docs_per_request": 892.51,
-                         "sgnLP_suffix_agree": 90.45, "dRR2_agree": 88.87, "LP_ties": 2.63, "RR_ties": 56.89,
-                         "hsd": (16.52, 18.47, 13.21), "paired": (15.02, 17.42, 10.36)},
-    "deep-pass (2020)": {"requests": 54, "runs": 59, "rel_per_request": 66.78, "docs_per_request": 978.01,
-                         "sgnLP_suffix_agree": 92.86, "dRR2_agree": 91.08, "LP_ties": 2.58, "RR_ties": 50.30,
-                         "hsd": (37.46, 40.91, 28.35), "paired": (39.04, 39.45, 28.00)},
-}
-#: Our track -> the paper's row, and how the inputs differ.
-PAPER_TRACKS = {
-    "trec2003-robust": ("robust (2004)", "Robust 2003 here (17 of its runs, 100 topics), the "
-                        "paper's Robust 2004 (110 runs, 249 topics): different topics and runs, "
-                        "only indicative"),
-    "trec2019-dl-passage": ("deep-pass (2019)", "same topics and qrels; 13 of the 37 runs here"),
-    "trec2020-dl-passage": ("deep-pass (2020)", "same topics and qrels; 12 of the 59 runs here"),
-}
-
 
 def options(config: dict | None) -> dict:
     """The ``lexiprecision`` config section with defaults filled in (the relevance level
@@ -290,68 +269,11 @@ PLOTS = {"fig3_ties_by_p1": _plot_fig3, "fig5_ties_by_level": _plot_fig5,
          "fig6_i_star_ecdf": _plot_fig6, "fig9_label_removal": _plot_fig9}
 
 
-def _fmt(v, digits=2):
-    return "n/a" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.{digits}f}"
-
-
-def paper_comparison(tables: dict, levels: dict) -> str:
-    """Markdown: our tables 1-4 beside the paper's for the tracks it also analyzed."""
-    ours = [t for t in PAPER_TRACKS if t in set(tables["profile"].track)]
-    lines = ["# Lexicographic precision: our numbers beside the paper's", "",
-             "Paper: Diaz, *Best-Case Retrieval Evaluation: Improving the Sensitivity of "
-             "Reciprocal Rank with Lexicographic Precision*, tables 1-4. The paper's relevance "
-             "is grade > 0 (pref_eval); ours is the track's relevance level shown below.", ""]
-    if tables["profile"].empty:
-        lines += [NO_TRACK_INCLUDED, ""]
-    if not ours:
-        lines.append("None of the configured tracks is one the paper analyzed "
-                     f"({', '.join(PAPER_TRACKS)}).")
-        return "\n".join(lines) + "\n"
-    lines.append("## Inputs")
-    lines.append("")
-    if any(levels.get(t, 1) != 1 for t in ours):
-        lines += ["Where our level is not 1 the relevant sets differ from the paper's; "
-                  "`lexiprecision: {relevance_level: 1}` in the config reproduces its.", ""]
-    lines.append("| track (ours / paper) | level | requests | runs | rel/request | docs/request | how the inputs differ |")
-    lines.append("|---|---|---|---|---|---|---|")
-    prof = tables["profile"].set_index("track")
-    for t in ours:
-        name, note = PAPER_TRACKS[t]
-        p, o = PAPER[name], prof.loc[t]
-        lines.append(f"| {t} / {name} | {levels.get(t, 1)} / >0 | {int(o.requests)} / {p['requests']} | "
-                     f"{int(o.runs)} / {p['runs']} | {_fmt(o.rel_per_request)} / {p['rel_per_request']:.2f} | "
-                     f"{_fmt(o.docs_per_request)} / {p['docs_per_request']:.2f} | {note} |")
-    t2 = tables["table2_agreement"].set_index("track")
-    t3 = tables["table3_ties"].set_index("track")
-    t4 = tables["table4_discriminative_power"]
-    lines += ["", "## Table 2: ranking agreement with dRR_1 (%, pairs with dRR_1 != 0)", "",
-              "| track | sgnLP on p_2..m (ours / paper) | dRR_2 (ours / paper) | system agreement rrLP / sgnLP (ours) |",
-              "|---|---|---|---|"]
-    for t in ours:
-        p, o = PAPER[PAPER_TRACKS[t][0]], t2.loc[t]
-        lines.append(f"| {t} | {_fmt(o.sgnLP_suffix_agree)} / {p['sgnLP_suffix_agree']:.2f} | "
-                     f"{_fmt(o.dRR2_agree)} / {p['dRR2_agree']:.2f} | "
-                     f"{_fmt(o.system_rrLP_agree)} / {_fmt(o.system_sgnLP_agree)} |")
-    lines += ["", "## Table 3: tied pairs of rankings (%)", "",
-              "| track | rrLP, sgnLP (ours / paper) | RR (ours / paper) |", "|---|---|---|"]
-    for t in ours:
-        p, o = PAPER[PAPER_TRACKS[t][0]], t3.loc[t]
-        lines.append(f"| {t} | {_fmt(o.LP_ties)} / {p['LP_ties']:.2f} | {_fmt(o.RR_ties)} / {p['RR_ties']:.2f} |")
-    for test, key, title in (("tukey_hsd", "hsd", "(a) topic-blocked Tukey HSD"),
-                             ("paired_bonferroni", "paired", "(b) paired tests, Bonferroni")):
-        lines += ["", f"## Table 4{title[:3]}: run pairs different at p < 0.05 (%), {title[4:]}", "",
-                  "| track | rrLP (ours / paper) | sgnLP (ours / paper) | RR (ours / paper) |",
-                  "|---|---|---|---|"]
-        for t in ours:
-            p = PAPER[PAPER_TRACKS[t][0]][key]
-            o = t4[(t4.track == t) & (t4.test == test)].set_index("measure").percent_significant
-            lines.append(f"| {t} | " + " | ".join(f"{_fmt(o[m])} / {p[k]:.2f}"
-                                                  for k, m in enumerate(("rrLP", "sgnLP", "RR"))) + " |")
-    return "\n".join(lines) + "\n"
-
-
 def summarize_lexiprecision(track_dirs: dict, out_dir, levels: dict, config: dict | None = None) -> None:
-    """Cross-track tables, figures 2/3/5/6/9 overlaid, and the paper comparison."""
+    """Cross-track tables, figures 2/3/5/6/9 overlaid, and the paper comparison
+    (``paper_comparison.csv`` and ``.md``, tracks mapped by ``lexiprecision.paper``).
+    ``levels`` (the study level per track) is kept for the callers; the tables carry
+    their own relevance_level."""
     opts = options(config)
     out = Path(out_dir)
     tables = {}
@@ -384,4 +306,6 @@ def summarize_lexiprecision(track_dirs: dict, out_dir, levels: dict, config: dic
         else:
             ax.text(0.5, 0.5, NO_TRACK_FIGURE_NOTE, ha="center", va="center", transform=ax.transAxes)
         _save(fig, out, name)
-    write_text(paper_comparison(tables, levels), out / "paper_comparison.md")
+    rows = lp.comparison_table(tables, opts["paper"])
+    write_table(rows, out / "paper_comparison.csv")
+    write_text(lp.comparison_markdown(tables, rows, NO_TRACK_INCLUDED), out / "paper_comparison.md")
