@@ -14,7 +14,7 @@ One file (:func:`download`):
   compress file, the whole stream decompresses (gzip and bzip2 end with an end-of-stream
   marker and a CRC; a ``.Z`` file has neither, so only its size and a decoding error can
   tell). An incomplete or corrupt file is discarded and retried, whatever the md5 policy.
-- md5: the catalog's sum is the one recorded at submission, so a file the archive serves
+- md5 (:mod:`reeval.archive.checks`): the catalog's sum is the one recorded at submission, so a file the archive serves
   compressed matches when either its bytes or its decompressed content have that md5
   (``md5_match`` says ``file`` or ``content``); public copies of the archive rarely match
   either, so by default a complete file whose md5 differs is kept and reported
@@ -43,15 +43,11 @@ after an ``unauthorized``), attempts
 
 from __future__ import annotations
 
-import bz2
 import fcntl
-import gzip
-import hashlib
 import netrc
 import os
 import threading
 import time
-import zlib
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
@@ -65,7 +61,8 @@ from tqdm import tqdm
 from urllib3.util.retry import Retry
 
 from reeval import __version__
-from reeval.io.sources import compression_of
+
+from .checks import FileCheck, check_file
 
 USER_AGENT = (f"reeval/{__version__} (reanalysis of TREC evaluation campaigns; "
               f"python-requests/{requests.__version__})")
@@ -116,76 +113,6 @@ class FileSpec:
     kind: str
     url: str
     md5: str | None = None
-
-
-def file_md5(path) -> str:
-    """Hex md5 of a file's bytes."""
-    h = hashlib.md5()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
-def _decompressor(head: bytes):
-    """The stream opener for a file starting with ``head`` (gzip, bzip2), ``"Z"`` for Unix
-    compress, None for anything else."""
-    return {"gzip": gzip.open, "bzip2": bz2.open, "compress": "Z"}.get(compression_of(head))
-
-
-def content_md5(path) -> str | None:
-    """Hex md5 of a gzip/bzip2/compress file's decompressed content; None for other files.
-
-    Raises what the decompressor raises on an incomplete or corrupt stream (EOFError,
-    OSError, zlib.error, ValueError).
-    """
-    with open(path, "rb") as fh:
-        opener = _decompressor(fh.read(3))
-    if opener is None:
-        return None
-    if opener == "Z":
-        import unlzw3
-        return hashlib.md5(unlzw3.unlzw(Path(path).read_bytes())).hexdigest()
-    h = hashlib.md5()
-    with opener(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
-@dataclass
-class FileCheck:
-    """What :func:`check_file` found: ``md5`` of the bytes, ``match`` (None without an
-    expected sum, ``file``, ``content`` or ``mismatch``), ``mismatch`` (a message showing
-    the sums, "" unless ``match`` is ``mismatch``) and ``broken`` (why the file is an
-    incomplete or corrupt compressed stream, "" when it is not)."""
-    md5: str
-    match: str | None
-    mismatch: str = ""
-    broken: str = ""
-
-
-def check_file(path, expected: str | None) -> FileCheck:
-    """The md5 of a file against ``expected`` and the completeness of its compressed stream.
-
-    A file whose bytes have the expected md5 is taken as it is. Otherwise a gzip, bzip2 or
-    compress file is decompressed to its end once: that finds an incomplete or corrupt
-    stream (``broken``) and the md5 of the content (``match = content`` when it is the
-    expected one). The check never relies on the md5 to find a broken file.
-    """
-    digest = file_md5(path)
-    if expected is not None and digest == expected:
-        return FileCheck(digest, "file")
-    try:
-        content, broken = content_md5(path), ""
-    except (OSError, EOFError, ValueError, zlib.error) as exc:
-        content, broken = None, f"incomplete or corrupt compressed file: {type(exc).__name__}: {exc}"
-    if expected is None:
-        return FileCheck(digest, None, broken=broken)
-    if content == expected:
-        return FileCheck(digest, "content")
-    got = f"{digest} (file)" + (f", {content} (decompressed)" if content else "")
-    return FileCheck(digest, "mismatch", f"md5 mismatch: expected {expected}, got {got}", broken)
 
 
 def credentials(url: str, auth_hosts=DEFAULT_AUTH_HOSTS, env=None) -> tuple[str, str] | None:
@@ -265,6 +192,73 @@ def _total_size(resp) -> int | None:
     return int(length) if length and length.isdigit() else None
 
 
+class _Retry(Exception):
+    """This try failed in a way another try may mend (the message says how)."""
+
+
+def _from_cache(dest: Path, md5, strict_md5: bool, result: FileResult) -> bool:
+    """Fill ``result`` from a good copy at ``dest`` and say so; remove a broken or stale one."""
+    if not dest.is_file():
+        return False
+    check = check_file(dest, md5)
+    if not check.broken and (check.match != "mismatch" or not strict_md5):
+        result.bytes, result.md5, result.md5_match = dest.stat().st_size, check.md5, check.match
+        result.outcome = "cached"
+        return True
+    dest.unlink()  # broken, or a stale copy (the manifest's md5 changed): fetch again
+    return False
+
+
+def _check_answer(resp, url: str, part: Path, have: int, requests_made: int) -> bool:
+    """Judge an HTTP answer before its body is read: True when it resumes ``part``.
+
+    401/403 raise :class:`AuthError`; 404, a 5xx (the session's Retry already spent its
+    tries on it) and other 4xx raise :class:`FetchError`; a 416 on resume and a 206 whose
+    Content-Range does not start at ``have`` drop the part and raise :class:`_Retry`.
+    """
+    status = resp.status_code
+    if status in (401, 403):
+        raise AuthError(CREDENTIALS_HELP.format(url=url, status=status, host=urlsplit(url).hostname),
+                        requests_made)
+    if status == 404:
+        raise FetchError(f"HTTP 404 not found: {url}", requests_made)
+    if status == 416 and have:
+        part.unlink()
+        raise _Retry("HTTP 416 on resume: restarting")
+    if status >= 500:
+        raise FetchError(f"HTTP {status} after {requests_made} requests: {url}", requests_made)
+    if status >= 400:
+        raise FetchError(f"HTTP {status}: {url}", requests_made)
+    if status == 206 and not resp.headers.get("Content-Range", "").startswith(f"bytes {have}-"):
+        part.unlink(missing_ok=True)
+        raise _Retry(f"unexpected Content-Range {resp.headers.get('Content-Range')!r}")
+    return status == 206 and have > 0
+
+
+def _save_body(resp, part: Path, resumed: bool, progress) -> None:
+    """Append (when resuming) or write the raw body to ``part``, reporting bytes to ``progress``."""
+    with open(part, "ab" if resumed else "wb") as fh:
+        for chunk in resp.raw.stream(CHUNK, decode_content=False):
+            fh.write(chunk)
+            if progress is not None:
+                progress.update(len(chunk))
+
+
+def _verified_size(part: Path, total: int | None, md5, strict_md5: bool) -> tuple[int, FileCheck]:
+    """Size and check of a complete ``part``; :class:`_Retry` (part dropped unless it may
+    resume) when it is short, long, broken or (``strict_md5``) of another md5."""
+    got = part.stat().st_size
+    if total is not None and got != total:
+        if got > total:
+            part.unlink()
+        raise _Retry(f"size {got} bytes, expected {total} (Content-Length)")
+    check = check_file(part, md5)
+    if check.broken or (check.match == "mismatch" and strict_md5):
+        part.unlink()  # restart: a corrupt part cannot be resumed
+        raise _Retry(check.broken or check.mismatch)
+    return got, check
+
+
 def download(session: requests.Session, url: str, dest, md5: str | None = None, attempts: int = 5,
              timeout: float | None = 60, backoff: float = 1.0, auth=None, progress=None,
              strict_md5: bool = False) -> FileResult:
@@ -273,72 +267,36 @@ def download(session: requests.Session, url: str, dest, md5: str | None = None, 
     ``attempts`` bounds the tries of this loop (each may itself retry connection errors
     and 5xx answers through the session's Retry); ``timeout`` is the connect and read
     timeout in seconds (a stalled body fails after that long without data; None waits
-    without limit).
+    without limit). Between tries it waits ``backoff`` x 2^(try - 2) seconds, at most 60.
     """
     dest = Path(dest)
     result = FileResult(file=dest.name, url=url, expected_md5=md5, path=str(dest))
     with _locked(dest):
-        if dest.is_file():
-            check = check_file(dest, md5)
-            if not check.broken and (check.match != "mismatch" or not strict_md5):
-                result.bytes, result.md5, result.md5_match = dest.stat().st_size, check.md5, check.match
-                result.outcome = "cached"
-                return result
-            dest.unlink()  # broken, or a stale copy (the manifest's md5 changed): fetch again
+        if _from_cache(dest, md5, strict_md5, result):
+            return result
         part = dest.with_name(dest.name + ".part")
         last_error, requests_made = None, 0
         for attempt in range(1, attempts + 1):
             if attempt > 1 and backoff:
                 time.sleep(min(backoff * 2 ** (attempt - 2), 60))
             have = part.stat().st_size if part.exists() else 0
-            headers = {"Range": f"bytes={have}-"} if have else {}
             answered = False
             try:
-                with session.get(url, headers=headers, stream=True, timeout=timeout, auth=auth) as resp:
+                with session.get(url, headers={"Range": f"bytes={have}-"} if have else {}, stream=True,
+                                 timeout=timeout, auth=auth) as resp:
                     retries = getattr(resp.raw, "retries", None)
                     requests_made += 1 + (len(retries.history) if retries is not None else 0)
                     answered = True
-                    status = resp.status_code
-                    if status in (401, 403):
-                        raise AuthError(CREDENTIALS_HELP.format(url=url, status=status,
-                                                                host=urlsplit(url).hostname),
-                                        requests_made)
-                    if status == 404:
-                        raise FetchError(f"HTTP 404 not found: {url}", requests_made)
-                    if status == 416 and have:
-                        part.unlink()
-                        last_error = "HTTP 416 on resume: restarting"
-                        continue
-                    if status >= 500:  # the session's Retry already spent its tries on it
-                        raise FetchError(f"HTTP {status} after {requests_made} requests: {url}", requests_made)
-                    if status >= 400:
-                        raise FetchError(f"HTTP {status}: {url}", requests_made)
-                    resumed = status == 206 and have > 0
-                    if status == 206 and not resp.headers.get("Content-Range", "").startswith(f"bytes {have}-"):
-                        part.unlink(missing_ok=True)
-                        last_error = f"unexpected Content-Range {resp.headers.get('Content-Range')!r}"
-                        continue
+                    resumed = _check_answer(resp, url, part, have, requests_made)
                     total = _total_size(resp)
-                    with open(part, "ab" if resumed else "wb") as fh:
-                        for chunk in resp.raw.stream(CHUNK, decode_content=False):
-                            fh.write(chunk)
-                            if progress is not None:
-                                progress.update(len(chunk))
-                got = part.stat().st_size
-                if total is not None and got != total:
-                    if got > total:
-                        part.unlink()
-                    last_error = f"size {got} bytes, expected {total} (Content-Length)"
-                    continue
-                check = check_file(part, md5)
-                if check.broken or (check.match == "mismatch" and strict_md5):
-                    part.unlink()  # restart: a corrupt part cannot be resumed
-                    last_error = check.broken or check.mismatch
-                    continue
+                    _save_body(resp, part, resumed, progress)
+                got, check = _verified_size(part, total, md5, strict_md5)
                 os.replace(part, dest)
                 result.bytes, result.md5, result.md5_match, result.outcome = got, check.md5, check.match, "downloaded"
                 result.attempts = requests_made
                 return result
+            except _Retry as retry:
+                last_error = str(retry)
             except FetchError:
                 raise
             except (requests.RequestException, urllib3.exceptions.HTTPError, OSError) as exc:
@@ -352,6 +310,34 @@ def download(session: requests.Session, url: str, dest, md5: str | None = None, 
         raise FetchError(f"failed after {attempts} tries: {last_error}", requests_made)
 
 
+def _from_mirror(spec: FileSpec, mirror, strict_md5: bool, res: FileResult) -> FileResult:
+    """Fill ``res`` from the mirror's copy (or a ``file://`` URL's file), checked like a download."""
+    path = (Path(unquote(urlsplit(spec.url).path)) if spec.url.startswith("file://")
+            else mirror_path(mirror, spec.url))
+    if not path.is_file():
+        raise FetchError(f"no such file: {path}")
+    check = check_file(path, spec.md5)
+    if check.broken or (check.match == "mismatch" and strict_md5):
+        raise FetchError(f"{check.broken or check.mismatch} ({path})")
+    res.path, res.bytes, res.md5, res.md5_match = str(path), path.stat().st_size, check.md5, check.match
+    res.outcome = "mirror"
+    return res
+
+
+class _Progress:
+    """A tqdm bar over files whose postfix counts the megabytes downloaded (thread safe)."""
+
+    def __init__(self, n_files: int, desc: str):
+        self.bar = tqdm(total=n_files, desc=desc, unit="file", mininterval=1.0, dynamic_ncols=True)
+        self.bytes = 0
+        self.lock = threading.Lock()
+
+    def update(self, n: int) -> None:
+        with self.lock:
+            self.bytes += n
+            self.bar.set_postfix_str(f"{self.bytes / 1e6:.1f} MB", refresh=False)
+
+
 def fetch_files(specs: list[FileSpec], data_dir, mirror=None, jobs: int = 4, attempts: int = 5,
                 timeout: float | None = 60, backoff: float = 1.0, auth_hosts=DEFAULT_AUTH_HOSTS,
                 strict_md5: bool = False, desc: str = "fetch",
@@ -360,21 +346,12 @@ def fetch_files(specs: list[FileSpec], data_dir, mirror=None, jobs: int = 4, att
 
     Files land in ``<data_dir>/archive/<host>/<path>``. A failed file does not stop the
     others; a 401/403 (``unauthorized``) does: files not started yet are ``skipped`` with
-    the same message.
+    the same message. Each of the ``jobs`` threads has its own session.
     """
     local = threading.local()
     stop = threading.Event()
     stop.message = ""
-    bar = tqdm(total=len(specs), desc=desc, unit="file", mininterval=1.0, dynamic_ncols=True)
-    byte_count = [0]
-    lock = threading.Lock()
-
-    class Bytes:
-        @staticmethod
-        def update(n):
-            with lock:
-                byte_count[0] += n
-                bar.set_postfix_str(f"{byte_count[0] / 1e6:.1f} MB", refresh=False)
+    progress = _Progress(len(specs), desc)
 
     def one(spec: FileSpec) -> FileResult:
         res = FileResult(file=spec.name, url=spec.url, kind=spec.kind, expected_md5=spec.md5)
@@ -383,21 +360,12 @@ def fetch_files(specs: list[FileSpec], data_dir, mirror=None, jobs: int = 4, att
             return res
         try:
             if mirror or spec.url.startswith("file://"):
-                path = (Path(unquote(urlsplit(spec.url).path)) if spec.url.startswith("file://")
-                        else mirror_path(mirror, spec.url))
-                if not path.is_file():
-                    raise FetchError(f"no such file: {path}")
-                check = check_file(path, spec.md5)
-                if check.broken or (check.match == "mismatch" and strict_md5):
-                    raise FetchError(f"{check.broken or check.mismatch} ({path})")
-                res.path, res.bytes, res.md5, res.md5_match = str(path), path.stat().st_size, check.md5, check.match
-                res.outcome = "mirror"
-                return res
+                return _from_mirror(spec, mirror, strict_md5, res)
             if not hasattr(local, "session"):
                 local.session = session_factory(attempts=attempts, backoff=backoff)
             got = download(local.session, spec.url, archive_path(Path(data_dir) / "archive", spec.url),
                            md5=spec.md5, attempts=attempts, timeout=timeout, backoff=backoff,
-                           auth=credentials(spec.url, auth_hosts), progress=Bytes, strict_md5=strict_md5)
+                           auth=credentials(spec.url, auth_hosts), progress=progress, strict_md5=strict_md5)
             got.file, got.kind = spec.name, spec.kind
             return got
         except AuthError as exc:
@@ -412,11 +380,11 @@ def fetch_files(specs: list[FileSpec], data_dir, mirror=None, jobs: int = 4, att
         try:
             return one(spec)
         finally:
-            bar.update(1)
+            progress.bar.update(1)
 
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         results = list(pool.map(counted, specs))
-    bar.close()
+    progress.bar.close()
     return results
 
 

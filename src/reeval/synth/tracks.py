@@ -133,10 +133,27 @@ def generate_track(spec: TrackSpec, seed: int = 0):
     return qrels, dict(runs)
 
 
-def iter_track(spec: TrackSpec, seed: int = 0):
-    """As :func:`generate_track`, but the runs come one at a time from a generator,
-    ``(file name, table)``, so that writing a track holds one run in memory, not all."""
-    rng = np.random.default_rng(seed)
+@dataclass
+class _Pool:
+    """The documents of every topic: ``topics`` (judged first, then unjudged), the number
+    of judged topics ``Tj``, ``n_rel`` relevant documents per judged topic, the pool size
+    (documents per topic, docno width ``width``), and per (topic, document) ``is_rel``,
+    ``grades`` and ``ease`` (how readily a good run ranks it)."""
+
+    topics: np.ndarray
+    judged: np.ndarray
+    Tj: int
+    n_rel: np.ndarray
+    pool: int
+    width: int
+    is_rel: np.ndarray
+    grades: np.ndarray
+    ease: np.ndarray
+
+
+def _document_pool(spec: TrackSpec, rng) -> _Pool:
+    """Draw the pool: Poisson relevant documents per judged topic (at least 1, none for the
+    last ``zero_relevant_topics``), placed first in the pool, graded 1..max_rel."""
     judged, unjudged = _topic_ids(spec)
     topics = np.concatenate([judged, unjudged])
     T, Tj = len(topics), len(judged)
@@ -147,70 +164,95 @@ def iter_track(spec: TrackSpec, seed: int = 0):
         n_rel[-spec.zero_relevant_topics:] = 0
     pool = int(spec.depth * spec.pool_factor) + int(n_rel.max(initial=0)) + spec.judged_nonrel_per_topic
     # docnos: topic block t, position p -> D<t><p>; relevant documents first in the pool
-    width = len(str(pool))
     is_rel = np.zeros((T, pool), dtype=bool)
     is_rel[:Tj] = np.arange(pool)[None, :] < n_rel[:, None]
     grades = np.where(is_rel, rng.integers(1, spec.max_rel + 1, (T, pool)), 0)
     ease = rng.uniform(-0.5, 1.5, (T, pool))
+    return _Pool(topics, judged, Tj, n_rel, pool, len(str(pool)), is_rel, grades, ease)
 
-    # qrels: relevant + judged non-relevant documents of the judged topics
-    n_judged = n_rel + spec.judged_nonrel_per_topic
-    q_t = np.repeat(np.arange(Tj), n_judged)
-    q_p = np.concatenate([np.arange(n) for n in n_judged]) if Tj else np.zeros(0, int)
-    q_rel = grades[q_t, q_p]
+
+def _qrels_table(spec: TrackSpec, rng, p: _Pool) -> pa.Table:
+    """Relevant + judged non-relevant documents of the judged topics, lines shuffled;
+    ``negative_judgments`` non-relevant grades rewritten as -1."""
+    n_judged = p.n_rel + spec.judged_nonrel_per_topic
+    q_t = np.repeat(np.arange(p.Tj), n_judged)
+    q_p = np.concatenate([np.arange(n) for n in n_judged]) if p.Tj else np.zeros(0, int)
+    q_rel = p.grades[q_t, q_p]
     if spec.negative_judgments:
         nonrel_idx = np.flatnonzero(q_rel == 0)
         q_rel[rng.choice(nonrel_idx, spec.negative_judgments, replace=False)] = -1
     order = rng.permutation(len(q_t))  # qrels lines in no particular order
     q_iter = np.where(rng.random(len(q_t)) < 0.5, "0.5", "1") if spec.mixed_format else np.full(len(q_t), "0")
-    qrels = pa.table({"qid": _strings(judged[q_t[order]]), "iter": q_iter[order].astype(str),
-                      "docno": _strings(_docnos(q_t[order], q_p[order], width)), "rel": q_rel[order]})
+    return pa.table({"qid": _strings(p.judged[q_t[order]]), "iter": q_iter[order].astype(str),
+                     "docno": _strings(_docnos(q_t[order], q_p[order], p.width)), "rel": q_rel[order]})
 
+
+def _run_kinds(spec: TrackSpec, rng) -> dict:
+    """Which runs are tied, shallow, missing topics, or repeat a document (sets of indices)."""
+    def pick(fraction):
+        return set(rng.choice(spec.n_runs, int(round(fraction * spec.n_runs)), replace=False).tolist())
+
+    kinds = {"tied": pick(spec.tie_fraction), "shallow": pick(spec.shallow_fraction),
+             "missing": pick(spec.missing_topic_fraction)}
+    kinds["dups"] = set(rng.choice(spec.n_runs, min(spec.duplicate_docs, spec.n_runs), replace=False).tolist())
+    return kinds
+
+
+def _run_format(spec: TrackSpec, s: int, name: str) -> dict:
+    """File name, column 2, rank start, tag, separator and comment lines of run ``s``:
+    varied by ``mixed_format``, plain otherwise."""
+    mixed = spec.mixed_format
+    return {"fname": f"input.{name}" if mixed and s == 2 else name,
+            "col2": ("Q0", "0", "q0")[s % 3 if mixed else 0],
+            "rank_start": 0 if (mixed and s % 2 == 0) else 1,
+            "tag": "renamed-tag" if mixed and s == 1 else name,
+            "sep": " " if (mixed and s % 2 == 1) else "\t",
+            "comment": "1" if (mixed and s == 3) else "0"}
+
+
+def _run_table(spec: TrackSpec, rng, p: _Pool, s: int, quality: float, kinds: dict, name: str):
+    """Run ``s``: the top ``depth`` documents of latent = quality x ease x relevant + noise,
+    per kept topic; returns (file name, table with the extras in its schema metadata)."""
+    depth = int(rng.choice(spec.shallow_depths)) if s in kinds["shallow"] else spec.depth
+    depth = min(depth, spec.depth, p.pool)  # a shallow run is never deeper than the track
+    latent = quality * p.ease * p.is_rel + rng.standard_normal((len(p.topics), p.pool))
+    top = np.argsort(-latent, axis=1, kind="stable")[:, :depth]
+    score = np.take_along_axis(latent, top, axis=1)
+    score = np.round(score, 1 if s in kinds["tied"] else spec.score_decimals)
+    keep_topic = np.ones(len(p.topics), dtype=bool)
+    if s in kinds["missing"] and p.Tj > 2:
+        keep_topic[rng.choice(p.Tj, int(rng.integers(1, 3)), replace=False)] = False
+    t_idx = np.repeat(np.flatnonzero(keep_topic), depth)
+    p_idx = top[keep_topic].ravel()
+    sc = score[keep_topic].ravel()
+    rank = np.tile(np.arange(depth), keep_topic.sum())
+    if s in kinds["dups"] and len(t_idx):
+        t_idx, p_idx = np.append(t_idx, t_idx[0]), np.append(p_idx, p_idx[0])
+        sc, rank = np.append(sc, sc[0] - 1.0), np.append(rank, depth)
+    f = _run_format(spec, s, name)
+    n = len(t_idx)
+    table = pa.table({"qid": _strings(p.topics[t_idx]), "iter": pa.repeat(f["col2"], n),
+                      "docno": _strings(_docnos(t_idx, p_idx, p.width)), "rank": rank + f["rank_start"],
+                      "score": sc, "tag": pa.repeat(f["tag"], n)})
+    return f["fname"], table.replace_schema_metadata({"sep": f["sep"], "comment": f["comment"]})
+
+
+def iter_track(spec: TrackSpec, seed: int = 0):
+    """As :func:`generate_track`, but the runs come one at a time from a generator,
+    ``(file name, table)``, so that writing a track holds one run in memory, not all.
+
+    Every random draw comes from one ``numpy.random.default_rng(seed)`` in a fixed order
+    (pool, qrels, run kinds, then each run as it is asked for), so a seed gives the same
+    track byte for byte.
+    """
+    rng = np.random.default_rng(seed)
+    pool = _document_pool(spec, rng)
+    qrels = _qrels_table(spec, rng, pool)
     quality = np.linspace(3.0, 0.2, spec.n_runs)
     names = [f"run{i:02d}" for i in range(spec.n_runs)]
-    tied = set(rng.choice(spec.n_runs, int(round(spec.tie_fraction * spec.n_runs)), replace=False).tolist())
-    shallow = set(rng.choice(spec.n_runs, int(round(spec.shallow_fraction * spec.n_runs)), replace=False).tolist())
-    missing = set(rng.choice(spec.n_runs, int(round(spec.missing_topic_fraction * spec.n_runs)), replace=False).tolist())
-    dups = set(rng.choice(spec.n_runs, min(spec.duplicate_docs, spec.n_runs), replace=False).tolist())
-
-    def runs():
-        for s in range(spec.n_runs):
-            depth = int(rng.choice(spec.shallow_depths)) if s in shallow else spec.depth
-            depth = min(depth, spec.depth, pool)  # a shallow run is never deeper than the track
-            latent = quality[s] * ease * is_rel + rng.standard_normal((T, pool))
-            top = np.argsort(-latent, axis=1, kind="stable")[:, :depth]
-            score = np.take_along_axis(latent, top, axis=1)
-            score = np.round(score, 1 if s in tied else spec.score_decimals)
-            keep_topic = np.ones(T, dtype=bool)
-            if s in missing and Tj > 2:
-                keep_topic[rng.choice(Tj, int(rng.integers(1, 3)), replace=False)] = False
-            t_idx = np.repeat(np.flatnonzero(keep_topic), depth)
-            p_idx = top[keep_topic].ravel()
-            sc = score[keep_topic].ravel()
-            rank = np.tile(np.arange(depth), keep_topic.sum())
-            if s in dups and len(t_idx):
-                t_idx = np.append(t_idx, t_idx[0])
-                p_idx = np.append(p_idx, p_idx[0])
-                sc = np.append(sc, sc[0] - 1.0)
-                rank = np.append(rank, depth)
-            fmt = s % 3 if spec.mixed_format else 0
-            col2 = ("Q0", "0", "q0")[fmt]
-            rank_start = 0 if (spec.mixed_format and s % 2 == 0) else 1
-            tag = names[s]
-            if spec.mixed_format and s == 1:
-                tag = "renamed-tag"
-            fname = names[s]
-            if spec.mixed_format and s == 2:
-                fname = f"input.{names[s]}"
-            n = len(t_idx)
-            table = pa.table({"qid": _strings(topics[t_idx]), "iter": pa.repeat(col2, n),
-                              "docno": _strings(_docnos(t_idx, p_idx, width)), "rank": rank + rank_start,
-                              "score": sc, "tag": pa.repeat(tag, n)})
-            extras = {"sep": " " if (spec.mixed_format and s % 2 == 1) else "\t",
-                      "comment": "1" if (spec.mixed_format and s == 3) else "0"}
-            yield fname, table.replace_schema_metadata(extras)
-
-    return qrels, runs()
+    kinds = _run_kinds(spec, rng)
+    runs = (_run_table(spec, rng, pool, s, quality[s], kinds, names[s]) for s in range(spec.n_runs))
+    return qrels, runs
 
 
 def _to_text(table: pa.Table, sep: str) -> bytes:

@@ -1,4 +1,4 @@
-"""Workflow steps as plain functions (the Snakemake scripts only call these).
+"""The measures step of the workflow and its cross-track summary (rules `measures` and `summary`).
 
 Per track, after ingest: ``measures_by_topic.parquet`` (every run x qrels topic, one
 column per measure, trec_eval -c semantics), ``measures_by_run.parquet``/``.csv``
