@@ -18,6 +18,7 @@ from reeval.cli import main
 from reeval.io.ingest import ingest_track
 from reeval.stats.paired import sign_test_counts, ttest_rows
 from reeval.stats.allpairs import tukey_hsd
+from reeval.stats.multiple import holm
 from reeval.workflow.config_check import section_with_defaults
 
 TINY = REFERENCE / "tiny"
@@ -231,11 +232,18 @@ def test_mean_preference_hsd_on_rr_equals_hsd_of_rr():
         assert tests.p_sgnLP[k] == pytest.approx(st.binomtest(w, w + l).pvalue if w + l else 1.0)
     full = tukey_hsd(rr)
     assert (tests.hsd_RR == (full.p_value < 0.05)).all()
-    assert (tests.p_RR_bonferroni == np.minimum(1, 21 * tests.p_RR)).all()
+    np.testing.assert_array_equal(tests.p_RR_adjusted, holm(tests.p_RR))   # the default family: all pairs
     table = lx.discriminative_power(tests)
-    assert list(table.test) == ["tukey_hsd"] * 3 + ["paired_bonferroni"] * 3
+    assert list(table.test) == ["tukey_hsd"] * 3 + ["paired"] * 3
+    assert list(table.procedure) == ["blocked"] * 3 + ["holm"] * 3
     assert table.n_significant.iloc[0] == tests.hsd_RR.sum()
-    assert table.n_significant.iloc[5] == (tests.p_sgnLP_bonferroni < 0.05).sum()
+    assert table.n_significant.iloc[5] == (tests.p_sgnLP_adjusted < 0.05).sum()
+    bonf = lx.pair_tests(pc, rr, correction="bonferroni", hsd_design="oneway")
+    assert (bonf.p_RR_adjusted == np.minimum(1, 21 * tests.p_RR)).all()
+    oneway = tukey_hsd(rr, design="oneway")
+    assert (bonf.hsd_RR == (oneway.p_value < 0.05)).all()
+    table = lx.discriminative_power(bonf, correction="bonferroni", hsd_design="oneway")
+    assert list(table.procedure) == ["oneway"] * 3 + ["bonferroni"] * 3
 
 
 def test_theoretical_tie_probability():
@@ -393,3 +401,89 @@ def test_more_relevant_rows_than_relevant_documents_is_refused():
         lx.position_vectors(judged, tables.qrels, tables.depth)
     # through ingest a repeated document is dropped (first occurrence kept) and nothing fails
     assert lx.position_vectors(tables.judged, tables.qrels, tables.depth).found.max() <= 3
+
+
+# ------------------------------------------------------- the paper's tables, cell by cell
+
+def test_published_numbers_hold_every_benchmark_row_of_tables_1_to_4():
+    from reeval.report.published import PublishedNumbersError, published
+
+    ref = published("lexiprecision")
+    assert len(ref["benchmarks"]) == 18
+    for label, row in ref["benchmarks"].items():
+        for table, columns in ref["columns"].items():
+            assert len(row[table]) == len(columns), (label, table)
+    assert ref["benchmarks"]["deep-pass (2019)"]["table4b"] == [15.02, 17.42, 10.36]
+    with pytest.raises(PublishedNumbersError, match="no key 'nope'"):
+        published("nope")
+
+
+def test_paper_mapping_and_comparison_rows():
+    from reeval.analyses import lexiprecision_paper as lp
+
+    assert lp.paper_tracks({"a": "web (2009)", "b": {"benchmark": "core (2017)", "tables": [3, 2]}}) == {
+        "a": ("web (2009)", [1, 2, 3, 4]), "b": ("core (2017)", [2, 3])}
+    with pytest.raises(ValueError, match="no benchmark 'web 2009'"):
+        lp.paper_tracks({"a": "web 2009"})
+    with pytest.raises(ValueError, match=r"tables \[5\] unknown"):
+        lp.paper_tracks({"a": {"benchmark": "web (2009)", "tables": [5]}})
+    tables = {
+        "profile": pd.DataFrame({"track": ["a"], "relevance_level": [1], "requests": [50], "runs": [48],
+                                 "rel_per_request": [129.98], "docs_per_request": [925.3251]}),
+        "table2_agreement": pd.DataFrame({"track": ["a"], "relevance_level": [1],
+                                          "sgnLP_suffix_agree": [85.874], "dRR2_agree": [84.8]}),
+        "table3_ties": pd.DataFrame({"track": ["a"], "relevance_level": [2], "LP_ties": [4.93], "RR_ties": [15.13]}),
+        "table4_discriminative_power": pd.DataFrame({
+            "track": ["a"] * 6, "relevance_level": [2] * 6, "test": ["tukey_hsd"] * 3 + ["paired"] * 3,
+            "procedure": ["blocked"] * 3 + ["holm"] * 3, "measure": ["rrLP", "sgnLP", "RR"] * 2,
+            "percent_significant": [23.85, 28.28, 24.11, 23.76, 25.18, 1.0]}),
+    }
+    rows = lp.comparison_table(tables, {"a": "web (2009)", "absent": "web (2010)"})
+    assert list(rows.columns) == list(lp.COLUMNS) and set(rows.track) == {"a"}
+    assert list(rows.table) == ["1"] * 4 + ["2"] * 2 + ["3"] * 2 + ["4a"] * 3 + ["4b"] * 3
+    assert rows.set_index(["table", "column"]).match.to_dict() == {
+        ("1", "requests"): True, ("1", "runs"): True, ("1", "rel/request"): True, ("1", "docs/request"): False,
+        ("2", "sgnLP"): True, ("2", "dRR_2"): False, ("3", "rrLP, sgnLP"): True, ("3", "dRR_1"): True,
+        ("4a", "rrLP"): True, ("4a", "sgnLP"): True, ("4a", "RR"): True,
+        ("4b", "rrLP"): True, ("4b", "sgnLP"): True, ("4b", "RR"): False}
+    text = lp.comparison_markdown(tables, rows, "none")
+    assert "## a as web (2009)" in text and "11 of 14 cells match" in text
+    assert "relevance >= 1 (table 1), 1 (2), 2 (3), 2 (4); Tukey HSD blocked, paired tests holm" in text
+    assert "No configured track" in lp.comparison_markdown(tables, rows.iloc[:0], "none")
+
+
+def test_table_levels_fall_back_to_the_study_level():
+    from reeval.analyses.lexiprecision_report import table_levels
+
+    assert table_levels({"table_relevance": {"table2": 1}}, 2) == {"table1": 2, "table2": 1, "table3": 2, "table4": 2}
+    assert table_levels({}, 3) == dict.fromkeys(("table1", "table2", "table3", "table4"), 3)
+    with pytest.raises(ValueError, match="unknown table"):
+        table_levels({"table_relevance": {"table5": 1}}, 1)
+
+
+#: The cells of the paper's "deep-pass (2019)" row that the full TREC 2019 DL passage track
+#: reproduces with config/lexiprecision-paper.yaml's settings: (table, column) -> (paper's
+#: value, the run pairs behind table 4's percentages out of 666).
+DEEP_PASS_2019 = {("2", "sgnLP"): 90.45, ("2", "dRR_2"): 88.87, ("3", "rrLP, sgnLP"): 2.63,
+                  ("3", "dRR_1"): 56.89, ("4b", "rrLP"): 15.02, ("4b", "sgnLP"): 17.42, ("4b", "RR"): 10.36}
+
+
+@pytest.mark.parametrize("precision", ["float64", "float32"])
+def test_full_dl2019_passage_track_reproduces_the_papers_cells(precision):
+    tables = ingested("trec2019-dl-passage", precision=precision)
+    pv1, pc1 = compare(tables, rel_level=1)
+    pv2, pc2 = compare(tables, rel_level=2)
+    assert pv1.shape == pv2.shape == (37, 43)
+    agree = lx.ranking_agreement(pc1)            # table 2 at grade > 0
+    ties = lx.tie_rates(pc2)                     # table 3 at grade >= 2
+    tests = lx.pair_tests(pc2, lx.reciprocal_rank(pv2), correction="holm")   # table 4b at grade >= 2
+    power = lx.discriminative_power(tests).set_index(["test", "measure"]).n_significant
+    ours = {("2", "sgnLP"): agree["sgnLP_suffix_agree"], ("2", "dRR_2"): agree["dRR2_agree"],
+            ("3", "rrLP, sgnLP"): ties["LP_ties"], ("3", "dRR_1"): ties["RR_ties"],
+            **{("4b", m): 100 * power["paired", m] / 666 for m in ("rrLP", "sgnLP", "RR")}}
+    assert {k: round(v, 2) for k, v in ours.items()} == DEEP_PASS_2019
+    assert (power["paired", "rrLP"], power["paired", "sgnLP"], power["paired", "RR"]) == (100, 116, 69)
+    # Bonferroni proper misses 1 and 3 of those pairs; table 4a (HSD) is not reproduced
+    bonf = lx.discriminative_power(lx.pair_tests(pc2, lx.reciprocal_rank(pv2), correction="bonferroni"),
+                                   correction="bonferroni").set_index(["test", "measure"]).n_significant
+    assert (bonf["paired", "rrLP"], bonf["paired", "sgnLP"], bonf["paired", "RR"]) == (99, 116, 66)

@@ -20,9 +20,10 @@ def test_the_template_has_every_section_in_order():
 
 def test_summary_with_no_track_has_the_sections_and_says_why(tmp_path):
     from reeval.analyses.asl_report import study, study_options
+    from reeval.workflow.config_check import section_with_defaults
     from reeval.archive.inclusion import NO_TRACK_INCLUDED
 
-    study({}, tmp_path, study_options(None))
+    study({}, tmp_path, study_options(section_with_defaults("study")))
     text = (tmp_path / "summary.md").read_text()
     assert headings(text) == [TITLE] + [f"## {s}" for s in SECTIONS]
     assert "0 tracks, 0 runs. The paper used 76 TREC tracks (4302 runs)" in text

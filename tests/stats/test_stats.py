@@ -389,6 +389,21 @@ def test_tukey_hsd_matches_statsmodels_two_way_anova(seed):
     np.testing.assert_allclose(out["ci_high"] - out["diff"], q_crit * math.sqrt(mse / n_top))
 
 
+def test_one_way_tukey_hsd_matches_scipy():
+    rng = np.random.default_rng(4)
+    scores = rng.uniform(0, 1, (6, 9)) + np.linspace(0, 0.6, 6)[:, None] + rng.uniform(0, 2, (1, 9))
+    out = allpairs.tukey_hsd(scores, design="oneway")
+    ref = st.tukey_hsd(*scores)
+    ii, jj = np.triu_indices(6, 1)
+    assert out.attrs["df"] == 6 * 8
+    np.testing.assert_allclose(out["p_value"], ref.pvalue[ii, jj], rtol=1e-6, atol=1e-10)
+    # the topic effect (a constant per column) inflates the one-way error only
+    blocked = allpairs.tukey_hsd(scores)
+    assert out.attrs["mse"] > blocked.attrs["mse"]
+    with pytest.raises(ValueError, match="design must be one of"):
+        allpairs.tukey_hsd(scores, design="twoway")
+
+
 def test_tukey_hsd_interpolated_p_close_to_exact():
     rng = np.random.default_rng(9)
     scores = rng.uniform(0, 1, (8, 10)) + np.linspace(0, 0.5, 8)[:, None]

@@ -5,7 +5,7 @@ LEXI_CONFIG = config["lexiprecision"]
 LEXI_SUMMARY_FILES = [f"{RESULTS}/lexiprecision/{name}.{ext}"
                       for name in SUMMARY_TABLES + ("fig2_theoretical_ties",) for ext in ("parquet", "csv")] + [
     f"{RESULTS}/lexiprecision/{name}.pdf" for name in SUMMARY_FIGURES] + [
-    f"{RESULTS}/lexiprecision/paper_comparison.md"]
+    f"{RESULTS}/lexiprecision/paper_comparison.md", f"{RESULTS}/lexiprecision/paper_comparison.csv"]
 LEXI_SUMMARY_PNGS = [f"{RESULTS}/lexiprecision/{name}.png" for name in SUMMARY_FIGURES]
 
 

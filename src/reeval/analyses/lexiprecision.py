@@ -335,21 +335,24 @@ def mean_preference_scores(pc: PairComparison, values: np.ndarray) -> np.ndarray
 MEASURES = ("RR", "rrLP", "sgnLP")
 
 
-def pair_tests(pc: PairComparison, rr: np.ndarray, alpha: float = 0.05) -> pd.DataFrame:
+def pair_tests(pc: PairComparison, rr: np.ndarray, alpha: float = 0.05,
+               correction: str = "holm", hsd_design: str = "blocked") -> pd.DataFrame:
     """Significance of every run pair (i < j) under RR, rrLP and sgnLP.
 
     Columns: run_i, run_j, topics, mean_dRR1 (= mean RR_i - mean RR_j), mean_rrLP,
-    mean_sgnLP, wins/losses/ties (sgnLP +1/-1/0 topics); paired tests ``p_RR`` (paired
-    t-test on RR, reeval.stats.allpairs.all_pairs_ttest), ``p_rrLP`` (one-sample t-test of the
-    per-topic rrLP against 0), ``p_sgnLP`` (two-sided binomial sign test on wins vs
-    losses, ties dropped), each with its Bonferroni adjustment over all pairs
-    (``*_bonferroni``); and ``hsd_<measure>``: significant at ``alpha`` under the
-    topic-blocked Tukey HSD (reeval.stats.allpairs.tukey_hsd) of RR, and of the mean-preference
-    scores of rrLP and sgnLP (:func:`mean_preference_scores`); a pair is significant when
-    q > q_crit at confidence 1 - alpha, which is the same as p < alpha.
+    mean_sgnLP, wins/losses/ties (sgnLP +1/-1/0 topics); two-sided paired tests ``p_RR``
+    (paired t-test on RR, reeval.stats.allpairs.all_pairs_ttest), ``p_rrLP`` (one-sample
+    t-test of the per-topic rrLP against 0), ``p_sgnLP`` (binomial sign test on wins vs
+    losses, ties dropped), each adjusted over the family of all run pairs of the
+    measure (``*_adjusted``, ``correction``: "bonferroni", "holm" or "bh", see
+    reeval.stats.multiple.p_adjust); and ``hsd_<measure>``: significant at ``alpha``
+    under Tukey's HSD (reeval.stats.allpairs.tukey_hsd, ``hsd_design`` "blocked" or
+    "oneway") of RR, and of the mean-preference scores of rrLP and sgnLP
+    (:func:`mean_preference_scores`); a pair is significant when q > q_crit at
+    confidence 1 - alpha, which is the same as p < alpha.
     """
     from reeval.stats.allpairs import all_pairs_ttest, tukey_hsd
-    from reeval.stats.multiple import bonferroni
+    from reeval.stats.multiple import p_adjust
     from reeval.stats.paired import sign_test_counts, ttest_rows
 
     T = len(pc.topics)
@@ -362,35 +365,38 @@ def pair_tests(pc: PairComparison, rr: np.ndarray, alpha: float = 0.05) -> pd.Da
                         "ties": (pc.sgn == 0).sum(axis=1)})
     if pc.n_pairs == 0 or T == 0:
         for name in MEASURES:
-            out[f"p_{name}"] = out[f"p_{name}_bonferroni"] = np.nan
+            out[f"p_{name}"] = out[f"p_{name}_adjusted"] = np.nan
             out[f"hsd_{name}"] = False
         return out
     out["p_RR"] = all_pairs_ttest(rr)["p_value"].to_numpy()
     out["p_rrLP"] = ttest_rows(pc.rr)["p_value"]
     out["p_sgnLP"] = sign_test_counts(out["wins"], out["losses"])
     for name in MEASURES:
-        out[f"p_{name}_bonferroni"] = bonferroni(out[f"p_{name}"].to_numpy())
+        out[f"p_{name}_adjusted"] = p_adjust(out[f"p_{name}"].to_numpy(), correction)
     hsd_scores = {"RR": rr, "rrLP": mean_preference_scores(pc, pc.rr),
                   "sgnLP": mean_preference_scores(pc, pc.sgn.astype(np.float64))}
     for name, scores in hsd_scores.items():
-        table = tukey_hsd(scores, confidence=1.0 - alpha, p_values=False)
+        table = tukey_hsd(scores, confidence=1.0 - alpha, p_values=False, design=hsd_design)
         out[f"hsd_{name}"] = (table["q"] > table.attrs["q_crit"]).to_numpy()
     return out
 
 
-def discriminative_power(tests: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
-    """Table 4 from :func:`pair_tests`: share (%) of run pairs significantly different,
-    (a) ``tukey_hsd`` and (b) ``paired_bonferroni`` (Bonferroni-adjusted p < alpha)."""
+def discriminative_power(tests: pd.DataFrame, alpha: float = 0.05, correction: str = "holm",
+                         hsd_design: str = "blocked") -> pd.DataFrame:
+    """Table 4 from :func:`pair_tests` (run with the same ``correction`` and
+    ``hsd_design``, which are recorded in the ``procedure`` column): share (%) of run
+    pairs significantly different, (a) ``tukey_hsd`` and (b) ``paired`` (adjusted
+    p < alpha)."""
     P = len(tests)
     rows = []
-    for test in ("tukey_hsd", "paired_bonferroni"):
+    for test, procedure in (("tukey_hsd", hsd_design), ("paired", correction)):
         for name in MEASURES:
             if P == 0:
                 k = 0
             elif test == "tukey_hsd":
                 k = int(tests[f"hsd_{name}"].sum())
             else:
-                k = int((tests[f"p_{name}_bonferroni"] < alpha).sum())
-            rows.append({"test": test, "measure": name, "n_run_pairs": P, "n_significant": k,
-                         "percent_significant": 100.0 * k / P if P else math.nan})
+                k = int((tests[f"p_{name}_adjusted"] < alpha).sum())
+            rows.append({"test": test, "procedure": procedure, "measure": name, "n_run_pairs": P,
+                         "n_significant": k, "percent_significant": 100.0 * k / P if P else math.nan})
     return pd.DataFrame(rows)

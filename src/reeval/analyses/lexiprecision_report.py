@@ -5,8 +5,8 @@ Per track, under ``<track>/lexiprecision/`` (:data:`TRACK_TABLES` as Parquet and
 the position vectors, every pair x topic (i*, sgnLP, rrLP, dRR_1..20), the per-pair
 tests and the paper's tables 2-4 and figures 3, 5, 6, 7 and 9. Across tracks, under
 ``lexiprecision/``: the same tables stacked, figure 2 (theory) and figures 3, 5, 6, 9
-overlaid, and ``paper_comparison.md`` (our numbers beside the paper's where the track is
-the same).
+overlaid, and ``paper_comparison.csv``/``.md`` (our numbers beside the paper's for the
+tracks ``lexiprecision.paper`` maps to its benchmark rows, :mod:`.lexiprecision_paper`).
 """
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ import pyarrow.parquet as pq
 from reeval.archive.inclusion import NO_TRACK_FIGURE_NOTE, NO_TRACK_INCLUDED
 from reeval.io.tables import read_stacked, write_table, write_table_pair, write_text
 from reeval.report.figures import pyplot, save_figure_pair
-from reeval.report.markdown import fmt
 from reeval.workflow.run_inclusion import included_runs, read_ingest_report
 
 from . import lexiprecision as lx
+from . import lexiprecision_paper as lp
 from . import lexiprecision_ties as lt
 
 #: Per-track tables, each written as <name>.parquet and <name>.csv.
@@ -45,14 +45,14 @@ SUMMARY_FIGURES = ("fig2_theoretical_ties", "fig3_ties_by_p1", "fig5_ties_by_lev
 TABLE_COLUMNS = {
     "profile": ("track", "relevance_level", "requests", "runs", "rel_per_request", "docs_per_request",
                 "rel_retrieved_per_ranking"),
-    "table2_agreement": ("track", "n_pair_topics", "sgnLP_suffix_agree", "dRR2_agree", "sgnLP_suffix_ties",
+    "table2_agreement": ("track", "relevance_level", "n_pair_topics", "sgnLP_suffix_agree", "dRR2_agree", "sgnLP_suffix_ties",
                          "dRR2_ties", "system_n_run_pairs", "system_rrLP_agree", "system_sgnLP_agree"),
-    "table3_ties": ("track", "n_pair_topics", "LP_ties", "RR_ties"),
-    "table4_discriminative_power": ("track", "test", "measure", "n_run_pairs", "n_significant",
-                                    "percent_significant"),
+    "table3_ties": ("track", "relevance_level", "n_pair_topics", "LP_ties", "RR_ties"),
+    "table4_discriminative_power": ("track", "relevance_level", "test", "procedure", "measure", "n_run_pairs",
+                                    "n_significant", "percent_significant"),
     "pair_tests": ("track", "run_i", "run_j", "topics", "mean_dRR1", "mean_rrLP", "mean_sgnLP", "wins",
-                   "losses", "ties", "p_RR", "p_rrLP", "p_sgnLP", "p_RR_bonferroni", "p_rrLP_bonferroni",
-                   "p_sgnLP_bonferroni", "hsd_RR", "hsd_rrLP", "hsd_sgnLP"),
+                   "losses", "ties", "p_RR", "p_rrLP", "p_sgnLP", "p_RR_adjusted", "p_rrLP_adjusted",
+                   "p_sgnLP_adjusted", "hsd_RR", "hsd_rrLP", "hsd_sgnLP"),
     "fig3_ties_by_p1": ("track", "p1", "tied", "rankings", "probability"),
     "fig5_ties_by_level": ("track", "level", "pair_topics", "ties", "probability"),
     "fig6_i_star_ecdf": ("track", "i_star", "count", "ecdf"),
@@ -63,26 +63,6 @@ TABLE_COLUMNS = {
     "fig9_label_removal_samples": ("track", "fraction_removed", "sample", "pair_topics", "RR_ties", "LP_ties"),
 }
 
-#: The paper's numbers (Diaz 2023, tables 1-4) for the tracks we also have.
-PAPER = {
-    "robust (2004)": {"requests": 249, "runs": 110, "rel_per_request": 69.93, "docs_per_request": 913.82,
-                      "sgnLP_suffix_agree": 85.78, "dRR2_agree": 83.44, "LP_ties": 0.39, "RR_ties": 44.22,
-                      "hsd": (27.42, 27.34, 23.55), "paired": (26.22, 27.36, 21.45)},
-    "deep-pass (2019)": {"requests": 43, "runs": 37, "rel_per_request": 95.40, "docs_per_request": 892.51,
-                         "sgnLP_suffix_agree": 90.45, "dRR2_agree": 88.87, "LP_ties": 2.63, "RR_ties": 56.89,
-                         "hsd": (16.52, 18.47, 13.21), "paired": (15.02, 17.42, 10.36)},
-    "deep-pass (2020)": {"requests": 54, "runs": 59, "rel_per_request": 66.78, "docs_per_request": 978.01,
-                         "sgnLP_suffix_agree": 92.86, "dRR2_agree": 91.08, "LP_ties": 2.58, "RR_ties": 50.30,
-                         "hsd": (37.46, 40.91, 28.35), "paired": (39.04, 39.45, 28.00)},
-}
-#: Our track -> the paper's row, and how the inputs differ.
-PAPER_TRACKS = {
-    "trec2003-robust": ("robust (2004)", "Robust 2003 here (17 of its runs, 100 topics), the "
-                        "paper's Robust 2004 (110 runs, 249 topics): different topics and runs, "
-                        "only indicative"),
-    "trec2019-dl-passage": ("deep-pass (2019)", "same topics and qrels; 13 of the 37 runs here"),
-    "trec2020-dl-passage": ("deep-pass (2020)", "same topics and qrels; 12 of the 59 runs here"),
-}
 
 
 def study_level(config: dict, track: str) -> int:
@@ -97,32 +77,73 @@ def caption(figure: str) -> str:
     return f"../report/lexiprecision_{figure.split('_')[0]}.rst"
 
 
+#: The paper's tables whose relevance level ``lexiprecision.table_relevance`` can set.
+PAPER_TABLES = ("table1", "table2", "table3", "table4")
+
+
+def table_levels(opts: dict, rel_level: int) -> dict:
+    """Relevance level of each paper table: ``table_relevance[table]`` when set, else the
+    study level ``rel_level`` (table1 is the profile; figures and ``pairs`` always use
+    ``rel_level``)."""
+    chosen = opts.get("table_relevance") or {}
+    unknown = sorted(set(chosen) - set(PAPER_TABLES))
+    if unknown:
+        raise ValueError(f"lexiprecision.table_relevance: unknown table(s) {unknown}; known: {list(PAPER_TABLES)}")
+    return {t: int(chosen.get(t) or rel_level) for t in PAPER_TABLES}
+
+
+def _comparisons(judged, qrels, depth, runs, levels_needed, levels: int) -> dict:
+    """{relevance level: (PositionVectors, PairComparison, RR runs x topics)}."""
+    out = {}
+    for lvl in sorted(set(levels_needed)):
+        pv = lx.position_vectors(judged, qrels, depth, runs=runs, rel_level=lvl, levels=levels)
+        out[lvl] = (pv, lx.compare_pairs(pv, levels=levels), lx.reciprocal_rank(pv))
+    return out
+
+
+def _paper_tables(track: str, by_level: dict, at: dict, depth, opts: dict) -> dict:
+    """Tables 1-4 and the pair tests, each at its level ``at[table]``."""
+    pv1 = by_level[at["table1"]][0]
+    pc2, pc3 = by_level[at["table2"]][1], by_level[at["table3"]][1]
+    _, pc4, rr4 = by_level[at["table4"]]
+    procedure = {"correction": opts["paired_correction"], "hsd_design": opts["hsd_design"]}
+    tests = lx.pair_tests(pc4, rr4, alpha=opts["alpha"], **procedure)
+    power = lx.discriminative_power(tests, alpha=opts["alpha"], **procedure)
+    power.insert(0, "relevance_level", at["table4"])
+    return {
+        "profile": pd.DataFrame([{"track": track, "relevance_level": at["table1"],
+                                  **lt.track_profile(pv1, depth)}]),
+        "table2_agreement": pd.DataFrame([{"track": track, "relevance_level": at["table2"],
+                                           **lx.ranking_agreement(pc2),
+                                           **{f"system_{k}": v for k, v in lx.system_agreement(pc2).items()}}]),
+        "table3_ties": pd.DataFrame([{"track": track, "relevance_level": at["table3"], **lx.tie_rates(pc3)}]),
+        "table4_discriminative_power": power,
+        "pair_tests": tests,
+    }
+
+
 def track_lexiprecision(track: str, track_dir, out_dir, rel_level: int, config: dict) -> dict:
     """Compute and write every per-track table and figure; returns the tables by name.
     ``config``: the ``lexiprecision`` section with its defaults filled in
-    (:func:`reeval.workflow.config_check.section_with_defaults`)."""
+    (:func:`reeval.workflow.config_check.section_with_defaults`).
+
+    Tables 1-4 use the levels of :func:`table_levels`; the figures' data, ``positions``
+    and ``pairs`` use ``rel_level``."""
     opts = config
     d = Path(track_dir)
     judged, depth, qrels = (pq.read_table(d / f"{n}.parquet") for n in ("judged", "depth", "qrels"))
     runs = included_runs(read_ingest_report(d))
     levels = int(opts["levels"])
-    pv = lx.position_vectors(judged, qrels, depth, runs=runs, rel_level=rel_level, levels=levels)
-    pc = lx.compare_pairs(pv, levels=levels)
-    rr = lx.reciprocal_rank(pv)
-    tests = lx.pair_tests(pc, rr, alpha=opts["alpha"])
+    at = table_levels(opts, rel_level)
+    by_level = _comparisons(judged, qrels, depth, runs, [rel_level, *at.values()], levels)
+    pv, pc, _ = by_level[rel_level]
     corr, regression = lt.locality(pc)
     removal = lt.label_removal_ties(judged, qrels, depth, runs=runs, rel_level=rel_level,
                                     fractions=opts["label_removal"]["fractions"],
                                     samples=opts["label_removal"]["samples"],
                                     seed=opts["label_removal"]["seed"])
-    profile = {"track": track, "relevance_level": rel_level, **lt.track_profile(pv, depth)}
     tables = {
-        "profile": pd.DataFrame([profile]),
-        "table2_agreement": pd.DataFrame([{"track": track, **lx.ranking_agreement(pc),
-                                           **{f"system_{k}": v for k, v in lx.system_agreement(pc).items()}}]),
-        "table3_ties": pd.DataFrame([{"track": track, **lx.tie_rates(pc)}]),
-        "table4_discriminative_power": lx.discriminative_power(tests, alpha=opts["alpha"]),
-        "pair_tests": tests,
+        **_paper_tables(track, by_level, at, depth, opts),
         "fig3_ties_by_p1": lt.tie_probability_by_p1(pv),
         "fig5_ties_by_level": lt.tie_probability_by_level(pc),
         "fig6_i_star_ecdf": lt.i_star_distribution(pc),
@@ -224,70 +245,11 @@ PLOTS = {"fig3_ties_by_p1": _plot_fig3, "fig5_ties_by_level": _plot_fig5,
          "fig6_i_star_ecdf": _plot_fig6, "fig9_label_removal": _plot_fig9}
 
 
-def _fmt(v, digits=2):
-    """The paper comparison's numbers: two decimals (:func:`reeval.report.markdown.fmt`)."""
-    return fmt(v, digits)
-
-
-def paper_comparison(tables: dict, levels: dict) -> str:
-    """Markdown: our tables 1-4 beside the paper's for the tracks it also analyzed."""
-    ours = [t for t in PAPER_TRACKS if t in set(tables["profile"].track)]
-    lines = ["# Lexicographic precision: our numbers beside the paper's", "",
-             "Paper: Diaz, *Best-Case Retrieval Evaluation: Improving the Sensitivity of "
-             "Reciprocal Rank with Lexicographic Precision*, tables 1-4. The paper's relevance "
-             "is grade > 0 (pref_eval); ours is the track's relevance level shown below.", ""]
-    if tables["profile"].empty:
-        lines += [NO_TRACK_INCLUDED, ""]
-    if not ours:
-        lines.append("None of the configured tracks is one the paper analyzed "
-                     f"({', '.join(PAPER_TRACKS)}).")
-        return "\n".join(lines) + "\n"
-    lines.append("## Inputs")
-    lines.append("")
-    if any(levels.get(t, 1) != 1 for t in ours):
-        lines += ["Where our level is not 1 the relevant sets differ from the paper's; "
-                  "`lexiprecision: {relevance_level: 1}` in the config reproduces its.", ""]
-    lines.append("| track (ours / paper) | level | requests | runs | rel/request | docs/request | how the inputs differ |")
-    lines.append("|---|---|---|---|---|---|---|")
-    prof = tables["profile"].set_index("track")
-    for t in ours:
-        name, note = PAPER_TRACKS[t]
-        p, o = PAPER[name], prof.loc[t]
-        lines.append(f"| {t} / {name} | {levels.get(t, 1)} / >0 | {int(o.requests)} / {p['requests']} | "
-                     f"{int(o.runs)} / {p['runs']} | {_fmt(o.rel_per_request)} / {p['rel_per_request']:.2f} | "
-                     f"{_fmt(o.docs_per_request)} / {p['docs_per_request']:.2f} | {note} |")
-    t2 = tables["table2_agreement"].set_index("track")
-    t3 = tables["table3_ties"].set_index("track")
-    t4 = tables["table4_discriminative_power"]
-    lines += ["", "## Table 2: ranking agreement with dRR_1 (%, pairs with dRR_1 != 0)", "",
-              "| track | sgnLP on p_2..m (ours / paper) | dRR_2 (ours / paper) | system agreement rrLP / sgnLP (ours) |",
-              "|---|---|---|---|"]
-    for t in ours:
-        p, o = PAPER[PAPER_TRACKS[t][0]], t2.loc[t]
-        lines.append(f"| {t} | {_fmt(o.sgnLP_suffix_agree)} / {p['sgnLP_suffix_agree']:.2f} | "
-                     f"{_fmt(o.dRR2_agree)} / {p['dRR2_agree']:.2f} | "
-                     f"{_fmt(o.system_rrLP_agree)} / {_fmt(o.system_sgnLP_agree)} |")
-    lines += ["", "## Table 3: tied pairs of rankings (%)", "",
-              "| track | rrLP, sgnLP (ours / paper) | RR (ours / paper) |", "|---|---|---|"]
-    for t in ours:
-        p, o = PAPER[PAPER_TRACKS[t][0]], t3.loc[t]
-        lines.append(f"| {t} | {_fmt(o.LP_ties)} / {p['LP_ties']:.2f} | {_fmt(o.RR_ties)} / {p['RR_ties']:.2f} |")
-    for test, key, title in (("tukey_hsd", "hsd", "(a) topic-blocked Tukey HSD"),
-                             ("paired_bonferroni", "paired", "(b) paired tests, Bonferroni")):
-        lines += ["", f"## Table 4{title[:3]}: run pairs different at p < 0.05 (%), {title[4:]}", "",
-                  "| track | rrLP (ours / paper) | sgnLP (ours / paper) | RR (ours / paper) |",
-                  "|---|---|---|---|"]
-        for t in ours:
-            p = PAPER[PAPER_TRACKS[t][0]][key]
-            o = t4[(t4.track == t) & (t4.test == test)].set_index("measure").percent_significant
-            lines.append(f"| {t} | " + " | ".join(f"{_fmt(o[m])} / {p[k]:.2f}"
-                                                  for k, m in enumerate(("rrLP", "sgnLP", "RR"))) + " |")
-    return "\n".join(lines) + "\n"
-
-
 def summarize_lexiprecision(track_dirs: dict, out_dir, levels: dict, config: dict) -> None:
     """Cross-track tables, figures 2/3/5/6/9 overlaid, and the paper comparison
-    (``config`` as for :func:`track_lexiprecision`)."""
+    (``paper_comparison.csv`` and ``.md``, tracks mapped by ``lexiprecision.paper``).
+    ``levels`` (the study level per track) is kept for the callers; the tables carry
+    their own relevance_level. ``config`` as for :func:`track_lexiprecision`."""
     opts = config
     out = Path(out_dir)
     tables = {}
@@ -320,4 +282,6 @@ def summarize_lexiprecision(track_dirs: dict, out_dir, levels: dict, config: dic
         else:
             ax.text(0.5, 0.5, NO_TRACK_FIGURE_NOTE, ha="center", va="center", transform=ax.transAxes)
         save_figure_pair(fig, out / name)
-    write_text(paper_comparison(tables, levels), out / "paper_comparison.md")
+    rows = lp.comparison_table(tables, opts["paper"])
+    write_table(rows, out / "paper_comparison.csv")
+    write_text(lp.comparison_markdown(tables, rows, NO_TRACK_INCLUDED), out / "paper_comparison.md")

@@ -57,12 +57,13 @@ STRING, FLOAT, INT, INT32, INT8, BOOL = pa.string(), pa.float64(), pa.int64(), p
 _NAMES = {
     STRING: """track run qid docno tag run_i run_j measure alpha comparison old new group baseline
         test system bucket best_run median_run max_delta_sort_run kind file source reason url path
-        md5 expected_md5 md5_match outcome error use paper_collection analysis note first_tag""",
+        md5 expected_md5 md5_match outcome error use paper_collection analysis note first_tag
+        procedure benchmark table column""",
     FLOAT: """score value asl precision rrLP coefficient r2 probability ecdf rel_per_request
         docs_per_request rel_retrieved_per_ranking sgnLP_suffix_agree dRR2_agree sgnLP_suffix_ties
         dRR2_ties system_rrLP_agree system_sgnLP_agree LP_ties RR_ties LP_ties_mean LP_ties_std
         RR_ties_mean RR_ties_std fraction_removed percent_significant mean_dRR1 mean_rrLP mean_sgnLP
-        p_RR p_rrLP p_sgnLP p_RR_bonferroni p_rrLP_bonferroni p_sgnLP_bonferroni rarity rarity_norm
+        p_RR p_rrLP p_sgnLP p_RR_adjusted p_rrLP_adjusted p_sgnLP_adjusted rarity rarity_norm
         tau tau_ap stability tied_share mean_tau sd_tau best_real old_value new_value delta_sort
         value_ratio max_delta_sort kendall_tau delta_value target_sl share baseline_value rrie
         paper ours paper_share_of_pairs ours_share_of_pairs""",
@@ -75,7 +76,7 @@ _NAMES = {
         bytes attempts unjudged_topics runs_included runs_excluded""",
     INT32: "pos n_ret i_star",
     INT8: "sgnLP sgnLP_suffix",
-    BOOL: "answered asl_unanswered_topic retrieved included hsd_RR hsd_rrLP hsd_sgnLP",
+    BOOL: "answered asl_unanswered_topic retrieved included hsd_RR hsd_rrLP hsd_sgnLP match",
 }
 
 #: The registry: column name -> Arrow type, for every column of every table the project

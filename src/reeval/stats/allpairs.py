@@ -123,13 +123,29 @@ def _studentized_range_ppf(confidence: float, k: int, df: float) -> float:
         return float(_st.studentized_range.ppf(confidence, k, df))
 
 
-def tukey_hsd(scores, runs=None, confidence: float = 0.95, max_exact: int = 500,
-              grid_size: int = 400, p_values: bool = True) -> pd.DataFrame:
-    """Topic-blocked Tukey HSD over all pairs of runs (two-way ANOVA, no replication).
+#: Designs of :func:`tukey_hsd`: topic-blocked two-way ANOVA, or one-way (topics as replicates).
+HSD_DESIGNS = ("blocked", "oneway")
 
-    Model: score_st = mu + system_s + topic_t + e_st. With run means m_s, topic means
-    m_t and grand mean m: residuals e_st = score_st - m_s - m_t + m,
-    MSE = sum e_st^2 / ((S-1)(T-1)) on df = (S-1)(T-1). For each pair i < j,
+
+def _hsd_error(X: np.ndarray, run_means: np.ndarray, design: str) -> tuple[float, int]:
+    """(residual sum of squares, df) of the ANOVA behind :func:`tukey_hsd`."""
+    S, T = X.shape
+    if design == "blocked":
+        resid = X - run_means[:, None] - X.mean(axis=0)[None, :] + X.mean()
+        return float((resid ** 2).sum()), (S - 1) * (T - 1)
+    return float(((X - run_means[:, None]) ** 2).sum()), S * (T - 1)
+
+
+def tukey_hsd(scores, runs=None, confidence: float = 0.95, max_exact: int = 500,
+              grid_size: int = 400, p_values: bool = True, design: str = "blocked") -> pd.DataFrame:
+    """Tukey HSD over all pairs of runs, topic-blocked (default) or one-way.
+
+    ``design="blocked"``: two-way ANOVA without replication, score_st = mu + system_s +
+    topic_t + e_st. With run means m_s, topic means m_t and grand mean m: residuals
+    e_st = score_st - m_s - m_t + m, MSE = sum e_st^2 / ((S-1)(T-1)) on
+    df = (S-1)(T-1). ``design="oneway"``: the topics are S x T replicates of the runs
+    (no topic effect, as ``scipy.stats.tukey_hsd(*scores)``): MSE = sum (score_st -
+    m_s)^2 / (S(T-1)) on df = S(T-1). For each pair i < j,
     q = |m_i - m_j| / sqrt(MSE / T) and p = ``scipy.stats.studentized_range.sf(q, S,
     df)``. Simultaneous intervals: diff +- q_crit sqrt(MSE / T), q_crit =
     ``studentized_range.ppf(confidence, S, df)``.
@@ -144,20 +160,21 @@ def tukey_hsd(scores, runs=None, confidence: float = 0.95, max_exact: int = 500,
 
     Returns one row per pair (same order as :func:`all_pairs_ttest`): run_i, run_j,
     mean_i, mean_j, diff, q, p_value, ci_low, ci_high. ``DataFrame.attrs`` holds mse, df,
-    q_crit. Edge cases: S < 2 gives an empty table; T < 2 (df = 0) NaN q and p;
+    q_crit. Edge cases: S < 2 gives an empty table; T < 2 (df = 0, either design) NaN q and p;
     MSE = 0 gives q = inf (p = 0) for unequal means, q = 0 (p = 1) for equal ones.
     """
     _check_confidence(confidence)
+    if design not in HSD_DESIGNS:
+        raise ValueError(f"design must be one of {HSD_DESIGNS}, got {design!r}")
     X = _scores_matrix(scores)
     S, T = X.shape
     labels = _run_labels(runs, S)
     ii, jj = np.triu_indices(S, 1)
     run_means = X.mean(axis=1)
-    df = (S - 1) * (T - 1)
+    ss, df = _hsd_error(X, run_means, design)
     diff = run_means[ii] - run_means[jj]
     if df > 0:
-        resid = X - run_means[:, None] - X.mean(axis=0)[None, :] + X.mean()
-        mse = float((resid ** 2).sum() / df)
+        mse = ss / df
         se = math.sqrt(mse / T)
         q = _ratio(np.abs(diff), np.full(diff.shape, se))
         p = (_studentized_range_sf(q, S, df, max_exact, grid_size) if p_values

@@ -1,0 +1,117 @@
+"""Our lexiprecision tables beside the paper's (Diaz, tables 1-4), cell by cell.
+
+The paper's numbers are data (``reeval/report/published.yaml``, key ``lexiprecision``);
+which of our tracks stands for which of its benchmark rows is configuration
+(``lexiprecision.paper``: ``{track: label}`` or ``{track: {benchmark: label, tables:
+[2, 3]}}``, the label as the tables print it, e.g. ``deep-pass (2019)``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from reeval.report.published import published
+
+#: Columns of ``paper_comparison.csv``.
+COLUMNS = ("track", "benchmark", "table", "column", "paper", "ours", "match")
+#: Paper table -> the sub-tables it holds (table 4: (a) Tukey HSD, (b) paired tests).
+SUBTABLES = {1: ("table1",), 2: ("table2",), 3: ("table3",), 4: ("table4a", "table4b")}
+#: Sub-table -> (our table, our column or (test, measure)) per printed column, in order.
+OURS = {
+    "table1": ("profile", ["requests", "runs", "rel_per_request", "docs_per_request"]),
+    "table2": ("table2_agreement", ["sgnLP_suffix_agree", "dRR2_agree"]),
+    "table3": ("table3_ties", ["LP_ties", "RR_ties"]),
+    "table4a": ("table4_discriminative_power", [("tukey_hsd", m) for m in ("rrLP", "sgnLP", "RR")]),
+    "table4b": ("table4_discriminative_power", [("paired", m) for m in ("rrLP", "sgnLP", "RR")]),
+}
+
+
+def paper_tracks(mapping: dict | None) -> dict:
+    """``{track: (benchmark, [table numbers])}`` from the ``lexiprecision.paper`` option;
+    ValueError for a label the paper does not print or a table it does not have."""
+    known = published("lexiprecision")["benchmarks"]
+    out = {}
+    for track, spec in (mapping or {}).items():
+        label, tables = (spec, sorted(SUBTABLES)) if isinstance(spec, str) else \
+            (spec.get("benchmark"), sorted(spec.get("tables") or SUBTABLES))
+        if label not in known:
+            raise ValueError(f"lexiprecision.paper: {track}: no benchmark {label!r} in the paper; "
+                             f"known: {sorted(known)}")
+        bad = [t for t in tables if t not in SUBTABLES]
+        if bad:
+            raise ValueError(f"lexiprecision.paper: {track}: tables {bad} unknown; the paper has {sorted(SUBTABLES)}")
+        out[track] = (label, tables)
+    return out
+
+
+def _ours(tables: dict, track: str, sub: str) -> list:
+    name, keys = OURS[sub]
+    df = tables[name][tables[name].track == track]
+    if name != "table4_discriminative_power":
+        return [float(df[k].iloc[0]) if len(df) else math.nan for k in keys]
+    found = df.set_index(["test", "measure"]).percent_significant
+    return [float(found.get(k, math.nan)) for k in keys]
+
+
+def _match(paper: float, ours: float) -> bool:
+    """Equal at the paper's two printed decimals (integers: equal)."""
+    return not math.isnan(ours) and f"{ours:.2f}" == f"{paper:.2f}"
+
+
+def comparison_table(tables: dict, mapping: dict | None) -> pd.DataFrame:
+    """One row per cell of the paper's tables for each mapped track that has our tables:
+    track, benchmark, table (1, 2, 3, 4a, 4b), column (as printed), paper, ours, match."""
+    ref = published("lexiprecision")
+    have = set(tables["profile"].track)
+    rows = []
+    for track, (label, numbers) in paper_tracks(mapping).items():
+        if track not in have:
+            continue
+        for sub in (s for n in numbers for s in SUBTABLES[n]):
+            for column, paper, ours in zip(ref["columns"][sub], ref["benchmarks"][label][sub],
+                                           _ours(tables, track, sub)):
+                rows.append({"track": track, "benchmark": label, "table": sub.removeprefix("table"),
+                             "column": column, "paper": float(paper), "ours": ours,
+                             "match": _match(float(paper), ours)})
+    return pd.DataFrame(rows, columns=list(COLUMNS))
+
+
+def _fmt(v: float) -> str:
+    return "n/a" if math.isnan(v) else f"{v:.2f}"
+
+
+def _settings(tables: dict, track: str) -> str:
+    """How our numbers for a track were computed: levels per table, table 4's procedures."""
+    lv = {n: tables[n][tables[n].track == track].relevance_level
+          for n in ("profile", "table2_agreement", "table3_ties", "table4_discriminative_power")}
+    lv = {n: (int(v.iloc[0]) if len(v) else "n/a") for n, v in lv.items()}
+    t4 = tables["table4_discriminative_power"]
+    proc = dict(t4[t4.track == track].groupby("test").procedure.first())
+    return (f"relevance >= {lv['profile']} (table 1), {lv['table2_agreement']} (2), "
+            f"{lv['table3_ties']} (3), {lv['table4_discriminative_power']} (4); Tukey HSD "
+            f"{proc.get('tukey_hsd', 'n/a')}, paired tests {proc.get('paired', 'n/a')}-adjusted over all run pairs")
+
+
+def comparison_markdown(tables: dict, rows: pd.DataFrame, empty_note: str) -> str:
+    """Markdown of :func:`comparison_table`: per track its settings, then one table of
+    cells (paper, ours, match)."""
+    src = published("lexiprecision")["source"]
+    lines = ["# Lexicographic precision: our numbers beside the paper's", "", f"Paper: {src}.",
+             "Tracks are mapped to the paper's benchmark rows by `lexiprecision.paper` in the "
+             "config; a match is equality at the paper's two decimals.", ""]
+    if tables["profile"].empty:
+        lines += [empty_note, ""]
+    if rows.empty:
+        lines.append("No configured track is mapped to a benchmark of the paper "
+                     "(`lexiprecision: {paper: {<track>: \"deep-pass (2019)\"}}`).")
+        return "\n".join(lines) + "\n"
+    for (track, label), g in rows.groupby(["track", "benchmark"], sort=False):
+        lines += [f"## {track} as {label}", "", _settings(tables, track), "",
+                  f"{int(g.match.sum())} of {len(g)} cells match.", "",
+                  "| table | column | paper | ours | match |", "|---|---|---|---|---|"]
+        lines += [f"| {r.table} | {r.column} | {_fmt(r.paper)} | {_fmt(r.ours)} | {'yes' if r.match else 'no'} |"
+                  for r in g.itertuples()]
+        lines.append("")
+    return "\n".join(lines)
