@@ -85,35 +85,20 @@ def check_runs(qrels_path, run_files: dict, on_malformed: str = "error", threads
     return topics, verdicts
 
 
-def fetch_track(track: str, entry: dict, data_dir, fetch: dict, min_runs: int, on_malformed: str = "error",
-                log=None) -> tuple[dict, pd.DataFrame, Path]:
-    """Fetch, verify, unpack and check one ``urls`` track (see the module docstring).
+FETCHED = ("downloaded", "cached", "mirror")
 
-    ``fetch`` is the config's ``fetch`` section with its defaults filled in
-    (:func:`reeval.workflow.config_check.with_defaults`; ``data_dir`` is not read from it),
-    ``min_runs`` the config's ``study.min_runs``.
 
-    Returns (status, fetch report, track folder). The folder ``<data_dir>/tracks/<track>``
-    holds ``qrels.txt`` and ``runs/<tag>`` of the usable runs (emptied first).
-    """
+def _fetch_all(track: str, entry: dict, data_dir, fetch: dict, status: dict, log):
+    """Fetch every file of the entry: (results, the fetch report with a ``use`` column,
+    {file: path} of the files fetched); counts runs fetched and md5 mismatches kept."""
     from .fetch import fetch_files, report_frame
-    from .unpack import combine_qrels, place_run
 
-    opts = fetch
-    folder = Path(data_dir) / "tracks" / track
-    if folder.exists():
-        shutil.rmtree(folder)
-    (folder / "runs").mkdir(parents=True)
-    specs = file_specs(entry)
-    status = {"track": track, "usable": False, "reason": None, "runs_listed": len(entry["urls"]["runs"]),
-              "runs_fetched": 0, "runs_parsed": 0, "qrels_topics": 0, "qrels_lines_other_topics": 0}
-    results = fetch_files(specs, data_dir, mirror=opts["mirror"], jobs=opts["jobs"], attempts=opts["attempts"],
-                          timeout=opts["timeout"], backoff=opts["backoff"], auth_hosts=opts["auth_hosts"],
-                          strict_md5=opts["strict_md5"], desc=track)
+    results = fetch_files(file_specs(entry), data_dir, mirror=fetch["mirror"], jobs=fetch["jobs"],
+                          attempts=fetch["attempts"], timeout=fetch["timeout"], backoff=fetch["backoff"],
+                          auth_hosts=fetch["auth_hosts"], strict_md5=fetch["strict_md5"], desc=track)
     report = report_frame(results)
-    report["use"] = [None if r.outcome in ("downloaded", "cached", "mirror") else f"{r.outcome}: {r.error}"
-                     for r in results]
-    got = {r.file: r.path for r in results if r.outcome in ("downloaded", "cached", "mirror")}
+    report["use"] = [None if r.outcome in FETCHED else f"{r.outcome}: {r.error}" for r in results]
+    got = {r.file: r.path for r in results if r.outcome in FETCHED}
     kept_mismatch = [r for r in results if r.file in got and r.md5_match == "mismatch"]
     status["files_md5_mismatch"] = len(kept_mismatch)
     if log:
@@ -122,28 +107,35 @@ def fetch_track(track: str, entry: dict, data_dir, fetch: dict, min_runs: int, o
                         "sum of the submitted file; strict_md5: true would reject it)",
                         track, r.file, r.md5, r.expected_md5)
     status["runs_fetched"] = sum(1 for r in results if r.kind == "run" and r.file in got)
+    return results, report, got
 
-    def finish(reason=None):
-        status["usable"] = reason is None
-        status["reason"] = reason or "usable"
-        report["use"] = report["use"].fillna("ok")
-        if log:
-            log.info("%s: %s", track, status["reason"])
-        return status, report, folder
+
+def _qrels_refusal(results, got: dict, entry: dict, folder: Path, status: dict) -> str | None:
+    """Why the track cannot be used for want of its qrels (an unauthorized file first),
+    or None once they are unpacked into ``folder/qrels.txt``."""
+    from .unpack import combine_qrels
 
     refused = [r for r in results if r.outcome == "unauthorized"]
     if refused:
-        return finish(refused[0].error)
+        return refused[0].error
     qrels_rows = [r for r in results if r.kind == "qrels"]
-    failed_qrels = [r for r in qrels_rows if r.file not in got]
-    if failed_qrels:
-        return finish(f"qrels not fetched: {failed_qrels[0].error}")
+    failed = [r for r in qrels_rows if r.file not in got]
+    if failed:
+        return f"qrels not fetched: {failed[0].error}"
     try:
         info = combine_qrels([got[r.file] for r in qrels_rows], folder / "qrels.txt", entry["urls"].get("topics"))
     except Exception as exc:
-        return finish(f"qrels cannot be unpacked: {_short(exc)}")
+        return f"qrels cannot be unpacked: {_short(exc)}"
     status["qrels_lines_other_topics"] = info["lines_other_topics"]
     status["qrels_members"] = info["members"]
+    return None
+
+
+def _runs_refusal(results, got: dict, folder: Path, report: pd.DataFrame, status: dict, min_runs: int,
+                  on_malformed: str, log) -> str | None:
+    """Unpack the fetched runs into ``folder/runs``, keep those that parse against the
+    qrels (the others' ``use`` says why); why the track cannot be used, or None."""
+    from .unpack import place_run
 
     placed = {}
     for r in results:
@@ -157,18 +149,48 @@ def fetch_track(track: str, entry: dict, data_dir, fetch: dict, min_runs: int, o
     except Exception as exc:
         if log:
             log.info(traceback.format_exc())
-        return finish(f"qrels do not parse: {_short(exc)}")
+        return f"qrels do not parse: {_short(exc)}"
     status["qrels_topics"] = len(topics)
     if not len(topics):
-        return finish("qrels hold no judgment")
+        return "qrels hold no judgment"
     for tag, reason in verdicts.items():
         if reason:
             report.loc[report.file == tag, "use"] = reason
             placed.pop(tag).unlink()
     status["runs_parsed"] = len(placed)
     if len(placed) < min_runs:
-        return finish(f"{len(placed)} usable runs of {status['runs_listed']} listed; the study needs >= {min_runs}")
-    return finish()
+        return f"{len(placed)} usable runs of {status['runs_listed']} listed; the study needs >= {min_runs}"
+    return None
+
+
+def fetch_track(track: str, entry: dict, data_dir, fetch: dict, min_runs: int, on_malformed: str = "error",
+                log=None) -> tuple[dict, pd.DataFrame, Path]:
+    """Fetch, verify, unpack and check one ``urls`` track (see the module docstring).
+
+    ``fetch`` is the config's ``fetch`` section with its defaults filled in
+    (:func:`reeval.workflow.config_check.with_defaults`; ``data_dir`` is not read from it),
+    ``min_runs`` the config's ``study.min_runs``.
+
+    Returns (status, fetch report, track folder). The folder ``<data_dir>/tracks/<track>``
+    holds ``qrels.txt`` and ``runs/<tag>`` of the usable runs (emptied first). The status
+    says ``usable`` and the first reason the track cannot be used (``usable`` when none).
+    """
+    folder = Path(data_dir) / "tracks" / track
+    if folder.exists():
+        shutil.rmtree(folder)
+    (folder / "runs").mkdir(parents=True)
+    status = {"track": track, "usable": False, "reason": None, "runs_listed": len(entry["urls"]["runs"]),
+              "runs_fetched": 0, "runs_parsed": 0, "qrels_topics": 0, "qrels_lines_other_topics": 0}
+    results, report, got = _fetch_all(track, entry, data_dir, fetch, status, log)
+    reason = _qrels_refusal(results, got, entry, folder, status)
+    if reason is None:
+        reason = _runs_refusal(results, got, folder, report, status, min_runs, on_malformed, log)
+    status["usable"] = reason is None
+    status["reason"] = reason or "usable"
+    report["use"] = report["use"].fillna("ok")
+    if log:
+        log.info("%s: %s", track, status["reason"])
+    return status, report, folder
 
 
 def write_status(status: dict, path) -> None:
