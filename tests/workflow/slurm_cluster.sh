@@ -191,8 +191,10 @@ start() {
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
             || die "package $p is missing: run $0 install"
     done
+    local other
+    other=$(dirname "$(readlink "$ETC_CONF" 2>/dev/null || echo ITS_DIR/x)")
     for port in "${PORTS[@]}"; do
-        port_in_use "$port" && die "port $port is in use (another cluster? $0 stop ITS_DIR)"
+        port_in_use "$port" && die "port $port is in use (another test cluster? $0 stop $other)"
     done
     mkdir -p "$DIR"
     [ -z "$(ls -A "$DIR")" ] || die "$DIR is not empty"
