@@ -41,7 +41,7 @@ Shapes (inputs written or decompressed once under benchmarks/.data/, reused late
   c           DL-2019 passages, 37 runs, gzip as shipped; trec_eval alone reads decompressed
               copies (every other tool reads gzip)
   d           ../shared/bench/gen_track.py --runs 20: 20 runs x 250 topics x 1000
-  e           the project's benchmark track (python -m reeval.synthetic OUT --benchmark
+  e           the project's benchmark track (python -m reeval.synth.tracks OUT --benchmark
               --seed 1): 50 runs x 250 topics x 1000, about 100 relevant per topic
   help        ``reeval --help`` (reeval only)
   score-help  ``reeval score --help`` (reeval only)
@@ -211,9 +211,9 @@ def gen_track(gen: Path, runs: int) -> Inputs:
 
 
 def synthetic_track() -> Inputs:
-    """``python -m reeval.synthetic OUT --benchmark --seed 1`` (the project's benchmark track)."""
+    """``python -m reeval.synth.tracks OUT --benchmark --seed 1`` (the project's benchmark track)."""
     def make(tmp: Path):
-        subprocess.run([sys.executable, "-m", "reeval.synthetic", str(tmp), "--benchmark", "--seed", "1"],
+        subprocess.run([sys.executable, "-m", "reeval.synth.tracks", str(tmp), "--benchmark", "--seed", "1"],
                        check=True)
 
     return track_files(build_once(CACHE / "bench-50x250x1000-s1", make), "qrels.txt")
@@ -246,7 +246,7 @@ def make_shape(key: str, data: Path, gen: Path) -> Shape | None:
         track = gen_track(gen, 20)
         return Shape(key, f"gen_track.py --runs 20: {len(track.runs)} runs x 250 topics x 1000", track, track)
     track = synthetic_track()
-    return Shape(key, f"reeval.synthetic --benchmark: {len(track.runs)} runs x 250 topics x 1000", track, track)
+    return Shape(key, f"reeval.synth.tracks --benchmark: {len(track.runs)} runs x 250 topics x 1000", track, track)
 
 
 def warm(shapes) -> None:
@@ -530,7 +530,7 @@ def versions(ctx: Context) -> str:
             parts.append(f"{dist} {metadata.version(dist)}")
         except metadata.PackageNotFoundError:
             parts.append(f"{dist} not installed")
-    kernels = subprocess.run([sys.executable, "-c", "import reeval.compiled as c; print(c.kernels() is not None)"],
+    kernels = subprocess.run([sys.executable, "-c", "import reeval.io.compiled as c; print(c.kernels() is not None)"],
                              capture_output=True, text=True).stdout.strip()
     parts.append("compiled kernels " + ("built" if kernels == "True" else "NOT built"))
     if ctx.trec_eval:

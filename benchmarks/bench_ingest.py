@@ -8,8 +8,8 @@ import resource
 import time
 from pathlib import Path
 
-from reeval.ingest import ingest_track
-from reeval.sources import read_source
+from reeval.io.ingest import ingest_track
+from reeval.io.sources import read_source
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 

@@ -5,7 +5,7 @@
 On a real track of ../shared/data (default TREC-COVID round 1: 143 runs, 10,153 pairs x
 30 topics), each side runs in its own process, in this one invocation:
 
-- ``vectorized``: ingest, then every table of the paper (reeval.lexiprecision_report's
+- ``vectorized``: ingest, then every table of the paper (reeval.analyses.lexiprecision_report's
   per-track computation without writing files): position vectors, all pairs x topics
   (i*, sgnLP, rrLP, dRR_1..20), tables 2, 3, 4 (the per-pair t, sign and topic-blocked
   HSD tests) and the data of figures 3, 5, 6, 7 and 9 (10 label-removal samples x 10
@@ -38,7 +38,7 @@ DATA = ROOT.parent / "shared" / "data"
 
 
 def load(track: str):
-    from reeval.ingest import ingest_track
+    from reeval.io.ingest import ingest_track
 
     qrels = glob.glob(str(DATA / track / "qrels" / "*"))[0]
     runs = sorted(glob.glob(str(DATA / track / "runs" / "*")))
@@ -48,7 +48,8 @@ def load(track: str):
 def vectorized(track: str, out: str) -> dict:
     import numpy as np
 
-    from reeval import lexiprecision as lx
+    from reeval.analyses import lexiprecision as lx
+    from reeval.analyses import lexiprecision_ties as lt
 
     times = {}
     t0 = time.perf_counter()
@@ -66,11 +67,11 @@ def vectorized(track: str, out: str) -> dict:
     lx.discriminative_power(tests)
     times["table_4"] = time.perf_counter() - t
     t = time.perf_counter()
-    lx.tie_probability_by_p1(pv), lx.tie_probability_by_level(pc), lx.i_star_distribution(pc)
-    lx.locality(pc)
+    lt.tie_probability_by_p1(pv), lt.tie_probability_by_level(pc), lt.i_star_distribution(pc)
+    lt.locality(pc)
     times["figures_3_5_6_7"] = time.perf_counter() - t
     t = time.perf_counter()
-    lx.label_removal_ties(tables.judged, tables.qrels, tables.depth)
+    lt.label_removal_ties(tables.judged, tables.qrels, tables.depth)
     times["figure_9"] = time.perf_counter() - t
     times["total"] = time.perf_counter() - t0
     np.savez(out, sgn=pc.sgn, rr=pc.rr, i_star=pc.i_star, suffix=pc.sgn_suffix, drr=pc.drr)
@@ -80,7 +81,7 @@ def vectorized(track: str, out: str) -> dict:
 def loop(track: str, out: str) -> dict:
     import numpy as np
 
-    from reeval.lexiprecision import lexiprecision_pair
+    from reeval.analyses.lexiprecision import lexiprecision_pair
 
     times = {}
     t0 = time.perf_counter()

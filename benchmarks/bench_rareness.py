@@ -20,10 +20,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from reeval import rareness as rr
-from reeval import rareness_analysis as ra
-from reeval import rareness_report as rp
-from reeval.ingest import ingest_track, write_track
+from reeval.analyses import rareness as rr
+from reeval.analyses import rareness_analysis as ra
+from reeval.analyses import rareness_report as rp
+from reeval.io.ingest import ingest_track, write_track
 from reeval.measures import build_grid
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"

@@ -3,7 +3,7 @@
     PYTHONPATH=src .venv/bin/python benchmarks/bench_scale.py [--largest 3 | --tracks NAME ...]
         [--topic-scale 1.0] [--max-lines 15e6] [--cores 2] [--out benchmarks/.scale]
 
-1. Picks study tracks from the catalog-shaped campaign (``reeval.campaign``, see its
+1. Picks study tracks from the catalog-shaped campaign (``reeval.synth.campaign``, see its
    assumptions): ``--tracks`` by name, else the ``--largest`` N by run lines among those
    of at most ``--max-lines`` (after ``--topic-scale``, which keeps a share of the topics),
    the one with the most runs (costs in pairs of runs) and the smallest study track (the
@@ -47,7 +47,7 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from reeval.campaign import campaign_specs, dump_config, run_lines, study_config  # noqa: E402
+from reeval.synth.campaign import campaign_specs, dump_config, run_lines, study_config  # noqa: E402
 
 CATALOG = ROOT.parent / "shared" / "catalog"
 RAW_RULES = {"ingest", "synthetic_track"}  # read or write every line of the run files

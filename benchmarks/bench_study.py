@@ -22,10 +22,10 @@ from pathlib import Path
 
 import yaml
 
-from reeval.ingest import ingest_track, write_track
-from reeval.pipeline import track_measures
-from reeval.study_report import study, study_options, track_study, track_study_options
-from reeval.tracks import resolve_qrels, resolve_runs, track_options
+from reeval.io.ingest import ingest_track, write_track
+from reeval.workflow.measures_step import track_measures
+from reeval.analyses.asl_report import study, study_options, track_study, track_study_options
+from reeval.workflow.tracks import resolve_qrels, resolve_runs, track_options
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "config" / "shared-data.yaml"

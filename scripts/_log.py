@@ -14,7 +14,7 @@ from pathlib import Path
 # the package itself, also when a rule runs in a conda environment without it installed
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from reeval.errors import InputError  # noqa: E402 (reeval.trecio re-exports it, with pyarrow)
+from reeval.errors import InputError  # noqa: E402 (reeval.io.trecio re-exports it, with pyarrow)
 
 #: errors of the input, not of the code: a bad line or file (InputError, TrecFormatError),
 #: a file that is missing or cannot be read (OSError: FileNotFoundError from resolve_qrels

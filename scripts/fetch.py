@@ -2,8 +2,8 @@
 import traceback
 
 from _log import rule_log
-from reeval.outputs import write_table
-from reeval.inclusion import fetch_track, write_status
+from reeval.io.tables import write_table
+from reeval.archive.inclusion import fetch_track, write_status
 
 sm = snakemake  # noqa: F821
 with rule_log(sm) as log:

@@ -2,9 +2,9 @@
 from pathlib import Path
 
 from _log import rule_log
-from reeval.outputs import write_table
-from reeval.inclusion import inclusion_table, read_status
-from reeval.run_inclusion import excluded_messages, study_run_inclusion
+from reeval.io.tables import write_table
+from reeval.archive.inclusion import inclusion_table, read_status
+from reeval.workflow.run_inclusion import excluded_messages, study_run_inclusion
 
 sm = snakemake  # noqa: F821
 with rule_log(sm) as log:

@@ -2,10 +2,10 @@
 from pathlib import Path
 
 from _log import rule_log
-from reeval.ingest import ingest_track, write_track
-from reeval.notes import notes_line
-from reeval.run_inclusion import excluded_messages, run_inclusion
-from reeval.tracks import resolve_runs
+from reeval.io.ingest import ingest_track, write_track
+from reeval.io.notes import notes_line
+from reeval.workflow.run_inclusion import excluded_messages, run_inclusion
+from reeval.workflow.tracks import resolve_runs
 
 sm = snakemake  # noqa: F821
 with rule_log(sm) as log:

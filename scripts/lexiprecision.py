@@ -2,7 +2,7 @@
 from pathlib import Path
 
 from _log import rule_log
-from reeval.lexiprecision_report import track_lexiprecision
+from reeval.analyses.lexiprecision_report import track_lexiprecision
 
 sm = snakemake  # noqa: F821
 with rule_log(sm) as log:

@@ -2,8 +2,8 @@
 from pathlib import Path
 
 from _log import rule_log
-from reeval.pipeline import track_measures
-from reeval.run_inclusion import excluded_messages, read_ingest_report, run_inclusion
+from reeval.workflow.measures_step import track_measures
+from reeval.workflow.run_inclusion import excluded_messages, read_ingest_report, run_inclusion
 
 sm = snakemake  # noqa: F821
 with rule_log(sm) as log:

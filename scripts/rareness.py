@@ -2,7 +2,7 @@
 from pathlib import Path
 
 from _log import rule_log
-from reeval.rareness_report import track_rareness
+from reeval.analyses.rareness_report import track_rareness
 
 sm = snakemake  # noqa: F821
 with rule_log(sm) as log:

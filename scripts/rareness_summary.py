@@ -2,8 +2,8 @@
 from pathlib import Path
 
 from _log import rule_log
-from reeval.inclusion import included_tracks
-from reeval.rareness_report import summarize_rareness
+from reeval.archive.inclusion import included_tracks
+from reeval.analyses.rareness_report import summarize_rareness
 
 sm = snakemake  # noqa: F821
 with rule_log(sm) as log:

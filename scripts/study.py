@@ -2,8 +2,8 @@
 from pathlib import Path
 
 from _log import rule_log
-from reeval.inclusion import included_tracks
-from reeval.study_report import study
+from reeval.archive.inclusion import included_tracks
+from reeval.analyses.asl_report import study
 
 sm = snakemake  # noqa: F821
 with rule_log(sm) as log:

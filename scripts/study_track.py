@@ -2,7 +2,7 @@
 from pathlib import Path
 
 from _log import rule_log
-from reeval.study_report import track_study
+from reeval.analyses.asl_report import track_study
 
 sm = snakemake  # noqa: F821
 with rule_log(sm) as log:

@@ -4,8 +4,8 @@ from pathlib import Path
 import pandas as pd
 
 from _log import rule_log
-from reeval.inclusion import included_tracks
-from reeval.pipeline import summarize
+from reeval.archive.inclusion import included_tracks
+from reeval.workflow.measures_step import summarize
 
 sm = snakemake  # noqa: F821
 with rule_log(sm) as log:

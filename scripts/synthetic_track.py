@@ -1,6 +1,6 @@
 """Rule synthetic_track: write one generated track (built-in campaign or a simulated study)."""
 from _log import rule_log
-from reeval.synthetic import spec_from_config, write_track
+from reeval.synth.tracks import spec_from_config, write_track
 
 sm = snakemake  # noqa: F821
 with rule_log(sm) as log:

@@ -43,7 +43,7 @@ _CACHE: dict = {}
 
 def ingested(track: str, precision: str = "float32", grade_map=None):
     """Ingest a real track once per test session (cached)."""
-    from reeval.ingest import ingest_track
+    from reeval.io.ingest import ingest_track
 
     key = (track, precision, tuple(sorted((grade_map or {}).items())))
     if key not in _CACHE:
@@ -66,7 +66,7 @@ def assert_outputs_conform(folder: Path) -> int:
 
     import pyarrow as pa
     import pyarrow.parquet as pq
-    from reeval.outputs import table_schema
+    from reeval.io.tables import table_schema
 
     checked = 0
     for path in sorted(folder.rglob("*.parquet")):

@@ -1,3 +1,25 @@
-"""reeval: reanalysis of IR evaluation campaigns (TREC-style qrels and runs)."""
+"""reeval: reanalysis of IR evaluation campaigns (TREC-style qrels and runs).
+
+The Python API (:mod:`reeval.api`): ``reeval.evaluate``, ``reeval.compare``,
+``reeval.prefer`` and ``reeval.read_results``, imported on first use (PEP 562), so that
+``import reeval`` and the ``reeval`` command stay light (no numpy or pandas).
+"""
+
+from reeval.errors import InputError, ReevalWarning
 
 __version__ = "0.1.0"
+__all__ = ["evaluate", "compare", "prefer", "read_results", "InputError", "ReevalWarning", "__version__"]
+_API = ("evaluate", "compare", "prefer", "read_results")
+
+
+def __getattr__(name: str):
+    """``reeval.evaluate`` and the other API functions, from :mod:`reeval.api` on first use."""
+    if name in _API:
+        from reeval import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'reeval' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_API))

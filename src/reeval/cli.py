@@ -16,9 +16,9 @@ import math
 import os
 import sys
 
-from . import __version__
-from .choices import ALTERNATIVES, PAIRED_TESTS, SYSTEMS, UNRETRIEVED_POLICIES
-from .errors import InputError
+from reeval import __version__
+from reeval.choices import ALTERNATIVES, PAIRED_TESTS, SYSTEMS, UNRETRIEVED_POLICIES
+from reeval.errors import InputError
 
 # Only argparse at import: each command imports what it needs (numpy and the compiled
 # kernels for `score`; scipy for `compare`; pandas only where a file needs the general
@@ -43,45 +43,39 @@ def read_inputs(qrels_path, run_paths, precision="float64", warn=None):
     """Ingest the qrels and runs of a command (no runs table: the measures read the parts).
 
     ``warn`` (a callable, e.g. printing to stderr) receives one line per file that had
-    lines dropped or read differently from trec_eval (:func:`reeval.notes.notes_line`).
+    lines dropped or read differently from trec_eval (:func:`reeval.compute.check_tables`).
     A run that keeps no line (empty, or every line dropped) is an :class:`InputError`.
     """
-    from .ingest import ingest_track
-    from .notes import notes_line, nothing_kept
+    from reeval.compute import check_tables
+    from reeval.io.ingest import ingest_track
 
     tables = ingest_track("cli", qrels_path, run_paths, precision=precision, keep_runs=False)
-    for row in tables.report_rows:
-        if row["kind"] == "run" and row["kept"] == 0:
-            raise InputError(f"{row['file']}: nothing to evaluate ({nothing_kept(row)})")
+    notes = check_tables(tables)
     if warn is not None:
-        for row in tables.report_rows:
-            line = notes_line(row)
-            if line:
-                warn(line)
+        for line in notes:
+            warn(line)
     return tables
 
 
 def score_lines(qrels_path, run_paths, measure_specs=None, per_topic=False, complete=False,
                 rel_level=1, max_depth=None, precision="float64", decimals=4,
                 unretrieved="after_last", alpha=1.0, systems="all", warn=None):
-    """Yield the output lines of ``reeval score`` (see the module doc); notes on the
-    files go to ``warn`` (see :func:`read_inputs`)."""
+    """Yield the output lines of ``reeval score`` (see the module doc); the values are
+    :func:`reeval.compute.score_track`'s; notes on the files go to ``warn`` (see
+    :func:`read_inputs`)."""
     import numpy as np
 
-    from .measures import aggregate_values, evaluate_grid, family_of, grid_from_track, parse_measures
-    from .rareness import add_rareness, check_alpha
-    from .trecio import run_names
+    from reeval.analyses.rareness import check_alpha
+    from reeval.compute import score_track
+    from reeval.io.trecio import run_names
+    from reeval.measures import parse_measures
 
     measures = parse_measures(measure_specs or ["official"])
-    rare = [m for m in measures if family_of(m).needs_runs]
-    alpha = check_alpha(alpha)
+    check_alpha(alpha)
     tables = read_inputs(qrels_path, run_paths, precision=precision, warn=warn)
     names = run_names(run_paths)
-    grid = grid_from_track(tables, runs=names, max_depth=max_depth, keep_docno=bool(rare))
-    scores = evaluate_grid(grid, [m for m in measures if m not in rare], rel_level=rel_level,
-                           unretrieved=unretrieved)
-    add_rareness(scores, grid, rare, alpha, rel_level=rel_level, systems=systems)
-    summary = aggregate_values(scores, measures, complete=complete)
+    scores, summary = score_track(tables, names, measures, rel_level=rel_level, max_depth=max_depth,
+                                  unretrieved=unretrieved, alpha=alpha, systems=systems, complete=complete)
     tags = {row["run"]: row["tag"] for row in tables.report_rows if row["kind"] == "run" and row["tag"]}
     multi = len(run_paths) > 1
     for si, name in enumerate(names):
@@ -120,36 +114,21 @@ def _score(args) -> int:
 def compare_lines(qrels_path, run_a, run_b, measure_specs=None, tests=None,
                   alternative="two-sided", seed=0, n_resamples=10000, rel_level=1,
                   precision="float64", decimals=4, unretrieved="after_last", warn=None):
-    """Yield ``measure, test, mean_a, mean_b, diff, p_value, ci_low, ci_high`` lines.
-
-    Per-topic values are paired over every qrels topic (a topic a run misses scores as
-    if nothing was retrieved, as trec_eval -c); ASL measures over topics with a
-    relevant document.
-    """
-    import numpy as np
-
-    from .measures import evaluate_grid, grid_from_track, parse_measures
-    from .stats import paired_test
-    from .trecio import run_names
+    """Yield ``measure, test, mean_a, mean_b, diff, p_value, ci_low, ci_high`` lines: the
+    rows of :func:`reeval.compute.compare_track` (p_value to ``decimals`` significant
+    digits, the others to ``decimals`` decimals)."""
+    from reeval.compute import check_compare, compare_track
+    from reeval.io.trecio import run_names
+    from reeval.measures import parse_measures
 
     measures = parse_measures(measure_specs or ["map"])
-    if any(m.aggregate != "mean" for m in measures):
-        raise InputError("compare needs per-topic measures (not num_*, gm_map)")
-    if n_resamples < 1:
-        raise InputError(f"--resamples must be at least 1, not {n_resamples}")
+    check_compare(measures, n_resamples)
     tables = read_inputs(qrels_path, [run_a, run_b], precision=precision, warn=warn)
-    names = run_names([run_a, run_b])
-    grid = grid_from_track(tables, runs=names)
-    scores = evaluate_grid(grid, measures, rel_level=rel_level, unretrieved=unretrieved)
-    for m in measures:
-        values = scores.values[m.name]
-        use = scores.num_rel > 0 if m.is_asl else np.ones(len(scores.topics), dtype=bool)
-        for test in tests or ["t"]:
-            r = paired_test(values[0, use], values[1, use], test=test, alternative=alternative,
-                            seed=seed, n_resamples=n_resamples)
-            means = [f"{float(r[k]):.{decimals}f}" for k in ("mean_a", "mean_b", "diff")]
-            ci = [f"{float(r[k]):.{decimals}f}" for k in ("ci_low", "ci_high")]
-            yield "\t".join([m.name, test, *means, f"{float(r['p_value']):.{decimals}g}", *ci])
+    for r in compare_track(tables, run_names([run_a, run_b]), measures, tests or ["t"], alternative=alternative,
+                           seed=seed, n_resamples=n_resamples, rel_level=rel_level, unretrieved=unretrieved):
+        means = [f"{r[k]:.{decimals}f}" for k in ("mean_a", "mean_b", "diff")]
+        ci = [f"{r[k]:.{decimals}f}" for k in ("ci_low", "ci_high")]
+        yield "\t".join([r["measure"], r["test"], *means, f"{r['p_value']:.{decimals}g}", *ci])
 
 
 def _compare(args) -> int:
@@ -167,26 +146,19 @@ def prefer_lines(qrels_path, run_paths, rel_level=1, precision="float64", decima
 
     Pairs i < j in argument order; per pair one line per topic with a relevant document
     (sorted qrels topics; a topic a run misses counts as nothing retrieved), then one
-    line per pair with qid ``all`` holding the means over those topics.
+    line per pair with qid ``all`` holding the means over those topics
+    (:func:`reeval.compute.prefer_track`).
     """
-    import numpy as np
-    import pandas as pd
-
-    from .lexiprecision import compare_pairs, position_vectors
-    from .trecio import run_names
+    from reeval.compute import prefer_track
+    from reeval.io.trecio import run_names
 
     if len(run_paths) < 2:
         raise InputError("prefer needs at least two runs")
     tables = read_inputs(qrels_path, run_paths, precision=precision, warn=warn)
-    names = run_names(run_paths)
-    pv = position_vectors(tables.judged, tables.qrels, tables.depth, runs=names,
-                          rel_level=rel_level, levels=1)
-    pc = compare_pairs(pv, levels=1)
-    frames = [pc.to_frame()[["run_i", "run_j", "qid", "sgnLP", "rrLP"]]]
-    if pc.topics:
-        runs = np.array(names, dtype=object)
-        frames.append(pd.DataFrame({"run_i": runs[pc.ii], "run_j": runs[pc.jj], "qid": "all",
-                                    "sgnLP": pc.sgn.mean(axis=1), "rrLP": pc.rr.mean(axis=1)}))
+    per_topic, means = prefer_track(tables, run_names(run_paths), rel_level=rel_level)
+    frames = [per_topic]
+    if len(per_topic):
+        frames.append(means.assign(qid="all")[["run_i", "run_j", "qid", "sgnLP", "rrLP"]])
     for frame in frames:  # per-topic lines (sgnLP an integer), then the means
         yield from frame.to_csv(sep="\t", header=False, index=False, float_format=f"%.{decimals}f",
                                 lineterminator="\n").splitlines()
@@ -230,11 +202,8 @@ INPUTS_HELP = ("files, pipes, FIFOs, /dev/stdin or - (standard input); plain, gz
                "recognised from their bytes")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="reeval", description=__doc__.splitlines()[0])
-    parser.add_argument("--version", action="version", version=f"reeval {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True)
-    common = _input_options()
+def _add_score(sub, common) -> None:
+    """``reeval score``: trec_eval's lines (plus ASL and rareness)."""
     p = sub.add_parser("score", parents=[common], help="evaluate runs like trec_eval (plus ASL)",
                        description="Evaluate runs against qrels and print trec_eval-style lines. "
                                    f"Inputs: {INPUTS_HELP}.")
@@ -261,6 +230,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "that answered it (answered)")
     p.set_defaults(func=_score)
 
+
+def _add_compare(sub, common) -> None:
+    """``reeval compare``: paired tests between two runs."""
     c = sub.add_parser("compare", parents=[common], help="paired significance tests between two runs",
                        description="Compare two runs topic by topic: one line per measure and "
                                    "test: measure, test, mean_a, mean_b, diff, p_value (4 significant "
@@ -279,6 +251,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--resamples", type=_count(1), default=10000, help="resamples (default 10000)")
     c.set_defaults(func=_compare)
 
+
+def _add_prefer(sub, common) -> None:
+    """``reeval prefer``: lexicographic precision between runs."""
     f = sub.add_parser("prefer", parents=[common], help="lexicographic precision (sgnLP, rrLP) between runs",
                        description="Lexicographic precision for each pair of runs (i < j in "
                                    "argument order) and each topic with a relevant document: "
@@ -288,20 +263,36 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("runs", nargs="+", help="two or more run files")
     f.set_defaults(func=_prefer)
 
+
+def _add_measures(sub) -> None:
+    """``reeval measures``: the registry's families."""
     ms = sub.add_parser("measures", help="list every measure family (names, parameters, description)",
                         description="Every measure family reeval computes: how to name it with -m "
                                     "(k, k1,k2, n and L stand for numbers), what it is, and its "
                                     "direction; then the named sets.")
-    ms.add_argument("--formulas", action="store_true", help="also print each family's formula and conventions")
+    ms.add_argument("--formulas", action="store_true",
+                    help="also print each family's formula, conventions and the function computing it")
     ms.add_argument("--markdown", action="store_true",
                     help="print docs/measures.md: a table of the families, then their formulas")
     ms.set_defaults(func=_measures)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line: score, compare, prefer (sharing the input options) and measures."""
+    parser = argparse.ArgumentParser(prog="reeval", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"reeval {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    common = _input_options()
+    _add_score(sub, common)
+    _add_compare(sub, common)
+    _add_prefer(sub, common)
+    _add_measures(sub)
     return parser
 
 
 def measure_table(formulas: bool = False) -> list[str]:
     """The lines of ``reeval measures``: one block per registered family, then the sets."""
-    from .measures import REGISTRY, SETS
+    from reeval.measures import REGISTRY, SETS
 
     lines = []
     for family in REGISTRY.values():
@@ -311,13 +302,15 @@ def measure_table(formulas: bool = False) -> list[str]:
         lines.append(f"    {family.description}; {'; '.join([family.direction] + [e for e in extra if e])}")
         if formulas and family.doc:
             lines.extend("    | " + line.strip() for line in family.doc.strip().splitlines())
+        if formulas and family.compute is not None:
+            lines.append(f"    defined in {family.defined_in}")
     lines.extend(f"{name}: {', '.join(specs)}" for name, specs in SETS.items())
     return lines
 
 
 def measure_markdown() -> str:
     """docs/measures.md, generated from the registry (``reeval measures --markdown``)."""
-    from .measures import REGISTRY, SETS
+    from reeval.measures import REGISTRY, SETS
 
     def cell(text):
         return text.replace("|", "\\|")
@@ -335,7 +328,7 @@ def measure_markdown() -> str:
                      f"{f.direction} | {run_value} | {'yes' if f.trec_eval else 'no'} |")
     lines += ["", "Named sets: " + "; ".join(f"`{name}` = {', '.join(specs)}" for name, specs in SETS.items()) + ".",
               "", "## Definitions", ""]
-    from .measures import asl, classic
+    from reeval.measures import asl, classic
     for module in (classic, asl):  # their notation and conventions, then each family's formula
         lines += [" ".join(paragraph.split()) for paragraph in module.__doc__.split("\n\n")[1:]] + [""]
     for f in REGISTRY.values():

@@ -12,10 +12,12 @@ from scipy import stats as st
 from scipy.special import comb
 
 from conftest import REFERENCE, ingested, write_lines
-from reeval import lexiprecision as lx
+from reeval.analyses import lexiprecision as lx
+from reeval.analyses import lexiprecision_ties as lt
 from reeval.cli import main
-from reeval.ingest import ingest_track
-from reeval.stats import sign_test_counts, ttest_rows, tukey_hsd
+from reeval.io.ingest import ingest_track
+from reeval.stats.paired import sign_test_counts, ttest_rows
+from reeval.stats.allpairs import tukey_hsd
 
 TINY = REFERENCE / "tiny"
 
@@ -173,23 +175,23 @@ def test_tables_and_counts_agree():
     m, vecs = random_positions(rng, S, T, depth=6)
     pv = pv_from_lists(m, vecs, S, T)
     pc = lx.compare_pairs(pv)
-    total, rr_ties, lp_ties = lx.tie_counts(pv)
+    total, rr_ties, lp_ties = lt.tie_counts(pv)
     rates = lx.tie_rates(pc)
     assert total == rates["n_pair_topics"] == S * (S - 1) // 2 * T
     assert 100 * rr_ties / total == pytest.approx(rates["RR_ties"])
     assert 100 * lp_ties / total == pytest.approx(rates["LP_ties"])
     assert rates["LP_ties"] <= rates["RR_ties"]
-    by_level = lx.tie_probability_by_level(pc)
+    by_level = lt.tie_probability_by_level(pc)
     assert by_level.probability.iloc[0] == pytest.approx(rates["RR_ties"] / 100)
     assert by_level.pair_topics.iloc[0] == total
     # figure 3: ties by p1, brute force
     p1 = {(s, t): (vecs[s, t][0] if vecs[s, t] else None) for s in range(S) for t in range(T)}
-    fig3 = lx.tie_probability_by_p1(pv).set_index("p1")
+    fig3 = lt.tie_probability_by_p1(pv).set_index("p1")
     for p in fig3.index:
         ranks = [(s, t) for (s, t), v in p1.items() if v == p]
         ties = sum(p1[o, t] == p for s, t in ranks for o in range(S) if o != s)
         assert fig3.loc[p, "probability"] == pytest.approx(ties / (len(ranks) * (S - 1)))
-    ecdf = lx.i_star_distribution(pc)
+    ecdf = lt.i_star_distribution(pc)
     assert ecdf["count"].sum() == (pc.i_star > 0).sum() and ecdf.ecdf.iloc[-1] == pytest.approx(1.0)
 
 
@@ -238,12 +240,12 @@ def test_mean_preference_hsd_on_rr_equals_hsd_of_rr():
 def test_theoretical_tie_probability():
     n, m = 40, 4
     p1 = np.arange(1, n + 1)
-    prob = lx.theoretical_tie_probability(n, m, p1)
+    prob = lt.theoretical_tie_probability(n, m, p1)
     exact = np.array([comb(n - p, m - 1, exact=True) / comb(n, m, exact=True) if p <= n - m + 1 else 0
                       for p in p1])
     np.testing.assert_allclose(prob, exact, rtol=1e-10)
-    assert lx.theoretical_tie_probability(50000, 10, np.arange(1, 50001)).sum() == pytest.approx(1.0)
-    assert lx.theoretical_tie_probability(50000, 1, np.array([1, 7]))[1] == pytest.approx(1 / 50000)
+    assert lt.theoretical_tie_probability(50000, 10, np.arange(1, 50001)).sum() == pytest.approx(1.0)
+    assert lt.theoretical_tie_probability(50000, 1, np.array([1, 7]))[1] == pytest.approx(1 / 50000)
 
 
 def test_locality_correlation_and_regression():
@@ -251,7 +253,7 @@ def test_locality_correlation_and_regression():
     m, vecs = random_positions(rng, 12, 10, max_m=20, depth=40)
     m = np.maximum(m, 8)
     pc = lx.compare_pairs(pv_from_lists(m, vecs, 12, 10))
-    corr, reg = lx.locality(pc)
+    corr, reg = lt.locality(pc)
     D = pc.drr[:, :, :8].reshape(-1, 8)
     D = np.concatenate([D, -D])
     np.testing.assert_allclose(corr.to_numpy(), np.corrcoef(D, rowvar=False))
@@ -264,7 +266,7 @@ def test_locality_correlation_and_regression():
 def test_label_removal_starts_at_table_3_and_is_seeded():
     tables = tiny_tables()
     pv, pc = compare(tables)
-    df = lx.label_removal_ties(tables.judged, tables.qrels, tables.depth, fractions=(0.0, 0.5, 1.0),
+    df = lt.label_removal_ties(tables.judged, tables.qrels, tables.depth, fractions=(0.0, 0.5, 1.0),
                                samples=3, seed=4)
     full = df[df.fraction_removed == 0]
     assert (full.RR_ties == lx.tie_rates(pc)["RR_ties"]).all()
@@ -275,10 +277,10 @@ def test_label_removal_starts_at_table_3_and_is_seeded():
     assert (pv1.LP_ties == pv1.RR_ties).all()
     half = df[df.fraction_removed == 0.5]
     assert (half.LP_ties <= half.RR_ties).all() and (half.RR_ties.std() > 0)
-    again = lx.label_removal_ties(tables.judged, tables.qrels, tables.depth, fractions=(0.0, 0.5, 1.0),
+    again = lt.label_removal_ties(tables.judged, tables.qrels, tables.depth, fractions=(0.0, 0.5, 1.0),
                                   samples=3, seed=4)
     pd.testing.assert_frame_equal(df, again)
-    summary = lx.summarize_label_removal(df)
+    summary = lt.summarize_label_removal(df)
     assert list(summary.columns) == ["fraction_removed", "RR_ties_mean", "LP_ties_mean",
                                      "RR_ties_std", "LP_ties_std"]
 
@@ -353,8 +355,8 @@ def test_hsd_without_p_values_flags_the_same_pairs():
 
 @pytest.mark.parametrize("case", ["one_run", "two_runs", "no_relevant_topic"])
 def test_degenerate_tracks_write_every_output(tmp_path, case):
-    from reeval.ingest import write_track
-    from reeval.lexiprecision_report import TRACK_FIGURES, TRACK_TABLES, track_lexiprecision
+    from reeval.io.ingest import write_track
+    from reeval.analyses.lexiprecision_report import TRACK_FIGURES, TRACK_TABLES, track_lexiprecision
 
     tiny_tables()
     runs = sorted(glob.glob(str(TINY / "runs" / "*")))

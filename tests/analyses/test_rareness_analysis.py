@@ -7,12 +7,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from reeval import rareness as rr
-from reeval import rareness_analysis as ra
-from reeval.ingest import ingest_track
+from reeval.analyses import rareness as rr
+from reeval.analyses import rareness_analysis as ra
+from reeval.io.ingest import ingest_track
 from reeval.measures import build_grid
-from reeval.stats import kendall_tau, tukey_hsd
-from reeval.synthetic import DEFAULT_CAMPAIGN, write_track
+from reeval.stats.correlation import kendall_tau
+from reeval.stats.allpairs import tukey_hsd
+from reeval.synth.tracks import DEFAULT_CAMPAIGN, write_track
 
 FAMILIES = rr.FAMILIES
 
@@ -188,7 +189,7 @@ def test_synthetic_ranks_match_an_added_run(track, tmp_path, system):
 
 
 def test_options_and_paper_comparison():
-    from reeval import rareness_report as rp
+    from reeval.analyses import rareness_report as rp
 
     opts = rp.options({"alpha": [0, "1/R"], "synthetic": {"max_docs": 5}})
     assert opts["alpha"] == [0.0, "1/R"] and opts["synthetic"]["max_docs"] == 5

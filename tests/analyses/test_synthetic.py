@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from reeval.ingest import ingest_track
-from reeval.synthetic import BENCHMARK_TRACK, DEFAULT_CAMPAIGN, generate_track, write_track
+from reeval.io.ingest import ingest_track
+from reeval.synth.tracks import BENCHMARK_TRACK, DEFAULT_CAMPAIGN, generate_track, write_track
 
 
 def digest(folder: Path) -> str:
@@ -25,7 +25,7 @@ def test_same_seed_same_bytes_also_in_another_process(tmp_path):
     write_track(tmp_path / "a", DEFAULT_CAMPAIGN["syn-mixed"], seed=7)
     write_track(tmp_path / "b", DEFAULT_CAMPAIGN["syn-mixed"], seed=7)
     write_track(tmp_path / "c", DEFAULT_CAMPAIGN["syn-mixed"], seed=8)
-    subprocess.run([sys.executable, "-m", "reeval.synthetic", str(tmp_path / "d"),
+    subprocess.run([sys.executable, "-m", "reeval.synth.tracks", str(tmp_path / "d"),
                     "--track", "syn-mixed", "--seed", "7"], check=True)
     assert digest(tmp_path / "a") == digest(tmp_path / "b") == digest(tmp_path / "d" / "syn-mixed")
     assert digest(tmp_path / "a") != digest(tmp_path / "c")

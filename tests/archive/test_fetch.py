@@ -9,7 +9,7 @@ import os
 import pytest
 
 from faultserver import FaultServer
-from reeval.fetch import (CREDENTIALS_HELP, AuthError, FetchError, FileSpec, credentials, download,
+from reeval.archive.fetch import (CREDENTIALS_HELP, AuthError, FetchError, FileSpec, credentials, download,
                           fetch_files, make_session, mirror_path, report_frame)
 
 BODY = b"".join(b"%d Q0 DOC-%06d %d %.4f run1\n" % (q, d, d, 1 / (d + 1)) for q in range(3) for d in range(4000))
@@ -376,7 +376,7 @@ def served_track(archive, base, n=6):
 
 
 def test_a_served_track_whose_copies_differ_from_the_catalog_is_included(archive, tmp_path, caplog):
-    from reeval.inclusion import fetch_track
+    from reeval.archive.inclusion import fetch_track
     log = logging.getLogger("reeval-test-fetch")
     with FaultServer(archive) as server:
         entry = served_track(archive, server.url)
@@ -409,8 +409,8 @@ def test_real_copies_that_differ_from_the_catalog_are_kept(tmp_path, track, shar
     from urllib.parse import urlsplit
 
     from conftest import ROOT, track_files
-    from reeval.inclusion import fetch_track
-    from reeval.tracks import load_manifest
+    from reeval.archive.inclusion import fetch_track
+    from reeval.workflow.tracks import load_manifest
     qrels, runs = track_files(shared)
     entry = load_manifest(ROOT / "config" / "trec-manifest.yaml")[track]
     mirror = tmp_path / "mirror"

@@ -8,9 +8,9 @@ import yaml
 from snakemake.utils import validate
 
 from conftest import ROOT
-from reeval.manifest import build_manifest, study_rows, technique
+from reeval.archive.manifest import build_manifest, study_rows, technique
 from reeval.errors import InputError
-from reeval.tracks import load_manifest, study_tracks
+from reeval.workflow.tracks import load_manifest, study_tracks
 
 CATALOG = (ROOT.parent / "shared" / "catalog").resolve()
 MANIFEST = ROOT / "config" / "trec-manifest.yaml"

@@ -8,9 +8,9 @@ import tarfile
 
 import pytest
 
-from reeval.ingest import ingest_track
-from reeval.tracks import resolve_runs
-from reeval.unpack import combine_qrels, decompress, keep_topics, members, parse_topics, place_run
+from reeval.io.ingest import ingest_track
+from reeval.workflow.tracks import resolve_runs
+from reeval.archive.unpack import combine_qrels, decompress, keep_topics, members, parse_topics, place_run
 
 ncompress = pytest.importorskip("ncompress", reason="ncompress (test extra) writes the .Z fixtures")
 

@@ -13,7 +13,7 @@ import sys
 import pytest
 
 from reeval.cli import main
-from reeval.synthetic import TrackSpec, write_track
+from reeval.synth.tracks import TrackSpec, write_track
 
 from conftest import ROOT
 

@@ -104,7 +104,7 @@ def test_compare_matches_scipy_paired_t_on_per_topic_values(capsys, tmp_path):
     code, lines, _ = run(capsys, "compare", q, a, b, "-m", "map", "-m", "P@5", "--test", "t",
                          "--test", "permutation", "--alternative", "greater")
     assert code == 0 and len(lines) == 4
-    from reeval.ingest import ingest_track
+    from reeval.io.ingest import ingest_track
     from reeval.measures import build_grid, evaluate_grid, parse_measures
     t = ingest_track("x", q, [a, b])
     s = evaluate_grid(build_grid(t.judged, t.depth, t.qrels, runs=["a", "b"]), parse_measures(["map"]))

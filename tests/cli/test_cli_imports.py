@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from conftest import write_lines
-from reeval import compiled
+from reeval.io import compiled
 
 HEAVY = ("scipy", "matplotlib", "snakemake", "pandas", "pyarrow", "yaml", "requests")
 

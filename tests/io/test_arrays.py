@@ -4,7 +4,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reeval.arrays import group_starts, position_in_group, positions_from_counts
+from reeval.io.arrays import group_starts, position_in_group, positions_from_counts
 
 
 @given(st.lists(st.integers(0, 5), max_size=12))

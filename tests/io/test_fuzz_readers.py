@@ -22,10 +22,10 @@ from hypothesis import HealthCheck, event, given, settings, strategies as st
 
 import trec_eval_model
 from conftest import track_files
-from reeval.bytetext import escape_text
+from reeval.io.bytetext import escape_text
 from reeval.cli import main
-from reeval.ingest import ingest_track
-from reeval.trecio import LineCounts, parse_qrels, parse_run
+from reeval.io.ingest import ingest_track
+from reeval.io.trecio import LineCounts, parse_qrels, parse_run
 
 pytestmark = pytest.mark.filterwarnings("ignore")
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from conftest import REAL_TRACKS, ingested, write_lines
-from reeval.ingest import ingest_track, write_track, TRACK_FILES
+from reeval.io.ingest import ingest_track, write_track, TRACK_FILES
 
 
 @pytest.fixture
@@ -41,7 +41,7 @@ def test_trec_eval_order_duplicates_and_unjudged(small):
 
 def test_judged_is_dictionary_encoded_in_memory_and_plain_strings_on_disk(small, tmp_path):
     import pyarrow.parquet as pq
-    from reeval.ingest import JUDGED_ENCODED, JUDGED_SCHEMA
+    from reeval.io.ingest import JUDGED_ENCODED, JUDGED_SCHEMA
     q, r1 = small
     r2 = write_lines(tmp_path / "runs" / "r2", ["2 Q0 A 1 1 y", "1 Q0 B 1 1 y"])
     t = ingest_track("t", q, [r1, r2])
@@ -114,7 +114,7 @@ def test_real_track_oddities_are_counted():
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_topic_score_order_equals_lexsort(dtype):
-    from reeval.ingest import topic_score_order
+    from reeval.io.ordering import topic_score_order
     rng = np.random.default_rng(5)
     for _ in range(50):
         n = int(rng.integers(1, 3000))
@@ -135,7 +135,7 @@ def test_topic_score_order_equals_lexsort(dtype):
 
 def test_string_hash64_equal_strings_equal_hashes_across_layouts():
     import pyarrow as pa
-    from reeval.ingest import string_hash64
+    from reeval.io.matching import string_hash64
     rng = np.random.default_rng(3)
     words = ["", "a", "D00000059", "clueweb12-0108wb-15-11534", "x" * 8, "x" * 16, "x" * 17,
              "WAPO_b2e89334-33f9-11e1-825f-dabc29fd7071-1", "caf\u00e9", "a\\xff"]
@@ -158,9 +158,9 @@ def test_string_hash64_equal_strings_equal_hashes_across_layouts():
 
 def test_duplicates_and_judged_lookup_are_exact_even_when_hashes_collide(monkeypatch):
     import pyarrow as pa
-    from reeval import compiled
-    from reeval.ingest import QrelsLookup, exact_duplicates
-    from reeval.strings import Strings
+    from reeval.io import compiled
+    from reeval.io.matching import QrelsLookup, exact_duplicates
+    from reeval.io.strings import Strings
     monkeypatch.setattr(compiled, "ENABLED", False)  # the numpy path (test_kernels.py: the compiled one)
     docno = Strings.from_list(["A", "B", "A", "C", "B", "A"])
     topic = np.array([0, 0, 0, 0, 1, 1])
@@ -177,8 +177,8 @@ def test_duplicates_and_judged_lookup_are_exact_even_when_hashes_collide(monkeyp
 
 
 def test_ingest_is_independent_of_thread_count_and_file_order(tmp_path):
-    from reeval.synthetic import DEFAULT_CAMPAIGN, write_track as write_synthetic
-    from reeval.tracks import resolve_runs
+    from reeval.synth.tracks import DEFAULT_CAMPAIGN, write_track as write_synthetic
+    from reeval.workflow.tracks import resolve_runs
     write_synthetic(tmp_path, DEFAULT_CAMPAIGN["syn-mixed"], seed=7)
     runs = resolve_runs(str(tmp_path / "runs"))
     one = ingest_track("t", tmp_path / "qrels.txt", runs, threads=1)
@@ -209,7 +209,7 @@ def test_build_grid_is_independent_of_row_order_and_run_order():
 
 def test_a_malformed_run_among_several_names_its_file_and_line(tmp_path):
     import pickle
-    from reeval.trecio import TrecFormatError
+    from reeval.io.trecio import TrecFormatError
     q = write_lines(tmp_path / "qrels", ["1 0 A 1"])
     good = write_lines(tmp_path / "good", ["1 Q0 A 1 1.0 g"])
     bad = write_lines(tmp_path / "bad", ["1 Q0 A 1 1.0 b", "1 Q0 B 2 x b"])
@@ -227,8 +227,8 @@ def test_a_malformed_run_stops_the_files_not_yet_begun(tmp_path, monkeypatch):
     import threading
     from concurrent.futures import ThreadPoolExecutor
 
-    import reeval.ingest as ingest
-    from reeval.trecio import TrecFormatError
+    import reeval.io.ingest as ingest
+    from reeval.io.trecio import TrecFormatError
     q = write_lines(tmp_path / "qrels", ["1 0 A 1"])
     bad = write_lines(tmp_path / "a-bad", ["1 Q0 B 2 x b"])
     good = [write_lines(tmp_path / f"good{i}", ["1 Q0 A 1 1.0 g"]) for i in range(8)]
@@ -261,7 +261,7 @@ def test_bad_qrels_are_the_error_even_while_runs_are_being_read(tmp_path):
     """Runs are read while the qrels are (a regular qrels file): a bad qrels file is the
     error reported, whatever the runs hold and however far their threads got; a run
     thread waiting for the qrels gets their error and stops."""
-    from reeval.trecio import TrecFormatError
+    from reeval.io.trecio import TrecFormatError
     q = write_lines(tmp_path / "qrels", ["1 0 A 1", "1 0 B x"])
     runs = [write_lines(tmp_path / "bad", ["1 Q0 B 2 x b"]),
             *[write_lines(tmp_path / f"good{i}", ["1 Q0 A 1 1.0 g"]) for i in range(4)]]
@@ -277,7 +277,7 @@ def test_a_qrels_stream_is_read_before_any_run(tmp_path, monkeypatch):
     import io
     import sys
 
-    import reeval.ingest as ingest
+    import reeval.io.ingest as ingest
     q = write_lines(tmp_path / "qrels", ["1 0 A 1"])
     run = write_lines(tmp_path / "run", ["1 Q0 A 1 1.0 g"])
     events = []
@@ -303,7 +303,7 @@ def test_without_the_runs_table_the_other_tables_are_the_same():
 def test_tune_memory_applies_on_glibc_unless_disabled(monkeypatch):
     import platform
     from numpy._core.multiarray import _set_madvise_hugepage
-    from reeval.ingest import tune_memory
+    from reeval.io.ingest import tune_memory
     before = _set_madvise_hugepage(True)
     try:
         monkeypatch.setenv("REEVAL_MALLOC", "default")

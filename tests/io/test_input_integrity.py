@@ -15,9 +15,9 @@ import pytest
 from conftest import track_files, write_lines
 from reeval.cli import main
 from reeval.errors import InputError
-from reeval.ingest import ingest_track
-from reeval.sources import read_source
-from reeval.trecio import parse_qrels, parse_run, run_names
+from reeval.io.ingest import ingest_track
+from reeval.io.sources import read_source
+from reeval.io.trecio import parse_qrels, parse_run, run_names
 
 CLI = [sys.executable, "-m", "reeval.cli"]
 

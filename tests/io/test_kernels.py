@@ -1,4 +1,4 @@
-"""The compiled kernels (src/reeval/_kernels.c) against the numpy/pyarrow paths they replace.
+"""The compiled kernels (src/reeval/io/_kernels.c) against the numpy/pyarrow paths they replace.
 
 Every test that runs the compiled code compares it with the code that runs without it
 (``compiled.ENABLED = False``), which the rest of the suite checks against trec_eval.
@@ -13,10 +13,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from conftest import track_files, write_lines
-from reeval import compiled
-from reeval.ingest import QrelsLookup, dedupe_and_match, ingest_track
-from reeval.textreader import _parse_run_fast
-from reeval.trecio import _compiled_run, parse_run
+from reeval.io import compiled
+from reeval.io.matching import QrelsLookup, dedupe_and_match
+from reeval.io.ingest import ingest_track
+from reeval.io.textreader import _parse_run_fast
+from reeval.io.trecio import _compiled_run, parse_run
 
 
 def _parse_run_compiled(data: bytes):
@@ -87,7 +88,7 @@ def test_dedupe_and_match_equals_the_numpy_path(run, judged, mask):
 
 @needs_kernels
 def test_dedupe_match_rejects_bad_input():
-    from reeval import _kernels
+    from reeval.io import _kernels
     lookup = QrelsLookup.build(pa.table({"qid": ["1", "2"], "docno": ["A", "B"], "rel": [1, 1]}))
     docno = pa.array(["A", "B"])
     with pytest.raises(ValueError, match="topics must not decrease"):
@@ -217,8 +218,8 @@ def test_real_tracks_ingest_identically_with_and_without_the_kernels(track):
 @needs_kernels
 def test_synthetic_oddities_ingest_identically(tmp_path):
     """Ties, duplicates, unjudged topics, float32 ties, shallow runs: the synthetic campaign."""
-    from reeval.synthetic import DEFAULT_CAMPAIGN, write_track as write_synthetic
-    from reeval.tracks import resolve_runs
+    from reeval.synth.tracks import DEFAULT_CAMPAIGN, write_track as write_synthetic
+    from reeval.workflow.tracks import resolve_runs
     for name, spec in DEFAULT_CAMPAIGN.items():
         write_synthetic(tmp_path / name, spec, seed=11)
         runs = resolve_runs(str(tmp_path / name / "runs"))
@@ -241,7 +242,7 @@ def test_synthetic_oddities_ingest_identically(tmp_path):
 def test_sort_ties_equals_the_numpy_order(groups, wide, data):
     """Blocks of equal (topic, key) sorted by bytes descending, stably (long blocks merge,
     short ones insert); a block ends where the topic or the key changes."""
-    from reeval.strings import Strings
+    from reeval.io.strings import Strings
     values = [v for g in groups for v in g]
     docno = Strings.from_list(values)
     rows = np.arange(len(values), dtype=np.int64)[::-1].copy()  # rows point anywhere, here backwards
@@ -268,7 +269,7 @@ def test_sort_ties_equals_the_numpy_order(groups, wide, data):
 
 @needs_kernels
 def test_sort_ties_rejects_bad_rows_and_sizes():
-    from reeval.strings import Strings
+    from reeval.io.strings import Strings
     docno = Strings.from_list(["a", "b"])
     topic, key = np.zeros(2, np.int64), np.zeros(2, np.float64)
     with pytest.raises(ValueError, match="rows must be strings"):
@@ -282,7 +283,7 @@ def test_sort_ties_rejects_bad_rows_and_sizes():
 def test_the_environment_switches_the_kernels_off_for_a_whole_process():
     import subprocess
     import sys
-    code = "import reeval.compiled as c; print(c.kernels() is None)"
+    code = "import reeval.io.compiled as c; print(c.kernels() is None)"
     off = subprocess.run([sys.executable, "-c", code], env={**os.environ, "REEVAL_KERNELS": "0"},
                          capture_output=True, text=True, check=True).stdout.strip()
     on = subprocess.run([sys.executable, "-c", code], env={k: v for k, v in os.environ.items() if k != "REEVAL_KERNELS"},

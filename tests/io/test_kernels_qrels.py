@@ -2,7 +2,7 @@
 
 ``parse_qrels`` reads a clean qrels file (the rule: :func:`clean_rows`, an independent
 model of it) or returns -1, and the caller then reads the file with
-:func:`reeval.trecio.parse_qrels`. Every file the kernel reads must come out as the
+:func:`reeval.io.trecio.parse_qrels`. Every file the kernel reads must come out as the
 general reader reads it; every file it refuses must break the rule.
 """
 
@@ -16,8 +16,8 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings, strategies as st
 
 from conftest import REAL_TRACKS, SHARED_DATA
-from reeval import compiled
-from reeval.trecio import parse_qrels
+from reeval.io import compiled
+from reeval.io.trecio import parse_qrels
 
 pytestmark = pytest.mark.skipif(compiled.kernels() is None, reason="compiled kernels not built "
                                 "(pip install -e . with a C compiler builds them)")

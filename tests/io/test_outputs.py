@@ -1,4 +1,4 @@
-"""Writing outputs (reeval.outputs): atomic writes and their stale temporaries, the column
+"""Writing outputs (reeval.io.tables): atomic writes and their stale temporaries, the column
 registry and the one table writer, the one figure saver, byte-reproducible files."""
 
 import dataclasses
@@ -11,9 +11,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from conftest import write_lines
-from reeval.ingest import TRACK_FILES, ingest_track, write_track
+from reeval.io.ingest import TRACK_FILES, ingest_track, write_track
 
-# reeval.outputs is imported inside the tests, so that the tests of behaviour the previous
+# reeval.io.tables is imported inside the tests, so that the tests of behaviour the previous
 # writers also had (stale temporaries, figure dates) run, and fail, on them as well
 
 
@@ -45,7 +45,7 @@ def test_rerun_of_a_killed_write_removes_its_stale_temporaries(small_track, tmp_
 
 
 def test_stale_temporaries_are_those_of_the_output_only(tmp_path):
-    from reeval.atomic import stale_temporaries
+    from reeval.io.atomic import stale_temporaries
 
     for name in (".x.csv.tmp", ".x.csv.abcdefgh.tmp", ".x.csv.abc.tmp", ".x.csv.old.tmp", ".y.csv.tmp",
                  "x.csv.tmp", ".x.csv.abcdefgh.tmp.bak"):
@@ -55,7 +55,7 @@ def test_stale_temporaries_are_those_of_the_output_only(tmp_path):
 
 
 def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path):
-    from reeval.outputs import atomic_write, write_text
+    from reeval.io.tables import atomic_write, write_text
 
     target = tmp_path / "summary.md"
     write_text("old\n", target)
@@ -71,7 +71,7 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path):
 
 
 def test_written_files_have_ordinary_permissions(tmp_path):
-    from reeval.outputs import write_table
+    from reeval.io.tables import write_table
 
     write_table(pd.DataFrame({"track": ["t"]}), tmp_path / "x.csv")
     mask = os.umask(0)
@@ -83,7 +83,7 @@ def test_written_files_have_ordinary_permissions(tmp_path):
 # ------------------------------------------------------------------ the column registry
 
 def test_a_column_the_registry_does_not_know_is_an_error(tmp_path):
-    from reeval.outputs import UnknownColumnError, write_table
+    from reeval.io.tables import UnknownColumnError, write_table
 
     with pytest.raises(UnknownColumnError, match="nonsense"):
         write_table(pd.DataFrame({"run": ["a"], "nonsense": [1]}), tmp_path / "x.parquet")
@@ -91,7 +91,7 @@ def test_a_column_the_registry_does_not_know_is_an_error(tmp_path):
 
 
 def test_measure_columns_are_typed_by_the_measures_registry():
-    from reeval.outputs import UnknownColumnError, column_type
+    from reeval.io.tables import UnknownColumnError, column_type
 
     assert column_type("map") == pa.float64() and column_type("P_20") == pa.float64()
     assert column_type("ASL@g1-10") == pa.float64() and column_type("iprec_at_recall_0.10") == pa.float64()
@@ -108,16 +108,20 @@ def test_measure_columns_are_typed_by_the_measures_registry():
 def test_every_declared_table_is_typed_by_the_registry():
     """The column lists the writers declare (and the fetch report's fields) are all typed,
     with plain strings for keys and integers for counts."""
-    from reeval import lexiprecision_report, rareness_report, study
-    from reeval.fetch import FileResult
-    from reeval.inclusion import INCLUSION_COLUMNS
-    from reeval.outputs import COLUMN_TYPES, table_schema
-    from reeval.pipeline import TRACK_SUMMARY_COLUMNS, run_table_columns
+    from reeval.analyses import lexiprecision_report
+    from reeval.analyses import rareness_report
+    from reeval.analyses import asl_study as study
+    from reeval.analyses import asl_views as views
+    from reeval.analyses import asl_techniques as techniques
+    from reeval.archive.fetch import FileResult
+    from reeval.archive.inclusion import INCLUSION_COLUMNS
+    from reeval.io.tables import COLUMN_TYPES, table_schema
+    from reeval.workflow.measures_step import TRACK_SUMMARY_COLUMNS, run_table_columns
 
     declared = [INCLUSION_COLUMNS, TRACK_SUMMARY_COLUMNS, [f.name for f in dataclasses.fields(FileResult)] + ["use"],
                 run_table_columns(["all_trec", "ASL", "ASL@g1-10"]), study.HEADROOM_COLUMNS,
-                study.REORDERING_COLUMNS, study.REORDERING_BY_RUN_COLUMNS, study.MAP_SHARE_COLUMNS,
-                study.TECHNIQUE_COLUMNS, *lexiprecision_report.TABLE_COLUMNS.values(),
+                study.REORDERING_COLUMNS, study.REORDERING_BY_RUN_COLUMNS, views.MAP_SHARE_COLUMNS,
+                techniques.TECHNIQUE_COLUMNS, *lexiprecision_report.TABLE_COLUMNS.values(),
                 *rareness_report.TABLE_COLUMNS.values()]
     for columns in declared:
         table_schema(columns)
@@ -127,7 +131,7 @@ def test_every_declared_table_is_typed_by_the_registry():
 
 
 def test_empty_tables_keep_their_types(tmp_path):
-    from reeval.outputs import write_table
+    from reeval.io.tables import write_table
 
     columns = ["track", "run", "qid", "num_ret", "map", "answered", "positions"]
     write_table(pd.DataFrame(columns=columns), tmp_path / "e.parquet", tmp_path / "e.csv")
@@ -138,7 +142,7 @@ def test_empty_tables_keep_their_types(tmp_path):
 
 
 def test_counts_are_integers_in_csv_and_parquet_also_when_one_is_missing(tmp_path):
-    from reeval.outputs import write_table
+    from reeval.io.tables import write_table
 
     df = pd.DataFrame({"run": ["a", "b"], "num_ret": [35000.0, 2.0], "n_topics": [np.nan, 50.0],
                        "map": [0.25, np.nan]})
@@ -149,7 +153,7 @@ def test_counts_are_integers_in_csv_and_parquet_also_when_one_is_missing(tmp_pat
 
 
 def test_the_writer_refuses_to_lose_information(tmp_path):
-    from reeval.outputs import write_table
+    from reeval.io.tables import write_table
 
     with pytest.raises(pa.ArrowInvalid):  # a count that is not an integer
         write_table(pd.DataFrame({"num_ret": [1.5]}), tmp_path / "x.parquet")
@@ -161,7 +165,7 @@ def test_the_writer_refuses_to_lose_information(tmp_path):
 
 
 def test_declared_columns_fix_the_order_and_dictionary_columns_are_decoded(tmp_path):
-    from reeval.outputs import write_table
+    from reeval.io.tables import write_table
 
     data = pa.table({"qid": pa.array(["1", "2"]).dictionary_encode(), "run": pa.array(["a", "a"], pa.large_string())})
     table = write_table(data, tmp_path / "x.parquet", columns=["run", "qid"])
@@ -172,7 +176,7 @@ def test_declared_columns_fix_the_order_and_dictionary_columns_are_decoded(tmp_p
 # ------------------------------------------------------------------ byte-reproducible files
 
 def test_the_same_table_written_twice_is_byte_identical(tmp_path):
-    from reeval.outputs import write_table
+    from reeval.io.tables import write_table
 
     df = pd.DataFrame({"run": ["b", "a"], "qid": ["1", "2"], "map": [0.5, 1 / 3], "num_ret": [10, 3]})
     for name in ("first", "second"):
@@ -185,17 +189,17 @@ def test_the_same_table_written_twice_is_byte_identical(tmp_path):
 def test_the_same_figure_saved_at_different_dates_is_byte_identical(tmp_path, monkeypatch):
     """matplotlib dates a PDF from SOURCE_DATE_EPOCH (else the clock): the study's bar
     histogram (PNG and PDF) gives the same bytes at two dates."""
-    from reeval.study_figures import bar_histogram
+    from reeval.analyses.asl_figures import bar_histogram
 
     for day, name in ((0, "first"), (86400 * 365, "second")):
         monkeypatch.setenv("SOURCE_DATE_EPOCH", str(day))
-        bar_histogram(["1", "2-9", ">=10"], [3, 0, 5], "title", "x", "y", tmp_path / f"{name}.png")
+        bar_histogram(["1", "2-9", ">=10"], [3, 0, 5], "title", "x", "y", tmp_path / name)
     for ext in ("png", "pdf"):
         assert (tmp_path / f"first.{ext}").read_bytes() == (tmp_path / f"second.{ext}").read_bytes(), ext
 
 
 def test_save_figure_writes_each_format_reproducibly_and_closes_the_figure(tmp_path, monkeypatch):
-    from reeval.outputs import pyplot, save_figure
+    from reeval.report.figures import pyplot, save_figure
 
     plt = pyplot()
     for day, name in ((0, "first"), (10 ** 9, "second")):

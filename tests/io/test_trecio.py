@@ -6,7 +6,7 @@ import gzip
 import numpy as np
 import pytest
 
-from reeval.trecio import InputError, TrecFormatError, parse_qrels, parse_run, run_name_from_path
+from reeval.io.trecio import InputError, TrecFormatError, parse_qrels, parse_run, run_name_from_path
 
 
 def test_whitespace_column2_rank_comments_blank_and_crlf(tmp_path):

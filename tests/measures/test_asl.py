@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings, strategies as st, HealthCheck
 
 from conftest import write_lines
-from reeval.ingest import ingest_track
+from reeval.io.ingest import ingest_track
 from reeval.measures import aggregate, build_grid, evaluate_grid, parse_measures, per_document
 
 ASL_MEASURES = parse_measures(["ASL", "ASL@g1", "ASL@g1-2", "ASL@g1-10", "map"])

@@ -89,7 +89,7 @@ def test_interpolated_precision_is_exact_with_many_topics(tmp_path):
     """iprec_at_recall over 3000 topics: the values are fractions such as 2/3, exactly
     trec_eval's (a running maximum over offset floats once rounded them by up to 1e-12)."""
     from conftest import write_lines
-    from reeval.ingest import ingest_track
+    from reeval.io.ingest import ingest_track
     topics = range(3000)
     qrels = write_lines(tmp_path / "qrels", [f"{t} 0 {d} 1" for t in topics for d in ("B", "C", "E")])
     run = write_lines(tmp_path / "run", [f"{t} Q0 {d} {i} {9 - i} r" for t in topics

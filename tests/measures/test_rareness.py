@@ -8,10 +8,10 @@ import pandas as pd
 import pytest
 
 from conftest import REFERENCE, ingested, write_lines
-from reeval import rareness as rr
-from reeval.ingest import ingest_track
+from reeval.analyses import rareness as rr
+from reeval.io.ingest import ingest_track
 from reeval.measures import build_grid, evaluate_grid, parse_measures
-from reeval.synthetic import DEFAULT_CAMPAIGN, write_track
+from reeval.synth.tracks import DEFAULT_CAMPAIGN, write_track
 
 
 def tiny_grid():

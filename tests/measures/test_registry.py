@@ -119,7 +119,7 @@ def test_a_new_family_is_one_definition(track):
 
 
 def test_evaluate_grid_refuses_a_family_computed_over_runs(track):
-    from reeval.ingest import ingest_track
+    from reeval.io.ingest import ingest_track
 
     qrels, runs = track
     grid = grid_from_track(ingest_track("t", qrels, runs))
@@ -135,8 +135,22 @@ def test_docs_measures_is_the_registry_s_table():
 
 def test_the_schema_names_the_registry_s_rareness_families():
     """config/schema.yaml's rareness.measures enum is the registry's families computed over
-    runs (the measures: list is checked against the registry by reeval.config_check)."""
+    runs (the measures: list is checked against the registry by reeval.workflow.config_check)."""
     import yaml
     schema = yaml.safe_load((ROOT / "config" / "schema.yaml").read_text())
     enum = schema["properties"]["rareness"]["properties"]["measures"]["items"]["enum"]
     assert enum == [f.name for f in REGISTRY.values() if f.needs_runs]
+
+
+def test_every_family_says_where_it_is_computed(capsys):
+    """`reeval measures --formulas` names the function computing each family, and it exists."""
+    import importlib
+
+    for family in REGISTRY.values():
+        if family.compute is None:
+            assert "reeval.analyses.rareness" in family.defined_in, family.name
+            continue
+        module, _, name = family.defined_in.rpartition(".")
+        assert callable(getattr(importlib.import_module(module), name)), family.defined_in
+    assert cli.main(["measures", "--formulas"]) == 0
+    assert "    defined in reeval.measures.classic.precision\n" in capsys.readouterr().out

@@ -14,7 +14,11 @@ import pandas as pd
 import pytest
 import scipy.stats as st
 
-from reeval import stats as S
+from reeval.stats import resampling as resampling
+from reeval.stats import paired as paired
+from reeval.stats import multiple as multiple
+from reeval.stats import correlation as correlation
+from reeval.stats import allpairs as allpairs
 
 ALTS = ("two-sided", "greater", "less")
 SEEDS = (0, 1, 2, 3)
@@ -31,8 +35,8 @@ def _pair(seed, n=25, shift=0.05):
 
 def test_result_has_the_cli_keys():
     x, y = _pair(0)
-    for test in S.PAIRED_TESTS:
-        res = S.paired_test(x, y, test=test)
+    for test in paired.PAIRED_TESTS:
+        res = paired.paired_test(x, y, test=test)
         assert list(res) == ["mean_a", "mean_b", "diff", "statistic", "p_value", "ci_low",
                              "ci_high", "effect_size", "n"]
         assert res["n"] == 25
@@ -51,7 +55,7 @@ def test_paired_t_matches_scipy(seed, alternative):
     x, y = _pair(seed, n=20 + seed)
     ref = st.ttest_rel(x, y, alternative=alternative)
     ci = ref.confidence_interval(0.9)
-    res = S.paired_test(x, y, "t", alternative, confidence=0.9)
+    res = paired.paired_test(x, y, "t", alternative, confidence=0.9)
     assert res["statistic"] == pytest.approx(ref.statistic, rel=1e-12)
     assert res["p_value"] == pytest.approx(ref.pvalue, rel=1e-10)
     assert res["ci_low"] == pytest.approx(ci.low, rel=1e-12)
@@ -67,7 +71,7 @@ def test_wilcoxon_matches_scipy_untied(seed, alternative, n):
     # n <= 50: both exact; n = 80: both normal approximation without continuity correction
     x, y = _pair(seed, n=n)
     ref = st.wilcoxon(x, y, alternative=alternative)
-    res = S.paired_test(x, y, "wilcoxon", alternative)
+    res = paired.paired_test(x, y, "wilcoxon", alternative)
     assert res["p_value"] == pytest.approx(ref.pvalue, rel=1e-9)
     d = x - y
     m = np.count_nonzero(d)
@@ -87,7 +91,7 @@ def test_wilcoxon_ties_and_zeros_match_scipy_permutation(seed, alternative):
     y = rng.integers(0, 6, 12).astype(float)
     assert np.any(x == y)
     ref = st.wilcoxon(x, y, alternative=alternative)
-    res = S.paired_test(x, y, "wilcoxon", alternative)
+    res = paired.paired_test(x, y, "wilcoxon", alternative)
     assert res["p_value"] == pytest.approx(ref.pvalue, rel=1e-12)
 
 
@@ -97,7 +101,7 @@ def test_wilcoxon_normal_with_ties_matches_scipy_asymptotic(alternative):
     x = rng.integers(0, 20, 90).astype(float)
     y = rng.integers(0, 20, 90).astype(float)
     ref = st.wilcoxon(x, y, alternative=alternative, method="asymptotic")
-    res = S.wilcoxon_test(x, y, alternative, method="normal")
+    res = paired.wilcoxon_test(x, y, alternative, method="normal")
     assert res["p_value"] == pytest.approx(ref.pvalue, rel=1e-10)
 
 
@@ -112,10 +116,10 @@ def test_sign_test_matches_binomtest(seed, alternative):
     d = x - y
     k, n = int((d > 0).sum()), int((d != 0).sum())  # zeros dropped
     ref = st.binomtest(k, n, 0.5, alternative=alternative)
-    res = S.paired_test(x, y, "sign", alternative)
+    res = paired.paired_test(x, y, "sign", alternative)
     assert res["statistic"] == k
     assert res["p_value"] == pytest.approx(ref.pvalue, rel=1e-12)
-    keep = S.sign_test(x, y, alternative, zero_method="keep")
+    keep = paired.sign_test(x, y, alternative, zero_method="keep")
     assert keep["p_value"] == pytest.approx(
         st.binomtest(k, 30, 0.5, alternative=alternative).pvalue, rel=1e-12)
 
@@ -134,7 +138,7 @@ def _scipy_paired_permutation(x, y, alternative, n_resamples=np.inf, seed=None):
 def test_permutation_exact_matches_scipy(seed, alternative):
     x, y = _pair(seed, n=12)
     ref = _scipy_paired_permutation(x, y, alternative)  # 2^12 arrangements, exact
-    res = S.paired_test(x, y, "permutation", alternative)
+    res = paired.paired_test(x, y, "permutation", alternative)
     assert res["statistic"] == pytest.approx(ref.statistic)
     assert res["p_value"] == pytest.approx(ref.pvalue, rel=1e-12)
 
@@ -143,8 +147,8 @@ def test_permutation_exact_matches_scipy(seed, alternative):
 @pytest.mark.parametrize("alternative", ALTS)
 def test_permutation_monte_carlo_close_to_exact_and_scipy(seed, alternative):
     x, y = _pair(seed, n=14, shift=0.03)
-    exact = S.permutation_test(x, y, alternative)["p_value"]
-    mc = S.permutation_test(x, y, alternative, seed=seed, n_resamples=20000,
+    exact = resampling.permutation_test(x, y, alternative)["p_value"]
+    mc = resampling.permutation_test(x, y, alternative, seed=seed, n_resamples=20000,
                             exact_max=0)["p_value"]
     ref = _scipy_paired_permutation(x, y, alternative, n_resamples=20000, seed=seed).pvalue
     # Monte Carlo standard error is at most 0.5 / sqrt(20000) = 0.0035
@@ -155,7 +159,7 @@ def test_permutation_monte_carlo_close_to_exact_and_scipy(seed, alternative):
 def test_permutation_monte_carlo_large_n_matches_scipy():
     x, y = _pair(5, n=60, shift=0.02)
     for alternative in ALTS:
-        mine = S.paired_test(x, y, "permutation", alternative, seed=1, n_resamples=20000)
+        mine = paired.paired_test(x, y, "permutation", alternative, seed=1, n_resamples=20000)
         ref = _scipy_paired_permutation(x, y, alternative, n_resamples=20000, seed=2)
         assert abs(mine["p_value"] - ref.pvalue) < 0.02
 
@@ -168,7 +172,7 @@ def test_bootstrap_ci_matches_scipy_and_p_matches_reference_loop(seed, alternati
     x, y = _pair(seed, n=30, shift=0.03)
     d = x - y
     B = 2000
-    res = S.paired_test(x, y, "bootstrap", alternative, seed=seed, n_resamples=B,
+    res = paired.paired_test(x, y, "bootstrap", alternative, seed=seed, n_resamples=B,
                         confidence=0.9)
     ref = st.bootstrap((d,), np.mean, n_resamples=B, method="percentile",
                        confidence_level=0.9, alternative=alternative, vectorized=True,
@@ -198,7 +202,7 @@ def test_bootstrap_ci_matches_scipy_and_p_matches_reference_loop(seed, alternati
 def test_bootstrap_p_close_to_t_test_on_normal_data():
     rng = np.random.default_rng(3)
     d = rng.normal(0.3, 1.0, 40)
-    boot = S.bootstrap_test(d, np.zeros(40), "two-sided", n_resamples=20000)["p_value"]
+    boot = resampling.bootstrap_test(d, np.zeros(40), "two-sided", n_resamples=20000)["p_value"]
     assert boot == pytest.approx(st.ttest_1samp(d, 0).pvalue, abs=0.02)
 
 
@@ -206,7 +210,7 @@ def test_bootstrap_p_close_to_t_test_on_normal_data():
 
 def _seeded_pvalues():
     x, y = _pair(11, n=40, shift=0.02)
-    return [S.paired_test(x, y, test, alt, seed=42, n_resamples=3000)["p_value"]
+    return [paired.paired_test(x, y, test, alt, seed=42, n_resamples=3000)["p_value"]
             for test in ("permutation", "bootstrap") for alt in ALTS]
 
 
@@ -215,16 +219,16 @@ def test_seeded_tests_are_deterministic_across_calls_and_processes():
     assert _seeded_pvalues() == first
     # a different seed gives different Monte Carlo p-values (the seed is used)
     x, y = _pair(11, n=40, shift=0.02)
-    other = S.paired_test(x, y, "permutation", seed=43, n_resamples=3000)["p_value"]
+    other = paired.paired_test(x, y, "permutation", seed=43, n_resamples=3000)["p_value"]
     assert other != first[0]
     code = (
         "import json, numpy as np\n"
-        "from reeval import stats as S\n"
+        "from reeval.stats import paired\n"
         "rng = np.random.default_rng(11)\n"
         "base = rng.uniform(0.1, 0.8, 40)\n"
         "x = np.clip(base + rng.normal(0.02, 0.1, 40), 0, 1)\n"
         "y = np.clip(base + rng.normal(0, 0.1, 40), 0, 1)\n"
-        "print(json.dumps([S.paired_test(x, y, t, a, seed=42, n_resamples=3000)['p_value']"
+        "print(json.dumps([paired.paired_test(x, y, t, a, seed=42, n_resamples=3000)['p_value']"
         " for t in ('permutation', 'bootstrap')"
         " for a in ('two-sided', 'greater', 'less')]))\n"
     )
@@ -246,7 +250,7 @@ def test_lecture_notes_t_test():
     d = NOTES_B - NOTES_A
     assert round(d.mean(), 1) == 21.4
     assert round(d.std(ddof=1), 1) == 29.1  # sigma in the notes is the sample sd
-    res = S.paired_test(NOTES_B, NOTES_A, "t", "greater")
+    res = paired.paired_test(NOTES_B, NOTES_A, "t", "greater")
     assert round(res["statistic"], 2) == 2.33
     assert round(res["p_value"], 2) == 0.02  # 0.0225, one-sided, 9 df
 
@@ -254,7 +258,7 @@ def test_lecture_notes_t_test():
 def test_lecture_notes_wilcoxon():
     # The zero difference (query 4) is dropped: 9 non-zero differences, mid-rank 5.5 for
     # the two 25s, w = sum of signed ranks = 40 - 5 = 35 as in the notes.
-    res = S.paired_test(NOTES_B, NOTES_A, "wilcoxon", "greater")
+    res = paired.paired_test(NOTES_B, NOTES_A, "wilcoxon", "greater")
     assert res["statistic"] == 35
     # The notes' "p-value = 0.025" is read from a critical-value table: for N = 9 the
     # one-sided critical value at alpha = 0.025 is W- <= 5 (and at 0.01 it is W- <= 3),
@@ -272,10 +276,10 @@ def test_lecture_notes_sign_test():
     # = 176/1024 = 0.172: the tied query 4 stays in n and counts as "B not better"
     # (zero_method="keep"). The usual sign test drops the tie (the default): 7 of 9,
     # p = 46/512 = 0.090.
-    keep = S.sign_test(NOTES_B, NOTES_A, "greater", zero_method="keep")
+    keep = paired.sign_test(NOTES_B, NOTES_A, "greater", zero_method="keep")
     assert keep["statistic"] == 7
     assert round(keep["p_value"], 2) == 0.17
-    drop = S.paired_test(NOTES_B, NOTES_A, "sign", "greater")
+    drop = paired.paired_test(NOTES_B, NOTES_A, "sign", "greater")
     assert drop["p_value"] == pytest.approx(46 / 512)
 
 
@@ -283,29 +287,29 @@ def test_lecture_notes_sign_test():
 
 def test_identical_runs_give_p_one():
     x = np.array([0.1, 0.5, 0.3, 0.9])
-    for test in S.PAIRED_TESTS:
+    for test in paired.PAIRED_TESTS:
         for alt in ALTS:
-            res = S.paired_test(x, x.copy(), test, alt)
+            res = paired.paired_test(x, x.copy(), test, alt)
             assert res["p_value"] == 1.0, (test, alt)
             assert res["statistic"] == 0.0
             assert res["effect_size"] == 0.0
 
 
 def test_one_sided_t_with_zero_mean_is_one_half():
-    res = S.paired_t([1.0, 2.0, 3.0], [2.0, 2.0, 2.0], "greater")
+    res = paired.paired_t([1.0, 2.0, 3.0], [2.0, 2.0, 2.0], "greater")
     assert res["statistic"] == 0.0 and res["p_value"] == pytest.approx(0.5)
 
 
 def test_input_validation():
     with pytest.raises(ValueError):
-        S.paired_test([1, 2], [1, 2, 3])
+        paired.paired_test([1, 2], [1, 2, 3])
     with pytest.raises(ValueError):
-        S.paired_test([1, 2], [1, np.nan])
+        paired.paired_test([1, 2], [1, np.nan])
     with pytest.raises(ValueError):
-        S.paired_test([1, 2], [1, 2], test="anova")
+        paired.paired_test([1, 2], [1, 2], test="anova")
     with pytest.raises(ValueError):
-        S.paired_test([1, 2], [1, 2], alternative="bigger")
-    res = S.paired_test([1.0], [0.5], "t")
+        paired.paired_test([1, 2], [1, 2], alternative="bigger")
+    res = paired.paired_test([1.0], [0.5], "t")
     assert math.isnan(res["p_value"]) and res["n"] == 1
 
 
@@ -317,7 +321,7 @@ def test_all_pairs_ttest_equals_scipy_loop(alternative):
     scores = rng.uniform(0, 1, (9, 30)) + rng.normal(0, 0.05, (9, 1))
     names = [f"run{i}" for i in range(9)]
     # a tiny byte budget forces many chunks
-    out = S.all_pairs_ttest(scores, names, alternative, correction="holm", max_bytes=4000)
+    out = allpairs.all_pairs_ttest(scores, names, alternative, correction="holm", max_bytes=4000)
     assert len(out) == 36
     expected = []
     for i, j in itertools.combinations(range(9), 2):
@@ -328,8 +332,8 @@ def test_all_pairs_ttest_equals_scipy_loop(alternative):
     np.testing.assert_allclose(out["t"], [e[2] for e in expected], rtol=1e-12)
     np.testing.assert_allclose(out["p_value"], [e[3] for e in expected], rtol=1e-10)
     np.testing.assert_allclose(out["diff"], out["mean_i"] - out["mean_j"])
-    np.testing.assert_allclose(out["p_adjusted"], S.holm(out["p_value"]))
-    default = S.all_pairs_ttest(scores, alternative=alternative)
+    np.testing.assert_allclose(out["p_adjusted"], multiple.holm(out["p_value"]))
+    default = allpairs.all_pairs_ttest(scores, alternative=alternative)
     assert list(default["run_i"][:3]) == [0, 0, 0]
     np.testing.assert_array_equal(default["t"], out["t"])
 
@@ -339,7 +343,7 @@ def test_all_pairs_ttest_memory_is_bounded():
     scores = rng.uniform(0, 1, (500, 250))
     tracemalloc.start()
     try:
-        out = S.all_pairs_ttest(scores)
+        out = allpairs.all_pairs_ttest(scores)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
@@ -372,7 +376,7 @@ def test_tukey_hsd_matches_statsmodels_two_way_anova(seed):
     mse = table.loc["Residual", "mean_sq"]
     df = table.loc["Residual", "df"]
     means = long.groupby("system")["score"].mean()
-    out = S.tukey_hsd(scores, [f"s{i}" for i in range(n_sys)])
+    out = allpairs.tukey_hsd(scores, [f"s{i}" for i in range(n_sys)])
     assert out.attrs["df"] == df == (n_sys - 1) * (n_top - 1)
     assert out.attrs["mse"] == pytest.approx(mse, rel=1e-10)
     assert len(out) == n_sys * (n_sys - 1) // 2
@@ -388,8 +392,8 @@ def test_tukey_hsd_matches_statsmodels_two_way_anova(seed):
 def test_tukey_hsd_interpolated_p_close_to_exact():
     rng = np.random.default_rng(9)
     scores = rng.uniform(0, 1, (8, 10)) + np.linspace(0, 0.5, 8)[:, None]
-    exact = S.tukey_hsd(scores)
-    approx = S.tukey_hsd(scores, max_exact=0, grid_size=200)
+    exact = allpairs.tukey_hsd(scores)
+    approx = allpairs.tukey_hsd(scores, max_exact=0, grid_size=200)
     np.testing.assert_allclose(approx["q"], exact["q"])
     np.testing.assert_allclose(approx["p_value"], exact["p_value"], atol=1e-6)
 
@@ -406,21 +410,21 @@ def test_corrections_match_statsmodels(seed, method, sm_method):
     p = np.concatenate([rng.uniform(0, 1, 40), rng.uniform(0, 0.01, 10), [0.03, 0.03, 1.0]])
     rng.shuffle(p)
     ref = multipletests(p, method=sm_method)[1]
-    np.testing.assert_allclose(S.p_adjust(p, method), ref, rtol=1e-12)
+    np.testing.assert_allclose(multiple.p_adjust(p, method), ref, rtol=1e-12)
     # NaN stays NaN and does not count in m
     with_nan = np.insert(p, [3, 20], np.nan)
-    adj = S.p_adjust(with_nan, method)
+    adj = multiple.p_adjust(with_nan, method)
     assert np.isnan(adj[[3, 21]]).all()
     np.testing.assert_allclose(adj[~np.isnan(with_nan)], ref, rtol=1e-12)
 
 
 def test_correction_names():
     p = [0.01, 0.04, 0.03]
-    np.testing.assert_allclose(S.bonferroni(p), [0.03, 0.12, 0.09])
-    np.testing.assert_allclose(S.holm(p), [0.03, 0.06, 0.06])
-    np.testing.assert_allclose(S.benjamini_hochberg(p), [0.03, 0.04, 0.04])
+    np.testing.assert_allclose(multiple.bonferroni(p), [0.03, 0.12, 0.09])
+    np.testing.assert_allclose(multiple.holm(p), [0.03, 0.06, 0.06])
+    np.testing.assert_allclose(multiple.benjamini_hochberg(p), [0.03, 0.04, 0.04])
     with pytest.raises(ValueError):
-        S.p_adjust(p, "sidak")
+        multiple.p_adjust(p, "sidak")
 
 
 # ------------------------------------------------------------ rank correlation
@@ -431,7 +435,7 @@ def test_kendall_tau_matches_scipy(seed):
     a = rng.uniform(0, 1, 30)
     b = a + rng.normal(0, 0.2, 30)
     b[:5] = np.round(b[:5], 1)  # some ties
-    assert S.kendall_tau(a, b) == pytest.approx(st.kendalltau(a, b).statistic, rel=1e-12)
+    assert correlation.kendall_tau(a, b) == pytest.approx(st.kendalltau(a, b).statistic, rel=1e-12)
 
 
 def _tau_ap_paper(reference, estimate):
@@ -450,131 +454,26 @@ def test_tau_ap_hand_example():
     ref = [4, 3, 2, 1]  # A > B > C > D
     # swap at the top, estimate B > A > C > D: C(2) = 0, C(3) = 2, C(4) = 3
     # tau_AP = 2/3 (0/1 + 2/2 + 3/3) - 1 = 1/3 (Kendall tau is 2/3)
-    assert S.tau_ap(ref, [3, 4, 2, 1]) == pytest.approx(1 / 3)
+    assert correlation.tau_ap(ref, [3, 4, 2, 1]) == pytest.approx(1 / 3)
     # swap at the bottom, A > B > D > C: 2/3 (1 + 2/2 + 2/3) - 1 = 7/9
-    assert S.tau_ap(ref, [4, 3, 1, 2]) == pytest.approx(7 / 9)
-    assert S.kendall_tau(ref, [3, 4, 2, 1]) == pytest.approx(2 / 3)
+    assert correlation.tau_ap(ref, [4, 3, 1, 2]) == pytest.approx(7 / 9)
+    assert correlation.kendall_tau(ref, [3, 4, 2, 1]) == pytest.approx(2 / 3)
 
 
 def test_tau_ap_identity_reversal_and_paper_formula():
     rng = np.random.default_rng(4)
     a = rng.uniform(0, 1, 40)
-    assert S.tau_ap(a, a) == pytest.approx(1.0)
-    assert S.tau_ap(a, -a) == pytest.approx(-1.0)
-    assert S.tau_ap(a, 2 * a + 1) == pytest.approx(1.0)  # only the order matters
+    assert correlation.tau_ap(a, a) == pytest.approx(1.0)
+    assert correlation.tau_ap(a, -a) == pytest.approx(-1.0)
+    assert correlation.tau_ap(a, 2 * a + 1) == pytest.approx(1.0)  # only the order matters
     tied = np.round(a, 1)
-    assert S.tau_ap(tied, tied) == pytest.approx(1.0)
-    assert S.tau_ap(tied, -tied) == pytest.approx(-1.0)
+    assert correlation.tau_ap(tied, tied) == pytest.approx(1.0)
+    assert correlation.tau_ap(tied, -tied) == pytest.approx(-1.0)
     b = a + rng.normal(0, 0.3, 40)
-    assert S.tau_ap(a, b, chunk_cells=100) == pytest.approx(_tau_ap_paper(a, b), rel=1e-12)
-    assert S.tau_ap(a, b, symmetric=True) == pytest.approx(
+    assert correlation.tau_ap(a, b, chunk_cells=100) == pytest.approx(_tau_ap_paper(a, b), rel=1e-12)
+    assert correlation.tau_ap(a, b, symmetric=True) == pytest.approx(
         (_tau_ap_paper(a, b) + _tau_ap_paper(b, a)) / 2)
     # the no-ties example of the R package ircor's documentation: tauAP(x, y) = 0.3928571
     x = [0.67, 0.45, 0.29, 0.12, 0.57, 0.24, 0.94, 0.75, 0.08, 0.54]
     y = [0.48, 0.68, 0.32, 0.09, 0.06, 0.61, 0.87, 0.22, 0.44, 0.84]
-    assert S.tau_ap(x, y) == pytest.approx(0.3928571, abs=1e-7)
-
-
-# ------------------------------------------------------------ interpolated precision
-
-def _random_track(seed, n_runs=3, n_topics=12, pool=40, depth=25):
-    """Random qrels and runs (distinct scores) as pytrec_eval dicts."""
-    rng = np.random.default_rng(seed)
-    qrels, runs = {}, {f"r{k}": {} for k in range(n_runs)}
-    for t in range(n_topics):
-        qid = f"q{t}"
-        docs = [f"d{t}_{i}" for i in range(pool)]
-        judged = rng.choice(pool, size=pool * 2 // 3, replace=False)
-        grades = rng.choice([0, 0, 0, 1, 2], size=judged.size)
-        if t == 0:
-            grades[:] = 0  # a topic with no relevant document
-        qrels[qid] = {docs[i]: int(g) for i, g in zip(judged, grades)}
-        for run in runs.values():
-            retrieved = rng.choice(pool, size=depth, replace=False)
-            scores = rng.permutation(depth) + rng.uniform(0, 0.5)  # distinct scores
-            run[qid] = {docs[i]: float(s) for i, s in zip(retrieved, scores)}
-    return qrels, runs
-
-
-def _judged_table(qrels, runs):
-    rows = []
-    for run, topics in runs.items():
-        for qid, docs in topics.items():
-            # trec_eval order: score descending, ties by docno descending
-            ranked = sorted(docs.items(), key=lambda kv: (kv[1], kv[0]), reverse=True)
-            for pos, (doc, _) in enumerate(ranked, start=1):
-                if doc in qrels[qid]:
-                    rows.append((run, qid, pos, qrels[qid][doc]))
-    return pd.DataFrame(rows, columns=["run", "qid", "pos", "rel"])
-
-
-@pytest.mark.parametrize("seed", [0, 1, 2])
-@pytest.mark.parametrize("rel_level", [1, 2])
-def test_interpolated_precision_matches_pytrec_eval(seed, rel_level):
-    import pytrec_eval
-
-    qrels, runs = _random_track(seed)
-    judged = _judged_table(qrels, runs)
-    num_rel = pd.Series({q: sum(g >= rel_level for g in docs.values())
-                         for q, docs in qrels.items()})
-    assert (num_rel == 0).any()
-    per_topic = S.interpolated_precision(judged, num_rel, rel_level)
-    curves = S.recall_precision_curves(judged, num_rel, rel_level)
-    evaluator = pytrec_eval.RelevanceEvaluator(qrels, {"iprec_at_recall"},
-                                               relevance_level=rel_level)
-    assert len(per_topic) == len(runs) * len(qrels) * 11
-    lookup = per_topic.set_index(["run", "qid", "measure"])["precision"]
-    mean_lookup = curves.set_index(["run", "measure"])["precision"]
-    for run, topics in runs.items():
-        ref = evaluator.evaluate(topics)
-        for measure in S.IPREC_MEASURES:
-            for qid in qrels:
-                assert lookup[(run, qid, measure)] == pytest.approx(
-                    ref[qid][measure], abs=1e-9), (run, qid, measure)
-            mean_ref = np.mean([ref[qid][measure] for qid in qrels])
-            assert mean_lookup[(run, measure)] == pytest.approx(mean_ref, abs=1e-9)
-    assert (per_topic.loc[per_topic.qid == "q0", "precision"] == 0).all()
-    assert list(curves.columns) == ["run", "recall", "precision", "measure"]
-
-
-def test_interpolated_precision_hand_example():
-    # R = 4 relevant; retrieved relevant at ranks 1, 3, 6 (recall .25, .5, .75):
-    # precisions 1, 2/3, 1/2; levels 0-.2 -> 1, .3-.5 -> 2/3, .6-.7 -> 1/2, .8-1 -> 0
-    judged = pd.DataFrame({"run": "a", "qid": "1", "pos": [1, 2, 3, 6, 7],
-                           "rel": [1, 0, 2, 1, 0]})
-    out = S.interpolated_precision(judged, pd.Series({"1": 4, "2": 3}))
-    got = out[out.qid == "1"]["precision"].to_numpy()
-    expected = [1, 1, 1, 2 / 3, 2 / 3, 2 / 3, 0.5, 0.5, 0, 0, 0]
-    np.testing.assert_allclose(got, expected)
-    assert (out[out.qid == "2"]["precision"] == 0).all()  # topic the run missed
-
-
-def test_interpolated_precision_cutoff_rules():
-    # R = 3, relevant at ranks 1 and 4 (precision 1 and 1/2). k_L per rule:
-    #   trec_eval9  (long)(L*3 + 0.9): 0 1 1 1 2 2 2 2 3 3 3  (L = .7: 2.9999999999999996)
-    #   trec_eval10 lround(L*3):       0 0 1 1 1 2 2 2 2 3 3  (L = .5: 1.5 rounds up)
-    #   recall      ceil(L*3):         0 1 1 1 2 2 2 3 3 3 3
-    judged = pd.DataFrame({"run": "a", "qid": "1", "pos": [1, 2, 4], "rel": [1, 0, 1]})
-    num_rel = pd.Series({"1": 3})
-    expected = {
-        "trec_eval9": [1, 1, 1, 1, .5, .5, .5, .5, 0, 0, 0],
-        "trec_eval10": [1, 1, 1, 1, 1, .5, .5, .5, .5, 0, 0],
-        "recall": [1, 1, 1, 1, .5, .5, .5, 0, 0, 0, 0],
-    }
-    for rule, values in expected.items():
-        got = S.interpolated_precision(judged, num_rel, rule=rule)["precision"]
-        np.testing.assert_allclose(got, values, err_msg=rule)
-    with pytest.raises(ValueError):
-        S.interpolated_precision(judged, num_rel, rule="trec_eval8")
-
-
-def test_plot_recall_precision(tmp_path):
-    qrels, runs = _random_track(3)
-    judged = _judged_table(qrels, runs)
-    num_rel = pd.Series({q: sum(g >= 1 for g in docs.values()) for q, docs in qrels.items()})
-    curves = S.recall_precision_curves(judged, num_rel)
-    png = S.plot_recall_precision(curves, tmp_path / "rp.png", title="test")
-    pdf = S.plot_recall_precision(curves, tmp_path / "rp.pdf")
-    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert pdf.read_bytes()[:5] == b"%PDF-"
-    assert png.stat().st_size > 5000
+    assert correlation.tau_ap(x, y) == pytest.approx(0.3928571, abs=1e-7)

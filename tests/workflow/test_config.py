@@ -8,10 +8,10 @@ from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
 from conftest import ROOT, write_lines
-from reeval.config_check import TRACK_ID, ConfigError, check_config, check_measures
+from reeval.workflow.config_check import TRACK_ID, ConfigError, check_config, check_measures
 from reeval.measures import accepted_names, parse_measures
-from reeval.tracks import local_track_files, resolve_qrels, resolve_runs, track_options
-from reeval.trecio import InputError
+from reeval.workflow.tracks import local_track_files, resolve_qrels, resolve_runs, track_options
+from reeval.io.trecio import InputError
 
 SCHEMA = str(ROOT / "config" / "schema.yaml")
 
@@ -135,9 +135,9 @@ def test_local_track_files_are_resolved_once_and_a_missing_one_names_its_track(t
 
 
 def test_config_values_a_rule_cannot_use_are_input_errors(tmp_path):
-    from reeval.ingest import ingest_track, write_track
-    from reeval.rareness_report import options, track_rareness
-    from reeval.study import label_runs
+    from reeval.io.ingest import ingest_track, write_track
+    from reeval.analyses.rareness_report import options, track_rareness
+    from reeval.analyses.asl_techniques import label_runs
 
     with pytest.raises(InputError, match="study.techniques: run 'p_bm25' matches groups 'a' and 'b'"):
         label_runs(["p_bm25"], {"a": ["p_*"], "b": ["*bm25"]})

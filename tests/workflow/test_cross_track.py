@@ -9,17 +9,21 @@ import pyarrow.parquet as pq
 import yaml
 
 from conftest import ROOT, assert_outputs_conform, write_lines
-from reeval.inclusion import inclusion_table
+from reeval.archive.inclusion import inclusion_table
 
 NOTE = "`summary/inclusion.csv`"
 
 
 def test_every_cross_track_function_with_no_track(tmp_path):
-    from reeval import lexiprecision_report as lr, rareness_report as rp, study as S
-    from reeval.lexiprecision_report import summarize_lexiprecision
-    from reeval.pipeline import TRACK_SUMMARY_COLUMNS, run_table_columns, summarize
-    from reeval.rareness_report import options as rareness_options, summarize_rareness
-    from reeval.study_report import STUDY_TABLES, study, study_options
+    from reeval.analyses import lexiprecision_report as lr
+    from reeval.analyses import rareness_report as rp
+    from reeval.analyses import asl_study as S
+    from reeval.analyses import asl_views as views
+    from reeval.analyses import asl_techniques as techniques
+    from reeval.analyses.lexiprecision_report import summarize_lexiprecision
+    from reeval.workflow.measures_step import TRACK_SUMMARY_COLUMNS, run_table_columns, summarize
+    from reeval.analyses.rareness_report import options as rareness_options, summarize_rareness
+    from reeval.analyses.asl_report import STUDY_TABLES, study, study_options
 
     inclusion = inclusion_table({}, {}, {})
     specs = ["official", "ASL", "ASL@g1-10"]
@@ -28,7 +32,7 @@ def test_every_cross_track_function_with_no_track(tmp_path):
     summarize_lexiprecision({}, tmp_path / "lexiprecision", {})
     summarize_rareness({}, tmp_path / "rareness", rareness_options(None))
 
-    from reeval.outputs import table_schema
+    from reeval.io.tables import table_schema
 
     assert assert_outputs_conform(tmp_path) > 20
     runs = pq.read_table(tmp_path / "summary" / "runs.parquet")
@@ -36,8 +40,8 @@ def test_every_cross_track_function_with_no_track(tmp_path):
     assert {"map", "P_20", "num_ret", "ASL@g1-10", "asl_unanswered_topics"} <= set(runs.schema.names)
     assert list(pd.read_csv(tmp_path / "summary" / "tracks.csv").columns) == TRACK_SUMMARY_COLUMNS
     expected = {"headroom": S.HEADROOM_COLUMNS, "reordering": S.REORDERING_COLUMNS,
-                "reordering_by_run": S.REORDERING_BY_RUN_COLUMNS, "map_share": S.MAP_SHARE_COLUMNS,
-                "techniques": S.TECHNIQUE_COLUMNS}
+                "reordering_by_run": S.REORDERING_BY_RUN_COLUMNS, "map_share": views.MAP_SHARE_COLUMNS,
+                "techniques": techniques.TECHNIQUE_COLUMNS}
     for name in STUDY_TABLES:
         table = pq.read_table(tmp_path / "study" / f"{name}.parquet")
         if name == "table2":  # one row per comparison, with no track behind it

@@ -32,11 +32,11 @@ def run_script(tmp_path, body, env=None):
 
 
 @pytest.mark.parametrize("body, message", [
-    ("from reeval.trecio import TrecFormatError; raise TrecFormatError('runs/r1', 3, 'six fields', '1 Q0 D')",
+    ("from reeval.io.trecio import TrecFormatError; raise TrecFormatError('runs/r1', 3, 'six fields', '1 Q0 D')",
      'error: runs/r1:3: expected six fields; got "1 Q0 D"'),
-    ("from reeval.tracks import resolve_runs; resolve_runs('missing/runs')",
+    ("from reeval.workflow.tracks import resolve_runs; resolve_runs('missing/runs')",
      "error: run source 'missing/runs' is neither a folder, a glob nor a file"),
-    ("from reeval.tracks import resolve_qrels; resolve_qrels('missing/qrels.txt')",
+    ("from reeval.workflow.tracks import resolve_qrels; resolve_qrels('missing/qrels.txt')",
      "error: qrels 'missing/qrels.txt' must name exactly one existing file, found 0"),
     ("open('missing/run.gz')", "error: [Errno 2] No such file or directory: 'missing/run.gz'"),
 ], ids=["bad_line", "no_runs", "no_qrels", "unreadable_file"])

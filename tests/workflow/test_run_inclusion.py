@@ -1,18 +1,18 @@
-"""The one definition of an included run (reeval.run_inclusion) and every analysis using it."""
+"""The one definition of an included run (reeval.workflow.run_inclusion) and every analysis using it."""
 
 import pandas as pd
 import pytest
 
 from conftest import write_lines
-from reeval.inclusion import inclusion_table
-from reeval.ingest import ingest_track, write_track
-from reeval.lexiprecision_report import track_lexiprecision
-from reeval.pipeline import summarize, track_measures
-from reeval.rareness_report import options as rareness_options
-from reeval.rareness_report import track_rareness
-from reeval.run_inclusion import (excluded_messages, included_runs, read_ingest_report, run_inclusion,
+from reeval.archive.inclusion import inclusion_table
+from reeval.io.ingest import ingest_track, write_track
+from reeval.analyses.lexiprecision_report import track_lexiprecision
+from reeval.workflow.measures_step import summarize, track_measures
+from reeval.analyses.rareness_report import options as rareness_options
+from reeval.analyses.rareness_report import track_rareness
+from reeval.workflow.run_inclusion import (excluded_messages, included_runs, read_ingest_report, run_inclusion,
                                   study_run_inclusion)
-from reeval.study_report import study_options, track_study, track_study_options
+from reeval.analyses.asl_report import study_options, track_study, track_study_options
 
 MEASURES = ["map", "P.10", "ASL", "ASL@g1", "ASL@g1-10", "P.20", "recip_rank"]
 QRELS = [f"{t} 0 D{d} {int((d + t) % 3 == 0)}" for t in (1, 2, 3) for d in range(0, 30, 2)]

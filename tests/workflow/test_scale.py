@@ -76,7 +76,7 @@ def catalog():
 
 
 def test_study_tracks_are_the_catalogs_candidates_without_2003_web():
-    from reeval.campaign import campaign_specs, study_tracks
+    from reeval.synth.campaign import campaign_specs, study_tracks
     tracks_csv, _ = catalog()
     t = study_tracks(tracks_csv)
     # catalog README: 83 candidate rows in 1993-2021 with 6,035 runs; 2003 Web has 93
@@ -96,7 +96,7 @@ def test_relevance_density_from_the_catalog_matches_real_qrels():
     real qrels in ../shared/data (60.7 relevant documents per topic)."""
     import pandas as pd
     from conftest import track_files
-    from reeval.campaign import relevant_per_topic
+    from reeval.synth.campaign import relevant_per_topic
     _, runs_csv = catalog()
     qrels, _ = track_files("trec2003-robust")
     q = pd.read_csv(qrels, sep=r"\s+", header=None, names=["qid", "iter", "docno", "rel"])
@@ -107,8 +107,8 @@ def test_relevance_density_from_the_catalog_matches_real_qrels():
 
 def test_committed_simulated_study_is_what_the_catalog_gives():
     import yaml
-    from reeval.campaign import campaign_specs
-    from reeval.synthetic import spec_from_config
+    from reeval.synth.campaign import campaign_specs
+    from reeval.synth.tracks import spec_from_config
     tracks_csv, runs_csv = catalog()
     cfg = yaml.safe_load((ROOT / "config" / "simulated-study.yaml").read_text())
     committed = {name: spec_from_config(entry["synthetic"]) for name, entry in cfg["tracks"].items()}
@@ -124,9 +124,9 @@ def test_simulated_study_config_validates_and_schedules_every_track(tmp_path):
 
 def test_a_real_shaped_track_scaled_down_keeps_its_oddities(tmp_path):
     import dataclasses
-    from reeval.campaign import campaign_specs
-    from reeval.ingest import ingest_track
-    from reeval.synthetic import write_track
+    from reeval.synth.campaign import campaign_specs
+    from reeval.io.ingest import ingest_track
+    from reeval.synth.tracks import write_track
     tracks_csv, runs_csv = catalog()
     spec = campaign_specs(tracks_csv, runs_csv)["trec28-deep-passages"]   # 200 queries, 43 judged
     spec = dataclasses.replace(spec, n_runs=20, n_topics=6, n_unjudged_topics=10, depth=200)
@@ -151,8 +151,8 @@ CHILD = r'''
 import resource, sys
 from pathlib import Path
 import numpy, pandas, pyarrow  # imported before the limit: the baseline is the interpreter's
-from reeval.ingest import ingest_track, write_track
-from reeval.pipeline import track_measures
+from reeval.io.ingest import ingest_track, write_track
+from reeval.workflow.measures_step import track_measures
 
 def vm_kb():
     return next(int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmSize"))
@@ -179,7 +179,7 @@ def test_ingest_and_measures_of_a_campaign_stay_under_a_per_track_memory_limit(t
     interpreter with numpy/pandas/pyarrow loaded: memory must be per track, freed between
     tracks. The control keeps each track's tables alive (memory growing with the number
     of tracks, 4 M lines in all) and must hit the same limit, so the limit does bite."""
-    from reeval.synthetic import TrackSpec, write_track
+    from reeval.synth.tracks import TrackSpec, write_track
     budget_mb = 350
     spec = TrackSpec(n_runs=25, n_topics=20, depth=1000, relevant_per_topic=100,
                      judged_nonrel_per_topic=300, tie_fraction=0.1, duplicate_docs=1, compress="none")
@@ -218,7 +218,7 @@ def bench_scale():
 
 def test_projection_fit_and_sizes():
     import numpy as np
-    from reeval.synthetic import TrackSpec
+    from reeval.synth.tracks import TrackSpec
     bs = bench_scale()
     x = np.array([1e5, 1e7, 3e7])
     assert np.allclose(bs.fit(x, 150 + 5e-5 * x), (150, 5e-5))

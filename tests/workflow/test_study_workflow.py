@@ -249,10 +249,10 @@ def test_real_track_through_a_mirror_equals_the_local_track(tmp_path, clean_env)
     """trec2003-robust of the study manifest, its 17 runs in ../shared/data laid out as the
     archive: the fetched track gives the same tables as the same files read locally."""
     from conftest import track_files
-    from reeval.ingest import ingest_track, write_track
-    from reeval.pipeline import track_measures
-    from reeval.study import REQUIRED_MEASURES
-    from reeval.tracks import load_manifest
+    from reeval.io.ingest import ingest_track, write_track
+    from reeval.workflow.measures_step import track_measures
+    from reeval.analyses.asl_study import REQUIRED_MEASURES
+    from reeval.workflow.tracks import load_manifest
     from urllib.parse import urlsplit
 
     qrels, runs = track_files("trec2003-robust")

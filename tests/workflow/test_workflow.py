@@ -63,7 +63,7 @@ def test_default_study_produces_every_output(default_run):
 
 
 def test_rareness_outputs(default_run):
-    from reeval.rareness_report import SUMMARY_FIGURES, SUMMARY_TABLES, TRACK_FIGURES, TRACK_TABLES
+    from reeval.analyses.rareness_report import SUMMARY_FIGURES, SUMMARY_TABLES, TRACK_FIGURES, TRACK_TABLES
 
     cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
     for track in sorted(cfg["tracks"]):
@@ -115,7 +115,7 @@ def test_report_builds(default_run, tmp_path):
 
 
 def test_lexiprecision_outputs(default_run):
-    from reeval.lexiprecision_report import SUMMARY_FIGURES, SUMMARY_TABLES, TRACK_FIGURES, TRACK_TABLES
+    from reeval.analyses.lexiprecision_report import SUMMARY_FIGURES, SUMMARY_TABLES, TRACK_FIGURES, TRACK_TABLES
 
     cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
     for track in sorted(cfg["tracks"]):
@@ -410,10 +410,10 @@ def test_judged_joins_measures_by_topic_with_pyarrow(default_run):
 def test_cross_track_rules_with_one_included_track(default_run, tmp_path):
     """The cross-track functions the rules call, on one included track."""
     from conftest import assert_outputs_conform
-    from reeval.lexiprecision_report import summarize_lexiprecision
-    from reeval.pipeline import summarize
-    from reeval.rareness_report import options as rareness_options, summarize_rareness
-    from reeval.study_report import study, study_options
+    from reeval.analyses.lexiprecision_report import summarize_lexiprecision
+    from reeval.workflow.measures_step import summarize
+    from reeval.analyses.rareness_report import options as rareness_options, summarize_rareness
+    from reeval.analyses.asl_report import study, study_options
 
     cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
     track, d = "syn-graded", default_run / "tracks" / "syn-graded"

@@ -44,7 +44,7 @@ def test_parsing_the_workflow_loads_no_scipy_matplotlib_or_fetching(tmp_path):
             "try:\n    main()\nexcept SystemExit as exc:\n    assert not exc.code, exc.code")
     loaded = loaded_after(code)
     assert not loaded["heavy"] & {"scipy", "matplotlib", "tqdm"}, loaded["heavy"]
-    assert "reeval.fetch" not in loaded["reeval"] and "reeval.unpack" not in loaded["reeval"]
+    assert "reeval.archive.fetch" not in loaded["reeval"] and "reeval.archive.unpack" not in loaded["reeval"]
 
 
 @pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.name)
@@ -59,7 +59,7 @@ def test_rule_scripts_import_no_heavy_library_they_do_not_use(script):
 
 
 def test_the_synthetic_generator_loads_no_pandas():
-    """synthetic_track writes its files with pyarrow alone (reeval.atomic, not reeval.outputs)."""
+    """synthetic_track writes its files with pyarrow alone (reeval.io.atomic, not reeval.io.tables)."""
     text = (ROOT / "scripts" / "synthetic_track.py").read_text()
     assert loaded_after(text[:text.index("sm = snakemake")])["heavy"] == {"pyarrow"}
 
@@ -71,11 +71,11 @@ def test_measures_of_a_track_load_no_scipy(tmp_path):
     cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
     code = f"""
 from pathlib import Path
-from reeval.ingest import ingest_track, write_track
-from reeval.pipeline import track_measures
-from reeval.study import REQUIRED_MEASURES
-from reeval.synthetic import spec_from_config, write_track as write_synthetic
-from reeval.tracks import resolve_runs
+from reeval.io.ingest import ingest_track, write_track
+from reeval.workflow.measures_step import track_measures
+from reeval.analyses.asl_study import REQUIRED_MEASURES
+from reeval.synth.tracks import spec_from_config, write_track as write_synthetic
+from reeval.workflow.tracks import resolve_runs
 out = Path({str(tmp_path)!r})
 write_synthetic(out / "raw", spec_from_config("syn-graded"), seed=1)
 tables = ingest_track("t", str(out / "raw" / "qrels.txt"), resolve_runs(str(out / "raw" / "runs")))

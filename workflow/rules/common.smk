@@ -9,14 +9,14 @@ from snakemake.utils import validate
 
 sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 
-from reeval.config_check import check_config, check_track_ids
-from reeval.ingest import TRACK_FILES
-from reeval.pipeline import MEASURES_FILES
-from reeval.pipeline import SUMMARY_FILES as SUMMARY_NAMES
-from reeval.study import REQUIRED_MEASURES as STUDY_MEASURES
-from reeval.tracks import is_fetched, local_track_files, resolve_runs, study_tracks, track_options
+from reeval.workflow.config_check import check_config, check_track_ids
+from reeval.io.ingest import TRACK_FILES
+from reeval.workflow.measures_step import MEASURES_FILES
+from reeval.workflow.measures_step import SUMMARY_FILES as SUMMARY_NAMES
+from reeval.analyses.asl_study import REQUIRED_MEASURES as STUDY_MEASURES
+from reeval.workflow.tracks import is_fetched, local_track_files, resolve_runs, study_tracks, track_options
 from reeval.errors import InputError
-from reeval.inclusion import FETCH_DEFAULTS, MIN_RUNS
+from reeval.archive.inclusion import FETCH_DEFAULTS, MIN_RUNS
 
 SCHEMA = str(Path(workflow.basedir) / "config" / "schema.yaml")
 
@@ -46,7 +46,7 @@ RUN_INCLUSION = f"{RESULTS}/summary/run_inclusion.csv"
 PER_TRACK_FILES = [f"{RESULTS}/tracks/{{track}}/{name}" for name in TRACK_FILES + MEASURES_FILES]
 DEFAULT_MEASURES = ["official", "P.20,30,100,1000", "recall.100,1000", "ndcg", "ndcg_cut.10,20",
                     "ASL", "ASL@g1", "ASL@g1-10"]
-# the configured measures, plus those the ASL study reads (reeval.study.REQUIRED_MEASURES)
+# the configured measures, plus those the ASL study reads (reeval.analyses.asl_study.REQUIRED_MEASURES)
 MEASURE_SPECS = list(config.get("measures", DEFAULT_MEASURES)) + list(STUDY_MEASURES)
 
 

@@ -1,4 +1,4 @@
-from reeval.lexiprecision_report import (SUMMARY_FIGURES, SUMMARY_TABLES, TRACK_FIGURES, TRACK_TABLES,
+from reeval.analyses.lexiprecision_report import (SUMMARY_FIGURES, SUMMARY_TABLES, TRACK_FIGURES, TRACK_TABLES,
                                          caption, study_level)
 
 LEXI_CONFIG = config.get("lexiprecision", {})

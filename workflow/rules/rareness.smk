@@ -1,8 +1,8 @@
-from reeval.rareness_report import SUMMARY_FIGURES as RARENESS_SUMMARY_FIGURES
-from reeval.rareness_report import SUMMARY_TABLES as RARENESS_SUMMARY_TABLES
-from reeval.rareness_report import TRACK_FIGURES as RARENESS_TRACK_FIGURES
-from reeval.rareness_report import TRACK_TABLES as RARENESS_TRACK_TABLES
-from reeval.rareness_report import options as rareness_options
+from reeval.analyses.rareness_report import SUMMARY_FIGURES as RARENESS_SUMMARY_FIGURES
+from reeval.analyses.rareness_report import SUMMARY_TABLES as RARENESS_SUMMARY_TABLES
+from reeval.analyses.rareness_report import TRACK_FIGURES as RARENESS_TRACK_FIGURES
+from reeval.analyses.rareness_report import TRACK_TABLES as RARENESS_TRACK_TABLES
+from reeval.analyses.rareness_report import options as rareness_options
 
 RARENESS = rareness_options(config.get("rareness"))
 RARENESS_DIR = f"{RESULTS}/tracks/{{track}}/rareness"

@@ -1,7 +1,7 @@
-# The atomized-search-length study (reeval.study, reeval.study_report): per track the
+# The atomized-search-length study (reeval.analyses.asl_study, reeval.analyses.asl_report): per track the
 # reordering ablation, appendix A.1 and figures 5-6; across tracks headroom (figures 1-4),
 # table 2, the technique table and results/study/summary.md.
-from reeval.study_report import (STUDY_FIGURES, STUDY_TABLES, TRACK_STUDY_FIGURES,
+from reeval.analyses.asl_report import (STUDY_FIGURES, STUDY_TABLES, TRACK_STUDY_FIGURES,
                                  TRACK_STUDY_TABLES, study_options,
                                  techniques_from_labels, track_study_options)
 

@@ -8,6 +8,9 @@ run retrieved: run, qid, pos, rel), the depth table (run, qid, n_ret) and the qr
 with vectorized group sums over a dense runs x topics grid. No loop over documents,
 topics or runs. ``reeval measures`` lists every family.
 """
+# isort: skip_file
+# (the import order is the registration order: classic, ASL, rareness; `reeval measures`,
+# docs/measures.md and the accepted-names messages list the families in it)
 
 from .registry import (REGISTRY, SETS, STANDARD_CUTOFFS, Family, Measure, accepted_names, family_of,
                        parse_measure, parse_measures, register)

@@ -17,7 +17,8 @@ import re
 
 import numpy as np
 
-from ..arrays import group_starts
+from reeval.io.arrays import group_starts
+
 from .context import Context
 from .grid import Grid, grouped_cumsum
 from .registry import Family, Measure, exact, register

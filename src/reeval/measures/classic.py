@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..arrays import group_starts, position_in_group
+from reeval.io.arrays import group_starts, position_in_group
+
 from .context import Context, safe_div
 from .grid import Grid, grouped_cumsum
 from .registry import SETS, Family, Measure, cutoffs, exact, register

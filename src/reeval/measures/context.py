@@ -15,8 +15,9 @@ from functools import cached_property
 
 import numpy as np
 
-from ..arrays import group_starts
-from ..choices import UNRETRIEVED_POLICIES
+from reeval.choices import UNRETRIEVED_POLICIES
+from reeval.io.arrays import group_starts
+
 from .grid import Grid, grouped_cumsum
 
 

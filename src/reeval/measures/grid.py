@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..bytetext import sorted_texts
+from reeval.io.bytetext import sorted_texts
 
 
 @dataclass
@@ -84,7 +84,7 @@ def _col(table, name, raw: bool = False):
 
 def _sorted_distinct(table, name) -> list:
     """The distinct values of a column in byte order (trec_eval's ``strcmp`` order, of the
-    bytes escaped texts stand for: :func:`reeval.bytetext.sorted_texts`)."""
+    bytes escaped texts stand for: :func:`reeval.io.bytetext.sorted_texts`)."""
     if hasattr(table, "column_names"):
         import pyarrow.compute as pc
 
@@ -137,7 +137,7 @@ def build_grid(judged, depth, qrels, runs=None, max_depth: int | None = None,
 
 
 def grid_from_track(tables, runs=None, max_depth: int | None = None, keep_docno: bool = False) -> Grid:
-    """The grid of an ingested track (:class:`reeval.ingest.TrackTables`) straight from its
+    """The grid of an ingested track (:class:`reeval.io.ingest.TrackTables`) straight from its
     numpy parts, no Arrow table: equal to ``build_grid(tables.judged, tables.depth,
     tables.qrels, runs, max_depth, keep_docno)``.
 

@@ -64,6 +64,15 @@ class Family:
             return "a count"
         return "higher is better" if self.higher_is_better else "lower is better"
 
+    @property
+    def defined_in(self) -> str:
+        """Where the family's values are computed: the compute function's dotted name, or
+        for a family computed over a set of runs the text of its ``doc``. A compute function
+        built by a factory is named by the factory."""
+        if self.compute is None:
+            return self.doc
+        return f"{self.compute.__module__}.{self.compute.__qualname__.split('.<locals>')[0]}"
+
     def measure(self, name: str, cutoff: int | None = None) -> Measure:
         return Measure(name, self.name, cutoff, self.aggregate, self.higher_is_better)
 

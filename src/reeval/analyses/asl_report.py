@@ -1,0 +1,216 @@
+"""Workflow steps of the ASL study: per-track tables and figures 5-6, cross-track
+tables, figures 1-4 and ``summary.md``. The Snakemake scripts only call these.
+
+Per track (``<results>/tracks/<track>/study/``): ``reordering.parquet`` (one row per
+comparison of table 2), ``reordering_by_run.parquet`` (per run: n0, n1, DeltaSort, value
+ratio), ``map_share.parquet`` (appendix A.1 per run), ``document_asl.csv`` and
+``asl_difference.csv`` (the bucket counts of figures 5 and 6), ``fig5_document_asl`` and
+``fig6_asl_difference`` (PNG and PDF).
+
+Across tracks (``<results>/study/``): ``headroom``, ``reordering`` (per track),
+``reordering_by_run``, ``table2`` (across tracks), ``map_share``, ``techniques``
+(Parquet and CSV each), ``fig1_p20`` ... ``fig4_asl`` (PNG and PDF) and ``summary.md``.
+"""
+
+from __future__ import annotations
+
+import glob
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from reeval.archive.inclusion import NO_TRACK_FIGURE_NOTE
+from reeval.io.tables import read_stacked, write_table, write_table_pair
+from reeval.workflow.config_check import ConfigError
+
+from . import asl_study as S
+from . import asl_views as views
+from . import asl_techniques as techniques
+from .asl_figures import bar_histogram
+from .asl_summary import HEADROOM_FIGURES, MEASURE_LABELS, write_summary
+
+#: options of the ``study`` config key and their defaults
+DEFAULT_STUDY = {
+    "reorder": {"margin": 0.1, "alpha": 0.05, "ttest_space": "aggregate",
+                "unretrieved_precision": "asl"},
+    "map_share_target": "pooled",
+    "asl_buckets": [1, 10, 20, 50, 100, 1000],
+    "document_buckets": [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000],
+    "difference_buckets": [1, 10, 100, 1000],
+    "techniques": {},
+}
+TRACK_OPTION_KEYS = ("reorder", "map_share_target", "document_buckets", "difference_buckets")
+TRACK_STUDY_TABLES = ("reordering.parquet", "reordering_by_run.parquet", "map_share.parquet",
+                      "document_asl.csv", "asl_difference.csv")
+TRACK_STUDY_FIGURES = ("fig5_document_asl", "fig6_asl_difference")
+STUDY_TABLES = ("headroom", "reordering", "reordering_by_run", "table2", "map_share", "techniques")
+STUDY_FIGURES = tuple(HEADROOM_FIGURES.values())  # figures 1-4
+
+
+
+def _canonical(value):
+    """Dicts with sorted keys, recursively: the same options whatever the YAML key order
+    (Snakemake compares a rule's params to decide whether to rerun it)."""
+    if isinstance(value, dict):
+        return {k: _canonical(value[k]) for k in sorted(value)}
+    if isinstance(value, list):
+        return [_canonical(v) for v in value]
+    return value
+
+
+TRACK_SELECTION_KEYS = ("tracks", "min_runs")  # which tracks enter the study (reeval.archive.inclusion)
+
+
+def techniques_from_labels(tracks: dict, baseline: str = "bm25") -> dict:
+    """Technique groups from the per-run ``technique`` labels of ``urls`` track entries.
+
+    The study manifest labels some runs (``bm25``, ``neural``, ``traditional``). A track
+    gets ``{"baseline": baseline, "groups": {label: [run names]}}`` when it has runs
+    labelled ``baseline`` and runs of at least one other label; run names are escaped
+    so that they match as fnmatch patterns only themselves.
+    """
+    out = {}
+    for track, entry in tracks.items():
+        runs = ((entry or {}).get("urls") or {}).get("runs") or []
+        groups: dict = {}
+        for item in runs:
+            if item.get("technique"):
+                groups.setdefault(item["technique"], []).append(glob.escape(str(item["run"])))
+        if baseline in groups and len(groups) >= 2:
+            out[track] = {"baseline": baseline, "groups": groups}
+    return out
+
+
+def study_options(config_study: dict | None, labelled_techniques: dict | None = None) -> dict:
+    """The ``study`` config merged over :data:`DEFAULT_STUDY` (one level deep), keys sorted.
+
+    The track selection keys (``tracks``, ``min_runs``) are not options of the analyses.
+    ``labelled_techniques`` (see :func:`techniques_from_labels`) gives technique groups
+    to tracks the config's ``techniques`` does not name.
+
+    Raises ValueError when bucket edges are not strictly increasing or a technique
+    baseline is not one of its track's groups.
+    """
+    out = {k: (dict(v) if isinstance(v, dict) else v) for k, v in DEFAULT_STUDY.items()}
+    for k, v in (config_study or {}).items():
+        if k in TRACK_SELECTION_KEYS:
+            continue
+        out[k] = {**out[k], **v} if isinstance(out.get(k), dict) and k != "techniques" else v
+    out["techniques"] = {**(labelled_techniques or {}), **out["techniques"]}
+    for k in ("asl_buckets", "document_buckets", "difference_buckets"):
+        e = out[k]
+        if len(e) < 2 or any(b <= a for a, b in zip(e[:-1], e[1:])) or e[0] < 1:
+            raise ConfigError(f"study: {k} must be at least 2 strictly increasing edges >= 1, got {e}")
+    for track, spec in out["techniques"].items():
+        if spec["baseline"] not in spec["groups"]:
+            raise ConfigError(f"study: techniques: {track}: baseline {spec['baseline']!r} is not one of "
+                             f"the groups {sorted(spec['groups'])}")
+    return _canonical(out)
+
+
+def track_study_options(options: dict) -> dict:
+    """The options a per-track study job reads (so editing technique labels or headroom
+    buckets reruns only the cross-track job)."""
+    return {k: options[k] for k in TRACK_OPTION_KEYS}
+
+
+# ------------------------------------------------------------------ per track
+
+def track_study(track: str, track_dir, out_dir, options: dict) -> dict:
+    """Reordering, A.1 and figures 5-6 of one track from its measures tables."""
+    d, out = Path(track_dir), Path(out_dir)
+    by_topic = pd.read_parquet(d / "measures_by_topic.parquet")
+    by_run = pd.read_parquet(d / "measures_by_run.parquet")
+    docs = pd.read_parquet(d / "asl_by_document.parquet")
+    ro = options["reorder"]
+    tm = S.track_matrices(by_topic, track)
+    runs_tab, track_tab = S.reordering(tm, docs, space=ro["ttest_space"],
+                                       unretrieved=ro["unretrieved_precision"],
+                                       margin=ro["margin"], alpha=ro["alpha"])
+    share = views.map_share(docs, target=options["map_share_target"])
+    share.insert(0, "track", track)
+    write_table(track_tab, out / "reordering.parquet", columns=S.REORDERING_COLUMNS)
+    write_table(runs_tab, out / "reordering_by_run.parquet", columns=S.REORDERING_BY_RUN_COLUMNS)
+    write_table(share, out / "map_share.parquet", columns=views.MAP_SHARE_COLUMNS)
+
+    best, median = views.best_and_median_run(by_run)
+    edges, diff_edges = options["document_buckets"], options["difference_buckets"]
+    if best is None:
+        hist = pd.DataFrame({"bucket": views.bucket_labels(edges) + ["not retrieved"], "count": 0})
+        diff = pd.DataFrame({"bucket": views.signed_bucket_labels(diff_edges), "count": 0})
+    else:
+        hist = views.document_histogram(docs, best, edges)
+        diff = views.difference_histogram(docs, best, median, diff_edges)
+    hist.insert(0, "run", best)
+    diff.insert(0, "best_run", best)
+    diff.insert(1, "median_run", median)
+    write_table(hist, out / "document_asl.csv")
+    write_table(diff, out / "asl_difference.csv")
+    best_asl = by_run.set_index("run")["ASL"].get(best, math.nan) if best else math.nan
+    colors = ["#4C72B0"] * (len(hist) - 1) + ["#C44E52"]
+    bar_histogram(hist.bucket, hist["count"],
+                  f"{track}: relevant documents by per-document ASL\nbest run by ASL: {best} (ASL {best_asl:.0f})",
+                  "per-document ASL (irrelevant documents above + 1)", "relevant documents",
+                  out / TRACK_STUDY_FIGURES[0], colors=colors)
+    k = len(diff_edges)
+    dcolors = ["#55A868"] * k + ["#8C8C8C"] + ["#C44E52"] * k
+    bar_histogram(diff.bucket, diff["count"],
+                  f"{track}: per-document ASL change\nbest run ({best}) minus median run ({median}), by ASL",
+                  "ASL difference (negative: the best run ranks the document higher)",
+                  "relevant documents", out / TRACK_STUDY_FIGURES[1], colors=dcolors)
+    return {"track": track, "runs": len(tm.runs), "best": best, "median": median}
+
+
+# ------------------------------------------------------------------ across tracks
+
+def study(tracks: dict, out_dir, options: dict) -> dict:
+    """Cross-track tables, figures 1-4 and summary.md from per-track folders
+    ``{track: track_dir}`` (each holding the measures tables and ``study/``). With no
+    track the tables keep their columns and summary.md says why they are empty."""
+    out = Path(out_dir)
+    dirs = {t: Path(p) for t, p in tracks.items()}
+    by_runs = {t: pd.read_parquet(d / "measures_by_run.parquet") for t, d in dirs.items()}
+    head = pd.DataFrame([S.headroom(by_runs[t], t) for t in dirs], columns=S.HEADROOM_COLUMNS)
+    reord = read_stacked([d / "study" / "reordering.parquet" for d in dirs.values()], S.REORDERING_COLUMNS)
+    reord_runs = read_stacked([d / "study" / "reordering_by_run.parquet" for d in dirs.values()],
+                              S.REORDERING_BY_RUN_COLUMNS)
+    table2 = S.reordering_across_tracks(reord, reord_runs)
+    share = read_stacked([d / "study" / "map_share.parquet" for d in dirs.values()], views.MAP_SHARE_COLUMNS)
+    tech_frames = [techniques.technique_table(by_runs[t], spec, t)
+                   for t, spec in options["techniques"].items() if t in by_runs]
+    tech = pd.concat(tech_frames, ignore_index=True) if tech_frames else pd.DataFrame(columns=techniques.TECHNIQUE_COLUMNS)
+    for name, df in zip(STUDY_TABLES, (head, reord, reord_runs, table2, share, tech)):
+        write_table_pair(df, out, name)
+    hist = headroom_figures(head, out, options["asl_buckets"])
+    write_summary(out / "summary.md", dirs, head, hist, reord, table2, share, tech, options)
+    return {"tracks": len(dirs), "runs": int(head.n_runs.sum()) if len(head) else 0}
+
+
+def headroom_histograms(head: pd.DataFrame, asl_edges) -> dict:
+    """measure -> (labels, counts) over tracks: P@20 and MAP in 0.1 bins on [0, 1],
+    ASL@g1-10 and ASL in the ``asl_edges`` buckets ([e_k, e_k+1), last open)."""
+    unit = [f"{k / 10:.1f}-{(k + 1) / 10:.1f}" for k in range(10)]
+    out = {}
+    for m in ("P_20", "map"):
+        out[m] = (unit, views.unit_histogram(head[m].to_numpy(dtype=float)) if len(head) else np.zeros(10, int))
+    for m in ("ASL@g1-10", "ASL"):
+        v = head[m].to_numpy(dtype=float) if len(head) else np.array([])
+        out[m] = (views.bucket_labels(asl_edges, integer=False), views.bucket_counts(v[np.isfinite(v)], asl_edges))
+    return out
+
+
+def headroom_figures(head: pd.DataFrame, out: Path, asl_edges) -> dict:
+    """Figures 1-4: histograms over tracks of the best run's P@20, ASL@g1-10, MAP, ASL."""
+    hist = headroom_histograms(head, asl_edges)
+    n = len(head)
+    specs = (("P_20", STUDY_FIGURES[0], "best P@20 (0.1 bins)", "top-ranked documents"),
+             ("ASL@g1-10", STUDY_FIGURES[1], "best ASL@g1-10 (rank buckets)", "top-ranked documents"),
+             ("map", STUDY_FIGURES[2], "best MAP (0.1 bins)", "all relevant documents"),
+             ("ASL", STUDY_FIGURES[3], "best ASL (rank buckets)", "all relevant documents"))
+    for m, stem, xlabel, what in specs:
+        labels, counts = hist[m]
+        bar_histogram(labels, counts, f"System quality on {what} across {n} tracks: {MEASURE_LABELS[m]}",
+                      xlabel, "tracks", out / stem, note=None if n else NO_TRACK_FIGURE_NOTE)
+    return hist

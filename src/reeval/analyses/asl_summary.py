@@ -1,0 +1,186 @@
+"""``summary.md`` of the ASL study: the template ``reeval/report/templates/asl_summary.md``
+(the prose, the method notes) filled with one block per section: every table, every
+figure, the paper's values beside ours (:mod:`reeval.report.published`)."""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+
+import pandas as pd
+
+from reeval.archive.inclusion import NO_TRACK_INCLUDED
+from reeval.io.tables import write_text
+from reeval.report.markdown import counts_line, fmt, image, render, table
+from reeval.report.published import published
+
+from . import asl_study as S
+
+#: the summary's sections, in order (a test checks the headings of summary.md against it)
+SECTIONS = ("Headroom (section 4.2, figures 1-4)", "Technique reanalysis (section 4.3, table 1)",
+            "Reordering of systems (section 4.4, table 2)", "How much MAP really averages (appendix A.1)",
+            "Per-document views (section 4.5, figures 5-6)", "Method notes")
+MEASURE_LABELS = {"P_20": "P@20", "ASL@g1-10": "ASL@g1-10", "map": "MAP", "ASL": "ASL"}
+COMPARISON_LABELS = {
+    "atomize_p": "Atomize P", "docs_within_query": "Agg. docs within query",
+    "rates_across_queries": "Agg. rates across queries", "cumulative": "Cumulative (MAP -> ASL)",
+    "p20_to_aslg1-10": "P@20 -> ASL@g1-10", "mrr_to_aslg1": "MRR -> ASL@g1",
+}
+#: figures 1-4 in the order of the headroom measures (the names of asl_report.STUDY_FIGURES)
+HEADROOM_FIGURES = dict(zip(MEASURE_LABELS, ("fig1_p20", "fig2_aslg1-10", "fig3_map", "fig4_asl")))
+
+
+def _best(row, digits) -> str:
+    """``value (run)`` of a technique-table row; ``n/a`` for a group without runs."""
+    return "n/a" if row["run"] is None or pd.isna(row["run"]) else f"{fmt(row['value'], digits)} ({row['run']})"
+
+
+def _range(row, col, scale=1.0, digits=2, suffix="") -> str:
+    """``low to high`` of a table-2 row's ``<col>_low``/``_high`` (scaled); one value
+    (no std): its mean and ``(1 value, no std)``; no value: ``n/a``."""
+    lo, hi, n = row[f"{col}_low"], row[f"{col}_high"], row[f"{col}_n"]
+    if n == 0:
+        return "n/a"
+    if not math.isfinite(lo):
+        return f"{row[f'{col}_mean'] * scale:.{digits}f}{suffix} (1 value, no std)"
+    return f"{lo * scale:.{digits}f}{suffix} to {hi * scale:.{digits}f}{suffix}"
+
+
+def headroom_table(head: pd.DataFrame) -> str:
+    """Best value and run per track of P@20, MAP (3 decimals), ASL@g1-10 and ASL (1
+    decimal), and the mean documents per topic of the best-ASL run when known."""
+    h = head
+    tab = pd.DataFrame({"track": h.track, "runs": h.n_runs,
+                        "best P@20": [f"{fmt(v)} ({r})" for v, r in zip(h.P_20, h.P_20_run)],
+                        "best ASL@g1-10": [f"{fmt(v, 1)} ({r})" for v, r in zip(h["ASL@g1-10"], h["ASL@g1-10_run"])],
+                        "best MAP": [f"{fmt(v)} ({r})" for v, r in zip(h["map"], h.map_run)],
+                        "best ASL": [f"{fmt(v, 1)} ({r})" for v, r in zip(h.ASL, h.ASL_run)]})
+    if "ASL_depth" in h:
+        tab["docs/topic of the best-ASL run"] = h.ASL_depth.map(lambda v: fmt(v, 0))
+    return table(tab)
+
+
+def headroom_figures(hist: dict) -> str:
+    """Figures 1-4, each followed by its bucket counts (``hist``: measure -> (labels, counts))."""
+    blocks = []
+    for m, stem in HEADROOM_FIGURES.items():
+        labels, counts = hist[m]
+        blocks += [image(f"{MEASURE_LABELS[m]} of the best run per track", f"{stem}.png"),
+                   counts_line(f"{MEASURE_LABELS[m]} buckets (tracks)", labels, counts)]
+    return "\n\n".join(blocks)
+
+
+def technique_table(t: pd.DataFrame) -> str:
+    """One track's table 1: per measure the best run of each group and the RRIE of each
+    non-baseline group from the baseline."""
+    base = t.baseline.iloc[0]
+    others = [g for g in pd.unique(t.group) if g != base]
+    rows = []
+    for m in MEASURE_LABELS:
+        tm = t[t.measure == m].set_index("group")
+        digits = 3 if m in ("P_20", "map") else 1
+        row = {"measure": MEASURE_LABELS[m], base: _best(tm.loc[base], digits)}
+        for g in others:
+            row[g] = _best(tm.loc[g], digits)
+            row[f"RRIE {g}"] = fmt(100 * tm.loc[g, "rrie"], 0) + "%" if math.isfinite(tm.loc[g, "rrie"]) else "n/a"
+        rows.append(row)
+    return table(pd.DataFrame(rows))
+
+
+def techniques(tech: pd.DataFrame) -> str:
+    """Table 1 per labelled track (heading, groups and their run counts, table), or why
+    there is none."""
+    if tech.empty:
+        return ("No track of this configuration has technique labels (`study: techniques:`), so "
+                "table 1 is empty.")
+    blocks = []
+    for track, t in tech.groupby("track", sort=False):
+        runs = ", ".join(f"{g} {n}" for g, n in t.groupby("group", sort=False).n_runs.first().items())
+        blocks += [f"### {track}",
+                   "Best run of each group measure by measure; RRIE = relative reduction in error from "
+                   f"`{t.baseline.iloc[0]}` (eq. 11 for P@20 and MAP, eq. 12 for ASL@g1-10 and ASL). "
+                   f"Runs per group: {runs}.",
+                   technique_table(t)]
+    return "\n\n".join(blocks)
+
+
+def table2_rows(table2: pd.DataFrame, paper: dict) -> str:
+    """Table 2: per ladder step our DeltaSort, Kendall and DeltaValue ranges beside the
+    paper's (``paper``: comparison -> delta_sort, kendall, delta_value)."""
+    rows = []
+    for r in table2.itertuples(index=False):
+        r = r._asdict()
+        p = paper[r["comparison"]]
+        has_value = bool(r["delta_value_n"])
+        rows.append({"step": COMPARISON_LABELS[r["comparison"]],
+                     "DeltaSort (ours)": _range(r, "delta_sort", 1, 0, "%"), "DeltaSort (paper)": p["delta_sort"],
+                     "Kendall (ours)": _range(r, "kendall_tau"), "Kendall (paper)": p["kendall"],
+                     "DeltaValue (ours)": _range(r, "delta_value", 1, 3, "x") if has_value else "",
+                     "DeltaValue median (ours)": fmt(r["delta_value_median"], 3) + "x" if has_value else "",
+                     "DeltaValue (paper)": p["delta_value"], "tracks": r["n_tracks"]})
+    return table(pd.DataFrame(rows))
+
+
+def reordering_by_track(reord: pd.DataFrame) -> str:
+    """Per track and step: the largest DeltaSort and its run, Kendall's tau, mean
+    DeltaValue; ``""`` with no track."""
+    if reord.empty:
+        return ""
+    per = reord.assign(
+        step=reord.comparison.map(COMPARISON_LABELS),
+        max_delta_sort=[f"{v:.0f}% ({r})" for v, r in zip(reord.max_delta_sort, reord.max_delta_sort_run)],
+        kendall_tau=reord.kendall_tau.map(lambda v: fmt(v, 2)),
+        delta_value=reord.delta_value.map(lambda v: fmt(v, 3)))
+    return table(per[["track", "step", "max_delta_sort", "kendall_tau", "delta_value", "n_runs", "n_topics"]])
+
+
+def map_share(share: pd.DataFrame, paper: dict) -> str:
+    """Appendix A.1: the share across tracks and over all runs beside the paper's
+    (``paper``: mean_percent, std_percent), then per track; ``""`` with no run."""
+    if share.empty:
+        return ""
+    per_track = share.groupby("track", sort=False).share.agg(["mean", "std", "count"])
+    across, pooled = S.mean_std_range(per_track["mean"]), S.mean_std_range(share.share)
+    text = (f"Share of a run's relevant documents whose plain mean search length is closest to "
+            f"the search length of its mean precision: {100 * across['mean']:.0f}% +- "
+            f"{fmt(100 * across['std'], 0)} across tracks (mean of the per-track means, "
+            f"{across['n']} tracks); {100 * pooled['mean']:.0f}% +- {fmt(100 * pooled['std'], 0)} over all "
+            f"{pooled['n']} runs. Paper: {paper['mean_percent']}% +- {paper['std_percent']} over its tracks.")
+    tab = table(pd.DataFrame({"track": per_track.index,
+                              "mean share": (100 * per_track["mean"]).map(lambda v: f"{v:.0f}%"),
+                              "std": (100 * per_track["std"]).map(lambda v: fmt(v, 0)),
+                              "runs": per_track["count"]}))
+    return f"{text}\n\n{tab}"
+
+
+def track_figures(dirs: dict, summary_dir: Path) -> str:
+    """Figures 5 and 6 of every track (paths relative to ``summary_dir``); ``""`` with no track."""
+    blocks = []
+    for track, d in dirs.items():
+        blocks += [f"### {track}",
+                   image(f"figure 5, {track}", os.path.relpath(d / "study" / "fig5_document_asl.png", summary_dir)),
+                   image(f"figure 6, {track}", os.path.relpath(d / "study" / "fig6_asl_difference.png", summary_dir))]
+    return "\n\n".join(blocks)
+
+
+def summary_markdown(summary_dir: Path, dirs: dict, head, hist, reord, table2, share, tech, options) -> str:
+    """The study's markdown report (module doc), for a ``summary.md`` in ``summary_dir``."""
+    paper, ro = published("asl"), options["reorder"]
+    return render(
+        "asl_summary.md",
+        n_tracks=len(dirs), n_runs=int(head.n_runs.sum()) if len(head) else 0,
+        paper_tracks=paper["tracks"], paper_runs=paper["runs"],
+        no_track_note="" if dirs else NO_TRACK_INCLUDED,
+        headroom_table=headroom_table(head), headroom_figures=headroom_figures(hist),
+        techniques=techniques(tech), paper_table1=table(pd.DataFrame(paper["table1"])),
+        table2=table2_rows(table2, paper["table2"]), reordering_by_track=reordering_by_track(reord),
+        map_share=map_share(share, paper["map_share"]), track_figures=track_figures(dirs, summary_dir),
+        unretrieved_precision=ro["unretrieved_precision"], ttest_space=ro["ttest_space"],
+        margin_percent=f"{100 * ro['margin']:g}", alpha=f"{ro['alpha']:g}",
+        map_share_target=options["map_share_target"])
+
+
+def write_summary(path: Path, dirs: dict, head, hist, reord, table2, share, tech, options) -> None:
+    """Write :func:`summary_markdown` to ``path``."""
+    write_text(summary_markdown(Path(path).parent, dirs, head, hist, reord, table2, share, tech, options), path)

@@ -1,0 +1,170 @@
+"""Per-document views of the ASL study: the bucketed histograms of figures 1-6 and the
+appendix A.1 share of MAP's per-document precision.
+
+Inputs are the per-track tables of the ``measures`` rule (``measures_by_run``,
+``asl_by_document``); see :mod:`reeval.analyses.asl_study` for the notation.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from reeval.measures import row_sums
+
+from .asl_study import category_codes
+
+#: :func:`map_share` with the track (``map_share.parquet``)
+MAP_SHARE_COLUMNS = ("track", "run", "n_docs", "target_sl", "n_closest", "share")
+
+
+def bucket_labels(edges, integer: bool = True) -> list:
+    """Labels of the buckets [e_k, e_k+1) and [e_last, inf): ``"a-b"`` with b = e_k+1 - 1
+    for integer values (``"a"`` when a = b), ``">=e_last"`` for the last."""
+    labels = []
+    for a, b in zip(edges[:-1], edges[1:]):
+        if integer:
+            labels.append(f"{a:g}" if b - 1 == a else f"{a:g}-{b - 1:g}")
+        else:
+            labels.append(f"{a:g}-{b:g}")
+    labels.append(f">={edges[-1]:g}")
+    return labels
+
+
+def bucket_counts(values, edges) -> np.ndarray:
+    """Counts in [e_k, e_k+1) for each k and [e_last, inf); values below e_0 are not
+    counted (search lengths are >= 1, so e_0 = 1 counts everything)."""
+    v = np.asarray(values, dtype=np.float64)
+    idx = np.searchsorted(np.asarray(edges, dtype=np.float64), v, side="right") - 1
+    idx = idx[idx >= 0]
+    return np.bincount(idx, minlength=len(edges))
+
+
+def unit_histogram(values, n_bins: int = 10) -> np.ndarray:
+    """Counts in n_bins equal bins of [0, 1], the last closed ([0.9, 1.0] for 10 bins)."""
+    v = np.asarray(values, dtype=np.float64)
+    v = v[np.isfinite(v)]
+    idx = np.minimum(np.floor(v * n_bins).astype(np.int64), n_bins - 1)
+    return np.bincount(idx[idx >= 0], minlength=n_bins)
+
+
+def best_and_median_run(by_run: pd.DataFrame) -> tuple:
+    """(best, median) run by ASL: runs sorted by (ASL, name) ascending, the first and the
+    one at index (S - 1) // 2 (the better of the two middle runs when S is even)."""
+    df = by_run[np.isfinite(by_run["ASL"].to_numpy(dtype=np.float64))]
+    if df.empty:
+        return None, None
+    df = df.sort_values(["ASL", "run"], kind="stable").reset_index(drop=True)
+    return df.run[0], df.run[(len(df) - 1) // 2]
+
+
+def document_histogram(docs: pd.DataFrame, run: str, edges) -> pd.DataFrame:
+    """Figure 5: per-document ASL of one run's relevant documents in buckets of
+    :func:`bucket_counts` (retrieved ones), plus a last bucket "not retrieved"."""
+    d = docs[docs["run"] == run]
+    ret = d["retrieved"].to_numpy()
+    counts = bucket_counts(d["asl"].to_numpy()[ret], edges)
+    return pd.DataFrame({"bucket": bucket_labels(edges) + ["not retrieved"],
+                         "count": np.append(counts, int((~ret).sum()))})
+
+
+def signed_bucket_labels(edges) -> list:
+    """Labels of :func:`signed_bucket_counts` for integer differences, e.g. for edges
+    1, 10, 100: ``<=-100``, ``-99..-10``, ``-9..-1``, ``0``, ``1..9``, ``10..99``, ``>=100``."""
+    e = [float(x) for x in edges]
+    mags = [(a, b - 1) for a, b in zip(e[:-1], e[1:])]
+    neg = [f"<=-{e[-1]:g}"] + [f"-{b:g}" if a == b else f"-{b:g}..-{a:g}" for a, b in mags[::-1]]
+    pos = [f"{a:g}" if a == b else f"{a:g}..{b:g}" for a, b in mags] + [f">={e[-1]:g}"]
+    return neg + ["0"] + pos
+
+
+def signed_bucket_counts(diff, edges) -> np.ndarray:
+    """Counts of signed differences in symmetric magnitude buckets.
+
+    Magnitude buckets are [e_k, e_k+1) and [e_last, inf) (log-spaced edges such as 1,
+    10, 100, 1000); |d| < e_0 counts as 0 (its own middle bucket). Order: the largest
+    negative (wins of the first run) to the largest positive (losses).
+    """
+    d = np.asarray(diff, dtype=np.float64)
+    mag = bucket_counts(np.abs(d[d < 0]), edges)
+    pos = bucket_counts(d[d > 0], edges)
+    zero = int(d.size - mag.sum() - pos.sum())
+    return np.concatenate([mag[::-1], [zero], pos]).astype(np.int64)
+
+
+def document_differences(docs: pd.DataFrame, run_a: str, run_b: str) -> np.ndarray:
+    """ASL_qd(run_a) - ASL_qd(run_b) over every relevant document of the track (both
+    runs have a row for each, unretrieved ones at their unretrieved value)."""
+    a = docs[docs["run"] == run_a].set_index(["qid", "docno"])["asl"]
+    b = docs[docs["run"] == run_b].set_index(["qid", "docno"])["asl"]
+    a, b = a.align(b, join="inner")
+    return (a - b).to_numpy()
+
+
+def difference_histogram(docs: pd.DataFrame, run_a: str, run_b: str, edges) -> pd.DataFrame:
+    """Figure 6: :func:`signed_bucket_counts` of :func:`document_differences`."""
+    d = document_differences(docs, run_a, run_b)
+    return pd.DataFrame({"bucket": signed_bucket_labels(edges),
+                         "count": signed_bucket_counts(d, edges)})
+
+
+def map_share(docs: pd.DataFrame, target: str = "pooled") -> pd.DataFrame:
+    """How many of its documents MAP really averages (paper appendix A.1), per run.
+
+    Per run, the N relevant documents (over the topics with one) have precision P_i
+    (AP's per-document term) and search length SL_i = 1/P_i (inf when not retrieved).
+    Sorted by P descending, the prefix means m_n = (1/n) sum_{i<=n} SL_i grow with n;
+    the run's share is n*/N for the n* whose m_n is closest to the target search
+    length (the smallest such n on ties). Target: ``pooled`` = 1/mean_i P_i, the
+    search length of the unweighted mean precision of the same documents (the
+    identity of eq. 14-15); ``map`` = 1/MAP (mean over topics of AP_q). A run with
+    mean precision 0 has no finite target: share NaN.
+
+    Returns run, n_docs, target_sl, n_closest, share (no row when ``docs`` is empty).
+    """
+    if target not in ("pooled", "map"):
+        raise ValueError("target must be 'pooled' or 'map'")
+    if not len(docs):  # no run, or no relevant document: no row
+        dtypes = {"run": object, "n_docs": np.int64, "target_sl": np.float64, "n_closest": np.int64,
+                  "share": np.float64}
+        return pd.DataFrame({c: pd.Series(dtype=t) for c, t in dtypes.items()})
+    runs = sorted(pd.unique(docs["run"]).tolist())
+    r = category_codes(docs["run"], runs)
+    p = docs["precision"].to_numpy(dtype=np.float64)
+    order = np.lexsort((-p, r))
+    r, p = r[order], p[order]
+    S = len(runs)
+    N = np.bincount(r, minlength=S)
+    if target == "pooled":
+        mean_p = np.bincount(r, weights=p, minlength=S) / np.maximum(N, 1)
+    else:
+        tq = category_codes(docs["qid"], sorted(pd.unique(docs["qid"]).tolist()))[order]
+        T = int(tq.max()) + 1 if len(tq) else 0
+        g = r * T + tq
+        ap = (np.bincount(g, weights=p, minlength=S * T)
+              / np.maximum(np.bincount(g, minlength=S * T), 1)).reshape(S, T)
+        has = np.bincount(g, minlength=S * T).reshape(S, T) > 0
+        mean_p = row_sums(np.where(has, ap, 0)) / np.maximum(has.sum(axis=1), 1)
+    with np.errstate(divide="ignore"):
+        sl = np.where(p > 0, 1.0 / np.where(p > 0, p, 1.0), np.inf)
+        target_sl = np.where(mean_p > 0, 1.0 / np.where(mean_p > 0, mean_p, 1.0), np.nan)
+    first = np.concatenate([[0], np.cumsum(N)[:-1]])
+    k = np.arange(len(r)) - first[r] + 1                     # n of each prefix
+    finite_sl = np.where(np.isfinite(sl), sl, 0.0)
+    csum = np.cumsum(finite_sl)
+    before = np.where(first > 0, csum[np.maximum(first - 1, 0)], 0.0)
+    prefix = np.where(np.isfinite(sl), (csum - before[r]) / k, np.inf)
+    dist = np.abs(prefix - target_sl[r])
+    dist = np.where(np.isnan(dist), np.inf, dist)
+    pick = np.lexsort((k, dist, r))                            # per run: smallest dist, then n
+    starts = np.ones(len(pick), dtype=bool)
+    starts[1:] = r[pick][1:] != r[pick][:-1]
+    best = pick[starts]
+    n_closest = np.zeros(S, dtype=np.int64)
+    n_closest[r[best]] = k[best]
+    ok = np.isfinite(target_sl) & (N > 0)
+    return pd.DataFrame({
+        "run": runs, "n_docs": N, "target_sl": target_sl,
+        "n_closest": np.where(ok, n_closest, 0),
+        "share": np.where(ok, n_closest / np.maximum(N, 1), np.nan),
+    })

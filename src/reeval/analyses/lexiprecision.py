@@ -1,0 +1,396 @@
+"""Lexicographic precision (Diaz, "Best-Case Retrieval Evaluation: Improving the
+Sensitivity of Reciprocal Rank with Lexicographic Precision") for every pair of runs.
+
+Definitions (the paper, section 3; the semantics of the authors' pref_eval code, see
+``../shared/reference/README.md``):
+
+- Relevant: ``rel >= rel_level`` (default 1, i.e. grade > 0 for non-negative grades).
+  ``m_q`` is the number of relevant qrels documents of topic q. Topics with m_q = 0 are
+  dropped (nothing to compare).
+- Position vector of run s on topic q: the 1-based trec_eval positions of the relevant
+  documents s retrieved, ascending, then ``UNRETRIEVED`` (a sentinel larger than any
+  rank) for each relevant document s missed, m_q entries in all. A topic the run did not
+  answer is all UNRETRIEVED. Two UNRETRIEVED entries are equal.
+- ``RR_i`` = 1/p_i, 0 when p_i is UNRETRIEVED; ``dRR_i(x, y) = RR_i(x) - RR_i(y)``,
+  defined for i <= m_q (NaN beyond).
+- ``i*`` = the first index where the position vectors differ (1-based), 0 when they are
+  identical (a tie).
+- ``sgnLP(x, y)`` = +1 if x_{i*} < y_{i*} (x ranks its i*-th relevant document higher,
+  or y did not retrieve it), -1 otherwise, 0 for a tie.
+  ``rrLP(x, y)`` = dRR_{i*}(x, y) (0 for a tie); it equals dRR_1 whenever dRR_1 != 0.
+
+Everything is vectorized: per topic a runs x L matrix of positions (L = the most relevant
+documents any run retrieved for the topic, columns beyond it are all UNRETRIEVED) is
+compared for all pairs of runs at once, in chunks of pairs so memory stays bounded.
+The Python loop over topics is the only loop (a handful to a few hundred iterations).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from reeval.io.arrays import group_starts, position_in_group
+from reeval.measures import build_grid
+
+#: Position of a relevant document the run did not retrieve (worse than any rank).
+UNRETRIEVED = np.iinfo(np.int32).max
+#: Recall levels whose dRR_i are kept per pair (the paper's figure 5 shows 1..20).
+DEFAULT_LEVELS = 20
+#: At most this many (pair x position) cells are compared at once (~40 MB of temporaries).
+CHUNK_CELLS = 1 << 22
+#: Positions compared for every pair before the rest is compared for the still-equal pairs.
+HEAD_COLUMNS = 8
+
+
+@dataclass
+class PositionVectors:
+    """Sorted positions of relevant documents, runs x topics x L (int32).
+
+    ``topics`` are the qrels topics with at least one relevant document (sorted);
+    ``m`` their relevant counts (after a label removal, possibly 0); ``found[s, t]`` the
+    relevant documents run s retrieved for topic t; ``positions[s, t, k]`` the position
+    of its (k+1)-th, UNRETRIEVED for k >= found[s, t]. L >= ``levels`` and >= max(found).
+    """
+
+    runs: list
+    topics: list
+    m: np.ndarray
+    found: np.ndarray
+    positions: np.ndarray
+    rel_level: int
+
+    @property
+    def shape(self):
+        return len(self.runs), len(self.topics)
+
+    def to_table(self) -> pa.Table:
+        """One row per (run, topic): run, qid, m, found, positions (list of the retrieved
+        relevant documents' ranks, ascending; the m - found unretrieved ones are implicit)."""
+        S, T = self.shape
+        s_idx, t_idx = np.divmod(np.arange(S * T), T)
+        found = self.found.ravel()
+        flat = self.positions.reshape(S * T, self.positions.shape[2])
+        values = flat[np.arange(flat.shape[1])[None, :] < found[:, None]]
+        offsets = np.concatenate([[0], np.cumsum(found)]).astype(np.int32)
+        return pa.table({"run": np.array(self.runs, dtype=object)[s_idx],
+                         "qid": np.array(self.topics, dtype=object)[t_idx],
+                         "m": self.m[t_idx], "found": found,
+                         "positions": pa.ListArray.from_arrays(pa.array(offsets), pa.array(values))})
+
+    def to_frame(self) -> pd.DataFrame:
+        """:meth:`to_table` as pandas, positions as Python lists."""
+        table = self.to_table()
+        df = table.drop_columns(["positions"]).to_pandas()
+        df["positions"] = table.column("positions").to_pylist()
+        return df
+
+
+def position_vectors(judged, qrels, depth=None, runs=None, rel_level: int = 1,
+                     levels: int = DEFAULT_LEVELS) -> PositionVectors:
+    """Build the position vectors of every run on every topic with a relevant document.
+
+    ``judged``/``qrels``/``depth`` are the central tables (Arrow or pandas), where ingest
+    has already dropped repeated documents; a run with more relevant rows for a topic than
+    the topic has relevant documents is refused (ValueError). ``runs`` fixes the run
+    order (default: sorted names of ``depth``).
+    """
+    grid = _grid(judged, qrels, depth, runs)
+    T_all = grid.shape[1]
+    m = np.bincount(grid.qrels_topic[grid.qrels_rel >= rel_level], minlength=T_all)
+    is_rel = grid.rel >= rel_level
+    return _assemble(grid, grid.g[is_rel], grid.pos[is_rel], m, m, rel_level, levels)
+
+
+def _grid(judged, qrels, depth, runs, keep_docno: bool = False):
+    if depth is None and runs is None:
+        raise ValueError("position vectors need depth or runs to know the runs")
+    if depth is None:
+        depth = pd.DataFrame({"run": pd.Series([], dtype=object), "qid": pd.Series([], dtype=object),
+                              "n_ret": pd.Series([], dtype=np.int64)})
+    return build_grid(judged, depth, qrels, runs=runs, keep_docno=keep_docno)
+
+
+def _assemble(grid, g, pos, m_topics, m, rel_level, levels) -> PositionVectors:
+    """PositionVectors from the relevant judged rows (g = run * T + topic, sorted by g
+    then pos) of a grid; the topics are those with m_topics > 0, ``m`` their counts."""
+    S, T_all = grid.shape
+    rank = position_in_group(group_starts(g)) - 1
+    found_all = np.bincount(g, minlength=S * T_all).reshape(S, T_all)
+    if (found_all > m[None, :]).any():
+        raise ValueError("a run retrieved more relevant documents than the qrels hold "
+                         "(duplicate documents in a ranking?)")
+    topics_keep = np.flatnonzero(m_topics > 0)
+    new_t = np.full(T_all, -1)
+    new_t[topics_keep] = np.arange(topics_keep.size)
+    found = found_all[:, topics_keep]
+    L = max(levels, int(found.max(initial=0)), 1)
+    P = np.full((S, topics_keep.size, L), UNRETRIEVED, dtype=np.int32)
+    s_row, t_row = np.divmod(g, T_all)
+    ok = new_t[t_row] >= 0
+    P[s_row[ok], new_t[t_row[ok]], rank[ok]] = pos[ok]
+    return PositionVectors(runs=list(grid.runs), topics=[grid.topics[t] for t in topics_keep],
+                           m=m[topics_keep].astype(np.int64), found=found.astype(np.int64),
+                           positions=P, rel_level=rel_level)
+
+
+def _inverse(p: np.ndarray) -> np.ndarray:
+    """1/p, 0 where p is UNRETRIEVED."""
+    return np.where(p == UNRETRIEVED, 0.0, 1.0 / np.maximum(p, 1))
+
+
+@dataclass
+class PairComparison:
+    """Every pair of runs i < j (order of ``numpy.triu_indices``) on every topic.
+
+    Arrays are pairs x topics: ``i_star`` (int, 0 = identical vectors), ``sgn``
+    (int8), ``rr`` (float64 rrLP), ``sgn_suffix`` (sgnLP of p_2..m, Table 2);
+    ``drr`` is pairs x topics x levels (dRR_1..dRR_levels, NaN for levels beyond m).
+    """
+
+    runs: list
+    topics: list
+    m: np.ndarray
+    ii: np.ndarray
+    jj: np.ndarray
+    i_star: np.ndarray
+    sgn: np.ndarray
+    rr: np.ndarray
+    sgn_suffix: np.ndarray
+    drr: np.ndarray
+
+    @property
+    def n_pairs(self) -> int:
+        return self.ii.size
+
+    def to_frame(self) -> pd.DataFrame:
+        """Long table: run_i, run_j, qid, m, i_star, sgnLP, rrLP, sgnLP_suffix, dRR_1..."""
+        P, T = self.i_star.shape
+        p_idx, t_idx = np.divmod(np.arange(P * T), T)
+        runs = np.array(self.runs, dtype=object)
+        df = pd.DataFrame({"run_i": runs[self.ii[p_idx]], "run_j": runs[self.jj[p_idx]],
+                           "qid": np.array(self.topics, dtype=object)[t_idx],
+                           "m": self.m[t_idx], "i_star": self.i_star.ravel(),
+                           "sgnLP": self.sgn.ravel(), "rrLP": self.rr.ravel(),
+                           "sgnLP_suffix": self.sgn_suffix.ravel()})
+        for k in range(self.drr.shape[2]):
+            df[f"dRR_{k + 1}"] = self.drr[:, :, k].ravel()
+        return df
+
+
+def _first_difference(Pt: np.ndarray, i: np.ndarray, j: np.ndarray, start: int = 0):
+    """(i*, sgn, rr) of rows Pt[i[r]] vs Pt[j[r]] compared from column ``start`` on.
+
+    i* is the 1-based index (relative to ``start``) of the first differing column, 0 when
+    the rows are equal. Most pairs differ early: the first HEAD_COLUMNS columns are
+    compared for every pair, the remaining ones only for pairs still equal after them.
+    """
+    head = HEAD_COLUMNS
+    n = len(i)
+    width = Pt.shape[1] - start
+    k = np.zeros(n, dtype=np.int64)
+    differ = np.zeros(n, dtype=bool)
+    if width > 0:
+        stop = start + min(head, width)
+        neq = Pt[i, start:stop] != Pt[j, start:stop]
+        differ = neq.any(axis=1)
+        k = neq.argmax(axis=1)
+        rest = np.flatnonzero(~differ)
+        if rest.size and stop < Pt.shape[1]:
+            neq = Pt[i[rest], stop:] != Pt[j[rest], stop:]
+            differ[rest] = neq.any(axis=1)
+            k[rest] = neq.argmax(axis=1) + (stop - start)
+    x = Pt[i, np.minimum(start + k, Pt.shape[1] - 1)].astype(np.int64)
+    y = Pt[j, np.minimum(start + k, Pt.shape[1] - 1)].astype(np.int64)
+    sgn = np.where(differ, np.sign(y - x), 0).astype(np.int8)
+    rr = np.where(differ, _inverse(x) - _inverse(y), 0.0)
+    return np.where(differ, k + 1, 0), sgn, rr
+
+
+def compare_pairs(pv: PositionVectors, levels: int = DEFAULT_LEVELS,
+                  chunk_cells: int = CHUNK_CELLS) -> PairComparison:
+    """sgnLP, rrLP, i*, the suffix sgnLP and dRR_1..levels for all pairs and topics."""
+    S, T = pv.shape
+    ii, jj = np.triu_indices(S, 1)
+    P = ii.size
+    i_star = np.zeros((P, T), dtype=np.int32)
+    sgn = np.zeros((P, T), dtype=np.int8)
+    sgn_suffix = np.zeros((P, T), dtype=np.int8)
+    rr = np.zeros((P, T))
+    drr = np.full((P, T, levels), np.nan)
+    for t in range(T):
+        width = max(levels, int(pv.found[:, t].max(initial=0)), 1)
+        Pt = pv.positions[:, t, :width]
+        inv = _inverse(Pt[:, :levels])
+        valid = min(levels, int(pv.m[t]))
+        step = max(1, chunk_cells // width)
+        for a in range(0, P, step):
+            b = min(P, a + step)
+            i, j = ii[a:b], jj[a:b]
+            i_star[a:b, t], sgn[a:b, t], rr[a:b, t] = _first_difference(Pt, i, j)
+            # the suffix p_2..m: pairs first differing after p_1 keep their sign
+            late = i_star[a:b, t] > 1
+            suffix = sgn[a:b, t].copy()
+            early = np.flatnonzero(~late)
+            suffix[early] = _first_difference(Pt, i[early], j[early], start=1)[1]
+            sgn_suffix[a:b, t] = suffix
+            drr[a:b, t, :valid] = inv[i, :valid] - inv[j, :valid]
+    return PairComparison(runs=pv.runs, topics=pv.topics, m=pv.m, ii=ii, jj=jj, i_star=i_star,
+                          sgn=sgn, rr=rr, sgn_suffix=sgn_suffix, drr=drr)
+
+
+def lexiprecision_pair(x, y) -> tuple[int, float]:
+    """(sgnLP, rrLP) of two position vectors given as Python lists, one element at a time.
+
+    The per-pair loop of the reference semantics (``None`` = not retrieved), kept as the
+    slow baseline of the benchmark and a cross-check in the tests.
+    """
+    for a, b in zip(x, y):
+        if a is None and b is None:
+            continue
+        if a is None:
+            return -1, -1.0 / b
+        if b is None:
+            return 1, 1.0 / a
+        if a != b:
+            return (1 if a < b else -1), 1.0 / a - 1.0 / b
+    return 0, 0.0
+
+
+# ----------------------------------------------------------------------- analyses
+
+def reciprocal_rank(pv: PositionVectors) -> np.ndarray:
+    """RR = 1/p_1 (0 if no relevant document retrieved), runs x topics."""
+    return _inverse(pv.positions[:, :, 0])
+
+
+def ranking_agreement(pc: PairComparison) -> dict:
+    """Table 2 (ranking): over pair-topics with dRR_1 != 0, the share (%) where the sign
+    of dRR_1 equals sgnLP computed on p_2..m, and where it equals the sign of dRR_2.
+
+    A tie of the predictor (suffix identical, or dRR_2 = 0, also when m = 1) counts as a
+    disagreement; the tie shares are reported too.
+    """
+    d1 = pc.drr[:, :, 0]
+    use = d1 != 0
+    target = np.sign(d1[use])
+    suffix = pc.sgn_suffix[use]
+    d2 = pc.drr[:, :, 1][use] if pc.drr.shape[2] > 1 else np.zeros(target.size)
+    d2 = np.nan_to_num(d2, nan=0.0)
+    n = int(use.sum())
+    pct = (lambda k: 100.0 * k / n if n else math.nan)
+    return {"n_pair_topics": n,
+            "sgnLP_suffix_agree": pct(int((suffix == target).sum())),
+            "dRR2_agree": pct(int((np.sign(d2) == target).sum())),
+            "sgnLP_suffix_ties": pct(int((suffix == 0).sum())),
+            "dRR2_ties": pct(int((d2 == 0).sum()))}
+
+
+def system_agreement(pc: PairComparison, tol: float = 1e-12) -> dict:
+    """Table 2 (system): over run pairs whose mean dRR_1 over topics is non-zero
+    (|mean| > tol, as sums of reciprocals need not cancel exactly), the share (%) whose
+    mean rrLP and mean sgnLP have the same sign as the mean dRR_1."""
+    T = max(len(pc.topics), 1)  # no topic: every mean is 0, no pair counts
+    mean_rr1 = pc.drr[:, :, 0].sum(axis=1) / T
+    use = np.abs(mean_rr1) > tol
+    target = np.sign(mean_rr1[use])
+
+    def sign(v):
+        return np.where(np.abs(v) > tol, np.sign(v), 0.0)
+
+    n = int(use.sum())
+    return {"n_run_pairs": n,
+            "rrLP_agree": 100.0 * float((sign(pc.rr.sum(axis=1) / T)[use] == target).sum()) / n if n else math.nan,
+            "sgnLP_agree": 100.0 * float((sign(pc.sgn.sum(axis=1) / T)[use] == target).sum()) / n if n else math.nan}
+
+
+def tie_rates(pc: PairComparison) -> dict:
+    """Table 3: share (%) of pairs of rankings (pair of runs x topic) tied under RR
+    (p_1 = p'_1, both unretrieved included) and under lexiprecision (identical vectors)."""
+    n = pc.i_star.size
+    return {"n_pair_topics": n,
+            "LP_ties": 100.0 * float((pc.i_star == 0).sum()) / n if n else math.nan,
+            "RR_ties": 100.0 * float((pc.drr[:, :, 0] == 0).sum()) / n if n else math.nan}
+
+
+def mean_preference_scores(pc: PairComparison, values: np.ndarray) -> np.ndarray:
+    """Per-run, per-topic mean preference against every other run, runs x topics:
+    s_i(q) = (1/(S-1)) sum_{j != i} D(i, j, q) with D(j, i) = -D(i, j).
+
+    For D = dRR_1 this is S/(S-1) * (RR_i(q) - mean_s RR_s(q)): the topic-blocked ANOVA
+    (Tukey HSD) on it gives exactly the HSD of RR itself, which is why preference
+    measures are tested through it.
+    """
+    S, T = len(pc.runs), len(pc.topics)
+    out = np.zeros((S, T))
+    np.add.at(out, pc.ii, values)
+    np.add.at(out, pc.jj, -values)
+    return out / max(S - 1, 1)
+
+
+MEASURES = ("RR", "rrLP", "sgnLP")
+
+
+def pair_tests(pc: PairComparison, rr: np.ndarray, alpha: float = 0.05) -> pd.DataFrame:
+    """Significance of every run pair (i < j) under RR, rrLP and sgnLP.
+
+    Columns: run_i, run_j, topics, mean_dRR1 (= mean RR_i - mean RR_j), mean_rrLP,
+    mean_sgnLP, wins/losses/ties (sgnLP +1/-1/0 topics); paired tests ``p_RR`` (paired
+    t-test on RR, reeval.stats.allpairs.all_pairs_ttest), ``p_rrLP`` (one-sample t-test of the
+    per-topic rrLP against 0), ``p_sgnLP`` (two-sided binomial sign test on wins vs
+    losses, ties dropped), each with its Bonferroni adjustment over all pairs
+    (``*_bonferroni``); and ``hsd_<measure>``: significant at ``alpha`` under the
+    topic-blocked Tukey HSD (reeval.stats.allpairs.tukey_hsd) of RR, and of the mean-preference
+    scores of rrLP and sgnLP (:func:`mean_preference_scores`); a pair is significant when
+    q > q_crit at confidence 1 - alpha, which is the same as p < alpha.
+    """
+    from reeval.stats.allpairs import all_pairs_ttest, tukey_hsd
+    from reeval.stats.multiple import bonferroni
+    from reeval.stats.paired import sign_test_counts, ttest_rows
+
+    T = len(pc.topics)
+    runs = np.array(pc.runs, dtype=object)
+    out = pd.DataFrame({"run_i": runs[pc.ii], "run_j": runs[pc.jj], "topics": T,
+                        "mean_dRR1": pc.drr[:, :, 0].mean(axis=1) if T else np.nan,
+                        "mean_rrLP": pc.rr.mean(axis=1) if T else np.nan,
+                        "mean_sgnLP": pc.sgn.mean(axis=1) if T else np.nan,
+                        "wins": (pc.sgn > 0).sum(axis=1), "losses": (pc.sgn < 0).sum(axis=1),
+                        "ties": (pc.sgn == 0).sum(axis=1)})
+    if pc.n_pairs == 0 or T == 0:
+        for name in MEASURES:
+            out[f"p_{name}"] = out[f"p_{name}_bonferroni"] = np.nan
+            out[f"hsd_{name}"] = False
+        return out
+    out["p_RR"] = all_pairs_ttest(rr)["p_value"].to_numpy()
+    out["p_rrLP"] = ttest_rows(pc.rr)["p_value"]
+    out["p_sgnLP"] = sign_test_counts(out["wins"], out["losses"])
+    for name in MEASURES:
+        out[f"p_{name}_bonferroni"] = bonferroni(out[f"p_{name}"].to_numpy())
+    hsd_scores = {"RR": rr, "rrLP": mean_preference_scores(pc, pc.rr),
+                  "sgnLP": mean_preference_scores(pc, pc.sgn.astype(np.float64))}
+    for name, scores in hsd_scores.items():
+        table = tukey_hsd(scores, confidence=1.0 - alpha, p_values=False)
+        out[f"hsd_{name}"] = (table["q"] > table.attrs["q_crit"]).to_numpy()
+    return out
+
+
+def discriminative_power(tests: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
+    """Table 4 from :func:`pair_tests`: share (%) of run pairs significantly different,
+    (a) ``tukey_hsd`` and (b) ``paired_bonferroni`` (Bonferroni-adjusted p < alpha)."""
+    P = len(tests)
+    rows = []
+    for test in ("tukey_hsd", "paired_bonferroni"):
+        for name in MEASURES:
+            if P == 0:
+                k = 0
+            elif test == "tukey_hsd":
+                k = int(tests[f"hsd_{name}"].sum())
+            else:
+                k = int((tests[f"p_{name}_bonferroni"] < alpha).sum())
+            rows.append({"test": test, "measure": name, "n_run_pairs": P, "n_significant": k,
+                         "percent_significant": 100.0 * k / P if P else math.nan})
+    return pd.DataFrame(rows)

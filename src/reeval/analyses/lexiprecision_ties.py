@@ -1,0 +1,180 @@
+"""Ties and where two rankings first differ, for lexicographic precision (the paper's
+figures 2, 3, 5-7 and 9) and the profile of a track.
+
+Notation as in :mod:`reeval.analyses.lexiprecision`: position vectors, ``i*`` the first
+index where two vectors differ, p_1 the position of the first relevant document.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from reeval.io.arrays import group_starts, position_in_group
+
+from .lexiprecision import UNRETRIEVED, PairComparison, PositionVectors, _assemble, _grid
+
+
+def theoretical_tie_probability(n: int, m: int, p1: np.ndarray) -> np.ndarray:
+    """Figure 2: P(p'_1 = p_1 | p_1) = C(n - p_1, m - 1) / C(n, m) for a second ranking
+    whose m relevant positions are drawn uniformly among n (0 where p_1 > n - m + 1)."""
+    from scipy.special import gammaln
+
+    p1 = np.asarray(p1, dtype=np.float64)
+    ok = (p1 >= 1) & (p1 <= n - m + 1)
+    a = np.where(ok, n - p1, m - 1)
+    log_num = gammaln(a + 1) - gammaln(m) - gammaln(a - m + 2)
+    log_den = gammaln(n + 1) - gammaln(m + 1) - gammaln(n - m + 1)
+    return np.where(ok, np.exp(log_num - log_den), 0.0)
+
+
+def tie_probability_by_p1(pv: PositionVectors) -> pd.DataFrame:
+    """Figure 3: for each first-relevant position p_1 reached by some ranking, the
+    probability that another run's ranking of the same topic has the same p_1:
+    sum_q c_q(p)(c_q(p) - 1) / sum_q c_q(p)(S - 1), c_q(p) = rankings of q with p_1 = p.
+    Rankings without a retrieved relevant document are left out."""
+    S, T = pv.shape
+    p1 = pv.positions[:, :, 0].astype(np.int64)
+    ok = p1 != UNRETRIEVED
+    t = np.broadcast_to(np.arange(T)[None, :], (S, T))[ok]
+    keys, counts = np.unique(np.stack([p1[ok], t]), axis=1, return_counts=True)
+    df = pd.DataFrame({"p1": keys[0], "tied": counts * (counts - 1), "rankings": counts})
+    out = df.groupby("p1", as_index=False)[["tied", "rankings"]].sum()
+    out["probability"] = out["tied"] / (out["rankings"] * max(S - 1, 1))
+    return out
+
+
+def tie_probability_by_level(pc: PairComparison) -> pd.DataFrame:
+    """Figure 5: per recall level i, the share of pair-topics (with m >= i) where
+    p_i = p'_i (dRR_i = 0, both unretrieved included)."""
+    L = pc.drr.shape[2]
+    defined = ~np.isnan(pc.drr)
+    n = defined.reshape(-1, L).sum(axis=0)
+    ties = (pc.drr == 0).reshape(-1, L).sum(axis=0)
+    return pd.DataFrame({"level": np.arange(1, L + 1), "pair_topics": n, "ties": ties,
+                         "probability": np.where(n > 0, ties / np.maximum(n, 1), np.nan)})
+
+
+def i_star_distribution(pc: PairComparison) -> pd.DataFrame:
+    """Figure 6: the empirical CDF of i* over pair-topics that are not tied."""
+    v = pc.i_star[pc.i_star > 0]
+    levels, counts = np.unique(v, return_counts=True)
+    return pd.DataFrame({"i_star": levels, "count": counts,
+                         "ecdf": np.cumsum(counts) / max(v.size, 1)})
+
+
+def locality(pc: PairComparison, max_level: int = 8, lags: int = 4):
+    """Figure 7: Pearson correlations among dRR_1..dRR_max_level, and for i = 1 ..
+    max_level - lags the least-squares regression of dRR_i on dRR_{i+1..i+lags} (with an
+    intercept). Uses the pair-topics with m >= max_level, each pair in both orientations
+    (D and -D), so nothing depends on which run of a pair comes first.
+
+    Returns (correlation DataFrame max_level x max_level, regression DataFrame with
+    columns i, j (lag 1..lags), coefficient, plus r2 and n per i).
+    """
+    if pc.drr.shape[2] < max_level:
+        raise ValueError(f"need dRR up to level {max_level}")
+    use = pc.m >= max_level
+    D = pc.drr[:, use, :max_level].reshape(-1, max_level)
+    D = np.concatenate([D, -D])
+    names = [f"dRR_{k}" for k in range(1, max_level + 1)]
+    if D.shape[0] < 3:
+        return pd.DataFrame(np.nan, index=names, columns=names), pd.DataFrame(
+            columns=["i", "j", "coefficient", "r2", "n"])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        corr = pd.DataFrame(np.corrcoef(D, rowvar=False), index=names, columns=names)
+    rows = []
+    for i in range(max_level - lags):
+        y = D[:, i]
+        X = np.column_stack([np.ones(D.shape[0]), D[:, i + 1:i + 1 + lags]])
+        coef, *_ = np.linalg.lstsq(X, y, rcond=None)
+        resid = y - X @ coef
+        ss = float(((y - y.mean()) ** 2).sum())
+        r2 = 1.0 - float((resid ** 2).sum()) / ss if ss > 0 else math.nan
+        rows += [{"i": i + 1, "j": j + 1, "coefficient": float(coef[j + 1]), "r2": r2,
+                  "n": D.shape[0]} for j in range(lags)]
+    return corr, pd.DataFrame(rows)
+
+
+def tie_counts(pv: PositionVectors) -> tuple[int, int, int]:
+    """(pairs of rankings, tied under RR, tied under lexiprecision) over all topics,
+    by counting equal p_1 values and identical position vectors per topic (each row's
+    bytes as one key: no pair loop)."""
+    S, T = pv.shape
+    total = T * S * (S - 1) // 2
+    if S < 2 or T == 0:
+        return total, 0, 0
+    width = max(int(pv.found.max(initial=0)), 1)
+    rows = np.ascontiguousarray(pv.positions[:, :, :width]).reshape(S * T, width)
+    topic = np.tile(np.arange(T, dtype=np.int64), S)
+    _, vector_id = np.unique(rows.view(np.dtype((np.void, rows.itemsize * width))).ravel(),
+                             return_inverse=True)
+    _, c_lp = np.unique(vector_id.ravel() * T + topic, return_counts=True)
+    _, c_rr = np.unique(rows[:, 0].astype(np.int64) * T + topic, return_counts=True)
+    pairs = (lambda c: int((c * (c - 1) // 2).sum()))
+    return total, pairs(c_rr), pairs(c_lp)
+
+
+def label_removal_ties(judged, qrels, depth, runs=None, rel_level: int = 1,
+                       fractions=(0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9),
+                       samples: int = 10, seed: int = 0) -> pd.DataFrame:
+    """Figure 9: ties (%) under RR and lexiprecision when a fraction f of the relevance
+    labels is removed at random (a removed document counts as non-relevant).
+
+    As the authors' pref_eval (``--label_fraction``): per topic with n_q judgments (any
+    grade), max(floor(n_q (1 - f)), 1) of them are kept, uniformly at random. Sample k
+    draws u ~ U(0, 1) per qrels row from ``numpy.random.default_rng([seed, k])`` and keeps
+    each topic's judgments with the smallest u, so within a sample the removed sets are
+    nested as f grows. The topics are those with a relevant document in the full qrels; a
+    topic left without a relevant label has every pair tied. One row per (fraction,
+    sample); aggregate with :func:`summarize_label_removal`.
+    """
+    grid = _grid(judged, qrels, depth, runs, keep_docno=True)
+    T_all = grid.shape[1]
+    qt = grid.qrels_topic
+    n_q = np.bincount(qt, minlength=T_all)
+    is_rel_q = grid.qrels_rel >= rel_level
+    m_full = np.bincount(qt[is_rel_q], minlength=T_all)
+    is_rel = grid.rel >= rel_level
+    g, pos = grid.g[is_rel], grid.pos[is_rel]
+    # which qrels row each retrieved relevant row is
+    labels = pd.MultiIndex.from_arrays([qt, grid.qrels_docno])
+    row_label = labels.get_indexer(pd.MultiIndex.from_arrays([g % T_all, grid.docno[is_rel]]))
+    rows = []
+    for k in range(samples):
+        u = np.random.default_rng([seed, k]).random(qt.size)
+        order = np.lexsort((u, qt))
+        rank = np.empty(qt.size, dtype=np.int64)
+        rank[order] = position_in_group(group_starts(qt[order])) - 1
+        for f in fractions:
+            n_keep = np.maximum(np.floor(n_q * (1.0 - f) + 1e-9), 1)
+            keep = rank < n_keep[qt]
+            m = np.bincount(qt[keep & is_rel_q], minlength=T_all)
+            sel = keep[row_label]
+            total, rr_ties, lp_ties = tie_counts(_assemble(grid, g[sel], pos[sel], m_full, m,
+                                                           rel_level, levels=1))
+            rows.append({"fraction_removed": float(f), "sample": k, "pair_topics": total,
+                         "RR_ties": 100.0 * rr_ties / total if total else math.nan,
+                         "LP_ties": 100.0 * lp_ties / total if total else math.nan})
+    return pd.DataFrame(rows)
+
+
+def summarize_label_removal(df: pd.DataFrame) -> pd.DataFrame:
+    """Mean and standard deviation (ddof=1) over samples per removed fraction."""
+    g = df.groupby("fraction_removed")[["RR_ties", "LP_ties"]]
+    out = g.mean().add_suffix("_mean").join(g.std(ddof=1).add_suffix("_std"))
+    return out.reset_index()
+
+
+def track_profile(pv: PositionVectors, depth) -> dict:
+    """Table 1 of the paper for a track: requests, runs, relevant per request, documents
+    retrieved per request (mean over runs x requests with a relevant document)."""
+    d = pd.DataFrame({"run": np.asarray(depth["run"]), "qid": np.asarray(depth["qid"]),
+                      "n_ret": np.asarray(depth["n_ret"])})
+    d = d[d.qid.isin(pv.topics) & d.run.isin(pv.runs)]
+    S, T = pv.shape
+    return {"requests": T, "runs": S, "rel_per_request": float(pv.m.mean()) if T else math.nan,
+            "docs_per_request": float(d.n_ret.sum()) / (S * T) if S * T else math.nan,
+            "rel_retrieved_per_ranking": float(pv.found.mean()) if S * T else math.nan}

@@ -1,0 +1,281 @@
+"""What the rareness measures change (Türkmen, Lease & Kutlu, ECIR 2023, sections 3-4).
+
+Every analysis starts from :class:`reeval.analyses.rareness.Hits` (the relevant documents in each
+run's top k) and is vectorized: the 1000-trial experiments use the linear form of the
+measures (``reeval.analyses.rareness`` module doc), so a trial costs a few array operations and
+there is no Python loop over trials, runs, topics or pairs of runs.
+
+- :func:`rank_correlation`: Kendall tau-b (and tau_AP) between the ranking of runs by a
+  rareness measure and by its base (alpha = 0: P@k, AP cut at k), per alpha (figure 2).
+- :func:`discriminative_power`: run pairs significantly different under the
+  topic-blocked Tukey HSD of :func:`reeval.stats.allpairs.tukey_hsd` at 95% and 99% (table 1).
+- :func:`stability`: Buckley & Voorhees as the paper applies it: R trials each sample
+  floor(T/2) topics without replacement; for every pair of runs the share of trials in
+  which the more frequent winner wins (a tie counts for neither); the mean over pairs
+  (table 2).
+- :func:`number_of_systems`: the paper's algorithm 1: sample N runs, recompute rareness
+  with S = N over the sample only, Kendall tau-b with the full ranking restricted to the
+  sample; the mean over trials (table 3).
+- :func:`synthetic_ranks`: figure 1: a system retrieving D relevant documents no run
+  found (S_rare) or the D most commonly found ones (S_common) joins the real runs of one
+  topic (S + 1 systems); its rank by P_rareness@k as D grows.
+
+Ties: run means are compared with a tolerance of ``EPS`` = 1e-12 (scores are at most 2),
+so floating-point noise from different summation orders never breaks a tie. Randomness:
+``numpy.random.default_rng`` seeded by (seed, N) or seed only; the same seed gives the
+same numbers in every process.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from reeval.stats.allpairs import tukey_hsd
+from reeval.stats.correlation import kendall_tau, tau_ap
+
+from . import rareness as rr
+
+EPS = 1e-12
+LEVELS = (0.95, 0.99)
+
+
+def run_means(per_topic: np.ndarray) -> np.ndarray:
+    """Mean over every qrels topic (trec_eval -c), per run."""
+    return per_topic.mean(axis=1) if per_topic.shape[1] else np.zeros(per_topic.shape[0])
+
+
+def _tie_round(x: np.ndarray) -> np.ndarray:
+    return np.round(np.asarray(x, dtype=np.float64), 12)
+
+
+def rank_correlation(means: dict, base: dict) -> pd.DataFrame:
+    """Kendall tau-b and tau_AP between rankings by run means.
+
+    ``means``: {(measure, alpha): (S,) run means}; ``base``: {measure: (S,) means at
+    alpha = 0}. tau_AP uses the base ranking as the reference. Means are rounded to 12
+    decimals first (see EPS). Returns measure, alpha, tau, tau_ap.
+    """
+    rows = []
+    for (measure, alpha), v in means.items():
+        b, e = _tie_round(base[measure]), _tie_round(v)
+        rows.append({"measure": measure, "alpha": rr.alpha_label(alpha),
+                     "tau": kendall_tau(b, e), "tau_ap": tau_ap(b, e)})
+    return pd.DataFrame(rows)
+
+
+def discriminative_power(per_topic: dict, levels=LEVELS) -> pd.DataFrame:
+    """Pairs of runs significantly different by the topic-blocked Tukey HSD.
+
+    ``per_topic``: {(measure, alpha): (S, T) scores}. A pair counts at level L when its
+    studentized range q exceeds q_crit(L) (equivalently p < 1 - L). Returns measure, alpha,
+    runs, pairs, and one ``significant_<L%>`` column per level.
+    """
+    rows = []
+    for (measure, alpha), X in per_topic.items():
+        row = {"measure": measure, "alpha": rr.alpha_label(alpha), "runs": X.shape[0]}
+        for level in levels:
+            out = tukey_hsd(X, confidence=level, p_values=False)
+            row["pairs"] = len(out)
+            row[f"significant_{level * 100:g}"] = int((out["q"] > out.attrs["q_crit"]).sum())
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def topic_samples(n_topics: int, size: int, trials: int, seed: int) -> np.ndarray:
+    """(trials, n_topics) 0/1 matrix: each row marks ``size`` topics drawn without replacement."""
+    rng = np.random.default_rng(seed)
+    order = np.argsort(rng.random((trials, n_topics)), axis=1)
+    Z = np.zeros((trials, n_topics))
+    np.put_along_axis(Z, order[:, :size], 1.0, axis=1)
+    return Z
+
+
+def pair_stability(means: np.ndarray, chunk_cells: int = 1 << 23) -> tuple[np.ndarray, np.ndarray]:
+    """Per pair of runs i < j (triu order), from (trials, S) means: the stability
+    max(#trials i > j, #trials j > i) / trials and the share of tied trials; differences
+    within EPS are ties and count for neither run."""
+    R, S = means.shape
+    ii, jj = np.triu_indices(S, 1)
+    stab, tied = np.empty(ii.size), np.empty(ii.size)
+    step = max(1, chunk_cells // max(R, 1))
+    for a in range(0, ii.size, step):  # chunks of pairs, each a whole (trials x pairs) block
+        d = means[:, ii[a:a + step]] - means[:, jj[a:a + step]]
+        gt, lt = (d > EPS).sum(axis=0), (d < -EPS).sum(axis=0)
+        stab[a:a + step] = np.maximum(gt, lt) / R
+        tied[a:a + step] = (R - gt - lt) / R
+    return stab, tied
+
+
+def stability(per_topic: dict, trials: int = 1000, seed: int = 0, size: int | None = None) -> pd.DataFrame:
+    """Buckley-Voorhees stability (module doc) of each {(measure, alpha): (S, T)} matrix.
+
+    Every measure sees the same topic samples. ``size`` defaults to floor(T/2).
+    Returns measure, alpha, topics, sampled_topics, trials, stability, tied_share (the
+    share of trial x pair comparisons that were ties).
+    """
+    rows = []
+    Z = None
+    for (measure, alpha), X in per_topic.items():
+        S, T = X.shape
+        k = T // 2 if size is None else int(size)
+        if Z is None:
+            Z = topic_samples(T, k, trials, seed)
+        means = Z @ X.T / max(k, 1)                       # (trials, S)
+        per_pair, tied = pair_stability(means)
+        rows.append({"measure": measure, "alpha": rr.alpha_label(alpha), "topics": T,
+                     "sampled_topics": k, "trials": trials,
+                     "stability": float(per_pair.mean()) if per_pair.size else math.nan,
+                     "tied_share": float(tied.mean()) if tied.size else math.nan})
+    return pd.DataFrame(rows)
+
+
+def batched_kendall_tau(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    """Kendall tau-b of each row pair of (trials, N) arrays (differences within EPS are
+    ties): sum(sign dx * sign dy) / sqrt(#untied in x * #untied in y); NaN when either row
+    is constant (as scipy)."""
+    X = np.asarray(X, dtype=np.float64)
+    Y = np.asarray(Y, dtype=np.float64)
+    ii, jj = np.triu_indices(X.shape[1], 1)
+
+    def sgn(A):
+        d = A[:, ii] - A[:, jj]
+        return (d > EPS).astype(np.int8) - (d < -EPS).astype(np.int8)
+
+    sx, sy = sgn(X), sgn(Y)
+    num = (sx.astype(np.int64) * sy).sum(axis=1)
+    den = np.sqrt((sx != 0).sum(axis=1).astype(np.float64) * (sy != 0).sum(axis=1))
+    return np.divide(num, den, out=np.full(len(num), np.nan), where=den > 0)
+
+
+class LinearRareness:
+    """Run means of one rareness measure for any subset of runs (module doc of rareness).
+
+    For run s: P0_s = sum_h c_h, P1_s = sum_h c_h alpha_h over its hits, and
+    G[r, s] = sum_h c_h alpha_h [run r has d_h in its top k] (r != s). Over a subset of N
+    runs with rareness counted on that subset (S = N):
+        paper:      mean_s = (P0_s + P1_s - (P1_s + off_s) / N) / T
+        normalized: mean_s = (P0_s - off_s / (N - 1)) / T        (P0_s / T when N = 1)
+    where off_s = sum of G[r, s] over the other runs r of the subset.
+    """
+
+    def __init__(self, hits: rr.Hits, family: str, alpha):
+        from scipy import sparse  # here, not at import: the Snakefile reads this module's report
+
+        S, T = hits.shape
+        self.T = T
+        self.normalized = family.endswith("_norm")
+        c = hits.coef(family)
+        ca = c * rr.topic_alpha(hits, alpha)[hits.topic]
+        self.P0 = np.bincount(hits.run, weights=c, minlength=S)
+        self.P1 = np.bincount(hits.run, weights=ca, minlength=S)
+        D = len(hits.doc_topic)
+        A = sparse.csr_matrix((np.ones(len(hits.run)), (hits.run, hits.doc)), shape=(S, D))
+        W = sparse.csc_matrix((ca, (hits.doc, hits.run)), shape=(D, S))
+        G = (A @ W).toarray()
+        np.fill_diagonal(G, 0.0)
+        self.G = G
+
+    def means(self, idx: np.ndarray) -> np.ndarray:
+        """(trials, N) run means for the runs ``idx`` (trials, N) of each trial."""
+        N = idx.shape[1]
+        off = self.G[idx[:, :, None], idx[:, None, :]].sum(axis=1)
+        P0, P1 = self.P0[idx], self.P1[idx]
+        if self.normalized:
+            total = P0 - off / (N - 1) if N > 1 else P0
+        else:
+            total = P0 + P1 - (P1 + off) / N
+        return total / max(self.T, 1)
+
+    def full_means(self) -> np.ndarray:
+        return self.means(np.arange(len(self.P0))[None, :])[0]
+
+
+def sample_runs(n_runs: int, size: int, trials: int, seed: int) -> np.ndarray:
+    """(trials, size) run indices, each row a sample without replacement; seeded by (seed, size)."""
+    rng = np.random.default_rng([seed, size])
+    return np.argsort(rng.random((trials, n_runs)), axis=1)[:, :size]
+
+
+def number_of_systems(hits: rr.Hits, measures, sizes=(2, 4, 8, 16, 32, 64), trials: int = 1000,
+                      seed: int = 0) -> pd.DataFrame:
+    """Algorithm 1 of the paper for each (family, alpha) in ``measures`` and each sample
+    size N <= S: mean Kendall tau-b between the full ranking (rareness over every run)
+    restricted to the sample and the ranking with rareness recomputed on the sample.
+    Trials where either ranking is all tied (tau undefined) are left out and counted.
+    Returns measure, alpha, n_systems, trials, valid_trials, mean_tau, sd_tau.
+    """
+    S = hits.shape[0]
+    rows = []
+    samples = {N: sample_runs(S, N, trials, seed) for N in sizes if 2 <= N <= S}
+    for family, alpha in measures:
+        lin = LinearRareness(hits, family, alpha)
+        full = lin.full_means()
+        for N, idx in samples.items():
+            tau = batched_kendall_tau(full[idx], lin.means(idx))
+            ok = ~np.isnan(tau)
+            rows.append({"measure": family, "alpha": rr.alpha_label(alpha), "n_systems": N,
+                         "trials": trials, "valid_trials": int(ok.sum()),
+                         "mean_tau": float(tau[ok].mean()) if ok.any() else math.nan,
+                         "sd_tau": float(tau[ok].std(ddof=1)) if ok.sum() > 1 else math.nan})
+    return pd.DataFrame(rows, columns=["measure", "alpha", "n_systems", "trials", "valid_trials", "mean_tau",
+                                       "sd_tau"])
+
+
+def default_topic(hits: rr.Hits) -> int:
+    """The topic with the most relevant documents (the first in qid order on ties)."""
+    return int(np.argmax(hits.num_rel)) if len(hits.num_rel) else -1
+
+
+def synthetic_ranks(hits: rr.Hits, topic: int, alphas=(0.0, 0.5, 1.0), max_docs: int = 100,
+                    family: str = "P_rareness") -> pd.DataFrame:
+    """Figure 1 of the paper on one topic (index ``topic``) with the S real runs.
+
+    S_rare retrieves D relevant documents no other system found (S_d = 1 each); S_common
+    retrieves the D relevant documents the most runs found (c_k descending, then docno),
+    raising their S_d by one. Each joins the real runs alone (S + 1 systems) and is
+    ranked among them by ``family`` (P_rareness or P_rareness_norm) at cutoff k on this
+    topic: rank = 1 + real runs scoring higher by more than EPS (a tie ranks it first).
+    D runs over 1..min(max_docs, k) for S_rare and 1..min(max_docs, k, R_q) for
+    S_common. Returns system, alpha, docs, score, rank, best_real, n_systems.
+    """
+    if family not in ("P_rareness", "P_rareness_norm"):
+        raise ValueError("the synthetic experiment scores P_rareness or P_rareness_norm")
+    S, T = hits.shape
+    k, normalized = hits.k, family.endswith("_norm")
+    on_t = hits.topic == topic
+    docs_t = np.flatnonzero(hits.doc_topic == topic)
+    local = np.full(len(hits.doc_topic), -1)
+    local[docs_t] = np.arange(len(docs_t))
+    counts = rr.retrieval_counts(hits)[docs_t].astype(np.float64)
+    B = np.zeros((len(docs_t), S))                       # hit incidence: doc x run
+    np.add.at(B, (local[hits.doc[on_t]], hits.run[on_t]), 1.0)
+    order = np.lexsort((hits.doc_docno[docs_t].astype(str), -counts))  # most common first
+    S1 = S + 1
+    rows = []
+    for system in ("rare", "common"):
+        n_max = min(max_docs, k) if system == "rare" else min(max_docs, k, len(docs_t))
+        D = np.arange(1, n_max + 1)
+        if system == "rare":
+            added = np.zeros((len(D), len(docs_t)))
+        else:
+            rank_of = np.empty(len(docs_t), dtype=np.int64)
+            rank_of[order] = np.arange(len(docs_t))
+            added = (rank_of[None, :] < D[:, None]).astype(np.float64)   # (D, docs)
+        C = counts[None, :] + added
+        for alpha in alphas:
+            a = float(rr.check_alpha(alpha))
+            weight = ((1 - a) if normalized else 1.0) + a * rr.rarity(C, S1, normalized)
+            real = weight @ B / k                                     # (D, S)
+            if system == "rare":
+                own = D * (((1 - a) if normalized else 1.0) + a * rr.rarity(1, S1, normalized)) / k
+            else:
+                own = (weight * added).sum(axis=1) / k
+            rank = 1 + (real > own[:, None] + EPS).sum(axis=1)
+            rows.append(pd.DataFrame({"system": system, "alpha": rr.alpha_label(a), "docs": D,
+                                      "score": own, "rank": rank,
+                                      "best_real": real.max(axis=1) if S else np.full(len(D), np.nan),
+                                      "n_systems": S1}))
+    return pd.concat(rows, ignore_index=True)

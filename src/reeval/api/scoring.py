@@ -1,0 +1,232 @@
+"""``reeval.evaluate``, ``reeval.compare`` and ``reeval.prefer``: the commands as DataFrames.
+
+Each reads its inputs with :func:`reeval.api.inputs.load_track` and computes with the
+function its command uses (:mod:`reeval.compute`), so values equal the command's bit for
+bit. Nothing is printed: what reading dropped or read differently from trec_eval is in
+the result's ``attrs["notes"]`` (one line per input, the lines ``reeval score`` writes on
+stderr) and announced by one :class:`reeval.ReevalWarning` per call; ``attrs["ingest_report"]``
+holds the line counts of every input (the columns of ``ingest_report.csv``).
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Union
+
+import numpy as np
+import pandas as pd
+
+from reeval.choices import ALTERNATIVES, PAIRED_TESTS, PRECISIONS, SYSTEMS, UNRETRIEVED_POLICIES
+from reeval.errors import InputError, ReevalWarning
+
+from .inputs import is_path, load_track
+
+#: what ``qrels`` may be: a path, a DataFrame, a dict {query_id: {doc_id: relevance}}, records
+QrelsInput = Union[str, os.PathLike, pd.DataFrame, Mapping, Iterable]
+#: what ``runs`` may be: a path or paths, a DataFrame, a dict (one run or named runs), records
+RunsInput = Union[str, os.PathLike, Sequence, pd.DataFrame, Mapping, Iterable]
+
+
+def _specs(measures) -> list[str]:
+    """Measure names as text: one name or an iterable of them (objects, such as
+    ir_measures' ``nDCG@10``, by their ``str``)."""
+    if isinstance(measures, str) or not isinstance(measures, Iterable):
+        measures = [measures]
+    specs = [str(m).strip() for m in measures]
+    if not specs:
+        raise InputError("measures: no measure given")
+    return specs
+
+
+def measure_columns(measures, per_topic_only: bool = False) -> dict:
+    """Column name -> :class:`reeval.measures.Measure`: a name that means one measure
+    keeps the caller's spelling (``P@10``, ``AP``); a set or a list of cutoffs (``official``,
+    ``P.5,10``) gives reeval's names (``P_5``, ``P_10``). First occurrence wins."""
+    from reeval.measures import accepted_names, family_of, parse_measure
+
+    columns: dict = {}
+    for spec in _specs(measures):
+        try:
+            found = parse_measure(spec)
+        except ValueError as exc:
+            raise InputError(f"measures: {exc}; accepted: {accepted_names(per_topic_only)}") from None
+        if per_topic_only and any(family_of(m).needs_runs for m in found):
+            raise InputError(f"measures: {spec!r} is computed over a set of runs; "
+                             f"accepted: {accepted_names(per_topic_only)}")
+        for column, m in ([(spec, found[0])] if len(found) == 1 else [(m.name, m) for m in found]):
+            columns.setdefault(column, m)
+    return columns
+
+
+def _choice(name: str, value, choices) -> None:
+    if value not in choices:
+        raise InputError(f"{name} must be one of {', '.join(map(str, choices))}; got {value!r}")
+
+
+def _integer(name: str, value, minimum: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise InputError(f"{name} must be an integer; got {value!r}")
+    if minimum is not None and value < minimum:
+        raise InputError(f"{name} must be at least {minimum}; got {value!r}")
+    return int(value)
+
+
+def _noted(frame: pd.DataFrame, tables, notes: list) -> pd.DataFrame:
+    """Attach the notes and the ingest report; one warning when there are notes."""
+    frame.attrs["notes"] = list(notes)
+    frame.attrs["ingest_report"] = [dict(row) for row in tables.report_rows]
+    if notes:
+        more = f" (and {len(notes) - 1} more)" if len(notes) > 1 else ""
+        warnings.warn(f"reeval: {notes[0]}{more}; every note is in the result's .attrs['notes']",
+                      ReevalWarning, stacklevel=3)
+    return frame
+
+
+def _values(m, x: np.ndarray) -> np.ndarray:
+    """Counts (num_q, num_ret ...) as int64, the other measures float64."""
+    return x.astype(np.int64) if m.aggregate in ("sum", "count") else x.astype(np.float64)
+
+
+def evaluate(qrels: QrelsInput, runs: RunsInput, measures: str | Iterable[str] = ("official",), *,
+             relevance_level: int = 1, per_topic: bool = False, complete: bool = True,
+             precision: str = "float64", depth: int | None = None, unretrieved: str = "after_last",
+             alpha: float | str = 1.0, systems: str = "all") -> pd.DataFrame:
+    """Evaluate runs against qrels as ``reeval score -c`` does, as a DataFrame.
+
+    Args:
+        qrels: a path (plain, gzip or bzip2), a DataFrame (``query_id, doc_id, relevance``
+            or ``qid, docno, rel``), a dict ``{query_id: {doc_id: relevance}}`` or an
+            iterable of records with those attributes (ir_datasets' ``qrels_iter()``).
+        runs: a path or list of paths; a DataFrame (``query_id, doc_id, score``, optionally
+            ``run``); a dict ``{query_id: {doc_id: score}}``; an iterable of records; or a
+            dict ``{run_name: any of those}``.
+        measures: names ``reeval score -m`` accepts (``reeval measures`` lists them):
+            trec_eval style (``map``, ``P.5,10``, ``ndcg_cut_10``), ir_measures style
+            (``AP``, ``P@10``, ``nDCG@10``), ``ASL``, ``ASL@g1-10``, rareness
+            (``P_rareness@100``), sets (``official``, ``all_trec``).
+        relevance_level: grades >= this are relevant.
+        per_topic: one row per (run, query_id) instead of one per run.
+        complete: average over every qrels topic (trec_eval ``-c``; a topic a run misses
+            scores as if nothing was retrieved); False: over the topics each run answered.
+        precision: ``float64`` (trec_eval 10) or ``float32`` (trec_eval 9.x and
+            pytrec_eval: scores equal in float32 tie).
+        depth: use only the first ``depth`` documents of each ranking (trec_eval ``-M``).
+        unretrieved: ASL of an unretrieved relevant document, ``after_last`` or ``eq3``.
+        alpha: rareness weight, a number >= 0 or ``"1/R"``.
+        systems: rareness counts over ``all`` runs given, or per topic those that ``answered``.
+
+    Returns:
+        One row per run (index ``run``, in the order given) and one column per measure,
+        named as the caller named it (a set or a list of cutoffs gives reeval's names:
+        ``P_5``, ``P_10``). Counts are int64, the rest float64. ASL measures average
+        over topics with a relevant document (NaN without one). With ``per_topic`` the
+        index is (``run``, ``query_id``): every qrels topic when ``complete``, else the
+        topics the run answered; ``num_q`` and ``gm_map``, which have no per-topic
+        value, are left out.
+
+    Raises:
+        InputError: bad input (the message names the source, the row and what was expected).
+    """
+    from reeval.analyses.rareness import check_alpha
+    from reeval.compute import score_track
+
+    _choice("precision", precision, PRECISIONS)
+    _choice("unretrieved", unretrieved, UNRETRIEVED_POLICIES)
+    _choice("systems", systems, SYSTEMS)
+    level = _integer("relevance_level", relevance_level)
+    depth = None if depth is None else _integer("depth", depth, 1)
+    columns = measure_columns(measures)
+    try:
+        alpha = check_alpha(alpha)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    unique = list(dict.fromkeys(columns.values()))
+    tables, names, notes = load_track(qrels, runs, precision)
+    scores, summary = score_track(tables, names, unique, rel_level=level, max_depth=depth,
+                                  unretrieved=unretrieved, alpha=alpha, systems=systems, complete=complete)
+    if not per_topic:
+        frame = pd.DataFrame({c: _values(m, summary[m.name]) for c, m in columns.items()},
+                             index=pd.Index(names, name="run", dtype=object))
+        return _noted(frame, tables, notes)
+    keep = np.ones(scores.answered.shape, dtype=bool) if complete else scores.answered
+    run_of, topic_of = np.nonzero(keep)
+    index = pd.MultiIndex.from_arrays([np.array(names, dtype=object)[run_of],
+                                       np.array(scores.topics, dtype=object)[topic_of]], names=["run", "query_id"])
+    frame = pd.DataFrame({c: _values(m, scores.values[m.name][keep]) for c, m in columns.items()
+                          if m.aggregate not in ("count", "gmean")}, index=index)
+    return _noted(frame, tables, notes)
+
+
+def _two_runs(run_a, run_b):
+    """Two runs as :func:`load_track` takes them: file names name paths, else run_a, run_b."""
+    if is_path(run_a) and is_path(run_b):
+        return [run_a, run_b]
+    return {"run_a": run_a, "run_b": run_b}
+
+
+def compare(qrels: QrelsInput, run_a: RunsInput, run_b: RunsInput, measures: str | Iterable[str] = ("map",),
+            tests: str | Iterable[str] = ("t",), alternative: str = "two-sided", seed: int = 0,
+            resamples: int = 10000, *, relevance_level: int = 1, precision: str = "float64",
+            unretrieved: str = "after_last") -> pd.DataFrame:
+    """Paired significance tests between two runs, as ``reeval compare``.
+
+    ``run_a`` and ``run_b`` take any one-run form of :func:`evaluate`; ``measures`` are
+    per-topic measures (not ``num_*``, ``gm_map`` or rareness); ``tests`` any of ``t``,
+    ``wilcoxon``, ``sign``, ``permutation``, ``bootstrap``; ``alternative``
+    ``two-sided``, ``greater`` (A better than B) or ``less``; ``seed`` and ``resamples``
+    matter to the permutation and bootstrap tests. Topics are paired over every qrels
+    topic (ASL measures: those with a relevant document).
+
+    Returns one row per measure and test: ``measure`` (as the caller named it), ``test``,
+    ``mean_a``, ``mean_b``, ``diff``, ``p_value``, ``ci_low``, ``ci_high`` (interval of the
+    mean difference), the values ``reeval compare`` prints (unrounded).
+    """
+    from reeval.compute import check_compare, compare_track
+
+    tests = [tests] if isinstance(tests, str) else list(tests)
+    for test in tests:
+        _choice("tests", test, PAIRED_TESTS)
+    _choice("alternative", alternative, ALTERNATIVES)
+    _choice("precision", precision, PRECISIONS)
+    _choice("unretrieved", unretrieved, UNRETRIEVED_POLICIES)
+    level = _integer("relevance_level", relevance_level)
+    resamples = _integer("resamples", resamples)
+    seed = _integer("seed", seed)
+    columns = measure_columns(measures, per_topic_only=True)
+    unique = list(dict.fromkeys(columns.values()))
+    check_compare(unique, resamples)
+    tables, names, notes = load_track(qrels, _two_runs(run_a, run_b), precision)
+    found: dict = {}
+    for row in compare_track(tables, names, unique, tests, alternative=alternative, seed=seed,
+                             n_resamples=resamples, rel_level=level, unretrieved=unretrieved):
+        found.setdefault(row["measure"], []).append(row)
+    rows = [{**row, "measure": column} for column, m in columns.items() for row in found[m.name]]
+    return _noted(pd.DataFrame(rows, columns=["measure", "test", "mean_a", "mean_b", "diff", "p_value",
+                                              "ci_low", "ci_high"]), tables, notes)
+
+
+def prefer(qrels: QrelsInput, runs: RunsInput, relevance_level: int = 1, *, per_topic: bool = True,
+           precision: str = "float64") -> pd.DataFrame:
+    """Lexicographic precision between every pair of runs, as ``reeval prefer``.
+
+    ``runs``: two or more runs in any form :func:`evaluate` takes; pairs i < j in the
+    order given. Returns run_i, run_j, query_id, sgnLP (int64: +1 when run_i is
+    preferred, -1 when run_j is, 0 for a tie), rrLP (float64), one row per pair and topic
+    with a relevant document; with ``per_topic=False`` one row per pair with the means over
+    those topics (the ``all`` lines of ``reeval prefer``).
+    """
+    from reeval.compute import prefer_track
+
+    _choice("precision", precision, PRECISIONS)
+    level = _integer("relevance_level", relevance_level)
+    tables, names, notes = load_track(qrels, runs, precision)
+    if len(names) < 2:
+        raise InputError("prefer needs at least two runs")
+    topics, means = prefer_track(tables, names, rel_level=level)
+    if per_topic:
+        frame = topics.rename(columns={"qid": "query_id"}).astype({"sgnLP": np.int64, "rrLP": np.float64})
+    else:
+        frame = means
+    return _noted(frame.reset_index(drop=True), tables, notes)

@@ -1,0 +1,229 @@
+"""A study's tracks: fetching a ``urls`` track into a folder ingest reads, and the inclusion table.
+
+A track enters the cross-track tables (as the reanalysis study decided) only when its
+qrels and runs were identified and fetched (complete; a file whose md5 differs from the
+catalog's is kept and reported unless ``strict_md5``), parse in the expected formats (with the
+track's ``on_malformed`` option) and at least ``min_runs`` (5) runs remain, a run
+counting when it parses and has at least one line on a topic of the qrels.
+
+:func:`fetch_track` never raises for a problem of the track itself: it returns a status
+(``usable`` true/false and the reason) and a fetch report with one row per file, whose
+``use`` column says ``ok`` or why the file is not used. :func:`inclusion_table` turns the
+statuses and the ingest reports into one row per track.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import traceback
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+from reeval.io.tables import write_text
+from reeval.workflow.run_inclusion import read_ingest_report, run_inclusion
+
+if TYPE_CHECKING:
+    from .fetch import FileSpec
+
+# Fetching (requests, tqdm, the readers, unpack) is imported by the functions that fetch:
+# the Snakefile and the cross-track jobs read this module for its table and constants only.
+
+MIN_RUNS = 5
+#: What an empty cross-track output says (summary.md, paper_comparison.md, figures).
+NO_TRACK_INCLUDED = ("No track is included, so the cross-track tables are empty (they keep their "
+                     "columns). `summary/inclusion.csv` in the results folder lists every track of "
+                     "the configuration and why it was left out (for instance fewer than "
+                     "`study.min_runs` runs with a line on a judged topic).")
+NO_TRACK_FIGURE_NOTE = "no track included:\nsee summary/inclusion.csv"
+FETCH_DEFAULTS = {"mirror": None, "jobs": 4, "attempts": 5, "timeout": 60.0, "backoff": 1.0,
+                  "auth_hosts": ["trec.nist.gov"], "strict_md5": False}
+
+
+def file_specs(entry: dict) -> list[FileSpec]:
+    """The files of a ``urls`` entry: qrels (``qrels``, ``qrels-2`` ...) then runs by tag."""
+    from .fetch import FileSpec
+
+    urls = entry["urls"]
+    specs = [FileSpec("qrels" if i == 0 else f"qrels-{i + 1}", "qrels", q["url"], q.get("md5"))
+             for i, q in enumerate(urls["qrels"])]
+    specs += [FileSpec(r["run"], "run", r["url"], r.get("md5")) for r in urls["runs"]]
+    tags = [s.name for s in specs if s.kind == "run"]
+    if len(set(tags)) != len(tags):
+        raise ValueError(f"run tags listed twice: {sorted({t for t in tags if tags.count(t) > 1})}")
+    return specs
+
+
+def _short(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"
+
+
+def check_runs(qrels_path, run_files: dict, on_malformed: str = "error", threads: int = 2):
+    """Parse the qrels and each run; -> (judged topics, {tag: None if usable else reason}).
+
+    Raises the qrels' parse error (the caller fails the track with it).
+    """
+    import pyarrow.compute as pc
+
+    from reeval.io.trecio import parse_qrels, parse_run
+
+    qrels, _ = parse_qrels(qrels_path, on_malformed=on_malformed)
+    topics = pc.unique(qrels["qid"])
+
+    def one(item):
+        tag, path = item
+        try:
+            table, _ = parse_run(path, on_malformed=on_malformed)
+        except Exception as exc:  # a run that does not parse is left out, with the reason
+            return tag, f"does not parse: {_short(exc)}"
+        if not table.num_rows or not pc.any(pc.is_in(table["qid"], value_set=topics)).as_py():
+            return tag, "no line on a topic of the qrels"
+        return tag, None
+
+    with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
+        verdicts = dict(pool.map(one, sorted(run_files.items())))
+    return topics, verdicts
+
+
+def fetch_track(track: str, entry: dict, data_dir, fetch: dict | None = None, on_malformed: str = "error",
+                min_runs: int = MIN_RUNS, log=None) -> tuple[dict, pd.DataFrame, Path]:
+    """Fetch, verify, unpack and check one ``urls`` track (see the module docstring).
+
+    Returns (status, fetch report, track folder). The folder ``<data_dir>/tracks/<track>``
+    holds ``qrels.txt`` and ``runs/<tag>`` of the usable runs (emptied first).
+    """
+    from .fetch import fetch_files, report_frame
+    from .unpack import combine_qrels, place_run
+
+    opts = {**FETCH_DEFAULTS, **(fetch or {})}
+    folder = Path(data_dir) / "tracks" / track
+    if folder.exists():
+        shutil.rmtree(folder)
+    (folder / "runs").mkdir(parents=True)
+    specs = file_specs(entry)
+    status = {"track": track, "usable": False, "reason": None, "runs_listed": len(entry["urls"]["runs"]),
+              "runs_fetched": 0, "runs_parsed": 0, "qrels_topics": 0, "qrels_lines_other_topics": 0}
+    results = fetch_files(specs, data_dir, mirror=opts["mirror"], jobs=opts["jobs"], attempts=opts["attempts"],
+                          timeout=opts["timeout"], backoff=opts["backoff"], auth_hosts=opts["auth_hosts"],
+                          strict_md5=opts["strict_md5"], desc=track)
+    report = report_frame(results)
+    report["use"] = [None if r.outcome in ("downloaded", "cached", "mirror") else f"{r.outcome}: {r.error}"
+                     for r in results]
+    got = {r.file: r.path for r in results if r.outcome in ("downloaded", "cached", "mirror")}
+    kept_mismatch = [r for r in results if r.file in got and r.md5_match == "mismatch"]
+    status["files_md5_mismatch"] = len(kept_mismatch)
+    if log:
+        for r in kept_mismatch:
+            log.warning("%s: %s kept with md5_match mismatch: md5 %s, the manifest's %s (the catalog's "
+                        "sum of the submitted file; strict_md5: true would reject it)",
+                        track, r.file, r.md5, r.expected_md5)
+    status["runs_fetched"] = sum(1 for r in results if r.kind == "run" and r.file in got)
+
+    def finish(reason=None):
+        status["usable"] = reason is None
+        status["reason"] = reason or "usable"
+        report["use"] = report["use"].fillna("ok")
+        if log:
+            log.info("%s: %s", track, status["reason"])
+        return status, report, folder
+
+    refused = [r for r in results if r.outcome == "unauthorized"]
+    if refused:
+        return finish(refused[0].error)
+    qrels_rows = [r for r in results if r.kind == "qrels"]
+    failed_qrels = [r for r in qrels_rows if r.file not in got]
+    if failed_qrels:
+        return finish(f"qrels not fetched: {failed_qrels[0].error}")
+    try:
+        info = combine_qrels([got[r.file] for r in qrels_rows], folder / "qrels.txt", entry["urls"].get("topics"))
+    except Exception as exc:
+        return finish(f"qrels cannot be unpacked: {_short(exc)}")
+    status["qrels_lines_other_topics"] = info["lines_other_topics"]
+    status["qrels_members"] = info["members"]
+
+    placed = {}
+    for r in results:
+        if r.kind == "run" and r.file in got:
+            try:
+                placed[r.file] = place_run(got[r.file], folder / "runs", r.file)
+            except Exception as exc:
+                report.loc[report.file == r.file, "use"] = f"cannot be unpacked: {_short(exc)}"
+    try:
+        topics, verdicts = check_runs(folder / "qrels.txt", placed, on_malformed)
+    except Exception as exc:
+        if log:
+            log.info(traceback.format_exc())
+        return finish(f"qrels do not parse: {_short(exc)}")
+    status["qrels_topics"] = len(topics)
+    if not len(topics):
+        return finish("qrels hold no judgment")
+    for tag, reason in verdicts.items():
+        if reason:
+            report.loc[report.file == tag, "use"] = reason
+            placed.pop(tag).unlink()
+    status["runs_parsed"] = len(placed)
+    if len(placed) < min_runs:
+        return finish(f"{len(placed)} usable runs of {status['runs_listed']} listed; the study needs >= {min_runs}")
+    return finish()
+
+
+def write_status(status: dict, path) -> None:
+    """The status as JSON (keys sorted), atomically."""
+    write_text(json.dumps(status, indent=1, sort_keys=True) + "\n", path)
+
+
+def read_status(path) -> dict:
+    return json.loads(Path(path).read_text())
+
+
+def source_kind(entry: dict) -> str:
+    if "synthetic" in entry:
+        return "synthetic"
+    return "local" if "qrels" in entry else "urls"
+
+
+INCLUSION_COLUMNS = ["track", "source", "year", "included", "reason", "runs_listed", "runs_fetched",
+                     "runs_parsed", "runs_ingested", "runs_included", "qrels_topics"]
+
+
+def inclusion_table(entries: dict, statuses: dict, ingest_reports: dict, min_runs: int = MIN_RUNS) -> pd.DataFrame:
+    """One row per track: included or not, and why.
+
+    ``statuses``: track -> fetch status (``urls`` tracks); ``ingest_reports``: track ->
+    path of its ``ingest_report.csv`` (tracks that were ingested). ``runs_ingested``
+    counts the track's run files, ``runs_included`` the runs its analyses use
+    (:func:`reeval.workflow.run_inclusion.run_inclusion`: runs that kept a line). A track is
+    included when it was ingested and at least ``min_runs`` runs are included.
+    """
+    rows = []
+    for track in sorted(entries):
+        entry = entries[track]
+        st = statuses.get(track, {})
+        row = {"track": track, "source": source_kind(entry), "year": entry.get("year"),
+               "runs_listed": st.get("runs_listed"), "runs_fetched": st.get("runs_fetched"),
+               "runs_parsed": st.get("runs_parsed"), "runs_ingested": None, "runs_included": None,
+               "qrels_topics": st.get("qrels_topics")}
+        if st and not st.get("usable"):
+            row.update(included=False, reason=st.get("reason"))
+        elif track not in ingest_reports:
+            row.update(included=False, reason="not ingested")
+        else:
+            runs = run_inclusion(read_ingest_report(ingest_reports[track]))
+            n = int(runs.included.sum())
+            row.update(runs_ingested=len(runs), runs_included=n)
+            if n >= min_runs:
+                row.update(included=True, reason="included")
+            else:
+                left_out = f" ({len(runs) - n} kept no line)" if n < len(runs) else ""
+                row.update(included=False, reason=f"{n} runs kept a line{left_out}; the study needs >= {min_runs}")
+        rows.append(row)
+    return pd.DataFrame(rows, columns=INCLUSION_COLUMNS)
+
+
+def included_tracks(inclusion_csv, tracks: dict) -> dict:
+    """The entries of ``tracks`` (track -> anything) that the inclusion table includes."""
+    included = set(pd.read_csv(inclusion_csv).query("included").track.astype(str))
+    return {t: v for t, v in tracks.items() if t in included}

@@ -1,0 +1,234 @@
+"""The study's track manifest, written from the TREC catalog (``../shared/catalog``).
+
+The manifest (``config/trec-manifest.yaml``) is this project's own file: one entry per
+track of the reanalysis study, in the workflow's track format (see :mod:`reeval.workflow.tracks`)::
+
+    trec1993-adhoc:
+      edition: trec2
+      year: 1993
+      track: adhoc
+      task: null
+      relevance_level: 1
+      urls:
+        qrels: [{url: https://trec.nist.gov/data/qrels_eng/qrels.101-150...parts1-5.tar.gz}]
+        topics: "101-150"          # only where one qrels file serves several tasks
+        runs:
+          - {run: Brkly3, url: https://trec.nist.gov/results/trec2/..., md5: ..., technique: ...}
+
+Selection (as the reanalysis study): catalog rows with ``analysis_candidate = yes`` from
+1993 to 2021, minus the 2003 Web track (its topic sets were meant to be evaluated
+separately). Runs: every catalog run of the track that has an input URL.
+
+Qrels choice: the catalog lists every qrels link of a track page; the manifest keeps the
+file(s) trec_eval used for the official ad hoc scores. :data:`QRELS_EXCLUDE` drops the
+variants that are not (sampled/inferred-measure files, raw judgments, diversity/ndeval
+files, training qrels, passage judgments, modified copies, HTML pages), links under
+"Qrels" are preferred over "Other" ones, and :data:`QRELS_OVERRIDES` names the choice
+where a rule cannot (with the reason). Generation fails if a track is left with zero or
+several candidate files, so a catalog change cannot slip through silently.
+
+Technique labels (``neural``, ``bm25``, ``traditional``): the catalog has no method
+column, so a label is set only where a run tag from 2019 on names the method
+(:data:`TECHNIQUE_PATTERNS`, first match wins); other runs have no ``technique`` key.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pandas as pd
+import yaml
+
+YEARS = (1993, 2021)
+#: (edition, track) pairs left out of the study, with the reason
+SKIPPED = {("trec12", "web"): "2003 Web track: topic sets meant to be evaluated separately"}
+
+QRELS_EXCLUDE = re.compile(
+    r"sampl|infap|fullsample|judgments\.\d{4}|\.csv$|ndeval|passage\.judgements|training"
+    r"|expgains|-no1\.|\.html$|qrels\.all\.txt|_raw|_correctness|d\d_j0\.5-\d",
+    re.IGNORECASE)
+
+#: (edition, track, task) -> (qrels URLs, topics or None, reason)
+QRELS_OVERRIDES = {
+    ("trec2", "adhoc", None): (
+        ["https://trec.nist.gov/data/qrels_eng/qrels.101-150.disk1.disk2.parts1-5.tar.gz"], None,
+        "the per-part links of the TREC-2 page point to the TREC-1 qrels (51-100)"),
+    ("trec3", "adhoc", None): (
+        ["https://trec.nist.gov/data/qrels_eng/qrels.151-200.201-250.disks1-3.all.tar.gz"], "151-200",
+        "one archive holds the TREC-3 (151-200) and TREC-4 (201-250) qrels"),
+    ("trec4", "adhoc", None): (
+        ["https://trec.nist.gov/data/qrels_eng/qrels.201-250.disk2.disk3.parts1-5.tar.gz"], None,
+        "the parts1-5 archive combines the per-part files"),
+    ("trec5", "adhoc", None): (
+        ["https://trec.nist.gov/data/qrels_eng/qrels.251-300.parts1-5.tar.gz"], None,
+        "the parts1-5 archive combines the per-part files"),
+    ("trec6", "adhoc", None): (
+        ["https://trec.nist.gov/data/qrels_eng/qrels.trec6.adhoc.parts1-5.tar.gz"], None,
+        "the parts1-5 archive combines the per-part files"),
+    ("trec7", "adhoc", None): (
+        ["https://trec.nist.gov/data/qrels_eng/qrels.trec7.adhoc.parts1-5.tar.gz"], None,
+        "the parts1-5 archive combines the per-part files"),
+    ("trec7", "sdr", None): (
+        ["https://trec.nist.gov/data/qrels_eng/qrels.trec7.sdr.gz"], None,
+        "the qrels_eng file linked as the track's qrels (the sdr98 page copy is an 'Other' link)"),
+    ("trec22", "web", None): (
+        ["https://trec.nist.gov/data/web/2013/qrels.adhoc.txt"], None,
+        "ad hoc judgments (one aspect per topic), as trec_eval's official ad hoc scores"),
+    ("trec23", "web", None): (
+        ["https://trec.nist.gov/data/web/2014/qrels.adhoc.txt"], None,
+        "ad hoc judgments (one aspect per topic), as trec_eval's official ad hoc scores"),
+}
+
+#: (edition, track, task) -> a caveat added to the track's description
+NOTES = {
+    ("trec19", "web", "adhoc"): (
+        "the page links one file, 10.diversity-qrels.final, for the adhoc and diversity tasks; "
+        "if it holds one line per subtopic, ingest keeps a document's last judgment, not its "
+        "highest: check before publishing this track's numbers"),
+}
+
+#: relevance level of the official trec_eval scores where it is not 1 (the levels that
+#: reproduce the published figures of the tracks in ../shared/data, see shared-data.yaml)
+RELEVANCE_LEVELS = {("trec29", "deep", "passages"): 2, ("trec30", "cast", None): 2}
+
+#: tag patterns naming a method, applied to runs from TECHNIQUE_FROM_YEAR on (the neural
+#: ranking era: earlier tags such as ``robertson`` or ``rmit5d1025`` would match by accident)
+TECHNIQUE_FROM_YEAR = 2019
+TECHNIQUE_PATTERNS = (
+    ("neural", re.compile(r"(?<!no)bert|monot5|duot5|doc2query|(?:^|[-_.])m?t5(?:$|[-_.r])|mdt5|t53b"
+                          r"|(?:^|[-_])tct|unicoil|colbert|electra|_nn(?:$|_)", re.IGNORECASE)),
+    ("bm25", re.compile(r"bm25", re.IGNORECASE)),
+    ("traditional", re.compile(r"_trad$", re.IGNORECASE)),
+)
+
+
+def technique(run_tag: str) -> str | None:
+    """Method label from a run tag, or None when the tag does not name one."""
+    for label, pattern in TECHNIQUE_PATTERNS:
+        if pattern.search(run_tag):
+            return label
+    return None
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", str(text).lower()).strip("-")
+
+
+def track_id(edition: str, year: int, track: str, task, split: bool) -> str:
+    """``trec<year>-<track>[-<task>]``; TREC-COVID rounds are ``trec-covid-<round>``."""
+    base = f"trec-covid-{_slug(track)}" if edition == "trec-covid" else f"trec{year}-{_slug(track)}"
+    if split and isinstance(task, str):
+        base += "-" + _slug(task.split("=")[-1])
+    return base
+
+
+def choose_qrels(row) -> tuple[list[str], str | None, str]:
+    """(qrels URLs, topics or None, reason) for one catalog track row."""
+    task = row.task if isinstance(row.task, str) else None
+    key = (row.trec_edition, row.track, task)
+    if key in QRELS_OVERRIDES:
+        return QRELS_OVERRIDES[key]
+    links = json.loads(row.qrels_json)
+    for field in ("Qrels", "Other"):
+        urls = list(dict.fromkeys(link["url"] for link in links if link["field"] == field
+                                  and not QRELS_EXCLUDE.search(link["url"])
+                                  and not QRELS_EXCLUDE.search(link["label"])
+                                  and not link["label"].lower().startswith(("modified", "raw"))))
+        if urls:
+            break
+    if len(urls) != 1:
+        raise ValueError(f"{key}: {len(urls)} candidate qrels files {urls}; add a QRELS_OVERRIDES entry")
+    return urls, None, "the track's trec_eval qrels link"
+
+
+def study_rows(tracks: pd.DataFrame) -> pd.DataFrame:
+    """The catalog rows the study selects (see the module docstring)."""
+    sel = tracks[(tracks.analysis_candidate == "yes") & tracks.year.between(*YEARS)]
+    skip = sel.apply(lambda r: (r.trec_edition, r.track) in SKIPPED, axis=1)
+    return sel[~skip]
+
+
+def build_manifest(catalog_dir) -> dict:
+    """The manifest as a dict ``{track id: entry}`` from ``tracks.csv`` and ``runs.csv``."""
+    catalog_dir = Path(catalog_dir)
+    tracks = pd.read_csv(catalog_dir / "tracks.csv")
+    runs = pd.read_csv(catalog_dir / "runs.csv", low_memory=False,
+                       usecols=["trec_edition", "track", "catalog_task", "run_tag", "md5", "input_url"])
+    rows = study_rows(tracks)
+    n_rows = tracks.groupby(["trec_edition", "track"]).size()
+    runs = runs[runs.input_url.notna()]
+    by_key = {k: g for k, g in runs.groupby(["trec_edition", "track", runs.catalog_task.fillna("")])}
+    manifest = {}
+    for row in rows.itertuples():
+        task = row.task if isinstance(row.task, str) else None
+        tid = track_id(row.trec_edition, row.year, row.track, task,
+                       split=n_rows[(row.trec_edition, row.track)] > 1)
+        if tid in manifest:
+            raise ValueError(f"track id {tid} is not unique")
+        qrels, topics, reason = choose_qrels(row)
+        group = by_key.get((row.trec_edition, row.track, task or ""), runs.iloc[:0])
+        run_list = []
+        for r in group.sort_values("run_tag").itertuples():
+            item = {"run": str(r.run_tag), "url": r.input_url}
+            if isinstance(r.md5, str) and r.md5:
+                item["md5"] = r.md5
+            label = technique(str(r.run_tag)) if row.year >= TECHNIQUE_FROM_YEAR else None
+            if label:
+                item["technique"] = label
+            run_list.append(item)
+        urls = {"qrels": [{"url": u} for u in qrels]}
+        if topics:
+            urls["topics"] = topics
+        urls["runs"] = run_list
+        manifest[tid] = {
+            "edition": row.trec_edition, "year": int(row.year), "track": row.track, "task": task,
+            "description": f"{row.track_name}" + (f" ({task})" if task else "") + f"; qrels: {reason}"
+                           + (f"; NOTE: {NOTES[(row.trec_edition, row.track, task)]}"
+                              if (row.trec_edition, row.track, task) in NOTES else ""),
+            "relevance_level": RELEVANCE_LEVELS.get((row.trec_edition, row.track, task), 1),
+            "urls": urls,
+        }
+    return dict(sorted(manifest.items()))
+
+
+HEADER = """\
+# The reanalysis study's track manifest: every TREC track of the study (1993-2021) with its
+# qrels URL(s), run tags, input URLs and md5 sums (where the catalog has one).
+# GENERATED from ../shared/catalog by `python -m reeval.archive.manifest` (src/reeval/archive/manifest.py
+# says how qrels were chosen); tests/archive/test_manifest.py checks it against the catalog.
+# Add a track by hand as one more entry: `urls:` (qrels + runs) or a local folder
+# (`qrels:` + `runs:`), see docs/trec-archive.md.
+"""
+
+
+def write_manifest(manifest: dict, path) -> None:
+    """Write the manifest as YAML (runs one per line, flow style)."""
+    class Dumper(yaml.SafeDumper):
+        pass
+
+    def represent_dict(dumper, data):
+        flow = "run" in data and "url" in data or list(data) == ["url"]
+        return dumper.represent_mapping("tag:yaml.org,2002:map", data, flow_style=flow)
+
+    Dumper.add_representer(dict, represent_dict)
+    text = yaml.dump({"tracks": manifest}, Dumper=Dumper, sort_keys=False, width=200,
+                     default_flow_style=False)
+    Path(path).write_text(HEADER + text)
+
+
+def main(argv=None) -> None:
+    import argparse
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--catalog", default="../shared/catalog")
+    parser.add_argument("--out", default="config/trec-manifest.yaml")
+    args = parser.parse_args(argv)
+    manifest = build_manifest(args.catalog)
+    write_manifest(manifest, args.out)
+    n_runs = sum(len(e["urls"]["runs"]) for e in manifest.values())
+    print(f"{args.out}: {len(manifest)} tracks, {n_runs} runs")
+
+
+if __name__ == "__main__":
+    main()

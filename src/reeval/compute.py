@@ -1,0 +1,106 @@
+"""What ``reeval score``, ``compare`` and ``prefer`` compute, shared with the Python API.
+
+One function per command, from an ingested track (:class:`reeval.io.ingest.TrackTables`,
+read from files by the command line, from files or Python objects by :mod:`reeval.api`)
+to numbers; the command line prints them, the API makes DataFrames of them. So the two
+give the same values, bit for bit. Only numpy is imported here; each function imports
+what it needs (scipy for ``compare``, pandas for rareness and ``prefer``).
+"""
+
+from __future__ import annotations
+
+from reeval.errors import InputError
+
+
+def check_tables(tables) -> list[str]:
+    """The notes on an ingested track's inputs (:func:`reeval.io.notes.notes_line`: one
+    line per file or object that had lines dropped or read differently from trec_eval).
+    A run that keeps no line (empty, or every line dropped) is an :class:`InputError`."""
+    from reeval.io.notes import notes_line, nothing_kept
+
+    for row in tables.report_rows:
+        if row["kind"] == "run" and row["kept"] == 0:
+            raise InputError(f"{row['file']}: nothing to evaluate ({nothing_kept(row)})")
+    return [line for line in map(notes_line, tables.report_rows) if line]
+
+
+def score_track(tables, names, measures, rel_level=1, max_depth=None, unretrieved="after_last",
+                alpha=1.0, systems="all", complete=True):
+    """``(scores, summary)`` of the runs ``names`` (in that order) of a track.
+
+    ``scores``: :class:`reeval.measures.TopicScores` (per run and qrels topic);
+    ``summary``: :func:`reeval.measures.aggregate_values` (per run), averaged over the
+    qrels topics when ``complete`` (trec_eval -c), else over the topics each run answered.
+    Rareness measures count over the runs ``names``, with ``alpha`` and ``systems``
+    (:mod:`reeval.analyses.rareness`); ``max_depth`` keeps the first documents of each
+    ranking (trec_eval -M).
+    """
+    from reeval.analyses.rareness import add_rareness, check_alpha
+    from reeval.measures import aggregate_values, evaluate_grid, family_of, grid_from_track
+
+    rare = [m for m in measures if family_of(m).needs_runs]
+    alpha = check_alpha(alpha)
+    grid = grid_from_track(tables, runs=names, max_depth=max_depth, keep_docno=bool(rare))
+    scores = evaluate_grid(grid, [m for m in measures if m not in rare], rel_level=rel_level,
+                           unretrieved=unretrieved)
+    add_rareness(scores, grid, rare, alpha, rel_level=rel_level, systems=systems)
+    return scores, aggregate_values(scores, measures, complete=complete)
+
+
+def check_compare(measures, n_resamples: int) -> None:
+    """The measures and resamples ``compare`` can use: per-topic measures, resamples >= 1."""
+    if any(m.aggregate != "mean" for m in measures):
+        raise InputError("compare needs per-topic measures (not num_*, gm_map)")
+    if n_resamples < 1:
+        raise InputError(f"resamples must be at least 1, not {n_resamples}")
+
+
+def compare_track(tables, names, measures, tests=("t",), alternative="two-sided", seed=0,
+                  n_resamples=10000, rel_level=1, unretrieved="after_last") -> list[dict]:
+    """One dict per measure and test: measure, test, mean_a, mean_b, diff, p_value, ci_low,
+    ci_high (:func:`reeval.stats.paired.paired_test`) of runs ``names[0]`` vs ``names[1]``.
+
+    Per-topic values are paired over every qrels topic (a topic a run misses scores as
+    if nothing was retrieved, as trec_eval -c); ASL measures over topics with a
+    relevant document.
+    """
+    import numpy as np
+
+    from reeval.measures import evaluate_grid, grid_from_track
+    from reeval.stats.paired import paired_test
+
+    check_compare(measures, n_resamples)
+    grid = grid_from_track(tables, runs=names)
+    scores = evaluate_grid(grid, measures, rel_level=rel_level, unretrieved=unretrieved)
+    rows = []
+    for m in measures:
+        values = scores.values[m.name]
+        use = scores.num_rel > 0 if m.is_asl else np.ones(len(scores.topics), dtype=bool)
+        for test in tests:
+            r = paired_test(values[0, use], values[1, use], test=test, alternative=alternative,
+                            seed=seed, n_resamples=n_resamples)
+            rows.append({"measure": m.name, "test": test,
+                         **{k: float(r[k]) for k in ("mean_a", "mean_b", "diff", "p_value", "ci_low", "ci_high")}})
+    return rows
+
+
+def prefer_track(tables, names, rel_level=1):
+    """``(per_topic, means)`` DataFrames of lexicographic precision between every pair of
+    runs ``names`` (i < j in that order): run_i, run_j, qid, sgnLP, rrLP per topic with a
+    relevant document (sorted qrels topics; a topic a run misses counts as nothing
+    retrieved), and run_i, run_j, sgnLP, rrLP with the means over those topics."""
+    import numpy as np
+    import pandas as pd
+
+    from reeval.analyses.lexiprecision import compare_pairs, position_vectors
+
+    if len(names) < 2:
+        raise InputError("prefer needs at least two runs")
+    pv = position_vectors(tables.judged, tables.qrels, tables.depth, runs=names, rel_level=rel_level, levels=1)
+    pc = compare_pairs(pv, levels=1)
+    per_topic = pc.to_frame()[["run_i", "run_j", "qid", "sgnLP", "rrLP"]]
+    runs = np.array(names, dtype=object)
+    means = pd.DataFrame({"run_i": runs[pc.ii], "run_j": runs[pc.jj],
+                          "sgnLP": pc.sgn.mean(axis=1) if pc.topics else np.full(len(pc.ii), np.nan),
+                          "rrLP": pc.rr.mean(axis=1) if pc.topics else np.full(len(pc.ii), np.nan)})
+    return per_topic, means

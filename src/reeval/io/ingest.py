@@ -1,0 +1,431 @@
+"""Normalizing one track (a qrels file and its run files) into the central tables.
+
+The work is numpy and the compiled kernels only (no pyarrow, no pandas, unless a file
+needs the general reader or the kernels are not built); the Arrow tables are built
+when asked for (:class:`TrackTables`, written as Parquet by :func:`write_track`):
+
+- ``runs``: run, qid, docno, score (float64 as written), tag, pos. ``pos`` is the
+  1-based position in trec_eval order: score descending, ties by docno descending
+  (byte order). With ``precision="float32"`` the scores are rounded to float32 before
+  ordering, as trec_eval 9.x and pytrec_eval do, so scores equal in float32 tie.
+  Sorted by run, qid, pos.
+- ``qrels``: qid, docno, rel (raw integer grade; the relevance level is applied by
+  the measures), sorted by qid and docno in byte order.
+- ``judged``: one row per judged document a run retrieved: run, qid, docno, pos, rel.
+  Its run and qid columns are dictionary-encoded in memory (``JUDGED_ENCODED``);
+  ``judged.parquet`` holds plain strings (``JUDGED_SCHEMA``: every table is typed by
+  the column registry of :mod:`reeval.io.tables`).
+- ``depth``: run, qid, n_ret (documents the run retrieved for the topic).
+- ``report``: one row per input file with the outcome of every line.
+
+The measures read the numpy parts directly (:func:`reeval.measures.grid_from_track`):
+per run (:class:`RunPart`) the topic, position and qrels row of every kept line, and
+the documents retrieved per topic.
+
+Track-level drops, counted per file: lines of topics that have no judgment in the
+qrels (``unjudged_topic``) and repeated docnos within a run's topic (``duplicate``;
+the first occurrence in trec_eval order is kept, so the best-scored copy). A docno
+judged twice for a topic in the qrels keeps the last judgment (as dict-based tools
+such as pytrec_eval do) and counts the others as ``duplicate``.
+
+How (fast by design): each run file is parsed, ordered, deduplicated and matched
+against the qrels on its own, ``threads`` files at once (in threads: the compiled
+kernels and numpy release the GIL for most of the work). Document ids are compared
+through 64-bit hashes of their bytes; every hash equality is confirmed on the bytes,
+so a collision can cost time but never change a result. With the compiled kernels
+(``_kernels.c``, see :mod:`reeval.io.compiled`) one pass per file deduplicates and
+matches through per-topic hash tables (:func:`dedupe_and_match`); without them numpy
+(and pandas' hash index) does it (:func:`string_hash64`, :func:`exact_duplicates`,
+:meth:`QrelsLookup.match`), with the same results.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+import numpy as np
+
+from reeval.choices import PRECISIONS
+
+from .arrays import positions_from_counts
+from .matching import QrelsLookup, dedupe_and_match
+from .notes import nothing_kept
+from .ordering import trec_order
+from .strings import Strings
+from .trecio import InputError, LineCounts, QrelsLines, read_qrels, read_run, run_names
+
+
+@dataclass
+class Qrels:
+    """Deduplicated judgments sorted by topic then docno, in byte order.
+
+    ``topics`` are the judged topic ids in byte order; row i judges document
+    ``docno[i]`` of topic ``topics[topic[i]]`` with grade ``rel[i]``.
+    """
+
+    topics: list
+    topic: np.ndarray
+    docno: Strings
+    rel: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.rel)
+
+    def to_table(self):
+        """qid, docno, rel as an Arrow table (``qrels.parquet``)."""
+        import pyarrow as pa
+
+        return pa.table({"qid": _text_column(self.topic, self.topics), "docno": self.docno.to_arrow(),
+                         "rel": pa.array(self.rel, pa.int64())}, schema=_schema("qrels"))
+
+    @classmethod
+    def from_table(cls, table) -> "Qrels":
+        """From an Arrow table (qid, docno, rel) without repeated (qid, docno)."""
+        from .trecio import _encoded
+
+        qids, qid = _encoded(table["qid"].combine_chunks())
+        lines = QrelsLines(qids, qid, Strings.from_arrow(table["docno"]), table["rel"].to_numpy().astype(np.int64),
+                           np.arange(1, table.num_rows + 1), LineCounts())
+        qrels, repeats = prepare_qrels(lines)
+        if repeats.any():
+            raise ValueError("Qrels.from_table needs qrels without repeated (qid, docno)")
+        return qrels
+
+
+def _text_column(codes: np.ndarray, values: list, encoded: bool = False):
+    """An Arrow string column of ``values[codes]`` (dictionary-encoded if asked)."""
+    import pyarrow as pa
+
+    dictionary = pa.array(values, type=pa.string())
+    column = pa.DictionaryArray.from_arrays(pa.array(np.asarray(codes, dtype=np.int32)), dictionary)
+    return column if encoded else column.cast(pa.string())
+
+
+def sorted_ids(values: list) -> tuple[list, np.ndarray]:
+    """(the distinct ids ``values`` in byte order, the rank of each of them in it)."""
+    codes = Strings.from_list(values).codes()
+    ordered = [None] * len(values)
+    for v, c in zip(values, codes.tolist()):
+        ordered[c] = v
+    return ordered, codes
+
+
+def prepare_qrels(lines: QrelsLines, grade_map: dict | None = None) -> tuple[Qrels, np.ndarray]:
+    """Judgments by topic and docno in byte order, the last of a repeated (qid, docno)
+    kept; -> (qrels, mask of the lines dropped as repeats, in file order).
+
+    ``grade_map`` relabels grades first (:func:`remap_grades`). A stable sort brings a
+    pair's lines together in file order; all but the last of each run are dropped.
+    """
+    topics, rank = sorted_ids(lines.qids)
+    topic = rank[lines.qid] if len(lines.qid) else np.zeros(0, dtype=np.int64)
+    doc_code = lines.docno.codes()
+    order = np.lexsort((doc_code, topic))
+    repeat = np.zeros(len(order), dtype=bool)  # row i equals row i + 1: not the last
+    if len(order) > 1:
+        repeat[:-1] = (topic[order[1:]] == topic[order[:-1]]) & (doc_code[order[1:]] == doc_code[order[:-1]])
+    dup = np.zeros(len(order), dtype=bool)
+    dup[order[repeat]] = True
+    keep = order[~repeat]
+    rel = remap_grades(lines.rel, grade_map)[keep]
+    return Qrels(topics, topic[keep], lines.docno.take(keep), rel), dup
+
+
+def remap_grades(rel: np.ndarray, grade_map: dict | None) -> np.ndarray:
+    """Relevance grades replaced by ``grade_map`` (e.g. {1: 0}); other grades unchanged.
+
+    Reproduces evaluations run on relabelled qrels, such as the DL-2020 passage
+    ``trec_eval`` block, whose nDCG treats grade 1 as 0.
+    """
+    if not grade_map:
+        return rel
+    new = rel.copy()
+    for src, dst in grade_map.items():
+        new[rel == int(src)] = int(dst)
+    return new
+
+
+@dataclass
+class RunPart:
+    """One run of a track, read and judged (numpy): ``topic`` (code in the qrels topics),
+    ``pos`` (1-based trec_eval position) and ``qrow`` (qrels row, -1 if not judged) of
+    every kept line in trec_eval order; ``n_ret`` documents per qrels topic; the report
+    row; and, when the runs table is kept, the parsed lines and their ``order``."""
+
+    name: str
+    topic: np.ndarray
+    pos: np.ndarray
+    qrow: np.ndarray
+    n_ret: np.ndarray
+    row: dict
+    lines: object = None
+    order: np.ndarray | None = None
+
+    @property
+    def judged(self) -> np.ndarray:
+        """Indices of the judged lines (qrow >= 0)."""
+        return np.flatnonzero(self.qrow >= 0)
+
+
+def _report_row(track, path, kind, run, counts: LineCounts, **extra) -> dict:
+    row = {"track": track, "file": str(path), "kind": kind, "run": run}
+    row.update(counts.as_dict())
+    row.update(extra)
+    return row
+
+
+def load_run(name: str, path, lookup: QrelsLookup | Future, track: str, precision: str = "float64",
+             on_malformed: str = "error", keep_runs: bool = True) -> RunPart:
+    """Read, filter, rank and judge one run file (see :class:`RunPart` and :func:`judge_run`).
+
+    ``lookup`` may be a future of it: the file is read before waiting for the qrels."""
+    lines = read_run(path, on_malformed=on_malformed)
+    if isinstance(lookup, Future):
+        lookup = lookup.result()
+    return judge_run(name, path, lines, lookup, track, precision, keep_runs)
+
+
+def judge_run(name: str, path, lines, lookup: QrelsLookup, track: str, precision: str = "float64",
+              keep_runs: bool = True) -> RunPart:
+    """Filter, rank and judge the parsed lines of one run file (see :class:`RunPart`).
+
+    Lines of topics the qrels do not judge are dropped and counted, then repeated
+    (topic, docno) lines after the first in trec_eval order.
+    """
+    counts = lines.counts
+    run_topic = lookup.topic_codes(lines.qids)  # code of each of the run's topic ids, -1 if not judged
+    topic = run_topic[lines.qid] if len(lines.qid) else np.zeros(0, dtype=np.int64)
+    keep = topic >= 0
+    counts.unjudged_topic = int(len(keep) - keep.sum())
+    order = trec_order(topic, lines.docno, lines.score, precision, keep=keep)
+    topic = topic[order]
+    dup, qrow = dedupe_and_match(lookup, topic, lines.docno, order)
+    counts.duplicate = int(dup.sum())
+    if counts.duplicate:
+        order, topic, qrow = order[~dup], topic[~dup], qrow[~dup]
+    counts.kept = len(order)
+    n_ret = np.bincount(topic, minlength=len(lookup.topics))
+    pos = positions_from_counts(n_ret)  # topic is sorted
+    row = _report_row(track, path, "run", name, counts, n_tags=int((np.bincount(lines.tag, minlength=1) > 0).sum()),
+                      first_tag=lines.tags[int(lines.tag[0])] if len(lines.tag) else None,
+                      n_topics=int((n_ret > 0).sum()), unjudged_topics=int((run_topic < 0).sum()))
+    return RunPart(name, topic, pos, qrow, n_ret, row, lines if keep_runs else None, order if keep_runs else None)
+
+
+@dataclass
+class TrackTables:
+    """A track read once: its qrels lookup, one :class:`RunPart` per run (in name order)
+    and the report rows; the Arrow tables are built on first use."""
+
+    lookup: QrelsLookup
+    parts: list
+    report_rows: list  # one dict per input file (qrels first), the columns of ``report``
+    keep_runs: bool = True
+
+    @cached_property
+    def qrels(self):
+        """qid, docno, rel: the judgments, by topic and docno."""
+        return self.lookup.qrels.to_table()
+
+    @cached_property
+    def judged(self):
+        """run, qid, docno, pos, rel of every judged line (``JUDGED_ENCODED``)."""
+        import pyarrow as pa
+
+        q = self.lookup.qrels
+        tables = []
+        for part in self.parts:
+            at = part.judged
+            qrow = part.qrow[at]
+            tables.append(pa.table({
+                "run": _text_column(np.zeros(len(at), dtype=np.int8), [part.name], encoded=True),
+                "qid": _text_column(part.topic[at], q.topics, encoded=True),
+                "docno": q.docno.take(qrow).to_arrow(), "pos": pa.array(part.pos[at]),
+                "rel": pa.array(q.rel[qrow], pa.int64())}, schema=_schema("judged_encoded")))
+        return _concat(tables, _schema("judged_encoded"))
+
+    @cached_property
+    def depth(self):
+        """run, qid, n_ret of every topic a run answered."""
+        import pyarrow as pa
+
+        tables = []
+        for part in self.parts:
+            answered = np.flatnonzero(part.n_ret)
+            tables.append(pa.table({"run": _text_column(np.zeros(len(answered), np.int8), [part.name]),
+                                    "qid": _text_column(answered, self.lookup.topics),
+                                    "n_ret": pa.array(part.n_ret[answered].astype(np.int32))},
+                                   schema=_schema("depth")))
+        return _concat(tables, _schema("depth"))
+
+    @cached_property
+    def runs(self):
+        """run, qid, docno, score, tag, pos of every kept line; None without ``keep_runs``."""
+        if not self.keep_runs:
+            return None
+        import pyarrow as pa
+
+        tables = []
+        for part in self.parts:
+            lines, order = part.lines, part.order
+            tables.append(pa.table({
+                "run": _text_column(np.zeros(len(order), np.int8), [part.name]),
+                "qid": _text_column(part.topic, self.lookup.topics), "docno": lines.docno.take(order).to_arrow(),
+                "score": pa.array(lines.score[order]), "tag": _text_column(lines.tag[order], lines.tags),
+                "pos": pa.array(part.pos)}, schema=_schema("runs")))
+        return _concat(tables, _schema("runs"))
+
+    @property
+    def report(self):
+        """The ingest report (pandas): one row per input file with the outcome of every line."""
+        import pandas as pd
+
+        return pd.DataFrame(self.report_rows)
+
+
+def _concat(tables, schema):
+    import pyarrow as pa
+
+    return pa.concat_tables(tables) if tables else schema.empty_table()
+
+
+_SCHEMA_COLUMNS = {"runs": ["run", "qid", "docno", "score", "tag", "pos"],
+                   "judged": ["run", "qid", "docno", "pos", "rel"],
+                   "depth": ["run", "qid", "n_ret"], "qrels": ["qid", "docno", "rel"]}
+
+
+def _schema(name: str):
+    """The Arrow schema of a central table (typed by :mod:`reeval.io.tables`); ``judged_encoded``
+    is the in-memory judged table, its run and qid dictionary-encoded."""
+    import pyarrow as pa
+
+    from .tables import table_schema
+
+    if name != "judged_encoded":
+        return table_schema(_SCHEMA_COLUMNS[name])
+    judged = table_schema(_SCHEMA_COLUMNS["judged"])
+    return pa.schema([("run", pa.dictionary(pa.int8(), pa.string())), ("qid", pa.dictionary(pa.int32(), pa.string()))]
+                     + [judged.field(column) for column in ("docno", "pos", "rel")])
+
+
+def __getattr__(name: str):
+    """RUNS_SCHEMA, JUDGED_SCHEMA, JUDGED_ENCODED, DEPTH_SCHEMA, QRELS_SCHEMA (built on use)."""
+    schemas = {"RUNS_SCHEMA": "runs", "JUDGED_SCHEMA": "judged", "JUDGED_ENCODED": "judged_encoded",
+               "DEPTH_SCHEMA": "depth", "QRELS_SCHEMA": "qrels"}
+    if name in schemas:
+        return _schema(schemas[name])
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def tune_memory() -> bool:
+    """Make fresh memory cheaper: glibc keeps freed memory, numpy stops asking for huge pages.
+
+    Ingest and the measures allocate and free arrays of megabytes per run file. By
+    default glibc unmaps large blocks when they are freed and trims the heap, so the
+    next file faults fresh pages in again: 300,000 page faults and about a second of
+    system time on the 50-run benchmark track, on a virtual machine. This sets
+    M_MMAP_THRESHOLD to 32 MiB (glibc's maximum) and M_TRIM_THRESHOLD to 1 GiB for the
+    whole process; peak memory does not change, but freed memory stays with the process
+    until it exits. It also sets M_ARENA_MAX to 1: threads then share one heap, so the
+    measures (main thread) reuse what ingest's threads freed (the allocations are few
+    and large, so threads hardly wait on each other). And it turns off numpy's
+    madvise(MADV_HUGEPAGE) of large arrays: a first touch then faults 4 KiB, not a
+    2 MiB page to clear, whose cost varied tenfold from run to run on the virtual
+    machines measured (the same as NUMPY_MADVISE_HUGEPAGE=0). Returns whether malloc was
+    tuned: not outside glibc, and nothing is changed when the environment variable
+    REEVAL_MALLOC is ``default``.
+    """
+    if os.environ.get("REEVAL_MALLOC") == "default":
+        return False
+    set_hugepage = getattr(getattr(np, "_core", None), "multiarray", None)
+    if hasattr(set_hugepage, "_set_madvise_hugepage"):
+        set_hugepage._set_madvise_hugepage(False)
+    try:
+        libc = ctypes.CDLL(None)
+        mallopt = libc.mallopt
+    except (OSError, AttributeError):  # pragma: no cover - not glibc
+        return False
+    m_trim_threshold, m_mmap_threshold, m_arena_max = -1, -3, -8
+    return all([mallopt(m_mmap_threshold, 32 << 20), mallopt(m_trim_threshold, 1 << 30), mallopt(m_arena_max, 1)])
+
+
+def ingest_track(track: str, qrels_path, run_paths, precision: str = "float64",
+                 on_malformed: str = "error", grade_map: dict | None = None,
+                 threads: int = 2, keep_runs: bool = True, tune: bool = True) -> TrackTables:
+    """Read a track's qrels and runs once each and judge every run (see the module doc).
+
+    ``threads`` run files are read, ranked and matched with the qrels at once, in
+    threads (the compiled kernels and numpy's large operations release the GIL);
+    results do not depend on it. ``grade_map`` relabels qrels grades before anything
+    else (see :func:`remap_grades`). ``keep_runs=False`` keeps no parsed lines, so no
+    ``runs`` table (only ``runs.parquet`` needs it). Qrels without a judgment are an
+    :class:`InputError`. Calls :func:`tune_memory` (process-wide malloc and numpy settings)
+    unless ``tune`` is False (the Python API leaves a caller's process as it is).
+    """
+    if precision not in PRECISIONS:
+        raise ValueError(f"precision must be one of {PRECISIONS}, not {precision!r}")
+    if tune:
+        tune_memory()
+    names = run_names(run_paths)
+    jobs = sorted(zip(names, run_paths))
+    ready = Future()  # the qrels lookup, or the qrels' error
+
+    def load(job):
+        return load_run(*job, ready, track, precision, on_malformed, keep_runs)
+
+    # A regular qrels file is read while the first run files are (a stream, perhaps the
+    # standard input a run also names, is read before any run begins)
+    overlap = str(qrels_path) != "-" and os.path.isfile(qrels_path)
+    with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
+        try:
+            # map yields in name order; the first failing file raises and cancels the files not begun
+            parts = pool.map(load, jobs) if overlap else None
+            try:
+                lookup, report = _qrels_lookup(track, qrels_path, on_malformed, grade_map)
+            except BaseException as exc:
+                ready.set_exception(exc)
+                raise
+            ready.set_result(lookup)
+            parts = list(parts if overlap else pool.map(load, jobs))
+        finally:
+            pool.shutdown(cancel_futures=True)
+    report.extend(part.row for part in parts)
+    return TrackTables(lookup, parts, report, keep_runs)
+
+
+def _qrels_lookup(track: str, qrels_path, on_malformed: str, grade_map: dict | None) -> tuple[QrelsLookup, list]:
+    """(the lookup of a track's qrels file, [its report row]); no judgment is an InputError."""
+    return qrels_lookup(track, qrels_path, read_qrels(qrels_path, on_malformed=on_malformed), grade_map)
+
+
+def qrels_lookup(track: str, source, lines: QrelsLines, grade_map: dict | None = None) -> tuple[QrelsLookup, list]:
+    """(the lookup of parsed qrels lines, [their report row, naming ``source``]): repeated
+    judgments dropped and counted (:func:`prepare_qrels`); no judgment is an InputError."""
+    qcounts = lines.counts
+    if len(lines.rel) == 0:
+        raise InputError(f"{source}: no judgment to evaluate with ({nothing_kept(qcounts)})")
+    qrels, qdup = prepare_qrels(lines, grade_map)
+    qcounts.duplicate = int(qdup.sum())
+    qcounts.kept -= qcounts.duplicate
+    return QrelsLookup.build(qrels), [_report_row(track, source, "qrels", None, qcounts)]
+
+
+TRACK_FILES = ("runs.parquet", "qrels.parquet", "judged.parquet", "depth.parquet",
+               "ingest_report.csv")
+
+
+def write_track(tables: TrackTables, out_dir) -> None:
+    """Write the tables of :func:`ingest_track` under ``out_dir`` (names: TRACK_FILES)."""
+    from .tables import write_table
+
+    out = Path(out_dir)
+    write_table(tables.runs, out / "runs.parquet")
+    write_table(tables.qrels, out / "qrels.parquet")
+    write_table(tables.judged, out / "judged.parquet")  # run and qid decoded to plain strings
+    write_table(tables.depth, out / "depth.parquet")
+    write_table(tables.report, out / "ingest_report.csv")

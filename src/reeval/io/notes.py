@@ -1,0 +1,90 @@
+"""What reading a file dropped or changed, in words, and where trec_eval would differ.
+
+One function of an ingest report row (:func:`file_notes`): ``reeval score``, ``compare``
+and ``prefer`` print its notes on stderr (one line per file), the ingest rule writes
+them to its log. A note is written for every line that was not kept and for every
+reading that is not trec_eval's own (docs/semantics.md).
+"""
+
+from __future__ import annotations
+
+
+def _n(count: int, what: str, plural: str | None = None) -> str:
+    """``1 line`` / ``3 lines``."""
+    return f"{count} {what if count == 1 else (plural or what + 's')}"
+
+
+#: the words for each line outcome that is a drop (reeval.io.trecio.LineCounts.OUTCOMES)
+DROP_WORDS = {"blank": "blank", "comment": "comment", "malformed": "malformed",
+              "nan_score": "with a NaN score", "unjudged_topic": "on a topic without judgments",
+              "duplicate": "duplicate"}
+
+
+def nothing_kept(row) -> str:
+    """Why a file kept no line, in words: ``empty file`` or ``2 lines read: 2 with a NaN
+    score`` (drops largest first). ``row``: an ingest report row (a dict or a pandas row)
+    or a :class:`~reeval.io.trecio.LineCounts`."""
+    get = (lambda k: int(getattr(row, k))) if hasattr(row, "OUTCOMES") else (lambda k: int(row[k]))
+    read = get("lines_read")
+    if read == 0:
+        return "empty file"
+    drops = sorted(((get(k), words) for k, words in DROP_WORDS.items() if get(k) > 0), key=lambda d: -d[0])
+    return f"{_n(read, 'line')} read: " + ", ".join(f"{n} {words}" for n, words in drops)
+
+
+def file_notes(row: dict) -> list[str]:
+    """Notes on one file of an ingest report (a row of ``ingest_report.csv`` as a dict)."""
+    qrels = row.get("kind") == "qrels"
+    get = lambda key: int(row.get(key) or 0)  # noqa: E731 - missing or NaN columns count 0
+    notes = []
+    if get("bom"):
+        notes.append("a UTF-8 byte-order mark at the start ignored (trec_eval would read it "
+                     "as part of the first topic id)")
+    if get("lone_cr"):
+        notes.append(f"{_n(get('lone_cr'), 'line end')} that {'is' if get('lone_cr') == 1 else 'are'} "
+                     "a lone CR read as line ends (trec_eval ends lines only at LF and would "
+                     "read those lines differently)")
+    if get("blank"):
+        notes.append(f"{_n(get('blank'), 'blank line')} skipped" +
+                     (" (trec_eval stops at a blank qrels line)" if qrels else ""))
+    if get("comment"):
+        note = f"{_n(get('comment'), 'comment line')} skipped"
+        if get("comment_as_data"):
+            note += (f" (trec_eval would not skip {get('comment_as_data')} of them: in qrels it "
+                     "skips only a '#' at a line's first byte, not right after another comment)")
+        notes.append(note)
+    if get("hash_lines"):
+        notes.append(f"{_n(get('hash_lines'), 'line')} with a '#' that is not a comment (trec_eval "
+                     "10.0 miscounts such lines and may crash on this file)")
+    if get("malformed"):
+        notes.append(f"{_n(get('malformed'), 'malformed line')} dropped")
+    if get("nan_score"):
+        notes.append(f"{_n(get('nan_score'), 'line')} with a NaN score dropped (trec_eval would "
+                     "put NaN scores in an arbitrary place of the ranking)")
+    if get("unjudged_topic"):
+        topics = get("unjudged_topics")
+        on = f" on {_n(topics, 'topic')} without judgments" if topics else " on topics without judgments"
+        notes.append(f"{_n(get('unjudged_topic'), 'line')}{on} dropped (trec_eval skips those "
+                     "topics too)")
+    if get("duplicate"):
+        if qrels:
+            notes.append(f"{_n(get('duplicate'), 'repeated judgment')} dropped (the last one kept; "
+                         "trec_eval stops with 'duplicate docs')")
+        else:
+            notes.append(f"{_n(get('duplicate'), 'duplicate line')} dropped (the first in trec_eval "
+                         "order kept; trec_eval stops with 'duplicate docs')")
+    if get("non_utf8_lines"):
+        notes.append(f"{_n(get('non_utf8_lines'), 'line')} with bytes that are not UTF-8, "
+                     "shown as \\xNN")
+    if get("backslash_lines"):
+        notes.append(f"{_n(get('backslash_lines'), 'line')} with a backslash, shown doubled (\\\\)")
+    if get("n_tags") > 1:
+        notes.append(f"{get('n_tags')} different tags ({row.get('first_tag')!r} first, "
+                     f"{row.get('tag')!r} last): runid shows the last line's, as trec_eval does")
+    return notes
+
+
+def notes_line(row: dict) -> str | None:
+    """``FILE: note; note`` for a file with notes, else None."""
+    notes = file_notes(row)
+    return f"{row['file']}: " + "; ".join(notes) if notes else None

@@ -1,0 +1,104 @@
+"""trec_eval's ranking order: score descending, ties by docno descending (byte order), per topic.
+
+Scores are compared as IEEE floats mapped to unsigned integers that sort the same way
+(:func:`descending_float_bits`), so one integer sort orders topics and scores; tied scores
+are then ordered by docno descending, with the compiled kernels when built, else pyarrow's
+string sort (or :meth:`reeval.io.strings.Strings.order` for escaped ids).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from reeval.choices import PRECISIONS
+
+from . import compiled
+from .strings import Strings
+
+
+def descending_float_bits(key: np.ndarray) -> np.ndarray:
+    """Unsigned integers whose ascending order is the descending order of ``key``.
+
+    IEEE floats map to integers that sort like them (flip every bit of negatives, the
+    sign bit of the rest); inverting those gives the descending order. -0.0 must have
+    been turned into 0.0 first; NaN is not expected.
+    """
+    if key.dtype == np.float32:
+        bits = key.view(np.uint32).astype(np.uint64)
+        sign = np.uint64(1 << 31)
+        ordered = np.where(bits & sign, ~bits & np.uint64(0xFFFFFFFF), bits | sign)
+        return np.uint64(0xFFFFFFFF) - ordered
+    bits = key.view(np.uint64)
+    sign = np.uint64(1 << 63)
+    return ~np.where(bits & sign, ~bits, bits | sign)
+
+
+def topic_score_order(qcodes: np.ndarray, key: np.ndarray) -> np.ndarray:
+    """Row order by topic code ascending, then score descending (ties in input order).
+
+    Rows already in that order (as most run files are) are recognized in one pass;
+    otherwise float32 scores and topic codes fit one 64-bit key (one sort), and float64
+    scores are sorted first and the topics then by a stable radix-friendly sort.
+    ``key`` holds no NaN, and no -0.0 (it would tie with 0.0 here but not in the sort).
+    """
+    if len(key) > 1:
+        step = np.diff(qcodes)
+        if ((step > 0) | ((step == 0) & (key[1:] <= key[:-1]))).all():
+            return np.arange(len(key))
+    desc = descending_float_bits(key)
+    if key.dtype == np.float32 and qcodes.max(initial=0) < 2**31:
+        return np.argsort((qcodes.astype(np.uint64) << np.uint64(32)) | desc, kind="stable")
+    by_score = np.argsort(desc, kind="stable")
+    small = np.int16 if qcodes.max(initial=0) < 2**15 else np.int64
+    return by_score[np.argsort(qcodes[by_score].astype(small), kind="stable")]
+
+
+def trec_order(topic: np.ndarray, docno: Strings, score: np.ndarray, precision: str = "float64",
+               keep: np.ndarray | None = None) -> np.ndarray:
+    """Rows of a run (indices into its parsed lines) in trec_eval order.
+
+    Order: topic code ascending (``topic``, codes that sort as the topic ids), then
+    score descending, then docno descending (byte order); with ``precision="float32"``
+    scores are compared as float32 (beyond its range they are infinite, as in a C
+    cast). ``-0.0`` ties with ``0.0``. ``keep`` (boolean mask) restricts the lines ordered.
+    """
+    if precision not in PRECISIONS:
+        raise ValueError(f"precision must be one of {PRECISIONS}, not {precision!r}")
+    rows = None if keep is None or keep.all() else np.flatnonzero(keep)
+    key = score + 0.0  # + 0.0 turns -0.0 into 0.0
+    if precision == "float32":
+        with np.errstate(over="ignore"):
+            key = key.astype(np.float32)
+    codes = topic if rows is None else topic[rows]
+    local = topic_score_order(codes, key if rows is None else key[rows])
+    order = local if rows is None else rows[local]
+    # docno decides only among equal (topic, score): the tie groups are contiguous in order
+    kernels = compiled.kernels()
+    if kernels is not None and not docno.has_backslash():  # each group found and sorted in C, in place
+        # (escaped texts are ordered by the bytes they stand for, below)
+        kernels.sort_ties(order, np.ascontiguousarray(topic, dtype=np.int64), key, docno.offsets, docno.data)
+        return order
+    q_sorted, k_sorted = topic[order], key[order]
+    same = (q_sorted[1:] == q_sorted[:-1]) & (k_sorted[1:] == k_sorted[:-1])
+    tied = np.zeros(len(order), dtype=bool)
+    tied[1:] |= same
+    tied[:-1] |= same
+    if tied.any():  # reorder the tied rows by docno descending, group by group
+        slots = np.flatnonzero(tied)
+        first = np.r_[True, ~same][tied]  # a new group where the row is not tied to its predecessor
+        tied_rows = order[slots]
+        order[slots] = tied_rows[_tie_order(docno.take(tied_rows), np.cumsum(first))]
+    return order
+
+
+def _tie_order(docno: Strings, group: np.ndarray) -> np.ndarray:
+    """Indices sorting tied rows by group, then docno descending, stably (no kernels):
+    pyarrow's string sort, or :meth:`Strings.order` for escaped texts (byte order of the
+    bytes they stand for)."""
+    if docno.has_backslash():
+        return docno.order(descending=True, groups=group)
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    table = pa.table({"group": group, "docno": docno.to_arrow()})
+    return pc.sort_indices(table, sort_keys=[("group", "ascending"), ("docno", "descending")]).to_numpy()

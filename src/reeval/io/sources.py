@@ -1,0 +1,185 @@
+"""Reading one input exactly once: a file, a pipe, a FIFO, ``/dev/stdin`` or ``-`` alike.
+
+:func:`read_source` opens the path once. A regular file is mapped into memory (no
+copy); anything else (a pipe, process substitution ``<(zcat run.gz)``, a named FIFO, a
+character device such as ``/dev/stdin``) is read to its end in one sequential read.
+Compression is recognised from the first bytes of what was read, never from the name
+and never by reading again: gzip (several members concatenated included), bzip2 and
+Unix ``compress`` (``.Z``). A UTF-8 byte-order mark at the start is removed (and
+reported by the callers: trec_eval would read it as part of the first topic id).
+
+Every failure is an :class:`~reeval.io.trecio.InputError` naming the path: no such file,
+a directory, a truncated or corrupt compressed stream, an archive or binary format
+reeval does not read (zip, xz, zstd, 7-Zip, LZ4, Parquet, UTF-16 text).
+"""
+
+from __future__ import annotations
+
+import bz2
+import mmap
+import os
+import stat
+import sys
+import zlib
+from dataclasses import dataclass
+
+from reeval.errors import InputError
+
+BOM = b"\xef\xbb\xbf"
+COMPRESSED = {b"\x1f\x8b": "gzip", b"BZh": "bzip2", b"\x1f\x9d": "compress"}
+#: first bytes of formats reeval refuses, with what to tell the user
+REFUSED = (
+    (b"PK\x03\x04", "a zip archive: unzip it first"),
+    (b"\xfd7zXZ\x00", "an xz stream: decompress it first (xz -d)"),
+    (b"\x28\xb5\x2f\xfd", "a zstd stream: decompress it first (zstd -d)"),
+    (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive: unpack it first"),
+    (b"\x04\x22\x4d\x18", "an LZ4 frame: decompress it first (lz4 -d)"),
+    (b"PAR1", "a Parquet file: reeval reads TREC text files"),
+    (b"\xff\xfe", "UTF-16 text: convert it to UTF-8 first (iconv -f UTF-16 -t UTF-8)"),
+    (b"\xfe\xff", "UTF-16 text: convert it to UTF-8 first (iconv -f UTF-16 -t UTF-8)"),
+)
+
+
+@dataclass
+class Source:
+    """What one input held: ``data`` (plain text bytes, BOM removed: bytes or a read-only
+    memory map of the file), how it was stored (``plain``, ``gzip``, ``bzip2``, ``compress``)
+    and whether a byte-order mark was removed."""
+
+    path: str
+    data: object
+    compression: str = "plain"
+    bom: bool = False
+
+
+def read_source(path) -> Source:
+    """Read ``path`` once (see the module docstring) and return its plain text bytes."""
+    name = str(path)
+    return source_from_bytes(name, _read_once(name))
+
+
+def source_from_bytes(name: str, raw) -> Source:
+    """The :class:`Source` of bytes already read (``name`` is used in messages)."""
+    head = bytes(raw[:6])
+    kind = compression_of(head)
+    data = raw if kind == "plain" else decompress(name, raw, kind)
+    if kind != "plain":
+        head = bytes(data[:6])
+    for magic, what in REFUSED:
+        if head.startswith(magic):
+            raise InputError(f"{name}: {what}")
+    if _is_tar(data):
+        raise InputError(f"{name}: a tar archive: unpack it first (tar -xf)")
+    bom = head.startswith(BOM)
+    if bom:  # a copy, rare: callers then hold bytes or a memory map, never a view
+        data = bytes(memoryview(data)[len(BOM):])
+    return Source(name, data, kind, bom)
+
+
+def compression_of(head: bytes) -> str:
+    """``gzip``, ``bzip2``, ``compress`` or ``plain``, from the first bytes of a file."""
+    return next((kind for magic, kind in COMPRESSED.items() if head.startswith(magic)), "plain")
+
+
+def decompressed(data, name: str = "data"):
+    """``data`` decompressed when its first bytes say gzip, bzip2 or compress; else itself."""
+    kind = compression_of(bytes(data[:3]))
+    return data if kind == "plain" else decompress(name, data, kind)
+
+
+def _read_once(name: str):
+    """The bytes of a path, opened once: a memory map of a regular file, else one read.
+    ``-`` is standard input (as trec_eval 10 reads a results file ``-``)."""
+    if name == "-":
+        try:
+            return sys.stdin.buffer.read()
+        except (OSError, AttributeError, ValueError) as exc:
+            raise InputError(f"-: cannot read standard input ({exc})") from None
+    try:
+        fh = open(name, "rb")
+    except FileNotFoundError:
+        raise InputError(f"{name}: no such file") from None
+    except IsADirectoryError:
+        raise InputError(f"{name}: is a directory; expected a file") from None
+    except PermissionError:
+        raise InputError(f"{name}: permission denied") from None
+    except OSError as exc:
+        raise InputError(f"{name}: cannot open ({exc.strerror or exc})") from None
+    with fh:
+        try:
+            st = os.fstat(fh.fileno())
+            if stat.S_ISDIR(st.st_mode):
+                raise InputError(f"{name}: is a directory; expected a file")
+            if stat.S_ISREG(st.st_mode) and st.st_size > 0:
+                try:
+                    return mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+                except (OSError, ValueError):  # a file system without mmap
+                    pass
+            return fh.read()
+        except OSError as exc:
+            raise InputError(f"{name}: read error ({exc.strerror or exc})") from None
+
+
+def decompress(name: str, data, kind: str) -> bytes:
+    """Decompress a whole gzip, bzip2 or Unix compress stream; errors name ``name``.
+
+    gzip and bzip2 streams must be complete: a stream cut short (an interrupted download
+    or copy) or one whose check fails is an error, never a silently shorter file.
+    Several gzip members (or bzip2 streams) one after the other are read as one.
+    """
+    try:
+        if kind == "gzip":
+            return _gunzip(data)
+        if kind == "bzip2":
+            return _bunzip2(data)
+        import unlzw3  # Unix compress has no end marker: a cut file cannot be detected
+
+        return unlzw3.unlzw(bytes(data))
+    except EOFError:
+        raise InputError(f"{name}: truncated {kind} stream (it ends before its end-of-stream "
+                         "marker: was the download or copy interrupted?)") from None
+    except (zlib.error, OSError, ValueError) as exc:
+        raise InputError(f"{name}: corrupt {kind} stream ({exc})") from None
+
+
+_CHUNK = 1 << 22  # compressed bytes fed at a time: unused input is never copied whole
+
+
+def _gunzip(data) -> bytes:
+    """Every gzip member of ``data`` decompressed and joined (each member's header, CRC
+    and size checked); zero padding after the last member is allowed, as gzip -d allows."""
+    view, out, at = memoryview(data), [], 0
+    while at < len(view):
+        if view[at:at + 2] != b"\x1f\x8b":
+            if bytes(view[at:]).strip(b"\x00"):
+                raise ValueError(f"bytes after the last gzip member (offset {at}) are not gzip")
+            break
+        d = zlib.decompressobj(wbits=31)
+        at = _feed(d, view, at, out)
+    return out[0] if len(out) == 1 else b"".join(out)
+
+
+def _bunzip2(data) -> bytes:
+    """Every bzip2 stream of ``data`` decompressed and joined."""
+    view, out, at = memoryview(data), [], 0
+    while at < len(view):
+        at = _feed(bz2.BZ2Decompressor(), view, at, out)
+    return out[0] if len(out) == 1 else b"".join(out)
+
+
+def _feed(d, view, at: int, out: list) -> int:
+    """Feed ``view[at:]`` to decompressor ``d`` chunk by chunk until its stream ends;
+    append the output to ``out`` and return where the next stream starts. EOFError
+    when the data ends first."""
+    while not d.eof:
+        if at >= len(view):
+            raise EOFError
+        chunk = view[at:at + _CHUNK]
+        out.append(d.decompress(chunk))
+        at += len(chunk)
+    return at - len(d.unused_data)
+
+
+def _is_tar(data) -> bool:
+    """A POSIX/GNU tar header: ``ustar`` at offset 257 of a 512-byte block."""
+    return len(data) >= 512 and bytes(data[257:262]) == b"ustar"

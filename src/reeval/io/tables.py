@@ -1,0 +1,267 @@
+"""Writing outputs: every table and text file the project writes goes through here.
+
+- :func:`write_table` is the one table writer (Parquet and CSV); :func:`write_table_pair`
+  writes the usual ``<name>.parquet`` + ``<name>.csv`` pair with it. The writer types every column
+  by :data:`COLUMN_TYPES`, the one registry of column name -> Arrow type, so a column
+  has the same type in every table, also in an empty one. A column the registry does
+  not know is an error (:class:`UnknownColumnError`): add it to the registry with its
+  type rather than let pandas guess one.
+- :func:`write_text` writes markdown and JSON (figures: :mod:`reeval.report.figures`).
+- All of them write through :func:`atomic_write` (:mod:`reeval.io.atomic`, re-exported
+  here): a temporary file beside the output, renamed when complete.
+
+Decisions the registry encodes:
+
+- Strings are plain ``string`` everywhere, run/qid/docno included, never dictionary
+  types. Parquet already stores string columns dictionary-encoded (``RLE_DICTIONARY``
+  pages), so a dictionary type would not make the files smaller; it only changes what
+  readers build in memory: pandas then reads ``Categorical`` and polars ``Categorical``,
+  and polars refuses to join or concatenate those with plain strings (a user's own
+  table, a CSV), as pyarrow refuses to concatenate tables whose types differ. Readers
+  that want dictionary arrays ask for them (``pq.read_table(path,
+  read_dictionary=["run", "qid"])``). ``string``, not ``large_string``: the ingest tables,
+  the largest, are built as ``string`` (a column over 2 GiB is simply several chunks).
+- Counts are ``int64``, nullable where a count can be missing (e.g. ``n_topics`` of the
+  qrels row of the ingest report): Arrow integers hold nulls, and CSVs show integers
+  (``35000``, an empty field for a missing count), not ``35000.0``. Measure columns are
+  typed by the measures registry itself (:mod:`reeval.measures`): counts (``num_ret``,
+  ``num_rel``, ``num_rel_ret``, ``num_q``) ``int64``, every other measure ``float64``.
+- Positions and depths are ``int32`` (``pos``, ``n_ret``, ``i_star``), as ingest builds
+  them; preferences are ``int8`` (``sgnLP``).
+
+Byte reproducibility: Parquet files carry no pandas metadata and no timestamp, so the
+same table written twice gives the same bytes.
+
+Temporary files: ``write`` goes to ``.<name>.tmp`` beside ``<name>``. A job killed while
+writing (``kill -9``, out of memory, a SLURM time limit) leaves that file behind; the
+next write of the same output (the job's rerun) removes it first, and also the
+``.<name>.XXXXXXXX.tmp`` files that earlier versions (``tempfile.mkstemp``) left. A
+Snakemake job owns its output paths, so no other job writes these names.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from .atomic import atomic_write
+from .trecio import LineCounts
+
+STRING, FLOAT, INT, INT32, INT8, BOOL = pa.string(), pa.float64(), pa.int64(), pa.int32(), pa.int8(), pa.bool_()
+
+_NAMES = {
+    STRING: """track run qid docno tag run_i run_j measure alpha comparison old new group baseline
+        test system bucket best_run median_run max_delta_sort_run kind file source reason url path
+        md5 expected_md5 md5_match outcome error use paper_collection analysis note first_tag""",
+    FLOAT: """score value asl precision rrLP coefficient r2 probability ecdf rel_per_request
+        docs_per_request rel_retrieved_per_ranking sgnLP_suffix_agree dRR2_agree sgnLP_suffix_ties
+        dRR2_ties system_rrLP_agree system_sgnLP_agree LP_ties RR_ties LP_ties_mean LP_ties_std
+        RR_ties_mean RR_ties_std fraction_removed percent_significant mean_dRR1 mean_rrLP mean_sgnLP
+        p_RR p_rrLP p_sgnLP p_RR_bonferroni p_rrLP_bonferroni p_sgnLP_bonferroni rarity rarity_norm
+        tau tau_ap stability tied_share mean_tau sd_tau best_real old_value new_value delta_sort
+        value_ratio max_delta_sort kendall_tau delta_value target_sl share baseline_value rrie
+        paper ours paper_share_of_pairs ours_share_of_pairs""",
+    INT: """rel rel_above m found level pair_topics ties tied rankings count i j n p1 sample wins
+        losses topics n_pair_topics system_n_run_pairs n_run_pairs n_significant requests runs
+        relevance_level k c_k n_systems docs rank pairs significant_95 significant_99 trials
+        valid_trials sampled_topics n0 n1 n_docs n_closest n_runs n_topics n_tracks n_tags
+        asl_num_q asl_unretrieved_docs asl_unanswered_topics qrels_topics judgments relevant
+        lines_kept year runs_listed runs_fetched runs_parsed runs_ingested runs_paper runs_ours
+        bytes attempts unjudged_topics runs_included runs_excluded""",
+    INT32: "pos n_ret i_star",
+    INT8: "sgnLP sgnLP_suffix",
+    BOOL: "answered asl_unanswered_topic retrieved included hsd_RR hsd_rrLP hsd_sgnLP",
+}
+
+#: The registry: column name -> Arrow type, for every column of every table the project
+#: writes. Columns named by a pattern (measures, dRR_i, ...) are in :data:`COLUMN_PATTERNS`.
+COLUMN_TYPES: dict[str, pa.DataType] = {name: typ for typ, names in _NAMES.items() for name in names.split()}
+COLUMN_TYPES["positions"] = pa.list_(INT32)
+for _f in dataclasses.fields(LineCounts):  # the ingest report's line counts, and tracks.csv's drops
+    if isinstance(_f.default, int):  # not the run's tag
+        COLUMN_TYPES[_f.name] = INT
+        COLUMN_TYPES[f"dropped_{_f.name}"] = INT
+for _stat in ("delta_sort", "kendall_tau", "delta_value"):  # table 2: reeval.analyses.asl_study.mean_std_range
+    COLUMN_TYPES.update({f"{_stat}_{k}": FLOAT for k in ("mean", "std", "low", "high", "median")})
+    COLUMN_TYPES[f"{_stat}_n"] = INT
+
+#: Columns named after a measure (``M`` below: a name of the measures registry):
+#: (pattern, type); a pattern with a group applies only when the group is a measure name.
+COLUMN_PATTERNS = (
+    (re.compile(r"dRR_\d+"), FLOAT),          # lexiprecision: reciprocal-rank difference at level i
+    (re.compile(r"best_(.+)_run"), STRING),   # tracks.csv: the run with the best M
+    (re.compile(r"best_(.+)"), FLOAT),        # tracks.csv: the best M
+    (re.compile(r"(.+)_run"), STRING),        # study headroom: the run with the best M
+    (re.compile(r"(.+)_depth"), FLOAT),       # study headroom: that run's documents per topic
+)
+
+
+class UnknownColumnError(KeyError):
+    """A column that :data:`COLUMN_TYPES` does not type."""
+
+
+def measure_type(name: str) -> pa.DataType | None:
+    """Arrow type of a measure column (``map``, ``P_20``, ``num_ret`` ...), None if ``name``
+    is not exactly one measure's name: counts (``sum``/``count`` aggregates) are int64,
+    every other measure float64."""
+    from reeval.measures import parse_measure  # measures imports ingest, which imports this module
+
+    try:
+        found = parse_measure(name)
+    except ValueError:
+        return None
+    if len(found) != 1 or found[0].name != name:
+        return None
+    return INT if found[0].aggregate in ("sum", "count") else FLOAT
+
+
+def column_type(name: str) -> pa.DataType:
+    """The registry's type of a column: exact names, then measures, then the patterns.
+
+    Raises UnknownColumnError for a column no rule types.
+    """
+    if name in COLUMN_TYPES:
+        return COLUMN_TYPES[name]
+    typ = measure_type(name)
+    if typ is not None:
+        return typ
+    for pattern, typ in COLUMN_PATTERNS:
+        m = pattern.fullmatch(name)
+        if m and (not m.groups() or measure_type(m.group(1)) is not None):
+            return typ
+    raise UnknownColumnError(f"column {name!r} has no type in reeval.io.tables.COLUMN_TYPES: "
+                             "add it there (one type per column name across all tables)")
+
+
+def table_schema(columns) -> pa.Schema:
+    """Arrow schema of a table with these columns, in this order, typed by the registry.
+
+    Raises UnknownColumnError naming every column the registry does not type, and
+    ValueError for a repeated column.
+    """
+    columns = list(columns)
+    if len(set(columns)) != len(columns):
+        raise ValueError(f"repeated columns in {columns}")
+    unknown = []
+    fields = []
+    for name in columns:
+        try:
+            fields.append(pa.field(name, column_type(name)))
+        except UnknownColumnError:
+            unknown.append(name)
+    if unknown:
+        raise UnknownColumnError(f"columns {unknown} have no type in reeval.io.tables.COLUMN_TYPES: "
+                                 "add them there (one type per column name across all tables)")
+    return pa.schema(fields)
+
+
+def _is_text(typ: pa.DataType) -> bool:
+    if pa.types.is_dictionary(typ):
+        typ = typ.value_type
+    return pa.types.is_string(typ) or pa.types.is_large_string(typ)
+
+
+def conform_column(values, typ: pa.DataType, name: str = "") -> pa.ChunkedArray | pa.Array:
+    """``values`` (an Arrow array, or anything pandas holds) as Arrow type ``typ``.
+
+    Missing values (None, NaN, NA) become nulls; numbers are cast safely (an integer
+    column accepts integral floats, not 1.5); strings are never made from numbers or
+    numbers from strings (TypeError), unless every value is missing.
+    """
+    if not isinstance(values, (pa.Array, pa.ChunkedArray)):
+        series = pd.Series(values) if not isinstance(values, pd.Series) else values
+        if series.isna().all():
+            return pa.nulls(len(series), typ)
+        values = pa.array(series, from_pandas=True)
+    if values.type == typ:
+        return values
+    if values.null_count != len(values) and _is_text(values.type) != _is_text(typ):
+        raise TypeError(f"column {name!r}: {values.type} values cannot be written as {typ}")
+    if pa.types.is_dictionary(values.type):
+        values = values.cast(values.type.value_type)
+    return values.cast(typ, safe=True)
+
+
+def conform(data, columns=None) -> pa.Table:
+    """A DataFrame or Arrow table as an Arrow table typed by the registry (no metadata).
+
+    ``columns``: the table's declared columns; the data must have exactly these
+    (ValueError naming the missing and the extra ones otherwise), and they are written
+    in this order, so a table keeps its columns, in one order, also when it has no row.
+    The index of a DataFrame is not written.
+    """
+    names = list(data.column_names if isinstance(data, pa.Table) else data.columns)
+    if columns is not None:
+        columns = list(columns)
+        missing, extra = [c for c in columns if c not in names], [c for c in names if c not in columns]
+        if missing or extra:
+            raise ValueError(f"table columns differ from the declared {columns}: missing {missing}, "
+                             f"not declared {extra}")
+        data, names = data.select(columns) if isinstance(data, pa.Table) else data[columns], columns
+    schema = table_schema(names)
+    if isinstance(data, pa.Table):
+        arrays = [conform_column(data.column(i), f.type, f.name) for i, f in enumerate(schema)]
+    else:
+        arrays = [conform_column(data.iloc[:, i], f.type, f.name) for i, f in enumerate(schema)]
+    return pa.Table.from_arrays(arrays, schema=schema)
+
+
+_PANDAS_FOR_CSV = {INT: pd.Int64Dtype(), INT32: pd.Int32Dtype(), INT8: pd.Int8Dtype(), BOOL: pd.BooleanDtype()}
+
+
+def _write_parquet(table: pa.Table, path: str) -> None:
+    pq.write_table(table, path, compression="zstd")
+
+
+def _write_csv(table: pa.Table, path: str) -> None:
+    # integer columns as pandas' nullable integers: 35000, not 35000.0, and an empty
+    # field for a missing count; floats, strings and booleans as pandas writes them
+    table.to_pandas(types_mapper=_PANDAS_FOR_CSV.get).to_csv(path, index=False)
+
+
+_TABLE_FORMATS = {".parquet": _write_parquet, ".csv": _write_csv}
+
+
+def write_table(data, *paths, columns=None) -> pa.Table:
+    """Write a table (DataFrame or Arrow table) to each path, typed by the registry.
+
+    The format follows the suffix: ``.parquet`` (zstd) or ``.csv``; each file is written
+    atomically. ``columns`` as for :func:`conform`. Returns the Arrow table written, so
+    a caller can hand on exactly what the files hold.
+    """
+    writers = []
+    for path in paths:
+        suffix = Path(path).suffix
+        if suffix not in _TABLE_FORMATS:
+            raise ValueError(f"{path}: a table is written as {sorted(_TABLE_FORMATS)}, not {suffix!r}")
+        writers.append((path, _TABLE_FORMATS[suffix]))
+    table = conform(data, columns)
+    for path, write in writers:
+        atomic_write(path, lambda tmp, write=write: write(table, tmp))
+    return table
+
+
+def write_table_pair(data, out_dir, name: str, columns=None) -> pa.Table:
+    """:func:`write_table` to ``<out_dir>/<name>.parquet`` and ``<out_dir>/<name>.csv``
+    (the pair most report tables are written as). Returns the Arrow table written."""
+    out = Path(out_dir)
+    return write_table(data, out / f"{name}.parquet", out / f"{name}.csv", columns=columns)
+
+
+def read_stacked(paths, columns) -> pd.DataFrame:
+    """The Parquet tables at ``paths`` one under the other (a cross-track table from
+    per-track ones); with no path, an empty table with ``columns``."""
+    frames = [pd.read_parquet(p) for p in paths]
+    if not frames:
+        return pd.DataFrame(columns=list(columns))
+    return pd.concat(frames, ignore_index=True)
+
+
+def write_text(text: str, path) -> None:
+    """Write ``text`` (markdown, JSON) as UTF-8 with newlines as given, atomically."""
+    atomic_write(path, lambda tmp: Path(tmp).write_bytes(text.encode("utf-8")))

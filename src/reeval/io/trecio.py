@@ -1,0 +1,360 @@
+"""Reading TREC run and qrels files into Arrow tables, with every line accounted for.
+
+A run line is ``qid iter docno rank score tag`` and a qrels line ``qid iter docno rel``,
+fields separated by any ASCII whitespace (tabs, one or more spaces). The ``iter``
+column (``Q0``, ``0``, ``q0``, a judging round such as ``0.5``) and the run's rank
+column are ignored, as trec_eval ignores them. Inputs are read once each
+(:mod:`reeval.io.sources`: files, pipes, FIFOs, stdin; plain, gzip, bzip2 or compress).
+
+Every physical line of a file ends in exactly one of the outcomes counted by
+:class:`LineCounts`: kept, blank, comment (first non-blank character ``#``), malformed
+(wrong number of fields, a score that is not a number, a relevance that is not an
+integer of int64's range, a NUL byte) or NaN score. Malformed lines raise
+:class:`TrecFormatError` naming the file, the 1-based line number and what was expected,
+unless the caller asks to drop them (``on_malformed="drop"``), in which case they are
+counted. Scores ``inf``, ``-inf`` and numbers beyond the float64 range (``1e400``) are
+kept as infinities, as trec_eval's ``atof`` reads them; NaN scores have no place in an
+ordering and are dropped (trec_eval would sort them arbitrarily).
+
+Lines end at ``\\n``, ``\\r\\n`` or a lone ``\\r`` (trec_eval ends lines only at ``\\n``:
+the lone CRs are counted so that callers can say so). A UTF-8 byte-order mark at the
+start is removed and counted (trec_eval would read it into the first topic id). Bytes
+that are not valid UTF-8 and backslashes are written in the one-to-one text form of
+:mod:`reeval.io.bytetext` (``\\xNN``, ``\\\\``), identically in runs and qrels, and the lines
+holding them are counted.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from reeval.errors import InputError
+
+from . import compiled
+from .bytetext import show
+from .sources import read_source, source_from_bytes
+from .strings import Strings
+
+__all__ = ["InputError", "TrecFormatError", "LineCounts", "RunLines", "QrelsLines", "read_run",
+           "read_qrels", "parse_run", "parse_qrels", "run_name_from_path", "run_names"]
+
+RUN_FIELDS = ("qid", "iter", "docno", "rank", "score", "tag")
+QRELS_FIELDS = ("qid", "iter", "docno", "rel")
+COMPRESSION_SUFFIXES = (".gz", ".bz2", ".Z")
+_NAME_PREFIX = re.compile(r"^(?:.*[-_.])?input\.")
+
+
+class TrecFormatError(InputError):
+    """A line of a TREC file that does not have the expected form."""
+
+    def __init__(self, path, line_number: int, expected: str, line_text: str):
+        self.path = str(path)
+        self.line_number = int(line_number)
+        self.expected = expected
+        self.line_text = line_text
+        super().__init__(f"{self.path}:{self.line_number}: expected {expected}; got {show(line_text)}")
+
+    def __reduce__(self):  # picklable: it can cross process boundaries (e.g. Snakemake's)
+        return type(self), (self.path, self.line_number, self.expected, self.line_text)
+
+
+@dataclass
+class LineCounts:
+    """Outcome of every physical line of one file; ``lines_read`` = the sum of the outcomes.
+
+    Track-level drops (unjudged topic, duplicate document) are added by ingest. The
+    fields after the outcomes describe the file and change no count: ``bom`` (1 when
+    a byte-order mark was removed), ``lone_cr`` (line ends that are a CR alone),
+    ``non_utf8_lines`` and ``backslash_lines`` (lines written in escaped text form),
+    ``comment_as_data`` (qrels comment lines trec_eval would not skip: indented, or
+    right after another comment line), ``hash_lines`` (other lines holding a ``#``,
+    which trec_eval 10.0 miscounts) and ``tag`` (a run's tag on its last well-formed
+    line, the ``runid`` trec_eval prints).
+    """
+
+    lines_read: int = 0
+    kept: int = 0
+    blank: int = 0
+    comment: int = 0
+    malformed: int = 0
+    nan_score: int = 0
+    unjudged_topic: int = 0
+    duplicate: int = 0
+    bom: int = 0
+    lone_cr: int = 0
+    non_utf8_lines: int = 0
+    backslash_lines: int = 0
+    comment_as_data: int = 0
+    hash_lines: int = 0
+    tag: str | None = field(default=None)
+
+    OUTCOMES = ("kept", "blank", "comment", "malformed", "nan_score",
+                "unjudged_topic", "duplicate")
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+    def balanced(self) -> bool:
+        """True when the outcomes add up to the lines read."""
+        return sum(getattr(self, k) for k in self.OUTCOMES) == self.lines_read
+
+
+def run_name_from_path(path) -> str:
+    """Run name from a file name: compression suffix and NIST ``input.`` prefix removed.
+
+    ``input.MU03rob01.gz`` -> ``MU03rob01``; ``dl-19-official-input.TUA1-1.gz`` ->
+    ``TUA1-1``; ``CUNI_EN_Run.2.dat.gz`` -> ``CUNI_EN_Run.2.dat``.
+    """
+    name = Path(path).name
+    for suffix in COMPRESSION_SUFFIXES:
+        if name.endswith(suffix) and len(name) > len(suffix):
+            name = name[: -len(suffix)]
+            break
+    stripped = _NAME_PREFIX.sub("", name)
+    return stripped or name
+
+
+def run_names(paths) -> list[str]:
+    """A distinct run name for each path, in the order given.
+
+    A file's name is :func:`run_name_from_path`. A file whose name another one shares
+    gets the shortest path suffix that tells it apart: first its run name under as
+    few of its folders as needed (``exp1/run.txt`` beside ``exp2/run.txt``), then, for
+    files of one folder whose run names are equal (``run.txt`` and ``run.txt.gz``), its
+    whole file name under as few folders as needed. The same file given twice is an
+    error.
+    """
+    paths = [str(p) for p in paths]
+    seen: dict[str, str] = {}
+    for p in paths:
+        key = str(Path(p).resolve())
+        if key in seen:
+            raise InputError(f"{p}: given twice (also as {seen[key]}); give each run file once")
+        seen[key] = p
+    base = [run_name_from_path(p) for p in paths]
+    names = list(base)
+    group = [i for i, n in enumerate(base) if base.count(n) > 1]
+    forms = {i: _name_forms(paths[i]) for i in group}
+    for i in group:
+        others = [forms[j] for j in group if base[j] == base[i] and j != i]
+        names[i] = next((f for level, f in enumerate(forms[i])
+                         if all(o[level] != f for o in others)), paths[i])
+    if len(set(names)) != len(names):  # pragma: no cover - distinct files always differ
+        raise InputError(f"run files {paths} cannot be given distinct names; rename them")
+    return names
+
+
+def _name_forms(path: str) -> list[str]:
+    """Candidate names of a run file, shortest first: its run name under 0, 1, ...
+    folders, then its file name under 0, 1, ... folders (every path has as many
+    candidates: missing folders repeat the longest form)."""
+    parts = Path(path).absolute().parts
+    depth = 64
+    def under(k, last):
+        return "/".join([*parts[max(0, len(parts) - 1 - k):-1], last])
+    return ([under(k, run_name_from_path(path)) for k in range(depth)] +
+            [under(k, parts[-1]) for k in range(depth)])
+
+
+def lone_cr_count(data) -> int:
+    """Number of CR bytes not followed by LF (line ends trec_eval does not see)."""
+    a = np.frombuffer(data, dtype=np.uint8)
+    cr = a == 13
+    if not cr.any():
+        return 0
+    lone = int((cr[:-1] & (a[1:] != 10)).sum())
+    return lone + int(cr[-1])
+
+
+@dataclass
+class RunLines:
+    """The kept lines of a run file, in file order, as numpy arrays (no pyarrow).
+
+    Line i has topic ``qids[qid[i]]``, document ``docno[i]``, score ``score[i]``, tag
+    ``tags[tag[i]]`` and was line ``line[i]`` of the file (1-based; ``line`` is None when
+    the kept lines are the file's lines 1 to n). ``qids`` and ``tags`` are the distinct
+    values in first-seen order.
+    """
+
+    qids: list
+    qid: np.ndarray
+    docno: Strings
+    score: np.ndarray
+    tags: list
+    tag: np.ndarray
+    line: np.ndarray | None
+    counts: LineCounts
+
+    def to_table(self):
+        """The lines as an Arrow table: qid, docno, score, tag, line (file order)."""
+        import pyarrow as pa
+
+        return pa.table({"qid": _decoded(self.qid, self.qids), "docno": self.docno.to_arrow(),
+                         "score": pa.array(self.score), "tag": _decoded(self.tag, self.tags),
+                         "line": pa.array(_line_numbers(self.line, len(self.score)))})
+
+
+@dataclass
+class QrelsLines:
+    """The kept lines of a qrels file, in file order, as numpy arrays: topic
+    ``qids[qid[i]]``, document ``docno[i]``, grade ``rel[i]`` (int64), file line ``line[i]``
+    (None: lines 1 to n)."""
+
+    qids: list
+    qid: np.ndarray
+    docno: Strings
+    rel: np.ndarray
+    line: np.ndarray | None
+    counts: LineCounts
+
+    def to_table(self):
+        """The lines as an Arrow table: qid, docno, rel, line (file order)."""
+        import pyarrow as pa
+
+        return pa.table({"qid": _decoded(self.qid, self.qids), "docno": self.docno.to_arrow(),
+                         "rel": pa.array(self.rel, pa.int64()),
+                         "line": pa.array(_line_numbers(self.line, len(self.rel)))})
+
+
+def _line_numbers(line: np.ndarray | None, n: int) -> np.ndarray:
+    return np.arange(1, n + 1, dtype=np.int64) if line is None else line
+
+
+def _decoded(codes: np.ndarray, values: list):
+    import pyarrow as pa
+
+    return pa.array(np.asarray(values, dtype=object)[codes] if len(codes) else [], type=pa.string())
+
+
+def _encoded(array) -> tuple[list, np.ndarray]:
+    """(distinct values in first-seen order, int32 code of each) of an Arrow string array."""
+    import pyarrow.compute as pc
+
+    enc = pc.dictionary_encode(array)
+    return enc.dictionary.to_pylist(), enc.indices.to_numpy(zero_copy_only=False).astype(np.int32)
+
+
+def _column(offsets: np.ndarray, chars: np.ndarray, n: int) -> Strings:
+    """The first n strings of a compiled kernel's (int32 offsets, bytes) column (the
+    kernels take no file holding a backslash)."""
+    return Strings(offsets[: n + 1], chars, backslash=False)
+
+
+def _compiled_run(data) -> RunLines | None:
+    """Read a clean run file with the compiled reader (``_kernels.parse_run``), or None.
+
+    Clean: every line six fields of printable ASCII separated by spaces or tabs, with a
+    plain decimal finite score, no backslash (whose text form differs from its bytes) and
+    no ``#`` (counted by the general path) anywhere; anything else is left to the general
+    reader.
+    """
+    kernels = compiled.kernels()
+    if kernels is None or not len(data) or len(data) >= 2**31 - 1:
+        return None
+    lines = (len(data) + 1) // 12 + 1  # a clean line has at least 11 characters and its newline
+    offsets = [np.empty(lines + 1, dtype=np.int32) for _ in range(3)]
+    chars = [np.empty(len(data) + 16, dtype=np.uint8) for _ in range(3)]
+    codes = [np.empty(lines, dtype=np.int32) for _ in range(2)]
+    score = np.empty(lines, dtype=np.float64)
+    n, n_qids, n_tags = kernels.parse_run(data, offsets[0], chars[0], codes[0], offsets[1], chars[1],
+                                          offsets[2], chars[2], codes[1], score)
+    if n < 0:
+        return None
+    counts = LineCounts(lines_read=n)
+    return RunLines(_column(offsets[0], chars[0], n_qids).tolist(), codes[0][:n], _column(offsets[1], chars[1], n),
+                    score[:n], _column(offsets[2], chars[2], n_tags).tolist(), codes[1][:n], None, counts)
+
+
+def _general_run(path, data, on_malformed: str) -> RunLines:
+    """Read any run file with the general reader (:mod:`reeval.io.textreader`, pyarrow)."""
+    from .textreader import run_columns
+
+    counts = LineCounts()
+    qid, docno, tag, score, line = run_columns(path, data, on_malformed, counts)
+    qids, qcode = _encoded(qid)
+    tags, tcode = _encoded(tag)
+    return RunLines(qids, qcode, Strings.from_arrow(docno), score, tags, tcode, line, counts)
+
+
+def _drop_nan(lines: RunLines) -> RunLines:
+    """Drop NaN scores (counted; infinities stay); set the kept count and the runid tag."""
+    c = lines.counts
+    if len(lines.tag):
+        c.tag = lines.tags[int(lines.tag[-1])]  # trec_eval's runid: the last line's tag
+    nan = np.isnan(lines.score)
+    c.nan_score = int(nan.sum())
+    if c.nan_score:
+        keep = np.flatnonzero(~nan)
+        lines = RunLines(lines.qids, lines.qid[keep], lines.docno.take(keep), lines.score[keep], lines.tags,
+                         lines.tag[keep], _line_numbers(lines.line, len(nan))[keep], c)
+    c.kept = len(lines.score)
+    return lines
+
+
+def read_run(path, on_malformed: str = "error", data=None) -> RunLines:
+    """Read one run file (or ``data``, its bytes, when given) once: its kept lines.
+
+    The compiled reader takes clean files; any other goes line by line. NaN scores are
+    dropped and counted as ``nan_score``; infinite ones are kept.
+    """
+    src = read_source(path) if data is None else source_from_bytes(str(path), data)
+    lines = _compiled_run(src.data) or _general_run(path, src.data, on_malformed)
+    lines.counts.bom = int(src.bom)
+    return _drop_nan(lines)
+
+
+def read_qrels(path, on_malformed: str = "error", data=None) -> QrelsLines:
+    """Read one qrels file (or ``data``, its bytes, when given) once: its kept lines."""
+    src = read_source(path) if data is None else source_from_bytes(str(path), data)
+    lines = _compiled_qrels(src.data) or _general_qrels(path, src.data, on_malformed)
+    lines.counts.bom = int(src.bom)
+    lines.counts.kept = len(lines.rel)
+    return lines
+
+
+def _compiled_qrels(data) -> QrelsLines | None:
+    """Read a clean qrels file with the compiled reader (``_kernels.parse_qrels``), or None.
+
+    Clean: every line four fields of printable ASCII but ``#`` and backslash, separated by
+    spaces or tabs, an integer grade of at most 18 digits."""
+    kernels = compiled.kernels()
+    if kernels is None or not len(data) or len(data) >= 2**31 - 1:
+        return None
+    lines = (len(data) + 1) // 8 + 1  # a clean line has at least 7 characters and its newline
+    offsets = [np.empty(lines + 1, dtype=np.int32) for _ in range(2)]
+    chars = [np.empty(len(data) + 16, dtype=np.uint8) for _ in range(2)]
+    qcode = np.empty(lines, dtype=np.int32)
+    rel = np.empty(lines, dtype=np.int64)
+    n, n_qids = kernels.parse_qrels(data, offsets[0], chars[0], qcode, offsets[1], chars[1], rel)
+    if n < 0:
+        return None
+    return QrelsLines(_column(offsets[0], chars[0], n_qids).tolist(), qcode[:n], _column(offsets[1], chars[1], n),
+                      rel[:n], None, LineCounts(lines_read=n))
+
+
+def _general_qrels(path, data, on_malformed: str) -> QrelsLines:
+    """Read any qrels file with the general reader (:mod:`reeval.io.textreader`, pyarrow)."""
+    from .textreader import qrels_columns
+
+    counts = LineCounts()
+    qid, docno, rel, line = qrels_columns(path, data, on_malformed, counts)
+    qids, qcode = _encoded(qid)
+    return QrelsLines(qids, qcode, Strings.from_arrow(docno), rel, line, counts)
+
+
+def parse_run(path, on_malformed: str = "error", data=None):
+    """:func:`read_run` as ``(table, counts)``: an Arrow table with columns qid, docno,
+    score (float64), tag, line (1-based line number), in file order."""
+    lines = read_run(path, on_malformed, data)
+    return lines.to_table(), lines.counts
+
+
+def parse_qrels(path, on_malformed: str = "error", data=None):
+    """:func:`read_qrels` as ``(table, counts)``: an Arrow table with columns qid, docno,
+    rel (int64, may be negative), line, in file order."""
+    lines = read_qrels(path, on_malformed, data)
+    return lines.to_table(), lines.counts

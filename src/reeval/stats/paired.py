@@ -1,0 +1,334 @@
+"""Paired tests: two runs compared over the same topics, and row-wise tests on differences.
+
+Conventions shared by the paired tests (``d = x - y``, topic by topic):
+
+- ``alternative``: ``"two-sided"``, ``"greater"`` (H1: mean(x) > mean(y), i.e. the
+  differences are shifted up) or ``"less"``.
+- ``diff = mean(d)``; ``effect_size`` is Cohen's d_z = mean(d) / sd(d) with the sample
+  standard deviation (ddof=1), in units of that sd. When sd(d) = 0 it is 0 if every
+  difference is 0 and +-inf otherwise; NaN for fewer than 2 topics.
+- Confidence intervals are for the mean difference, in the units of the scores, at
+  level ``confidence``. They follow the alternative, as scipy does: two-sided gives
+  ``[low, high]``, "greater" gives ``[low, inf)`` and "less" ``(-inf, high]``. The
+  t-test, the Wilcoxon, the sign and the permutation test all report the t-based
+  interval ``mean(d) +- t_{n-1} * sd(d) / sqrt(n)``; the bootstrap test reports the
+  percentile bootstrap interval of mean(d) from its own resamples.
+- When every difference is 0 there is no evidence either way: every test reports
+  statistic 0 and p-value 1.
+
+Units: scores are whatever measure the caller computed (AP, nDCG@10, ...); p-values are
+unitless.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from reeval.choices import ALTERNATIVES, PAIRED_TESTS  # the choices, re-exported
+
+#: Wilcoxon: exact null distribution up to this many non-zero differences.
+WILCOXON_EXACT_MAX = 50
+
+
+_RESULT_KEYS = ("mean_a", "mean_b", "diff", "statistic", "p_value", "ci_low", "ci_high",
+                "effect_size", "n")
+
+
+def _check_alternative(alternative: str) -> None:
+    if alternative not in ALTERNATIVES:
+        raise ValueError(f"alternative must be one of {ALTERNATIVES}, got {alternative!r}")
+
+
+def _check_confidence(confidence: float) -> None:
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
+
+
+def _paired(x, y) -> tuple[np.ndarray, np.ndarray]:
+    """Validate two per-topic score vectors (same length, 1-D, finite) as float64."""
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    if x.ndim != 1 or y.ndim != 1 or x.shape != y.shape:
+        raise ValueError(f"x and y must be 1-D of the same length, got {x.shape} and {y.shape}")
+    if not (np.isfinite(x).all() and np.isfinite(y).all()):
+        raise ValueError("x and y must be finite (no NaN or inf)")
+    return x, y
+
+
+def _p_from_null_tails(p_greater, p_less, alternative: str):
+    """Two-sided p = min(1, 2 min(P_greater, P_less)) (symmetric nulls); else one tail."""
+    if alternative == "greater":
+        return p_greater
+    if alternative == "less":
+        return p_less
+    return np.minimum(1.0, 2.0 * np.minimum(p_greater, p_less))
+
+
+def _t_pvalue(t, df, alternative: str):
+    """p-value of Student's t with ``df`` degrees of freedom (vectorized)."""
+    from scipy import stats as _st
+
+    t = np.asarray(t, dtype=np.float64)
+    if alternative == "greater":
+        return _st.t.sf(t, df)
+    if alternative == "less":
+        return _st.t.cdf(t, df)
+    return np.minimum(1.0, 2.0 * _st.t.sf(np.abs(t), df))
+
+
+def _ratio(num, den):
+    """num / den elementwise, with 0/0 = 0 and c/0 = +-inf (no warnings)."""
+    num = np.asarray(num, dtype=np.float64)
+    den = np.asarray(den, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = num / den
+    out = np.where(den == 0, np.where(num == 0, 0.0, np.copysign(np.inf, num)), out)
+    return out if out.ndim else float(out)
+
+
+def effect_size_dz(d) -> float:
+    """Cohen's d_z of paired differences: mean(d) / sd(d), sd with ddof=1 (unitless).
+
+    Edge cases: NaN for fewer than 2 differences; when sd(d) = 0, 0 if mean(d) = 0 and
+    +-inf otherwise.
+    """
+    d = np.asarray(d, dtype=np.float64)
+    if d.size < 2:
+        return math.nan
+    return float(_ratio(d.mean(), d.std(ddof=1)))
+
+
+def t_confidence_interval(d, confidence: float = 0.95,
+                          alternative: str = "two-sided") -> tuple[float, float]:
+    """t-based confidence interval for the mean of ``d`` (units of ``d``).
+
+    Two-sided: mean +- t_{(1+c)/2, n-1} * sd / sqrt(n); "greater": [mean - t_{c, n-1} *
+    sd / sqrt(n), inf); "less": (-inf, mean + t_{c, n-1} * sd / sqrt(n)]. sd has ddof=1.
+    NaN bounds for fewer than 2 values; a zero sd gives the degenerate [mean, mean].
+    """
+    from scipy import stats as _st
+
+    _check_alternative(alternative)
+    _check_confidence(confidence)
+    d = np.asarray(d, dtype=np.float64)
+    n = d.size
+    if n < 2:
+        return math.nan, math.nan
+    mean = float(d.mean())
+    se = float(d.std(ddof=1)) / math.sqrt(n)
+    if alternative == "two-sided":
+        half = float(_st.t.ppf((1 + confidence) / 2, n - 1)) * se
+        return mean - half, mean + half
+    half = float(_st.t.ppf(confidence, n - 1)) * se
+    return (mean - half, math.inf) if alternative == "greater" else (-math.inf, mean + half)
+
+
+def _result(x, y, statistic, p_value, ci, effect) -> dict:
+    return dict(zip(_RESULT_KEYS, (
+        float(x.mean()) if x.size else math.nan,
+        float(y.mean()) if y.size else math.nan,
+        float((x - y).mean()) if x.size else math.nan,
+        float(statistic), float(p_value), float(ci[0]), float(ci[1]), float(effect),
+        int(x.size))))
+
+
+def paired_t(x, y, alternative: str = "two-sided", confidence: float = 0.95) -> dict:
+    """Student's paired t-test of d = x - y over topics.
+
+    t = mean(d) / (sd(d) / sqrt(n)), sd with ddof=1, n - 1 degrees of freedom;
+    p from Student's t (one tail for "greater"/"less", 2 x the smaller tail for
+    "two-sided"), as ``scipy.stats.ttest_rel``. CI: :func:`t_confidence_interval`.
+
+    Edge cases: fewer than 2 topics gives NaN statistic, p-value and CI; all differences
+    0 gives t = 0, p = 1; constant non-zero differences give t = +-inf (p 0 or 1).
+    Returns the dict of :func:`paired_test` (statistic = t).
+    """
+    _check_alternative(alternative)
+    _check_confidence(confidence)
+    x, y = _paired(x, y)
+    d = x - y
+    n = d.size
+    if n < 2:
+        return _result(x, y, math.nan, math.nan, (math.nan, math.nan), math.nan)
+    if np.all(d == 0):
+        return _result(x, y, 0.0, 1.0, t_confidence_interval(d, confidence, alternative), 0.0)
+    t = _ratio(d.mean(), d.std(ddof=1) / math.sqrt(n))
+    p = float(_t_pvalue(t, n - 1, alternative))
+    ci = t_confidence_interval(d, confidence, alternative)
+    return _result(x, y, t, p, ci, effect_size_dz(d))
+
+
+def _signed_rank_null_counts(doubled_ranks: np.ndarray) -> np.ndarray:
+    """Exact null counts of S = sum of the doubled ranks that get a + sign.
+
+    Under H0 each sign is + or - with probability 1/2 independently, so the generating
+    function is prod_i (1 + z^{r_i}); counts[s] = number of the 2^m sign vectors with
+    S = s. Ranks are doubled so that mid-ranks (k + 0.5) are integers. One pass per
+    difference (m <= WILCOXON_EXACT_MAX), each a vectorized shift-and-add; counts fit in
+    int64 since 2^50 < 2^63.
+    """
+    counts = np.zeros(int(doubled_ranks.sum()) + 1, dtype=np.int64)
+    counts[0] = 1
+    for r in doubled_ranks:  # a product of m small polynomials, not a loop over trials
+        shifted = np.zeros_like(counts)
+        shifted[r:] = counts[: counts.size - r]
+        counts += shifted
+    return counts
+
+
+def wilcoxon_test(x, y, alternative: str = "two-sided", confidence: float = 0.95,
+                  method: str = "auto") -> dict:
+    """Wilcoxon signed-rank test of d = x - y over topics.
+
+    Zero differences are dropped (Wilcoxon's convention; m = number of non-zero
+    differences). |d| are ranked 1..m with mid-ranks for ties; the statistic reported is
+    the sum of signed ranks w = sum_i sign(d_i) R_i (as in the lecture notes), so
+    W+ = (w + m(m+1)/2) / 2 is scipy's one-sided statistic and min(W+, W-) its two-sided
+    one.
+
+    p-value (``method``):
+
+    - ``"exact"``: the exact permutation distribution of W+ given the observed ranks
+      (each sign +-1 with probability 1/2), mid-ranks included, so it stays exact with
+      ties. Without ties it equals scipy's exact test.
+    - ``"normal"``: z = (W+ - m(m+1)/4) / sqrt(m(m+1)(2m+1)/24 - sum(t^3 - t)/48) over
+      tie groups of size t, no continuity correction (scipy's default).
+    - ``"auto"`` (default): exact for m <= 50 (``WILCOXON_EXACT_MAX``), normal beyond,
+      the thresholds scipy uses for untied data.
+
+    Two-sided p = min(1, 2 x smaller tail). CI: the t-based interval of mean(d) (the test
+    itself is about the centre of the differences, not their mean; the interval is given
+    so every test reports the same quantity). m = 0 gives w = 0, p = 1.
+    """
+    from scipy import stats as _st
+
+    _check_alternative(alternative)
+    _check_confidence(confidence)
+    if method not in ("auto", "exact", "normal"):
+        raise ValueError(f"method must be auto, exact or normal, got {method!r}")
+    x, y = _paired(x, y)
+    d = x - y
+    ci = t_confidence_interval(d, confidence, alternative)
+    effect = effect_size_dz(d)
+    dz = d[d != 0]
+    m = dz.size
+    if m == 0:
+        return _result(x, y, 0.0, 1.0, ci, effect)
+    ranks = _st.rankdata(np.abs(dz))  # average ranks for ties
+    positive = dz > 0
+    w = float(np.where(positive, ranks, -ranks).sum())
+    if method == "exact" or (method == "auto" and m <= WILCOXON_EXACT_MAX):
+        doubled = np.rint(2 * ranks).astype(np.int64)
+        counts = _signed_rank_null_counts(doubled)
+        s_obs = int(doubled[positive].sum())
+        total = float(2 ** m)
+        p_greater = counts[s_obs:].sum() / total
+        p_less = counts[: s_obs + 1].sum() / total
+    else:
+        w_plus = float(ranks[positive].sum())
+        _, ties = np.unique(ranks, return_counts=True)
+        var = m * (m + 1) * (2 * m + 1) / 24 - float((ties ** 3 - ties).sum()) / 48
+        z = (w_plus - m * (m + 1) / 4) / math.sqrt(var)
+        p_greater, p_less = _st.norm.sf(z), _st.norm.cdf(z)
+    p = _p_from_null_tails(p_greater, p_less, alternative)
+    return _result(x, y, w, p, ci, effect)
+
+
+def sign_test(x, y, alternative: str = "two-sided", confidence: float = 0.95,
+              zero_method: str = "drop") -> dict:
+    """Sign test: k = #{topics with x > y} against Binomial(n, 1/2).
+
+    ``zero_method="drop"`` (default, the usual test): ties (d = 0) are dropped and n is
+    the number of non-zero differences. ``"keep"``: n is every topic and a tie counts as
+    a topic where x is not better (the test statistic "number of pairs where x > y" out
+    of all pairs, as in the lecture notes' example).
+
+    p: "greater" P(K >= k), "less" P(K <= k), "two-sided" min(1, 2 x smaller tail),
+    which for p = 1/2 equals ``scipy.stats.binomtest``. Statistic = k. CI: t-based
+    interval of mean(d), as for the t-test. n = 0 gives p = 1.
+    """
+    from scipy import stats as _st
+
+    _check_alternative(alternative)
+    _check_confidence(confidence)
+    if zero_method not in ("drop", "keep"):
+        raise ValueError(f"zero_method must be drop or keep, got {zero_method!r}")
+    x, y = _paired(x, y)
+    d = x - y
+    k = int((d > 0).sum())
+    n = int((d != 0).sum()) if zero_method == "drop" else d.size
+    if n == 0:
+        p = 1.0
+    else:
+        p = _p_from_null_tails(_st.binom.sf(k - 1, n, 0.5), _st.binom.cdf(k, n, 0.5),
+                               alternative)
+    return _result(x, y, k, p, t_confidence_interval(d, confidence, alternative),
+                   effect_size_dz(d))
+
+
+def paired_test(x, y, test: str = "t", alternative: str = "two-sided", seed: int = 0,
+                n_resamples: int = 10000, confidence: float = 0.95) -> dict:
+    """Compare two runs over the same topics (x = run A, y = run B, same topic order).
+
+    ``test``: "t" (:func:`paired_t`), "wilcoxon" (:func:`wilcoxon_test`), "sign"
+    (:func:`sign_test`, zeros dropped), "permutation" (:func:`permutation_test`) or
+    "bootstrap" (:func:`bootstrap_test`). ``alternative="greater"`` means mean(x) >
+    mean(y). ``seed`` and ``n_resamples`` matter only to the resampling tests.
+
+    Returns a dict: mean_a, mean_b (run means), diff (mean of x - y), statistic (t;
+    signed-rank sum w; number of topics with x > y; mean(d); studentized bootstrap t),
+    p_value, ci_low, ci_high (interval for the mean difference, see the module
+    docstring), effect_size (Cohen's d_z), n (number of topics).
+    """
+    if test == "t":
+        return paired_t(x, y, alternative, confidence)
+    if test == "wilcoxon":
+        return wilcoxon_test(x, y, alternative, confidence)
+    if test == "sign":
+        return sign_test(x, y, alternative, confidence)
+    from .resampling import bootstrap_test, permutation_test  # they use this module's helpers
+
+    if test == "permutation":
+        return permutation_test(x, y, alternative, seed, n_resamples, confidence)
+    if test == "bootstrap":
+        return bootstrap_test(x, y, alternative, seed, n_resamples, confidence)
+    raise ValueError(f"test must be one of {PAIRED_TESTS}, got {test!r}")
+
+
+def ttest_rows(D, alternative: str = "two-sided") -> dict:
+    """One-sample t-test of each row of ``D`` (pairs x topics differences) against 0.
+
+    t = mean(d) / (sd(d) / sqrt(T)) (ddof=1) with T - 1 df, the paired t-test on the
+    differences: equals ``scipy.stats.ttest_1samp(D[k], 0)`` row by row. Rows whose
+    differences are all 0 get t = 0, p = 1; constant non-zero rows +-inf, p = 0;
+    T < 2 gives NaN. Returns {"t": array, "p_value": array}.
+    """
+    _check_alternative(alternative)
+    D = np.asarray(D, dtype=np.float64)
+    if D.ndim != 2:
+        raise ValueError(f"D must be 2-D (rows x topics), got shape {D.shape}")
+    n_rows, T = D.shape
+    if T < 2:
+        return {"t": np.full(n_rows, np.nan), "p_value": np.full(n_rows, np.nan)}
+    t = _ratio(D.mean(axis=1), D.std(axis=1, ddof=1) / math.sqrt(T))
+    p = np.where(~D.any(axis=1), 1.0, _t_pvalue(t, T - 1, alternative))
+    return {"t": t, "p_value": p}
+
+
+def sign_test_counts(wins, losses, alternative: str = "two-sided") -> np.ndarray:
+    """Sign-test p-values from counts, element-wise: k = wins out of n = wins + losses
+    (ties already dropped) against Binomial(n, 1/2); the same conventions as
+    :func:`sign_test` ("greater": P(K >= k), "less": P(K <= k), "two-sided": min(1, 2 x
+    the smaller tail), which equals ``scipy.stats.binomtest(k, n).pvalue``); n = 0
+    gives 1."""
+    from scipy import stats as _st
+
+    _check_alternative(alternative)
+    k = np.asarray(wins, dtype=np.int64)
+    n = k + np.asarray(losses, dtype=np.int64)
+    if (k < 0).any() or (n < k).any():
+        raise ValueError("wins and losses must be non-negative counts")
+    p = _p_from_null_tails(_st.binom.sf(k - 1, n, 0.5), _st.binom.cdf(k, n, 0.5), alternative)
+    return np.where(n == 0, 1.0, p)

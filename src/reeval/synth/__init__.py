@@ -1,0 +1,1 @@
+"""Synthetic TREC tracks and the simulated campaign with the study's shape."""

@@ -1,0 +1,304 @@
+"""A seeded generator of synthetic TREC campaigns with the shapes real files have.
+
+Each track has topics with graded judgments and runs of varying quality that rank a
+shared per-topic pool of documents, so runs overlap: some relevant documents are found
+by most runs, some by none. Per document d of topic t and run s,
+
+    latent(s, d) = quality_s * ease_d * [d relevant] + N(0, 1)
+
+where ``ease_d`` ~ U(-0.5, 1.5) is shared by every run (hard relevant documents stay
+low for everyone); a run retrieves its ``depth`` highest latents, scored by the latent
+rounded to ``score_decimals`` (or to 1 decimal for "tied" runs, which makes most of
+their scores equal). The oddities of real files are switched on per track (see
+:class:`TrackSpec`). Same spec and seed -> byte-identical files.
+
+    python -m reeval.synth.tracks OUT_DIR [--track NAME | --benchmark] [--seed N]
+
+A whole study with the shape of the real one (tracks x runs from the TREC catalog):
+:mod:`reeval.synth.campaign`. :func:`write_track` holds one run in memory at a time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.csv as pacsv
+
+from reeval.io.atomic import atomic_write
+
+
+@dataclass(frozen=True)
+class TrackSpec:
+    """Shape of a synthetic track.
+
+    n_runs, n_topics, depth: runs, judged topics, documents per topic per run.
+    relevant_per_topic: mean relevant documents (Poisson, at least 1) per judged topic;
+    judged_nonrel_per_topic: judged non-relevant documents per topic; max_rel: highest
+    grade (1 = binary). pool_factor: pool size = depth * pool_factor + relevant.
+    tie_fraction: share of runs whose scores are rounded to 1 decimal (mostly tied).
+    shallow_fraction / shallow_depths: share of runs that retrieve fewer documents.
+    missing_topic_fraction: share of runs that skip one or two judged topics.
+    n_unjudged_topics: topics every run answers that the qrels do not judge.
+    duplicate_docs: runs that repeat one document of a topic (with a lower score).
+    negative_judgments: judged non-relevant lines rewritten with grade -1.
+    zero_relevant_topics: judged topics whose judgments are all non-relevant.
+    mixed_format: vary column 2 (Q0, 0, q0), separators (tab, space), rank start
+    (0, 1), qrels column 2 (0 or a judging round such as 0.5), write one run as
+    ``input.<name>``, give one run a tag that differs from its file name, and put a
+    comment line and a blank line in one run.
+    compress: "gz" or "none".
+    """
+
+    n_runs: int = 8
+    n_topics: int = 10
+    depth: int = 100
+    relevant_per_topic: float = 10.0
+    judged_nonrel_per_topic: int = 30
+    max_rel: int = 2
+    pool_factor: float = 1.5
+    score_decimals: int = 4
+    tie_fraction: float = 0.0
+    shallow_fraction: float = 0.0
+    shallow_depths: tuple = (10, 20, 50)
+    missing_topic_fraction: float = 0.0
+    n_unjudged_topics: int = 0
+    duplicate_docs: int = 0
+    negative_judgments: int = 0
+    zero_relevant_topics: int = 0
+    mixed_format: bool = False
+    compress: str = "gz"
+
+
+DEFAULT_CAMPAIGN = {
+    "syn-graded": TrackSpec(n_runs=8, n_topics=12, depth=100, relevant_per_topic=12, max_rel=3,
+                            tie_fraction=0.25, duplicate_docs=1, negative_judgments=2,
+                            n_unjudged_topics=3),
+    "syn-shallow": TrackSpec(n_runs=10, n_topics=15, depth=50, relevant_per_topic=8, max_rel=1,
+                             shallow_fraction=0.4, shallow_depths=(10, 20),
+                             missing_topic_fraction=0.3, zero_relevant_topics=1),
+    "syn-mixed": TrackSpec(n_runs=6, n_topics=10, depth=200, relevant_per_topic=15, max_rel=2,
+                           mixed_format=True, n_unjudged_topics=1, duplicate_docs=1),
+}
+
+BENCHMARK_TRACK = TrackSpec(n_runs=50, n_topics=250, depth=1000, relevant_per_topic=100,
+                            judged_nonrel_per_topic=200, max_rel=2, score_decimals=4,
+                            compress="none")
+
+
+def spec_from_config(value) -> TrackSpec:
+    """A config's ``synthetic:`` value: a built-in track's name or a dict of TrackSpec fields."""
+    if isinstance(value, str):
+        return DEFAULT_CAMPAIGN[value]
+    fields = dict(value)
+    if "shallow_depths" in fields:
+        fields["shallow_depths"] = tuple(fields["shallow_depths"])
+    return TrackSpec(**fields)
+
+
+def _topic_ids(spec: TrackSpec) -> tuple[np.ndarray, np.ndarray]:
+    judged = np.array([str(101 + i) for i in range(spec.n_topics)], dtype="S")
+    unjudged = np.array([str(101 + spec.n_topics + i) for i in range(spec.n_unjudged_topics)], dtype="S")
+    return judged, unjudged
+
+
+def _docnos(t: np.ndarray, p: np.ndarray, width: int) -> np.ndarray:
+    """``D<t:04d><p:0{width}d>`` as fixed-width bytes, vectorized (no Python string per row)."""
+    digits = 4 + width
+    n = t.astype(np.int64) * 10 ** width + p
+    powers = 10 ** np.arange(digits - 1, -1, -1, dtype=np.int64)
+    out = np.empty((len(n), digits + 1), dtype=np.uint8)
+    out[:, 0] = ord("D")
+    out[:, 1:] = (n[:, None] // powers) % 10 + ord("0")
+    return out.view(f"S{digits + 1}").ravel()
+
+
+def _strings(values: np.ndarray) -> pa.Array:
+    """A numpy bytes array as an Arrow string array (ASCII, so no re-encoding)."""
+    return pa.array(values, type=pa.binary()).cast(pa.string())
+
+
+def generate_track(spec: TrackSpec, seed: int = 0):
+    """Build a track in memory.
+
+    Returns ``(qrels, runs)``: qrels a pyarrow Table (qid, iter, docno, rel) and runs a
+    dict file name -> pyarrow Table (qid, iter, docno, rank, score, tag) plus the
+    per-run extras (separator, header lines) as a dict in ``table.schema.metadata``.
+    """
+    qrels, runs = iter_track(spec, seed)
+    return qrels, dict(runs)
+
+
+@dataclass
+class _Pool:
+    """The documents of every topic: ``topics`` (judged first, then unjudged), the number
+    of judged topics ``Tj``, ``n_rel`` relevant documents per judged topic, the pool size
+    (documents per topic, docno width ``width``), and per (topic, document) ``is_rel``,
+    ``grades`` and ``ease`` (how readily a good run ranks it)."""
+
+    topics: np.ndarray
+    judged: np.ndarray
+    Tj: int
+    n_rel: np.ndarray
+    pool: int
+    width: int
+    is_rel: np.ndarray
+    grades: np.ndarray
+    ease: np.ndarray
+
+
+def _document_pool(spec: TrackSpec, rng) -> _Pool:
+    """Draw the pool: Poisson relevant documents per judged topic (at least 1, none for the
+    last ``zero_relevant_topics``), placed first in the pool, graded 1..max_rel."""
+    judged, unjudged = _topic_ids(spec)
+    topics = np.concatenate([judged, unjudged])
+    T, Tj = len(topics), len(judged)
+    if T > 10_000:
+        raise ValueError(f"at most 10,000 topics per synthetic track, not {T}")
+    n_rel = np.maximum(rng.poisson(spec.relevant_per_topic, Tj), 1)
+    if spec.zero_relevant_topics:
+        n_rel[-spec.zero_relevant_topics:] = 0
+    pool = int(spec.depth * spec.pool_factor) + int(n_rel.max(initial=0)) + spec.judged_nonrel_per_topic
+    # docnos: topic block t, position p -> D<t><p>; relevant documents first in the pool
+    is_rel = np.zeros((T, pool), dtype=bool)
+    is_rel[:Tj] = np.arange(pool)[None, :] < n_rel[:, None]
+    grades = np.where(is_rel, rng.integers(1, spec.max_rel + 1, (T, pool)), 0)
+    ease = rng.uniform(-0.5, 1.5, (T, pool))
+    return _Pool(topics, judged, Tj, n_rel, pool, len(str(pool)), is_rel, grades, ease)
+
+
+def _qrels_table(spec: TrackSpec, rng, p: _Pool) -> pa.Table:
+    """Relevant + judged non-relevant documents of the judged topics, lines shuffled;
+    ``negative_judgments`` non-relevant grades rewritten as -1."""
+    n_judged = p.n_rel + spec.judged_nonrel_per_topic
+    q_t = np.repeat(np.arange(p.Tj), n_judged)
+    q_p = np.concatenate([np.arange(n) for n in n_judged]) if p.Tj else np.zeros(0, int)
+    q_rel = p.grades[q_t, q_p]
+    if spec.negative_judgments:
+        nonrel_idx = np.flatnonzero(q_rel == 0)
+        q_rel[rng.choice(nonrel_idx, spec.negative_judgments, replace=False)] = -1
+    order = rng.permutation(len(q_t))  # qrels lines in no particular order
+    q_iter = np.where(rng.random(len(q_t)) < 0.5, "0.5", "1") if spec.mixed_format else np.full(len(q_t), "0")
+    return pa.table({"qid": _strings(p.judged[q_t[order]]), "iter": q_iter[order].astype(str),
+                     "docno": _strings(_docnos(q_t[order], q_p[order], p.width)), "rel": q_rel[order]})
+
+
+def _run_kinds(spec: TrackSpec, rng) -> dict:
+    """Which runs are tied, shallow, missing topics, or repeat a document (sets of indices)."""
+    def pick(fraction):
+        return set(rng.choice(spec.n_runs, int(round(fraction * spec.n_runs)), replace=False).tolist())
+
+    kinds = {"tied": pick(spec.tie_fraction), "shallow": pick(spec.shallow_fraction),
+             "missing": pick(spec.missing_topic_fraction)}
+    kinds["dups"] = set(rng.choice(spec.n_runs, min(spec.duplicate_docs, spec.n_runs), replace=False).tolist())
+    return kinds
+
+
+def _run_format(spec: TrackSpec, s: int, name: str) -> dict:
+    """File name, column 2, rank start, tag, separator and comment lines of run ``s``:
+    varied by ``mixed_format``, plain otherwise."""
+    mixed = spec.mixed_format
+    return {"fname": f"input.{name}" if mixed and s == 2 else name,
+            "col2": ("Q0", "0", "q0")[s % 3 if mixed else 0],
+            "rank_start": 0 if (mixed and s % 2 == 0) else 1,
+            "tag": "renamed-tag" if mixed and s == 1 else name,
+            "sep": " " if (mixed and s % 2 == 1) else "\t",
+            "comment": "1" if (mixed and s == 3) else "0"}
+
+
+def _run_table(spec: TrackSpec, rng, p: _Pool, s: int, quality: float, kinds: dict, name: str):
+    """Run ``s``: the top ``depth`` documents of latent = quality x ease x relevant + noise,
+    per kept topic; returns (file name, table with the extras in its schema metadata)."""
+    depth = int(rng.choice(spec.shallow_depths)) if s in kinds["shallow"] else spec.depth
+    depth = min(depth, spec.depth, p.pool)  # a shallow run is never deeper than the track
+    latent = quality * p.ease * p.is_rel + rng.standard_normal((len(p.topics), p.pool))
+    top = np.argsort(-latent, axis=1, kind="stable")[:, :depth]
+    score = np.take_along_axis(latent, top, axis=1)
+    score = np.round(score, 1 if s in kinds["tied"] else spec.score_decimals)
+    keep_topic = np.ones(len(p.topics), dtype=bool)
+    if s in kinds["missing"] and p.Tj > 2:
+        keep_topic[rng.choice(p.Tj, int(rng.integers(1, 3)), replace=False)] = False
+    t_idx = np.repeat(np.flatnonzero(keep_topic), depth)
+    p_idx = top[keep_topic].ravel()
+    sc = score[keep_topic].ravel()
+    rank = np.tile(np.arange(depth), keep_topic.sum())
+    if s in kinds["dups"] and len(t_idx):
+        t_idx, p_idx = np.append(t_idx, t_idx[0]), np.append(p_idx, p_idx[0])
+        sc, rank = np.append(sc, sc[0] - 1.0), np.append(rank, depth)
+    f = _run_format(spec, s, name)
+    n = len(t_idx)
+    table = pa.table({"qid": _strings(p.topics[t_idx]), "iter": pa.repeat(f["col2"], n),
+                      "docno": _strings(_docnos(t_idx, p_idx, p.width)), "rank": rank + f["rank_start"],
+                      "score": sc, "tag": pa.repeat(f["tag"], n)})
+    return f["fname"], table.replace_schema_metadata({"sep": f["sep"], "comment": f["comment"]})
+
+
+def iter_track(spec: TrackSpec, seed: int = 0):
+    """As :func:`generate_track`, but the runs come one at a time from a generator,
+    ``(file name, table)``, so that writing a track holds one run in memory, not all.
+
+    Every random draw comes from one ``numpy.random.default_rng(seed)`` in a fixed order
+    (pool, qrels, run kinds, then each run as it is asked for), so a seed gives the same
+    track byte for byte.
+    """
+    rng = np.random.default_rng(seed)
+    pool = _document_pool(spec, rng)
+    qrels = _qrels_table(spec, rng, pool)
+    quality = np.linspace(3.0, 0.2, spec.n_runs)
+    names = [f"run{i:02d}" for i in range(spec.n_runs)]
+    kinds = _run_kinds(spec, rng)
+    runs = (_run_table(spec, rng, pool, s, quality[s], kinds, names[s]) for s in range(spec.n_runs))
+    return qrels, runs
+
+
+def _to_text(table: pa.Table, sep: str) -> bytes:
+    """Whitespace-separated lines, no header or quoting; floats as Arrow prints them."""
+    sink = pa.BufferOutputStream()
+    pacsv.write_csv(table, sink, write_options=pacsv.WriteOptions(
+        include_header=False, delimiter=sep, quoting_style="none"))
+    return sink.getvalue().to_pybytes()
+
+
+def _write(path: Path, data: bytes, compress: str) -> Path:
+    if compress == "gz":
+        path = path.with_name(path.name + ".gz")
+        data = gzip.compress(data, compresslevel=6, mtime=0)  # mtime 0: reproducible bytes
+    atomic_write(path, lambda tmp: Path(tmp).write_bytes(data))
+    return path
+
+
+def write_track(out_dir, spec: TrackSpec, seed: int = 0) -> None:
+    """Write ``out_dir/qrels.txt`` and ``out_dir/runs/<run>[.gz]`` for one track."""
+    out = Path(out_dir)
+    (out / "runs").mkdir(parents=True, exist_ok=True)
+    qrels, runs = iter_track(spec, seed)
+    _write(out / "qrels.txt", _to_text(qrels, " "), "none")
+    for name, table in runs:
+        meta = {k.decode(): v.decode() for k, v in (table.schema.metadata or {}).items()}
+        data = _to_text(table.replace_schema_metadata(None), meta.get("sep", "\t"))
+        if meta.get("comment") == "1":
+            data = b"# synthetic run with a comment line and a blank line\n" + data + b"\n"
+        _write(out / "runs" / name, data, spec.compress)
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description="Write a seeded synthetic TREC campaign.")
+    ap.add_argument("out_dir")
+    group = ap.add_mutually_exclusive_group()
+    group.add_argument("--track", choices=sorted(DEFAULT_CAMPAIGN))
+    group.add_argument("--benchmark", action="store_true")
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args(argv)
+    if args.benchmark:
+        write_track(args.out_dir, BENCHMARK_TRACK, args.seed)
+        return
+    for name in [args.track] if args.track else sorted(DEFAULT_CAMPAIGN):
+        write_track(Path(args.out_dir) / name, DEFAULT_CAMPAIGN[name], args.seed)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,1 @@
+"""The workflow's steps and configuration: what the Snakemake rules call."""

@@ -1,0 +1,90 @@
+"""Which runs of an ingested track enter its analyses: the one definition.
+
+A run is *included* when ingest kept at least one of its lines (``kept > 0`` in the
+track's ``ingest_report.csv``; ``kept`` counts the lines left after every drop: blank,
+comment, malformed, nan_score, unjudged_topic, duplicate). A run that kept no line (an
+empty file, every score NaN, every line on a topic the qrels do not judge, ...) is left
+out of every analysis: scored, it would get 0 on every topic, count as a system in the
+rareness measures of the other runs, form lexiprecision pairs and enter the ASL study.
+It is named, with the reason, in ``summary/run_inclusion.csv`` and in the rules' logs.
+
+Every rule's package code selects runs through :func:`included_runs` and counts them
+through :func:`run_inclusion`, so the measures tables, the analyses, ``tracks.csv``
+and ``inclusion.csv`` cannot disagree.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from reeval.io.notes import DROP_WORDS, nothing_kept
+
+#: line outcomes of the ingest report other than ``kept`` (reeval.io.trecio.LineCounts)
+DROPS = tuple(DROP_WORDS)
+RUN_INCLUSION_COLUMNS = ["track", "run", "file", "included", "reason", "lines_read", "kept", *DROPS]
+_TEXT_COLUMNS = ("track", "file", "kind", "run", "tag", "first_tag")
+
+
+def read_ingest_report(path) -> pd.DataFrame:
+    """An ``ingest_report.csv`` (or the track folder holding it) with names kept as text.
+
+    Run, track and file names stay strings as written: a run named ``NA``, ``null`` or
+    ``1.0`` is not turned into a missing value or a number. Numeric columns are numbers.
+    """
+    path = Path(path)
+    if path.is_dir():
+        path = path / "ingest_report.csv"
+    header = pd.read_csv(path, nrows=0).columns
+    numeric = [c for c in header if c not in _TEXT_COLUMNS]
+    return pd.read_csv(path, dtype={c: str for c in _TEXT_COLUMNS if c in header},
+                       keep_default_na=False, na_values={c: [""] for c in numeric})
+
+
+def exclusion_reason(row) -> str | None:
+    """Why a run (a report row: lines_read, kept and the drop counts) is left out; None if included.
+
+    ``no line kept: empty file`` or ``no line kept: 3 lines read: 2 with a NaN score, 1
+    blank`` (:func:`reeval.io.notes.nothing_kept`).
+    """
+    if int(row["kept"]) > 0:
+        return None
+    return f"no line kept: {nothing_kept(row)}"
+
+
+def run_inclusion(report: pd.DataFrame) -> pd.DataFrame:
+    """One row per run of an ingest report: track, run, file, included, reason, line counts.
+
+    ``included`` is the one definition (module docstring); ``reason`` is ``included`` or
+    :func:`exclusion_reason`. Rows sorted by run.
+    """
+    runs = report[report["kind"] == "run"].sort_values("run", kind="stable")
+    reasons = [exclusion_reason(row) for _, row in runs.iterrows()]
+    out = runs.reindex(columns=RUN_INCLUSION_COLUMNS).reset_index(drop=True)
+    out["included"] = [r is None for r in reasons]
+    out["reason"] = [r or "included" for r in reasons]
+    for column in ("lines_read", "kept", *DROPS):
+        out[column] = out[column].astype("int64")
+    return out
+
+
+def included_runs(report: pd.DataFrame) -> list[str]:
+    """Names of the runs the track's analyses use, sorted (see :func:`run_inclusion`)."""
+    table = run_inclusion(report)
+    return sorted(table.loc[table["included"], "run"])
+
+
+def excluded_messages(table: pd.DataFrame) -> list[str]:
+    """One log line per run left out of a :func:`run_inclusion` table:
+    ``<track>: run <name> (<file>) left out: <reason>``."""
+    return [f"{row.track}: run {row.run} ({row.file}) left out: {row.reason}"
+            for row in table[~table["included"]].itertuples()]
+
+
+def study_run_inclusion(ingest_reports: dict) -> pd.DataFrame:
+    """:func:`run_inclusion` of every ingested track (track -> path of its ingest report), stacked."""
+    frames = [run_inclusion(read_ingest_report(ingest_reports[t])) for t in sorted(ingest_reports)]
+    if not frames:
+        return pd.DataFrame(columns=RUN_INCLUSION_COLUMNS)
+    return pd.concat(frames, ignore_index=True)

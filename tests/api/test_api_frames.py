@@ -1,0 +1,196 @@
+"""The API's DataFrames (schema, complete, per topic), its errors, its silence, compare,
+prefer and read_results, and the lightness of ``import reeval``."""
+
+import io
+import contextlib
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import reeval
+from reeval.cli import main
+
+QRELS = pd.DataFrame({"query_id": ["q1"] * 4 + ["q2"] * 3 + ["q3"] * 2,
+                      "doc_id": ["a", "b", "c", "d", "a", "e", "f", "g", "h"],
+                      "relevance": [2, 0, 1, 0, 1, 1, 0, 0, 0]})
+RUNS = pd.DataFrame({"run": ["bm25"] * 6 + ["dense"] * 4,
+                     "query_id": ["q1", "q1", "q1", "q2", "q2", "q3", "q1", "q1", "q1", "q1"],
+                     "doc_id": ["a", "b", "x", "e", "a", "g", "c", "a", "d", "b"],
+                     "score": [3.0, 2.0, 1.0, 2.5, 1.5, 1.0, 4.0, 3.0, 2.0, 1.0]})
+
+
+def quiet(function, *args, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", reeval.ReevalWarning)
+        return function(*args, **kw)
+
+
+def test_one_row_per_run_in_order_columns_as_named_counts_int64():
+    df = reeval.evaluate(QRELS, RUNS, ["AP", "P@2", "P.1,3", "num_rel_ret", "official"])
+    assert df.index.name == "run" and list(df.index) == ["bm25", "dense"]
+    assert list(df.columns[:5]) == ["AP", "P@2", "P_1", "P_3", "num_rel_ret"]
+    assert "map" in df.columns and "P_1000" in df.columns and "num_q" in df.columns
+    assert df["num_rel_ret"].dtype == np.int64 and df["num_q"].dtype == np.int64
+    assert df["AP"].dtype == np.float64 and df.index.dtype == object
+    # bm25: q1 AP = (1/1 + 0)/2 ... relevant a (rank 1), c unretrieved: (1 + 0) / 2; q2 e, a at 1, 2: 1; q3: 0
+    assert df.loc["bm25", "AP"] == (0.5 + 1.0 + 0.0) / 3
+    assert (df.loc["bm25", "num_q"], df.loc["dense", "num_q"]) == (3, 3)
+
+
+def test_complete_false_averages_over_the_topics_a_run_answered():
+    full = reeval.evaluate(QRELS, RUNS, ["map", "num_q"])
+    answered = reeval.evaluate(QRELS, RUNS, ["map", "num_q"], complete=False)
+    # dense answers only q1: AP (1/1 + 2/2) / 2 = 1; over the three qrels topics 1/3
+    assert answered.loc["dense", "map"] == 1.0 and answered.loc["dense", "num_q"] == 1
+    assert full.loc["dense", "map"] == 1.0 / 3 and full.loc["dense", "num_q"] == 3
+
+
+def test_per_topic_rows_are_every_qrels_topic_or_the_answered_ones():
+    df = reeval.evaluate(QRELS, RUNS, ["map", "num_ret", "gm_map", "ASL"], per_topic=True)
+    assert df.index.names == ["run", "query_id"]
+    assert list(df.index) == [(r, q) for r in ("bm25", "dense") for q in ("q1", "q2", "q3")]
+    assert list(df.columns) == ["map", "num_ret", "ASL"]  # gm_map has no per-topic value
+    assert df["num_ret"].dtype == np.int64 and df.loc[("dense", "q2"), "num_ret"] == 0
+    assert np.isnan(df.loc[("bm25", "q3"), "ASL"])  # no relevant document
+    answered = reeval.evaluate(QRELS, RUNS, ["map"], per_topic=True, complete=False)
+    assert list(answered.index) == [("bm25", "q1"), ("bm25", "q2"), ("bm25", "q3"), ("dense", "q1")]
+
+
+def test_the_library_prints_nothing_and_notes_go_to_attrs_and_one_warning(capsys):
+    runs = pd.concat([RUNS, pd.DataFrame({"run": ["dense"] * 2, "query_id": ["q9", "q1"], "doc_id": ["z", "y"],
+                                          "score": [1.0, np.nan]})], ignore_index=True)
+    with pytest.warns(reeval.ReevalWarning, match="attrs") as caught:
+        df = reeval.evaluate(QRELS, runs, ["map"])
+    assert len(caught) == 1
+    assert capsys.readouterr() == ("", "")
+    notes = df.attrs["notes"]
+    assert len(notes) == 1 and "run 'dense'" in notes[0] and "NaN score" in notes[0] and "without judgments" in notes[0]
+    dense = [row for row in df.attrs["ingest_report"] if row["run"] == "dense"][0]
+    assert (dense["lines_read"], dense["kept"], dense["nan_score"], dense["unjudged_topic"]) == (6, 4, 1, 1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert reeval.evaluate(QRELS, RUNS, ["map"]).attrs["notes"] == []
+
+
+@pytest.mark.parametrize("qrels, runs, message", [
+    (QRELS, RUNS.assign(score=["x"] + [1.0] * 9), r"runs \(DataFrame\), row 0: expected a number in score; got 'x'"),
+    (QRELS, RUNS.set_index(pd.Index(list("abcdefghij"))).assign(doc_id=[None] + ["a"] * 9),
+     r"row 0 \(index 'a'\): expected an id .* in doc_id; got a missing value"),
+    (QRELS.assign(relevance=[1.5] + [0] * 8), RUNS, r"qrels \(DataFrame\), row 0: expected an integer grade in relevance"),
+    (QRELS.rename(columns={"doc_id": "document"}), RUNS, r"expected columns query_id, doc_id, relevance or qid, docno, rel"),
+    ({"q1": [("a", 1)]}, RUNS, r"qrels \(dict\): topic 'q1' maps to list"),
+    ({"q1": {"a": "high"}}, RUNS, r"topic 'q1', document 'a': expected an integer grade"),
+    (QRELS, [object()], r"expected an object with attributes query_id, doc_id, score"),
+    (QRELS, {"r": {"q1": {"a": 1.0}}, "": {"q1": {"a": 1.0}}}, r"run names must be non-empty strings"),
+    (QRELS, RUNS.assign(query_id=[1.5] * 10), r"expected an id \(a string or an integer\) in query_id; got 1.5"),
+    (QRELS, RUNS.assign(query_id="q7"), r"run 'bm25'.*nothing to evaluate.*6 on a topic without judgments"),
+    (QRELS.iloc[:0], RUNS, r"qrels \(DataFrame\): no judgment to evaluate with"),
+    (QRELS, 42, r"runs \(int\): expected a path, a DataFrame, a dict or an iterable"),
+    ("/nonexistent/qrels", RUNS, r"/nonexistent/qrels: no such file"),
+])
+def test_bad_input_is_an_input_error_naming_source_and_row(qrels, runs, message):
+    with pytest.raises(reeval.InputError, match=message):
+        quiet(reeval.evaluate, qrels, runs, ["map"])
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"measures": ["nope"]}, r"unknown measure 'nope'; accepted: .*map"),
+    ({"precision": "float16"}, r"precision must be one of float64, float32"),
+    ({"depth": 0}, r"depth must be at least 1"),
+    ({"relevance_level": "2"}, r"relevance_level must be an integer"),
+    ({"alpha": -1}, r"alpha must be a number >= 0"),
+])
+def test_bad_options_are_input_errors_before_reading(options, message):
+    with pytest.raises(reeval.InputError, match=message):
+        reeval.evaluate("/nonexistent", "/nonexistent", **options)
+    assert issubclass(reeval.InputError, ValueError)
+
+
+def test_integer_ids_are_read_as_their_decimal_text():
+    qrels = {1: {10: 1, 11: 0}}
+    df = reeval.evaluate(qrels, pd.DataFrame({"qid": [1, 1], "docno": [11, 10], "score": [2, 1]}), ["map"],
+                         per_topic=True)
+    assert list(df.index) == [("run", "1")] and df["map"].iloc[0] == 0.5
+
+
+def printed(argv):
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(argv) == 0
+    return out.getvalue().splitlines()
+
+
+def write_track(tmp_path):
+    qrels = tmp_path / "qrels"
+    qrels.write_text("".join(f"{q} 0 {d} {r}\n" for q, d, r in QRELS.itertuples(index=False)))
+    paths = []
+    for name, run in RUNS.groupby("run", sort=False):
+        path = tmp_path / name
+        path.write_text("".join(f"{q} Q0 {d} 0 {s!r} {name}\n" for q, d, s in zip(run.query_id, run.doc_id, run.score)))
+        paths.append(str(path))
+    return str(qrels), paths
+
+
+def test_compare_returns_the_unrounded_values_reeval_compare_prints(tmp_path):
+    qrels, (a, b) = write_track(tmp_path)
+    lines = printed(["compare", "--decimals", "12", "-m", "map", "-m", "P_2", "--test", "t", "--test", "sign",
+                     qrels, a, b])
+    df = reeval.compare(QRELS, RUNS[RUNS.run == "bm25"], RUNS[RUNS.run == "dense"], ["AP", "P@2"], tests=["t", "sign"])
+    assert list(df.columns) == ["measure", "test", "mean_a", "mean_b", "diff", "p_value", "ci_low", "ci_high"]
+    assert list(df.measure) == ["AP", "AP", "P@2", "P@2"] and list(df.test) == ["t", "sign"] * 2
+    for line, row in zip(lines, df.itertuples(index=False)):
+        fields = line.split("\t")
+        assert fields[2:5] + fields[6:] == [f"{v:.12f}" for v in (row.mean_a, row.mean_b, row.diff, row.ci_low, row.ci_high)]
+        assert fields[5] == f"{row.p_value:.12g}"
+    same = reeval.compare(qrels, a, b, "map", tests="t")
+    assert same.iloc[0, 2:].tolist() == df.iloc[0, 2:].tolist()
+
+
+def test_prefer_per_topic_and_means_are_reeval_prefers(tmp_path):
+    qrels, paths = write_track(tmp_path)
+    lines = printed(["prefer", "--decimals", "17", qrels, *paths])
+    per_topic = reeval.prefer(QRELS, RUNS)
+    means = reeval.prefer(QRELS, RUNS, per_topic=False)
+    assert list(per_topic.columns) == ["run_i", "run_j", "query_id", "sgnLP", "rrLP"]
+    assert per_topic.sgnLP.dtype == np.int64 and per_topic.rrLP.dtype == np.float64
+    expected = [f"{r.run_i}\t{r.run_j}\t{r.query_id}\t{r.sgnLP}\t{r.rrLP:.17f}" for r in per_topic.itertuples()]
+    expected += [f"{r.run_i}\t{r.run_j}\tall\t{r.sgnLP:.17f}\t{r.rrLP:.17f}" for r in means.itertuples()]
+    assert lines == expected
+    with pytest.raises(reeval.InputError, match="at least two runs"):
+        reeval.prefer(QRELS, RUNS[RUNS.run == "bm25"])
+
+
+def test_read_results_lists_tables_and_reads_them_typed_on_use(tmp_path):
+    from reeval.io.tables import write_table
+
+    track = tmp_path / "tracks" / "t1"
+    write_table(pd.DataFrame({"run": ["NA", "b"], "map": [0.5, 0.25], "num_q": [3, 3]}),
+                track / "measures_by_run.parquet", track / "measures_by_run.csv")
+    write_table(pd.DataFrame({"track": ["t1"], "file": ["NA"], "kind": ["run"], "run": ["NA"], "lines_read": [4],
+                              "kept": [None]}), track / "ingest_report.csv")
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / "x.csv").write_text("a\n1\n")
+    results = reeval.read_results(tmp_path)
+    assert sorted(results) == ["tracks/t1/ingest_report", "tracks/t1/measures_by_run"]
+    assert results.path("tracks/t1/measures_by_run").suffix == ".parquet"
+    report = results["tracks/t1/ingest_report"]
+    assert report.run.tolist() == ["NA"] and str(report.kept.dtype) == "Int64" and report.kept.isna().all()
+    one = reeval.read_results(track)
+    assert one["measures_by_run"].run.tolist() == ["NA", "b"]
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(reeval.InputError, match="no table"):
+        reeval.read_results(tmp_path / "empty")
+    with pytest.raises(reeval.InputError, match="not a folder"):
+        reeval.read_results(tmp_path / "missing")
+
+
+def test_import_reeval_stays_light_and_the_api_names_are_lazy():
+    code = ("import sys, reeval\nassert 'pandas' not in sys.modules and 'numpy' not in sys.modules\n"
+            "assert 'evaluate' in dir(reeval)\nreeval.evaluate\nassert 'pandas' in sys.modules\nprint('ok')")
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.strip() == "ok"
+    with pytest.raises(AttributeError):
+        reeval.nothing_here
