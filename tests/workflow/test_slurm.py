@@ -102,9 +102,12 @@ def run_snakemake(args, console: Path, env=None, timeout=CAMPAIGN_TIMEOUT) -> st
                                 stderr=subprocess.STDOUT, start_new_session=True)
         try:
             proc.wait(timeout=timeout)
-        except BaseException:  # the timeout, or Ctrl-C / SIGTERM of the test run
+        except BaseException as exc:  # the timeout, or Ctrl-C / SIGTERM of the test run
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
+            if isinstance(exc, subprocess.TimeoutExpired):
+                raise AssertionError(f"snakemake {' '.join(args)} did not end within {timeout}s, "
+                                     f"killed ({console}):\n{console.read_text()[-5000:]}") from None
             raise
     text = console.read_text()
     assert proc.returncode == 0, f"snakemake {' '.join(args)} failed ({console}):\n{text[-5000:]}"
