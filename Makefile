@@ -1,6 +1,8 @@
 # Two commands do all the set-up on a fresh machine:
 #   make run    create .venv, install reeval, run the workflow on the built-in synthetic campaign
 #   make test   create .venv, install reeval with test and docs extras, run the test suite
+#   make test-slurm   the SLURM profile on a single-node cluster it brings up (root, Debian;
+#                     tests/workflow/slurm_cluster.sh), deselected from make test
 VENV ?= .venv
 PY := $(VENV)/bin/python
 CORES ?= 2
@@ -19,4 +21,7 @@ run: $(VENV)/.installed
 test: $(VENV)/.installed
 	$(VENV)/bin/pytest
 
-.PHONY: install run test
+test-slurm: $(VENV)/.installed
+	$(VENV)/bin/pytest -m slurm
+
+.PHONY: install run test test-slurm

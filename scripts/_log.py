@@ -6,6 +6,7 @@ input ends it with one clear line instead of a traceback.
 """
 
 import logging
+import os
 import sys
 from contextlib import contextmanager
 from pathlib import Path
@@ -29,6 +30,21 @@ def to_log(snakemake):
     return logging.getLogger("reeval")
 
 
+#: a test's switch, unset in any real run: RULE:FILE makes the first job of RULE create FILE
+#: and fail, so that its retry (FILE exists) runs (tests/workflow/test_slurm.py: a failed
+#: SLURM job is resubmitted with twice the memory and time)
+FAIL_ONCE = "REEVAL_TEST_FAIL_ONCE"
+
+
+def fail_once(snakemake):
+    """Exit with status 1 if :data:`FAIL_ONCE` names this rule and its file is not there yet."""
+    rule, _, marker = os.environ.get(FAIL_ONCE, "").partition(":")
+    if rule and rule == getattr(snakemake, "rule", None) and not os.path.exists(marker):
+        open(marker, "w").close()
+        print(f"error: failed on purpose ({FAIL_ONCE}={rule}:{marker})", file=sys.stderr, flush=True)
+        sys.exit(1)
+
+
 def one_line(exc: BaseException) -> str:
     """The error as one line: its message (which names the file and line), newlines folded."""
     return "error: " + " ".join(str(exc).split("\n"))
@@ -41,8 +57,10 @@ def rule_log(snakemake):
     Bad input (:data:`BAD_INPUT`) is written as one line to the log and to the console
     (``sys.__stderr__``, so Snakemake's output names the file), and the script exits with
     status 1. Any other exception is a bug: it propagates and its traceback goes to the log.
+    A test can make the rule fail once first (:func:`fail_once`).
     """
     log = to_log(snakemake)
+    fail_once(snakemake)
     try:
         yield log
     except BAD_INPUT as exc:

@@ -2,6 +2,7 @@
 rule's log and on the console; a bug keeps its traceback in the log."""
 
 import ast
+import os
 import subprocess
 import sys
 import textwrap
@@ -15,18 +16,18 @@ SCRIPT = textwrap.dedent("""\
     from types import SimpleNamespace
     sys.path.insert(0, {scripts!r})
     from _log import rule_log
-    with rule_log(SimpleNamespace(log=[{log!r}])) as log:
+    with rule_log(SimpleNamespace(rule="ingest", log=[{log!r}])) as log:
         log.info("started")
         {body}
         log.info("not reached")
     """)
 
 
-def run_script(tmp_path, body):
-    """Run a script body inside rule_log in its own process; -> (process, log text)."""
+def run_script(tmp_path, body, env=None):
+    """Run a script body of rule ingest inside rule_log in its own process; -> (process, log text)."""
     log = tmp_path / "rule.log"
     code = SCRIPT.format(scripts=str(ROOT / "scripts"), log=str(log), body=body)
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, env=env)
     return proc, log.read_text()
 
 
@@ -52,6 +53,20 @@ def test_a_bug_keeps_its_traceback_in_the_log(tmp_path):
     assert proc.returncode == 1
     assert "Traceback (most recent call last)" in log and "KeyError: 'a bug'" in log
     assert proc.stderr == ""  # Snakemake points to the log
+
+
+def test_the_fail_once_switch_fails_the_rule_it_names_once(tmp_path):
+    """REEVAL_TEST_FAIL_ONCE=RULE:FILE, the switch of the SLURM retry test (test_slurm.py)."""
+    marker = tmp_path / "failed-once"
+    env = dict(os.environ, REEVAL_TEST_FAIL_ONCE=f"ingest:{marker}")
+    first, log = run_script(tmp_path, "pass", env)
+    assert first.returncode == 1 and marker.exists(), (first.stderr, log)
+    assert "failed on purpose (REEVAL_TEST_FAIL_ONCE=ingest:" in log and "started" not in log
+    again, log = run_script(tmp_path, "pass", env)
+    assert again.returncode == 0 and "not reached" in log, (again.stderr, log)
+    other = tmp_path / "other"
+    proc, log = run_script(tmp_path, "pass", dict(os.environ, REEVAL_TEST_FAIL_ONCE=f"measures:{other}"))
+    assert proc.returncode == 0 and not other.exists() and "not reached" in log
 
 
 def test_every_rule_script_runs_inside_rule_log():
