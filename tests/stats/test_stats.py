@@ -492,3 +492,16 @@ def test_tau_ap_identity_reversal_and_paper_formula():
     x = [0.67, 0.45, 0.29, 0.12, 0.57, 0.24, 0.94, 0.75, 0.08, 0.54]
     y = [0.48, 0.68, 0.32, 0.09, 0.06, 0.61, 0.87, 0.22, 0.44, 0.84]
     assert correlation.tau_ap(x, y) == pytest.approx(0.3928571, abs=1e-7)
+
+
+@pytest.mark.parametrize("shape", [(3, 0), (0, 5), (1, 5)])
+@pytest.mark.parametrize("design", ["blocked", "oneway"])
+def test_tukey_hsd_without_topics_or_runs_warns_nothing(shape, design):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = allpairs.tukey_hsd(np.zeros(shape), design=design)
+    S = shape[0]
+    assert len(out) == S * (S - 1) // 2
+    assert out["p_value"].isna().all()

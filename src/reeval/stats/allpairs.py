@@ -128,8 +128,10 @@ HSD_DESIGNS = ("blocked", "oneway")
 
 
 def _hsd_error(X: np.ndarray, run_means: np.ndarray, design: str) -> tuple[float, int]:
-    """(residual sum of squares, df) of the ANOVA behind :func:`tukey_hsd`."""
+    """(residual sum of squares, df) of the ANOVA behind :func:`tukey_hsd`; df = 0 without runs or topics."""
     S, T = X.shape
+    if S == 0 or T == 0:
+        return math.nan, 0
     if design == "blocked":
         resid = X - run_means[:, None] - X.mean(axis=0)[None, :] + X.mean()
         return float((resid ** 2).sum()), (S - 1) * (T - 1)
@@ -170,7 +172,7 @@ def tukey_hsd(scores, runs=None, confidence: float = 0.95, max_exact: int = 500,
     S, T = X.shape
     labels = _run_labels(runs, S)
     ii, jj = np.triu_indices(S, 1)
-    run_means = X.mean(axis=1)
+    run_means = X.mean(axis=1) if T else np.full(S, np.nan)
     ss, df = _hsd_error(X, run_means, design)
     diff = run_means[ii] - run_means[jj]
     if df > 0:
