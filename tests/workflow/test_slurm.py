@@ -18,7 +18,6 @@ import re
 import shutil
 import signal
 import subprocess
-import sys
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
