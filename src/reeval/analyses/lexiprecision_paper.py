@@ -12,6 +12,7 @@ import math
 
 import pandas as pd
 
+from reeval.report.markdown import fmt, table
 from reeval.report.published import published
 
 #: Columns of ``paper_comparison.csv``.
@@ -78,10 +79,6 @@ def comparison_table(tables: dict, mapping: dict | None) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=list(COLUMNS))
 
 
-def _fmt(v: float) -> str:
-    return "n/a" if math.isnan(v) else f"{v:.2f}"
-
-
 def _settings(tables: dict, track: str) -> str:
     """How our numbers for a track were computed: levels per table, table 4's procedures."""
     lv = {n: tables[n][tables[n].track == track].relevance_level
@@ -110,8 +107,8 @@ def comparison_markdown(tables: dict, rows: pd.DataFrame, empty_note: str) -> st
     for (track, label), g in rows.groupby(["track", "benchmark"], sort=False):
         lines += [f"## {track} as {label}", "", _settings(tables, track), "",
                   f"{int(g.match.sum())} of {len(g)} cells match.", "",
-                  "| table | column | paper | ours | match |", "|---|---|---|---|---|"]
-        lines += [f"| {r.table} | {r.column} | {_fmt(r.paper)} | {_fmt(r.ours)} | {'yes' if r.match else 'no'} |"
-                  for r in g.itertuples()]
-        lines.append("")
+                  table(pd.DataFrame({"table": g.table, "column": g.column,
+                                      "paper": [fmt(float(v), 2) for v in g.paper],
+                                      "ours": [fmt(float(v), 2) for v in g.ours],
+                                      "match": ["yes" if m else "no" for m in g.match]})), ""]
     return "\n".join(lines)
