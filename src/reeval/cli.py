@@ -24,18 +24,22 @@ from reeval.errors import InputError
 # kernels for `score`; scipy for `compare`; pandas only where a file needs the general
 # reader, or for rareness and `prefer`). tests/cli/test_cli_imports.py keeps it so.
 
-INTEGER_MEASURES = {"num_q", "num_ret", "num_rel", "num_rel_ret"}
-SUMMARY_ONLY = {"num_q", "gm_map"}
+LONG_FAMILIES = {"num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"}
+SUMMARY_ONLY = {"num_q", "gm_map", "gm_bpref", "runid"}
 
 
-def format_line(measure: str, qid: str, value, decimals: int, prefix: str = "") -> str:
-    """One trec_eval line: name padded to 22, tab, qid, tab, value (%.Nf or integer)."""
-    if measure in INTEGER_MEASURES:
-        text = str(int(round(value)))
-    elif value is None or (isinstance(value, float) and math.isnan(value)):
-        text = "nan"
-    else:
-        text = f"{value:.{decimals}f}"
+def format_value(m, value, decimals: int = 4) -> str:
+    """A value as trec_eval prints it: ``%ld`` for counts (truncated), quoted text for
+    relstring, else ``%6.4f`` (``--decimals`` changes the 4)."""
+    if m.family in LONG_FAMILIES and m.rel is None:
+        return str(int(value)) if math.isfinite(value) else f"{value}"
+    if m.family == "relstring":
+        return f"'{value}'"
+    return f"{value:6.{decimals}f}"
+
+
+def format_line(measure: str, qid: str, text: str, prefix: str = "") -> str:
+    """One trec_eval line: name padded to 22, tab, qid, tab, the value's text."""
     return f"{prefix}{measure:<22}\t{qid}\t{text}"
 
 
@@ -57,42 +61,74 @@ def read_inputs(qrels_path, run_paths, precision="float64", warn=None):
     return tables
 
 
+def score_measures(measure_specs, precision: str = "float64"):
+    """(measures, notes) of ``reeval score -m ...``: what trec_eval would compute for the same
+    ``-m`` options, in its print order (:func:`reeval.measures.trec_eval_selection`),
+    ``official`` when none is given; ValueError for a name no family takes."""
+    from reeval.measures import trec_eval_selection
+
+    return trec_eval_selection(measure_specs or ["official"], 9 if precision == "float32" else 10)
+
+
 def score_lines(qrels_path, run_paths, measure_specs=None, per_topic=False, complete=False,
                 rel_level=1, max_depth=None, precision="float64", decimals=4,
-                unretrieved="after_last", alpha=1.0, systems="all", warn=None):
-    """Yield the output lines of ``reeval score`` (see the module doc); the values are
-    :func:`reeval.compute.score_track`'s; notes on the files go to ``warn`` (see
-    :func:`read_inputs`)."""
-    import numpy as np
-
+                unretrieved="after_last", alpha=1.0, systems="all", warn=None, summary=True,
+                judged_only=False, num_docs=0):
+    """Yield the output lines of ``reeval score`` (see the module doc): trec_eval 10's lines
+    for the same options, in its order (trec_eval 9.x's with ``precision="float32"``:
+    no lines for the topics a run missed under ``-c -q``), then reeval's own measures.
+    The values are :func:`reeval.compute.score_track`'s; notes on the files and on
+    options trec_eval would read otherwise go to ``warn``."""
     from reeval.analyses.rareness import check_alpha
-    from reeval.compute import score_track
+    from reeval.compute import score_track, trec_eval_version
     from reeval.io.trecio import run_names
-    from reeval.measures import parse_measures
 
-    measures = parse_measures(measure_specs or ["official"])
+    measures, notes = score_measures(measure_specs, precision)
     check_alpha(alpha)
     tables = read_inputs(qrels_path, run_paths, precision=precision, warn=warn)
+    for note in notes:
+        if warn is not None:
+            warn(note)
     names = run_names(run_paths)
-    scores, summary = score_track(tables, names, measures, rel_level=rel_level, max_depth=max_depth,
-                                  unretrieved=unretrieved, alpha=alpha, systems=systems, complete=complete)
-    tags = {row["run"]: row["tag"] for row in tables.report_rows if row["kind"] == "run" and row["tag"]}
+    scores, summary_values = score_track(tables, names, measures, rel_level=rel_level, max_depth=max_depth,
+                                         unretrieved=unretrieved, alpha=alpha, systems=systems,
+                                         complete=complete, judged_only=judged_only, num_docs=num_docs,
+                                         version=trec_eval_version(precision))
     multi = len(run_paths) > 1
+    every_topic = complete and precision != "float32"
     for si, name in enumerate(names):
         prefix = f"{name}\t" if multi else ""
         if per_topic:
-            for ti in np.flatnonzero(scores.answered[si]):
-                for m in measures:
-                    if m.name in SUMMARY_ONLY:
-                        continue
-                    value = scores.values[m.name][si, ti]
-                    if m.is_asl and np.isnan(value):
-                        continue
-                    yield format_line(m.name, scores.topics[ti], float(value), decimals, prefix)
-        tag = tags.get(name) or name
-        yield f"{prefix}{'runid':<22}\tall\t{tag}"
-        for m in measures:
-            yield format_line(m.name, "all", float(summary[m.name][si]), decimals, prefix)
+            yield from _topic_lines(scores, measures, si, every_topic, decimals, prefix)
+        if summary:
+            yield from _summary_lines(summary_values, measures, si, decimals, prefix)
+
+
+def _topic_lines(scores, measures, si: int, every_topic: bool, decimals: int, prefix: str):
+    """The ``-q`` lines of run ``si``: every qrels topic (``-c`` under trec_eval 10) or the
+    topics it answered, in order; per topic every measure that has a per-topic value."""
+    import numpy as np
+
+    topics = range(len(scores.topics)) if every_topic else np.flatnonzero(scores.answered[si])
+    shown = [m for m in measures if m.name not in SUMMARY_ONLY and m.family not in SUMMARY_ONLY]
+    for ti in topics:
+        for m in shown:
+            value = scores.values[m.name][si, ti]
+            if m.is_asl and np.isnan(value):
+                continue
+            yield format_line(m.name, scores.topics[ti], format_value(m, value, decimals), prefix)
+
+
+def _summary_lines(summary, measures, si: int, decimals: int, prefix: str):
+    """The ``all`` lines of run ``si``, in the measures' order (runid prints the run's tag,
+    relstring has none)."""
+    for m in measures:
+        if m.family == "relstring":
+            continue
+        if m.family == "runid":
+            yield format_line("runid", "all", summary["runid"][si], prefix)
+            continue
+        yield format_line(m.name, "all", format_value(m, float(summary[m.name][si]), decimals), prefix)
 
 
 def _warn(args):
@@ -101,14 +137,18 @@ def _warn(args):
 
 
 def _score(args) -> int:
-    precision = "float32" if args.float32 else "float64"
     for line in score_lines(args.qrels, args.runs, args.measure, per_topic=args.q,
                             complete=args.c, rel_level=args.l, max_depth=args.M,
-                            precision=precision, decimals=args.decimals,
+                            precision=_precision(args), decimals=args.decimals,
                             unretrieved=args.unretrieved, alpha=args.alpha, systems=args.systems,
-                            warn=_warn(args)):
+                            warn=_warn(args), summary=not args.n, judged_only=args.J, num_docs=args.N):
         print(line)
     return 0
+
+
+def _precision(args) -> str:
+    """float32 (trec_eval 9.x semantics) with --trec-eval-9 or its older name --float32."""
+    return "float32" if args.float32 else "float64"
 
 
 def compare_lines(qrels_path, run_a, run_b, measure_specs=None, tests=None,
@@ -190,8 +230,11 @@ def _input_options() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("-l", type=int, default=1, metavar="LEVEL",
                         help="relevance level: rel >= LEVEL is relevant (default 1)")
-    common.add_argument("--float32", action="store_true",
-                        help="order by float32 scores as trec_eval 9.x and pytrec_eval do")
+    common.add_argument("--trec-eval-9", "--float32", dest="float32", action="store_true",
+                        help="trec_eval 9.x and pytrec_eval semantics instead of trec_eval 10's: scores "
+                             "read as float32 (more ties), iprec_at_recall and 11pt_avg levels rounded "
+                             "as 9.x did, all_trec without unj, rbp, rbp_resid, -c -q without the topics "
+                             "a run missed (docs/semantics.md)")
     common.add_argument("--decimals", type=_count(0), default=4, help="decimals printed (default 4)")
     common.add_argument("--quiet", action="store_true",
                         help="no notes on stderr about lines dropped or read differently from trec_eval")
@@ -214,11 +257,16 @@ def _add_score(sub, common) -> None:
                    help="average over every qrels topic (missing topics score 0)")
     p.add_argument("-M", type=_count(1), default=None, metavar="DEPTH",
                    help="use only the first DEPTH documents of each ranking")
+    p.add_argument("-n", action="store_true", help="no summary (all) lines, as trec_eval -n")
+    p.add_argument("-J", action="store_true",
+                   help="rank only the judged documents (grade >= 0), as trec_eval -J")
+    p.add_argument("-N", type=_count(0), default=0, metavar="DOCS",
+                   help="documents in the collection (for utility's fourth coefficient), as trec_eval -N")
     p.add_argument("-m", dest="measure", action="append", metavar="MEASURE",
                    help="measure to print, repeatable: trec_eval names such as map, P.5,10, "
-                        "ndcg_cut.10, ir_measures names such as P@20, nDCG@10, AP, RR, and ASL, "
-                        "ASL@g1-10, P_rareness@100 ...; `reeval measures` lists them all; "
-                        "default: official")
+                        "ndcg_cut.10, all_trec, ir_measures names such as P@20, nDCG@10, RR@10, "
+                        "AP(rel=2), and ASL, ASL@g1-10, P_rareness@100 ...; printed in trec_eval's "
+                        "order, reeval's own after; `reeval measures` lists them all; default: official")
     p.add_argument("--unretrieved", choices=UNRETRIEVED_POLICIES, default="after_last",
                    help="ASL of an unretrieved relevant document: irrel+1 (after_last, "
                         "default) or irrel (eq3)")
@@ -345,6 +393,12 @@ def _measures(args) -> int:
     return 0
 
 
+def _option_error(parser, args, exc) -> None:
+    """Exit 2 with the command's usage line and the message (argparse's way)."""
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices[args.command]
+    sub.error(str(exc))
+
+
 def process_settings() -> None:
     """Settings of a command's process, made before numpy is imported.
 
@@ -372,6 +426,11 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if getattr(args, "runs", None) is not None and args.func is _prefer and len(args.runs) < 2:
         parser.error("prefer needs at least two runs")
+    if args.func is _score:
+        try:  # a measure name is an option: checked before any file is read, exit 2 with usage
+            score_measures(args.measure, _precision(args))
+        except ValueError as exc:
+            _option_error(parser, args, exc)
     try:
         sys.stdout.reconfigure(errors="backslashreplace")  # ids print in any locale
     except (AttributeError, ValueError):  # pragma: no cover - a replaced stdout

@@ -25,26 +25,42 @@ def check_tables(tables) -> list[str]:
 
 
 def score_track(tables, names, measures, rel_level=1, max_depth=None, unretrieved="after_last",
-                alpha=1.0, systems="all", complete=True):
+                alpha=1.0, systems="all", complete=True, judged_only=False, num_docs=0, version=10):
     """``(scores, summary)`` of the runs ``names`` (in that order) of a track.
 
     ``scores``: :class:`reeval.measures.TopicScores` (per run and qrels topic);
     ``summary``: :func:`reeval.measures.aggregate_values` (per run), averaged over the
-    qrels topics when ``complete`` (trec_eval -c), else over the topics each run answered.
-    Rareness measures count over the runs ``names``, with ``alpha`` and ``systems``
-    (:mod:`reeval.analyses.rareness`); ``max_depth`` keeps the first documents of each
-    ranking (trec_eval -M).
+    qrels topics when ``complete`` (trec_eval -c), else over the topics each run answered;
+    ``summary["runid"]`` holds each run's tag (the last line's, trec_eval's runid) when
+    ``runid`` is among the measures. Rareness measures count over the runs ``names``, with
+    ``alpha`` and ``systems`` (:mod:`reeval.analyses.rareness`); ``max_depth`` keeps the
+    first documents of each ranking (trec_eval -M), ``judged_only`` only the judged ones
+    (-J), ``num_docs`` is the collection size (-N, for utility); ``version`` the trec_eval
+    whose conventions apply where 9.x and 10 differ (:func:`trec_eval_version`).
     """
     from reeval.analyses.rareness import add_rareness, check_alpha
     from reeval.measures import aggregate_values, evaluate_grid, family_of, grid_from_track
+    from reeval.measures.context import judged_only_grid
 
     rare = [m for m in measures if family_of(m).needs_runs]
     alpha = check_alpha(alpha)
     grid = grid_from_track(tables, runs=names, max_depth=max_depth, keep_docno=bool(rare))
+    if judged_only:
+        grid = judged_only_grid(grid)
     scores = evaluate_grid(grid, [m for m in measures if m not in rare], rel_level=rel_level,
-                           unretrieved=unretrieved)
+                           unretrieved=unretrieved, version=version, num_docs=num_docs)
     add_rareness(scores, grid, rare, alpha, rel_level=rel_level, systems=systems)
-    return scores, aggregate_values(scores, measures, complete=complete)
+    summary = aggregate_values(scores, measures, complete=complete)
+    if any(m.family == "runid" for m in measures):
+        tags = {row["run"]: row["tag"] for row in tables.report_rows if row["kind"] == "run" and row["tag"]}
+        summary["runid"] = [tags.get(name) or name for name in names]
+    return scores, summary
+
+
+def trec_eval_version(precision: str) -> int:
+    """The trec_eval whose conventions a precision stands for: 10 (``float64``) or 9
+    (``float32``: trec_eval 9.x and pytrec_eval read scores as floats)."""
+    return 9 if precision == "float32" else 10
 
 
 def check_compare(measures, n_resamples: int) -> None:

@@ -56,6 +56,9 @@ def file_notes(row: dict) -> list[str]:
     if get("hash_lines"):
         notes.append(f"{_n(get('hash_lines'), 'line')} with a '#' that is not a comment (trec_eval "
                      "10.0 miscounts such lines and may crash on this file)")
+    if get("extra_fields"):
+        notes.append(f"{_n(get('extra_fields'), 'line')} with text after the sixth field, read without "
+                     "it (as trec_eval reads it)")
     if get("malformed"):
         notes.append(f"{_n(get('malformed'), 'malformed line')} dropped")
     if get("nan_score"):

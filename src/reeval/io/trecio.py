@@ -72,7 +72,8 @@ class LineCounts:
     ``non_utf8_lines`` and ``backslash_lines`` (lines written in escaped text form),
     ``comment_as_data`` (qrels comment lines trec_eval would not skip: indented, or
     right after another comment line), ``hash_lines`` (other lines holding a ``#``,
-    which trec_eval 10.0 miscounts) and ``tag`` (a run's tag on its last well-formed
+    which trec_eval 10.0 miscounts), ``extra_fields`` (run lines with text after the
+    sixth field, read without it as trec_eval reads them) and ``tag`` (a run's tag on its last well-formed
     line, the ``runid`` trec_eval prints).
     """
 
@@ -90,6 +91,7 @@ class LineCounts:
     backslash_lines: int = 0
     comment_as_data: int = 0
     hash_lines: int = 0
+    extra_fields: int = 0
     tag: str | None = field(default=None)
 
     OUTCOMES = ("kept", "blank", "comment", "malformed", "nan_score",
