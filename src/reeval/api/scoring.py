@@ -40,16 +40,21 @@ def _specs(measures) -> list[str]:
     return specs
 
 
-def measure_columns(measures, per_topic_only: bool = False) -> dict:
+def measure_columns(measures, per_topic_only: bool = False, precision: str = "float64") -> dict:
     """Column name -> :class:`reeval.measures.Measure`: a name that means one measure
-    keeps the caller's spelling (``P@10``, ``AP``); a set or a list of cutoffs (``official``,
-    ``P.5,10``) gives reeval's names (``P_5``, ``P_10``). First occurrence wins."""
+    keeps the caller's spelling (``P@10``, ``AP``, ``RR@10``); a set or a list of cutoffs
+    (``official``, ``P.5,10``) gives reeval's names (``P_5``, ``P_10``), without the text
+    measures a set holds (``runid``, ``relstring``: name them to get them). First
+    occurrence wins."""
+    from reeval.compute import trec_eval_version
     from reeval.measures import accepted_names, family_of, parse_measure
 
     columns: dict = {}
     for spec in _specs(measures):
         try:
-            found = parse_measure(spec)
+            found = parse_measure(spec, trec_eval_version(precision))
+            if len(found) > 1:
+                found = [m for m in found if not m.is_text]
         except ValueError as exc:
             raise InputError(f"measures: {exc}; accepted: {accepted_names(per_topic_only)}") from None
         if per_topic_only and any(family_of(m).needs_runs for m in found):
@@ -84,9 +89,12 @@ def _noted(frame: pd.DataFrame, tables, notes: list) -> pd.DataFrame:
     return frame
 
 
-def _values(m, x: np.ndarray) -> np.ndarray:
-    """Counts (num_q, num_ret ...) as int64, the other measures float64."""
-    return x.astype(np.int64) if m.aggregate in ("sum", "count") else x.astype(np.float64)
+def _values(m, x) -> np.ndarray:
+    """Counts (num_q, num_ret ...) as int64, text (runid, relstring) as objects, the other
+    measures float64."""
+    if m.is_text:
+        return np.asarray(x, dtype=object)
+    return np.asarray(x).astype(np.int64) if m.aggregate in ("sum", "count") else np.asarray(x, dtype=np.float64)
 
 
 def evaluate(qrels: QrelsInput, runs: RunsInput, measures: str | Iterable[str] = ("official",), *,
@@ -103,15 +111,18 @@ def evaluate(qrels: QrelsInput, runs: RunsInput, measures: str | Iterable[str] =
             ``run``); a dict ``{query_id: {doc_id: score}}``; an iterable of records; or a
             dict ``{run_name: any of those}``.
         measures: names ``reeval score -m`` accepts (``reeval measures`` lists them):
-            trec_eval style (``map``, ``P.5,10``, ``ndcg_cut_10``), ir_measures style
-            (``AP``, ``P@10``, ``nDCG@10``), ``ASL``, ``ASL@g1-10``, rareness
-            (``P_rareness@100``), sets (``official``, ``all_trec``).
+            trec_eval style (``map``, ``P.5,10``, ``ndcg_cut_10``, ``rbp.p=0.95``), ir_measures
+            style (``AP``, ``P@10``, ``nDCG@10``, ``RR@10``, ``AP(rel=2)``, ``Judged@10``,
+            ``RBP(p=0.8,rel=1)``), ``ASL``, ``ASL@g1-10``, rareness (``P_rareness@100``),
+            sets (``official``, ``all_trec``: their numeric measures; ``runid`` and
+            ``relstring`` when named).
         relevance_level: grades >= this are relevant.
         per_topic: one row per (run, query_id) instead of one per run.
         complete: average over every qrels topic (trec_eval ``-c``; a topic a run misses
             scores as if nothing was retrieved); False: over the topics each run answered.
-        precision: ``float64`` (trec_eval 10) or ``float32`` (trec_eval 9.x and
-            pytrec_eval: scores equal in float32 tie).
+        precision: ``float64`` (trec_eval 10's semantics) or ``float32`` (trec_eval 9.x and
+            pytrec_eval: scores equal in float32 tie, iprec_at_recall and 11pt_avg round
+            their levels as 9.x did; docs/semantics.md).
         depth: use only the first ``depth`` documents of each ranking (trec_eval ``-M``).
         unretrieved: ASL of an unretrieved relevant document, ``after_last`` or ``eq3``.
         alpha: rareness weight, a number >= 0 or ``"1/R"``.
@@ -130,14 +141,14 @@ def evaluate(qrels: QrelsInput, runs: RunsInput, measures: str | Iterable[str] =
         InputError: bad input (the message names the source, the row and what was expected).
     """
     from reeval.analyses.rareness import check_alpha
-    from reeval.compute import score_track
+    from reeval.compute import score_track, trec_eval_version
 
     _choice("precision", precision, PRECISIONS)
     _choice("unretrieved", unretrieved, UNRETRIEVED_POLICIES)
     _choice("systems", systems, SYSTEMS)
     level = _integer("relevance_level", relevance_level)
     depth = None if depth is None else _integer("depth", depth, 1)
-    columns = measure_columns(measures)
+    columns = measure_columns(measures, precision=precision)
     try:
         alpha = check_alpha(alpha)
     except ValueError as exc:
@@ -145,9 +156,10 @@ def evaluate(qrels: QrelsInput, runs: RunsInput, measures: str | Iterable[str] =
     unique = list(dict.fromkeys(columns.values()))
     tables, names, notes = load_track(qrels, runs, precision)
     scores, summary = score_track(tables, names, unique, rel_level=level, max_depth=depth,
-                                  unretrieved=unretrieved, alpha=alpha, systems=systems, complete=complete)
+                                  unretrieved=unretrieved, alpha=alpha, systems=systems, complete=complete,
+                                  version=trec_eval_version(precision))
     if not per_topic:
-        frame = pd.DataFrame({c: _values(m, summary[m.name]) for c, m in columns.items()},
+        frame = pd.DataFrame({c: _values(m, summary[m.name]) for c, m in columns.items() if m.name in summary},
                              index=pd.Index(names, name="run", dtype=object))
         return _noted(frame, tables, notes)
     keep = np.ones(scores.answered.shape, dtype=bool) if complete else scores.answered
@@ -155,7 +167,7 @@ def evaluate(qrels: QrelsInput, runs: RunsInput, measures: str | Iterable[str] =
     index = pd.MultiIndex.from_arrays([np.array(names, dtype=object)[run_of],
                                        np.array(scores.topics, dtype=object)[topic_of]], names=["run", "query_id"])
     frame = pd.DataFrame({c: _values(m, scores.values[m.name][keep]) for c, m in columns.items()
-                          if m.aggregate not in ("count", "gmean")}, index=index)
+                          if m.aggregate not in ("count", "gmean") and m.family != "runid"}, index=index)
     return _noted(frame, tables, notes)
 
 

@@ -26,8 +26,7 @@ def precision_sum(ctx: Context) -> np.ndarray:
 
 
 def average_precision(ctx: Context, m: Measure) -> np.ndarray:
-    """AP = (1/R_q) * sum over retrieved relevant d of (relevant above d) / pos_d.
-    As ``gm_map`` (geometric mean over topics of max(AP, 1e-5)) AP has no per-topic line."""
+    """AP = (1/R_q) * sum over retrieved relevant d of (relevant above d) / pos_d."""
     return safe_div(precision_sum(ctx), ctx.R[None, :])
 
 
@@ -96,7 +95,7 @@ def bpref(ctx: Context, m: Measure) -> np.ndarray:
     """bpref = (1/R_q) * sum over retrieved relevant d of 1 - min(n_d, R_q) / min(N_q, R_q),
     n_d the judged non-relevant documents (0 <= rel < rel_level) above d, N_q those in the
     qrels; a term is 1 when n_d = 0. Documents judged with a negative grade are skipped,
-    as trec_eval skips them. ``gm_bpref``: its geometric mean over topics (floored at 1e-5)."""
+    as trec_eval skips them."""
     return ctx.once("bpref", lambda: _bpref(ctx))
 
 
@@ -119,9 +118,9 @@ def binary_g(ctx: Context, m: Measure) -> np.ndarray:
                     ctx.R[None, :])
 
 
-def _classic(name, names, description, parse, compute, **kw):
+def _classic(name, names, description, parse, compute, doc=None, **kw):
     return register(Family(name, names, description, parse, compute, trec_eval=True,
-                           doc=compute.__doc__ or "", **kw))
+                           doc=doc or compute.__doc__ or "", **kw))
 
 
 def real_cutoffs(prefix: str, default: tuple, *, as_name=format_cutoff):
@@ -144,17 +143,20 @@ def real_cutoffs(prefix: str, default: tuple, *, as_name=format_cutoff):
 
 
 _classic("map", ('map', 'AP'), "mean average precision", exact("map", "ap"), average_precision)
+GEOMETRIC = ("{0} = exp((1/n) * sum over the n topics averaged of log(max({1}_q, 1e-5))): the geometric mean of "
+             "{1} (see {1}), each topic floored at 1e-5; a run value only (trec_eval prints no per-topic line).")
 _classic("gm_map", ('gm_map',), "geometric mean of AP over topics (AP floored at 1e-5)", exact("gm_map"),
-         average_precision, aggregate="gmean")
+         average_precision, aggregate="gmean", doc=GEOMETRIC.format("gm_map", "AP"))
 _classic("Rprec", ('Rprec',), "precision at R_q, the number of relevant documents", exact("rprec", name="Rprec"),
          r_precision)
 _classic("bpref", ('bpref',), "binary preference: relevant above judged non-relevant", exact("bpref"), bpref)
 _classic("recip_rank", ('recip_rank', 'RR', 'MRR', 'RR@k'), "reciprocal rank of the first relevant document "
-         "(RR@k: within the top k)", exact("recip_rank", "RR", "MRR"), reciprocal_rank, native=lambda m: m.cutoff is None)
+         "(RR@k: within the top k)", exact("recip_rank", "RR", "MRR"), reciprocal_rank, native=lambda m: m.cutoff is None,
+         oracle="RR@k: ir_measures (its msmarco provider)")
 _classic("P", ('P', 'P_k', 'P.k1,k2', 'P@k'), "precision at k (P alone: the standard cutoffs)", cutoffs("p"), precision)
 _classic("recall", ('recall', 'recall_k', 'recall.k1,k2', 'R@k'), "recall at k", cutoffs("recall", "r"), recall)
 _classic("gm_bpref", ('gm_bpref',), "geometric mean of bpref over topics (bpref floored at 1e-5)", exact("gm_bpref"),
-         bpref, aggregate="gmean")
+         bpref, aggregate="gmean", doc=GEOMETRIC.format("gm_bpref", "bpref"))
 _classic("Rprec_mult", ('Rprec_mult', 'Rprec_mult.x1,x2', 'Rprec_mult_x'),
          "precision at x R_q, x = 0.2, 0.4, ..., 2.0 by default",
          real_cutoffs("Rprec_mult", (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)), r_precision_mult)

@@ -279,7 +279,8 @@ def g_measure(ctx: Context, m: Measure) -> np.ndarray:
     gained = sequential_cumsum(g.row[nonzero], ctx.g[nonzero])
     rows = np.flatnonzero(nonzero)
     terms = np.zeros(len(g.row))
-    terms[rows] = g.row[rows] / np.log2((2 + cost[ctx.topic_of_row[rows], ctx.pos[rows] - 1]) - gained)
+    with np.errstate(divide="ignore", invalid="ignore"):  # gain maps can make the log's argument <= 0: NaN, as C
+        terms[rows] = g.row[rows] / np.log2((2 + cost[ctx.topic_of_row[rows], ctx.pos[rows] - 1]) - gained)
     ideal_sum = np.cumsum(g.ideal, axis=1)[:, -1] if g.ideal.shape[1] else np.zeros(ctx.T)
     return safe_div(ctx.count(nonzero, terms), ideal_sum[None, :])
 
@@ -434,10 +435,12 @@ _graded("ndcg_rel", ('ndcg_rel', 'ndcg_rel.grade=gain,...'), "nDCG averaged at t
 _graded("Rndcg", ('Rndcg', 'Rndcg.grade=gain,...'), "nDCG averaged at the R-levels of the ideal ranking",
         gain_params("Rndcg"), r_ndcg, **_TREC)
 _graded("ndcg_cut", ('ndcg_cut', 'ndcg_cut_k', 'ndcg_cut.k1,k2', 'nDCG@k'), "nDCG at k",
-        cutoffs("ndcg_cut", "ndcg", default=STANDARD_CUTOFFS), ndcg_cut, native=lambda m: not m.params, **_TREC)
+        cutoffs("ndcg_cut", "ndcg", default=STANDARD_CUTOFFS), ndcg_cut, native=lambda m: not m.params,
+        oracle="nDCG(gains=...)@k: ir_measures (pytrec_eval on the mapped grades)", **_TREC)
 _graded("rbp", ('rbp', 'rbp.p=x', 'RBP(p=x)', 'RBP(rel=n)'), "rank-biased precision (p = 0.9; ir_measures' RBP: 0.8)",
         gain_params("rbp", case=True, keys=("p",)), rbp, native=lambda m: m.rel is None and not m.name.startswith("RBP"),
-        **_TREC)
+        oracle="RBP(rel=n): ir_measures (its cwl_eval provider)", **_TREC)
 _graded("rbp_resid", ('rbp_resid', 'rbp_resid.p=x'), "how much rbp could rise if every unjudged document had gain 1",
         gain_params("rbp_resid", case=True, keys=("p",)), rbp_resid, **_TREC)
-_graded("ERR", ('ERR', 'ERR@k'), "expected reciprocal rank (gdeval's: grades capped at 4)", _err_parse, err)
+_graded("ERR", ('ERR', 'ERR@k'), "expected reciprocal rank (gdeval's: grades capped at 4)", _err_parse, err,
+        oracle="ir_measures (its gdeval provider)")

@@ -110,7 +110,8 @@ register(Family("unj", ('unj', 'unj_k', 'unj.k1,k2'), "fraction of the top k not
                 cutoffs("unj", default=(5, 10, 20)), unjudged, higher_is_better=False, trec_eval=True,
                 doc=unjudged.__doc__))
 register(Family("Judged", ('Judged', 'Judged@k'), "ir_measures' judgment rate of the top k",
-                lambda spec, family: _judged_parse(spec, family), judged, doc=judged.__doc__))
+                lambda spec, family: _judged_parse(spec, family), judged, doc=judged.__doc__,
+                oracle="ir_measures (its judged provider)"))
 
 
 def _judged_parse(spec: str, family: Family):

@@ -19,6 +19,13 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
+#: The trec_eval families pytrec_eval-terrier (trec_eval 9.x) computes
+PYTREC_EVAL = frozenset({
+    "11pt_avg", "G", "P", "Rndcg", "Rprec", "Rprec_mult", "binG", "bpref", "gm_bpref", "gm_map", "infAP",
+    "iprec_at_recall", "map", "map_cut", "ndcg", "ndcg_cut", "ndcg_rel", "num_nonrel_judged_ret", "num_q",
+    "num_rel", "num_rel_ret", "num_ret", "recall", "recip_rank", "relative_P", "relstring", "runid", "set_F",
+    "set_P", "set_map", "set_recall", "set_relative_P", "success", "utility"})
+
 #: trec_eval's cutoffs for a family named without one (``P`` = P_5 ... P_1000)
 STANDARD_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 
@@ -93,6 +100,15 @@ class Family:
     kind: str = "number"
     native: Callable = field(default=lambda m: True, compare=False)
     doc: str = field(default="", compare=False)
+    oracle: str = ""
+
+    @property
+    def checked_against(self) -> str:
+        """The independent implementation the tests check the family's values against."""
+        if not self.trec_eval:
+            return self.oracle
+        found = "trec_eval 10.0" + (" and pytrec_eval-terrier (9.x)" if self.name in PYTREC_EVAL else "")
+        return found + (f"; {self.oracle}" if self.oracle else "")
 
     @property
     def direction(self) -> str:
