@@ -109,7 +109,7 @@ class UnknownColumnError(KeyError):
 def measure_type(name: str) -> pa.DataType | None:
     """Arrow type of a measure column (``map``, ``P_20``, ``num_ret`` ...), None if ``name``
     is not exactly one measure's name: counts (``sum``/``count`` aggregates) are int64,
-    every other measure float64."""
+    text (relstring) strings, every other measure float64."""
     from reeval.measures import parse_measure  # measures imports ingest, which imports this module
 
     try:
@@ -118,6 +118,8 @@ def measure_type(name: str) -> pa.DataType | None:
         return None
     if len(found) != 1 or found[0].name != name:
         return None
+    if found[0].is_text:
+        return STRING
     return INT if found[0].aggregate in ("sum", "count") else FLOAT
 
 
