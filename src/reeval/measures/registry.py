@@ -273,7 +273,7 @@ def accepted_spellings(per_topic_only: bool = False) -> list[str]:
     """The spellings of every family (``per_topic_only``: without the families computed over
     a set of runs), the ir_measures names, then the named sets."""
     families = [f for f in REGISTRY.values() if not (per_topic_only and f.needs_runs)]
-    return [n for f in families for n in f.names] + FALLBACK_NAMES + list(SETS)
+    return list(dict.fromkeys([n for f in families for n in f.names] + FALLBACK_NAMES + list(SETS)))
 
 
 def accepted_names(per_topic_only: bool = False) -> str:
@@ -285,9 +285,9 @@ def suggestion(spec: str) -> str:
     """``"; did you mean 'A' or 'B'? (reeval measures lists every name)"``: the accepted
     spellings nearest ``spec`` (its name before any parameter), or only the pointer."""
     base = re.split(r"[.@(]", spec, maxsplit=1)[0]
-    words = {n.split("@")[0].split(".")[0].split("(")[0]: n
-             for f in REGISTRY.values() for n in f.names}
-    words.update({n.split('@')[0].split('(')[0]: n for n in FALLBACK_NAMES})
+    words = {n.split("@")[0].split("(")[0]: n for n in FALLBACK_NAMES}
+    words.update({n.split("@")[0].split(".")[0].split("(")[0]: n.split(".")[0]
+                  for f in REGISTRY.values() for n in f.names})
     words.update({n: n for n in SETS})
     lowered = {w.lower(): w for w in words}
     near = difflib.get_close_matches(base.lower(), list(lowered), n=3, cutoff=0.6)
