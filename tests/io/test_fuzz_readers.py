@@ -106,7 +106,7 @@ def _score(capsys, tmp_path, qrels_data: bytes, run_data: bytes):
     q, r = tmp_path / "qrels", tmp_path / "run"
     q.write_bytes(qrels_data)
     r.write_bytes(run_data)
-    code = main(["score", "-q", "-m", "num_ret", "-m", "map", str(q), str(r)])
+    code = main(["score", "-q", "-m", "runid", "-m", "num_ret", "-m", "map", str(q), str(r)])
     out = capsys.readouterr()
     return q, r, code, out.out, out.err
 
