@@ -31,7 +31,7 @@ SUMMARY_ONLY = {"num_q", "gm_map", "gm_bpref", "runid"}
 def format_value(m, value, decimals: int = 4) -> str:
     """A value as trec_eval prints it: ``%ld`` for counts (truncated), quoted text for
     relstring, else ``%6.4f`` (``--decimals`` changes the 4)."""
-    if m.family in LONG_FAMILIES and m.rel is None:
+    if m.family in LONG_FAMILIES:
         return str(int(value)) if math.isfinite(value) else f"{value}"
     if m.family == "relstring":
         return f"'{value}'"
