@@ -56,6 +56,7 @@ from .arrays import positions_from_counts
 from .matching import QrelsLookup, dedupe_and_match
 from .notes import nothing_kept
 from .ordering import trec_order
+from .sources import check_read_once
 from .strings import Strings
 from .trecio import InputError, LineCounts, QrelsLines, read_qrels, read_run, run_names
 
@@ -371,6 +372,7 @@ def ingest_track(track: str, qrels_path, run_paths, precision: str = "float64",
         raise ValueError(f"precision must be one of {PRECISIONS}, not {precision!r}")
     if tune:
         tune_memory()
+    check_read_once([qrels_path, *run_paths])
     names = run_names(run_paths)
     jobs = sorted(zip(names, run_paths))
     ready = Future()  # the qrels lookup, or the qrels' error

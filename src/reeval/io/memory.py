@@ -27,6 +27,7 @@ import pyarrow.compute as pc
 from reeval.errors import InputError
 
 from .ingest import TrackTables, judge_run, load_run, qrels_lookup
+from .sources import check_read_once
 from .strings import Strings
 from .trecio import LineCounts, QrelsLines, RunLines, _encoded
 
@@ -148,6 +149,7 @@ def ingest_sources(qrels, runs, precision: str = "float64", threads: int = 2,
     from .ingest import read_qrels
 
     source, lines = qrels
+    check_read_once([src for src, parsed in [qrels, *((src, parsed) for _, src, parsed in runs)] if parsed is None])
     lookup, report = qrels_lookup(track, source, read_qrels(source) if lines is None else lines)
 
     def judge(job):
