@@ -14,7 +14,8 @@ with rule_log(sm) as log:
     runs = study_run_inclusion(reports)
     write_table(table, sm.output.tracks)
     write_table(runs, sm.output.runs)
-    log.info("%d of %d tracks included; %d of %d ingested runs kept a line", int(table.included.sum()),
-             len(table), int(runs.included.sum()), len(runs))
+    log.info("%d of %d tracks included; %d of %d ingested runs kept a line; %d files not read",
+             int(table.included.sum()), len(table), int(runs.included.sum()), int((runs.kind == "run").sum()),
+             int((runs.kind == "skipped").sum()))
     for message in excluded_messages(runs):
         log.warning(message)

@@ -110,14 +110,18 @@ PATH_ERRORS = {
 }
 
 
+def path_problem(name: str, exc: OSError) -> str:
+    """What an ``OSError`` met opening or examining ``name`` means, in words
+    (:data:`PATH_ERRORS`; a symbolic link to a missing file is said so)."""
+    if exc.errno == errno.ENOENT and os.path.islink(name):
+        return f"a symbolic link to a missing file ({os.readlink(name)})"
+    return PATH_ERRORS.get(exc.errno) or f"cannot open ({exc.strerror or exc})"
+
+
 def path_error(name: str, exc: OSError) -> InputError:
     """The one-line :class:`InputError` of an ``OSError`` met opening or examining ``name``:
-    ``name: <what it means>`` (:data:`PATH_ERRORS`; a symbolic link to a missing file is
-    said so), never a traceback."""
-    what = PATH_ERRORS.get(exc.errno) or f"cannot open ({exc.strerror or exc})"
-    if exc.errno == errno.ENOENT and os.path.islink(name):
-        what = f"a symbolic link to a missing file ({os.readlink(name)})"
-    return InputError(f"{name}: {what}")
+    ``name: <what it means>`` (:func:`path_problem`), never a traceback."""
+    return InputError(f"{name}: {path_problem(name, exc)}")
 
 
 def check_path(name: str) -> None:
