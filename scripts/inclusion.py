@@ -2,6 +2,7 @@
 from pathlib import Path
 
 from _log import rule_log
+from reeval.api.results import stale_tracks
 from reeval.io.tables import write_table
 from reeval.archive.inclusion import inclusion_table, read_status
 from reeval.workflow.run_inclusion import excluded_messages, study_run_inclusion
@@ -19,3 +20,6 @@ with rule_log(sm) as log:
              int((runs.kind == "skipped").sum()))
     for message in excluded_messages(runs):
         log.warning(message)
+    for folder in stale_tracks(Path(sm.output.tracks).parents[1], sm.params.entries):
+        log.warning("%s: not a track of this configuration, left from an earlier one (kept; reeval.read_results "
+                    "marks its tables stale)", folder)
