@@ -19,6 +19,7 @@ form (the backslash doubled, :mod:`reeval.io.bytetext`), so it orders by its byt
 from __future__ import annotations
 
 import decimal
+import numbers
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable
 
@@ -109,33 +110,51 @@ def _id_text(value, source, where, i, column) -> str | None:
     raise error
 
 
-def _wrong_objects(values: pd.Series, wrong) -> np.ndarray:
-    """Row mask of the values of an object column for which ``wrong(value)`` is true."""
-    return np.fromiter(map(wrong, values.to_numpy(dtype=object)), dtype=bool, count=len(values))
+def _dtype_error(source: str, column: str, values: pd.Series, expected: str) -> InputError:
+    return InputError(f"{source}: expected {expected} in {column}; got a column of dtype {values.dtype}")
 
 
-def _not_real(v) -> bool:
-    """A value of an object column that is not a real number (or a missing value)."""
-    return isinstance(v, (bool, np.bool_, str, bytes, complex, np.complexfloating))
+def _score(v) -> float | None:
+    """A value of an object column as a score: a real number (any int, float, numpy number,
+    Fraction, Decimal) as the nearest float64 (beyond float64's range: an infinity, as a
+    file's ``1e400``), a missing value as NaN; None for anything else (booleans, strings,
+    bytes, complex numbers ...)."""
+    if v is None or v is pd.NA:
+        return np.nan
+    if isinstance(v, decimal.Decimal):
+        return np.nan if v.is_nan() else float(v)
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real):
+        return None
+    try:
+        return float(v)
+    except OverflowError:
+        return np.inf if v > 0 else -np.inf
 
 
 def score_column(values: pd.Series, column: str, source: str, where: Where) -> np.ndarray:
     """Scores as float64, the nearest double to each number (as a file's decimal text is
     read); NaN and missing values kept here (:func:`run_lines` drops and counts them).
     Booleans, strings, complex numbers (never cut to their real part) and other objects
-    are an :class:`InputError` naming the row."""
+    are an :class:`InputError` naming the row; a column of another dtype (dates,
+    categories, strings) is one naming its dtype."""
     dtype = values.dtype
-    if pd.api.types.is_bool_dtype(dtype) or pd.api.types.is_complex_dtype(dtype) or not (
-            pd.api.types.is_numeric_dtype(dtype) or dtype == object):
-        raise _bad_score(source, where, 0, column, values.iloc[0] if len(values) else None)
-    wrong = _wrong_objects(values, _not_real) if dtype == object else np.zeros(len(values), dtype=bool)
-    if not wrong.any():
-        numbers = pd.to_numeric(values, errors="coerce")
-        wrong = numbers.isna().to_numpy() & values.notna().to_numpy()
-    if wrong.any():
-        i = _first(wrong)
-        raise _bad_score(source, where, i, column, values.iloc[i])
-    return numbers.to_numpy(dtype=np.float64, na_value=np.nan)
+    if dtype == object or pd.api.types.is_string_dtype(dtype):
+        objects = values.to_numpy(dtype=object)
+        if set(map(type, objects)) <= {float, int}:  # plain Python numbers (dicts, records): in C
+            try:
+                return np.array(objects, dtype=np.float64)
+            except OverflowError:  # an int beyond float64: one by one
+                pass
+        scores = [_score(v) for v in objects]
+        wrong = [i for i, x in enumerate(scores) if x is None]
+        if wrong:
+            raise _bad_score(source, where, wrong[0], column, values.iloc[wrong[0]])
+        return np.array(scores, dtype=np.float64)
+    if pd.api.types.is_complex_dtype(dtype) and len(values):
+        raise _bad_score(source, where, 0, column, values.iloc[0])
+    if pd.api.types.is_bool_dtype(dtype) or not pd.api.types.is_numeric_dtype(dtype):
+        raise _dtype_error(source, column, values, "numbers")
+    return values.to_numpy(dtype=np.float64, na_value=np.nan)
 
 
 def _bad_score(source: str, where: Where, i: int, column: str, value) -> InputError:
@@ -147,36 +166,43 @@ def _bad_score(source: str, where: Where, i: int, column: str, value) -> InputEr
 INT64 = (-(2**63), 2**63 - 1)
 
 
-def _grade(v):
-    """A value of an object column as an int grade, or None: an integer of int64's range, a
-    boolean, or a float or Decimal holding a whole number of that range."""
+def _grade(v) -> int | None:
+    """A value of an object column as a grade, or None: an integer of int64's range, a
+    boolean (1, 0), or a real number (float, Decimal, Fraction) that is a whole number of
+    that range."""
     if isinstance(v, (bool, np.bool_)):
         return int(v)
-    if isinstance(v, (int, np.integer)):
-        return int(v) if INT64[0] <= v <= INT64[1] else None
-    if isinstance(v, (float, np.floating, decimal.Decimal)) and not isinstance(v, complex):
-        try:
-            whole = v == int(v)
-        except (ValueError, OverflowError, decimal.InvalidOperation):  # NaN, infinities
+    if not isinstance(v, (numbers.Real, decimal.Decimal)):
+        return None
+    try:
+        whole = int(v)
+        if whole != v:
             return None
-        return int(v) if whole and INT64[0] <= int(v) <= INT64[1] else None
-    return None
+    except (ValueError, OverflowError, TypeError, ArithmeticError):  # NaN, infinities
+        return None
+    return whole if INT64[0] <= whole <= INT64[1] else None
 
 
 def grade_column(values: pd.Series, column: str, source: str, where: Where) -> np.ndarray:
     """Grades as int64: integers of int64's range (any integer dtype), booleans (1 and 0),
-    whole numbers in a float column; nothing else (strings, complex numbers, missing
+    whole numbers in a float or object column; nothing else (strings, complex numbers, missing
     values, grades beyond int64) is read as a grade: an :class:`InputError` naming the row."""
     dtype = values.dtype
-    if pd.api.types.is_bool_dtype(dtype):
-        wrong = values.isna().to_numpy()
-        if not wrong.any():
-            return values.to_numpy(dtype=np.int64)
-    elif dtype == object:
-        grades = [_grade(v) for v in values.to_numpy(dtype=object)]
+    if dtype == object or pd.api.types.is_string_dtype(dtype):
+        objects = values.to_numpy(dtype=object)
+        if set(map(type, objects)) <= {int}:  # plain Python integers (dicts, records): in C
+            try:
+                return np.array(objects, dtype=np.int64)
+            except OverflowError:  # beyond int64: named below
+                pass
+        grades = [_grade(v) for v in objects]
         wrong = np.fromiter((g is None for g in grades), dtype=bool, count=len(grades))
         if not wrong.any():
             return np.array(grades, dtype=np.int64)
+    elif pd.api.types.is_bool_dtype(dtype):
+        wrong = values.isna().to_numpy()
+        if not wrong.any():
+            return values.to_numpy(dtype=np.int64)
     elif pd.api.types.is_integer_dtype(dtype):
         wrong = values.isna().to_numpy().copy()
         if pd.api.types.is_unsigned_integer_dtype(dtype):
@@ -189,8 +215,10 @@ def grade_column(values: pd.Series, column: str, source: str, where: Where) -> n
             wrong = ~np.isfinite(x) | (x != np.round(x)) | (np.abs(x) >= 2.0**63)
         if not wrong.any():
             return x.astype(np.int64)
-    else:
+    elif pd.api.types.is_complex_dtype(dtype) and len(values):
         wrong = np.ones(len(values), dtype=bool)
+    else:
+        raise _dtype_error(source, column, values, "integer grades")
     i = _first(wrong)
     raise _bad(source, where, i, column, "an integer grade", values.iloc[i])
 
