@@ -68,7 +68,7 @@ def run_inclusion(report: pd.DataFrame) -> pd.DataFrame:
     runs = report[report["kind"] == "run"].sort_values("run", kind="stable")
     reasons = [exclusion_reason(row) for _, row in runs.iterrows()]
     out = runs.reindex(columns=RUN_INCLUSION_COLUMNS).reset_index(drop=True)
-    out["included"] = [r is None for r in reasons]
+    out["included"] = np.array([r is None for r in reasons], dtype=bool)
     out["reason"] = [r or "included" for r in reasons]
     for column in ("lines_read", "kept", *DROPS):
         out[column] = out[column].astype("int64")
