@@ -70,9 +70,10 @@ def _pick(frame: pd.DataFrame, choices, source: str) -> tuple:
 def _records(items, value: str, source: str) -> pd.DataFrame:
     """An iterable of objects with attributes query_id, doc_id and ``value`` as a DataFrame."""
     items = list(items)
-    try:
-        return pd.DataFrame({"query_id": [r.query_id for r in items], "doc_id": [r.doc_id for r in items],
-                             value: [getattr(r, value) for r in items]})
+    try:  # object columns: the values as given, to be checked (no type inferred, nothing converted)
+        return pd.DataFrame({"query_id": pd.Series([r.query_id for r in items], dtype=object),
+                             "doc_id": pd.Series([r.doc_id for r in items], dtype=object),
+                             value: pd.Series([getattr(r, value) for r in items], dtype=object)})
     except AttributeError:
         i = next(i for i, r in enumerate(items) if not all(hasattr(r, a) for a in ("query_id", "doc_id", value)))
         raise InputError(f"{source}, item {i}: expected an object with attributes query_id, doc_id, {value}; "

@@ -138,7 +138,7 @@ def score_column(values: pd.Series, column: str, source: str, where: Where) -> n
     are an :class:`InputError` naming the row; a column of another dtype (dates,
     categories, strings) is one naming its dtype."""
     dtype = values.dtype
-    if dtype == object or pd.api.types.is_string_dtype(dtype):
+    if dtype == object or pd.api.types.is_string_dtype(dtype) or isinstance(dtype, pd.CategoricalDtype):
         objects = values.to_numpy(dtype=object)
         if set(map(type, objects)) <= {float, int}:  # plain Python numbers (dicts, records): in C
             try:
@@ -188,7 +188,7 @@ def grade_column(values: pd.Series, column: str, source: str, where: Where) -> n
     whole numbers in a float or object column; nothing else (strings, complex numbers, missing
     values, grades beyond int64) is read as a grade: an :class:`InputError` naming the row."""
     dtype = values.dtype
-    if dtype == object or pd.api.types.is_string_dtype(dtype):
+    if dtype == object or pd.api.types.is_string_dtype(dtype) or isinstance(dtype, pd.CategoricalDtype):
         objects = values.to_numpy(dtype=object)
         if set(map(type, objects)) <= {int}:  # plain Python integers (dicts, records): in C
             try:
