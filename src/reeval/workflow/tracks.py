@@ -51,7 +51,7 @@ def resolve_qrels(spec: str) -> str:
     """A qrels path or glob -> the one file it names (error if none or several; a path that
     cannot be examined, such as a link loop, is an InputError naming it)."""
     matches = sorted(glob.glob(spec)) if glob.has_magic(spec) else [spec]
-    if len(matches) == 1 and not glob.has_magic(spec):
+    if not glob.has_magic(spec):
         try:
             os.stat(spec)
         except FileNotFoundError:
