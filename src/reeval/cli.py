@@ -17,7 +17,7 @@ import os
 import sys
 
 from reeval import __version__
-from reeval.choices import ALTERNATIVES, PAIRED_TESTS, SYSTEMS, UNRETRIEVED_POLICIES
+from reeval.choices import ALTERNATIVES, PAIRED_TESTS, SYSTEMS, UNRETRIEVED_POLICIES, integer_problem
 from reeval.errors import InputError
 
 # Only argparse at import: each command imports what it needs (numpy and the compiled
@@ -212,15 +212,18 @@ def _prefer(args) -> int:
     return 0
 
 
-def _count(minimum: int):
-    """An argparse type: an integer >= ``minimum`` (checked before any file is read)."""
+def _integer(name: str):
+    """An argparse type: an integer within the bounds of option ``name``
+    (:data:`reeval.choices.INTEGER_BOUNDS`, which the API checks too), checked before any
+    file is read."""
     def parse(text: str) -> int:
         try:
             value = int(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"expected an integer, not {text!r}") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"must be at least {minimum}, not {value}")
+        problem = integer_problem(name, value)
+        if problem:
+            raise argparse.ArgumentTypeError(f"{problem}, not {value}")
         return value
     return parse
 
@@ -228,14 +231,15 @@ def _count(minimum: int):
 def _input_options() -> argparse.ArgumentParser:
     """Options every command shares: relevance level, float32 ordering, decimals, --quiet."""
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("-l", type=int, default=1, metavar="LEVEL",
+    common.add_argument("-l", type=_integer("relevance_level"), default=1, metavar="LEVEL",
                         help="relevance level: rel >= LEVEL is relevant (default 1)")
     common.add_argument("--trec-eval-9", "--float32", dest="float32", action="store_true",
                         help="trec_eval 9.x and pytrec_eval semantics instead of trec_eval 10's: scores "
                              "read as float32 (more ties), iprec_at_recall and 11pt_avg levels rounded "
                              "as 9.x did, all_trec without unj, rbp, rbp_resid, -c -q without the topics "
                              "a run missed (docs/semantics.md)")
-    common.add_argument("--decimals", type=_count(0), default=4, help="decimals printed (default 4)")
+    common.add_argument("--decimals", type=_integer("decimals"), default=4,
+                        help="decimals printed, 0 to 30 (default 4)")
     common.add_argument("--quiet", action="store_true",
                         help="no notes on stderr about lines dropped or read differently from trec_eval")
     return common
@@ -255,12 +259,12 @@ def _add_score(sub, common) -> None:
     p.add_argument("-q", action="store_true", help="also print per-topic values")
     p.add_argument("-c", action="store_true",
                    help="average over every qrels topic (missing topics score 0)")
-    p.add_argument("-M", type=_count(1), default=None, metavar="DEPTH",
+    p.add_argument("-M", type=_integer("depth"), default=None, metavar="DEPTH",
                    help="use only the first DEPTH documents of each ranking")
     p.add_argument("-n", action="store_true", help="no summary (all) lines, as trec_eval -n")
     p.add_argument("-J", action="store_true",
                    help="rank only the judged documents (grade >= 0), as trec_eval -J")
-    p.add_argument("-N", type=_count(0), default=0, metavar="DOCS",
+    p.add_argument("-N", type=_integer("num_docs"), default=0, metavar="DOCS",
                    help="documents in the collection (for utility's fourth coefficient), as trec_eval -N")
     p.add_argument("-m", dest="measure", action="append", metavar="MEASURE",
                    help="measure to print, repeatable: trec_eval names such as map, P.5,10, "
@@ -295,8 +299,8 @@ def _add_compare(sub, common) -> None:
                    help="paired test, repeatable (default t)")
     c.add_argument("--alternative", choices=ALTERNATIVES, default="two-sided",
                    help="two-sided (default); greater: A better than B; less")
-    c.add_argument("--seed", type=int, default=0, help="seed of permutation/bootstrap (default 0)")
-    c.add_argument("--resamples", type=_count(1), default=10000, help="resamples (default 10000)")
+    c.add_argument("--seed", type=_integer("seed"), default=0, help="seed of permutation/bootstrap (default 0)")
+    c.add_argument("--resamples", type=_integer("resamples"), default=10000, help="resamples (default 10000)")
     c.set_defaults(func=_compare)
 
 

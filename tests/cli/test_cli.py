@@ -136,3 +136,34 @@ def test_a_run_that_keeps_no_line_is_an_error_naming_it(capsys, tmp_path):
     assert (code, lines, err) == (1, [], f"reeval: {empty}: nothing to evaluate (empty file)\n")
 
 
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["score", "-M", "9223372036854775808"], "argument -M: must be at most 9223372036854775807, not 9223372036854775808"),
+    (["score", "-M", str(10**30)], "argument -M: must be at most 9223372036854775807"),
+    (["score", "-l", str(2**63)], "argument -l: must be at most 9223372036854775807"),
+    (["score", "-l", str(-2**63 - 1)], "argument -l: must be at least -9223372036854775808"),
+    (["score", "--decimals", "99999999"], "argument --decimals: must be at most 30"),
+    (["compare", "--seed", "-1"], "argument --seed: must be at least 0, not -1"),
+    (["compare", "--seed", str(2**64)], "argument --seed: must be at most 9223372036854775807"),
+    (["compare", "--resamples", str(2**63)], "argument --resamples: must be at most 1000000000"),
+    (["prefer", "-l", "1e3"], "argument -l: expected an integer, not '1e3'"),
+])
+def test_integer_options_out_of_bounds_are_usage_errors_not_overflows(argv, message):
+    qrels, runs = track_files("trec-covid-round2")
+    files = [qrels, runs[0]] + ([runs[1]] if argv[0] in ("compare", "prefer") else [])
+    got = subprocess.run([sys.executable, "-m", "reeval.cli", argv[0], *files, *argv[1:]], capture_output=True,
+                         text=True)
+    assert got.returncode == 2 and got.stdout == "" and "Traceback" not in got.stderr
+    assert got.stderr.startswith("usage: reeval") and f"error: {message}" in got.stderr, got.stderr
+
+
+def test_integer_options_at_their_bounds_compute(capsys):
+    qrels, runs = track_files("trec-covid-round2")
+    run_ = [r for r in runs if r.endswith("covidex.t5.gz")][0]
+    code, out, _ = run(capsys, "score", "-M", 2**63 - 1, "-m", "map", qrels, run_)
+    assert (code, out[-1]) == (0, "map                   \tall\t0.2880")  # the published MAP (../shared/data)
+    code, out, _ = run(capsys, "score", "-l", -2**63, "-m", "num_rel", qrels, run_)
+    assert (code, out[-1]) == (0, "num_rel               \tall\t12037")  # every judgment
+    code, out, _ = run(capsys, "score", "-l", 2**63 - 1, "-m", "num_rel", qrels, run_)
+    assert (code, out[-1]) == (0, "num_rel               \tall\t0")

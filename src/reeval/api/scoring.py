@@ -18,7 +18,7 @@ from typing import Union
 import numpy as np
 import pandas as pd
 
-from reeval.choices import ALTERNATIVES, PAIRED_TESTS, PRECISIONS, SYSTEMS, UNRETRIEVED_POLICIES
+from reeval.choices import ALTERNATIVES, PAIRED_TESTS, PRECISIONS, SYSTEMS, UNRETRIEVED_POLICIES, integer_problem
 from reeval.errors import InputError, ReevalWarning
 
 from .inputs import is_path, load_track
@@ -70,11 +70,12 @@ def _choice(name: str, value, choices) -> None:
         raise InputError(f"{name} must be one of {', '.join(map(str, choices))}; got {value!r}")
 
 
-def _integer(name: str, value, minimum: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise InputError(f"{name} must be an integer; got {value!r}")
-    if minimum is not None and value < minimum:
-        raise InputError(f"{name} must be at least {minimum}; got {value!r}")
+def _integer(name: str, value) -> int:
+    """An integer option within its bounds (:data:`reeval.choices.INTEGER_BOUNDS`, as the
+    command line checks them)."""
+    problem = integer_problem(name, value)
+    if problem:
+        raise InputError(f"{name} {problem}; got {value!r}")
     return int(value)
 
 
@@ -147,7 +148,7 @@ def evaluate(qrels: QrelsInput, runs: RunsInput, measures: str | Iterable[str] =
     _choice("unretrieved", unretrieved, UNRETRIEVED_POLICIES)
     _choice("systems", systems, SYSTEMS)
     level = _integer("relevance_level", relevance_level)
-    depth = None if depth is None else _integer("depth", depth, 1)
+    depth = None if depth is None else _integer("depth", depth)
     columns = measure_columns(measures, precision=precision)
     try:
         alpha = check_alpha(alpha)
