@@ -4,32 +4,20 @@ beyond any judging scale, and a relevance level below 0. trec_eval 10 is built f
 C compiler."""
 
 import gzip
-import shutil
 import subprocess
-import tarfile
 
 import pytest
 
-from conftest import ROOT, SHARED_DATA, track_files, write_lines
+from conftest import ROOT, track_files, write_lines
 from reeval.cli import main
 
-ORACLE = SHARED_DATA.parent / "oracles" / "trec_eval-10.0-f425365.tar.gz"
 SEMANTICS = (ROOT / "docs" / "semantics.md").read_text()
 
 
 @pytest.fixture(scope="module")
-def trec_eval(tmp_path_factory):
-    if not ORACLE.is_file():
-        pytest.skip(f"trec_eval 10 source not found at {ORACLE}")
-    if shutil.which("make") is None or shutil.which("cc") is None:
-        pytest.skip("building trec_eval 10 needs make and a C compiler")
-    tmp = tmp_path_factory.mktemp("trec_eval")
-    with tarfile.open(ORACLE) as tar:
-        tar.extractall(tmp, filter="data")
-    build = subprocess.run(["make", "-C", str(tmp / "trec_eval-10.0")], capture_output=True, text=True)
-    if build.returncode != 0:
-        pytest.skip(f"trec_eval 10 did not build: {build.stderr[-500:]}")
-    return str(tmp / "trec_eval-10.0" / "trec_eval")
+def trec_eval(trec_eval10):
+    """trec_eval 10.0's default build (conftest.trec_eval10)."""
+    return str(trec_eval10.binary)
 
 
 def reeval_value(capsys, *argv) -> str:
