@@ -9,7 +9,6 @@ R = 3, relevant at ranks 2 and 4, D not retrieved, 4 documents retrieved.
 
 import math
 
-import numpy as np
 import pytest
 
 from conftest import ROOT, write_lines
