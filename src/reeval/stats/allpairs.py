@@ -1,7 +1,9 @@
 """Tests over every pair of runs of a track: paired t-tests for all pairs and Tukey's HSD.
 
-Input: a runs x topics score matrix (``(S, T)``, the same topic order in every row) or a
-DataFrame with one column per topic; output: a tidy DataFrame, one row per pair of runs.
+Input: a runs x topics score matrix (``(S, T)``, the same topic order in every row), a
+DataFrame with one column per topic, or ``reeval.evaluate(per_topic=True)``'s frame with
+one measure (:func:`reeval.stats.frames.score_matrix`); output: a tidy DataFrame, one row
+per pair of runs.
 """
 
 from __future__ import annotations
@@ -13,26 +15,9 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from .frames import score_matrix
 from .multiple import p_adjust
 from .paired import _check_alternative, _check_confidence, _ratio, _t_pvalue
-
-
-def _scores_matrix(scores) -> np.ndarray:
-    X = np.asarray(scores, dtype=np.float64)
-    if X.ndim != 2:
-        raise ValueError(f"scores must be 2-D (runs x topics), got shape {X.shape}")
-    if not np.isfinite(X).all():
-        raise ValueError("scores must be finite (no NaN or inf)")
-    return X
-
-
-def _run_labels(runs, S: int):
-    if runs is None:
-        return np.arange(S)
-    labels = np.asarray(list(runs), dtype=object)
-    if labels.size != S:
-        raise ValueError(f"{labels.size} run names for {S} runs")
-    return labels
 
 
 def all_pairs_ttest(scores, runs=None, alternative: str = "two-sided",
@@ -55,9 +40,8 @@ def all_pairs_ttest(scores, runs=None, alternative: str = "two-sided",
     p = 1; constant non-zero differences +-inf; T < 2 gives NaN.
     """
     _check_alternative(alternative)
-    X = _scores_matrix(scores)
+    X, labels, _ = score_matrix(scores, runs)
     S, T = X.shape
-    labels = _run_labels(runs, S)
     ii, jj = np.triu_indices(S, 1)
     n_pairs = ii.size
     means = X.mean(axis=1)
@@ -168,9 +152,8 @@ def tukey_hsd(scores, runs=None, confidence: float = 0.95, max_exact: int = 500,
     _check_confidence(confidence)
     if design not in HSD_DESIGNS:
         raise ValueError(f"design must be one of {HSD_DESIGNS}, got {design!r}")
-    X = _scores_matrix(scores)
+    X, labels, _ = score_matrix(scores, runs)
     S, T = X.shape
-    labels = _run_labels(runs, S)
     ii, jj = np.triu_indices(S, 1)
     run_means = X.mean(axis=1) if T else np.full(S, np.nan)
     ss, df = _hsd_error(X, run_means, design)

@@ -92,6 +92,7 @@ def score_matrix(scores, runs=None, what: str = "scores"):
             raise InputError(f"{what}: expected numbers (runs x topics)") from None
     if X.ndim != 2:
         raise InputError(f"{what} must be 2-D (runs x topics), got shape {X.shape}")
+    X = np.ascontiguousarray(X)   # row-major whatever the source: the same sums as a matrix
     if not np.isfinite(X).all():
         raise InputError(f"{what} must be finite (no NaN or inf)")
     if labels is None:
