@@ -13,3 +13,7 @@ SYSTEMS = ("all", "answered")
 #: paired significance tests and their alternatives (reeval.stats)
 PAIRED_TESTS = ("t", "wilcoxon", "sign", "permutation", "bootstrap")
 ALTERNATIVES = ("two-sided", "greater", "less")
+#: tests over every pair of runs (reeval.compare_runs): the paired tests and the all-run Tukey HSDs
+ALL_PAIRS_TESTS = PAIRED_TESTS + ("tukey_hsd", "randomised_tukey_hsd")
+#: p-value adjustments over the pairs of one measure and test ("none": unadjusted)
+PAIR_CORRECTIONS = ("holm", "bonferroni", "bh", "none")

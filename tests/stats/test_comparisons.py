@@ -156,3 +156,34 @@ def test_stats_take_evaluates_frames():
     asl.loc[("r0", "q1"), "AP"] = np.nan
     with pytest.raises(InputError, match="topic 'q1' has values for some runs only"):
         tukey_hsd(asl)
+
+
+@pytest.mark.parametrize("alternative", ALTS)
+def test_each_interval_is_labelled_with_the_method_that_produced_it(alternative):
+    X = _track(9)
+    tests = ["t", "wilcoxon", "sign", "permutation", "bootstrap"]
+    table = comparisons.all_pairs_tests(X, tests=tests, alternative=alternative, resamples=400)
+    ii, jj = np.triu_indices(5, 1)
+    for test, method in zip(tests, ["t", "", "", "", "bootstrap percentile"]):
+        rows = table[table.test == test]
+        assert (rows.ci_method == method).all()
+        if not method:
+            assert rows.ci_low.isna().all() and rows.ci_high.isna().all()
+            continue
+        for k, (i, j) in enumerate(zip(ii, jj)):
+            ref = paired.paired_test(X[i], X[j], test, alternative, n_resamples=400)
+            assert rows.ci_low.iloc[k] == pytest.approx(ref["ci_low"], rel=1e-12)
+            assert rows.ci_high.iloc[k] == pytest.approx(ref["ci_high"], rel=1e-12)
+
+
+def test_tukey_intervals_follow_the_pair_orientation():
+    from reeval.stats import tukey_hsd
+
+    X = _track(10)
+    runs = list("abcde")
+    full = tukey_hsd(X, runs=runs).set_index(["run_i", "run_j"])
+    table = comparisons.all_pairs_tests(X, runs=runs, tests=["tukey_hsd"], baseline="b").set_index("run_a")
+    assert (table.ci_method == "Tukey simultaneous").all()
+    assert table.loc["a", "ci_low"] == full.loc[("a", "b"), "ci_low"]
+    assert table.loc["e", "ci_low"] == -full.loc[("b", "e"), "ci_high"]
+    assert table.loc["e", "ci_low"] <= table.loc["e", "diff"] <= table.loc["e", "ci_high"]

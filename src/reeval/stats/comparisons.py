@@ -20,19 +20,17 @@ import math
 import numpy as np
 import pandas as pd
 
-from reeval.choices import PAIRED_TESTS
+from reeval.choices import ALL_PAIRS_TESTS, PAIR_CORRECTIONS, PAIRED_TESTS  # the choices, re-exported
 from reeval.errors import InputError
 
 from .frames import score_matrix
 
 #: Tests that adjust for all pairs themselves (their p-values are simultaneous).
-TUKEY_TESTS = ("tukey_hsd", "randomised_tukey_hsd")
-ALL_PAIRS_TESTS = PAIRED_TESTS + TUKEY_TESTS
-#: p-value corrections over the pairs of one measure and test ("none": unadjusted).
-PAIR_CORRECTIONS = ("holm", "bonferroni", "bh", "none")
+TUKEY_TESTS = tuple(t for t in ALL_PAIRS_TESTS if t not in PAIRED_TESTS)
 #: Pairs x topics cells (and pairs x resamples cells) of differences held at once.
 PAIR_CHUNK_CELLS = 1 << 22
-COLUMNS = ("test", "run_a", "run_b", "mean_a", "mean_b", "diff", "effect_size", "p_value", "p_adjusted")
+COLUMNS = ("test", "run_a", "run_b", "mean_a", "mean_b", "diff", "effect_size", "p_value", "p_adjusted",
+           "ci_method", "ci_low", "ci_high")
 
 
 def pairs_of(S: int, baseline: int | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -50,48 +48,88 @@ def _triu_position(a: np.ndarray, b: np.ndarray, S: int) -> np.ndarray:
     return lo * S - lo * (lo + 1) // 2 + (hi - lo - 1)
 
 
-def _row_p_values(D: np.ndarray, test: str, alternative: str, seed: int, resamples: int) -> np.ndarray:
-    """p-values of the paired ``test`` of each row of differences D (pairs x topics)."""
+#: What produced each test's interval of the mean difference ("" = none: the Wilcoxon,
+#: sign and permutation tests and the randomised HSD test no mean and give none).
+CI_METHODS = {"t": "t", "bootstrap": "bootstrap percentile", "tukey_hsd": "Tukey simultaneous"}
+
+
+def t_interval_rows(D: np.ndarray, confidence: float = 0.95, alternative: str = "two-sided"):
+    """(low, high) t-based intervals of each row's mean, as
+    :func:`reeval.stats.paired.t_confidence_interval` row by row."""
+    from scipy import stats as _st
+
+    n = D.shape[1]
+    if n < 2:
+        nan = np.full(len(D), np.nan)
+        return nan, nan.copy()
+    mean = D.mean(axis=1)
+    se = D.std(axis=1, ddof=1) / math.sqrt(n)
+    if alternative == "two-sided":
+        half = _st.t.ppf((1 + confidence) / 2, n - 1) * se
+        return mean - half, mean + half
+    half = _st.t.ppf(confidence, n - 1) * se
+    if alternative == "greater":
+        return mean - half, np.full(len(D), math.inf)
+    return np.full(len(D), -math.inf), mean + half
+
+
+def _row_tests(D: np.ndarray, test: str, alternative: str, seed: int, resamples: int):
+    """(p, ci_low, ci_high) of the paired ``test`` of each row of differences D (pairs x
+    topics); NaN bounds for the tests without an interval (:data:`CI_METHODS`)."""
     from . import paired, resampling
 
+    none = np.full(len(D), np.nan)
     if test == "t":
-        return paired.ttest_rows(D, alternative)["p_value"]
+        return (paired.ttest_rows(D, alternative)["p_value"], *t_interval_rows(D, alternative=alternative))
+    if test == "bootstrap":
+        r = resampling.bootstrap_rows(D, alternative, seed, resamples)
+        return r["p_value"], r["ci_low"], r["ci_high"]
     if test == "wilcoxon":
-        return paired.wilcoxon_rows(D, alternative)["p_value"]
-    if test == "sign":
-        return paired.sign_test_counts((D > 0).sum(axis=1), (D < 0).sum(axis=1), alternative)
-    if test == "permutation":
-        return resampling.permutation_rows(D, alternative, seed, resamples)["p_value"]
-    return resampling.bootstrap_rows(D, alternative, seed, resamples)["p_value"]
+        p = paired.wilcoxon_rows(D, alternative)["p_value"]
+    elif test == "sign":
+        p = paired.sign_test_counts((D > 0).sum(axis=1), (D < 0).sum(axis=1), alternative)
+    else:
+        p = resampling.permutation_rows(D, alternative, seed, resamples)["p_value"]
+    return p, none, none.copy()
 
 
-def _paired_p_values(X, a, b, test, alternative, seed, resamples) -> np.ndarray:
-    """A paired test on every pair (a[k], b[k]), differences formed in chunks of pairs
-    (every chunk draws the same resamples, so chunking does not change a p-value)."""
+def _paired_tests(X, a, b, test, alternative, seed, resamples):
+    """A paired test on every pair (a[k], b[k]): (p, ci_low, ci_high), differences formed
+    in chunks of pairs (every chunk draws the same resamples, so chunking does not change
+    a p-value)."""
     T = X.shape[1]
     width = max(T, resamples if test in ("permutation", "bootstrap") else 1, 1)
     step = max(1, PAIR_CHUNK_CELLS // width)
-    p = np.empty(a.size)
+    out = np.empty((3, a.size))
     for lo in range(0, a.size, step):  # chunks of pairs: a memory bound
         hi = min(a.size, lo + step)
-        p[lo:hi] = _row_p_values(X[a[lo:hi]] - X[b[lo:hi]], test, alternative, seed, resamples)
-    return p
+        out[:, lo:hi] = _row_tests(X[a[lo:hi]] - X[b[lo:hi]], test, alternative, seed, resamples)
+    return out[0], out[1], out[2]
 
 
-def _tukey_p_values(X, a, b, test, seed, resamples) -> np.ndarray:
-    """p-values of an all-run procedure for the pairs (a, b), read from its i < j table."""
+def _tukey_tests(X, a, b, test, seed, resamples):
+    """(p, ci_low, ci_high) of an all-run procedure for the pairs (a, b), read from its i < j
+    table (a pair given as (j, i) has its interval mirrored)."""
     from .allpairs import tukey_hsd
     from .randomised import randomised_tukey_hsd
 
-    table = tukey_hsd(X) if test == "tukey_hsd" else randomised_tukey_hsd(X, resamples=resamples, seed=seed)
-    return table.p_value.to_numpy()[_triu_position(a, b, X.shape[0])]
+    k = _triu_position(a, b, X.shape[0])
+    if test == "randomised_tukey_hsd":
+        p = randomised_tukey_hsd(X, resamples=resamples, seed=seed).p_value.to_numpy()[k]
+        return p, np.full(a.size, np.nan), np.full(a.size, np.nan)
+    table = tukey_hsd(X)
+    low, high = table.ci_low.to_numpy()[k], table.ci_high.to_numpy()[k]
+    flip = a > b
+    return table.p_value.to_numpy()[k], np.where(flip, -high, low), np.where(flip, -low, high)
 
 
-def pair_p_values(X: np.ndarray, a, b, test: str = "t", alternative: str = "two-sided",
-                  seed: int = 0, resamples: int = 10000) -> np.ndarray:
-    """p-values of ``test`` (one of :data:`ALL_PAIRS_TESTS`) for the pairs of rows (a[k],
-    b[k]) of a runs x topics matrix; "greater" means run a better. The Tukey procedures
-    are two-sided only. Fewer than 2 topics: NaN for t, bootstrap and the Tukey tests."""
+def pair_tests(X: np.ndarray, a, b, test: str = "t", alternative: str = "two-sided",
+               seed: int = 0, resamples: int = 10000):
+    """(p_value, ci_low, ci_high) arrays of ``test`` (one of :data:`ALL_PAIRS_TESTS`) for
+    the pairs of rows (a[k], b[k]) of a runs x topics matrix; "greater" means run a
+    better. Intervals (95%) of the mean difference a - b as :data:`CI_METHODS` says, NaN
+    for the other tests. The Tukey procedures are two-sided only. Fewer than 2 topics:
+    NaN for t, bootstrap and the Tukey tests."""
     a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
     if test not in ALL_PAIRS_TESTS:
         raise InputError(f"tests must be among {', '.join(ALL_PAIRS_TESTS)}; got {test!r}")
@@ -99,9 +137,10 @@ def pair_p_values(X: np.ndarray, a, b, test: str = "t", alternative: str = "two-
         if alternative != "two-sided":
             raise InputError(f"{test} is two-sided; got alternative {alternative!r}")
         if X.shape[1] < 2 or a.size == 0:
-            return np.full(a.size, np.nan)
-        return _tukey_p_values(X, a, b, test, seed, resamples)
-    return _paired_p_values(X, a, b, test, alternative, seed, resamples)
+            nan = np.full(a.size, np.nan)
+            return nan, nan.copy(), nan.copy()
+        return _tukey_tests(X, a, b, test, seed, resamples)
+    return _paired_tests(X, a, b, test, alternative, seed, resamples)
 
 
 def _effect_sizes(X, a, b) -> np.ndarray:
@@ -142,7 +181,9 @@ def all_pairs_tests(scores, runs=None, tests=("t",), correction: str = "holm", b
     test, run_a, run_b, mean_a, mean_b, diff = mean_a - mean_b, effect_size (Cohen's
     d_z), p_value, p_adjusted (``correction`` over the pairs of the test: "holm",
     "bonferroni", "bh" or "none"; the Tukey tests' own p-values are simultaneous and
-    kept). ``seed``/``resamples`` fix the permutation, bootstrap and randomised HSD.
+    kept), ci_method, ci_low, ci_high (95% interval of diff: t, bootstrap percentile,
+    Tukey simultaneous; none for the other tests, see :data:`CI_METHODS`).
+    ``seed``/``resamples`` fix the permutation, bootstrap and randomised HSD.
     """
     tests = _check_choices(tests, correction)
     X, labels, _ = score_matrix(scores, runs)
@@ -152,10 +193,11 @@ def all_pairs_tests(scores, runs=None, tests=("t",), correction: str = "holm", b
     effect = _effect_sizes(X, a, b)
     frames = []
     for test in tests:
-        p = pair_p_values(X, a, b, test, alternative, seed, resamples)
+        p, low, high = pair_tests(X, a, b, test, alternative, seed, resamples)
         frames.append(pd.DataFrame({"test": test, "run_a": labels[a], "run_b": labels[b],
                                     "mean_a": means[a], "mean_b": means[b], "diff": means[a] - means[b],
-                                    "effect_size": effect, "p_value": p, "p_adjusted": _adjusted(p, test, correction)}))
+                                    "effect_size": effect, "p_value": p, "p_adjusted": _adjusted(p, test, correction),
+                                    "ci_method": CI_METHODS.get(test, ""), "ci_low": low, "ci_high": high}))
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=list(COLUMNS))
 
 
