@@ -24,6 +24,8 @@ FONT_SIZE = 7
 RC = {"pdf.fonttype": 42, "ps.fonttype": 42, "font.size": FONT_SIZE, "axes.titlesize": FONT_SIZE,
       "axes.labelsize": FONT_SIZE, "xtick.labelsize": FONT_SIZE, "ytick.labelsize": FONT_SIZE,
       "legend.fontsize": FONT_SIZE, "lines.linewidth": 1.0, "lines.markersize": 3}
+#: Up to this many runs the legend sits inside the plot; beyond, beside it (the figure widens).
+LEGEND_INSIDE = 6
 #: Line styles cycled with the colours, so that curves stay apart in black and white.
 DASHES = ("-", "--", "-.", ":")
 
@@ -69,7 +71,7 @@ def plot_recall_precision(curves: pd.DataFrame, path=None, *, runs=None, ax=None
 
     ``runs`` picks and orders the runs drawn (default: all, in the frame's order). With
     ``ax`` the curves go on that axes; otherwise a figure of 3.3 x 2.5 inches with 7 pt
-    text is made. ``path`` (one path or a list: .png, .pdf, .svg) saves it with
+    text is made (wider when more than 6 runs put the legend beside the plot). ``path`` (one path or a list: .png, .pdf, .svg) saves it with
     :func:`reeval.report.figures.save_figure` (TrueType fonts in the PDF). Returns the figure.
     """
     import matplotlib
@@ -86,7 +88,10 @@ def plot_recall_precision(curves: pd.DataFrame, path=None, *, runs=None, ax=None
     if absent:
         raise InputError(f"runs: {absent[0]!r} is not in the curves")
     with matplotlib.rc_context(RC):
-        fig, ax = (ax.figure, ax) if ax is not None else pyplot().subplots(figsize=FIGURE_SIZE, layout="constrained")
+        if ax is None:   # a legend beside the plot gets its own width
+            width = FIGURE_SIZE[0] + (1.4 * _legend_columns(len(names)) if len(names) > LEGEND_INSIDE else 0)
+            fig, ax = pyplot().subplots(figsize=(width, FIGURE_SIZE[1]), layout="constrained")
+        fig = ax.figure
         _draw(ax, curves, names)
         if title:
             ax.set_title(title)
@@ -97,7 +102,7 @@ def plot_recall_precision(curves: pd.DataFrame, path=None, *, runs=None, ax=None
 
 def _draw(ax, curves: pd.DataFrame, names: list) -> None:
     """One line per run, then the axes: 0-1 on both, ticks every 0.2, a legend beside
-    the plot when more than 6 runs are drawn."""
+    the plot when more than LEGEND_INSIDE runs are drawn."""
     markers = "os^vDx+*<>ph"
     for k, name in enumerate(names):
         g = curves[curves.run == name].sort_values("recall")
@@ -110,7 +115,12 @@ def _draw(ax, curves: pd.DataFrame, names: list) -> None:
     ax.set_xlabel("recall")
     ax.set_ylabel("interpolated precision")
     ax.grid(alpha=0.3, linewidth=0.5)
-    if len(names) > 6:
-        ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False, ncol=1 + len(names) // 20)
+    if len(names) > LEGEND_INSIDE:
+        ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False, ncol=_legend_columns(len(names)))
     else:
         ax.legend(loc="upper right", frameon=False)
+
+
+def _legend_columns(n_runs: int) -> int:
+    """Columns of a legend beside the plot: at most 16 runs per column."""
+    return 1 + (n_runs - 1) // 16
