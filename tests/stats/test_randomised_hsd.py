@@ -50,15 +50,15 @@ def _own_permutations(seed, B, T, S):
     return [[rng.permutation(S) for _ in range(T)] for _ in range(B)]
 
 
-def _same_permutations(seed, B, T, S, width):
-    return [p for _, batch in randomised.topic_permutations(seed, B, T, S, width) for p in batch]
+def _same_permutations(seed, B, T, S, batch=7):
+    return [p for _, perms in randomised.topic_permutations(seed, B, T, S, batch) for p in perms]
 
 
 def test_scores_equal_the_plain_loop_on_the_same_permutations():
     X = _track(1)
     B = 300
     got = randomised_tukey_hsd(X, resamples=B, seed=7).p_value.to_numpy()
-    ref = _reference_scores(X, _same_permutations(7, B, X.shape[1], X.shape[0], X.shape[0]))
+    ref = _reference_scores(X, _same_permutations(7, B, X.shape[1], X.shape[0]))
     np.testing.assert_allclose(got, ref, rtol=0, atol=1e-15)
 
 
@@ -81,7 +81,7 @@ def test_preferences_equal_the_plain_loop_on_the_same_permutations():
     V = rng.choice([-1.0, 0.0, 1.0], size=(ii.size, T))      # sgnLP-like
     F = randomised.preference_tensor(V, S).astype(float)
     got = randomised_tukey_hsd_preferences(V, resamples=B, seed=3)
-    ref = _reference_preferences(F.tolist(), _same_permutations(3, B, T, S, ii.size))
+    ref = _reference_preferences(F.tolist(), _same_permutations(3, B, T, S))
     np.testing.assert_allclose(got.p_value.to_numpy(), ref, rtol=0, atol=1e-15)
     np.testing.assert_allclose(got["mean"], V.mean(axis=1))
     # rrLP-like real values, with their own loop's permutations: within Monte Carlo error
