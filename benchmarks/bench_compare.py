@@ -33,6 +33,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+from bench_api import track_inputs   # benchmarks/ is the script's folder
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_TRACK = ROOT.parent / "shared" / "data" / "trec2019-dl-passage"
@@ -46,14 +47,6 @@ runs = sys.argv[6:]
 table = reeval.compare_runs(qrels, runs, measures, tests={tests!r}, relevance_level=level, resamples=resamples)
 table.to_csv(out, index=False)
 """.format(tests=TESTS)
-
-
-def track_inputs(track: Path) -> tuple[str, list[str]]:
-    qrels = sorted((track / "qrels").iterdir())
-    runs = sorted(str(p) for p in (track / "runs").iterdir())
-    if len(qrels) != 1 or not runs:
-        sys.exit(f"{track}: expected qrels/ with one file and runs/ (see ../shared/data/README.md)")
-    return str(qrels[0]), runs
 
 
 def uptime() -> str:

@@ -213,12 +213,15 @@ def test_ranking_and_system_agreement_by_hand():
     assert sa["n_run_pairs"] == 2 and sa["rrLP_agree"] == 100 and sa["sgnLP_agree"] == 100
 
 
-def test_mean_preference_hsd_on_rr_equals_hsd_of_rr():
-    rng = np.random.default_rng(2)
-    m, vecs = random_positions(rng, 7, 9, depth=10)
+def seven_runs():
+    """(position vectors, pair comparison, RR) of 7 random runs on 9 topics."""
+    m, vecs = random_positions(np.random.default_rng(2), 7, 9, depth=10)
     pv = pv_from_lists(m, vecs, 7, 9)
-    pc = lx.compare_pairs(pv)
-    rr = lx.reciprocal_rank(pv)
+    return pv, lx.compare_pairs(pv), lx.reciprocal_rank(pv)
+
+
+def test_mean_preference_hsd_on_rr_equals_hsd_of_rr():
+    pv, pc, rr = seven_runs()
     s = lx.mean_preference_scores(pc, pc.drr[:, :, 0])
     assert np.allclose(s, 7 / 6 * (rr - rr.mean(axis=0)))
     np.testing.assert_allclose(tukey_hsd(s)["p_value"], tukey_hsd(rr)["p_value"], atol=1e-9)
@@ -250,11 +253,7 @@ def test_mean_preference_hsd_on_rr_equals_hsd_of_rr():
 def test_the_randomised_hsd_of_table_4a_and_its_range_over_seeds():
     from reeval.stats.randomised import randomised_tukey_hsd, randomised_tukey_hsd_preferences
 
-    rng = np.random.default_rng(2)
-    m, vecs = random_positions(rng, 7, 9, depth=10)
-    pv = pv_from_lists(m, vecs, 7, 9)
-    pc = lx.compare_pairs(pv)
-    rr = lx.reciprocal_rank(pv)
+    _, pc, rr = seven_runs()
     tests = lx.pair_tests(pc, rr, hsd_resamples=300, hsd_seed=4)        # randomised: the default
     assert (tests.hsd_RR == (randomised_tukey_hsd(rr, resamples=300, seed=4).p_value < 0.05)).all()
     assert (tests.hsd_sgnLP == (randomised_tukey_hsd_preferences(pc.sgn, resamples=300, seed=4).p_value
