@@ -119,13 +119,16 @@ def test_discriminative_power_per_measure_of_a_per_topic_frame():
 
 
 def test_the_public_names_import_from_reeval_stats():
-    from reeval.stats import (all_pairs_tests, benjamini_hochberg, bonferroni, bootstrap_test,  # noqa: F401
-                              discriminative_power, holm, kendall_tau, p_adjust, paired_t,
-                              permutation_test, randomised_tukey_hsd, randomised_tukey_hsd_preferences,
-                              sign_test, tau_ap, tukey_hsd, wilcoxon_test)
     import reeval.stats
+    from reeval.stats import holm, tukey_hsd
 
-    assert "tukey_hsd" in dir(reeval.stats) and "holm" in reeval.stats.__all__
+    assert tukey_hsd is reeval.stats.allpairs.tukey_hsd and list(holm([0.01, 0.04])) == [0.02, 0.04]
+    for name in ("paired_t", "wilcoxon_test", "sign_test", "permutation_test", "bootstrap_test", "p_adjust",
+                 "bonferroni", "benjamini_hochberg", "randomised_tukey_hsd", "randomised_tukey_hsd_preferences",
+                 "all_pairs_tests", "discriminative_power", "kendall_tau", "tau_ap"):
+        assert callable(getattr(reeval.stats, name)) and name in reeval.stats.__all__
+    assert all(getattr(reeval.stats, name) is not None for name in reeval.stats.__all__)
+    assert "tukey_hsd" in dir(reeval.stats)
     with pytest.raises(AttributeError):
         reeval.stats.nope  # noqa: B018
 

@@ -12,7 +12,9 @@ Conventions shared by the paired tests (``d = x - y``, topic by topic):
   ``[low, high]``, "greater" gives ``[low, inf)`` and "less" ``(-inf, high]``. The
   t-test, the Wilcoxon, the sign and the permutation test all report the t-based
   interval ``mean(d) +- t_{n-1} * sd(d) / sqrt(n)``; the bootstrap test reports the
-  percentile bootstrap interval of mean(d) from its own resamples.
+  percentile bootstrap interval of mean(d) from its own resamples. (``reeval.compare``
+  and ``compare_runs`` show an interval only beside the test that produced it, labelled
+  by ``ci_method``: :data:`reeval.stats.comparisons.CI_METHODS`.)
 - When every difference is 0 there is no evidence either way: every test reports
   statistic 0 and p-value 1.
 
