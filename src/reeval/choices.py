@@ -13,6 +13,10 @@ SYSTEMS = ("all", "answered")
 #: paired significance tests and their alternatives (reeval.stats)
 PAIRED_TESTS = ("t", "wilcoxon", "sign", "permutation", "bootstrap")
 ALTERNATIVES = ("two-sided", "greater", "less")
+#: tests over every pair of runs (reeval.compare_runs): the paired tests and the all-run Tukey HSDs
+ALL_PAIRS_TESTS = PAIRED_TESTS + ("tukey_hsd", "randomised_tukey_hsd")
+#: p-value adjustments over the pairs of one measure and test ("none": unadjusted)
+PAIR_CORRECTIONS = ("holm", "bonferroni", "bh", "none")
 
 #: the integer options, command line and API alike: name -> (minimum, maximum). Depths,
 #: grades and relevance levels are int64 (a level beyond it would compare with no grade);

@@ -17,7 +17,7 @@ import os
 import sys
 
 from reeval import __version__
-from reeval.choices import ALTERNATIVES, PAIRED_TESTS, SYSTEMS, UNRETRIEVED_POLICIES, integer_problem
+from reeval.choices import ALL_PAIRS_TESTS, ALTERNATIVES, PAIR_CORRECTIONS, SYSTEMS, UNRETRIEVED_POLICIES, integer_problem
 from reeval.errors import InputError
 
 # Only argparse at import: each command imports what it needs (numpy and the compiled
@@ -151,32 +151,59 @@ def _precision(args) -> str:
     return "float32" if args.float32 else "float64"
 
 
-def compare_lines(qrels_path, run_a, run_b, measure_specs=None, tests=None,
-                  alternative="two-sided", seed=0, n_resamples=10000, rel_level=1,
-                  precision="float64", decimals=4, unretrieved="after_last", warn=None):
-    """Yield ``measure, test, mean_a, mean_b, diff, p_value, ci_low, ci_high`` lines: the
-    rows of :func:`reeval.compute.compare_track` (p_value to ``decimals`` significant
-    digits, the others to ``decimals`` decimals)."""
-    from reeval.compute import check_compare, compare_track
+#: What ``reeval compare --format`` prints: the table (text, markdown, latex) or every row.
+COMPARE_FORMATS = ("text", "markdown", "latex", "pairs")
+#: The columns of ``reeval compare --format pairs`` (``reeval.compare_runs``'s).
+PAIRS_COLUMNS = ("measure", "test", "run_a", "run_b", "mean_a", "mean_b", "diff", "effect_size", "p_value",
+                 "p_adjusted", "ci_method", "ci_low", "ci_high")
+
+
+def compare_rows(qrels_path, run_paths, measure_specs=None, tests=None, correction="holm", baseline=None,
+                 alternative="two-sided", seed=0, n_resamples=10000, rel_level=1, precision="float64",
+                 unretrieved="after_last", warn=None):
+    """The rows of ``reeval compare``: :func:`reeval.compute.compare_runs_track` on the runs
+    read from ``run_paths`` (``attrs``: the settings its table needs)."""
+    from reeval.compute import check_compare, compare_runs_track, trec_eval_version
     from reeval.io.trecio import run_names
     from reeval.measures import parse_measures
 
-    measures = parse_measures(measure_specs or ["map"])
+    if len(run_paths) < 2:
+        raise InputError("compare needs at least two runs")
+    version = trec_eval_version(precision)
+    measures = list(dict.fromkeys(parse_measures(measure_specs or ["map"], version)))
     check_compare(measures, n_resamples)
-    tables = read_inputs(qrels_path, [run_a, run_b], precision=precision, warn=warn)
-    for r in compare_track(tables, run_names([run_a, run_b]), measures, tests or ["t"], alternative=alternative,
-                           seed=seed, n_resamples=n_resamples, rel_level=rel_level, unretrieved=unretrieved):
-        means = [f"{r[k]:.{decimals}f}" for k in ("mean_a", "mean_b", "diff")]
-        ci = [f"{r[k]:.{decimals}f}" for k in ("ci_low", "ci_high")]
-        yield "\t".join([r["measure"], r["test"], *means, f"{r['p_value']:.{decimals}g}", *ci])
+    tables = read_inputs(qrels_path, run_paths, precision=precision, warn=warn)
+    names = run_names(run_paths)
+    return compare_runs_track(tables, names, measures, list(dict.fromkeys(tests or ["t"])), correction, baseline,
+                              alternative, seed, n_resamples, rel_level=rel_level, unretrieved=unretrieved,
+                              version=version)
+
+
+def compare_lines(rows, fmt="text", test=None, max_p=0.05, decimals=4):
+    """Yield what ``reeval compare`` prints of :func:`compare_rows`' ``rows``: the table of
+    ``test`` (default the first) in ``fmt`` (:func:`reeval.report.significance_table.render`),
+    or with ``pairs`` a header and one tab-separated line per row (p-values to ``decimals``
+    significant digits, the other numbers to ``decimals`` decimals)."""
+    if fmt != "pairs":
+        from reeval.report.significance_table import render
+
+        yield from render(rows, rows.attrs, test or rows.attrs["tests"][0], max_p, fmt, decimals).splitlines()
+        return
+    yield "\t".join(PAIRS_COLUMNS)
+    for r in rows.itertuples(index=False):
+        numbers = [f"{getattr(r, k):.{decimals}f}" for k in ("mean_a", "mean_b", "diff", "effect_size")]
+        ps = [f"{getattr(r, k):.{decimals}g}" for k in ("p_value", "p_adjusted")]
+        ci = [f"{getattr(r, k):.{decimals}f}" for k in ("ci_low", "ci_high")]
+        yield "\t".join([r.measure, r.test, str(r.run_a), str(r.run_b), *numbers, *ps, r.ci_method or "none", *ci])
 
 
 def _compare(args) -> int:
-    for line in compare_lines(args.qrels, args.run_a, args.run_b, args.measure, args.test,
-                              alternative=args.alternative, seed=args.seed,
-                              n_resamples=args.resamples, rel_level=args.l,
-                              precision="float32" if args.float32 else "float64",
-                              decimals=args.decimals, warn=_warn(args)):
+    if args.table_test and args.table_test not in (args.test or ["t"]):
+        raise InputError(f"--table-test {args.table_test} is not among the tests run ({', '.join(args.test or ['t'])})")
+    rows = compare_rows(args.qrels, args.runs, args.measure, args.test, correction=args.correction,
+                        baseline=args.baseline, alternative=args.alternative, seed=args.seed,
+                        n_resamples=args.resamples, rel_level=args.l, precision=_precision(args), warn=_warn(args))
+    for line in compare_lines(rows, args.format, args.table_test, args.max_p, args.decimals):
         print(line)
     return 0
 
@@ -283,24 +310,45 @@ def _add_score(sub, common) -> None:
     p.set_defaults(func=_score)
 
 
+def _probability(text: str) -> float:
+    """An argparse type: a number in (0, 1]."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, not {text!r}") from None
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"must be in (0, 1], not {value}")
+    return value
+
+
 def _add_compare(sub, common) -> None:
-    """``reeval compare``: paired tests between two runs."""
-    c = sub.add_parser("compare", parents=[common], help="paired significance tests between two runs",
-                       description="Compare two runs topic by topic: one line per measure and "
-                                   "test: measure, test, mean_a, mean_b, diff, p_value (4 significant "
-                                   "digits), ci_low, ci_high (interval of the mean difference). "
+    """``reeval compare``: significance tests between two or more runs, as a table."""
+    c = sub.add_parser("compare", parents=[common], help="significance tests between two or more runs",
+                       description="Compare runs topic by topic: every pair of runs (or each run against "
+                                   "--baseline) under each test. Prints a table: a row per run (marked a, b, "
+                                   "...), the mean of each measure followed by the markers of the runs it beats "
+                                   "at adjusted p < --max-p, and a caption naming the test; --format pairs "
+                                   "prints every pair instead (measure, test, run_a, run_b, means, diff, "
+                                   "effect size, p_value, p_adjusted, ci_method, ci_low, ci_high). "
                                    f"Inputs: {INPUTS_HELP}.")
     c.add_argument("qrels")
-    c.add_argument("run_a")
-    c.add_argument("run_b")
+    c.add_argument("runs", nargs="+", metavar="RUN", help="two or more run files")
     c.add_argument("--measure", "-m", action="append", metavar="MEASURE",
                    help="per-topic measure, repeatable (default map)")
-    c.add_argument("--test", action="append", choices=PAIRED_TESTS,
-                   help="paired test, repeatable (default t)")
+    c.add_argument("--test", action="append", choices=ALL_PAIRS_TESTS,
+                   help="test, repeatable (default t); tukey_hsd and randomised_tukey_hsd test all runs at once")
+    c.add_argument("--correction", choices=PAIR_CORRECTIONS, default="holm",
+                   help="adjustment of the paired tests' p-values over the pairs of each measure (default holm)")
+    c.add_argument("--baseline", metavar="RUN", help="compare each run with this one (a run name) instead of all pairs")
     c.add_argument("--alternative", choices=ALTERNATIVES, default="two-sided",
-                   help="two-sided (default); greater: A better than B; less")
-    c.add_argument("--seed", type=_integer("seed"), default=0, help="seed of permutation/bootstrap (default 0)")
+                   help="two-sided (default); greater: run_a better than run_b (paired tests only); less")
+    c.add_argument("--seed", type=_integer("seed"), default=0,
+                   help="seed of the permutation, bootstrap and randomised HSD tests (default 0)")
     c.add_argument("--resamples", type=_integer("resamples"), default=10000, help="resamples (default 10000)")
+    c.add_argument("--format", choices=COMPARE_FORMATS, default="text",
+                   help="text (default), markdown or latex table, or pairs (every row, tab-separated)")
+    c.add_argument("--max-p", type=_probability, default=0.05, help="threshold of the table's markers (default 0.05)")
+    c.add_argument("--table-test", choices=ALL_PAIRS_TESTS, help="the test the table shows (default: the first)")
     c.set_defaults(func=_compare)
 
 
@@ -440,9 +488,9 @@ def main(argv=None) -> int:
     """Run a command; bad input ends it with one line on stderr and status 1, never a traceback."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    if getattr(args, "runs", None) is not None and args.func is _prefer and len(args.runs) < 2:
-        parser.error("prefer needs at least two runs")
-    if args.func is _score:
+    if getattr(args, "runs", None) is not None and args.func in (_prefer, _compare) and len(args.runs) < 2:
+        parser.error(f"{args.command} needs at least two runs")
+    if args.func in (_score, _compare):
         try:  # a measure name is an option: checked before any file is read, exit 2 with usage
             score_measures(args.measure, _precision(args))
         except ValueError as exc:

@@ -71,32 +71,46 @@ def check_compare(measures, n_resamples: int) -> None:
         raise InputError(f"resamples must be at least 1, not {n_resamples}")
 
 
-def compare_track(tables, names, measures, tests=("t",), alternative="two-sided", seed=0,
-                  n_resamples=10000, rel_level=1, unretrieved="after_last") -> list[dict]:
-    """One dict per measure and test: measure, test, mean_a, mean_b, diff, p_value, ci_low,
-    ci_high (:func:`reeval.stats.paired.paired_test`) of runs ``names[0]`` vs ``names[1]``.
-
-    Per-topic values are paired over every qrels topic (a topic a run misses scores as
-    if nothing was retrieved, as trec_eval -c); ASL measures over topics with a
-    relevant document.
-    """
+def per_topic_matrices(scores, measures) -> dict:
+    """{measure name: runs x topics values} of a :class:`reeval.measures.TopicScores`, over
+    every qrels topic (a topic a run misses scored as if nothing was retrieved); ASL
+    measures over the topics with a relevant document."""
     import numpy as np
 
-    from reeval.measures import evaluate_grid, grid_from_track
-    from reeval.stats.paired import paired_test
+    out = {}
+    for m in measures:
+        use = scores.num_rel > 0 if m.is_asl else np.ones(len(scores.topics), dtype=bool)
+        out[m.name] = scores.values[m.name][:, use]
+    return out
+
+
+def compare_runs_track(tables, names, measures, tests=("t",), correction="holm", baseline=None,
+                       alternative="two-sided", seed=0, n_resamples=10000, rel_level=1, max_depth=None,
+                       unretrieved="after_last", alpha=1.0, systems="all", version=10):
+    """Every pair of the runs ``names`` (or each run against ``baseline``) under each test,
+    per measure: the rows of :func:`reeval.stats.comparisons.all_pairs_tests` with the
+    measure's name first, measures in the order given. Per-topic values as
+    :func:`score_track` computes them under trec_eval ``version``'s conventions
+    (:func:`per_topic_matrices` pairs them). ``attrs``
+    holds what the comparison table needs: runs, measures, higher_is_better, tests,
+    correction, alternative, seed, resamples."""
+    import pandas as pd
+
+    from reeval.stats.comparisons import all_pairs_tests
 
     check_compare(measures, n_resamples)
-    grid = grid_from_track(tables, runs=names)
-    scores = evaluate_grid(grid, measures, rel_level=rel_level, unretrieved=unretrieved)
-    rows = []
-    for m in measures:
-        values = scores.values[m.name]
-        use = scores.num_rel > 0 if m.is_asl else np.ones(len(scores.topics), dtype=bool)
-        for test in tests:
-            r = paired_test(values[0, use], values[1, use], test=test, alternative=alternative,
-                            seed=seed, n_resamples=n_resamples)
-            rows.append({"measure": m.name, "test": test,
-                         **{k: float(r[k]) for k in ("mean_a", "mean_b", "diff", "p_value", "ci_low", "ci_high")}})
+    scores, _ = score_track(tables, names, measures, rel_level=rel_level, max_depth=max_depth,
+                            unretrieved=unretrieved, alpha=alpha, systems=systems, version=version)
+    frames = []
+    for name, X in per_topic_matrices(scores, measures).items():
+        table = all_pairs_tests(X, runs=names, tests=tests, correction=correction, baseline=baseline,
+                                alternative=alternative, seed=seed, resamples=n_resamples)
+        table.insert(0, "measure", name)
+        frames.append(table)
+    rows = pd.concat(frames, ignore_index=True)
+    rows.attrs.update(runs=list(names), measures=[m.name for m in measures],
+                      higher_is_better={m.name: bool(m.higher_is_better) for m in measures}, tests=list(tests),
+                      correction=correction, alternative=alternative, seed=seed, resamples=n_resamples)
     return rows
 
 

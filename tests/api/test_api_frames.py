@@ -138,16 +138,21 @@ def write_track(tmp_path):
 def test_compare_returns_the_unrounded_values_reeval_compare_prints(tmp_path):
     qrels, (a, b) = write_track(tmp_path)
     lines = printed(["compare", "--decimals", "12", "-m", "map", "-m", "P_2", "--test", "t", "--test", "sign",
-                     qrels, a, b])
+                     "--format", "pairs", "--correction", "none", qrels, a, b])[1:]
     df = reeval.compare(QRELS, RUNS[RUNS.run == "bm25"], RUNS[RUNS.run == "dense"], ["AP", "P@2"], tests=["t", "sign"])
-    assert list(df.columns) == ["measure", "test", "mean_a", "mean_b", "diff", "p_value", "ci_low", "ci_high"]
+    assert list(df.columns) == ["measure", "test", "mean_a", "mean_b", "diff", "p_value", "ci_method", "ci_low",
+                                "ci_high"]
     assert list(df.measure) == ["AP", "AP", "P@2", "P@2"] and list(df.test) == ["t", "sign"] * 2
+    assert list(df.ci_method) == ["t", "", "t", ""] and df.ci_low[[1, 3]].isna().all()
     for line, row in zip(lines, df.itertuples(index=False)):
         fields = line.split("\t")
-        assert fields[2:5] + fields[6:] == [f"{v:.12f}" for v in (row.mean_a, row.mean_b, row.diff, row.ci_low, row.ci_high)]
-        assert fields[5] == f"{row.p_value:.12g}"
+        assert fields[4:7] + fields[11:] == [f"{v:.12f}" for v in (row.mean_a, row.mean_b, row.diff, row.ci_low,
+                                                                    row.ci_high)]
+        assert fields[8] == fields[9] == f"{row.p_value:.12g}"
     same = reeval.compare(qrels, a, b, "map", tests="t")
     assert same.iloc[0, 2:].tolist() == df.iloc[0, 2:].tolist()
+    runs = reeval.compare_runs(QRELS, RUNS, ["AP", "P@2"], tests=["t", "sign"], correction="none")
+    assert list(runs.run_a.unique()) == ["bm25"] and runs[df.columns].equals(df)
 
 
 def test_prefer_per_topic_and_means_are_reeval_prefers(tmp_path):

@@ -106,21 +106,54 @@ def test_compare_matches_scipy_paired_t_on_per_topic_values(capsys, tmp_path):
     a = write_lines(tmp_path / "a", [f"{t} Q0 D{d} 0 {rng.random():.6f} a" for t in range(1, 9) for d in range(6)])
     b = write_lines(tmp_path / "b", [f"{t} Q0 D{d} 0 {rng.random():.6f} b" for t in range(1, 9) for d in range(6)])
     code, lines, _ = run(capsys, "compare", q, a, b, "-m", "map", "-m", "P@5", "--test", "t",
-                         "--test", "permutation", "--alternative", "greater")
-    assert code == 0 and len(lines) == 4
+                         "--test", "permutation", "--alternative", "greater", "--format", "pairs")
+    assert code == 0 and len(lines) == 5
+    assert lines[0].split("\t") == ["measure", "test", "run_a", "run_b", "mean_a", "mean_b", "diff", "effect_size",
+                                    "p_value", "p_adjusted", "ci_method", "ci_low", "ci_high"]
     from reeval.io.ingest import ingest_track
     from reeval.measures import build_grid, evaluate_grid, parse_measures
     t = ingest_track("x", q, [a, b])
     s = evaluate_grid(build_grid(t.judged, t.depth, t.qrels, runs=["a", "b"]), parse_measures(["map"]))
     ref = stats.ttest_rel(s.values["map"][0], s.values["map"][1], alternative="greater")
-    fields = lines[0].split("\t")
-    assert fields[:2] == ["map", "t"]
-    assert float(fields[5]) == pytest.approx(ref.pvalue, rel=1e-3)
-    assert float(fields[4]) == pytest.approx((s.values["map"][0] - s.values["map"][1]).mean(), abs=1e-4)
+    fields = lines[1].split("\t")
+    assert fields[:4] == ["map", "t", "a", "b"] and fields[10] == "t"
+    assert float(fields[8]) == pytest.approx(ref.pvalue, rel=1e-3)
+    assert float(fields[6]) == pytest.approx((s.values["map"][0] - s.values["map"][1]).mean(), abs=1e-4)
+    assert lines[2].split("\t")[10:] == ["none", "nan", "nan"]      # the permutation test gives no interval
     # seeded: the permutation line is identical on a second call
     _, again, _ = run(capsys, "compare", q, a, b, "-m", "map", "--test", "permutation",
-                      "--alternative", "greater")
-    assert again[0] == lines[1]
+                      "--alternative", "greater", "--format", "pairs")
+    assert again[1] == lines[2]
+
+
+def test_compare_prints_one_table_for_many_runs(capsys, tmp_path):
+    q = write_lines(tmp_path / "q", [f"{t} 0 D{d} {int(d < 3)}" for t in range(1, 13) for d in range(8)])
+    rng = np.random.default_rng(5)
+    paths = []
+    for k, name in enumerate(["good", "mid", "bad"]):
+        # "good" puts the relevant documents first more often than "mid", "mid" than "bad"
+        lines = [f"{t} Q0 D{d} 0 {(3 - k) * (d < 3) + rng.random() * 3:.6f} {name}" for t in range(1, 13)
+                 for d in range(8)]
+        paths.append(write_lines(tmp_path / name, lines))
+    code, lines, _ = run(capsys, "compare", q, *paths, "-m", "map", "-m", "P@3", "--test", "t", "--test", "tukey_hsd")
+    assert code == 0
+    assert lines[0].split() == ["run", "map", "P_3"]
+    assert [line.split() for line in lines[1:4]] == [["a", "good", "1.0000*c", "1.0000*c"],
+                                                     ["b", "mid", "0.9458", "0.8611"],
+                                                     ["c", "bad", "0.8509", "0.6667"]]
+    assert lines[4].startswith("Markers: the runs each run beats at p < 0.05 (two-sided paired t-test, "
+                               "Holm-adjusted over the 3 pairs of each measure)")
+    import reeval
+    table = reeval.compare_runs(q, paths, ["map", "P@3"], tests=["t", "tukey_hsd"])
+    assert lines == table.report(format="text").replace("P@3", "P_3").splitlines()
+    _, latex, _ = run(capsys, "compare", q, *paths, "--format", "latex", "--table-test", "tukey_hsd",
+                      "--test", "t", "--test", "tukey_hsd", "--max-p", "0.01")
+    assert latex[0] == "\\begin{table}" and "\\toprule" in latex and "Tukey's HSD" in latex[2] and "p < 0.01" in latex[2]
+    code, _, err = run(capsys, "compare", q, *paths, "--table-test", "sign")
+    assert code == 1 and "--table-test sign is not among the tests run" in err
+    with pytest.raises(SystemExit):
+        main(["compare", str(q), str(paths[0])])
+    assert "compare needs at least two runs" in capsys.readouterr().err
 
 
 def test_a_run_that_keeps_no_line_is_an_error_naming_it(capsys, tmp_path):

@@ -1,4 +1,5 @@
-"""``reeval.evaluate``, ``reeval.compare`` and ``reeval.prefer``: the commands as DataFrames.
+"""``reeval.evaluate`` and ``reeval.prefer``: the commands as DataFrames (``reeval.compare``
+and ``compare_runs``: :mod:`reeval.api.comparison`).
 
 Each reads its inputs with :func:`reeval.api.inputs.load_track` and computes with the
 function its command uses (:mod:`reeval.compute`), so values equal the command's bit for
@@ -18,10 +19,10 @@ from typing import Union
 import numpy as np
 import pandas as pd
 
-from reeval.choices import ALTERNATIVES, PAIRED_TESTS, PRECISIONS, SYSTEMS, UNRETRIEVED_POLICIES, integer_problem
+from reeval.choices import PRECISIONS, SYSTEMS, UNRETRIEVED_POLICIES, integer_problem
 from reeval.errors import InputError, ReevalWarning
 
-from .inputs import is_path, load_track
+from .inputs import load_track
 
 #: what ``qrels`` may be: a path, a DataFrame, a dict {query_id: {doc_id: relevance}}, records
 QrelsInput = Union[str, os.PathLike, pd.DataFrame, Mapping, Iterable]
@@ -170,54 +171,6 @@ def evaluate(qrels: QrelsInput, runs: RunsInput, measures: str | Iterable[str] =
     frame = pd.DataFrame({c: _values(m, scores.values[m.name][keep]) for c, m in columns.items()
                           if m.aggregate not in ("count", "gmean") and m.family != "runid"}, index=index)
     return _noted(frame, tables, notes)
-
-
-def _two_runs(run_a, run_b):
-    """Two runs as :func:`load_track` takes them: file names name paths, else run_a, run_b."""
-    if is_path(run_a) and is_path(run_b):
-        return [run_a, run_b]
-    return {"run_a": run_a, "run_b": run_b}
-
-
-def compare(qrels: QrelsInput, run_a: RunsInput, run_b: RunsInput, measures: str | Iterable[str] = ("map",),
-            tests: str | Iterable[str] = ("t",), alternative: str = "two-sided", seed: int = 0,
-            resamples: int = 10000, *, relevance_level: int = 1, precision: str = "float64",
-            unretrieved: str = "after_last") -> pd.DataFrame:
-    """Paired significance tests between two runs, as ``reeval compare``.
-
-    ``run_a`` and ``run_b`` take any one-run form of :func:`evaluate`; ``measures`` are
-    per-topic measures (not ``num_*``, ``gm_map`` or rareness); ``tests`` any of ``t``,
-    ``wilcoxon``, ``sign``, ``permutation``, ``bootstrap``; ``alternative``
-    ``two-sided``, ``greater`` (A better than B) or ``less``; ``seed`` and ``resamples``
-    matter to the permutation and bootstrap tests. Topics are paired over every qrels
-    topic (ASL measures: those with a relevant document).
-
-    Returns one row per measure and test: ``measure`` (as the caller named it), ``test``,
-    ``mean_a``, ``mean_b``, ``diff``, ``p_value``, ``ci_low``, ``ci_high`` (interval of the
-    mean difference), the values ``reeval compare`` prints (unrounded).
-    """
-    from reeval.compute import check_compare, compare_track
-
-    tests = [tests] if isinstance(tests, str) else list(tests)
-    for test in tests:
-        _choice("tests", test, PAIRED_TESTS)
-    _choice("alternative", alternative, ALTERNATIVES)
-    _choice("precision", precision, PRECISIONS)
-    _choice("unretrieved", unretrieved, UNRETRIEVED_POLICIES)
-    level = _integer("relevance_level", relevance_level)
-    resamples = _integer("resamples", resamples)
-    seed = _integer("seed", seed)
-    columns = measure_columns(measures, per_topic_only=True)
-    unique = list(dict.fromkeys(columns.values()))
-    check_compare(unique, resamples)
-    tables, names, notes = load_track(qrels, _two_runs(run_a, run_b), precision)
-    found: dict = {}
-    for row in compare_track(tables, names, unique, tests, alternative=alternative, seed=seed,
-                             n_resamples=resamples, rel_level=level, unretrieved=unretrieved):
-        found.setdefault(row["measure"], []).append(row)
-    rows = [{**row, "measure": column} for column, m in columns.items() for row in found[m.name]]
-    return _noted(pd.DataFrame(rows, columns=["measure", "test", "mean_a", "mean_b", "diff", "p_value",
-                                              "ci_low", "ci_high"]), tables, notes)
 
 
 def prefer(qrels: QrelsInput, runs: RunsInput, relevance_level: int = 1, *, per_topic: bool = True,
