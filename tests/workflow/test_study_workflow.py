@@ -101,7 +101,12 @@ def snakemake(cfg_path, *args, env=None, check=True):
 
 
 def job_counts(out):
-    """The 'Job stats' table of a Snakemake run or dry run."""
+    """The jobs a Snakemake run plans (its line ``25 jobs to run: 3 fetch, ...``,
+    reeval.workflow.console) or a dry run lists (its 'Job stats' table)."""
+    plan = re.search(r"^(\d+) jobs? to run: (.*)$", out, re.M)
+    if plan:
+        jobs = {rule: int(n) for n, rule in (part.split() for part in plan.group(2).split(", "))}
+        return dict(jobs, total=int(plan.group(1)))
     jobs = {}
     for line in out.splitlines():
         parts = line.split()
