@@ -176,7 +176,7 @@ def leaderboard(by_run: pd.DataFrame) -> pd.DataFrame:
     return board
 
 
-def front_page(results: Path, inclusion: pd.DataFrame, boards: dict, sections: list) -> str:
+def front_page(inclusion: pd.DataFrame, boards: dict, sections: list) -> str:
     """The front page: the studies' links, the inclusion of every track, each track's leaderboard."""
     included = inclusion[inclusion["included"].astype(bool)]
     parts = [f"<p>{len(included)} of {len(inclusion)} tracks included in the cross-track studies. "
@@ -265,7 +265,7 @@ def report_html(results, files, inclusion_csv, title: str = "reeval report", cap
         "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
         f"<title>{html.escape(title)}</title><style>{STYLE}</style></head><body>",
         f"<nav>{nav}</nav>",
-        f'<section id="front"><h1>{html.escape(title)}</h1>{front_page(results, inclusion, boards, sections)}</section>',
+        f'<section id="front"><h1>{html.escape(title)}</h1>{front_page(inclusion, boards, sections)}</section>',
         *bodies,
         f'<section id="per-track"><h2>Per-track figures</h2>{per_track_section(results, tracks, track_pngs, captions)}'
         "</section>",

@@ -14,7 +14,8 @@ rule, wildcards and log path, and the log's last :data:`LOG_TAIL` lines. Dropped
 banner, the resources, the scheduler's "Select jobs to execute...", each job's file lists
 (all of them still in ``.snakemake/log/``, which Snakemake writes in full as before).
 
-A dry run (``-n``) and ``--verbose`` print exactly what Snakemake prints without the plugin.
+A dry run (``-n``), ``--verbose`` and ``--debug-dag`` print exactly what Snakemake prints
+without the plugin; ``--quiet`` hides what it hides there.
 """
 
 from __future__ import annotations
@@ -95,7 +96,7 @@ class LogHandler(LogHandlerBase):
 
         cs = self.common_settings
         self.stream = sys.stdout if getattr(cs, "stdout", False) else sys.stderr
-        self.as_snakemake = bool(cs.dryrun or cs.verbose)
+        self.as_snakemake = bool(cs.dryrun or cs.verbose or cs.debug_dag)
         self.default_filter = DefaultFilter(cs.quiet, cs.debug_dag, cs.verbose, cs.dryrun, cs.printshellcmds)
         self.default = DefaultFormatter(cs.quiet, cs.show_failed_logs)
         self.jobs: dict = {}  # jobid -> (rule, wildcards, started)
@@ -131,16 +132,19 @@ class LogHandler(LogHandlerBase):
             self.handleError(record)
 
     def text(self, record: logging.LogRecord) -> str | None:
-        """What to print for a record (None: nothing)."""
+        """What to print for a record (None: nothing). Snakemake's ``--quiet`` choices hide
+        what they hide without the plugin."""
         event = getattr(record, "event", None)
-        if self.as_snakemake:
-            return self.default.format(record) if self.default_filter.filter(record) else None
-        if event == LogEvent.JOB_INFO:
+        if event == LogEvent.JOB_INFO and not self.as_snakemake:
             self.jobs[record.jobid] = (record.rule_name, dict(record.wildcards or {}), record.created)
             return None
-        if event == LogEvent.JOB_FINISHED:
+        if event == LogEvent.JOB_FINISHED and not self.as_snakemake:
             self.finished.append(record.job_id)
             return None
+        if not self.default_filter.filter(record):
+            return None
+        if self.as_snakemake:
+            return self.default.format(record)
         if event == LogEvent.PROGRESS:
             return self.progress(record)
         if event == LogEvent.JOB_ERROR:
