@@ -147,8 +147,10 @@ class LogHandler(LogHandlerBase):
             return self.default.format(record)
         if event == LogEvent.PROGRESS:
             return self.progress(record)
-        if event == LogEvent.JOB_ERROR:
-            return "\n".join(error_lines(record.__dict__))
+        if event == LogEvent.JOB_ERROR:  # its wildcards: from the job's info, recorded when it started
+            info = dict(record.__dict__)
+            info.setdefault("wildcards", self.jobs.get(info.get("jobid"), (None, {}))[1])
+            return "\n".join(error_lines(info))
         if event == LogEvent.RUN_INFO:
             stats = getattr(record, "stats", None)
             return plan_line(stats) if stats else None
