@@ -1,6 +1,7 @@
 # Two commands do all the set-up on a fresh machine:
 #   make run    create .venv, install reeval, run the workflow on the built-in synthetic campaign
 #   make test   create .venv, install reeval with test and docs extras, run the test suite
+#               (first Debian's chromium and chromium-driver, for the report's browser test)
 #   make test-slurm   the SLURM profile on a single-node cluster it brings up (root, Debian;
 #                     tests/workflow/slurm_cluster.sh), deselected from make test
 VENV ?= .venv
@@ -18,10 +19,19 @@ install: $(VENV)/.installed
 run: $(VENV)/.installed
 	$(VENV)/bin/snakemake --cores $(CORES)
 
-test: $(VENV)/.installed
+# The report's browser test (tests/browser.py) drives Debian's headless chromium: installed
+# here as root with apt-get; elsewhere the test skips, saying why (under CI it fails)
+browser:
+	@if [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "installing chromium and chromium-driver (apt-get) for the report's browser test"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; \
+	else echo "chromium is not installed and cannot be (not root with apt-get): the browser test will skip"; fi
+
+test: $(VENV)/.installed browser
 	$(VENV)/bin/pytest
 
 test-slurm: $(VENV)/.installed
 	$(VENV)/bin/pytest -m slurm
 
-.PHONY: install run test test-slurm
+.PHONY: install run test test-slurm browser

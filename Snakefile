@@ -30,6 +30,7 @@ include: "workflow/rules/summary.smk"
 include: "workflow/rules/rareness.smk"
 include: "workflow/rules/study.smk"
 include: "workflow/rules/lexiprecision.smk"
+include: "workflow/rules/report.smk"
 
 
 rule all:
@@ -41,4 +42,5 @@ rule all:
         RARENESS_SUMMARY_FILES,
         STUDY_FILES,
         LEXI_SUMMARY_FILES,
+        REPORT_HTML,
     default_target: True

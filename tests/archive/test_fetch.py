@@ -174,6 +174,75 @@ def test_401_stops_with_a_message_on_credentials(server, tmp_path):
         get(server, tmp_path / "f")
 
 
+#: a name that never resolves (RFC 2606 reserves .invalid)
+UNRESOLVABLE = "http://reeval-archive.invalid"
+
+
+@pytest.fixture
+def lookups(monkeypatch):
+    """Name lookups made (the real resolver answers them), and the waits between tries."""
+    import socket
+    import time
+
+    made = {"lookups": [], "sleeps": []}
+    real = socket.getaddrinfo
+
+    def counted(host, *args, **kwargs):
+        made["lookups"].append(host)
+        return real(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", counted)
+    monkeypatch.setattr(time, "sleep", lambda s: made["sleeps"].append(s))
+    return made
+
+
+def test_a_name_that_does_not_resolve_fails_at_once_saying_what_to_do(tmp_path, lookups):
+    from reeval.archive.fetch import UnreachableError
+
+    with pytest.raises(UnreachableError) as err:
+        download(make_session(attempts=5, backoff=30), UNRESOLVABLE + PATH, tmp_path / "f", attempts=5, backoff=30)
+    msg = str(err.value)
+    assert msg.startswith("cannot reach reeval-archive.invalid: its name does not resolve") and "\n" not in msg
+    assert "network" in msg and "fetch.mirror" in msg
+    assert err.value.attempts == 1 and lookups["lookups"] == ["reeval-archive.invalid"] and not lookups["sleeps"]
+    assert final_files(tmp_path) == []
+
+
+def test_a_host_that_refuses_connections_fails_at_once(archive, tmp_path, lookups):
+    from reeval.archive.fetch import UnreachableError
+
+    with FaultServer(archive) as server:
+        url = server.url + PATH
+    # the server is stopped: its port refuses connections
+    with pytest.raises(UnreachableError, match="cannot reach 127.0.0.1: it refuses connections") as err:
+        download(make_session(attempts=5, backoff=30), url, tmp_path / "f", attempts=5, backoff=30)
+    assert err.value.attempts == 1 and not lookups["sleeps"] and len(lookups["lookups"]) == 1
+
+
+def test_an_unreachable_host_skips_the_rest_of_its_files_not_other_hosts(archive, tmp_path, lookups):
+    specs = make_track(archive)
+    with FaultServer(archive) as server:
+        # qrels and r0 on the archive; the other runs on a host that does not resolve
+        specs = with_base(specs[:2], server.url) + with_base(specs[2:], UNRESOLVABLE)
+        results = report_frame(fetch_files(specs, tmp_path / "data", jobs=1, attempts=5, backoff=30))
+    assert list(results.outcome) == ["downloaded", "downloaded", "unreachable"] + ["skipped"] * 4
+    assert results.error[2].startswith("cannot reach reeval-archive.invalid") and len(set(results.error[2:])) == 1
+    assert lookups["lookups"].count("reeval-archive.invalid") == 1 and not lookups["sleeps"]
+
+
+def test_a_track_whose_archive_cannot_be_reached_is_left_out_with_one_reason(archive, tmp_path, lookups):
+    from reeval.archive.inclusion import fetch_track
+
+    entry = served_track(archive, UNRESOLVABLE)
+    fetch = section_with_defaults("fetch", {"backoff": 30})
+    status, report, _ = fetch_track("t", entry, tmp_path / "data", fetch, MIN_RUNS)
+    assert not status["usable"] and "\n" not in status["reason"]
+    assert status["reason"].startswith("qrels not fetched: cannot reach reeval-archive.invalid: its name does not "
+                                       "resolve") and "fetch.mirror" in status["reason"]
+    assert sorted(set(report.outcome)) == ["skipped", "unreachable"] and (report.outcome == "unreachable").sum() <= 4
+    assert not lookups["sleeps"]
+
+
 def test_credentials_from_environment_and_netrc(server, tmp_path, monkeypatch, no_credentials):
     server.auth = ("alice", "s3cret")
     url = server.url + PATH

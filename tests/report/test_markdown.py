@@ -18,8 +18,8 @@ def test_fmt_numbers(value, digits, text):
     assert fmt(value, digits) == text
 
 
-def test_fmt_defaults_to_three_decimals():
-    assert fmt(1 / 3) == "0.333"
+def test_fmt_defaults_to_four_decimals_as_trec_eval_prints():
+    assert fmt(1 / 3) == "0.3333" and fmt(0.45675) == "0.4567" and fmt(1.0) == "1.0000"
 
 
 def test_table_header_separator_and_rows():

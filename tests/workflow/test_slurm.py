@@ -173,7 +173,7 @@ def minutes(timelimit: str) -> int:
 
 
 def test_every_job_of_the_campaign_is_a_completed_slurm_job_with_its_rules_resources(
-        slurm_cluster, slurm_run, local_run):
+        slurm_cluster, slurm_run, local_run, tmp_path):
     results, console = slurm_run
     jobs = slurm_cluster.sacct(submitted(console))
     assert jobs and len(jobs) == len(submitted(console)), (submitted(console), jobs)
@@ -185,8 +185,10 @@ def test_every_job_of_the_campaign_is_a_completed_slurm_job_with_its_rules_resou
     rules = Counter(re.match(r"rule_(\w+?)(?:_wildcards_|$)", job["Comment"]).group(1) for job in jobs.values())
     assert rules == local_jobs, (rules, local_jobs)
     assert len(jobs) >= 20  # the campaign: 3 tracks x 6 per-track rules and the cross-track ones
-    # sbatch got each rule's mem_mb and runtime (minutes) at the first attempt
-    declared = job_resources(console)
+    # sbatch got each rule's mem_mb and runtime (minutes) at the first attempt, as a dry run
+    # of the same command declares them (the run itself prints one line per job)
+    declared = job_resources(run_snakemake(slurm_args(tmp_path, results) + ["-n", "--forceall"],
+                                           tmp_path / "dry-console.txt", env=slurm_cluster.env))
     for job in jobs.values():
         rule = re.match(r"rule_(\w+?)(?:_wildcards_|$)", job["Comment"]).group(1)
         mem = re.search(r"\bmem_mb=(\d+)", declared[rule]).group(1)

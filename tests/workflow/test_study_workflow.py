@@ -22,13 +22,14 @@ ncompress = pytest.importorskip("ncompress", reason="ncompress (test extra) writ
 SNAKEMAKE = [sys.executable, "-m", "snakemake"]
 PER_TRACK_ANALYSES = {"rareness", "study_track", "lexiprecision"}
 CROSS_TRACK_ANALYSES = {"rareness_summary", "study", "lexiprecision_summary"}
-RULES = {"all", "fetch", "ingest", "measures", "inclusion", "summary", "synthetic_track", "total"} | \
+RULES = {"all", "fetch", "ingest", "measures", "inclusion", "summary", "synthetic_track", "report", "total"} | \
     PER_TRACK_ANALYSES | CROSS_TRACK_ANALYSES
 
 
 def track_jobs(fetched: int = 1, ingested: int = 1) -> dict:
     """Jobs of a run that fetches ``fetched`` tracks and ingests ``ingested`` of them."""
-    jobs = {"fetch": fetched, "ingest": ingested, "measures": ingested, "inclusion": 1, "summary": 1, "all": 1}
+    jobs = {"fetch": fetched, "ingest": ingested, "measures": ingested, "inclusion": 1, "summary": 1, "report": 1,
+            "all": 1}
     jobs.update({rule: ingested for rule in PER_TRACK_ANALYSES})
     jobs.update({rule: 1 for rule in CROSS_TRACK_ANALYSES})
     return jobs
@@ -100,7 +101,12 @@ def snakemake(cfg_path, *args, env=None, check=True):
 
 
 def job_counts(out):
-    """The 'Job stats' table of a Snakemake run or dry run."""
+    """The jobs a Snakemake run plans (its line ``25 jobs to run: 3 fetch, ...``,
+    reeval.workflow.console) or a dry run lists (its 'Job stats' table)."""
+    plan = re.search(r"^(\d+) jobs? to run: (.*)$", out, re.M)
+    if plan:
+        jobs = {rule: int(n) for n, rule in (part.split() for part in plan.group(2).split(", "))}
+        return dict(jobs, total=int(plan.group(1)))
     jobs = {}
     for line in out.splitlines():
         parts = line.split()
@@ -109,13 +115,18 @@ def job_counts(out):
     return jobs
 
 
+def job_order(out):
+    """The rules of the jobs a Snakemake run finished, in order, from the line of each
+    (``[ 3/24] fetch private  0.5 s``, reeval.workflow.console)."""
+    return re.findall(r"^\[\s*\d+/\d+\] (\w+)", out, re.M)
+
+
 def executed(out):
-    """Jobs a Snakemake run executed, per rule (checkpoint jobs included)."""
+    """Jobs a Snakemake run executed, per rule (checkpoint jobs included): the line of each
+    finished job (``[ 3/24] fetch private  0.5 s``, reeval.workflow.console)."""
     jobs = {}
-    for line in out.splitlines():
-        m = re.match(r"^(?:local)?(?:rule|checkpoint) (\w+):$", line.strip())
-        if m:
-            jobs[m.group(1)] = jobs.get(m.group(1), 0) + 1
+    for rule in job_order(out):
+        jobs[rule] = jobs.get(rule, 0) + 1
     return jobs
 
 
@@ -182,7 +193,8 @@ def test_mirror_study_isolates_failures_and_adds_a_track_incrementally(tmp_path,
     cfg = write_config(tmp_path, tracks, mirror=str(mirror))
     dry = job_counts(snakemake(cfg, "-n", env=clean_env))
     # ingest and measures of the new track are known once its fetch checkpoint has run
-    expected = {"fetch": 1, "inclusion": 1, "summary": 1, "all": 1, **{r: 1 for r in CROSS_TRACK_ANALYSES}}
+    expected = {"fetch": 1, "inclusion": 1, "summary": 1, "report": 1, "all": 1,
+                **{r: 1 for r in CROSS_TRACK_ANALYSES}}
     assert dry == dict(expected, total=len(expected)), dry
     ran = executed(snakemake(cfg, env=clean_env))
     assert ran == track_jobs(), ran

@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 import yaml
 
+from browser import browser  # noqa: F401 (a fixture)
 from conftest import ROOT, write_lines
 
 SNAKEMAKE = [sys.executable, "-m", "snakemake"]
@@ -114,6 +115,43 @@ def test_report_builds(default_run, tmp_path):
     assert out.stat().st_size > 10000 and "fig5_document_asl.png" in html
 
 
+def test_the_report_opens_in_a_browser_with_every_figure_and_the_leaderboards(default_run, browser):
+    """results/report.html in headless Chromium: every figure loaded (embedded, nothing
+    fetched), the front page's leaderboard per track (runs ranked by MAP, 4 decimals),
+    the inclusion table and the links to each study's section."""
+    from selenium.webdriver.common.by import By
+
+    browser.get((default_run / "report.html").as_uri())
+    import base64
+
+    images = browser.execute_script(
+        "return Array.from(document.images).map(i => [i.alt, i.complete, i.naturalWidth, i.src])")
+    assert all(complete and width > 0 for _, complete, width, _ in images), [i[:3] for i in images if not i[2]]
+    shown = {src for *_, src in images}
+    pngs = sorted(default_run.rglob("*.png"))
+    assert len(pngs) > 40 and all(src.startswith("data:image/png;base64,") for src in shown)
+    missing = [str(p) for p in pngs if f"data:image/png;base64,{base64.b64encode(p.read_bytes()).decode()}" not in shown]
+    assert not missing, missing
+    assert not browser.execute_script("return document.querySelectorAll('script[src], link[href]').length")
+    for track in ("syn-graded", "syn-mixed", "syn-shallow"):
+        runs = pd.read_csv(default_run / "tracks" / track / "measures_by_run.csv")
+        best = runs.sort_values(["map", "run"], ascending=[False, True]).iloc[0]
+        block = browser.find_element(By.ID, f"track-{track}")
+        assert f"{track}: {len(runs)} runs, included" in block.find_element(By.TAG_NAME, "summary").text
+        rows = block.find_elements(By.CSS_SELECTOR, "tbody tr")
+        assert len(rows) == len(runs)
+        first = [td.text for td in rows[0].find_elements(By.TAG_NAME, "td")]
+        assert first[:3] == ["1", best.run, f"{best['map']:.4f}"], first
+        assert first[-1] == f"{best['ASL@g1-10']:.4f}", first
+    front = browser.find_element(By.ID, "front").text
+    assert "3 of 3 tracks included" in front
+    for section in ("asl-study", "lexiprecision", "rareness", "summary", "per-track"):
+        assert browser.find_element(By.CSS_SELECTOR, f'#front a[href="#{section}"]')
+        assert browser.find_element(By.ID, section).text.strip()
+    study = browser.find_element(By.ID, "asl-study").text
+    assert "Atomized search length study" in study and "Tables of ASL study" in study
+
+
 def test_lexiprecision_outputs(default_run):
     from reeval.analyses.lexiprecision_report import SUMMARY_FIGURES, SUMMARY_TABLES, TRACK_FIGURES, TRACK_TABLES
 
@@ -154,14 +192,30 @@ def test_every_per_track_job_writes_its_benchmark(default_run):
 def test_every_ingest_runs_before_the_analyses(default_run):
     """The rules' priorities (synthetic_track 2, ingest 1): with --cores 2, ingest's two
     threads get both cores before any single-core analysis starts. Read from the order in
-    which Snakemake started the jobs, not from any timing."""
-    import re
+    which the jobs finished (the console's job lines), not from any timing: an analysis
+    started before an ingest would hold a core the ingest waits for, and finish first."""
+    from test_study_workflow import job_order
 
-    started = re.findall(r"^(?:local)?rule (\w+):", console_of(default_run).read_text(), re.M)
-    assert started.count("ingest") == 3 and started.count("synthetic_track") == 3, started
-    last_ingest = max(i for i, rule in enumerate(started) if rule == "ingest")
-    assert set(started[:last_ingest + 1]) == {"synthetic_track", "ingest"}, started
-    assert started[:3] == ["synthetic_track"] * 3, started
+    finished = job_order(console_of(default_run).read_text())
+    assert finished.count("ingest") == 3 and finished.count("synthetic_track") == 3, finished
+    assert finished[:6] == ["synthetic_track"] * 3 + ["ingest"] * 3, finished
+
+
+def test_the_run_prints_one_line_per_job_and_where_the_results_are(default_run):
+    """What `make run` prints (the same command, its own results folder): at most 60 lines,
+    none over 400 characters, one per job, then the closing lines naming summary.md and
+    report.html; nothing of Snakemake's per-job file lists."""
+    from test_study_workflow import job_order
+
+    lines = console_of(default_run).read_text().splitlines()
+    assert len(lines) <= 60 and max(map(len, lines)) <= 400, lines
+    jobs = job_order("\n".join(lines))
+    assert len(jobs) == 25 and jobs[-1] == "all" and "report" in jobs, jobs
+    text = "\n".join(lines)
+    assert "Tracks: 3 of 3 included (syn-graded, syn-mixed, syn-shallow); runs: 24 of 24 included." in text
+    assert f"{default_run / 'summary' / 'summary.md'}" in text and f"{default_run / 'study' / 'summary.md'}" in text
+    assert f"Report: {default_run / 'report.html'}" in text
+    assert "input:" not in text and "output:" not in text and "reason:" not in text
 
 
 def test_rerun_is_a_no_op_and_a_new_track_schedules_only_its_jobs(default_run, tmp_path):
@@ -181,7 +235,7 @@ def test_rerun_is_a_no_op_and_a_new_track_schedules_only_its_jobs(default_run, t
     out = dry.stdout + dry.stderr
     # the new track's own jobs, and every cross-track job once
     per_track = {"ingest", "measures", "rareness", "study_track", "lexiprecision"}
-    cross_track = {"inclusion", "summary", "rareness_summary", "study", "lexiprecision_summary"}
+    cross_track = {"inclusion", "summary", "rareness_summary", "study", "lexiprecision_summary", "report"}
     rules = per_track | cross_track | {"all", "synthetic_track", "fetch", "total"}
     jobs = {line.split()[0]: int(line.split()[1]) for line in out.splitlines()
             if len(line.split()) == 2 and line.split()[0] in rules and line.split()[1].isdigit()}
@@ -225,9 +279,14 @@ def test_bad_input_fails_ingest_with_one_line_naming_the_file(tmp_path, case):
     path.write_text(yaml.safe_dump(cfg))
     proc = snakemake("--cores", "1", "--configfile", str(path), check=False)
     assert proc.returncode != 0
-    log = (tmp_path / "results" / "logs" / "ingest" / "bad.log").read_text()
+    log_path = tmp_path / "results" / "logs" / "ingest" / "bad.log"
+    log = log_path.read_text()
     assert len(log.splitlines()) == 1 and expected in log and "Traceback" not in log
     assert expected in proc.stderr
+    # the console names the failing rule, its log and the log's last lines, then says what to do
+    assert "Error in rule ingest (track=bad), job " in proc.stderr
+    assert f"log: {log_path} (its last 1 lines:)" in proc.stderr and f"    | {log.rstrip()}" in proc.stderr
+    assert "The run stopped with errors" in proc.stderr
 
 
 def local_track_config(tmp_path, tracks, **extra):

@@ -1,4 +1,5 @@
 import json
+import os
 import re
 import sys
 from functools import partial
@@ -118,3 +119,27 @@ TRACK_OUTPUTS = [partial(track_outputs, track=track) for track in TRACKS]
 def ingest_reports(wildcards):
     """Ingest reports of the usable tracks (the inclusion table's evidence)."""
     return [f"{RESULTS}/tracks/{t}/ingest_report.csv" for t in usable_tracks()]
+
+
+def report_inputs(wildcards):
+    """What the report shows: the cross-track outputs, and per usable track its runs'
+    means and the PNG figures its analysis rules declare."""
+    files = [*SUMMARY_FILES, *STUDY_FILES, *LEXI_SUMMARY_FILES, *LEXI_SUMMARY_PNGS, *RARENESS_SUMMARY_FILES]
+    for track in usable_tracks():
+        files.append(f"{RESULTS}/tracks/{track}/measures_by_run.parquet")
+        for analysis in (rules.rareness, rules.study_track, rules.lexiprecision):
+            files += [f.format(track=track) for f in analysis.output if f.endswith(".png")]
+    return files
+
+
+def report_captions():
+    """Figure path pattern (relative to the results) -> its caption text, from the
+    ``report(..., caption=...)`` of every rule's outputs (the Snakemake report's too)."""
+    captions = {}
+    for step in workflow.rules:
+        for path in step.output:
+            flag = path.flags.get("report") if hasattr(path, "flags") else None
+            if flag is not None and flag.caption is not None and path.endswith(".png"):
+                text = Path(getattr(flag.caption, "path", flag.caption)).read_text()
+                captions[os.path.relpath(path, RESULTS)] = " ".join(text.replace("``", "").split())
+    return captions

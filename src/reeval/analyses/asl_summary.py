@@ -31,9 +31,9 @@ COMPARISON_LABELS = {
 HEADROOM_FIGURES = dict(zip(MEASURE_LABELS, ("fig1_p20", "fig2_aslg1-10", "fig3_map", "fig4_asl")))
 
 
-def _best(row, digits) -> str:
-    """``value (run)`` of a technique-table row; ``n/a`` for a group without runs."""
-    return "n/a" if row["run"] is None or pd.isna(row["run"]) else f"{fmt(row['value'], digits)} ({row['run']})"
+def _best(row) -> str:
+    """``value (run)`` of a technique-table row (4 decimals); ``n/a`` for a group without runs."""
+    return "n/a" if row["run"] is None or pd.isna(row["run"]) else f"{fmt(row['value'])} ({row['run']})"
 
 
 def _range(row, col, scale=1.0, digits=2, suffix="") -> str:
@@ -48,14 +48,14 @@ def _range(row, col, scale=1.0, digits=2, suffix="") -> str:
 
 
 def headroom_table(head: pd.DataFrame) -> str:
-    """Best value and run per track of P@20, MAP (3 decimals), ASL@g1-10 and ASL (1
-    decimal), and the mean documents per topic of the best-ASL run when known."""
+    """Best value and run per track of P@20, ASL@g1-10, MAP and ASL (4 decimals, as trec_eval
+    prints measures), and the mean documents per topic of the best-ASL run when known."""
     h = head
     tab = pd.DataFrame({"track": h.track, "runs": h.n_runs,
                         "best P@20": [f"{fmt(v)} ({r})" for v, r in zip(h.P_20, h.P_20_run)],
-                        "best ASL@g1-10": [f"{fmt(v, 1)} ({r})" for v, r in zip(h["ASL@g1-10"], h["ASL@g1-10_run"])],
+                        "best ASL@g1-10": [f"{fmt(v)} ({r})" for v, r in zip(h["ASL@g1-10"], h["ASL@g1-10_run"])],
                         "best MAP": [f"{fmt(v)} ({r})" for v, r in zip(h["map"], h.map_run)],
-                        "best ASL": [f"{fmt(v, 1)} ({r})" for v, r in zip(h.ASL, h.ASL_run)]})
+                        "best ASL": [f"{fmt(v)} ({r})" for v, r in zip(h.ASL, h.ASL_run)]})
     if "ASL_depth" in h:
         tab["docs/topic of the best-ASL run"] = h.ASL_depth.map(lambda v: fmt(v, 0))
     return table(tab)
@@ -79,10 +79,9 @@ def technique_table(t: pd.DataFrame) -> str:
     rows = []
     for m in MEASURE_LABELS:
         tm = t[t.measure == m].set_index("group")
-        digits = 3 if m in ("P_20", "map") else 1
-        row = {"measure": MEASURE_LABELS[m], base: _best(tm.loc[base], digits)}
+        row = {"measure": MEASURE_LABELS[m], base: _best(tm.loc[base])}
         for g in others:
-            row[g] = _best(tm.loc[g], digits)
+            row[g] = _best(tm.loc[g])
             row[f"RRIE {g}"] = fmt(100 * tm.loc[g, "rrie"], 0) + "%" if math.isfinite(tm.loc[g, "rrie"]) else "n/a"
         rows.append(row)
     return table(pd.DataFrame(rows))

@@ -24,6 +24,11 @@ One file (:func:`download`):
   ``strict_md5``) is not fetched again (outcome ``cached``); a broken one is fetched again.
 - 401/403 raise :class:`AuthError` at once, with :data:`CREDENTIALS_HELP`; 404 fails the
   file at once (no retry).
+- A host that cannot be reached at all (:func:`unreachable`: its name does not resolve, it
+  refuses the connection, no route to it) raises :class:`UnreachableError` at once, with
+  :data:`UNREACHABLE_HELP`: no retry and no backoff, since another try in a second meets
+  the same network. Connect and read timeouts, dropped connections and 5xx answers are
+  transient and keep their retries.
 
 Credentials (:func:`credentials`): ``TREC_USER`` / ``TREC_PASSWORD`` from the environment
 (sent only to ``auth_hosts``, default ``trec.nist.gov``), else ``~/.netrc`` (or the file
@@ -37,12 +42,14 @@ rejected on a mismatch only with ``strict_md5``), and a failed check fails the f
 A track (:func:`fetch_files`): a bounded number of concurrent downloads, a tqdm progress
 bar (files, bytes), and one report row per file: file, url, path, bytes, md5, expected
 md5, md5_match, outcome (``downloaded``, ``cached``, ``mirror``, ``failed``, ``unauthorized``, ``skipped``
-after an ``unauthorized``), attempts
+after an ``unauthorized``; ``unreachable``, then ``skipped`` for the other files of that host),
+attempts
 (HTTP requests made, retries included) and the error.
 """
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import netrc
 import os
@@ -77,6 +84,11 @@ CREDENTIALS_HELP = (
     "~/.netrc (or the file named by $NETRC; chmod 600). They are never read from the "
     "config file. Then rerun: the files already verified are not fetched again.")
 
+UNREACHABLE_HELP = (
+    "cannot reach {host}: {why}. Check this machine's network (DNS, firewall, a proxy in "
+    "HTTPS_PROXY), or set fetch.mirror to a local copy of the archive (docs/trec-archive.md); "
+    "then rerun with --forcerun fetch (files already verified are not fetched again)")
+
 
 class FetchError(Exception):
     """A file could not be fetched (the message says why)."""
@@ -88,6 +100,41 @@ class FetchError(Exception):
 
 class AuthError(FetchError):
     """HTTP 401/403: credentials missing or refused."""
+
+
+class UnreachableError(FetchError):
+    """The host cannot be reached at all (:func:`unreachable`); the message says what to do."""
+
+
+def unreachable(error: BaseException) -> str | None:
+    """Why a connection error says the host cannot be reached at all, or None when it is
+    worth another try.
+
+    Not worth it: the name does not resolve (urllib3's ``NameResolutionError``), the host
+    refuses the connection (``ECONNREFUSED``), or no route leads to it (``ENETUNREACH``,
+    ``EHOSTUNREACH``). A connect timeout, a dropped connection or an HTTP error is none of
+    these (None): those are retried.
+    """
+    if isinstance(error, urllib3.exceptions.NameResolutionError):
+        return "its name does not resolve (no network, or no DNS server answering)"
+    if not isinstance(error, urllib3.exceptions.NewConnectionError):
+        return None
+    cause = error.__cause__
+    if isinstance(cause, ConnectionRefusedError):
+        return "it refuses connections"
+    if isinstance(cause, OSError) and cause.errno in (errno.ENETUNREACH, errno.EHOSTUNREACH):
+        return "no network route leads to it"
+    return None
+
+
+class _FailFastRetry(Retry):
+    """urllib3's Retry, except that an error :func:`unreachable` names ends the request at
+    once (``MaxRetryError``) instead of being tried again after a backoff."""
+
+    def increment(self, method=None, url=None, response=None, error=None, _pool=None, _stacktrace=None):
+        if error is not None and unreachable(error):
+            raise urllib3.exceptions.MaxRetryError(_pool, url, error)
+        return super().increment(method, url, response, error, _pool, _stacktrace)
 
 
 @dataclass
@@ -133,13 +180,14 @@ def credentials(url: str, auth_hosts=DEFAULT_AUTH_HOSTS, env=None) -> tuple[str,
 
 
 def make_session(attempts: int = 5, backoff: float = 1.0, user_agent: str = USER_AGENT) -> requests.Session:
-    """A session that retries connection errors and 5xx answers (urllib3 Retry, backoff).
+    """A session that retries connection errors and 5xx answers (urllib3 Retry, backoff),
+    except a host that cannot be reached at all (:func:`unreachable`), failed at once.
 
     Read errors (a timeout or a dropped connection once the request is sent) are not
     retried by urllib3 (``read=False``): :func:`download` retries them itself, one request
     per try, so the requests it reports are the requests made, whatever times out where.
     """
-    retry = Retry(total=attempts - 1, connect=attempts - 1, read=False, status=attempts - 1,
+    retry = _FailFastRetry(total=attempts - 1, connect=attempts - 1, read=False, status=attempts - 1,
                   other=0, backoff_factor=backoff, status_forcelist=(500, 502, 503, 504),
                   allowed_methods=frozenset({"GET"}), raise_on_status=False,
                   respect_retry_after_header=True)
@@ -301,6 +349,10 @@ def download(session: requests.Session, url: str, dest, md5: str | None = None, 
                 raise
             except (requests.RequestException, urllib3.exceptions.HTTPError, OSError) as exc:
                 cause = exc.args[0] if exc.args else None
+                if isinstance(cause, urllib3.exceptions.MaxRetryError) and unreachable(cause.reason):
+                    host = urlsplit(url).hostname
+                    raise UnreachableError(UNREACHABLE_HELP.format(host=host, why=unreachable(cause.reason)),
+                                           requests_made + 1) from None
                 if isinstance(cause, urllib3.exceptions.MaxRetryError):
                     # no answer at all: the session's Retry already tried `attempts` times
                     raise FetchError(f"{type(exc).__name__} after {requests_made + attempts} requests: "
@@ -346,17 +398,20 @@ def fetch_files(specs: list[FileSpec], data_dir, mirror=None, jobs: int = 4, att
 
     Files land in ``<data_dir>/archive/<host>/<path>``. A failed file does not stop the
     others; a 401/403 (``unauthorized``) does: files not started yet are ``skipped`` with
-    the same message. Each of the ``jobs`` threads has its own session.
+    the same message. So does a host that cannot be reached (``unreachable``) for the
+    files on that host. Each of the ``jobs`` threads has its own session.
     """
     local = threading.local()
     stop = threading.Event()
     stop.message = ""
+    down: dict[str, str] = {}  # host -> why it cannot be reached (the first file's error)
     progress = _Progress(len(specs), desc)
 
     def one(spec: FileSpec) -> FileResult:
         res = FileResult(file=spec.name, url=spec.url, kind=spec.kind, expected_md5=spec.md5)
-        if stop.is_set():
-            res.outcome, res.error = "skipped", stop.message
+        host = urlsplit(spec.url).hostname
+        if stop.is_set() or host in down:
+            res.outcome, res.error = "skipped", stop.message if stop.is_set() else down[host]
             return res
         try:
             if mirror or spec.url.startswith("file://"):
@@ -372,6 +427,9 @@ def fetch_files(specs: list[FileSpec], data_dir, mirror=None, jobs: int = 4, att
             stop.message = str(exc)
             stop.set()
             res.outcome, res.error, res.attempts = "unauthorized", str(exc), exc.attempts
+        except UnreachableError as exc:
+            down.setdefault(host, str(exc))
+            res.outcome, res.error, res.attempts = "unreachable", str(exc), exc.attempts
         except (FetchError, ValueError) as exc:
             res.error, res.attempts = str(exc), getattr(exc, "attempts", 0)
         return res

@@ -159,7 +159,9 @@ def _runs_refusal(results, got: dict, folder: Path, report: pd.DataFrame, status
             placed.pop(tag).unlink()
     status["runs_parsed"] = len(placed)
     if len(placed) < min_runs:
-        return f"{len(placed)} usable runs of {status['runs_listed']} listed; the study needs >= {min_runs}"
+        network = [r.error for r in results if r.kind == "run" and r.outcome == "unreachable"]
+        because = f": {network[0]}" if network else ""  # the hosts of some runs cannot be reached
+        return f"{len(placed)} usable runs of {status['runs_listed']} listed; the study needs >= {min_runs}{because}"
     return None
 
 

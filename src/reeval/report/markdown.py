@@ -15,10 +15,16 @@ import numpy as np
 import pandas as pd
 
 
-def fmt(value, digits: int = 3) -> str:
+#: decimals of a measure's value in a table meant for reading: trec_eval prints 4 (CSV and
+#: Parquet files keep full precision)
+MEASURE_DECIMALS = 4
+
+
+def fmt(value, digits: int = MEASURE_DECIMALS) -> str:
     """A number as report text: ``n/a`` for None, NaN and +-inf; an integer (Python or
-    numpy) as it is; any other number with ``digits`` decimals (``fmt(0.4567) == "0.457"``,
-    ``fmt(2.5, 0) == "2"``: Python's round-half-to-even of the formatted value)."""
+    numpy) as it is; any other number with ``digits`` decimals, by default trec_eval's 4
+    (``fmt(0.45678) == "0.4568"``, ``fmt(2.5, 0) == "2"``: Python's round-half-to-even of
+    the formatted value)."""
     if value is None or (isinstance(value, float) and not math.isfinite(value)):
         return "n/a"
     if isinstance(value, (int, np.integer)):

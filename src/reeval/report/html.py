@@ -1,0 +1,272 @@
+"""The HTML report: one self-contained file with every figure and table of a run.
+
+``results/report.html`` (rule ``report``) opens offline in any browser: the figures are
+embedded as PNG data URIs, the styles are inline, nothing is fetched. Links to the CSV
+and markdown files are relative to the report, so they work beside the results folder.
+
+Its front page: per track its runs ranked by MAP with the main measures (a leaderboard),
+whether the track is included and why not, and links to each study's section. Then one
+section per study (the ASL study, lexicographic precision, rareness, the cross-track
+summary): its markdown summary rendered (its images embedded), its other figures with
+their captions, its tables; then the per-track figures, one folder per track.
+
+Numbers meant for reading are rounded as trec_eval prints them: 4 decimals
+(:data:`DECIMALS`); the CSV and Parquet files keep full precision. A table longer than
+:data:`MAX_ROWS` rows shows its first rows and names its file.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from reeval.report.markdown import fmt
+
+#: decimals of every non-integer number shown (trec_eval prints 4)
+DECIMALS = 4
+#: rows of a table shown before "first N of M rows"
+MAX_ROWS = 200
+#: the leaderboard's measures, in order, with their names as read (those a track has)
+LEADERBOARD = {"map": "MAP", "P_20": "P@20", "ndcg_cut_10": "nDCG@10", "recip_rank": "RR", "bpref": "bpref",
+               "ASL": "ASL", "ASL@g1-10": "ASL@g1-10"}
+#: the studies' sections: id -> (title, folder under the results, markdown files shown first)
+SECTIONS = {
+    "asl-study": ("ASL study", "study", ("summary.md",)),
+    "lexiprecision": ("Lexicographic precision", "lexiprecision", ("paper_comparison.md",)),
+    "rareness": ("Rareness", "rareness", ()),
+    "summary": ("Cross-track summary", "summary", ("summary.md",)),
+}
+STYLE = """
+body { font-family: system-ui, sans-serif; margin: 0 auto; max-width: 72rem; padding: 0 1rem 4rem; color: #222; }
+nav { position: sticky; top: 0; background: #fff; border-bottom: 1px solid #ccc; padding: .5rem 0; }
+nav a { margin-right: 1rem; }
+table { border-collapse: collapse; margin: .5rem 0 1rem; font-size: .85rem; }
+th, td { border: 1px solid #ccc; padding: .15rem .4rem; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+th { background: #f2f2f2; }
+figure { margin: 1rem 0 2rem; }
+figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
+figcaption { font-size: .85rem; color: #444; max-width: 48rem; }
+details { margin: .3rem 0; }
+summary { cursor: pointer; }
+.out { color: #a33; }
+.tw { overflow-x: auto; }
+"""
+
+
+def cell(value) -> str:
+    """A table cell as text: integers as they are, other numbers with :data:`DECIMALS`
+    decimals, a missing value empty."""
+    if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA:
+        return ""
+    if isinstance(value, (bool, np.bool_)):
+        return str(bool(value)).lower()
+    if isinstance(value, (int, np.integer, float, np.floating)):
+        return fmt(value, DECIMALS)
+    return str(value)
+
+
+def html_table(df: pd.DataFrame, max_rows: int = MAX_ROWS, source: str | None = None,
+               links: dict | None = None) -> str:
+    """``df`` as an HTML table, numbers right-aligned and rounded (:func:`cell`); past
+    ``max_rows`` rows, the first ones and a note naming ``source``. ``links`` maps a column
+    to a function giving each value's href."""
+    shown = df.head(max_rows)
+    links = links or {}
+    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in shown.columns)
+    numeric = [pd.api.types.is_numeric_dtype(shown[c]) and not pd.api.types.is_bool_dtype(shown[c])
+               for c in shown.columns]
+    rows = []
+    for values in shown.itertuples(index=False):
+        tds = []
+        for col, value, num in zip(shown.columns, values, numeric):
+            text = html.escape(cell(value))
+            if col in links and text:
+                text = f'<a href="{html.escape(links[col](value))}">{text}</a>'
+            tds.append(f'<td class="num">{text}</td>' if num else f"<td>{text}</td>")
+        rows.append("<tr>" + "".join(tds) + "</tr>")
+    note = ""
+    if len(df) > max_rows:
+        where = f"; the whole table: <a href=\"{html.escape(source)}\">{html.escape(source)}</a>" if source else ""
+        note = f"<p>First {max_rows} of {len(df)} rows{where}.</p>"
+    return f'<div class="tw"><table><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>{note}'
+
+
+def data_uri(path: Path) -> str:
+    """A PNG file as a ``data:image/png;base64,...`` URI."""
+    return "data:image/png;base64," + base64.b64encode(Path(path).read_bytes()).decode("ascii")
+
+
+def anchor(text: str) -> str:
+    """An HTML id from a name: letters, digits, ``-``, ``_`` and ``.`` kept, the rest ``-``."""
+    return re.sub(r"[^A-Za-z0-9_.-]", "-", text)
+
+
+def figure(path: Path, results: Path, caption: str = "") -> str:
+    """One embedded figure with its file name and caption."""
+    rel = path.relative_to(results).as_posix()
+    text = f"<b>{html.escape(rel)}</b>" + (f": {html.escape(caption)}" if caption else "")
+    return (f'<figure id="fig-{anchor(rel)}"><img alt="{html.escape(rel)}" src="{data_uri(path)}">'
+            f"<figcaption>{text}</figcaption></figure>")
+
+
+def markdown_html(path: Path, results: Path, embedded: set) -> str:
+    """A markdown file rendered, its images embedded (added to ``embedded``), its relative
+    links made relative to the report (in ``results``), its headings under the section's."""
+    import markdown
+
+    body = markdown.markdown(path.read_text(encoding="utf-8"), extensions=["tables"])
+    folder = path.parent
+
+    def image(match):
+        target = (folder / html.unescape(match.group(2))).resolve()
+        if target.suffix == ".png" and target.is_file():
+            embedded.add(target)
+            return f'{match.group(1)}"{data_uri(target)}"'
+        return match.group(0)
+
+    def link(match):
+        target = match.group(2)
+        if re.match(r"^[a-z]+:|^#|^/", target):
+            return match.group(0)
+        rel = (folder / html.unescape(target)).resolve()
+        try:
+            return f'{match.group(1)}"{html.escape(rel.relative_to(results.resolve()).as_posix())}"'
+        except ValueError:
+            return match.group(0)
+
+    body = re.sub(r'(<img[^>]*?src=)"([^"]+)"', image, body)
+    body = re.sub(r'(<a[^>]*?href=)"([^"]+)"', link, body)
+    body = re.sub(r"<table>", '<div class="tw"><table>', body).replace("</table>", "</table></div>")
+    # its headings below the section's (h2): # -> h3, ## -> h4 ...
+    return re.sub(r"<(/?)h([1-6])\b", lambda m: f"<{m.group(1)}h{min(6, int(m.group(2)) + 2)}", body)
+
+
+def caption_of(path: Path, results: Path, captions: dict) -> str:
+    """The caption of a figure: the first pattern of ``captions`` (``{track}``-style
+    wildcards, relative to the results folder) that its path matches."""
+    rel = path.relative_to(results).as_posix()
+    for pattern, text in captions.items():
+        regex = "^" + re.sub(r"\\\{\w+\\\}", "[^/]+", re.escape(pattern)) + "$"
+        if re.match(regex, rel):
+            return text
+    return ""
+
+
+def read_table(path: Path) -> pd.DataFrame:
+    """A CSV output with its integer columns kept integers where cells are empty."""
+    return pd.read_csv(path, keep_default_na=False, na_values=[""], dtype_backend="numpy_nullable")
+
+
+def leaderboard(by_run: pd.DataFrame) -> pd.DataFrame:
+    """A track's runs ranked by MAP (best first; ASL instead when there is no MAP), with the
+    :data:`LEADERBOARD` measures it has under their names as read."""
+    cols = [c for c in LEADERBOARD if c in by_run.columns]
+    key = "map" if "map" in cols else (cols[0] if cols else "run")
+    ascending = key.startswith("ASL") or key == "run"
+    board = by_run.sort_values([key, "run"], ascending=[ascending, True], kind="stable")[["run", *cols]]
+    board = board.rename(columns=LEADERBOARD).reset_index(drop=True)
+    board.insert(0, "rank", np.arange(1, len(board) + 1))
+    return board
+
+
+def front_page(inclusion: pd.DataFrame, boards: dict, sections: list) -> str:
+    """The front page: the studies' links, the inclusion of every track, each track's leaderboard."""
+    included = inclusion[inclusion["included"].astype(bool)]
+    parts = [f"<p>{len(included)} of {len(inclusion)} tracks included in the cross-track studies. "
+             f"Sections: " + " · ".join(f'<a href="#{sid}">{html.escape(title)}</a>' for sid, title in sections)
+             + ' · <a href="#per-track">per-track figures</a>. Measures rounded to 4 decimals as trec_eval '
+             "prints them; the CSV and Parquet files keep full precision.</p>"]
+    view = inclusion[["track", "included", "reason", "runs_included"]]
+    parts.append(html_table(view, max_rows=len(view), links={"track": lambda t: f"#track-{anchor(str(t))}"}))
+    open_all = len(boards) <= 3
+    for track, board in boards.items():
+        row = inclusion[inclusion.track.astype(str) == track]
+        status = "included" if len(row) and bool(row.included.iloc[0]) else \
+            f'<span class="out">left out: {html.escape(str(row.reason.iloc[0]) if len(row) else "not in inclusion.csv")}</span>'
+        parts.append(f'<details id="track-{anchor(track)}"{" open" if open_all else ""}><summary><b>'
+                     f"{html.escape(track)}</b>: {len(board)} runs, {status}</summary>"
+                     f"{html_table(board, max_rows=len(board))}"
+                     f'<p><a href="#figs-{anchor(track)}">its figures</a> · '
+                     f'<a href="tracks/{html.escape(track)}/measures_by_run.csv">measures_by_run.csv</a></p></details>')
+    return "\n".join(parts)
+
+
+def section(results: Path, title: str, folder: str, markdown_files, pngs: list, tables: list,
+            captions: dict) -> str:
+    """One study's section: its markdown, the figures the markdown did not show, its tables."""
+    parts, embedded = [], set()
+    for name in markdown_files:
+        path = results / folder / name
+        if path.is_file():
+            parts.append(f'<div class="md">{markdown_html(path, results, embedded)}</div>')
+    rest = [p for p in pngs if p.resolve() not in embedded]
+    if rest:
+        parts.append(f"<h3>Figures of {html.escape(title)}</h3>")
+        parts += [figure(p, results, caption_of(p, results, captions)) for p in rest]
+    if tables:
+        parts.append(f"<h3>Tables of {html.escape(title)}</h3>")
+        for path in tables:
+            rel = path.relative_to(results).as_posix()
+            parts.append(f'<h4 id="table-{anchor(rel)}"><a href="{html.escape(rel)}">{html.escape(rel)}</a></h4>')
+            parts.append(html_table(read_table(path), source=rel))
+    return "\n".join(parts)
+
+
+def per_track_section(results: Path, tracks: list, pngs: list, captions: dict) -> str:
+    """Every per-track figure, one collapsible block per track."""
+    parts = []
+    for track in tracks:
+        mine = [p for p in pngs if p.relative_to(results).parts[:2] == ("tracks", track)]
+        body = "".join(figure(p, results, caption_of(p, results, captions)) for p in mine) or \
+            "<p>No per-track figure for this track.</p>"
+        parts.append(f'<details id="figs-{anchor(track)}"><summary><b>{html.escape(track)}</b>: '
+                     f"{len(mine)} figures</summary>{body}</details>")
+    return "\n".join(parts)
+
+
+def report_html(results, files, inclusion_csv, title: str = "reeval report", captions: dict | None = None) -> str:
+    """The whole report of a results folder as one HTML string.
+
+    ``files``: the run's outputs to show (PNG figures, CSV tables, the tracks'
+    ``measures_by_run.parquet``); ``captions``: figure path pattern (relative to ``results``,
+    ``{track}`` wildcards) -> caption text.
+    """
+    results = Path(results)
+    captions = captions or {}
+    files = sorted({Path(f) for f in files})
+    inclusion = read_table(Path(inclusion_csv)).astype({"track": str})
+    boards = {}
+    for f in files:
+        if f.name == "measures_by_run.parquet" and f.parent.parent.name == "tracks":
+            boards[f.parent.name] = leaderboard(pd.read_parquet(f))
+    boards = dict(sorted(boards.items()))
+    sections, bodies = [], []
+    for sid, (name, folder, md) in SECTIONS.items():
+        pngs = [f for f in files if f.suffix == ".png" and f.parent == results / folder]
+        tables = [f for f in files if f.suffix == ".csv" and f.parent == results / folder]
+        if not (pngs or tables or any((results / folder / m).is_file() for m in md)):
+            continue
+        sections.append((sid, name))
+        bodies.append(f'<section id="{sid}"><h2>{html.escape(name)}</h2>'
+                      f"{section(results, name, folder, md, pngs, tables, captions)}</section>")
+    track_pngs = [f for f in files if f.suffix == ".png" and f.parent.parts[:len(results.parts) + 1]
+                  == (*results.parts, "tracks")]
+    tracks = sorted(set(inclusion.track.astype(str)) | set(boards))
+    nav = "".join(f'<a href="#{sid}">{html.escape(name)}</a>' for sid, name in
+                  [("front", "Tracks and runs"), *sections, ("per-track", "Per-track figures")])
+    return "\n".join([
+        "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+        f"<title>{html.escape(title)}</title><style>{STYLE}</style></head><body>",
+        f"<nav>{nav}</nav>",
+        f'<section id="front"><h1>{html.escape(title)}</h1>{front_page(inclusion, boards, sections)}</section>',
+        *bodies,
+        f'<section id="per-track"><h2>Per-track figures</h2>{per_track_section(results, tracks, track_pngs, captions)}'
+        "</section>",
+        "</body></html>", ""])

@@ -1,0 +1,54 @@
+"""What a workflow run prints (reeval.workflow.console, reeval.workflow.closing); the whole
+run's console is checked in test_workflow.py."""
+
+import pandas as pd
+
+from reeval.workflow.closing import closing_lines
+from reeval.workflow.console import error_lines, job_line, log_tail, plan_line
+
+
+def test_a_finished_job_is_one_line_with_the_progress():
+    assert job_line(7, 124, "ingest", {"track": "syn-graded"}, 2.06) == "[  7/124] ingest syn-graded  2.1 s"
+    assert job_line(24, 24, "all", {}, None) == "[24/24] all"
+
+
+def test_the_plan_is_one_line_largest_rules_first():
+    assert plan_line({"ingest": 3, "all": 1, "measures": 3, "total": 7}) == \
+        "7 jobs to run: 3 ingest, 3 measures, 1 all"
+
+
+def test_a_failed_job_shows_its_rule_log_and_the_logs_last_lines(tmp_path):
+    log = tmp_path / "bad.log"
+    log.write_text("".join(f"line {i}\n" for i in range(40)))
+    lines = error_lines({"rule_name": "ingest", "jobid": 5, "wildcards": {"track": "bad"}, "log": [str(log)],
+                         "aux": {}, "rule_msg": None})
+    assert lines[0] == "Error in rule ingest (track=bad), job 5:"
+    assert lines[1] == f"    log: {log} (its last 15 lines:)" and lines[2:] == [f"    | line {i}" for i in range(25, 40)]
+    assert log_tail(tmp_path / "none.log")[0].startswith("(cannot read")
+    assert error_lines({"rule_name": "all", "jobid": 0, "log": []})[-1].startswith("    (this rule has no log")
+
+
+def test_closing_lines_group_what_is_left_out_by_reason(tmp_path):
+    res = tmp_path / "results"
+    (res / "summary").mkdir(parents=True)
+    (res / "study").mkdir()
+    (res / "study" / "fig1.png").write_bytes(b"")
+    (res / "summary" / "summary.md").write_text("#")
+    (res / "report.html").write_text("<html>")
+    reason = "qrels not fetched: cannot reach trec.nist.gov: its name does not resolve"
+    tracks = [f"t{i}" for i in range(9)]
+    pd.DataFrame({"track": tracks + ["ok"], "included": [False] * 9 + [True],
+                  "reason": [reason] * 8 + ["2 runs; the study needs >= 5", "included"]}).to_csv(
+        res / "summary" / "inclusion.csv", index=False)
+    pd.DataFrame({"track": ["ok", "ok"], "run": ["r1", "nan"], "included": [True, False],
+                  "reason": ["included", "no line kept: empty file"]}).to_csv(res / "summary" / "run_inclusion.csv",
+                                                                            index=False)
+    lines = closing_lines(res)
+    assert lines[0] == "Tracks: 1 of 10 included (ok); runs: 1 of 2 included."
+    assert lines[1] == f"  left out, 8 tracks (t0, t1, t2, t3, t4, t5 and 2 more): {reason}"
+    assert lines[2] == "  left out, 1 track (t8): 2 runs; the study needs >= 5"
+    assert lines[3] == "  left out, 1 run (ok/nan): no line kept: empty file"
+    assert lines[4] == f"Read first: {res / 'summary' / 'summary.md'}"
+    assert lines[5].startswith(f"Figures: {res / 'study'} (1 PNG, 0 PDF)")
+    assert lines[6].startswith(f"Report: {res / 'report.html'}")
+    assert closing_lines(tmp_path / "nothing", failed=True)[0].startswith("The run stopped with errors")

@@ -1,0 +1,39 @@
+# results/report.html: the run's figures and tables in one self-contained file
+# (reeval.report.html; its inputs and captions: report_inputs, report_captions in
+# common.smk), and the closing lines every run prints (reeval.workflow.closing).
+from snakemake.logging import logger
+
+from reeval.workflow.closing import closing_lines
+
+REPORT_HTML = f"{RESULTS}/report.html"
+
+
+rule report:
+    """results/report.html: leaderboards per track, every figure and table, offline."""
+    input:
+        files=report_inputs,
+        inclusion=INCLUSION,
+    output:
+        REPORT_HTML,
+    params:
+        results=lambda wildcards, output: str(Path(output[0]).parent),
+        title=f"reeval report: {', '.join(map(str, workflow.config_settings.configfiles)) or 'config/config.yaml'}",
+        captions=lambda wildcards: report_captions(),
+    log:
+        f"{RESULTS}/logs/report/report.log",
+    threads: 1
+    resources:
+        mem_mb=lambda wildcards, attempt: 2000 * attempt,
+        runtime=lambda wildcards, attempt: 10 * attempt,
+    conda:
+        "../../environment.yml"
+    script:
+        "../../scripts/report.py"
+
+
+onsuccess:
+    logger.info("\n".join(closing_lines(RESULTS)))
+
+
+onerror:
+    logger.error("\n".join(closing_lines(RESULTS, failed=True)))
