@@ -25,9 +25,9 @@ FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
 
 def missing() -> str | None:
     """Why no browser can be driven here, or None."""
-    try:
-        import selenium  # noqa: F401
-    except ImportError:
+    import importlib.util
+
+    if importlib.util.find_spec("selenium") is None:
         return "selenium is not installed (pip install -e '.[test]')"
     for path, package in ((CHROMIUM, "chromium"), (CHROMEDRIVER, "chromium-driver")):
         if not path.exists():

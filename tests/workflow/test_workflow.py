@@ -7,10 +7,11 @@ import pandas as pd
 import pytest
 import yaml
 
-from browser import browser  # noqa: F401 (a fixture)
+import browser as browsers
 from conftest import ROOT, write_lines
 
 SNAKEMAKE = [sys.executable, "-m", "snakemake"]
+browser = browsers.browser  # the headless Chromium fixture (tests/browser.py)
 
 
 def snakemake(*args, check=True):
