@@ -243,6 +243,34 @@ def wrapped(text: str, width_in: float = COLUMN, size_pt: float = 8) -> str:
     return "\n".join(textwrap.fill(line, chars) for line in text.split("\n"))
 
 
+def fit_titles(fig) -> None:
+    """Wrap every axes title of ``fig`` that reaches beyond the figure's edges or beyond
+    its axes' share of a multi-panel figure (a long track or run name), at the characters
+    that fit around its centre, after a layout pass."""
+    import textwrap
+
+    for _ in range(3):
+        fig.draw_without_rendering()
+        wide = []
+        for ax in fig.axes:
+            t = ax.title
+            if not (t.get_visible() and t.get_text()):
+                continue
+            e = t.get_window_extent()
+            centre = (e.x0 + e.x1) / 2
+            room = 2 * min(centre - fig.bbox.x0, fig.bbox.x1 - centre) - 4
+            if len(fig.axes) > 1:
+                room = min(room, ax.bbox.width * 1.15)
+            if e.width > room:
+                wide.append((t, room / e.width))
+        if not wide:
+            return
+        for t, share in wide:
+            lines = t.get_text().split("\n")
+            chars = max(10, int(max(map(len, lines)) * share * 0.95))
+            t.set_text("\n".join(textwrap.fill(line, chars) for line in lines))
+
+
 def overflow(fig) -> float:
     """How far, in inches, the drawing of ``fig`` reaches beyond its edges (0 when all of it
     is inside: nothing cut off in print), from matplotlib's tight bounding box after a
@@ -266,7 +294,8 @@ def save_figure(fig, *paths, dpi: int = 200) -> None:
     """Save ``fig`` to each path, the format following the suffix (png, pdf, svg), then close it.
 
     Every figure is saved the same way: at its own size (no tight bounding box), ``dpi``
-    for the raster, TrueType fonts, texts with math scripts enlarged (:func:`enlarge_math`), no timestamp (:data:`FIGURE_METADATA`), SVG ids salted
+    for the raster, TrueType fonts, texts with math scripts enlarged (:func:`enlarge_math`),
+    titles wrapped to their width (:func:`fit_titles`), no timestamp (:data:`FIGURE_METADATA`), SVG ids salted
     by a constant; each file atomically. Raises ValueError, before writing anything, for
     a figure wider than :data:`PAGE`, with a text under :data:`MIN_TEXT_PT` or a drawing
     reaching beyond the figure's edge (:func:`overflow`).
@@ -284,6 +313,7 @@ def save_figure(fig, *paths, dpi: int = 200) -> None:
         if width > PAGE + 1e-9:
             raise ValueError(f"{paths[0]}: the figure is {width:g} in wide, more than a page ({PAGE} in)")
         enlarge_math(fig)
+        fit_titles(fig)
         small = small_texts(fig)
         if small:
             raise ValueError(f"{paths[0]}: text under {MIN_TEXT_PT:g} pt: {small[:3]}")
