@@ -246,10 +246,11 @@ def wrapped(text: str, width_in: float = COLUMN, size_pt: float = 8) -> str:
 def fit_titles(fig) -> None:
     """Wrap every axes title of ``fig`` that reaches beyond the figure's edges or beyond
     its axes' share of a multi-panel figure (a long track or run name), at the characters
-    that fit around its centre, after a layout pass."""
+    that fit around its centre. Leaves ``fig`` laid out (``draw_without_rendering``) as
+    drawn with the titles it keeps."""
     import textwrap
 
-    for _ in range(3):
+    for _ in range(4):
         fig.draw_without_rendering()
         wide = []
         for ax in fig.axes:
@@ -273,9 +274,8 @@ def fit_titles(fig) -> None:
 
 def overflow(fig) -> float:
     """How far, in inches, the drawing of ``fig`` reaches beyond its edges (0 when all of it
-    is inside: nothing cut off in print), from matplotlib's tight bounding box after a
-    layout pass (``fig.draw_without_rendering``)."""
-    fig.draw_without_rendering()
+    is inside: nothing cut off in print), from matplotlib's tight bounding box of the
+    figure as last laid out (:func:`fit_titles` leaves it so)."""
     box = fig.get_tightbbox()
     w, h = fig.get_size_inches()
     return float(max(0.0, -box.x0, -box.y0, box.x1 - w, box.y1 - h))
@@ -295,8 +295,8 @@ def save_figure(fig, *paths, dpi: int = 200) -> None:
 
     Every figure is saved the same way: at its own size (no tight bounding box), ``dpi``
     for the raster, TrueType fonts, texts with math scripts enlarged (:func:`enlarge_math`),
-    titles wrapped to their width (:func:`fit_titles`), no timestamp (:data:`FIGURE_METADATA`), SVG ids salted
-    by a constant; each file atomically. Raises ValueError, before writing anything, for
+    titles wrapped to their width (:func:`fit_titles`), laid out once for every format, no
+    timestamp (:data:`FIGURE_METADATA`), SVG ids salted by a constant; each file atomically. Raises ValueError, before writing anything, for
     a figure wider than :data:`PAGE`, with a text under :data:`MIN_TEXT_PT` or a drawing
     reaching beyond the figure's edge (:func:`overflow`).
     """
@@ -321,6 +321,9 @@ def save_figure(fig, *paths, dpi: int = 200) -> None:
         if cut > 0.02:
             raise ValueError(f"{paths[0]}: the drawing reaches {cut:.2f} in beyond the figure's edge "
                              "(a title or legend too long for its width)")
+        # laid out once above: each format draws at those positions (the layout takes half
+        # of a draw's time)
+        fig.set_layout_engine("none")
         with matplotlib.rc_context(rc_params()):
             for path, fmt in formats:
                 atomic_write(path, lambda tmp, fmt=fmt: fig.savefig(
