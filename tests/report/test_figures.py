@@ -47,13 +47,24 @@ def test_the_saver_refuses_a_figure_that_is_not_camera_ready(tmp_path, problem, 
             fig, ax = new_figure("column")
         if problem == "small":
             ax.set_title("legend text", fontsize=6)
-        if problem == "cut":
-            ax.set_title("a title far too long for a column-wide figure, running past both of its edges")
+        if problem == "cut":  # a note on the figure, which the layout does not move
+            fig.text(0.9, 0.5, "a note past the edge")
         with pytest.raises(ValueError, match=message):
             save_figure(fig, tmp_path / "bad.pdf")
     assert not (tmp_path / "bad.pdf").exists()
     with pytest.raises(ValueError, match="at most 7"):
         new_figure(7.5)
+
+
+def test_a_title_too_long_for_its_width_is_wrapped(tmp_path):
+    from reeval.report.figures import figure_style, new_figure, overflow, save_figure
+
+    with figure_style():
+        fig, ax = new_figure("column")
+        title = ax.set_title("trec17-blog-baseline-opinion: a title far too long for a column-wide figure")
+        save_figure(fig, tmp_path / "t.pdf")
+        assert "\n" in title.get_text() and overflow(fig) == 0
+    assert camera_ready_problems(tmp_path / "t.pdf") == []
 
 
 def test_math_with_subscripts_is_enlarged_so_that_its_scripts_print_at_7_pt():
@@ -70,12 +81,14 @@ def test_math_with_subscripts_is_enlarged_so_that_its_scripts_print_at_7_pt():
 
 
 def test_coinciding_series_are_grouped_and_distinct_ones_are_not():
-    from reeval.report.figures import coinciding
+    from reeval.report.figures import coinciding, coinciding_label
 
     x = [0, 0.5, 1]
     groups = coinciding({"P": (x, [1, 0.9, np.nan]), "P norm": (x, [1, 0.9 + 1e-13, np.nan]),
                          "AP": (x, [1, 0.8, 0.7]), "AP norm": ([0, 0.5], [1, 0.8])})
     assert groups == [["P", "P norm"], ["AP"], ["AP norm"]]
+    assert coinciding_label(["P", "P norm"]) == "P = P norm"
+    assert coinciding_label(["P rareness", "AP rareness", "P rareness norm"]) == "P rareness = AP rareness =\nP rareness norm"
 
 
 def test_integer_ticks_and_distribution_bands(tmp_path):

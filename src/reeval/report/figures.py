@@ -179,9 +179,17 @@ def coinciding(series: dict, rtol: float = 1e-9) -> list:
     return [labels for labels, _ in groups]
 
 
-def coinciding_label(labels: list) -> str:
-    """One legend entry for series that coincide: ``A = B`` (the lines are on top of each other)."""
-    return " = ".join(labels)
+def coinciding_label(labels: list, chars: int = 32) -> str:
+    """One legend entry for series that coincide: ``A = B`` (the lines are on top of each
+    other), broken after an ``=`` where a line would pass ``chars`` characters."""
+    lines = [labels[0]]
+    for label in labels[1:]:
+        if len(lines[-1]) + 3 + len(label) > chars:
+            lines[-1] += " ="
+            lines.append(label)
+        else:
+            lines[-1] += f" = {label}"
+    return "\n".join(lines)
 
 
 def across_tracks(ax, frame, x: str, y: str, color, linestyle: str = "-", label: str = "",
