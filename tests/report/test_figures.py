@@ -5,7 +5,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import ROOT
 from pdffigures import camera_ready_problems, figure_facts
 
 

@@ -21,6 +21,9 @@ FIG9_SERIES = (("RR", "-", "RR (solid)"), ("LP", "--", "rrLP, sgnLP (dashed)"))
 #: first-relevant positions p1 grouped for figure 3 across many tracks (a bin is [e_k, e_k+1))
 P1_BIN_EDGES = (1, 2, 3, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 10 ** 9)
 ONE_TRACK_NOTE = "1 track: no distribution across tracks"
+#: where the legend of a distribution over tracks goes (clear of its bands)
+DISTRIBUTION_LEGEND = {"fig3_ties_by_p1": "lower left", "fig5_ties_by_level": "upper right",
+                       "fig6_i_star_ecdf": "lower right"}
 
 
 def _fig3_axes(ax) -> None:
@@ -205,7 +208,9 @@ def cross_track_figures(tables: dict, out, empty_note: str) -> None:
                 note(ax, f"{hidden} (track, p1) with no tie\n(probability 0) not drawn")
         else:
             _distribution(ax, name, df)
-            ax.legend(handles=band_legend_handles(PALETTE[0]), loc="lower left" if name != "fig6_i_star_ecdf" else "lower right")
+            ax.legend(handles=band_legend_handles(PALETTE[0]), loc=DISTRIBUTION_LEGEND[name])
+            if name == "fig3_ties_by_p1":
+                note(ax, "p1 in bins 1, 2, 3-4, 5-9, 10-19 ...;\na bin with no tie (0) not drawn")
         _axes_of(name)(ax)
         _title(ax, name, n, empty_note)
         save_figure_pair(fig, out / name)
