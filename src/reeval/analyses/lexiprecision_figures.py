@@ -26,10 +26,13 @@ DISTRIBUTION_LEGEND = {"fig3_ties_by_p1": "lower left", "fig5_ties_by_level": "u
                        "fig6_i_star_ecdf": "lower right"}
 
 
-def _fig3_axes(ax) -> None:
-    ax.set_xscale("log")
-    ax.set_yscale("log", nonpositive="mask")
-    plain_log_ticks(ax.xaxis, ax.yaxis)
+def _fig3_axes(ax, df=None) -> None:
+    """Log-log axes of figure 3 (linear when ``df`` has no positive probability to draw:
+    a log axis needs one)."""
+    if df is None or (df.probability > 0).any():
+        ax.set_xscale("log")
+        ax.set_yscale("log", nonpositive="mask")
+        plain_log_ticks(ax.xaxis, ax.yaxis)
     ax.set_xlabel("position p1 of the first relevant document")
     ax.set_ylabel("P(another run ties on p1)")
 
@@ -38,7 +41,7 @@ def plot_fig3(ax, df, label, color=None) -> int:
     """Tie probability against p1 (log-log). A probability of 0 has no place on a log axis:
     it is not drawn and the line breaks there. Returns how many p1 had no tie."""
     ax.plot(df.p1, df.probability.where(df.probability > 0), marker=".", linestyle="-", color=color, label=label)
-    _fig3_axes(ax)
+    _fig3_axes(ax, df)
     return int((df.probability == 0).sum())
 
 
@@ -211,7 +214,10 @@ def cross_track_figures(tables: dict, out, empty_note: str) -> None:
             ax.legend(handles=band_legend_handles(PALETTE[0]), loc=DISTRIBUTION_LEGEND[name])
             if name == "fig3_ties_by_p1":
                 note(ax, "p1 in bins 1, 2, 3-4, 5-9, 10-19 ...;\na bin with no tie (0) not drawn")
-        _axes_of(name)(ax)
+        if name == "fig3_ties_by_p1":
+            _fig3_axes(ax, df)
+        else:
+            _axes_of(name)(ax)
         _title(ax, name, n, empty_note)
         save_figure_pair(fig, out / name)
     fig9_across_tracks(tables["fig9_label_removal"], tracks, colors, out / "fig9_label_removal", empty_note)
