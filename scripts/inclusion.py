@@ -2,6 +2,7 @@
 from pathlib import Path
 
 from _log import rule_log
+from reeval.api.results import stale_tracks
 from reeval.io.tables import write_table
 from reeval.archive.inclusion import inclusion_table, read_status
 from reeval.workflow.run_inclusion import excluded_messages, study_run_inclusion
@@ -14,7 +15,11 @@ with rule_log(sm) as log:
     runs = study_run_inclusion(reports)
     write_table(table, sm.output.tracks)
     write_table(runs, sm.output.runs)
-    log.info("%d of %d tracks included; %d of %d ingested runs kept a line", int(table.included.sum()),
-             len(table), int(runs.included.sum()), len(runs))
+    log.info("%d of %d tracks included; %d of %d ingested runs kept a line; %d files not read",
+             int(table.included.sum()), len(table), int(runs.included.sum()), int((runs.kind == "run").sum()),
+             int((runs.kind == "skipped").sum()))
     for message in excluded_messages(runs):
         log.warning(message)
+    for folder in stale_tracks(Path(sm.output.tracks).parents[1], sm.params.entries):
+        log.warning("%s: not a track of this configuration, left from an earlier one (kept; reeval.read_results "
+                    "marks its tables stale)", folder)

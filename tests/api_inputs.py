@@ -70,13 +70,14 @@ def run_forms(paths, forms=None) -> dict:
 
 
 def cli_values(qrels, runs, specs, *options) -> dict:
-    """{(run, measure, qid): value} printed by ``reeval score`` (30 decimals: exact floats)."""
-    argv = ["score", "--decimals", "30", "--quiet", *options]
-    for spec in specs:
-        argv += ["-m", spec]
+    """{(run, measure, qid): value} printed by ``reeval score -m spec`` for each spec (30
+    decimals: exact floats; one command per spec, as ``-m official -m P@20`` would print
+    only P_20 of the P family, as trec_eval does)."""
     printed = io.StringIO()
-    with contextlib.redirect_stdout(printed):
-        assert main([*argv, str(qrels), *map(str, runs)]) == 0
+    for spec in specs:
+        with contextlib.redirect_stdout(printed):
+            assert main(["score", "--decimals", "30", "--quiet", *options, "-m", spec, str(qrels),
+                         *map(str, runs)]) == 0
     out = {}
     for line in printed.getvalue().splitlines():
         fields = line.split("\t")

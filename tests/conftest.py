@@ -83,3 +83,63 @@ def assert_outputs_conform(folder: Path) -> int:
                 assert not bad, (path, field.name, bad[:3])
         checked += 1
     return checked
+
+
+ORACLES = (ROOT.parent / "shared" / "oracles").resolve()
+
+
+@pytest.fixture(scope="session")
+def trec_eval10(tmp_path_factory):
+    """trec_eval 10.0 built from ../shared/oracles with its own Makefile (the default build,
+    which passes its quicktest), and a second build printing every value with ``%.17g``
+    instead of ``%6.4f`` (the same code, full precision: the oracle of the topic-by-topic
+    parity tests). A namespace: ``binary``, ``full`` (paths) and ``tests`` (its test/ folder)."""
+    import shutil
+    import subprocess
+    import tarfile
+    from types import SimpleNamespace
+
+    tarballs = sorted(ORACLES.glob("trec_eval-10.0*.tar.gz"))
+    if not tarballs:
+        pytest.skip(f"the trec_eval 10.0 source is not at {ORACLES} (../shared/oracles)")
+    if shutil.which("make") is None or shutil.which("cc") is None:
+        pytest.skip("building trec_eval 10.0 needs make and a C compiler")
+    base = tmp_path_factory.mktemp("trec_eval10")
+    with tarfile.open(tarballs[-1]) as tar:
+        tar.extractall(base, filter="data")
+    (source,) = [p for p in base.iterdir() if (p / "Makefile").is_file()]
+    full = base / "full"
+    shutil.copytree(source, full)
+    for name in ("meas_print_single.c", "meas_print_final.c"):
+        path = full / name
+        path.write_text(path.read_text().replace("%6.4f", "%.17g"))
+    for folder in (source, full):
+        subprocess.run(["make", "-s", "-C", str(folder), "trec_eval"], check=True, capture_output=True)
+    return SimpleNamespace(binary=source / "trec_eval", full=full / "trec_eval", tests=source / "test")
+
+
+@pytest.fixture(scope="session")
+def plain_tracks(tmp_path_factory):
+    """A function: a real track's qrels and runs decompressed (trec_eval reads plain files
+    only), as (qrels path, [(run name, run path)]), once per session."""
+    import gzip
+    import shutil
+
+    from reeval.io.trecio import run_names
+
+    base, made = tmp_path_factory.mktemp("plain"), {}
+
+    def plain(track: str):
+        if track not in made:
+            qrels, runs = track_files(track)
+            folder = base / track
+            folder.mkdir()
+            paths = []
+            for src in [qrels, *runs]:
+                dst = folder / Path(src).name.removesuffix(".gz")
+                with gzip.open(src, "rb") if src.endswith(".gz") else open(src, "rb") as fin, open(dst, "wb") as fout:
+                    shutil.copyfileobj(fin, fout)
+                paths.append(dst)
+            made[track] = (paths[0], list(zip(run_names(runs), paths[1:])))
+        return made[track]
+    return plain

@@ -1,15 +1,19 @@
 """reeval: reanalysis of IR evaluation campaigns (TREC-style qrels and runs).
 
 The Python API (:mod:`reeval.api`): ``reeval.evaluate``, ``reeval.compare``,
-``reeval.prefer`` and ``reeval.read_results``, imported on first use (PEP 562), so that
-``import reeval`` and the ``reeval`` command stay light (no numpy or pandas).
+``reeval.compare_runs``, ``reeval.prefer``, ``reeval.recall_precision``,
+``reeval.plot_recall_precision`` and ``reeval.read_results``, imported on first use
+(PEP 562), so that ``import reeval`` and the ``reeval`` command stay light (no numpy or
+pandas). Statistics on per-topic scores: :mod:`reeval.stats`.
 """
 
 from reeval.errors import InputError, ReevalWarning
 
 __version__ = "0.1.0"
-__all__ = ["evaluate", "compare", "prefer", "read_results", "InputError", "ReevalWarning", "__version__"]
-_API = ("evaluate", "compare", "prefer", "read_results")
+__all__ = ["evaluate", "compare", "compare_runs", "prefer", "recall_precision", "plot_recall_precision",
+           "read_results", "InputError", "ReevalWarning", "__version__"]
+_API = ("evaluate", "compare", "compare_runs", "prefer", "recall_precision", "plot_recall_precision",
+        "read_results")
 
 
 def __getattr__(name: str):

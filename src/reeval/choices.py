@@ -13,3 +13,30 @@ SYSTEMS = ("all", "answered")
 #: paired significance tests and their alternatives (reeval.stats)
 PAIRED_TESTS = ("t", "wilcoxon", "sign", "permutation", "bootstrap")
 ALTERNATIVES = ("two-sided", "greater", "less")
+#: tests over every pair of runs (reeval.compare_runs): the paired tests and the all-run Tukey HSDs
+ALL_PAIRS_TESTS = PAIRED_TESTS + ("tukey_hsd", "randomised_tukey_hsd")
+#: p-value adjustments over the pairs of one measure and test ("none": unadjusted)
+PAIR_CORRECTIONS = ("holm", "bonferroni", "bh", "none")
+
+#: the integer options, command line and API alike: name -> (minimum, maximum). Depths,
+#: grades and relevance levels are int64 (a level beyond it would compare with no grade);
+#: 30 decimals show any double to 17 significant digits down to 1e-13; a seed is numpy's
+#: (non-negative); resamples are bounded by the time they take (10^9: hours on one core);
+#: num_docs is trec_eval's -N, the documents in the collection
+INTEGER_BOUNDS = {"depth": (1, 2**63 - 1), "relevance_level": (-(2**63), 2**63 - 1), "decimals": (0, 30),
+                  "seed": (0, 2**63 - 1), "resamples": (1, 10**9), "num_docs": (0, 2**63 - 1)}
+
+
+def integer_problem(name: str, value) -> str | None:
+    """What is wrong with ``value`` as the integer option ``name`` (:data:`INTEGER_BOUNDS`), or
+    None: ``must be an integer``, ``must be at least 1``, ``must be at most 9223372036854775807``."""
+    import numbers
+
+    low, high = INTEGER_BOUNDS[name]
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        return "must be an integer"
+    if value < low:
+        return f"must be at least {low}"
+    if value > high:
+        return f"must be at most {high}"
+    return None

@@ -17,25 +17,29 @@ import os
 import sys
 
 from reeval import __version__
-from reeval.choices import ALTERNATIVES, PAIRED_TESTS, SYSTEMS, UNRETRIEVED_POLICIES
+from reeval.choices import ALL_PAIRS_TESTS, ALTERNATIVES, PAIR_CORRECTIONS, SYSTEMS, UNRETRIEVED_POLICIES, integer_problem
 from reeval.errors import InputError
 
 # Only argparse at import: each command imports what it needs (numpy and the compiled
 # kernels for `score`; scipy for `compare`; pandas only where a file needs the general
 # reader, or for rareness and `prefer`). tests/cli/test_cli_imports.py keeps it so.
 
-INTEGER_MEASURES = {"num_q", "num_ret", "num_rel", "num_rel_ret"}
-SUMMARY_ONLY = {"num_q", "gm_map"}
+LONG_FAMILIES = {"num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"}
+SUMMARY_ONLY = {"num_q", "gm_map", "gm_bpref", "runid"}
 
 
-def format_line(measure: str, qid: str, value, decimals: int, prefix: str = "") -> str:
-    """One trec_eval line: name padded to 22, tab, qid, tab, value (%.Nf or integer)."""
-    if measure in INTEGER_MEASURES:
-        text = str(int(round(value)))
-    elif value is None or (isinstance(value, float) and math.isnan(value)):
-        text = "nan"
-    else:
-        text = f"{value:.{decimals}f}"
+def format_value(m, value, decimals: int = 4) -> str:
+    """A value as trec_eval prints it: ``%ld`` for counts (truncated), quoted text for
+    relstring, else ``%6.4f`` (``--decimals`` changes the 4)."""
+    if m.family in LONG_FAMILIES:
+        return str(int(value)) if math.isfinite(value) else f"{value}"
+    if m.family == "relstring":
+        return f"'{value}'"
+    return f"{value:6.{decimals}f}"
+
+
+def format_line(measure: str, qid: str, text: str, prefix: str = "") -> str:
+    """One trec_eval line: name padded to 22, tab, qid, tab, the value's text."""
     return f"{prefix}{measure:<22}\t{qid}\t{text}"
 
 
@@ -57,42 +61,74 @@ def read_inputs(qrels_path, run_paths, precision="float64", warn=None):
     return tables
 
 
+def score_measures(measure_specs, precision: str = "float64"):
+    """(measures, notes) of ``reeval score -m ...``: what trec_eval would compute for the same
+    ``-m`` options, in its print order (:func:`reeval.measures.trec_eval_selection`),
+    ``official`` when none is given; ValueError for a name no family takes."""
+    from reeval.measures import trec_eval_selection
+
+    return trec_eval_selection(measure_specs or ["official"], 9 if precision == "float32" else 10)
+
+
 def score_lines(qrels_path, run_paths, measure_specs=None, per_topic=False, complete=False,
                 rel_level=1, max_depth=None, precision="float64", decimals=4,
-                unretrieved="after_last", alpha=1.0, systems="all", warn=None):
-    """Yield the output lines of ``reeval score`` (see the module doc); the values are
-    :func:`reeval.compute.score_track`'s; notes on the files go to ``warn`` (see
-    :func:`read_inputs`)."""
-    import numpy as np
-
+                unretrieved="after_last", alpha=1.0, systems="all", warn=None, summary=True,
+                judged_only=False, num_docs=0):
+    """Yield the output lines of ``reeval score`` (see the module doc): trec_eval 10's lines
+    for the same options, in its order (trec_eval 9.x's with ``precision="float32"``:
+    no lines for the topics a run missed under ``-c -q``), then reeval's own measures.
+    The values are :func:`reeval.compute.score_track`'s; notes on the files and on
+    options trec_eval would read otherwise go to ``warn``."""
     from reeval.analyses.rareness import check_alpha
-    from reeval.compute import score_track
+    from reeval.compute import score_track, trec_eval_version
     from reeval.io.trecio import run_names
-    from reeval.measures import parse_measures
 
-    measures = parse_measures(measure_specs or ["official"])
+    measures, notes = score_measures(measure_specs, precision)
     check_alpha(alpha)
     tables = read_inputs(qrels_path, run_paths, precision=precision, warn=warn)
+    for note in notes:
+        if warn is not None:
+            warn(note)
     names = run_names(run_paths)
-    scores, summary = score_track(tables, names, measures, rel_level=rel_level, max_depth=max_depth,
-                                  unretrieved=unretrieved, alpha=alpha, systems=systems, complete=complete)
-    tags = {row["run"]: row["tag"] for row in tables.report_rows if row["kind"] == "run" and row["tag"]}
+    scores, summary_values = score_track(tables, names, measures, rel_level=rel_level, max_depth=max_depth,
+                                         unretrieved=unretrieved, alpha=alpha, systems=systems,
+                                         complete=complete, judged_only=judged_only, num_docs=num_docs,
+                                         version=trec_eval_version(precision))
     multi = len(run_paths) > 1
+    every_topic = complete and precision != "float32"
     for si, name in enumerate(names):
         prefix = f"{name}\t" if multi else ""
         if per_topic:
-            for ti in np.flatnonzero(scores.answered[si]):
-                for m in measures:
-                    if m.name in SUMMARY_ONLY:
-                        continue
-                    value = scores.values[m.name][si, ti]
-                    if m.is_asl and np.isnan(value):
-                        continue
-                    yield format_line(m.name, scores.topics[ti], float(value), decimals, prefix)
-        tag = tags.get(name) or name
-        yield f"{prefix}{'runid':<22}\tall\t{tag}"
-        for m in measures:
-            yield format_line(m.name, "all", float(summary[m.name][si]), decimals, prefix)
+            yield from _topic_lines(scores, measures, si, every_topic, decimals, prefix)
+        if summary:
+            yield from _summary_lines(summary_values, measures, si, decimals, prefix)
+
+
+def _topic_lines(scores, measures, si: int, every_topic: bool, decimals: int, prefix: str):
+    """The ``-q`` lines of run ``si``: every qrels topic (``-c`` under trec_eval 10) or the
+    topics it answered, in order; per topic every measure that has a per-topic value."""
+    import numpy as np
+
+    topics = range(len(scores.topics)) if every_topic else np.flatnonzero(scores.answered[si])
+    shown = [m for m in measures if m.name not in SUMMARY_ONLY and m.family not in SUMMARY_ONLY]
+    for ti in topics:
+        for m in shown:
+            value = scores.values[m.name][si, ti]
+            if m.is_asl and np.isnan(value):
+                continue
+            yield format_line(m.name, scores.topics[ti], format_value(m, value, decimals), prefix)
+
+
+def _summary_lines(summary, measures, si: int, decimals: int, prefix: str):
+    """The ``all`` lines of run ``si``, in the measures' order (runid prints the run's tag,
+    relstring has none)."""
+    for m in measures:
+        if m.family == "relstring":
+            continue
+        if m.family == "runid":
+            yield format_line("runid", "all", summary["runid"][si], prefix)
+            continue
+        yield format_line(m.name, "all", format_value(m, float(summary[m.name][si]), decimals), prefix)
 
 
 def _warn(args):
@@ -101,42 +137,73 @@ def _warn(args):
 
 
 def _score(args) -> int:
-    precision = "float32" if args.float32 else "float64"
     for line in score_lines(args.qrels, args.runs, args.measure, per_topic=args.q,
                             complete=args.c, rel_level=args.l, max_depth=args.M,
-                            precision=precision, decimals=args.decimals,
+                            precision=_precision(args), decimals=args.decimals,
                             unretrieved=args.unretrieved, alpha=args.alpha, systems=args.systems,
-                            warn=_warn(args)):
+                            warn=_warn(args), summary=not args.n, judged_only=args.J, num_docs=args.N):
         print(line)
     return 0
 
 
-def compare_lines(qrels_path, run_a, run_b, measure_specs=None, tests=None,
-                  alternative="two-sided", seed=0, n_resamples=10000, rel_level=1,
-                  precision="float64", decimals=4, unretrieved="after_last", warn=None):
-    """Yield ``measure, test, mean_a, mean_b, diff, p_value, ci_low, ci_high`` lines: the
-    rows of :func:`reeval.compute.compare_track` (p_value to ``decimals`` significant
-    digits, the others to ``decimals`` decimals)."""
-    from reeval.compute import check_compare, compare_track
+def _precision(args) -> str:
+    """float32 (trec_eval 9.x semantics) with --trec-eval-9 or its older name --float32."""
+    return "float32" if args.float32 else "float64"
+
+
+#: What ``reeval compare --format`` prints: the table (text, markdown, latex) or every row.
+COMPARE_FORMATS = ("text", "markdown", "latex", "pairs")
+#: The columns of ``reeval compare --format pairs`` (``reeval.compare_runs``'s).
+PAIRS_COLUMNS = ("measure", "test", "run_a", "run_b", "mean_a", "mean_b", "diff", "effect_size", "p_value",
+                 "p_adjusted", "ci_method", "ci_low", "ci_high")
+
+
+def compare_rows(qrels_path, run_paths, measure_specs=None, tests=None, correction="holm", baseline=None,
+                 alternative="two-sided", seed=0, n_resamples=10000, rel_level=1, precision="float64",
+                 unretrieved="after_last", warn=None):
+    """The rows of ``reeval compare``: :func:`reeval.compute.compare_runs_track` on the runs
+    read from ``run_paths`` (``attrs``: the settings its table needs)."""
+    from reeval.compute import check_compare, compare_runs_track, trec_eval_version
     from reeval.io.trecio import run_names
     from reeval.measures import parse_measures
 
-    measures = parse_measures(measure_specs or ["map"])
+    if len(run_paths) < 2:
+        raise InputError("compare needs at least two runs")
+    version = trec_eval_version(precision)
+    measures = list(dict.fromkeys(parse_measures(measure_specs or ["map"], version)))
     check_compare(measures, n_resamples)
-    tables = read_inputs(qrels_path, [run_a, run_b], precision=precision, warn=warn)
-    for r in compare_track(tables, run_names([run_a, run_b]), measures, tests or ["t"], alternative=alternative,
-                           seed=seed, n_resamples=n_resamples, rel_level=rel_level, unretrieved=unretrieved):
-        means = [f"{r[k]:.{decimals}f}" for k in ("mean_a", "mean_b", "diff")]
-        ci = [f"{r[k]:.{decimals}f}" for k in ("ci_low", "ci_high")]
-        yield "\t".join([r["measure"], r["test"], *means, f"{r['p_value']:.{decimals}g}", *ci])
+    tables = read_inputs(qrels_path, run_paths, precision=precision, warn=warn)
+    names = run_names(run_paths)
+    return compare_runs_track(tables, names, measures, list(dict.fromkeys(tests or ["t"])), correction, baseline,
+                              alternative, seed, n_resamples, rel_level=rel_level, unretrieved=unretrieved,
+                              version=version)
+
+
+def compare_lines(rows, fmt="text", test=None, max_p=0.05, decimals=4):
+    """Yield what ``reeval compare`` prints of :func:`compare_rows`' ``rows``: the table of
+    ``test`` (default the first) in ``fmt`` (:func:`reeval.report.significance_table.render`),
+    or with ``pairs`` a header and one tab-separated line per row (p-values to ``decimals``
+    significant digits, the other numbers to ``decimals`` decimals)."""
+    if fmt != "pairs":
+        from reeval.report.significance_table import render
+
+        yield from render(rows, rows.attrs, test or rows.attrs["tests"][0], max_p, fmt, decimals).splitlines()
+        return
+    yield "\t".join(PAIRS_COLUMNS)
+    for r in rows.itertuples(index=False):
+        numbers = [f"{getattr(r, k):.{decimals}f}" for k in ("mean_a", "mean_b", "diff", "effect_size")]
+        ps = [f"{getattr(r, k):.{decimals}g}" for k in ("p_value", "p_adjusted")]
+        ci = [f"{getattr(r, k):.{decimals}f}" for k in ("ci_low", "ci_high")]
+        yield "\t".join([r.measure, r.test, str(r.run_a), str(r.run_b), *numbers, *ps, r.ci_method or "none", *ci])
 
 
 def _compare(args) -> int:
-    for line in compare_lines(args.qrels, args.run_a, args.run_b, args.measure, args.test,
-                              alternative=args.alternative, seed=args.seed,
-                              n_resamples=args.resamples, rel_level=args.l,
-                              precision="float32" if args.float32 else "float64",
-                              decimals=args.decimals, warn=_warn(args)):
+    if args.table_test and args.table_test not in (args.test or ["t"]):
+        raise InputError(f"--table-test {args.table_test} is not among the tests run ({', '.join(args.test or ['t'])})")
+    rows = compare_rows(args.qrels, args.runs, args.measure, args.test, correction=args.correction,
+                        baseline=args.baseline, alternative=args.alternative, seed=args.seed,
+                        n_resamples=args.resamples, rel_level=args.l, precision=_precision(args), warn=_warn(args))
+    for line in compare_lines(rows, args.format, args.table_test, args.max_p, args.decimals):
         print(line)
     return 0
 
@@ -172,15 +239,18 @@ def _prefer(args) -> int:
     return 0
 
 
-def _count(minimum: int):
-    """An argparse type: an integer >= ``minimum`` (checked before any file is read)."""
+def _integer(name: str):
+    """An argparse type: an integer within the bounds of option ``name``
+    (:data:`reeval.choices.INTEGER_BOUNDS`, which the API checks too), checked before any
+    file is read."""
     def parse(text: str) -> int:
         try:
             value = int(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"expected an integer, not {text!r}") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"must be at least {minimum}, not {value}")
+        problem = integer_problem(name, value)
+        if problem:
+            raise argparse.ArgumentTypeError(f"{problem}, not {value}")
         return value
     return parse
 
@@ -188,11 +258,15 @@ def _count(minimum: int):
 def _input_options() -> argparse.ArgumentParser:
     """Options every command shares: relevance level, float32 ordering, decimals, --quiet."""
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("-l", type=int, default=1, metavar="LEVEL",
+    common.add_argument("-l", type=_integer("relevance_level"), default=1, metavar="LEVEL",
                         help="relevance level: rel >= LEVEL is relevant (default 1)")
-    common.add_argument("--float32", action="store_true",
-                        help="order by float32 scores as trec_eval 9.x and pytrec_eval do")
-    common.add_argument("--decimals", type=_count(0), default=4, help="decimals printed (default 4)")
+    common.add_argument("--trec-eval-9", "--float32", dest="float32", action="store_true",
+                        help="trec_eval 9.x and pytrec_eval semantics instead of trec_eval 10's: scores "
+                             "read as float32 (more ties), iprec_at_recall and 11pt_avg levels rounded "
+                             "as 9.x did, all_trec without unj, rbp, rbp_resid, -c -q without the topics "
+                             "a run missed (docs/semantics.md)")
+    common.add_argument("--decimals", type=_integer("decimals"), default=4,
+                        help="decimals printed, 0 to 30 (default 4)")
     common.add_argument("--quiet", action="store_true",
                         help="no notes on stderr about lines dropped or read differently from trec_eval")
     return common
@@ -212,13 +286,18 @@ def _add_score(sub, common) -> None:
     p.add_argument("-q", action="store_true", help="also print per-topic values")
     p.add_argument("-c", action="store_true",
                    help="average over every qrels topic (missing topics score 0)")
-    p.add_argument("-M", type=_count(1), default=None, metavar="DEPTH",
+    p.add_argument("-M", type=_integer("depth"), default=None, metavar="DEPTH",
                    help="use only the first DEPTH documents of each ranking")
+    p.add_argument("-n", action="store_true", help="no summary (all) lines, as trec_eval -n")
+    p.add_argument("-J", action="store_true",
+                   help="rank only the judged documents (grade >= 0), as trec_eval -J")
+    p.add_argument("-N", type=_integer("num_docs"), default=0, metavar="DOCS",
+                   help="documents in the collection (for utility's fourth coefficient), as trec_eval -N")
     p.add_argument("-m", dest="measure", action="append", metavar="MEASURE",
                    help="measure to print, repeatable: trec_eval names such as map, P.5,10, "
-                        "ndcg_cut.10, ir_measures names such as P@20, nDCG@10, AP, RR, and ASL, "
-                        "ASL@g1-10, P_rareness@100 ...; `reeval measures` lists them all; "
-                        "default: official")
+                        "ndcg_cut.10, all_trec, ir_measures names such as P@20, nDCG@10, RR@10, "
+                        "AP(rel=2), and ASL, ASL@g1-10, P_rareness@100 ...; printed in trec_eval's "
+                        "order, reeval's own after; `reeval measures` lists them all; default: official")
     p.add_argument("--unretrieved", choices=UNRETRIEVED_POLICIES, default="after_last",
                    help="ASL of an unretrieved relevant document: irrel+1 (after_last, "
                         "default) or irrel (eq3)")
@@ -231,24 +310,45 @@ def _add_score(sub, common) -> None:
     p.set_defaults(func=_score)
 
 
+def _probability(text: str) -> float:
+    """An argparse type: a number in (0, 1]."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, not {text!r}") from None
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"must be in (0, 1], not {value}")
+    return value
+
+
 def _add_compare(sub, common) -> None:
-    """``reeval compare``: paired tests between two runs."""
-    c = sub.add_parser("compare", parents=[common], help="paired significance tests between two runs",
-                       description="Compare two runs topic by topic: one line per measure and "
-                                   "test: measure, test, mean_a, mean_b, diff, p_value (4 significant "
-                                   "digits), ci_low, ci_high (interval of the mean difference). "
+    """``reeval compare``: significance tests between two or more runs, as a table."""
+    c = sub.add_parser("compare", parents=[common], help="significance tests between two or more runs",
+                       description="Compare runs topic by topic: every pair of runs (or each run against "
+                                   "--baseline) under each test. Prints a table: a row per run (marked a, b, "
+                                   "...), the mean of each measure followed by the markers of the runs it beats "
+                                   "at adjusted p < --max-p, and a caption naming the test; --format pairs "
+                                   "prints every pair instead (measure, test, run_a, run_b, means, diff, "
+                                   "effect size, p_value, p_adjusted, ci_method, ci_low, ci_high). "
                                    f"Inputs: {INPUTS_HELP}.")
     c.add_argument("qrels")
-    c.add_argument("run_a")
-    c.add_argument("run_b")
+    c.add_argument("runs", nargs="+", metavar="RUN", help="two or more run files")
     c.add_argument("--measure", "-m", action="append", metavar="MEASURE",
                    help="per-topic measure, repeatable (default map)")
-    c.add_argument("--test", action="append", choices=PAIRED_TESTS,
-                   help="paired test, repeatable (default t)")
+    c.add_argument("--test", action="append", choices=ALL_PAIRS_TESTS,
+                   help="test, repeatable (default t); tukey_hsd and randomised_tukey_hsd test all runs at once")
+    c.add_argument("--correction", choices=PAIR_CORRECTIONS, default="holm",
+                   help="adjustment of the paired tests' p-values over the pairs of each measure (default holm)")
+    c.add_argument("--baseline", metavar="RUN", help="compare each run with this one (a run name) instead of all pairs")
     c.add_argument("--alternative", choices=ALTERNATIVES, default="two-sided",
-                   help="two-sided (default); greater: A better than B; less")
-    c.add_argument("--seed", type=int, default=0, help="seed of permutation/bootstrap (default 0)")
-    c.add_argument("--resamples", type=_count(1), default=10000, help="resamples (default 10000)")
+                   help="two-sided (default); greater: run_a better than run_b (paired tests only); less")
+    c.add_argument("--seed", type=_integer("seed"), default=0,
+                   help="seed of the permutation, bootstrap and randomised HSD tests (default 0)")
+    c.add_argument("--resamples", type=_integer("resamples"), default=10000, help="resamples (default 10000)")
+    c.add_argument("--format", choices=COMPARE_FORMATS, default="text",
+                   help="text (default), markdown or latex table, or pairs (every row, tab-separated)")
+    c.add_argument("--max-p", type=_probability, default=0.05, help="threshold of the table's markers (default 0.05)")
+    c.add_argument("--table-test", choices=ALL_PAIRS_TESTS, help="the test the table shows (default: the first)")
     c.set_defaults(func=_compare)
 
 
@@ -291,48 +391,60 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def measure_table(formulas: bool = False) -> list[str]:
-    """The lines of ``reeval measures``: one block per registered family, then the sets."""
+    """The lines of ``reeval measures``: one block per registered family (trec_eval's in its
+    print order, then reeval's own), then the sets."""
     from reeval.measures import REGISTRY, SETS
 
     lines = []
-    for family in REGISTRY.values():
-        extra = [f"run value: {family.aggregate}" if family.aggregate != "mean" else "",
+    for family in sorted(REGISTRY.values(), key=lambda f: f.order):
+        extra = [f"run value: {family.aggregate}" if family.aggregate not in ("mean", "none") else "",
                  "over the runs given together" if family.needs_runs else ""]
         lines.append(f"{', '.join(family.names)}")
         lines.append(f"    {family.description}; {'; '.join([family.direction] + [e for e in extra if e])}")
         if formulas and family.doc:
-            lines.extend("    | " + line.strip() for line in family.doc.strip().splitlines())
+            lines.extend("    | " + line.strip() for line in plain_doc(family.doc).splitlines() if line.strip())
         if formulas and family.compute is not None:
             lines.append(f"    defined in {family.defined_in}")
     lines.extend(f"{name}: {', '.join(specs)}" for name, specs in SETS.items())
     return lines
 
 
+def plain_doc(text: str) -> str:
+    """A docstring without Sphinx roles (``:func:`~a.b``` -> ```b```)."""
+    import re
+
+    return re.sub(r":(?:func|mod|class|data|meth|attr):`~?(?:[\w.]*\.)?([\w]+)`", r"`\1`", text)
+
+
 def measure_markdown() -> str:
     """docs/measures.md, generated from the registry (``reeval measures --markdown``)."""
-    from reeval.measures import REGISTRY, SETS
+    from reeval.measures import REGISTRY, SETS, asl, classic, graded, interpolated, judgments, setbased, vocabulary
 
     def cell(text):
         return text.replace("|", "\\|")
 
+    families = sorted(REGISTRY.values(), key=lambda f: f.order)
     lines = ["# Measures", "",
              "Generated from the measure registry (`src/reeval/measures/`) by `reeval measures "
-             "--markdown > docs/measures.md`; a test keeps it current. Names are case-insensitive; "
-             "k, k1,k2, n and L stand for numbers. `reeval score -m NAME` and the config's "
-             "`measures:` take any spelling (rareness measures go under `rareness.measures`).", "",
-             "| family | spellings | what it is | direction | run value | trec_eval |",
+             "--markdown > docs/measures.md`; a test keeps it current. Most names are case-insensitive "
+             "(`rbp` is trec_eval's, `RBP` ir_measures'); k, k1,k2, x, n and L stand for numbers. "
+             "`reeval score -m NAME` prints trec_eval's measures in trec_eval's order, reeval's own after; "
+             "`reeval.evaluate` and the config's `measures:` take any spelling (rareness measures go under "
+             "`rareness.measures`). The last column names what the tests check each family against, "
+             "topic by topic, on every shared track.", "",
+             "| family | spellings | what it is | direction | run value | checked against |",
              "|---|---|---|---|---|---|"]
-    for f in REGISTRY.values():
+    for f in families:
         run_value = f.aggregate + (", over the runs given together" if f.needs_runs else "")
         lines.append(f"| `{f.name}` | {', '.join(f'`{n}`' for n in f.names)} | {cell(f.description)} | "
-                     f"{f.direction} | {run_value} | {'yes' if f.trec_eval else 'no'} |")
-    lines += ["", "Named sets: " + "; ".join(f"`{name}` = {', '.join(specs)}" for name, specs in SETS.items()) + ".",
-              "", "## Definitions", ""]
-    from reeval.measures import asl, classic
-    for module in (classic, asl):  # their notation and conventions, then each family's formula
-        lines += [" ".join(paragraph.split()) for paragraph in module.__doc__.split("\n\n")[1:]] + [""]
-    for f in REGISTRY.values():
-        lines += [f"### `{f.name}`", "", " ".join(f.doc.split()) if f.doc else f.description, ""]
+                     f"{f.direction} | {run_value} | {cell(f.checked_against)} |")
+    lines += ["", "Named sets: " + "; ".join(f"`{name}` = {', '.join(specs)}" for name, specs in SETS.items()) +
+              ". Under trec_eval 9.x semantics (`--trec-eval-9`, `precision: float32`) `all_trec` lacks unj, "
+              "rbp and rbp_resid, as 9.x's did.", "", "## Definitions", ""]
+    for module in (classic, interpolated, graded, setbased, judgments, vocabulary, asl):
+        lines += [" ".join(plain_doc(p).split()) for p in module.__doc__.split("\n\n")[1:]] + [""]
+    for f in families:
+        lines += [f"### `{f.name}`", "", " ".join(plain_doc(f.doc).split()) if f.doc else f.description, ""]
     return "\n".join(lines)
 
 
@@ -343,6 +455,12 @@ def _measures(args) -> int:
     for line in measure_table(args.formulas):
         print(line)
     return 0
+
+
+def _option_error(parser, args, exc) -> None:
+    """Exit 2 with the command's usage line and the message (argparse's way)."""
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices[args.command]
+    sub.error(str(exc))
 
 
 def process_settings() -> None:
@@ -370,8 +488,13 @@ def main(argv=None) -> int:
     """Run a command; bad input ends it with one line on stderr and status 1, never a traceback."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    if getattr(args, "runs", None) is not None and args.func is _prefer and len(args.runs) < 2:
-        parser.error("prefer needs at least two runs")
+    if getattr(args, "runs", None) is not None and args.func in (_prefer, _compare) and len(args.runs) < 2:
+        parser.error(f"{args.command} needs at least two runs")
+    if args.func in (_score, _compare):
+        try:  # a measure name is an option: checked before any file is read, exit 2 with usage
+            score_measures(args.measure, _precision(args))
+        except ValueError as exc:
+            _option_error(parser, args, exc)
     try:
         sys.stdout.reconfigure(errors="backslashreplace")  # ids print in any locale
     except (AttributeError, ValueError):  # pragma: no cover - a replaced stdout

@@ -25,26 +25,42 @@ def check_tables(tables) -> list[str]:
 
 
 def score_track(tables, names, measures, rel_level=1, max_depth=None, unretrieved="after_last",
-                alpha=1.0, systems="all", complete=True):
+                alpha=1.0, systems="all", complete=True, judged_only=False, num_docs=0, version=10):
     """``(scores, summary)`` of the runs ``names`` (in that order) of a track.
 
     ``scores``: :class:`reeval.measures.TopicScores` (per run and qrels topic);
     ``summary``: :func:`reeval.measures.aggregate_values` (per run), averaged over the
-    qrels topics when ``complete`` (trec_eval -c), else over the topics each run answered.
-    Rareness measures count over the runs ``names``, with ``alpha`` and ``systems``
-    (:mod:`reeval.analyses.rareness`); ``max_depth`` keeps the first documents of each
-    ranking (trec_eval -M).
+    qrels topics when ``complete`` (trec_eval -c), else over the topics each run answered;
+    ``summary["runid"]`` holds each run's tag (the last line's, trec_eval's runid) when
+    ``runid`` is among the measures. Rareness measures count over the runs ``names``, with
+    ``alpha`` and ``systems`` (:mod:`reeval.analyses.rareness`); ``max_depth`` keeps the
+    first documents of each ranking (trec_eval -M), ``judged_only`` only the judged ones
+    (-J), ``num_docs`` is the collection size (-N, for utility); ``version`` the trec_eval
+    whose conventions apply where 9.x and 10 differ (:func:`trec_eval_version`).
     """
     from reeval.analyses.rareness import add_rareness, check_alpha
     from reeval.measures import aggregate_values, evaluate_grid, family_of, grid_from_track
+    from reeval.measures.context import judged_only_grid
 
     rare = [m for m in measures if family_of(m).needs_runs]
     alpha = check_alpha(alpha)
     grid = grid_from_track(tables, runs=names, max_depth=max_depth, keep_docno=bool(rare))
+    if judged_only:
+        grid = judged_only_grid(grid)
     scores = evaluate_grid(grid, [m for m in measures if m not in rare], rel_level=rel_level,
-                           unretrieved=unretrieved)
+                           unretrieved=unretrieved, version=version, num_docs=num_docs)
     add_rareness(scores, grid, rare, alpha, rel_level=rel_level, systems=systems)
-    return scores, aggregate_values(scores, measures, complete=complete)
+    summary = aggregate_values(scores, measures, complete=complete)
+    if any(m.family == "runid" for m in measures):
+        tags = {row["run"]: row["tag"] for row in tables.report_rows if row["kind"] == "run" and row["tag"]}
+        summary["runid"] = [tags.get(name) or name for name in names]
+    return scores, summary
+
+
+def trec_eval_version(precision: str) -> int:
+    """The trec_eval whose conventions a precision stands for: 10 (``float64``) or 9
+    (``float32``: trec_eval 9.x and pytrec_eval read scores as floats)."""
+    return 9 if precision == "float32" else 10
 
 
 def check_compare(measures, n_resamples: int) -> None:
@@ -55,32 +71,46 @@ def check_compare(measures, n_resamples: int) -> None:
         raise InputError(f"resamples must be at least 1, not {n_resamples}")
 
 
-def compare_track(tables, names, measures, tests=("t",), alternative="two-sided", seed=0,
-                  n_resamples=10000, rel_level=1, unretrieved="after_last") -> list[dict]:
-    """One dict per measure and test: measure, test, mean_a, mean_b, diff, p_value, ci_low,
-    ci_high (:func:`reeval.stats.paired.paired_test`) of runs ``names[0]`` vs ``names[1]``.
-
-    Per-topic values are paired over every qrels topic (a topic a run misses scores as
-    if nothing was retrieved, as trec_eval -c); ASL measures over topics with a
-    relevant document.
-    """
+def per_topic_matrices(scores, measures) -> dict:
+    """{measure name: runs x topics values} of a :class:`reeval.measures.TopicScores`, over
+    every qrels topic (a topic a run misses scored as if nothing was retrieved); ASL
+    measures over the topics with a relevant document."""
     import numpy as np
 
-    from reeval.measures import evaluate_grid, grid_from_track
-    from reeval.stats.paired import paired_test
+    out = {}
+    for m in measures:
+        use = scores.num_rel > 0 if m.is_asl else np.ones(len(scores.topics), dtype=bool)
+        out[m.name] = scores.values[m.name][:, use]
+    return out
+
+
+def compare_runs_track(tables, names, measures, tests=("t",), correction="holm", baseline=None,
+                       alternative="two-sided", seed=0, n_resamples=10000, rel_level=1, max_depth=None,
+                       unretrieved="after_last", alpha=1.0, systems="all", version=10):
+    """Every pair of the runs ``names`` (or each run against ``baseline``) under each test,
+    per measure: the rows of :func:`reeval.stats.comparisons.all_pairs_tests` with the
+    measure's name first, measures in the order given. Per-topic values as
+    :func:`score_track` computes them under trec_eval ``version``'s conventions
+    (:func:`per_topic_matrices` pairs them). ``attrs``
+    holds what the comparison table needs: runs, measures, higher_is_better, tests,
+    correction, alternative, seed, resamples."""
+    import pandas as pd
+
+    from reeval.stats.comparisons import all_pairs_tests
 
     check_compare(measures, n_resamples)
-    grid = grid_from_track(tables, runs=names)
-    scores = evaluate_grid(grid, measures, rel_level=rel_level, unretrieved=unretrieved)
-    rows = []
-    for m in measures:
-        values = scores.values[m.name]
-        use = scores.num_rel > 0 if m.is_asl else np.ones(len(scores.topics), dtype=bool)
-        for test in tests:
-            r = paired_test(values[0, use], values[1, use], test=test, alternative=alternative,
-                            seed=seed, n_resamples=n_resamples)
-            rows.append({"measure": m.name, "test": test,
-                         **{k: float(r[k]) for k in ("mean_a", "mean_b", "diff", "p_value", "ci_low", "ci_high")}})
+    scores, _ = score_track(tables, names, measures, rel_level=rel_level, max_depth=max_depth,
+                            unretrieved=unretrieved, alpha=alpha, systems=systems, version=version)
+    frames = []
+    for name, X in per_topic_matrices(scores, measures).items():
+        table = all_pairs_tests(X, runs=names, tests=tests, correction=correction, baseline=baseline,
+                                alternative=alternative, seed=seed, resamples=n_resamples)
+        table.insert(0, "measure", name)
+        frames.append(table)
+    rows = pd.concat(frames, ignore_index=True)
+    rows.attrs.update(runs=list(names), measures=[m.name for m in measures],
+                      higher_is_better={m.name: bool(m.higher_is_better) for m in measures}, tests=list(tests),
+                      correction=correction, alternative=alternative, seed=seed, resamples=n_resamples)
     return rows
 
 

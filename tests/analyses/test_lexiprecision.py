@@ -213,16 +213,19 @@ def test_ranking_and_system_agreement_by_hand():
     assert sa["n_run_pairs"] == 2 and sa["rrLP_agree"] == 100 and sa["sgnLP_agree"] == 100
 
 
-def test_mean_preference_hsd_on_rr_equals_hsd_of_rr():
-    rng = np.random.default_rng(2)
-    m, vecs = random_positions(rng, 7, 9, depth=10)
+def seven_runs():
+    """(position vectors, pair comparison, RR) of 7 random runs on 9 topics."""
+    m, vecs = random_positions(np.random.default_rng(2), 7, 9, depth=10)
     pv = pv_from_lists(m, vecs, 7, 9)
-    pc = lx.compare_pairs(pv)
-    rr = lx.reciprocal_rank(pv)
+    return pv, lx.compare_pairs(pv), lx.reciprocal_rank(pv)
+
+
+def test_mean_preference_hsd_on_rr_equals_hsd_of_rr():
+    pv, pc, rr = seven_runs()
     s = lx.mean_preference_scores(pc, pc.drr[:, :, 0])
     assert np.allclose(s, 7 / 6 * (rr - rr.mean(axis=0)))
     np.testing.assert_allclose(tukey_hsd(s)["p_value"], tukey_hsd(rr)["p_value"], atol=1e-9)
-    tests = lx.pair_tests(pc, rr)
+    tests = lx.pair_tests(pc, rr, hsd_design="blocked")
     assert len(tests) == 21
     for k, (i, j) in enumerate(zip(pc.ii, pc.jj)):
         assert tests.p_RR[k] == pytest.approx(st.ttest_rel(rr[i], rr[j]).pvalue, nan_ok=True)
@@ -233,9 +236,10 @@ def test_mean_preference_hsd_on_rr_equals_hsd_of_rr():
     full = tukey_hsd(rr)
     assert (tests.hsd_RR == (full.p_value < 0.05)).all()
     np.testing.assert_array_equal(tests.p_RR_adjusted, holm(tests.p_RR))   # the default family: all pairs
-    table = lx.discriminative_power(tests)
+    table = lx.discriminative_power(tests, hsd_design="blocked")
     assert list(table.test) == ["tukey_hsd"] * 3 + ["paired"] * 3
     assert list(table.procedure) == ["blocked"] * 3 + ["holm"] * 3
+    assert (table.resamples == 0).all() and (table.n_significant_low == table.n_significant).all()
     assert table.n_significant.iloc[0] == tests.hsd_RR.sum()
     assert table.n_significant.iloc[5] == (tests.p_sgnLP_adjusted < 0.05).sum()
     bonf = lx.pair_tests(pc, rr, correction="bonferroni", hsd_design="oneway")
@@ -244,6 +248,31 @@ def test_mean_preference_hsd_on_rr_equals_hsd_of_rr():
     assert (bonf.hsd_RR == (oneway.p_value < 0.05)).all()
     table = lx.discriminative_power(bonf, correction="bonferroni", hsd_design="oneway")
     assert list(table.procedure) == ["oneway"] * 3 + ["bonferroni"] * 3
+
+
+def test_the_randomised_hsd_of_table_4a_and_its_range_over_seeds():
+    from reeval.stats.randomised import randomised_tukey_hsd, randomised_tukey_hsd_preferences
+
+    _, pc, rr = seven_runs()
+    tests = lx.pair_tests(pc, rr, hsd_resamples=300, hsd_seed=4)        # randomised: the default
+    assert (tests.hsd_RR == (randomised_tukey_hsd(rr, resamples=300, seed=4).p_value < 0.05)).all()
+    assert (tests.hsd_sgnLP == (randomised_tukey_hsd_preferences(pc.sgn, resamples=300, seed=4).p_value
+                                < 0.05)).all()
+    # dRR_1 is a difference of RR: its preference HSD is RR's own, p-value for p-value
+    np.testing.assert_array_equal(randomised_tukey_hsd_preferences(pc.drr[:, :, 0], resamples=300, seed=4).p_value,
+                                  randomised_tukey_hsd(rr, resamples=300, seed=4).p_value)
+    spread = {"RR": (0, 5), "rrLP": (2, 2), "sgnLP": (9, 12)}
+    table = lx.discriminative_power(tests, hsd_resamples=300, seed_range=spread, n_seeds=3).set_index(["test", "measure"])
+    for name, (low, high) in spread.items():
+        k = table.loc[("tukey_hsd", name), "n_significant"]
+        assert table.loc[("tukey_hsd", name), "n_significant_low"] == min(k, low)
+        assert table.loc[("tukey_hsd", name), "n_significant_high"] == max(k, high)
+        assert table.loc[("tukey_hsd", name), "percent_high"] == pytest.approx(100 * max(k, high) / 21)
+    assert (table.loc["tukey_hsd", "resamples"] == 300).all() and (table.loc["tukey_hsd", "seeds"] == 3).all()
+    assert (table.loc["paired", "resamples"] == 0).all() and (table.loc["paired", "seeds"] == 1).all()
+    ranged = lx.hsd_seed_range(pc, rr, 0.05, 300, [4, 5])
+    counts = [int((randomised_tukey_hsd(rr, resamples=300, seed=s).p_value < 0.05).sum()) for s in (4, 5)]
+    assert ranged["RR"] == (min(counts), max(counts))
 
 
 def test_theoretical_tie_probability():
@@ -438,6 +467,9 @@ def test_paper_mapping_and_comparison_rows():
             "procedure": ["blocked"] * 3 + ["holm"] * 3, "measure": ["rrLP", "sgnLP", "RR"] * 2,
             "percent_significant": [23.85, 28.28, 24.11, 23.76, 25.18, 1.0]}),
     }
+    t4 = tables["table4_discriminative_power"]
+    t4["percent_low"] = t4["percent_high"] = t4.percent_significant
+    t4["resamples"], t4["seeds"] = 0, 1
     rows = lp.comparison_table(tables, {"a": "web (2009)", "absent": "web (2010)"})
     assert list(rows.columns) == list(lp.COLUMNS) and set(rows.track) == {"a"}
     assert list(rows.table) == ["1"] * 4 + ["2"] * 2 + ["3"] * 2 + ["4a"] * 3 + ["4b"] * 3
@@ -450,6 +482,21 @@ def test_paper_mapping_and_comparison_rows():
     assert "## a as web (2009)" in text and "11 of 14 cells match" in text
     assert "relevance >= 1 (table 1), 1 (2), 2 (3), 2 (4); Tukey HSD blocked, paired tests holm" in text
     assert "No configured track" in lp.comparison_markdown(tables, rows.iloc[:0], "none")
+    # the randomised HSD's cells: within 1.5 points of ours and of the range over seeds
+    mc = t4.test == "tukey_hsd"
+    t4.loc[mc, "procedure"], t4.loc[mc, "resamples"], t4.loc[mc, "seeds"] = "randomised", 2000, 5
+    t4.loc[mc, "percent_significant"] = [24.9, 26.0, 22.8]       # paper: 23.85, 28.28, 24.11
+    t4.loc[mc, "percent_low"] = [23.0, 25.9, 22.5]
+    t4.loc[mc, "percent_high"] = [25.5, 26.2, 22.9]
+    rows = lp.comparison_table(tables, {"a": {"benchmark": "web (2009)", "tables": [4]}})
+    cells = rows[rows.table == "4a"].set_index("column")
+    assert cells.match.to_dict() == {"rrLP": True, "sgnLP": False, "RR": True}
+    assert cells.ours_low.tolist() == [23.0, 25.9, 22.5] and cells.ours_high.tolist() == [25.5, 26.2, 22.9]
+    exact = rows[rows.table == "4b"]
+    assert (exact.ours_low == exact.ours).all() and (exact.ours_high == exact.ours).all()
+    text = lp.comparison_markdown(tables, rows, "none")
+    assert "Tukey HSD randomised (2000 permutations, range over 5 seeds)" in text
+    assert "| 4a | rrLP | 23.85 | 24.90 | 23.00-25.50 | yes |" in text
 
 
 def test_table_levels_fall_back_to_the_study_level():
@@ -483,7 +530,27 @@ def test_full_dl2019_passage_track_reproduces_the_papers_cells(precision):
             **{("4b", m): 100 * power["paired", m] / 666 for m in ("rrLP", "sgnLP", "RR")}}
     assert {k: round(v, 2) for k, v in ours.items()} == DEEP_PASS_2019
     assert (power["paired", "rrLP"], power["paired", "sgnLP"], power["paired", "RR"]) == (100, 116, 69)
-    # Bonferroni proper misses 1 and 3 of those pairs; table 4a (HSD) is not reproduced
+    # Bonferroni proper misses 1 and 3 of those pairs
     bonf = lx.discriminative_power(lx.pair_tests(pc2, lx.reciprocal_rank(pv2), correction="bonferroni"),
                                    correction="bonferroni").set_index(["test", "measure"]).n_significant
     assert (bonf["paired", "rrLP"], bonf["paired", "sgnLP"], bonf["paired", "RR"]) == (99, 116, 66)
+
+
+def test_full_dl2019_passage_track_reproduces_table_4a_with_the_randomised_hsd():
+    """Table 4a (16.52 / 18.47 / 13.21 % of 666 pairs: 110 / 123 / 88) under the randomised
+    Tukey HSD, B = 2000, seeds 0-4 (config/lexiprecision-paper.yaml): every cell within
+    1.5 points of ours and of our range over the seeds."""
+    from reeval.analyses.lexiprecision_paper import _match
+
+    tables = ingested("trec2019-dl-passage")
+    pv, pc = compare(tables, rel_level=2)
+    rr = lx.reciprocal_rank(pv)
+    tests = lx.pair_tests(pc, rr, hsd_seed=0)
+    spread = lx.hsd_seed_range(pc, rr, 0.05, 2000, [1, 2, 3, 4])
+    power = lx.discriminative_power(tests, seed_range=spread, n_seeds=5).set_index(["test", "measure"])
+    counts = {m: tuple(power.loc[("tukey_hsd", m), k] for k in ("n_significant", "n_significant_low",
+                                                               "n_significant_high")) for m in lx.MEASURES}
+    assert counts == {"rrLP": (113, 109, 113), "sgnLP": (115, 115, 115), "RR": (88, 88, 88)}
+    for name, paper in (("rrLP", 16.52), ("sgnLP", 18.47), ("RR", 13.21)):
+        row = power.loc[("tukey_hsd", name)]
+        assert _match(paper, row.percent_significant, row.percent_low, row.percent_high, True), name

@@ -98,7 +98,7 @@ def test_bad_input_is_an_input_error_naming_source_and_row(qrels, runs, message)
 
 
 @pytest.mark.parametrize("options, message", [
-    ({"measures": ["nope"]}, r"unknown measure 'nope'; accepted: .*map"),
+    ({"measures": ["nope"]}, r"unknown measure 'nope'.*; accepted: .*map"),
     ({"precision": "float16"}, r"precision must be one of float64, float32"),
     ({"depth": 0}, r"depth must be at least 1"),
     ({"relevance_level": "2"}, r"relevance_level must be an integer"),
@@ -138,16 +138,21 @@ def write_track(tmp_path):
 def test_compare_returns_the_unrounded_values_reeval_compare_prints(tmp_path):
     qrels, (a, b) = write_track(tmp_path)
     lines = printed(["compare", "--decimals", "12", "-m", "map", "-m", "P_2", "--test", "t", "--test", "sign",
-                     qrels, a, b])
+                     "--format", "pairs", "--correction", "none", qrels, a, b])[1:]
     df = reeval.compare(QRELS, RUNS[RUNS.run == "bm25"], RUNS[RUNS.run == "dense"], ["AP", "P@2"], tests=["t", "sign"])
-    assert list(df.columns) == ["measure", "test", "mean_a", "mean_b", "diff", "p_value", "ci_low", "ci_high"]
+    assert list(df.columns) == ["measure", "test", "mean_a", "mean_b", "diff", "p_value", "ci_method", "ci_low",
+                                "ci_high"]
     assert list(df.measure) == ["AP", "AP", "P@2", "P@2"] and list(df.test) == ["t", "sign"] * 2
+    assert list(df.ci_method) == ["t", "", "t", ""] and df.ci_low[[1, 3]].isna().all()
     for line, row in zip(lines, df.itertuples(index=False)):
         fields = line.split("\t")
-        assert fields[2:5] + fields[6:] == [f"{v:.12f}" for v in (row.mean_a, row.mean_b, row.diff, row.ci_low, row.ci_high)]
-        assert fields[5] == f"{row.p_value:.12g}"
+        assert fields[4:7] + fields[11:] == [f"{v:.12f}" for v in (row.mean_a, row.mean_b, row.diff, row.ci_low,
+                                                                    row.ci_high)]
+        assert fields[8] == fields[9] == f"{row.p_value:.12g}"
     same = reeval.compare(qrels, a, b, "map", tests="t")
     assert same.iloc[0, 2:].tolist() == df.iloc[0, 2:].tolist()
+    runs = reeval.compare_runs(QRELS, RUNS, ["AP", "P@2"], tests=["t", "sign"], correction="none")
+    assert list(runs.run_a.unique()) == ["bm25"] and runs[df.columns].equals(df)
 
 
 def test_prefer_per_topic_and_means_are_reeval_prefers(tmp_path):
@@ -194,3 +199,139 @@ def test_import_reeval_stays_light_and_the_api_names_are_lazy():
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.strip() == "ok"
     with pytest.raises(AttributeError):
         reeval.nothing_here
+
+
+# ---- issue 27: lists of runs, one run where one is expected, no silent coercion ------------
+
+def real_frames(n=3):
+    """TREC-COVID round 2's qrels path and ``n`` of its runs, as paths and as DataFrames."""
+    from api_inputs import read_run_frame
+    from conftest import track_files
+
+    qrels, runs = track_files("trec-covid-round2")
+    return qrels, runs[:n], [read_run_frame(p) for p in runs[:n]]
+
+
+def test_a_list_of_dataframes_is_runs_named_run0_run1():
+    qrels, paths, frames = real_frames()
+    by_path = quiet(reeval.evaluate, qrels, paths, ["map", "P@10"])
+    listed = quiet(reeval.evaluate, qrels, frames, ["map", "P@10"])
+    assert list(listed.index) == ["run0", "run1", "run2"]
+    assert listed.to_numpy().tolist() == by_path.to_numpy().tolist()
+    mixed = quiet(reeval.evaluate, qrels, [paths[0], frames[1].assign(run="named"), {"1": {"d": 1.0}}], ["map"])
+    assert list(mixed.index) == [by_path.index[0], "named", "run2"]
+    assert mixed.loc["named", "map"] == by_path["map"].iloc[1]
+    with pytest.raises(reeval.InputError, match=r"^runs \(list\): items 0 and 1 are both named 'run0'"):
+        reeval.evaluate(qrels, [frames[0], frames[1].assign(run="run0")], ["map"])
+
+
+@pytest.mark.parametrize("run_a, message", [
+    (lambda f: {"a": f[0], "b": f[1]}, r"^run 'run_a': a dict of named runs \('a', 'b'\); expected one run here$"),
+    (lambda f: pd.concat([f[0].assign(run="a"), f[1].assign(run="b")]),
+     r"^run 'run_a': a DataFrame holding 2 runs \(run column: 'a', 'b'\); expected one run here$"),
+])
+def test_compare_refuses_several_runs_as_one_and_names_no_topic_run_b(run_a, message):
+    qrels, paths, frames = real_frames(2)
+    with pytest.raises(reeval.InputError, match=message):
+        reeval.compare(qrels, run_a(frames), frames[1], ["map"])
+    got = quiet(reeval.compare, qrels, frames[0], frames[1], ["map"])
+    want = quiet(reeval.compare, qrels, paths[0], paths[1], ["map"])
+    assert got.drop(columns="measure").equals(want.drop(columns="measure"))
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda f: f.assign(score=f.score.astype(complex) + 1j),
+     r"row 0: expected a real number in score; got np.complex128\("),
+    (lambda f: f.assign(score=f.score.astype(object).where(f.index > 0, complex(1, 0))),
+     r"row 0: expected a real number in score; got \(1\+0j\)"),
+    (lambda f: f.assign(qid=f.query_id), r"columns query_id and qid name the same field; keep one"),
+    (lambda f: f.rename(columns={"query_id": "qid"}).assign(docno=f.doc_id),
+     r"columns doc_id and docno name the same field; keep one"),
+    (lambda f: f.assign(doc_id=f.doc_id.where(f.index != 5, "doc\x00x")),
+     r"row 5: expected an id without a NUL byte \(no file can hold one\) in doc_id; got 'doc\\x00x'"),
+    (lambda f: f.assign(doc_id=[d.encode() for d in f.doc_id]),
+     r"row 0: expected an id \(a string or an integer\) in doc_id; got b'.*' \(bytes: decode them first\)"),
+])
+def test_odd_values_in_a_real_run_are_refused_not_coerced(change, message):
+    qrels, paths, frames = real_frames(1)
+    with pytest.raises(reeval.InputError, match=message):
+        reeval.evaluate(qrels, change(frames[0]), ["map"])
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda q: q.assign(relevance=q.relevance.astype(np.uint64) + np.uint64(2**63)),
+     r"row 0: expected an integer grade in relevance; got np.uint64\(9223372036854775808\)"),
+    (lambda q: q.assign(relevance=q.relevance.astype(complex)), r"row 0: expected an integer grade in relevance"),
+    (lambda q: q.assign(relevance=q.relevance.astype(str)), r"row 0: expected an integer grade in relevance; got '"),
+    (lambda q: q.assign(rel=q.relevance), r"columns relevance and rel name the same field; keep one"),
+    (lambda q: q.assign(query_id=q.query_id.where(q.index != 2, "1\x00")), r"row 2: expected an id without a NUL"),
+])
+def test_odd_values_in_real_qrels_are_refused_not_coerced(change, message):
+    from api_inputs import read_qrels_frame
+    from conftest import track_files
+
+    qrels, runs = track_files("trec-covid-round2")
+    with pytest.raises(reeval.InputError, match=message):
+        reeval.evaluate(change(read_qrels_frame(qrels)), runs[0], ["map"])
+
+
+def test_integer_ids_of_every_width_are_their_decimal_text():
+    qrels = pd.DataFrame({"query_id": np.array([2**64 - 1, 2**64 - 1], dtype=np.uint64), "doc_id": [1, 2],
+                          "relevance": [1, 0]})
+    run = pd.DataFrame({"query_id": [str(2**64 - 1)] * 2, "doc_id": pd.array([2, 1], dtype="Int64"), "score": [2, 1]})
+    df = reeval.evaluate(qrels, run, ["recip_rank"], per_topic=True)
+    assert list(df.index) == [("run", "18446744073709551615")] and df["recip_rank"].iloc[0] == 0.5
+
+
+def test_a_symlink_loop_or_an_unreadable_path_is_an_input_error_from_the_api(tmp_path):
+    import os
+
+    qrels, paths, frames = real_frames(1)
+    os.symlink("loop", tmp_path / "loop")
+    for runs in (str(tmp_path / "loop"), [paths[0], tmp_path / "loop"], {"a": tmp_path / "loop"}):
+        with pytest.raises(reeval.InputError, match=r"loop: too many levels of symbolic links"):
+            quiet(reeval.evaluate, qrels, runs, ["map"])
+    with pytest.raises(reeval.InputError, match=r"loop: too many levels of symbolic links"):
+        quiet(reeval.evaluate, tmp_path / "loop", paths, ["map"])
+    with pytest.raises(reeval.InputError, match=r'"a\\x00b": a path cannot hold a NUL byte'):
+        quiet(reeval.evaluate, qrels, "a\x00b", ["map"])
+    with pytest.raises(reeval.InputError, match=r"^standard input given twice"):
+        quiet(reeval.evaluate, qrels, ["-", "-"], ["map"])
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"depth": 10**20}, r"^depth must be at most 9223372036854775807; got 100000000000000000000$"),
+    ({"depth": np.uint64(2**63)}, r"^depth must be at most 9223372036854775807"),
+    ({"relevance_level": -2**63 - 1}, r"^relevance_level must be at least -9223372036854775808"),
+    ({"depth": 1.0}, r"^depth must be an integer; got 1.0$"),
+])
+def test_integer_options_are_bounded_as_on_the_command_line(options, message):
+    with pytest.raises(reeval.InputError, match=message):
+        reeval.evaluate("/nonexistent", "/nonexistent", **options)
+
+
+def test_compare_options_are_bounded_as_on_the_command_line():
+    for options, message in (({"seed": -1}, r"^seed must be at least 0"), ({"resamples": 10**10}, r"^resamples must "
+                                                                             "be at most 1000000000")):
+        with pytest.raises(reeval.InputError, match=message):
+            reeval.compare("/nonexistent", "/a", "/b", **options)
+
+
+def test_read_results_marks_the_tables_of_a_track_no_longer_configured(tmp_path):
+    from reeval.io.tables import write_table
+
+    for track in ("old", "new"):
+        write_table(pd.DataFrame({"run": ["a"], "map": [0.5]}), tmp_path / "tracks" / track / "measures_by_run.csv")
+    write_table(pd.DataFrame({"track": ["new"], "included": [True]}), tmp_path / "summary" / "inclusion.csv")
+    results = reeval.read_results(tmp_path)
+    assert sorted(results) == ["summary/inclusion", "tracks/new/measures_by_run", "tracks/old/measures_by_run"]
+    assert list(results.stale) == ["tracks/old/measures_by_run"]
+    assert "track 'old' is not in" in results.stale["tracks/old/measures_by_run"]
+    assert "1 stale (see .stale)" in repr(results)
+    with pytest.warns(reeval.ReevalWarning, match=r"tracks/old/measures_by_run is stale: track 'old'"):
+        results["tracks/old/measures_by_run"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        results["tracks/new/measures_by_run"]
+    assert list(reeval.read_results(tmp_path / "tracks" / "old").stale) == ["measures_by_run"]
+    assert reeval.read_results(tmp_path / "tracks" / "new").stale == {}

@@ -31,13 +31,14 @@ def test_single_run_lines_match_trec_eval_format(capsys, files):
     q, r1, _ = files
     code, lines, _ = run(capsys, "score", q, r1, "-m", "map", "-m", "P.5,10", "-m", "num_ret")
     assert code == 0
-    assert lines == [
-        "runid                 \tall\ttagA",
+    assert lines == [  # trec_eval's order, not the -m order; no runid unless asked for
+        "num_ret               \tall\t4",
         "map                   \tall\t0.4167",   # topic 1: (1/1 + 2/3)/2; topic 2: 0
         "P_5                   \tall\t0.2000",
         "P_10                  \tall\t0.1000",
-        "num_ret               \tall\t4",
     ]
+    code, lines, _ = run(capsys, "score", q, r1, "-m", "runid", "-m", "map")
+    assert lines == ["runid                 \tall\ttagA", "map                   \tall\t0.4167"]
 
 
 def test_complete_per_topic_level_depth_and_asl(capsys, files):
@@ -56,8 +57,8 @@ def test_complete_per_topic_level_depth_and_asl(capsys, files):
 def test_several_runs_gzipped_are_prefixed_in_argument_order(capsys, files):
     q, r1, r2 = files
     _, lines, _ = run(capsys, "score", q, r2, r1, "-m", "recip_rank", "-m", "ASL@g1-10")
-    assert [l.split("\t")[0] for l in lines] == ["beta"] * 3 + ["alpha"] * 3
-    assert lines[1] == "beta\trecip_rank            \tall\t1.0000"
+    assert [l.split("\t")[0] for l in lines] == ["beta"] * 2 + ["alpha"] * 2
+    assert lines[0] == "beta\trecip_rank            \tall\t1.0000"
 
 
 def test_bad_input_exits_nonzero_with_file_and_line(capsys, files, tmp_path):
@@ -65,8 +66,11 @@ def test_bad_input_exits_nonzero_with_file_and_line(capsys, files, tmp_path):
     bad = write_lines(tmp_path / "bad", ["1 Q0 A 1 3 t", "1 Q0 B 2 x t"])
     code, _, err = run(capsys, "score", q, bad)
     assert code == 1 and f"{bad}:2:" in err and err.count("\n") == 1
-    code, _, err = run(capsys, "score", q, r1, "-m", "nope")
-    assert code == 1 and "unknown measure 'nope'" in err
+    with pytest.raises(SystemExit) as stop:  # an option error: usage line, exit 2, the nearest names
+        run(capsys, "score", q, r1, "-m", "mapp")
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and err.startswith("usage: reeval score")
+    assert "unknown measure 'mapp'; did you mean 'map'" in err and "reeval measures" in err
     code, _, err = run(capsys, "score", tmp_path / "missing", r1)
     assert code == 1 and "missing" in err
 
@@ -78,7 +82,7 @@ def test_console_script_against_pytrec_eval_on_a_real_run():
     out = subprocess.run([sys.executable, "-m", "reeval.cli", "score", qrels_path, run_path,
                           "--float32", "-m", "map", "-m", "ndcg_cut.10", "-m", "bpref"],
                          capture_output=True, text=True, check=True).stdout.splitlines()
-    values = {l.split("\t")[0].strip(): float(l.split("\t")[2]) for l in out[1:]}
+    values = {l.split("\t")[0].strip(): float(l.split("\t")[2]) for l in out}
     qrels, run = {}, {}
     with gzip.open(qrels_path, "rt") as fh:
         for line in fh:
@@ -102,21 +106,54 @@ def test_compare_matches_scipy_paired_t_on_per_topic_values(capsys, tmp_path):
     a = write_lines(tmp_path / "a", [f"{t} Q0 D{d} 0 {rng.random():.6f} a" for t in range(1, 9) for d in range(6)])
     b = write_lines(tmp_path / "b", [f"{t} Q0 D{d} 0 {rng.random():.6f} b" for t in range(1, 9) for d in range(6)])
     code, lines, _ = run(capsys, "compare", q, a, b, "-m", "map", "-m", "P@5", "--test", "t",
-                         "--test", "permutation", "--alternative", "greater")
-    assert code == 0 and len(lines) == 4
+                         "--test", "permutation", "--alternative", "greater", "--format", "pairs")
+    assert code == 0 and len(lines) == 5
+    assert lines[0].split("\t") == ["measure", "test", "run_a", "run_b", "mean_a", "mean_b", "diff", "effect_size",
+                                    "p_value", "p_adjusted", "ci_method", "ci_low", "ci_high"]
     from reeval.io.ingest import ingest_track
     from reeval.measures import build_grid, evaluate_grid, parse_measures
     t = ingest_track("x", q, [a, b])
     s = evaluate_grid(build_grid(t.judged, t.depth, t.qrels, runs=["a", "b"]), parse_measures(["map"]))
     ref = stats.ttest_rel(s.values["map"][0], s.values["map"][1], alternative="greater")
-    fields = lines[0].split("\t")
-    assert fields[:2] == ["map", "t"]
-    assert float(fields[5]) == pytest.approx(ref.pvalue, rel=1e-3)
-    assert float(fields[4]) == pytest.approx((s.values["map"][0] - s.values["map"][1]).mean(), abs=1e-4)
+    fields = lines[1].split("\t")
+    assert fields[:4] == ["map", "t", "a", "b"] and fields[10] == "t"
+    assert float(fields[8]) == pytest.approx(ref.pvalue, rel=1e-3)
+    assert float(fields[6]) == pytest.approx((s.values["map"][0] - s.values["map"][1]).mean(), abs=1e-4)
+    assert lines[2].split("\t")[10:] == ["none", "nan", "nan"]      # the permutation test gives no interval
     # seeded: the permutation line is identical on a second call
     _, again, _ = run(capsys, "compare", q, a, b, "-m", "map", "--test", "permutation",
-                      "--alternative", "greater")
-    assert again[0] == lines[1]
+                      "--alternative", "greater", "--format", "pairs")
+    assert again[1] == lines[2]
+
+
+def test_compare_prints_one_table_for_many_runs(capsys, tmp_path):
+    q = write_lines(tmp_path / "q", [f"{t} 0 D{d} {int(d < 3)}" for t in range(1, 13) for d in range(8)])
+    rng = np.random.default_rng(5)
+    paths = []
+    for k, name in enumerate(["good", "mid", "bad"]):
+        # "good" puts the relevant documents first more often than "mid", "mid" than "bad"
+        lines = [f"{t} Q0 D{d} 0 {(3 - k) * (d < 3) + rng.random() * 3:.6f} {name}" for t in range(1, 13)
+                 for d in range(8)]
+        paths.append(write_lines(tmp_path / name, lines))
+    code, lines, _ = run(capsys, "compare", q, *paths, "-m", "map", "-m", "P@3", "--test", "t", "--test", "tukey_hsd")
+    assert code == 0
+    assert lines[0].split() == ["run", "map", "P_3"]
+    assert [line.split() for line in lines[1:4]] == [["a", "good", "1.0000*c", "1.0000*c"],
+                                                     ["b", "mid", "0.9458", "0.8611"],
+                                                     ["c", "bad", "0.8509", "0.6667"]]
+    assert lines[4].startswith("Markers: the runs each run beats at p < 0.05 (two-sided paired t-test, "
+                               "Holm-adjusted over the 3 pairs of each measure)")
+    import reeval
+    table = reeval.compare_runs(q, paths, ["map", "P@3"], tests=["t", "tukey_hsd"])
+    assert lines == table.report(format="text").replace("P@3", "P_3").splitlines()
+    _, latex, _ = run(capsys, "compare", q, *paths, "--format", "latex", "--table-test", "tukey_hsd",
+                      "--test", "t", "--test", "tukey_hsd", "--max-p", "0.01")
+    assert latex[0] == "\\begin{table}" and "\\toprule" in latex and "Tukey's HSD" in latex[2] and "p < 0.01" in latex[2]
+    code, _, err = run(capsys, "compare", q, *paths, "--table-test", "sign")
+    assert code == 1 and "--table-test sign is not among the tests run" in err
+    with pytest.raises(SystemExit):
+        main(["compare", str(q), str(paths[0])])
+    assert "compare needs at least two runs" in capsys.readouterr().err
 
 
 def test_a_run_that_keeps_no_line_is_an_error_naming_it(capsys, tmp_path):
@@ -132,3 +169,34 @@ def test_a_run_that_keeps_no_line_is_an_error_naming_it(capsys, tmp_path):
     assert (code, lines, err) == (1, [], f"reeval: {empty}: nothing to evaluate (empty file)\n")
 
 
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["score", "-M", "9223372036854775808"], "argument -M: must be at most 9223372036854775807, not 9223372036854775808"),
+    (["score", "-M", str(10**30)], "argument -M: must be at most 9223372036854775807"),
+    (["score", "-l", str(2**63)], "argument -l: must be at most 9223372036854775807"),
+    (["score", "-l", str(-2**63 - 1)], "argument -l: must be at least -9223372036854775808"),
+    (["score", "--decimals", "99999999"], "argument --decimals: must be at most 30"),
+    (["compare", "--seed", "-1"], "argument --seed: must be at least 0, not -1"),
+    (["compare", "--seed", str(2**64)], "argument --seed: must be at most 9223372036854775807"),
+    (["compare", "--resamples", str(2**63)], "argument --resamples: must be at most 1000000000"),
+    (["prefer", "-l", "1e3"], "argument -l: expected an integer, not '1e3'"),
+])
+def test_integer_options_out_of_bounds_are_usage_errors_not_overflows(argv, message):
+    qrels, runs = track_files("trec-covid-round2")
+    files = [qrels, runs[0]] + ([runs[1]] if argv[0] in ("compare", "prefer") else [])
+    got = subprocess.run([sys.executable, "-m", "reeval.cli", argv[0], *files, *argv[1:]], capture_output=True,
+                         text=True)
+    assert got.returncode == 2 and got.stdout == "" and "Traceback" not in got.stderr
+    assert got.stderr.startswith("usage: reeval") and f"error: {message}" in got.stderr, got.stderr
+
+
+def test_integer_options_at_their_bounds_compute(capsys):
+    qrels, runs = track_files("trec-covid-round2")
+    run_ = [r for r in runs if r.endswith("covidex.t5.gz")][0]
+    code, out, _ = run(capsys, "score", "-M", 2**63 - 1, "-m", "map", qrels, run_)
+    assert (code, out[-1]) == (0, "map                   \tall\t0.2880")  # the published MAP (../shared/data)
+    code, out, _ = run(capsys, "score", "-l", -2**63, "-m", "num_rel", qrels, run_)
+    assert (code, out[-1]) == (0, "num_rel               \tall\t12037")  # every judgment
+    code, out, _ = run(capsys, "score", "-l", 2**63 - 1, "-m", "num_rel", qrels, run_)
+    assert (code, out[-1]) == (0, "num_rel               \tall\t0")

@@ -7,7 +7,9 @@ import os
 import shutil
 import subprocess
 import sys
+import re
 import threading
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -72,7 +74,7 @@ def test_qrels_on_stdin_read_whole(track, stdin):
 def test_process_substitution_of_a_real_run_loses_nothing():
     qrels, runs = track_files("trec-covid-round4")
     run_path = [r for r in runs if r.endswith("CincyMedIR-7.gz")][0]
-    cmd = " ".join([*CLI, "score", "-m", "num_ret", "-m", "map", qrels, f"<(zcat {run_path})"])
+    cmd = " ".join([*CLI, "score", "-m", "runid", "-m", "num_ret", "-m", "map", qrels, f"<(zcat {run_path})"])
     got = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True)
     assert got.returncode == 0, got.stderr
     assert got.stdout.splitlines()[1:] == ["num_ret               \tall\t44981",
@@ -158,7 +160,7 @@ def test_every_drop_and_difference_is_one_note_per_file(capsys, tmp_path):
     r.write_bytes(gzip.compress("\ufeff".encode() + b"".join([
         b"1 Q0 A 1 3 first\n", b"1 Q0 A 2 2 first\n", b"1 Q0 B 3 nan first\n",
         b"9 Q0 A 1 1 first\n", b"9 Q0 B 2 1 first\n", b"2 Q0 C 1 1 last\n"])))
-    code, out, err = run(capsys, "score", q, r, "-m", "num_ret")
+    code, out, err = run(capsys, "score", q, r, "-m", "runid", "-m", "num_ret")
     assert code == 0 and out[0] == "runid                 \tall\tlast"  # trec_eval's runid: the last line's tag
     assert err.splitlines() == [
         f"reeval: {q}: 1 blank line skipped (trec_eval stops at a blank qrels line); 1 repeated judgment "
@@ -169,7 +171,7 @@ def test_every_drop_and_difference_is_one_note_per_file(capsys, tmp_path):
         "those topics too); 1 duplicate line dropped (the first in trec_eval order kept; trec_eval stops "
         "with 'duplicate docs'); 2 different tags ('first' first, 'last' last): runid shows the last "
         "line's, as trec_eval does"]
-    code, out2, err = run(capsys, "score", "--quiet", q, r, "-m", "num_ret")
+    code, out2, err = run(capsys, "score", "--quiet", q, r, "-m", "runid", "-m", "num_ret")
     assert (code, out2, err) == (0, out, "")
     clean_q = write_lines(tmp_path / "clean_q", ["1 0 A 1"])
     code, out, err = run(capsys, "score", clean_q, write_lines(tmp_path / "clean", ["1 Q0 A 1 1 t"]))
@@ -259,7 +261,7 @@ def test_raw_bytes_never_match_their_escaped_text(capsys, tmp_path):
     r.write_bytes(b"1 Q0 d\xe9j 1 2 t\n1 Q0 raw\\xe9 2 1 t\n1 Q0 raw\xe9 3 0 t\n")
     code, out, err = run(capsys, "score", q, r, "-m", "num_rel_ret", "-m", "recip_rank")
     assert code == 0
-    assert out[1:] == ["num_rel_ret           \tall\t1", "recip_rank            \tall\t0.3333"]
+    assert out == ["num_rel_ret           \tall\t1", "recip_rank            \tall\t0.3333"]
     assert "shown as \\xNN" in err and "with a backslash, shown doubled" in err
 
 
@@ -356,3 +358,153 @@ def test_lone_cr_line_ends_are_counted_and_said(capsys, tmp_path):
     code, out, err = run(capsys, "score", q, r, "-m", "num_ret")
     assert code == 0 and out[-1] == "num_ret               \tall\t2"
     assert "1 line end that is a lone CR read as line ends" in err
+
+
+# ---- issue 27: path errors, standard input twice, what messages show ---------------------
+
+def _real_run(tmp_path, name="covidex.t5.gz"):
+    """TREC-COVID round 2's qrels and one of its runs."""
+    qrels, runs = track_files("trec-covid-round2")
+    return qrels, [r for r in runs if r.endswith(name)][0]
+
+
+@pytest.mark.parametrize("command", ["score", "compare", "prefer"])
+def test_a_symlink_loop_as_a_run_is_one_line_from_every_command(tmp_path, command):
+    qrels, real = _real_run(tmp_path)
+    os.symlink(tmp_path / "loop2", tmp_path / "loop1")
+    os.symlink(tmp_path / "loop1", tmp_path / "loop2")
+    got = cli(command, qrels, real, tmp_path / "loop1")
+    assert got.returncode == 1 and got.stdout == b"", got.stderr
+    assert got.stderr.decode() == (f"reeval: {tmp_path / 'loop1'}: too many levels of symbolic links "
+                                   "(a link loop, or a chain of more than 40 links)\n")
+
+
+def test_path_errors_of_runs_and_qrels_are_one_line_naming_the_path(capsys, tmp_path):
+    qrels, real = _real_run(tmp_path)
+    os.symlink("loop", tmp_path / "loop")
+    os.symlink("missing", tmp_path / "dangling")
+    chain = tmp_path / "c0"
+    chain.write_bytes(open(real, "rb").read())
+    for i in range(1, 45):  # more links in a chain than the system follows
+        os.symlink(f"c{i - 1}", tmp_path / f"c{i}")
+    long_name = tmp_path / ("x" * 300)
+    cases = {tmp_path / "loop": "too many levels of symbolic links", tmp_path / "c44": "too many levels of symbolic links",
+             tmp_path / "dangling": "a symbolic link to a missing file (missing)",
+             long_name: "name too long", Path(real) / "x": "a part of the path is not a folder"}
+    for path, words in cases.items():
+        for argv in (["score", qrels, path], ["score", path, real]):
+            code, out, err = run(capsys, *argv)
+            assert (code, out) == (1, []) and err.startswith(f"reeval: {path}: {words}"), err
+            assert err.count("\n") == 1 and "Traceback" not in err, err
+
+
+def test_path_error_words_for_each_errno():
+    import errno as e
+
+    from reeval.io.sources import path_error
+
+    words = {e.ENOENT: "no such file", e.EISDIR: "is a directory; expected a file",
+             e.EACCES: "permission denied (on the file or a folder above it)",
+             e.EPERM: "permission denied (on the file or a folder above it)",
+             e.ELOOP: "too many levels of symbolic links (a link loop, or a chain of more than 40 links)",
+             e.ENAMETOOLONG: "name too long (the path or one of its names is longer than the system allows)",
+             e.ENOTDIR: "a part of the path is not a folder", e.EIO: "cannot open (Input/output error)"}
+    for number, text in words.items():
+        error = path_error("/no/such/run", OSError(number, os.strerror(number)))
+        assert isinstance(error, InputError) and str(error) == f"/no/such/run: {text}"
+
+
+def test_permission_denied_on_a_run_is_one_line_simulated(capsys, monkeypatch, tmp_path):
+    """Tests run as root, who may read anything: the denial is simulated where the file is
+    examined (its identity) and where it is opened."""
+    import errno as e
+
+    from reeval.io import sources, trecio
+
+    qrels, real = _real_run(tmp_path)
+    denied = str(tmp_path / "secret" / "run")
+    real_stat = os.stat
+
+    def stat(path, *args, **kwargs):
+        if str(path) == denied:
+            raise PermissionError(e.EACCES, "Permission denied", path)
+        return real_stat(path, *args, **kwargs)
+
+    assert trecio.os is sources.os is os
+    monkeypatch.setattr(os, "stat", stat)
+    code, out, err = run(capsys, "score", qrels, real, denied)
+    assert (code, out, err) == (1, [], f"reeval: {denied}: permission denied (on the file or a folder above it)\n")
+    monkeypatch.setattr(sources, "open", lambda path, mode: stat(path), raising=False)  # the reader's open
+    with pytest.raises(InputError, match=f"^{denied}: permission denied"):
+        read_source(denied)
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root may read anything: the simulated test above covers it")
+def test_permission_denied_on_a_folder_above_the_run(capsys, tmp_path):
+    qrels, real = _real_run(tmp_path)
+    (tmp_path / "locked").mkdir()
+    shutil.copy(real, tmp_path / "locked" / "run.gz")
+    (tmp_path / "locked").chmod(0)
+    try:
+        code, out, err = run(capsys, "score", qrels, tmp_path / "locked" / "run.gz")
+    finally:
+        (tmp_path / "locked").chmod(0o700)
+    assert (code, err) == (1, f"reeval: {tmp_path / 'locked' / 'run.gz'}: permission denied (on the file or a folder "
+                              "above it)\n")
+
+
+@pytest.mark.parametrize("argv", [["score", "QRELS", "-", "-"], ["score", "-", "-"], ["score", "-", "/dev/stdin"],
+                                  ["score", "QRELS", "/dev/stdin", "-"], ["prefer", "QRELS", "-", "-"],
+                                  ["compare", "-", "RUN", "/dev/stdin"]])
+def test_standard_input_given_twice_is_said_before_anything_is_read(tmp_path, argv):
+    qrels, real = _real_run(tmp_path)
+    argv = [qrels if a == "QRELS" else real if a == "RUN" else a for a in argv]
+    got = cli(*argv, input=open(real, "rb").read())
+    assert got.returncode == 1 and got.stdout == b""
+    err = got.stderr.decode()
+    assert err.startswith("reeval: standard input given twice") and err.endswith(": it can be read only once\n"), err
+    if "/dev/stdin" in argv:
+        assert ("(as - and /dev/stdin)" in err) or ("(as /dev/stdin and -)" in err)
+
+
+def test_a_fifo_given_twice_is_refused_before_it_is_opened(tmp_path):
+    qrels, real = _real_run(tmp_path)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    got = cli("score", qrels, fifo, fifo, timeout=60)
+    assert (got.returncode, got.stderr.decode()) == (1, f"reeval: {fifo}: given twice: a stream can be read only once\n")
+
+
+@pytest.mark.parametrize("bom, encoding", [(b"\xff\xfe\x00\x00", "utf-32-le"), (b"\x00\x00\xfe\xff", "utf-32-be")])
+def test_utf32_text_is_called_utf32(tmp_path, bom, encoding):
+    qrels, real = _real_run(tmp_path)
+    text = gzip.decompress(open(real, "rb").read())[:2000].decode()
+    path = tmp_path / "run.utf32"
+    path.write_bytes(bom + text.encode(encoding))
+    with pytest.raises(InputError, match=rf"^{path}: UTF-32 text: convert it to UTF-8 first \(iconv -f UTF-32"):
+        parse_run(path)
+
+
+def test_a_bad_line_with_a_no_break_space_is_echoed_so_that_it_shows(capsys, tmp_path):
+    qrels, real = _real_run(tmp_path)
+    lines = gzip.decompress(open(real, "rb").read()).decode().splitlines()[:5]
+    lines[3] = re.sub(r"\s", "\u00a0", lines[3], count=1)  # one field separator a no-break space: 5 fields
+    bad = write_lines(tmp_path / "run", lines)
+    code, out, err = run(capsys, "score", qrels, bad)
+    assert code == 1 and "\\u00a0" in err and "\u00a0" not in err and err.count("\n") == 1, err
+    assert err.startswith(f"reeval: {bad}:4: expected 6 whitespace-separated fields")
+
+
+def test_the_tag_note_never_shows_two_different_tags_alike(capsys, tmp_path):
+    qrels, real = _real_run(tmp_path)
+    lines = gzip.decompress(open(real, "rb").read()).decode().splitlines()[:4]
+    long_tag = "covidex.t5" + "x" * 10_000_000  # two tags of 10 MB that differ in their last character
+    lines = [" ".join(line.split()[:5] + [long_tag + ("A" if i < 2 else "B")]) for i, line in enumerate(lines)]
+    code, out, err = run(capsys, "score", "-m", "num_ret", qrels, write_lines(tmp_path / "long", lines))
+    assert code == 0 and len(err) < 400, len(err)
+    assert "2 different tags (...'xxxxxxxxxxxxxxxxxxxxA' (10,000,011 characters) first, " \
+           "...'xxxxxxxxxxxxxxxxxxxxB' (10,000,011 characters) last)" in err
+    lines = gzip.decompress(open(real, "rb").read()).decode().splitlines()[:3]
+    lines[1] = " ".join(lines[1].split()[:5] + ["other"])  # covidex.t5, other, covidex.t5
+    code, out, err = run(capsys, "score", "-m", "num_ret", qrels, write_lines(tmp_path / "aba", lines))
+    assert "2 different tags ('covidex.t5' on the first and last lines, another between them)" in err

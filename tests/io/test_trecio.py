@@ -22,13 +22,36 @@ def test_whitespace_column2_rank_comments_blank_and_crlf(tmp_path):
     p.write_text(text)
     with pytest.raises(TrecFormatError) as err:
         parse_run(p)
-    assert f"{p}:8:" in str(err.value) and "6 whitespace-separated fields" in str(err.value)
+    assert f"{p}:8:" in str(err.value) and "6 or more whitespace-separated fields" in str(err.value)
     table, counts = parse_run(p, on_malformed="drop")
     assert table["docno"].to_pylist() == ["D1", "D2", "D3"]
     assert table["score"].to_pylist() == [2.5, 1.5, -0.3]
     assert table["line"].to_pylist() == [2, 3, 7]
     assert (counts.lines_read, counts.kept, counts.blank, counts.comment, counts.malformed) == (8, 3, 2, 2, 1)
     assert counts.balanced()
+
+
+def test_text_after_the_sixth_field_is_ignored_counted_and_noted(tmp_path, capsys):
+    """trec_eval reads a run line's first six fields and ignores the rest (its quicktest's
+    results.trunc has "more junk at end of lines"): so does reeval, counting and noting it."""
+    import gzip
+
+    from conftest import track_files
+    from reeval.cli import main
+
+    qrels, runs = track_files("trec2019-dl-passage")
+    lines = gzip.open(runs[0], "rt").read().splitlines()
+    junk = tmp_path / "junk.txt"
+    junk.write_text("".join(f"{line} junk {i}\n" if i % 3 == 0 else f"{line}\n" for i, line in enumerate(lines)))
+    table, counts = parse_run(junk)
+    clean, _ = parse_run(runs[0])
+    assert table.select(["qid", "docno", "score", "tag"]) == clean.select(["qid", "docno", "score", "tag"])
+    assert counts.extra_fields == (len(lines) + 2) // 3 and counts.balanced()
+    assert main(["score", "-m", "all_trec", qrels, str(junk)]) == 0
+    with_junk = capsys.readouterr()
+    assert main(["score", "-m", "all_trec", "--quiet", qrels, runs[0]]) == 0
+    assert with_junk.out == capsys.readouterr().out
+    assert f"{(len(lines) + 2) // 3} lines with text after the sixth field, read without it" in with_junk.err
 
 
 def test_bad_score_names_file_and_line(tmp_path):

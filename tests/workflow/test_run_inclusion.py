@@ -1,9 +1,17 @@
 """The one definition of an included run (reeval.workflow.run_inclusion) and every analysis using it."""
 
+import gzip
+import os
+import shutil
+import subprocess
+import sys
+
 import pandas as pd
 import pytest
+import yaml
 
-from conftest import write_lines
+import reeval
+from conftest import ROOT, track_files, write_lines
 from reeval.archive.inclusion import inclusion_table
 from reeval.io.ingest import ingest_track, write_track
 from reeval.analyses.lexiprecision_report import track_lexiprecision
@@ -121,3 +129,86 @@ def test_per_track_analyses_of_a_track_with_fewer_than_two_included_runs(tmp_pat
     assert info["runs"] == len(good)
     assert (d / "study" / "fig5_document_asl.png").is_file()
     assert len(pd.read_parquet(d / "study" / "map_share.parquet")) == len(good)
+
+
+# ---- issue 27: the runs folder walked by the workflow, stale tracks named -----------------
+
+def _snakemake(*args):
+    return subprocess.run([sys.executable, "-m", "snakemake", *args], cwd=ROOT, capture_output=True, text=True)
+
+
+def _real_track_config(tmp_path, track="covid2"):
+    """TREC-COVID round 2 as a local track: three runs in runs/, one in runs/sub/deeper/, a
+    hidden run and OS litter beside them."""
+    qrels, runs = track_files("trec-covid-round2")
+    folder = tmp_path / "runs"
+    (folder / "sub" / "deeper").mkdir(parents=True)
+    for run in runs[:3]:
+        shutil.copy(run, folder)
+    shutil.copy(runs[3], folder / "sub" / "deeper")
+    shutil.copy(runs[4], folder / ".hidden-run.gz")
+    (folder / ".DS_Store").write_bytes(b"\x00\x00\x00\x01Bud1")
+    (folder / "sub" / "Thumbs.db").write_bytes(b"x")
+    config = tmp_path / "study.yaml"
+    config.write_text(yaml.safe_dump({"results": str(tmp_path / "results"), "measures": ["map"],
+                                      "tracks": {track: {"qrels": qrels, "runs": str(folder)}}}))
+    return config, folder, runs
+
+
+def test_the_workflow_reads_runs_in_subfolders_and_names_every_file_it_skips(tmp_path):
+    config, folder, runs = _real_track_config(tmp_path)
+    target = str(tmp_path / "results" / "summary" / "run_inclusion.csv")
+    proc = _snakemake(target, "--cores", "2", "--configfile", str(config))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    table = pd.read_csv(target, keep_default_na=False)
+    read = table[table.kind == "run"]
+    assert sorted(read.run) == ["Bioinfo-run3", "CincyMedIR-11", "Emory_IRLab_Run1", "HKPU-Gos1-pPRF"]
+    assert read.included.all()
+    lines = {os.path.basename(r)[:-3]: gzip.decompress(open(r, "rb").read()).count(b"\n") for r in runs[:4]}
+    assert read.set_index("run").lines_read.to_dict() == lines  # every line of the run in a subfolder too
+    skipped = table[table.kind == "skipped"].set_index("file").reason.to_dict()
+    assert skipped == {str(folder / ".DS_Store"): "not read: hidden file (its name starts with '.')",
+                       str(folder / ".hidden-run.gz"): "not read: hidden file (its name starts with '.')",
+                       str(folder / "sub" / "Thumbs.db"): "not read: a Windows thumbnail cache, not a run"}
+    log = (tmp_path / "results" / "logs" / "ingest" / "covid2.log").read_text()
+    assert "ingested covid2: 4 runs (4 kept a line), 3 files skipped" in log
+    for path in skipped:
+        assert f"covid2: {path} not read: " in log
+    report = read_ingest_report(tmp_path / "results" / "tracks" / "covid2")
+    assert sorted(report.kind) == ["qrels"] + ["run"] * 4 + ["skipped"] * 3
+
+
+def test_a_runs_folder_that_cannot_be_read_stops_the_workflow_in_one_line(tmp_path):
+
+    config, folder, runs = _real_track_config(tmp_path)
+    os.symlink("loop", folder / "sub" / "loop")
+    proc = _snakemake("-n", "--configfile", str(config))
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and "Traceback" not in out
+    assert (f"tracks: covid2: {folder / 'sub' / 'loop'}: too many levels of symbolic links (a link loop, or a chain "
+            "of more than 40 links)") in out
+    os.remove(folder / "sub" / "loop")
+    shutil.copy(runs[0], folder / "sub")  # one run name in two folders
+    proc = _snakemake("-n", "--configfile", str(config))
+    out = proc.stdout + proc.stderr
+    name = os.path.basename(runs[0])
+    assert (f"tracks: covid2: {folder / 'sub' / name}: run name '{name[:-3]}' also given by {folder / name}: "
+            "rename one") in out
+
+
+def test_a_renamed_track_leaves_a_stale_folder_that_is_named_and_marked(tmp_path):
+    config, folder, runs = _real_track_config(tmp_path, track="old-name")
+    target = str(tmp_path / "results" / "summary" / "run_inclusion.csv")
+    assert _snakemake(target, "--cores", "2", "--configfile", str(config)).returncode == 0
+    cfg = yaml.safe_load(config.read_text())
+    cfg["tracks"] = {"new-name": cfg["tracks"]["old-name"]}
+    config.write_text(yaml.safe_dump(cfg))
+    proc = _snakemake(target, "--cores", "2", "--configfile", str(config))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    log = (tmp_path / "results" / "logs" / "inclusion" / "inclusion.log").read_text()
+    assert f"{tmp_path / 'results' / 'tracks' / 'old-name'}: not a track of this configuration" in log
+    results = reeval.read_results(tmp_path / "results")
+    assert sorted(results.stale) == [f"tracks/old-name/{t}" for t in ("depth", "ingest_report", "judged", "qrels",
+                                                                      "runs")]
+    assert not any(name.startswith("tracks/new-name") for name in results.stale)
+    assert sorted(pd.read_csv(target, keep_default_na=False).track.unique()) == ["new-name"]

@@ -86,6 +86,17 @@ def ingest_inputs(wildcards):
     return LOCAL_FILES[wildcards.track]
 
 
+def runs_spec(wildcards):
+    """What names a track's run files, as the ingest rule walks it again (reeval.workflow.tracks.list_runs):
+    the config's folder, glob or list, or the folder the synthetic or fetch rule wrote."""
+    entry = config["tracks"][wildcards.track]
+    if "synthetic" in entry:
+        return f"{RESULTS}/synthetic/{wildcards.track}/runs"
+    if is_fetched(entry):
+        return f"{DATA_DIR}/tracks/{wildcards.track}/runs"
+    return entry["runs"]
+
+
 # Tracks given by URLs (the fetch checkpoint, fetch.smk): settings, the tracks that go on
 # to ingest, and the inputs that depend on that checkpoint.
 FETCH = {k: v for k, v in config["fetch"].items() if k != "data_dir"}

@@ -6,6 +6,7 @@ rule ingest:
         step_files("ingest"),
     params:
         options=lambda wildcards: track_options(config, wildcards.track),
+        runs=runs_spec,  # walked again by the script: the files it reads and those it skips, named
     log:
         f"{RESULTS}/logs/ingest/{{track}}.log",
     benchmark:

@@ -7,6 +7,7 @@ rule measures:
     params:
         measures=MEASURE_SPECS,
         relevance_level=lambda wildcards: track_options(config, wildcards.track)["relevance_level"],
+        precision=lambda wildcards: track_options(config, wildcards.track)["precision"],
         unretrieved=config["asl"]["unretrieved"],
     log:
         f"{RESULTS}/logs/measures/{{track}}.log",

@@ -335,8 +335,51 @@ def mean_preference_scores(pc: PairComparison, values: np.ndarray) -> np.ndarray
 MEASURES = ("RR", "rrLP", "sgnLP")
 
 
+#: Tukey HSD procedures of table 4a: the randomised HSD (Carterette 2012, the default) or
+#: the parametric one, topic-blocked or one-way (reeval.stats.allpairs.HSD_DESIGNS).
+HSD_PROCEDURES = ("randomised", "blocked", "oneway")
+
+
+def hsd_p_values(pc: PairComparison, rr: np.ndarray, resamples: int, seed: int) -> dict:
+    """Randomised Tukey HSD p-values per run pair (pairs in ``pc`` order) of RR (on the
+    runs x topics matrix) and of rrLP and sgnLP (on the pairwise preferences: rankings
+    permuted among runs within each topic, reeval.stats.randomised)."""
+    from reeval.stats.randomised import randomised_tukey_hsd, randomised_tukey_hsd_preferences
+
+    return {"RR": randomised_tukey_hsd(rr, resamples=resamples, seed=seed).p_value.to_numpy(),
+            "rrLP": randomised_tukey_hsd_preferences(pc.rr, resamples=resamples, seed=seed).p_value.to_numpy(),
+            "sgnLP": randomised_tukey_hsd_preferences(pc.sgn.astype(np.float64), resamples=resamples,
+                                                      seed=seed).p_value.to_numpy()}
+
+
+def _parametric_hsd(pc: PairComparison, rr: np.ndarray, alpha: float, design: str) -> dict:
+    """Parametric Tukey HSD verdicts (q > q_crit at confidence 1 - alpha, the same as
+    p < alpha) of RR and of the mean-preference scores of rrLP and sgnLP."""
+    from reeval.stats.allpairs import tukey_hsd
+
+    scores = {"RR": rr, "rrLP": mean_preference_scores(pc, pc.rr),
+              "sgnLP": mean_preference_scores(pc, pc.sgn.astype(np.float64))}
+    out = {}
+    for name, X in scores.items():
+        table = tukey_hsd(X, confidence=1.0 - alpha, p_values=False, design=design)
+        out[name] = (table["q"] > table.attrs["q_crit"]).to_numpy()
+    return out
+
+
+def hsd_verdicts(pc: PairComparison, rr: np.ndarray, alpha: float = 0.05, design: str = "randomised",
+                 resamples: int = 2000, seed: int = 0) -> dict:
+    """{measure: bool per pair}: significant at ``alpha`` under Tukey's HSD ``design``
+    (one of :data:`HSD_PROCEDURES`; ``resamples`` and ``seed`` matter to "randomised")."""
+    if design not in HSD_PROCEDURES:
+        raise ValueError(f"hsd_design must be one of {HSD_PROCEDURES}, got {design!r}")
+    if design != "randomised":
+        return _parametric_hsd(pc, rr, alpha, design)
+    return {name: p < alpha for name, p in hsd_p_values(pc, rr, resamples, seed).items()}
+
+
 def pair_tests(pc: PairComparison, rr: np.ndarray, alpha: float = 0.05,
-               correction: str = "holm", hsd_design: str = "blocked") -> pd.DataFrame:
+               correction: str = "holm", hsd_design: str = "randomised", hsd_resamples: int = 2000,
+               hsd_seed: int = 0) -> pd.DataFrame:
     """Significance of every run pair (i < j) under RR, rrLP and sgnLP.
 
     Columns: run_i, run_j, topics, mean_dRR1 (= mean RR_i - mean RR_j), mean_rrLP,
@@ -346,12 +389,13 @@ def pair_tests(pc: PairComparison, rr: np.ndarray, alpha: float = 0.05,
     losses, ties dropped), each adjusted over the family of all run pairs of the
     measure (``*_adjusted``, ``correction``: "bonferroni", "holm" or "bh", see
     reeval.stats.multiple.p_adjust); and ``hsd_<measure>``: significant at ``alpha``
-    under Tukey's HSD (reeval.stats.allpairs.tukey_hsd, ``hsd_design`` "blocked" or
-    "oneway") of RR, and of the mean-preference scores of rrLP and sgnLP
-    (:func:`mean_preference_scores`); a pair is significant when q > q_crit at
-    confidence 1 - alpha, which is the same as p < alpha.
+    under Tukey's HSD (:func:`hsd_verdicts`). ``hsd_design="randomised"`` (default): the
+    randomised HSD with ``hsd_resamples`` permutations from ``hsd_seed``, on RR and on the
+    pairwise preferences rrLP and sgnLP (reeval.stats.randomised); "blocked" or "oneway":
+    the parametric HSD (reeval.stats.allpairs.tukey_hsd) of RR and of the mean-preference
+    scores (:func:`mean_preference_scores`).
     """
-    from reeval.stats.allpairs import all_pairs_ttest, tukey_hsd
+    from reeval.stats.allpairs import all_pairs_ttest
     from reeval.stats.multiple import p_adjust
     from reeval.stats.paired import sign_test_counts, ttest_rows
 
@@ -373,22 +417,38 @@ def pair_tests(pc: PairComparison, rr: np.ndarray, alpha: float = 0.05,
     out["p_sgnLP"] = sign_test_counts(out["wins"], out["losses"])
     for name in MEASURES:
         out[f"p_{name}_adjusted"] = p_adjust(out[f"p_{name}"].to_numpy(), correction)
-    hsd_scores = {"RR": rr, "rrLP": mean_preference_scores(pc, pc.rr),
-                  "sgnLP": mean_preference_scores(pc, pc.sgn.astype(np.float64))}
-    for name, scores in hsd_scores.items():
-        table = tukey_hsd(scores, confidence=1.0 - alpha, p_values=False, design=hsd_design)
-        out[f"hsd_{name}"] = (table["q"] > table.attrs["q_crit"]).to_numpy()
+    for name, verdict in hsd_verdicts(pc, rr, alpha, hsd_design, hsd_resamples, hsd_seed).items():
+        out[f"hsd_{name}"] = verdict
     return out
 
 
+def hsd_seed_range(pc: PairComparison, rr: np.ndarray, alpha: float, resamples: int, seeds) -> dict:
+    """{measure: (fewest, most)} run pairs significant under the randomised HSD over the
+    ``seeds`` (the spread of table 4a's Monte Carlo counts)."""
+    counts = {name: [] for name in MEASURES}
+    if pc.n_pairs and len(pc.topics):
+        for seed in seeds:
+            for name, p in hsd_p_values(pc, rr, resamples, seed).items():
+                counts[name].append(int((p < alpha).sum()))
+    return {name: (min(c), max(c)) if c else (0, 0) for name, c in counts.items()}
+
+
 def discriminative_power(tests: pd.DataFrame, alpha: float = 0.05, correction: str = "holm",
-                         hsd_design: str = "blocked") -> pd.DataFrame:
-    """Table 4 from :func:`pair_tests` (run with the same ``correction`` and
-    ``hsd_design``, which are recorded in the ``procedure`` column): share (%) of run
-    pairs significantly different, (a) ``tukey_hsd`` and (b) ``paired`` (adjusted
-    p < alpha)."""
+                         hsd_design: str = "randomised", hsd_resamples: int = 2000,
+                         seed_range: dict | None = None, n_seeds: int = 1) -> pd.DataFrame:
+    """Table 4 from :func:`pair_tests` (run with the same ``correction``, ``hsd_design``
+    and ``hsd_resamples``, recorded in the ``procedure`` and ``resamples`` columns): share
+    (%) of run pairs significantly different, (a) ``tukey_hsd`` and (b) ``paired``
+    (adjusted p < alpha).
+
+    ``n_significant_low``/``_high`` and ``percent_low``/``_high``: for the randomised HSD
+    the range of the count over the tests' seed and the other seeds whose range
+    ``seed_range`` holds (:func:`hsd_seed_range`), ``n_seeds`` in all (column ``seeds``;
+    ``resamples`` is B); for the other procedures the count itself (``resamples`` 0,
+    ``seeds`` 1)."""
     P = len(tests)
     rows = []
+    randomised = hsd_design == "randomised"
     for test, procedure in (("tukey_hsd", hsd_design), ("paired", correction)):
         for name in MEASURES:
             if P == 0:
@@ -397,6 +457,17 @@ def discriminative_power(tests: pd.DataFrame, alpha: float = 0.05, correction: s
                 k = int(tests[f"hsd_{name}"].sum())
             else:
                 k = int((tests[f"p_{name}_adjusted"] < alpha).sum())
+            monte_carlo = test == "tukey_hsd" and randomised
+            other = (seed_range or {}).get(name, (k, k)) if monte_carlo else (k, k)
+            low, high = min(k, *other), max(k, *other)
             rows.append({"test": test, "procedure": procedure, "measure": name, "n_run_pairs": P,
-                         "n_significant": k, "percent_significant": 100.0 * k / P if P else math.nan})
+                         "n_significant": k, "percent_significant": _percent(k, P),
+                         "n_significant_low": low, "n_significant_high": high,
+                         "percent_low": _percent(low, P), "percent_high": _percent(high, P),
+                         "resamples": hsd_resamples if monte_carlo else 0,
+                         "seeds": n_seeds if monte_carlo and seed_range else 1})
     return pd.DataFrame(rows)
+
+
+def _percent(k: int, n: int) -> float:
+    return 100.0 * k / n if n else math.nan

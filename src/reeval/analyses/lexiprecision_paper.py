@@ -16,7 +16,10 @@ from reeval.report.markdown import fmt, table
 from reeval.report.published import published
 
 #: Columns of ``paper_comparison.csv``.
-COLUMNS = ("track", "benchmark", "table", "column", "paper", "ours", "match")
+COLUMNS = ("track", "benchmark", "table", "column", "paper", "ours", "ours_low", "ours_high", "match")
+#: A Monte Carlo cell (the randomised HSD of table 4a) matches when the paper's value is
+#: within this many percentage points of ours and of the range [ours_low, ours_high].
+MONTE_CARLO_TOLERANCE = 1.5
 #: Paper table -> the sub-tables it holds (table 4: (a) Tukey HSD, (b) paired tests).
 SUBTABLES = {1: ("table1",), 2: ("table2",), 3: ("table3",), 4: ("table4a", "table4b")}
 #: Sub-table -> (our table, our column or (test, measure)) per printed column, in order.
@@ -48,22 +51,40 @@ def paper_tracks(mapping: dict | None) -> dict:
 
 
 def _ours(tables: dict, track: str, sub: str) -> list:
+    """Our cells of a sub-table: (value, low, high, monte_carlo) per printed column; low =
+    high = value except for table 4's randomised HSD (its range over seeds)."""
     name, keys = OURS[sub]
     df = tables[name][tables[name].track == track]
     if name != "table4_discriminative_power":
-        return [float(df[k].iloc[0]) if len(df) else math.nan for k in keys]
-    found = df.set_index(["test", "measure"]).percent_significant
-    return [float(found.get(k, math.nan)) for k in keys]
+        values = [float(df[k].iloc[0]) if len(df) else math.nan for k in keys]
+        return [(v, v, v, False) for v in values]
+    found = df.set_index(["test", "measure"])
+    out = []
+    for k in keys:
+        if k not in found.index:
+            out.append((math.nan, math.nan, math.nan, False))
+            continue
+        row = found.loc[k]
+        out.append((float(row.percent_significant), float(row.percent_low), float(row.percent_high),
+                    bool(row.resamples > 0)))
+    return out
 
 
-def _match(paper: float, ours: float) -> bool:
-    """Equal at the paper's two printed decimals (integers: equal)."""
-    return not math.isnan(ours) and f"{ours:.2f}" == f"{paper:.2f}"
+def _match(paper: float, ours: float, low: float, high: float, monte_carlo: bool) -> bool:
+    """Equal at the paper's two printed decimals (integers: equal). A Monte Carlo cell:
+    within :data:`MONTE_CARLO_TOLERANCE` points of ``ours`` and of [low, high]."""
+    if math.isnan(ours):
+        return False
+    if not monte_carlo:
+        return f"{ours:.2f}" == f"{paper:.2f}"
+    tol = MONTE_CARLO_TOLERANCE
+    return abs(paper - ours) <= tol and low - tol <= paper <= high + tol
 
 
 def comparison_table(tables: dict, mapping: dict | None) -> pd.DataFrame:
     """One row per cell of the paper's tables for each mapped track that has our tables:
-    track, benchmark, table (1, 2, 3, 4a, 4b), column (as printed), paper, ours, match."""
+    track, benchmark, table (1, 2, 3, 4a, 4b), column (as printed), paper, ours, ours_low,
+    ours_high (the range over seeds of a Monte Carlo cell, else ours), match (:func:`_match`)."""
     ref = published("lexiprecision")
     have = set(tables["profile"].track)
     rows = []
@@ -71,11 +92,11 @@ def comparison_table(tables: dict, mapping: dict | None) -> pd.DataFrame:
         if track not in have:
             continue
         for sub in (s for n in numbers for s in SUBTABLES[n]):
-            for column, paper, ours in zip(ref["columns"][sub], ref["benchmarks"][label][sub],
-                                           _ours(tables, track, sub)):
+            for column, paper, (ours, low, high, mc) in zip(ref["columns"][sub], ref["benchmarks"][label][sub],
+                                                            _ours(tables, track, sub)):
                 rows.append({"track": track, "benchmark": label, "table": sub.removeprefix("table"),
-                             "column": column, "paper": float(paper), "ours": ours,
-                             "match": _match(float(paper), ours)})
+                             "column": column, "paper": float(paper), "ours": ours, "ours_low": low,
+                             "ours_high": high, "match": _match(float(paper), ours, low, high, mc)})
     return pd.DataFrame(rows, columns=list(COLUMNS))
 
 
@@ -85,10 +106,19 @@ def _settings(tables: dict, track: str) -> str:
           for n in ("profile", "table2_agreement", "table3_ties", "table4_discriminative_power")}
     lv = {n: (int(v.iloc[0]) if len(v) else "n/a") for n, v in lv.items()}
     t4 = tables["table4_discriminative_power"]
-    proc = dict(t4[t4.track == track].groupby("test").procedure.first())
+    t4 = t4[t4.track == track]
+    proc = dict(t4.groupby("test").procedure.first())
+    hsd = proc.get("tukey_hsd", "n/a")
+    mc = t4[(t4.test == "tukey_hsd") & (t4.resamples > 0)]
+    if len(mc):
+        hsd += f" ({int(mc.resamples.iloc[0])} permutations, range over {int(mc.seeds.iloc[0])} seeds)"
     return (f"relevance >= {lv['profile']} (table 1), {lv['table2_agreement']} (2), "
             f"{lv['table3_ties']} (3), {lv['table4_discriminative_power']} (4); Tukey HSD "
-            f"{proc.get('tukey_hsd', 'n/a')}, paired tests {proc.get('paired', 'n/a')}-adjusted over all run pairs")
+            f"{hsd}, paired tests {proc.get('paired', 'n/a')}-adjusted over all run pairs")
+
+
+def _range(low: float, high: float) -> str:
+    return "" if low == high or math.isnan(low) else f"{fmt(float(low), 2)}-{fmt(float(high), 2)}"
 
 
 def comparison_markdown(tables: dict, rows: pd.DataFrame, empty_note: str) -> str:
@@ -97,7 +127,10 @@ def comparison_markdown(tables: dict, rows: pd.DataFrame, empty_note: str) -> st
     src = published("lexiprecision")["source"]
     lines = ["# Lexicographic precision: our numbers beside the paper's", "", f"Paper: {src}.",
              "Tracks are mapped to the paper's benchmark rows by `lexiprecision.paper` in the "
-             "config; a match is equality at the paper's two decimals.", ""]
+             "config; a match is equality at the paper's two decimals, except for a Monte Carlo "
+             "cell (table 4a under the randomised HSD, ours from the first seed and its range over "
+             f"every seed): there the paper's value lies within {fmt(MONTE_CARLO_TOLERANCE, 1)} points "
+             "of ours and of the range.", ""]
     if tables["profile"].empty:
         lines += [empty_note, ""]
     if rows.empty:
@@ -110,5 +143,6 @@ def comparison_markdown(tables: dict, rows: pd.DataFrame, empty_note: str) -> st
                   table(pd.DataFrame({"table": g.table, "column": g.column,
                                       "paper": [fmt(float(v), 2) for v in g.paper],
                                       "ours": [fmt(float(v), 2) for v in g.ours],
+                                      "range": [_range(lo, hi) for lo, hi in zip(g.ours_low, g.ours_high)],
                                       "match": ["yes" if m else "no" for m in g.match]})), ""]
     return "\n".join(lines)

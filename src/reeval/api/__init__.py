@@ -1,10 +1,14 @@
-"""The Python API: :func:`evaluate`, :func:`compare`, :func:`prefer` (the commands as
-DataFrames) and :func:`read_results` (the workflow's tables). ``reeval.evaluate`` and the
-other names of the top-level package come from here, imported on first use."""
+"""The Python API: :func:`evaluate`, :func:`compare`, :func:`compare_runs`, :func:`prefer`
+(the commands as DataFrames), :func:`recall_precision` and :func:`plot_recall_precision`
+(the 11-point curves) and :func:`read_results` (the workflow's tables). ``reeval.evaluate``
+and the other names of the top-level package come from here, imported on first use."""
 
 from reeval.errors import InputError, ReevalWarning
 
+from .comparison import Comparison, compare, compare_runs
+from .curves import plot_recall_precision, recall_precision
 from .results import Results, read_results
-from .scoring import compare, evaluate, prefer
+from .scoring import evaluate, prefer
 
-__all__ = ["evaluate", "compare", "prefer", "read_results", "Results", "InputError", "ReevalWarning"]
+__all__ = ["evaluate", "compare", "compare_runs", "Comparison", "prefer", "recall_precision",
+           "plot_recall_precision", "read_results", "Results", "InputError", "ReevalWarning"]

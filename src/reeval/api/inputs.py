@@ -9,8 +9,13 @@ Runs: a path or a list of paths (named as ``reeval score`` names them, from the 
 names); a DataFrame with ``query_id, doc_id, score`` (or ``qid, docno, score``) and
 optionally ``run``, one run per distinct value (in order of appearance); a dict
 ``{query_id: {doc_id: score}}`` (one run); an iterable of objects with those attributes
-(ir_datasets' ``scoreddocs_iter()``, one run); or a dict ``{run_name: one of those}``.
-A run that is not named by a file, a ``run`` column or a dict key is called ``run``.
+(ir_datasets' ``scoreddocs_iter()``, one run); a dict ``{run_name: one of those}``; or a
+list of any of those, item ``i`` named ``run<i>`` unless a file or a ``run`` column names
+it. A single run that is not named by a file, a ``run`` column or a dict key is called ``run``.
+
+What cannot be read as given is an :class:`InputError` naming the input and the row, never a
+guess: a frame with two names of one field (``qid`` and ``query_id``), several runs where one
+is expected, two runs of one name; the values themselves are checked by :mod:`reeval.io.memory`.
 
 Every form goes through :mod:`reeval.io.memory` to the lines a file would give, then
 through the ordering, deduplication and matching of files; files given as paths only
@@ -45,19 +50,30 @@ def _frame_where(frame: pd.DataFrame):
 
 
 def _pick(frame: pd.DataFrame, choices, source: str) -> tuple:
+    """The columns of a frame read as (qid, docno, value): the first of ``choices`` it has.
+    Two names of one field (``qid`` and ``query_id``), or a column name given twice, are
+    refused: which one is meant cannot be guessed."""
+    columns = list(frame.columns)
+    for aliases in map(dict.fromkeys, zip(*choices)):
+        present = [name for name in aliases if name in columns]
+        if len(present) > 1:
+            raise InputError(f"{source}: columns {' and '.join(present)} name the same field; keep one")
+        if present and columns.count(present[0]) > 1:
+            raise InputError(f"{source}: column {present[0]} appears {columns.count(present[0])} times; keep one")
     for names in choices:
-        if all(n in frame.columns for n in names):
+        if all(n in columns for n in names):
             return names
     wanted = " or ".join(", ".join(names) for names in choices)
-    raise InputError(f"{source}: expected columns {wanted}; got {', '.join(map(str, frame.columns)) or 'none'}")
+    raise InputError(f"{source}: expected columns {wanted}; got {', '.join(map(str, columns)) or 'none'}")
 
 
 def _records(items, value: str, source: str) -> pd.DataFrame:
     """An iterable of objects with attributes query_id, doc_id and ``value`` as a DataFrame."""
     items = list(items)
-    try:
-        return pd.DataFrame({"query_id": [r.query_id for r in items], "doc_id": [r.doc_id for r in items],
-                             value: [getattr(r, value) for r in items]})
+    try:  # object columns: the values as given, to be checked (no type inferred, nothing converted)
+        return pd.DataFrame({"query_id": pd.Series([r.query_id for r in items], dtype=object),
+                             "doc_id": pd.Series([r.doc_id for r in items], dtype=object),
+                             value: pd.Series([getattr(r, value) for r in items], dtype=object)})
     except AttributeError:
         i = next(i for i, r in enumerate(items) if not all(hasattr(r, a) for a in ("query_id", "doc_id", value)))
         raise InputError(f"{source}, item {i}: expected an object with attributes query_id, doc_id, {value}; "
@@ -104,9 +120,18 @@ def qrels_source(qrels) -> tuple:
 
 
 def _one_run(obj, name: str, source: str) -> tuple:
-    """``(name, source, RunLines)`` of one in-memory run (a path: ``(name, path, None)``)."""
+    """``(name, source, RunLines)`` of one in-memory run (a path: ``(name, path, None)``).
+    Several runs where one is expected (a dict of named runs, a DataFrame whose ``run``
+    column holds several) are an :class:`InputError`, never read as one run."""
     if is_path(obj):
         return name, os.fspath(obj), None
+    if isinstance(obj, pd.DataFrame) and "run" in obj.columns and obj["run"].nunique(dropna=False) > 1:
+        runs = ", ".join(repr(str(r)) for r in pd.unique(obj["run"])[:5])
+        raise InputError(f"{source}: a DataFrame holding {obj['run'].nunique(dropna=False)} runs (run column: "
+                         f"{runs}); expected one run here")
+    if isinstance(obj, Mapping) and obj and not _is_one_run_dict(obj):
+        names = ", ".join(repr(k) for k in list(obj)[:5])
+        raise InputError(f"{source}: a dict of named runs ({names}); expected one run here")
     frame, where, (q, d, s) = _as_frame(obj, "score", source)
     lines = memory.run_lines(memory.id_column(frame[q], q, source, where),
                              memory.id_column(frame[d], d, source, where),
@@ -114,9 +139,8 @@ def _one_run(obj, name: str, source: str) -> tuple:
     return name, source, lines
 
 
-def _frame_runs(frame: pd.DataFrame) -> list:
+def _frame_runs(frame: pd.DataFrame, source: str = "runs (DataFrame)") -> list:
     """The runs of a DataFrame with a ``run`` column, in order of first appearance."""
-    source = "runs (DataFrame)"
     where = _frame_where(frame)
     q, d, s = _pick(frame, RUN_COLUMNS, source)
     run = memory.id_column(frame["run"], "run", source, where)
@@ -131,14 +155,56 @@ def _frame_runs(frame: pd.DataFrame) -> list:
             for name, a, b in zip(names, bounds[:-1].tolist(), bounds[1:].tolist())]
 
 
+def _is_scalar(value) -> bool:
+    """Not a container: a score (or a wrong value the score check names), not a run."""
+    return not isinstance(value, (Mapping, pd.DataFrame)) and (
+        isinstance(value, (str, bytes)) or not isinstance(value, Iterable))
+
+
 def _is_one_run_dict(d: Mapping) -> bool:
-    """A dict {query_id: {doc_id: score}} (not a dict of named runs)."""
+    """A dict {query_id: {doc_id: score}} (not a dict of named runs, whose values are runs:
+    DataFrames, paths, lists, dicts of dicts)."""
     for docs in d.values():
         if not isinstance(docs, Mapping):
             return False
         for value in docs.values():
-            return not isinstance(value, Mapping)
+            return _is_scalar(value)
     return True
+
+
+def _is_run_form(item) -> bool:
+    """An item of a list of runs: a path, a DataFrame, a dict, or an iterable of records
+    (a record itself, such as ir_datasets' ``ScoredDoc``, is not a run)."""
+    if is_path(item) or isinstance(item, (pd.DataFrame, Mapping)):
+        return True
+    return (isinstance(item, Iterable) and not isinstance(item, (str, bytes))
+            and not all(hasattr(item, a) for a in ("query_id", "doc_id")))
+
+
+def _list_runs(items: list) -> list:
+    """A list of runs in any forms: a path named by its file (:func:`run_names`), a DataFrame
+    with a ``run`` column by that column, any other item ``i`` is ``run<i>``. Two runs of one
+    name are an :class:`InputError`."""
+    from reeval.io.trecio import run_names
+
+    at = [i for i, item in enumerate(items) if is_path(item)]
+    path_names = dict(zip(at, run_names([items[i] for i in at])))
+    found, given = [], {}
+    for i, item in enumerate(items):
+        source = f"runs (list), item {i}"
+        if i in path_names:
+            runs = [(path_names[i], os.fspath(item), None)]
+        elif isinstance(item, pd.DataFrame) and "run" in item.columns:
+            runs = _frame_runs(item, source)
+        else:
+            runs = [_one_run(item, f"run{i}", f"{source} (run{i})")]
+        for run in runs:
+            if run[0] in given:
+                raise InputError(f"runs (list): items {given[run[0]]} and {i} are both named {run[0]!r}; "
+                                 "name each run once")
+            given[run[0]] = i
+        found.extend(runs)
+    return found
 
 
 def run_sources(runs) -> list:
@@ -149,7 +215,9 @@ def run_sources(runs) -> list:
         runs = [runs]
     if isinstance(runs, (list, tuple)) and runs and all(is_path(p) for p in runs):
         return [(name, os.fspath(p), None) for name, p in zip(run_names(runs), runs)]
-    if isinstance(runs, pd.DataFrame) and "run" in runs.columns:
+    if isinstance(runs, (list, tuple)) and runs and all(map(_is_run_form, runs)):
+        found = _list_runs(list(runs))
+    elif isinstance(runs, pd.DataFrame) and "run" in runs.columns:
         found = _frame_runs(runs)
     elif isinstance(runs, Mapping) and runs and not _is_one_run_dict(runs):
         bad = [k for k in runs if not isinstance(k, str) or not k]

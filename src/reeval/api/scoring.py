@@ -1,4 +1,5 @@
-"""``reeval.evaluate``, ``reeval.compare`` and ``reeval.prefer``: the commands as DataFrames.
+"""``reeval.evaluate`` and ``reeval.prefer``: the commands as DataFrames (``reeval.compare``
+and ``compare_runs``: :mod:`reeval.api.comparison`).
 
 Each reads its inputs with :func:`reeval.api.inputs.load_track` and computes with the
 function its command uses (:mod:`reeval.compute`), so values equal the command's bit for
@@ -18,10 +19,10 @@ from typing import Union
 import numpy as np
 import pandas as pd
 
-from reeval.choices import ALTERNATIVES, PAIRED_TESTS, PRECISIONS, SYSTEMS, UNRETRIEVED_POLICIES
+from reeval.choices import PRECISIONS, SYSTEMS, UNRETRIEVED_POLICIES, integer_problem
 from reeval.errors import InputError, ReevalWarning
 
-from .inputs import is_path, load_track
+from .inputs import load_track
 
 #: what ``qrels`` may be: a path, a DataFrame, a dict {query_id: {doc_id: relevance}}, records
 QrelsInput = Union[str, os.PathLike, pd.DataFrame, Mapping, Iterable]
@@ -40,16 +41,21 @@ def _specs(measures) -> list[str]:
     return specs
 
 
-def measure_columns(measures, per_topic_only: bool = False) -> dict:
+def measure_columns(measures, per_topic_only: bool = False, precision: str = "float64") -> dict:
     """Column name -> :class:`reeval.measures.Measure`: a name that means one measure
-    keeps the caller's spelling (``P@10``, ``AP``); a set or a list of cutoffs (``official``,
-    ``P.5,10``) gives reeval's names (``P_5``, ``P_10``). First occurrence wins."""
+    keeps the caller's spelling (``P@10``, ``AP``, ``RR@10``); a set or a list of cutoffs
+    (``official``, ``P.5,10``) gives reeval's names (``P_5``, ``P_10``), without the text
+    measures a set holds (``runid``, ``relstring``: name them to get them). First
+    occurrence wins."""
+    from reeval.compute import trec_eval_version
     from reeval.measures import accepted_names, family_of, parse_measure
 
     columns: dict = {}
     for spec in _specs(measures):
         try:
-            found = parse_measure(spec)
+            found = parse_measure(spec, trec_eval_version(precision))
+            if len(found) > 1:
+                found = [m for m in found if not m.is_text]
         except ValueError as exc:
             raise InputError(f"measures: {exc}; accepted: {accepted_names(per_topic_only)}") from None
         if per_topic_only and any(family_of(m).needs_runs for m in found):
@@ -65,11 +71,12 @@ def _choice(name: str, value, choices) -> None:
         raise InputError(f"{name} must be one of {', '.join(map(str, choices))}; got {value!r}")
 
 
-def _integer(name: str, value, minimum: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise InputError(f"{name} must be an integer; got {value!r}")
-    if minimum is not None and value < minimum:
-        raise InputError(f"{name} must be at least {minimum}; got {value!r}")
+def _integer(name: str, value) -> int:
+    """An integer option within its bounds (:data:`reeval.choices.INTEGER_BOUNDS`, as the
+    command line checks them)."""
+    problem = integer_problem(name, value)
+    if problem:
+        raise InputError(f"{name} {problem}; got {value!r}")
     return int(value)
 
 
@@ -84,9 +91,12 @@ def _noted(frame: pd.DataFrame, tables, notes: list) -> pd.DataFrame:
     return frame
 
 
-def _values(m, x: np.ndarray) -> np.ndarray:
-    """Counts (num_q, num_ret ...) as int64, the other measures float64."""
-    return x.astype(np.int64) if m.aggregate in ("sum", "count") else x.astype(np.float64)
+def _values(m, x) -> np.ndarray:
+    """Counts (num_q, num_ret ...) as int64, text (runid, relstring) as objects, the other
+    measures float64."""
+    if m.is_text:
+        return np.asarray(x, dtype=object)
+    return np.asarray(x).astype(np.int64) if m.aggregate in ("sum", "count") else np.asarray(x, dtype=np.float64)
 
 
 def evaluate(qrels: QrelsInput, runs: RunsInput, measures: str | Iterable[str] = ("official",), *,
@@ -103,15 +113,18 @@ def evaluate(qrels: QrelsInput, runs: RunsInput, measures: str | Iterable[str] =
             ``run``); a dict ``{query_id: {doc_id: score}}``; an iterable of records; or a
             dict ``{run_name: any of those}``.
         measures: names ``reeval score -m`` accepts (``reeval measures`` lists them):
-            trec_eval style (``map``, ``P.5,10``, ``ndcg_cut_10``), ir_measures style
-            (``AP``, ``P@10``, ``nDCG@10``), ``ASL``, ``ASL@g1-10``, rareness
-            (``P_rareness@100``), sets (``official``, ``all_trec``).
+            trec_eval style (``map``, ``P.5,10``, ``ndcg_cut_10``, ``rbp.p=0.95``), ir_measures
+            style (``AP``, ``P@10``, ``nDCG@10``, ``RR@10``, ``AP(rel=2)``, ``Judged@10``,
+            ``RBP(p=0.8,rel=1)``), ``ASL``, ``ASL@g1-10``, rareness (``P_rareness@100``),
+            sets (``official``, ``all_trec``: their numeric measures; ``runid`` and
+            ``relstring`` when named).
         relevance_level: grades >= this are relevant.
         per_topic: one row per (run, query_id) instead of one per run.
         complete: average over every qrels topic (trec_eval ``-c``; a topic a run misses
             scores as if nothing was retrieved); False: over the topics each run answered.
-        precision: ``float64`` (trec_eval 10) or ``float32`` (trec_eval 9.x and
-            pytrec_eval: scores equal in float32 tie).
+        precision: ``float64`` (trec_eval 10's semantics) or ``float32`` (trec_eval 9.x and
+            pytrec_eval: scores equal in float32 tie, iprec_at_recall and 11pt_avg round
+            their levels as 9.x did; docs/semantics.md).
         depth: use only the first ``depth`` documents of each ranking (trec_eval ``-M``).
         unretrieved: ASL of an unretrieved relevant document, ``after_last`` or ``eq3``.
         alpha: rareness weight, a number >= 0 or ``"1/R"``.
@@ -130,14 +143,14 @@ def evaluate(qrels: QrelsInput, runs: RunsInput, measures: str | Iterable[str] =
         InputError: bad input (the message names the source, the row and what was expected).
     """
     from reeval.analyses.rareness import check_alpha
-    from reeval.compute import score_track
+    from reeval.compute import score_track, trec_eval_version
 
     _choice("precision", precision, PRECISIONS)
     _choice("unretrieved", unretrieved, UNRETRIEVED_POLICIES)
     _choice("systems", systems, SYSTEMS)
     level = _integer("relevance_level", relevance_level)
-    depth = None if depth is None else _integer("depth", depth, 1)
-    columns = measure_columns(measures)
+    depth = None if depth is None else _integer("depth", depth)
+    columns = measure_columns(measures, precision=precision)
     try:
         alpha = check_alpha(alpha)
     except ValueError as exc:
@@ -145,9 +158,10 @@ def evaluate(qrels: QrelsInput, runs: RunsInput, measures: str | Iterable[str] =
     unique = list(dict.fromkeys(columns.values()))
     tables, names, notes = load_track(qrels, runs, precision)
     scores, summary = score_track(tables, names, unique, rel_level=level, max_depth=depth,
-                                  unretrieved=unretrieved, alpha=alpha, systems=systems, complete=complete)
+                                  unretrieved=unretrieved, alpha=alpha, systems=systems, complete=complete,
+                                  version=trec_eval_version(precision))
     if not per_topic:
-        frame = pd.DataFrame({c: _values(m, summary[m.name]) for c, m in columns.items()},
+        frame = pd.DataFrame({c: _values(m, summary[m.name]) for c, m in columns.items() if m.name in summary},
                              index=pd.Index(names, name="run", dtype=object))
         return _noted(frame, tables, notes)
     keep = np.ones(scores.answered.shape, dtype=bool) if complete else scores.answered
@@ -155,56 +169,8 @@ def evaluate(qrels: QrelsInput, runs: RunsInput, measures: str | Iterable[str] =
     index = pd.MultiIndex.from_arrays([np.array(names, dtype=object)[run_of],
                                        np.array(scores.topics, dtype=object)[topic_of]], names=["run", "query_id"])
     frame = pd.DataFrame({c: _values(m, scores.values[m.name][keep]) for c, m in columns.items()
-                          if m.aggregate not in ("count", "gmean")}, index=index)
+                          if m.aggregate not in ("count", "gmean") and m.family != "runid"}, index=index)
     return _noted(frame, tables, notes)
-
-
-def _two_runs(run_a, run_b):
-    """Two runs as :func:`load_track` takes them: file names name paths, else run_a, run_b."""
-    if is_path(run_a) and is_path(run_b):
-        return [run_a, run_b]
-    return {"run_a": run_a, "run_b": run_b}
-
-
-def compare(qrels: QrelsInput, run_a: RunsInput, run_b: RunsInput, measures: str | Iterable[str] = ("map",),
-            tests: str | Iterable[str] = ("t",), alternative: str = "two-sided", seed: int = 0,
-            resamples: int = 10000, *, relevance_level: int = 1, precision: str = "float64",
-            unretrieved: str = "after_last") -> pd.DataFrame:
-    """Paired significance tests between two runs, as ``reeval compare``.
-
-    ``run_a`` and ``run_b`` take any one-run form of :func:`evaluate`; ``measures`` are
-    per-topic measures (not ``num_*``, ``gm_map`` or rareness); ``tests`` any of ``t``,
-    ``wilcoxon``, ``sign``, ``permutation``, ``bootstrap``; ``alternative``
-    ``two-sided``, ``greater`` (A better than B) or ``less``; ``seed`` and ``resamples``
-    matter to the permutation and bootstrap tests. Topics are paired over every qrels
-    topic (ASL measures: those with a relevant document).
-
-    Returns one row per measure and test: ``measure`` (as the caller named it), ``test``,
-    ``mean_a``, ``mean_b``, ``diff``, ``p_value``, ``ci_low``, ``ci_high`` (interval of the
-    mean difference), the values ``reeval compare`` prints (unrounded).
-    """
-    from reeval.compute import check_compare, compare_track
-
-    tests = [tests] if isinstance(tests, str) else list(tests)
-    for test in tests:
-        _choice("tests", test, PAIRED_TESTS)
-    _choice("alternative", alternative, ALTERNATIVES)
-    _choice("precision", precision, PRECISIONS)
-    _choice("unretrieved", unretrieved, UNRETRIEVED_POLICIES)
-    level = _integer("relevance_level", relevance_level)
-    resamples = _integer("resamples", resamples)
-    seed = _integer("seed", seed)
-    columns = measure_columns(measures, per_topic_only=True)
-    unique = list(dict.fromkeys(columns.values()))
-    check_compare(unique, resamples)
-    tables, names, notes = load_track(qrels, _two_runs(run_a, run_b), precision)
-    found: dict = {}
-    for row in compare_track(tables, names, unique, tests, alternative=alternative, seed=seed,
-                             n_resamples=resamples, rel_level=level, unretrieved=unretrieved):
-        found.setdefault(row["measure"], []).append(row)
-    rows = [{**row, "measure": column} for column, m in columns.items() for row in found[m.name]]
-    return _noted(pd.DataFrame(rows, columns=["measure", "test", "mean_a", "mean_b", "diff", "p_value",
-                                              "ci_low", "ci_high"]), tables, notes)
 
 
 def prefer(qrels: QrelsInput, runs: RunsInput, relevance_level: int = 1, *, per_topic: bool = True,

@@ -70,10 +70,20 @@ def sorted_texts(values) -> list[str]:
 
 def show(text: str, limit: int = 120) -> str:
     """A line of a file quoted for an error message: control characters escaped
-    (``\\t``, ``\\r``, ``\\x00``), bytes already in text form left as they are (not
-    escaped twice), cut to ``limit`` characters."""
+    (``\\t``, ``\\r``, ``\\x00``), and so is every other character that cannot be seen
+    or looks like a plain space (a no-break space ``\\u00a0``, a zero-width space
+    ``\\u200b``: what Python's ``str.isprintable`` calls not printable), so that a line
+    splitting into the wrong number of fields never looks right; bytes already in text
+    form are left as they are (not escaped twice); cut to ``limit`` characters."""
     shown = text if len(text) <= limit else text[: limit - 3] + "..."
-    return '"' + shown.translate(_CONTROL) + '"'
+    shown = shown.translate(_CONTROL)
+    if not shown.isascii():
+        shown = "".join(c if c.isascii() or c.isprintable() else _unicode_escape(c) for c in shown)
+    return '"' + shown + '"'
+
+
+def _unicode_escape(c: str) -> str:
+    return f"\\u{ord(c):04x}" if ord(c) <= 0xFFFF else f"\\U{ord(c):08x}"
 
 
 _CONTROL = {c: f"\\x{c:02x}" for c in range(32)} | {0x7F: "\\x7f", 9: "\\t", 10: "\\n", 13: "\\r", 34: '\\"'}

@@ -16,7 +16,8 @@ when asked for (:class:`TrackTables`, written as Parquet by :func:`write_track`)
   ``judged.parquet`` holds plain strings (``JUDGED_SCHEMA``: every table is typed by
   the column registry of :mod:`reeval.io.tables`).
 - ``depth``: run, qid, n_ret (documents the run retrieved for the topic).
-- ``report``: one row per input file with the outcome of every line.
+- ``report``: one row per input file with the outcome of every line, and one per file of
+  the runs folder that was not read (``kind`` skipped, with its ``reason``).
 
 The measures read the numpy parts directly (:func:`reeval.measures.grid_from_track`):
 per run (:class:`RunPart`) the topic, position and qrels row of every kept line, and
@@ -56,6 +57,7 @@ from .arrays import positions_from_counts
 from .matching import QrelsLookup, dedupe_and_match
 from .notes import nothing_kept
 from .ordering import trec_order
+from .sources import check_read_once
 from .strings import Strings
 from .trecio import InputError, LineCounts, QrelsLines, read_qrels, read_run, run_names
 
@@ -172,11 +174,19 @@ class RunPart:
         return np.flatnonzero(self.qrow >= 0)
 
 
-def _report_row(track, path, kind, run, counts: LineCounts, **extra) -> dict:
-    row = {"track": track, "file": str(path), "kind": kind, "run": run}
+def _report_row(track, path, kind, run, counts: LineCounts, reason: str | None = None, **extra) -> dict:
+    """One row of the ingest report: the file, its kind (qrels, run, skipped), its run, why it
+    was skipped (None for a file read), its line counts and ``extra``."""
+    row = {"track": track, "file": str(path), "kind": kind, "run": run, "reason": reason}
     row.update(counts.as_dict())
     row.update(extra)
     return row
+
+
+def skipped_row(track: str, path, reason: str) -> dict:
+    """The ingest report row of a file below a runs folder that was not read (hidden,
+    operating-system litter, an editor backup: :mod:`reeval.io.runfolder`), with ``reason``."""
+    return _report_row(track, path, "skipped", None, LineCounts(), reason)
 
 
 def load_run(name: str, path, lookup: QrelsLookup | Future, track: str, precision: str = "float64",
@@ -356,8 +366,11 @@ def tune_memory() -> bool:
 
 def ingest_track(track: str, qrels_path, run_paths, precision: str = "float64",
                  on_malformed: str = "error", grade_map: dict | None = None,
-                 threads: int = 2, keep_runs: bool = True, tune: bool = True) -> TrackTables:
+                 threads: int = 2, keep_runs: bool = True, tune: bool = True, skipped=()) -> TrackTables:
     """Read a track's qrels and runs once each and judge every run (see the module doc).
+
+    ``skipped``: (path, reason) of the files of the track's runs folder that are not read
+    (:class:`reeval.io.runfolder.RunListing`), each a ``skipped`` row of the report.
 
     ``threads`` run files are read, ranked and matched with the qrels at once, in
     threads (the compiled kernels and numpy's large operations release the GIL);
@@ -371,6 +384,7 @@ def ingest_track(track: str, qrels_path, run_paths, precision: str = "float64",
         raise ValueError(f"precision must be one of {PRECISIONS}, not {precision!r}")
     if tune:
         tune_memory()
+    check_read_once([qrels_path, *run_paths])
     names = run_names(run_paths)
     jobs = sorted(zip(names, run_paths))
     ready = Future()  # the qrels lookup, or the qrels' error
@@ -395,6 +409,7 @@ def ingest_track(track: str, qrels_path, run_paths, precision: str = "float64",
         finally:
             pool.shutdown(cancel_futures=True)
     report.extend(part.row for part in parts)
+    report.extend(skipped_row(track, path, reason) for path, reason in skipped)
     return TrackTables(lookup, parts, report, keep_runs)
 
 

@@ -8,6 +8,8 @@ reading that is not trec_eval's own (docs/semantics.md).
 
 from __future__ import annotations
 
+import os
+
 
 def _n(count: int, what: str, plural: str | None = None) -> str:
     """``1 line`` / ``3 lines``."""
@@ -56,6 +58,9 @@ def file_notes(row: dict) -> list[str]:
     if get("hash_lines"):
         notes.append(f"{_n(get('hash_lines'), 'line')} with a '#' that is not a comment (trec_eval "
                      "10.0 miscounts such lines and may crash on this file)")
+    if get("extra_fields"):
+        notes.append(f"{_n(get('extra_fields'), 'line')} with text after the sixth field, read without "
+                     "it (as trec_eval reads it)")
     if get("malformed"):
         notes.append(f"{_n(get('malformed'), 'malformed line')} dropped")
     if get("nan_score"):
@@ -79,9 +84,31 @@ def file_notes(row: dict) -> list[str]:
     if get("backslash_lines"):
         notes.append(f"{_n(get('backslash_lines'), 'line')} with a backslash, shown doubled (\\\\)")
     if get("n_tags") > 1:
-        notes.append(f"{get('n_tags')} different tags ({row.get('first_tag')!r} first, "
-                     f"{row.get('tag')!r} last): runid shows the last line's, as trec_eval does")
+        notes.append(f"{get('n_tags')} different tags ({tags_in_words(row.get('first_tag'), row.get('tag'))}): "
+                     "runid shows the last line's, as trec_eval does")
     return notes
+
+
+def tags_in_words(first: str, last: str, limit: int = 40) -> str:
+    """The first and last tags of a run with several, as its note shows them: ``'a' first,
+    'b' last``; one tag on the first and last lines (another between them) is said so;
+    tags longer than ``limit`` characters are cut around their first difference, so the
+    two never look alike, and their lengths given."""
+    first, last = str(first), str(last)
+    if first == last:
+        return f"{_cut(first, 0, limit)} on the first and last lines, another between them"
+    at = len(os.path.commonprefix([first, last]))
+    start = 0 if at < limit else at - limit // 2
+    return f"{_cut(first, start, limit)} first, {_cut(last, start, limit)} last"
+
+
+def _cut(tag: str, start: int, limit: int) -> str:
+    """``tag[start:start + limit]`` quoted, ``...`` where it was cut, and its length if it was."""
+    if len(tag) <= limit:
+        return repr(tag)
+    piece = tag[start:start + limit]
+    return (f"{'...' if start else ''}{piece!r}{'...' if start + limit < len(tag) else ''} "
+            f"({len(tag):,} characters)")
 
 
 def notes_line(row: dict) -> str | None:

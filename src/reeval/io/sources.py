@@ -8,14 +8,21 @@ and never by reading again: gzip (several members concatenated included), bzip2 
 Unix ``compress`` (``.Z``). A UTF-8 byte-order mark at the start is removed (and
 reported by the callers: trec_eval would read it as part of the first topic id).
 
-Every failure is an :class:`~reeval.io.trecio.InputError` naming the path: no such file,
-a directory, a truncated or corrupt compressed stream, an archive or binary format
-reeval does not read (zip, xz, zstd, 7-Zip, LZ4, Parquet, UTF-16 text).
+Every failure is an :class:`~reeval.io.trecio.InputError` naming the path, in one line:
+no such file, a directory, any error of the path itself (:func:`path_error`: a symbolic
+link loop or too many links, a name too long, permission denied on the file or a folder
+above it), a truncated or corrupt compressed stream, an archive or binary format reeval
+does not read (zip, xz, zstd, 7-Zip, LZ4, Parquet, UTF-16 and UTF-32 text).
+
+A stream can be read only once: :func:`check_read_once` refuses standard input given
+twice (``-`` twice, or ``-`` and ``/dev/stdin``) and one pipe or FIFO given twice, before
+anything is read.
 """
 
 from __future__ import annotations
 
 import bz2
+import errno
 import mmap
 import os
 import stat
@@ -24,6 +31,8 @@ import zlib
 from dataclasses import dataclass
 
 from reeval.errors import InputError
+
+from .bytetext import show
 
 BOM = b"\xef\xbb\xbf"
 COMPRESSED = {b"\x1f\x8b": "gzip", b"BZh": "bzip2", b"\x1f\x9d": "compress"}
@@ -35,6 +44,8 @@ REFUSED = (
     (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive: unpack it first"),
     (b"\x04\x22\x4d\x18", "an LZ4 frame: decompress it first (lz4 -d)"),
     (b"PAR1", "a Parquet file: reeval reads TREC text files"),
+    (b"\xff\xfe\x00\x00", "UTF-32 text: convert it to UTF-8 first (iconv -f UTF-32 -t UTF-8)"),
+    (b"\x00\x00\xfe\xff", "UTF-32 text: convert it to UTF-8 first (iconv -f UTF-32 -t UTF-8)"),
     (b"\xff\xfe", "UTF-16 text: convert it to UTF-8 first (iconv -f UTF-16 -t UTF-8)"),
     (b"\xfe\xff", "UTF-16 text: convert it to UTF-8 first (iconv -f UTF-16 -t UTF-8)"),
 )
@@ -87,6 +98,71 @@ def decompressed(data, name: str = "data"):
     return data if kind == "plain" else decompress(name, data, kind)
 
 
+#: what an error of a path means, by errno (the other errors give the system's words)
+PATH_ERRORS = {
+    errno.ENOENT: "no such file",
+    errno.EISDIR: "is a directory; expected a file",
+    errno.EACCES: "permission denied (on the file or a folder above it)",
+    errno.EPERM: "permission denied (on the file or a folder above it)",
+    errno.ELOOP: "too many levels of symbolic links (a link loop, or a chain of more than 40 links)",
+    errno.ENAMETOOLONG: "name too long (the path or one of its names is longer than the system allows)",
+    errno.ENOTDIR: "a part of the path is not a folder",
+}
+
+
+def path_problem(name: str, exc: OSError) -> str:
+    """What an ``OSError`` met opening or examining ``name`` means, in words
+    (:data:`PATH_ERRORS`; a symbolic link to a missing file is said so)."""
+    if exc.errno == errno.ENOENT and os.path.islink(name):
+        return f"a symbolic link to a missing file ({os.readlink(name)})"
+    return PATH_ERRORS.get(exc.errno) or f"cannot open ({exc.strerror or exc})"
+
+
+def path_error(name: str, exc: OSError) -> InputError:
+    """The one-line :class:`InputError` of an ``OSError`` met opening or examining ``name``:
+    ``name: <what it means>`` (:func:`path_problem`), never a traceback."""
+    return InputError(f"{name}: {path_problem(name, exc)}")
+
+
+def check_path(name: str) -> None:
+    """A path that cannot name a file at all (a NUL byte in it) is an :class:`InputError`."""
+    if "\x00" in name:
+        raise InputError(f"{show(name)}: a path cannot hold a NUL byte")
+
+
+def _identity(name: str) -> tuple[tuple, bool]:
+    """((device, inode) of what ``name`` opens, whether it is a stream: a pipe, FIFO,
+    socket or terminal rather than a regular file). ``-`` is standard input; a path that
+    cannot be examined raises its :func:`path_error`."""
+    check_path(name)
+    try:
+        st = os.fstat(sys.stdin.fileno()) if name == "-" else os.stat(name)
+    except (OSError, AttributeError, ValueError) as exc:
+        if name == "-" or not isinstance(exc, OSError):
+            return ("stdin",), True
+        raise path_error(name, exc) from None
+    return (st.st_dev, st.st_ino), not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode))
+
+
+def check_read_once(names) -> None:
+    """Refuse, before anything is read, inputs that cannot all be read: standard input given
+    twice (``-`` twice, or ``-`` and ``/dev/stdin`` on a pipe: the second reader would find
+    it empty) and one pipe or FIFO given twice. A regular file may be given twice."""
+    seen: dict = {}
+    for name in map(str, names):
+        key, stream = _identity(name)
+        if key not in seen:
+            seen[key] = name
+            continue
+        first = seen[key]
+        if stream or name == first == "-":
+            if "-" in (name, first) or key == _identity("-")[0]:
+                also = "twice" if first == name else f"twice (as {first} and {name})"
+                raise InputError(f"standard input given {also}: it can be read only once")
+            also = "given twice" if first == name else f"the same pipe or FIFO as {first}"
+            raise InputError(f"{name}: {also}: a stream can be read only once")
+
+
 def _read_once(name: str):
     """The bytes of a path, opened once: a memory map of a regular file, else one read.
     ``-`` is standard input (as trec_eval 10 reads a results file ``-``)."""
@@ -95,16 +171,11 @@ def _read_once(name: str):
             return sys.stdin.buffer.read()
         except (OSError, AttributeError, ValueError) as exc:
             raise InputError(f"-: cannot read standard input ({exc})") from None
+    check_path(name)
     try:
         fh = open(name, "rb")
-    except FileNotFoundError:
-        raise InputError(f"{name}: no such file") from None
-    except IsADirectoryError:
-        raise InputError(f"{name}: is a directory; expected a file") from None
-    except PermissionError:
-        raise InputError(f"{name}: permission denied") from None
     except OSError as exc:
-        raise InputError(f"{name}: cannot open ({exc.strerror or exc})") from None
+        raise path_error(name, exc) from None
     with fh:
         try:
             st = os.fstat(fh.fileno())

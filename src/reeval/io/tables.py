@@ -66,14 +66,15 @@ _NAMES = {
         p_RR p_rrLP p_sgnLP p_RR_adjusted p_rrLP_adjusted p_sgnLP_adjusted rarity rarity_norm
         tau tau_ap stability tied_share mean_tau sd_tau best_real old_value new_value delta_sort
         value_ratio max_delta_sort kendall_tau delta_value target_sl share baseline_value rrie
-        paper ours paper_share_of_pairs ours_share_of_pairs""",
+        paper ours paper_share_of_pairs ours_share_of_pairs percent_low percent_high ours_low ours_high""",
     INT: """rel rel_above m found level pair_topics ties tied rankings count i j n p1 sample wins
         losses topics n_pair_topics system_n_run_pairs n_run_pairs n_significant requests runs
         relevance_level k c_k n_systems docs rank pairs significant_95 significant_99 trials
         valid_trials sampled_topics n0 n1 n_docs n_closest n_runs n_topics n_tracks n_tags
         asl_num_q asl_unretrieved_docs asl_unanswered_topics qrels_topics judgments relevant
         lines_kept year runs_listed runs_fetched runs_parsed runs_ingested runs_paper runs_ours
-        bytes attempts unjudged_topics runs_included runs_excluded""",
+        bytes attempts unjudged_topics runs_included runs_excluded n_significant_low n_significant_high
+        resamples seeds""",
     INT32: "pos n_ret i_star",
     INT8: "sgnLP sgnLP_suffix",
     BOOL: "answered asl_unanswered_topic retrieved included hsd_RR hsd_rrLP hsd_sgnLP match",
@@ -109,7 +110,7 @@ class UnknownColumnError(KeyError):
 def measure_type(name: str) -> pa.DataType | None:
     """Arrow type of a measure column (``map``, ``P_20``, ``num_ret`` ...), None if ``name``
     is not exactly one measure's name: counts (``sum``/``count`` aggregates) are int64,
-    every other measure float64."""
+    text (relstring) strings, every other measure float64."""
     from reeval.measures import parse_measure  # measures imports ingest, which imports this module
 
     try:
@@ -118,6 +119,8 @@ def measure_type(name: str) -> pa.DataType | None:
         return None
     if len(found) != 1 or found[0].name != name:
         return None
+    if found[0].is_text:
+        return STRING
     return INT if found[0].aggregate in ("sum", "count") else FLOAT
 
 

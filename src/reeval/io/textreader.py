@@ -88,9 +88,11 @@ class _Tokenized:
 
 
 def _tokenize(path, data, names: tuple[str, ...], what: str, on_malformed: str,
-              counts: LineCounts) -> tuple[_Tokenized, pa.Array]:
+              counts: LineCounts, extra_ok: bool = False) -> tuple[_Tokenized, pa.Array]:
     """Split each line on ASCII whitespace; classify blank, comment and malformed lines
-    (another number of fields, a NUL byte)."""
+    (another number of fields, a NUL byte). ``extra_ok``: a line with more fields keeps the
+    first ones (trec_eval ignores what follows a run line's sixth field), counted in
+    ``counts.extra_fields``."""
     lines, info = decode_lines(data)
     counts.lines_read = len(lines)
     counts.non_utf8_lines, counts.backslash_lines, counts.lone_cr = (
@@ -109,7 +111,8 @@ def _tokenize(path, data, names: tuple[str, ...], what: str, on_malformed: str,
         counts.comment_as_data = _comments_read_as_data(lines, comment)
     if data.find(b"#") >= 0:
         counts.hash_lines = int((pc.match_substring(lines, "#").to_numpy(zero_copy_only=False) & ~comment).sum())
-    wrong = ~blank & ~comment & (n_tok != len(names))
+    longer = ~blank & ~comment & (n_tok > len(names)) if extra_ok else np.zeros(len(lines), dtype=bool)
+    wrong = ~blank & ~comment & (n_tok != len(names)) & ~longer
     nul = np.zeros(len(lines), dtype=bool)
     if data.find(b"\x00") >= 0:
         nul = pc.match_substring(lines, "\x00").to_numpy(zero_copy_only=False) & ~blank & ~comment
@@ -117,12 +120,15 @@ def _tokenize(path, data, names: tuple[str, ...], what: str, on_malformed: str,
     if bad.any():
         first = int(np.flatnonzero(bad)[0])
         expected = ("text without NUL bytes (is this a binary or UTF-16 file?)" if nul[first] else
-                    f"{len(names)} whitespace-separated fields '{what}'")
+                    f"{len(names)}{' or more' if extra_ok else ''} whitespace-separated fields '{what}'")
         _malformed(path, lines, np.array([first]), expected, on_malformed)
         counts.malformed = int(bad.sum())
     good_mask = ~(blank | comment | bad)
     good = np.flatnonzero(good_mask)
     tok = tokens if good_mask.all() else tokens.filter(pa.array(good_mask))
+    if longer.any():
+        counts.extra_fields = int((longer & good_mask).sum())
+        tok = pc.list_slice(tok, 0, len(names))
     flat = pc.list_flatten(tok)
     width = len(names)
     fields = {name: flat.take(pa.array(np.arange(i, len(flat), width))) for i, name in enumerate(names)}
@@ -208,7 +214,8 @@ def run_columns(path, data, on_malformed: str, counts: LineCounts):
         counts.lines_read = fast.num_rows
         return (fast["qid"].combine_chunks(), fast["docno"].combine_chunks(), fast["tag"].combine_chunks(),
                 fast["score"].to_numpy(), np.arange(1, fast.num_rows + 1, dtype=np.int64))
-    tk, lines = _tokenize(path, data, RUN_FIELDS, "qid iter docno rank score tag", on_malformed, counts)
+    tk, lines = _tokenize(path, data, RUN_FIELDS, "qid iter docno rank score tag", on_malformed, counts,
+                          extra_ok=True)
     f = tk.fields
     try:  # every score parses (Arrow accepts nan, inf, infinity, any case; 1e400 is inf)
         score = pc.cast(f["score"], pa.float64()).to_numpy(zero_copy_only=False)

@@ -26,6 +26,7 @@ holding them are counted.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -36,7 +37,7 @@ from reeval.errors import InputError
 
 from . import compiled
 from .bytetext import show
-from .sources import read_source, source_from_bytes
+from .sources import check_path, path_error, read_source, source_from_bytes
 from .strings import Strings
 
 __all__ = ["InputError", "TrecFormatError", "LineCounts", "RunLines", "QrelsLines", "read_run",
@@ -72,7 +73,8 @@ class LineCounts:
     ``non_utf8_lines`` and ``backslash_lines`` (lines written in escaped text form),
     ``comment_as_data`` (qrels comment lines trec_eval would not skip: indented, or
     right after another comment line), ``hash_lines`` (other lines holding a ``#``,
-    which trec_eval 10.0 miscounts) and ``tag`` (a run's tag on its last well-formed
+    which trec_eval 10.0 miscounts), ``extra_fields`` (run lines with text after the
+    sixth field, read without it as trec_eval reads them) and ``tag`` (a run's tag on its last well-formed
     line, the ``runid`` trec_eval prints).
     """
 
@@ -90,6 +92,7 @@ class LineCounts:
     backslash_lines: int = 0
     comment_as_data: int = 0
     hash_lines: int = 0
+    extra_fields: int = 0
     tag: str | None = field(default=None)
 
     OUTCOMES = ("kept", "blank", "comment", "malformed", "nan_score",
@@ -129,10 +132,12 @@ def run_names(paths) -> list[str]:
     error.
     """
     paths = [str(p) for p in paths]
-    seen: dict[str, str] = {}
+    seen: dict = {}
     for p in paths:
-        key = str(Path(p).resolve())
+        key = _file_key(p)
         if key in seen:
+            if p == "-":
+                raise InputError("standard input given twice: it can be read only once")
             raise InputError(f"{p}: given twice (also as {seen[key]}); give each run file once")
         seen[key] = p
     base = [run_name_from_path(p) for p in paths]
@@ -146,6 +151,24 @@ def run_names(paths) -> list[str]:
     if len(set(names)) != len(names):  # pragma: no cover - distinct files always differ
         raise InputError(f"run files {paths} cannot be given distinct names; rename them")
     return names
+
+
+def _file_key(path: str):
+    """What tells two run paths apart: the file they open ((device, inode), so that a link
+    and its target are one file), or the path itself when it names no file (yet): standard
+    input, a missing file, which the reader then reports. Never raises but for a path that
+    cannot be examined (a link loop, a name too long, permission denied: its one-line
+    :func:`~reeval.io.sources.path_error`)."""
+    if path == "-":
+        return path
+    check_path(path)
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return os.path.abspath(path)
+    except OSError as exc:
+        raise path_error(path, exc) from None
+    return st.st_dev, st.st_ino
 
 
 def _name_forms(path: str) -> list[str]:

@@ -89,9 +89,10 @@ def _parse_first(spec: str, family: Family):
 
 
 register(Family("ASL", ("ASL",), "atomized search length: mean over the relevant documents", exact("ASL"),
-                asl, higher_is_better=False, doc=asl.__doc__))
+                asl, higher_is_better=False, doc=asl.__doc__, oracle="hand-checked cases of the ASL paper's definition"))
 register(Family("ASL_g", ("ASL@g1", "ASL@g1-n"), "ASL of the first n relevant documents found (n = 1: ASL@g1)",
-                _parse_first, asl_first, higher_is_better=False, doc=asl_first.__doc__))
+                _parse_first, asl_first, higher_is_better=False, doc=asl_first.__doc__,
+                oracle="hand-checked cases of the ASL paper's definition"))
 
 #: the ASL measures computed by default
 DEFAULT_ASL = ("ASL", "ASL@g1", "ASL@g1-10")

@@ -35,5 +35,5 @@ _DESCRIPTIONS = {
 FAMILIES = tuple(_DESCRIPTIONS)
 for _name, _text in _DESCRIPTIONS.items():
     register(Family(_name, (_name, f"{_name}@k", f"{_name}.k"), f"{_text} (k = {DEFAULT_CUTOFF} if omitted)",
-                    _parser(_name), None, needs_runs=True,
+                    _parser(_name), None, needs_runs=True, oracle="the rareness authors' code (golden outputs)",
                     doc="Computed over the runs evaluated together: see reeval.analyses.rareness."))

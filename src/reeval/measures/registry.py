@@ -1,50 +1,92 @@
-"""The registry of measure families: each family is defined once, here or in a module that
-registers it (:mod:`.classic`, :mod:`.asl`, :mod:`.rareness`), with its names, a one-line
-description, how its run value aggregates, its direction and its computation.
+"""The registry of measure families: each family is defined once, in the module that
+registers it (:mod:`.classic`, :mod:`.interpolated`, :mod:`.graded`, :mod:`.setbased`,
+:mod:`.judgments`, :mod:`.asl`, :mod:`.rareness`), with its names, a one-line description,
+how its run value aggregates, its direction and its computation.
 
 A :class:`Family` turns a name written on the command line or in the config (trec_eval
-style ``P_20``, ``P.5,10``, ``P``; ir_measures style ``P@20``) into :class:`Measure` s,
-and computes their per-topic values from a :class:`~reeval.measures.context.Context`
-(the judged-position grid and the intermediates measures share). :func:`parse_measure`
-is a loop over the registry; ``reeval measures`` prints it.
+style ``P_20``, ``P.5,10``, ``P``; ir_measures style ``P@20``, ``AP(rel=2)@10``: see
+:mod:`.vocabulary`) into :class:`Measure` s, and computes their per-topic values from a
+:class:`~reeval.measures.context.Context`. :func:`parse_measure` is a loop over the
+registry; ``reeval measures`` prints it. :data:`TREC_EVAL_ORDER` is the order in which
+trec_eval 10 prints its measures (its table in ``measures.c``); :func:`print_order` sorts
+measures by it, reeval's own measures after trec_eval's.
 """
 
 from __future__ import annotations
 
+import difflib
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
+
+#: The trec_eval families pytrec_eval-terrier (trec_eval 9.x) computes
+PYTREC_EVAL = frozenset({
+    "11pt_avg", "G", "P", "Rndcg", "Rprec", "Rprec_mult", "binG", "bpref", "gm_bpref", "gm_map", "infAP",
+    "iprec_at_recall", "map", "map_cut", "ndcg", "ndcg_cut", "ndcg_rel", "num_nonrel_judged_ret", "num_q",
+    "num_rel", "num_rel_ret", "num_ret", "recall", "recip_rank", "relative_P", "relstring", "runid", "set_F",
+    "set_P", "set_map", "set_recall", "set_relative_P", "success", "utility"})
 
 #: trec_eval's cutoffs for a family named without one (``P`` = P_5 ... P_1000)
 STANDARD_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 
+#: The families of trec_eval 10.0 in the order it prints them (its measures table).
+TREC_EVAL_ORDER = (
+    "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+    "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref", "Rprec_mult",
+    "utility", "11pt_avg", "binG", "G", "dcg", "ideal_dcg", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut",
+    "map_cut", "relative_P", "success", "set_P", "set_relative_P", "set_recall", "set_map", "set_F",
+    "num_nonrel_judged_ret", "yaap", "rbp", "rbp_resid", "unj")
+
 
 @dataclass(frozen=True)
 class Measure:
-    """One measure: a family and its parameter, named as reeval prints it (``P_20``,
-    ``ASL@g1-10``, ``iprec_at_recall_0.50``). ``aggregate`` says how per-topic values make a
-    run value (mean, sum, gmean, count)."""
+    """One measure: a family and its parameters, named as reeval prints it (``P_20``,
+    ``ndcg_1=3,2=9``, ``RR@10``, ``AP(rel=2)``). ``cutoff`` is the one number of a
+    family measured at cutoffs (P_k's k, iprec_at_recall's recall level); ``params`` the
+    others (gains, coefficients, persistence), hashable; ``rel`` a relevance level of
+    its own (None: the evaluation's); ``judged_only`` ranks only the judged documents
+    (trec_eval -J); ``aggregate`` says how per-topic values make a run value (mean, sum,
+    gmean, count, none). ``explicit`` (not compared): the parameters were written, not
+    a family default (trec_eval then drops the default parameters of the family)."""
 
     name: str
     family: str
-    cutoff: int | None = None
+    cutoff: int | float | None = None
     aggregate: str = "mean"
     higher_is_better: bool = True
+    params: tuple = ()
+    rel: int | None = None
+    judged_only: bool = False
+    explicit: bool = field(default=False, compare=False)
 
     @property
     def is_asl(self) -> bool:
         """An atomized search length (undefined on topics without a relevant document)."""
         return self.family in ("ASL", "ASL_g")
 
+    @property
+    def is_text(self) -> bool:
+        """A measure whose value is text (runid, relstring), not a number."""
+        return REGISTRY[self.family].kind == "text"
+
+    @property
+    def trec_eval(self) -> bool:
+        """trec_eval 10 computes this measure under this name (no reeval-only parameter)."""
+        family = REGISTRY[self.family]
+        return family.trec_eval and self.rel is None and not self.judged_only and family.native(self)
+
 
 @dataclass(frozen=True)
 class Family:
     """A measure family: ``name`` (the family id), ``names`` (how to write it, for help and
-    docs: k, k1,k2, n and L stand for numbers), ``description`` (one line), ``parse`` ((spec, family) -> its measures, or None when
-    the spec names another family; names are case-insensitive), ``compute`` ((context, measure) -> (S, T) values;
-    None for families computed over a set of runs, such as rareness), ``aggregate``,
-    ``higher_is_better``, ``trec_eval`` (a trec_eval measure, checked against it) and
-    ``doc`` (the formula and conventions: the compute function's docstring)."""
+    docs: k, k1,k2, x, n and L stand for numbers), ``description`` (one line), ``parse``
+    ((spec, family) -> its measures, or None when the spec names another family; most
+    names are case-insensitive), ``compute`` ((context, measure) -> (S, T) values; None
+    for families computed over a set of runs, such as rareness), ``aggregate``,
+    ``higher_is_better``, ``trec_eval`` (a trec_eval measure, checked against it),
+    ``kind`` (``number`` or ``text``), ``native`` (measure -> trec_eval computes it under
+    this name; false for reeval's additions to a family such as RR@10) and ``doc`` (the
+    formula and conventions: the compute function's docstring)."""
 
     name: str
     names: tuple
@@ -55,14 +97,34 @@ class Family:
     higher_is_better: bool = True
     trec_eval: bool = False
     needs_runs: bool = False
+    kind: str = "number"
+    native: Callable = field(default=lambda m: True, compare=False)
     doc: str = field(default="", compare=False)
+    oracle: str = ""
+
+    @property
+    def checked_against(self) -> str:
+        """The independent implementation the tests check the family's values against."""
+        if not self.trec_eval:
+            return self.oracle
+        found = "trec_eval 10.0" + (" and pytrec_eval-terrier (9.x)" if self.name in PYTREC_EVAL else "")
+        return found + (f"; {self.oracle}" if self.oracle else "")
 
     @property
     def direction(self) -> str:
-        """``higher is better``, ``lower is better``, or ``a count`` (num_q, num_ret ...)."""
+        """``higher is better``, ``lower is better``, ``a count`` or ``text``."""
+        if self.kind == "text":
+            return "text"
         if self.aggregate in ("sum", "count"):
             return "a count"
         return "higher is better" if self.higher_is_better else "lower is better"
+
+    @property
+    def order(self) -> int:
+        """Where trec_eval prints the family; reeval's own families after, in registration order."""
+        if self.name in TREC_EVAL_ORDER:
+            return TREC_EVAL_ORDER.index(self.name)
+        return len(TREC_EVAL_ORDER) + list(REGISTRY).index(self.name)
 
     @property
     def defined_in(self) -> str:
@@ -73,13 +135,19 @@ class Family:
             return self.doc
         return f"{self.compute.__module__}.{self.compute.__qualname__.split('.<locals>')[0]}"
 
-    def measure(self, name: str, cutoff: int | None = None) -> Measure:
-        return Measure(name, self.name, cutoff, self.aggregate, self.higher_is_better)
+    def measure(self, name: str, cutoff=None, **kw) -> Measure:
+        return Measure(name, self.name, cutoff, self.aggregate, self.higher_is_better, **kw)
 
 
 REGISTRY: dict[str, Family] = {}
-#: named sets of measures: spec (lower case) -> the specs it stands for
+#: named sets of measures: spec (lower case) -> the specs it stands for (trec_eval 10's)
 SETS: dict[str, tuple[str, ...]] = {}
+#: where a set differs under trec_eval 9.x semantics (``precision="float32"``)
+SETS_9: dict[str, tuple[str, ...]] = {}
+#: other spellings tried after the registry's families (ir_measures' names: .vocabulary)
+FALLBACKS: list[Callable[[str], list | None]] = []
+#: the names those spellings start with (for help and suggestions), filled with FALLBACKS
+FALLBACK_NAMES: list[str] = []
 
 
 def register(family: Family) -> Family:
@@ -95,59 +163,150 @@ def family_of(measure: Measure) -> Family:
     return REGISTRY[measure.family]
 
 
-def exact(*spellings: str, name: str | None = None):
+def exact(*spellings: str, name: str | None = None, case: bool = False):
     """A parser for a family without parameter, written as any of ``spellings`` (case
-    insensitive); the measure is named ``name`` (default: the first spelling)."""
-    lowered = {s.lower() for s in spellings}
+    insensitive unless ``case``); the measure is named ``name`` (default: the first
+    spelling). Parameters (``map.5``) are refused: the family takes none."""
+    keys = set(spellings) if case else {s.lower() for s in spellings}
 
     def parse(spec: str, family: Family):
-        return [family.measure(name or spellings[0])] if spec.lower() in lowered else None
+        base = spec.partition(".")[0]
+        if (base if case else base.lower()) not in keys:
+            return None
+        if base != spec:
+            raise ValueError(f"measure {spec!r}: {family.name} takes no parameters")
+        return [family.measure(name or spellings[0])]
     return parse
 
 
 def cutoffs(*prefixes: str, default=STANDARD_CUTOFFS, name: str | None = None):
-    """A parser for ``prefix``, ``prefix_k``, ``prefix.k1,k2`` and ``prefix@k`` (case
-    insensitive; no cutoff = ``default``); measures named ``{name}_{k}`` (default: the
-    family's name)."""
-    pattern = re.compile(r"(%s)(?:[_.@]([0-9,]+))?" % "|".join(re.escape(p.lower()) for p in prefixes))
+    """A parser for ``prefix``, ``prefix_k``, ``prefix.k1,k2`` (trec_eval's integer cutoffs:
+    :func:`.params.long_cutoffs`) and ``prefix@k`` (case insensitive; no cutoff =
+    ``default``); measures named ``{name}_{k}`` (default: the family's name)."""
+    from .params import long_cutoffs
+
+    pattern = re.compile(r"(%s)(?:([_@])([0-9]+)|\.(.+))?" % "|".join(re.escape(p.lower()) for p in prefixes))
 
     def parse(spec: str, family: Family):
         m = pattern.fullmatch(spec.lower())
         if not m:
             return None
-        cuts = [int(c) for c in m.group(2).split(",") if c] if m.group(2) else list(default)
-        if not cuts or any(c <= 0 for c in cuts):
-            raise ValueError(f"measure {spec!r}: cutoffs must be positive integers")
-        return [family.measure(f"{name or family.name}_{k}", k) for k in cuts]
+        if m.group(3) is not None:
+            cuts, explicit = [int(m.group(3))], True
+            if cuts[0] <= 0:
+                raise ValueError(f"measure {spec!r}: cutoffs must be positive integers")
+        elif m.group(4) is not None:
+            cuts, explicit = long_cutoffs(spec, m.group(4)), True
+        else:
+            cuts, explicit = list(default), False
+        return [family.measure(f"{name or family.name}_{k}", k, explicit=explicit) for k in cuts]
     return parse
 
 
-def parse_measure(spec: str) -> list[Measure]:
+def named_set(spec: str, version: int = 10) -> tuple[str, ...] | None:
+    """The specs a named set stands for (``official``, ``all_trec``, ``set``), None if
+    ``spec`` names no set. ``version`` 9: trec_eval 9.x's sets."""
+    key = spec.strip().lower()
+    if version == 9 and key in SETS_9:
+        return SETS_9[key]
+    return SETS.get(key)
+
+
+def parse_measure(spec: str, version: int = 10) -> list[Measure]:
     """The measures named by one ``-m`` argument or config entry (see ``reeval measures``):
-    a named set (``official``, ``all_trec``) or the first family whose parser accepts it.
-    Raises ValueError naming what is accepted."""
+    a named set, the first family whose parser accepts it, or an ir_measures name
+    (:mod:`.vocabulary`). Raises ValueError naming the nearest accepted names."""
     spec = spec.strip()
-    if spec.lower() in SETS:
-        return [m for s in SETS[spec.lower()] for m in parse_measure(s)]
+    members = named_set(spec, version)
+    if members is not None:
+        return [m for s in members for m in parse_measure(s, version)]
     for family in REGISTRY.values():
         found = family.parse(spec, family)
         if found is not None:
             return found
-    raise ValueError(f"unknown measure {spec!r}")
+    for fallback in FALLBACKS:
+        found = fallback(spec)
+        if found is not None:
+            return found
+    raise ValueError(f"unknown measure {spec!r}{suggestion(spec)}")
 
 
-def parse_measures(specs) -> list[Measure]:
+def parse_measures(specs, version: int = 10) -> list[Measure]:
     """All measures named by a list of specs, first occurrence order, no repeats."""
-    out: dict[str, Measure] = {}
+    out: dict[Measure, Measure] = {}
     for spec in specs:
-        for m in parse_measure(spec):
-            out.setdefault(m.name, m)
+        for m in parse_measure(spec, version):
+            out.setdefault(m, m)
     return list(out.values())
 
 
-def accepted_names(per_topic_only: bool = False) -> str:
-    """What :func:`parse_measure` accepts, in one line (for error messages): the spellings of
-    every family (``per_topic_only``: without the families computed over a set of runs),
-    then the named sets."""
+def trec_eval_selection(specs, version: int = 10) -> tuple[list[Measure], list[str]]:
+    """The measures ``trec_eval -m spec -m spec ...`` computes, in its print order, and notes
+    where reeval's choice differs from trec_eval's.
+
+    As in trec_eval, parameters written for a family (``P.5``) replace the family's
+    default parameters wherever a set names it (``-m all_trec -m P.5``: P_5 only). Where
+    a family is given parameters twice (``-m P.5 -m P.10``) trec_eval keeps the first;
+    reeval computes both and says so in a note.
+    """
+    measures = parse_measures(specs, version)
+    explicit: dict[str, list] = {}
+    for spec in specs:
+        for m in parse_measure(spec, version):
+            if m.explicit:
+                explicit.setdefault(m.family, []).append(spec)
+    kept = [m for m in measures if m.explicit or m.family not in explicit]
+    notes = [f"-m {' -m '.join(given)}: trec_eval 10 uses only the first parameters given for "
+             f"{family}; reeval computes them all" for family, given in explicit.items() if len(set(given)) > 1]
+    return print_order(kept), notes
+
+
+def print_order(measures) -> list[Measure]:
+    """Measures in the order trec_eval prints them (by family, then as given); measures
+    trec_eval does not compute (RR@10, ASL, rareness ...) after, as given."""
+    indexed = list(enumerate(measures))
+    return [m for _, m in sorted(indexed, key=lambda im: (0 if im[1].trec_eval else 1,
+                                                          REGISTRY[im[1].family].order, im[0]))]
+
+
+def accepted_spellings(per_topic_only: bool = False) -> list[str]:
+    """The spellings of every family (``per_topic_only``: without the families computed over
+    a set of runs), the ir_measures names, then the named sets."""
     families = [f for f in REGISTRY.values() if not (per_topic_only and f.needs_runs)]
-    return ", ".join([n for f in families for n in f.names] + list(SETS))
+    return list(dict.fromkeys([n for f in families for n in f.names] + FALLBACK_NAMES + list(SETS)))
+
+
+def accepted_names(per_topic_only: bool = False) -> str:
+    """What :func:`parse_measure` accepts, in one line (for error messages)."""
+    return ", ".join(accepted_spellings(per_topic_only))
+
+
+def suggestion(spec: str) -> str:
+    """``"; did you mean 'A' or 'B'? (reeval measures lists every name)"``: the accepted
+    spellings nearest ``spec`` (its name before any parameter), or only the pointer."""
+    base = re.split(r"[.@(]", spec, maxsplit=1)[0]
+    words = {n.split("@")[0].split("(")[0]: n for n in FALLBACK_NAMES}
+    words.update({n.split("@")[0].split(".")[0].split("(")[0]: n.split(".")[0]
+                  for f in REGISTRY.values() for n in f.names})
+    words.update({n: n for n in SETS})
+    lowered = {w.lower(): w for w in words}
+    near = difflib.get_close_matches(base.lower(), list(lowered), n=3, cutoff=0.6)
+    hint = f"; did you mean {' or '.join(repr(words[lowered[w]]) for w in near)}?" if near else ""
+    return f"{hint} (`reeval measures` lists every name)"
+
+
+def with_name(m: Measure, name: str) -> Measure:
+    """``m`` under another printed name."""
+    return replace(m, name=name)
+
+
+#: trec_eval 10's named sets (``measures.c``); 9.x's ``all_trec`` lacks unj, rbp and rbp_resid
+SETS["official"] = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+                    "recip_rank", "iprec_at_recall", "P")
+SETS["all_trec"] = SETS["official"] + (
+    "relstring", "recall", "unj", "rbp", "rbp_resid", "infAP", "gm_bpref", "utility", "11pt_avg", "ndcg",
+    "relative_P", "Rprec_mult", "success", "map_cut", "ndcg_cut", "ndcg_rel", "Rndcg", "binG", "G", "set_P",
+    "set_recall", "set_relative_P", "set_map", "set_F", "num_nonrel_judged_ret")
+SETS["set"] = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall",
+               "set_relative_P", "set_map", "set_F")
+SETS_9["all_trec"] = tuple(name for name in SETS["all_trec"] if name not in ("unj", "rbp", "rbp_resid"))

@@ -1,7 +1,9 @@
 """Tests over every pair of runs of a track: paired t-tests for all pairs and Tukey's HSD.
 
-Input: a runs x topics score matrix (``(S, T)``, the same topic order in every row) or a
-DataFrame with one column per topic; output: a tidy DataFrame, one row per pair of runs.
+Input: a runs x topics score matrix (``(S, T)``, the same topic order in every row), a
+DataFrame with one column per topic, or ``reeval.evaluate(per_topic=True)``'s frame with
+one measure (:func:`reeval.stats.frames.score_matrix`); output: a tidy DataFrame, one row
+per pair of runs.
 """
 
 from __future__ import annotations
@@ -13,26 +15,9 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from .frames import score_matrix
 from .multiple import p_adjust
 from .paired import _check_alternative, _check_confidence, _ratio, _t_pvalue
-
-
-def _scores_matrix(scores) -> np.ndarray:
-    X = np.asarray(scores, dtype=np.float64)
-    if X.ndim != 2:
-        raise ValueError(f"scores must be 2-D (runs x topics), got shape {X.shape}")
-    if not np.isfinite(X).all():
-        raise ValueError("scores must be finite (no NaN or inf)")
-    return X
-
-
-def _run_labels(runs, S: int):
-    if runs is None:
-        return np.arange(S)
-    labels = np.asarray(list(runs), dtype=object)
-    if labels.size != S:
-        raise ValueError(f"{labels.size} run names for {S} runs")
-    return labels
 
 
 def all_pairs_ttest(scores, runs=None, alternative: str = "two-sided",
@@ -55,9 +40,8 @@ def all_pairs_ttest(scores, runs=None, alternative: str = "two-sided",
     p = 1; constant non-zero differences +-inf; T < 2 gives NaN.
     """
     _check_alternative(alternative)
-    X = _scores_matrix(scores)
+    X, labels, _ = score_matrix(scores, runs)
     S, T = X.shape
-    labels = _run_labels(runs, S)
     ii, jj = np.triu_indices(S, 1)
     n_pairs = ii.size
     means = X.mean(axis=1)
@@ -84,6 +68,26 @@ def all_pairs_ttest(scores, runs=None, alternative: str = "two-sided",
     return out
 
 
+#: The spline's grid ends where the studentized range's tail falls under this; far beyond,
+#: scipy's integration returns noise of about 1e-12 instead of the tail.
+SF_FLOOR = 1e-10
+
+
+@functools.lru_cache(maxsize=32)
+def _log_sf_grid(k: int, df: float, grid_size: int) -> tuple:
+    """(grid, log sf) of the studentized range (k groups, df), ``grid_size`` evenly spaced
+    q in [0, q_end], q_end the first of 4, 6, 9, ... (x 1.5, at most ~1e3) where sf <
+    SF_FLOOR; cached, so every measure of a comparison with the same k and df shares one grid."""
+    from scipy import stats as _st
+
+    q_end = 4.0
+    while q_end < 1e3 and _st.studentized_range.sf(q_end, k, df) >= SF_FLOOR:
+        q_end *= 1.5
+    grid = np.linspace(0.0, q_end, grid_size)
+    logp = np.log(np.clip(_st.studentized_range.sf(grid, k, df), 1e-300, 1.0))
+    return grid, logp
+
+
 def _studentized_range_sf(q: np.ndarray, k: int, df: float, max_exact: int,
                           grid_size: int) -> np.ndarray:
     """P(Q_{k,df} >= q) by scipy, exact or through a spline of log sf (see tukey_hsd)."""
@@ -105,9 +109,10 @@ def _studentized_range_sf(q: np.ndarray, k: int, df: float, max_exact: int,
         if uq.size <= max_exact:
             vals = _st.studentized_range.sf(uq, k, df)
         else:
-            grid = np.linspace(0.0, uq[-1], grid_size)
-            logp = np.log(np.clip(_st.studentized_range.sf(grid, k, df), 1e-300, 1.0))
-            vals = np.exp(CubicSpline(grid, logp)(uq))
+            grid, logp = _log_sf_grid(int(k), float(df), int(grid_size))
+            slope = (logp[-1] - logp[-2]) / (grid[-1] - grid[-2])   # beyond the grid: log-linear tail
+            vals = np.exp(np.where(uq <= grid[-1], CubicSpline(grid, logp)(np.minimum(uq, grid[-1])),
+                                   logp[-1] + slope * (uq - grid[-1])))
     p[pos] = np.clip(vals[inv], 0.0, 1.0)
     return p
 
@@ -154,9 +159,11 @@ def tukey_hsd(scores, runs=None, confidence: float = 0.95, max_exact: int = 500,
 
     scipy integrates the studentized range numerically (~10 ms per value for df < 1e5),
     so when there are more than ``max_exact`` distinct q values the p-values come from a
-    cubic spline through log sf at ``grid_size`` evenly spaced q in [0, max q]
-    (absolute error below 1e-7 in our checks; p-values under ~1e-13 are scipy's noise
-    floor anyway). ``p_values=False`` skips them (NaN column): a pair is then significant
+    cubic spline through log sf at ``grid_size`` evenly spaced q in [0, q_end], q_end
+    where sf falls below 1e-10 (absolute error below 1e-7 in our checks); beyond q_end
+    log sf is extended linearly (p < 1e-10: scipy's own values there are integration
+    noise of about 1e-12).
+    The grid depends on (S, df) only and is cached: the measures of one comparison share it. ``p_values=False`` skips them (NaN column): a pair is then significant
     at level 1 - confidence exactly when q > q_crit (the interval excludes 0), at no
     integration cost.
 
@@ -168,9 +175,8 @@ def tukey_hsd(scores, runs=None, confidence: float = 0.95, max_exact: int = 500,
     _check_confidence(confidence)
     if design not in HSD_DESIGNS:
         raise ValueError(f"design must be one of {HSD_DESIGNS}, got {design!r}")
-    X = _scores_matrix(scores)
+    X, labels, _ = score_matrix(scores, runs)
     S, T = X.shape
-    labels = _run_labels(runs, S)
     ii, jj = np.triu_indices(S, 1)
     run_means = X.mean(axis=1) if T else np.full(S, np.nan)
     ss, df = _hsd_error(X, run_means, design)

@@ -7,11 +7,15 @@ import math
 
 import numpy as np
 
+from reeval.errors import InputError
+
+from .frames import aligned
 from .resampling import _chunk_rows
 
 
 def kendall_tau(a, b) -> float:
-    """Kendall's tau-b between two score vectors over the same runs (unitless, [-1, 1]).
+    """Kendall's tau-b between two score vectors over the same runs (unitless, [-1, 1]);
+    two per-run Series (columns of ``reeval.evaluate``) are aligned on the run names.
 
     tau_b = (C - D) / sqrt((C + D + T_a)(C + D + T_b)), T_a/T_b the pairs tied only in
     a/b; wraps ``scipy.stats.kendalltau(a, b, variant="b")``. NaN when either vector is
@@ -19,10 +23,9 @@ def kendall_tau(a, b) -> float:
     """
     from scipy import stats as _st
 
-    a = np.asarray(a, dtype=np.float64)
-    b = np.asarray(b, dtype=np.float64)
+    a, b = aligned(a, b)
     if a.shape != b.shape or a.ndim != 1:
-        raise ValueError("a and b must be 1-D of the same length")
+        raise InputError("a and b must be 1-D of the same length")
     if a.size < 2:
         return math.nan
     return float(_st.kendalltau(a, b, variant="b").statistic)
@@ -32,8 +35,8 @@ def tau_ap(reference, estimate, symmetric: bool = False, chunk_cells: int = 1 <<
     """AP rank correlation tau_AP (Yilmaz, Aslam & Robertson, SIGIR 2008).
 
     ``reference`` holds the scores of the true (reference) ordering and ``estimate``
-    those of the ordering being evaluated, for the same runs; higher = better (ranked
-    first). Without ties, with the runs ordered by ``estimate`` (positions 1..N) and
+    those of the ordering being evaluated, for the same runs (two per-run Series are
+    aligned on the run names); higher = better (ranked first). Without ties, with the runs ordered by ``estimate`` (positions 1..N) and
     C(i) the number of runs above position i that the reference also ranks above the
     run at i:
 
@@ -54,10 +57,9 @@ def tau_ap(reference, estimate, symmetric: bool = False, chunk_cells: int = 1 <<
 
     Vectorized O(N^2) in row chunks of at most ``chunk_cells`` cells.
     """
-    ref = np.asarray(reference, dtype=np.float64)
-    est = np.asarray(estimate, dtype=np.float64)
+    ref, est = aligned(reference, estimate, "reference and estimate")
     if ref.shape != est.shape or ref.ndim != 1:
-        raise ValueError("reference and estimate must be 1-D of the same length")
+        raise InputError("reference and estimate must be 1-D of the same length")
     if symmetric:
         return 0.5 * (tau_ap(ref, est, chunk_cells=chunk_cells)
                       + tau_ap(est, ref, chunk_cells=chunk_cells))

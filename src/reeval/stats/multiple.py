@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from reeval.errors import InputError
+
 CORRECTIONS = ("bonferroni", "holm", "bh")
 
 
@@ -18,10 +20,15 @@ def p_adjust(p, method: str = "holm") -> np.ndarray:
     - "bh" (Benjamini-Hochberg FDR step-up): adj_(k) = min(1, min_{j >= k} m p_(j) / j).
 
     These equal ``statsmodels.stats.multitest.multipletests`` methods "bonferroni",
-    "holm" and "fdr_bh". NaN entries stay NaN and do not count in m.
+    "holm" and "fdr_bh". NaN entries stay NaN and do not count in m. A pandas Series
+    (a column of p-values) gives a Series with its index.
     """
     if method not in CORRECTIONS:
-        raise ValueError(f"method must be one of {CORRECTIONS}, got {method!r}")
+        raise InputError(f"method must be one of {CORRECTIONS}, got {method!r}")
+    if hasattr(p, "index") and hasattr(p, "to_numpy"):
+        import pandas as pd
+
+        return pd.Series(p_adjust(p.to_numpy(dtype=np.float64), method), index=p.index, name=p.name)
     p = np.asarray(p, dtype=np.float64)
     out = np.full(p.shape, np.nan)
     flat = p.ravel()

@@ -12,7 +12,9 @@ Conventions shared by the paired tests (``d = x - y``, topic by topic):
   ``[low, high]``, "greater" gives ``[low, inf)`` and "less" ``(-inf, high]``. The
   t-test, the Wilcoxon, the sign and the permutation test all report the t-based
   interval ``mean(d) +- t_{n-1} * sd(d) / sqrt(n)``; the bootstrap test reports the
-  percentile bootstrap interval of mean(d) from its own resamples.
+  percentile bootstrap interval of mean(d) from its own resamples. (``reeval.compare``
+  and ``compare_runs`` show an interval only beside the test that produced it, labelled
+  by ``ci_method``: :data:`reeval.stats.comparisons.CI_METHODS`.)
 - When every difference is 0 there is no evidence either way: every test reports
   statistic 0 and p-value 1.
 
@@ -27,6 +29,9 @@ import math
 import numpy as np
 
 from reeval.choices import ALTERNATIVES, PAIRED_TESTS  # the choices, re-exported
+from reeval.errors import InputError
+
+from .frames import aligned
 
 #: Wilcoxon: exact null distribution up to this many non-zero differences.
 WILCOXON_EXACT_MAX = 50
@@ -47,13 +52,14 @@ def _check_confidence(confidence: float) -> None:
 
 
 def _paired(x, y) -> tuple[np.ndarray, np.ndarray]:
-    """Validate two per-topic score vectors (same length, 1-D, finite) as float64."""
-    x = np.asarray(x, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
+    """Validate two per-topic score vectors (same length, 1-D, finite) as float64; two
+    Series (one run's values from ``reeval.evaluate(per_topic=True)``, e.g.
+    ``by_topic.loc["runA", "AP"]``) are aligned on their topics first."""
+    x, y = aligned(x, y, "x and y")
     if x.ndim != 1 or y.ndim != 1 or x.shape != y.shape:
-        raise ValueError(f"x and y must be 1-D of the same length, got {x.shape} and {y.shape}")
+        raise InputError(f"x and y must be 1-D of the same length, got {x.shape} and {y.shape}")
     if not (np.isfinite(x).all() and np.isfinite(y).all()):
-        raise ValueError("x and y must be finite (no NaN or inf)")
+        raise InputError("x and y must be finite (no NaN or inf)")
     return x, y
 
 
@@ -160,22 +166,94 @@ def paired_t(x, y, alternative: str = "two-sided", confidence: float = 0.95) -> 
     return _result(x, y, t, p, ci, effect_size_dz(d))
 
 
-def _signed_rank_null_counts(doubled_ranks: np.ndarray) -> np.ndarray:
-    """Exact null counts of S = sum of the doubled ranks that get a + sign.
+def _signed_rank_null_counts(doubled: np.ndarray) -> np.ndarray:
+    """Exact null counts of S = the sum of the doubled ranks that get a + sign, per row.
 
-    Under H0 each sign is + or - with probability 1/2 independently, so the generating
-    function is prod_i (1 + z^{r_i}); counts[s] = number of the 2^m sign vectors with
-    S = s. Ranks are doubled so that mid-ranks (k + 0.5) are integers. One pass per
-    difference (m <= WILCOXON_EXACT_MAX), each a vectorized shift-and-add; counts fit in
-    int64 since 2^50 < 2^63.
+    ``doubled``: rows x k integer doubled ranks (mid-ranks k + 0.5 become integers; 0 for
+    a dropped zero difference). Under H0 each sign is + or - with probability 1/2, so the
+    generating function of a row is prod_i (1 + z^{r_i}) over its non-zero r_i;
+    counts[row, s] = number of sign vectors with S = s. The product is built one factor
+    (column) at a time for every row at once, a vectorised shift-and-add; counts fit in
+    int64 for up to 62 factors (WILCOXON_EXACT_MAX = 50).
     """
-    counts = np.zeros(int(doubled_ranks.sum()) + 1, dtype=np.int64)
-    counts[0] = 1
-    for r in doubled_ranks:  # a product of m small polynomials, not a loop over trials
-        shifted = np.zeros_like(counts)
-        shifted[r:] = counts[: counts.size - r]
-        counts += shifted
+    rows, k = doubled.shape
+    width = int(doubled.sum(axis=1).max(initial=0)) + 1
+    counts = np.zeros((rows, width), dtype=np.int64)
+    counts[:, 0] = 1
+    at = np.arange(width)[None, :]
+    for c in range(k):  # one factor per column: a product of k polynomials, not a loop over trials
+        r = doubled[:, c:c + 1]
+        source = at - r
+        shifted = np.take_along_axis(counts, np.maximum(source, 0), axis=1)
+        counts += np.where((source >= 0) & (r > 0), shifted, 0)
     return counts
+
+
+def _tie_correction(ranks: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """sum over tie groups (t^3 - t) of each row's ranks where ``keep`` (sorted runs of
+    equal values, found for all rows at once)."""
+    rows, k = ranks.shape
+    if rows == 0 or k == 0:
+        return np.zeros(rows)
+    values = np.sort(np.where(keep, ranks, -1.0), axis=1).ravel()
+    row = np.repeat(np.arange(rows), k)
+    start = np.ones(values.size, dtype=bool)
+    start[1:] = (values[1:] != values[:-1]) | (row[1:] != row[:-1])
+    group = np.cumsum(start) - 1
+    size = np.bincount(group).astype(np.float64)
+    first = np.flatnonzero(start)
+    valid = values[first] >= 0
+    return np.bincount(row[first][valid], weights=(size ** 3 - size)[valid], minlength=rows)
+
+
+def wilcoxon_rows(D, alternative: str = "two-sided", method: str = "auto") -> dict:
+    """The Wilcoxon signed-rank test of every row of ``D`` (rows x topics differences)
+    against 0, all rows at once; the conventions of :func:`wilcoxon_test`.
+
+    Zeros are dropped (m_r non-zero differences in row r); |d| are mid-ranked among the
+    non-zero ones (ranks among all minus the zeros, which rank first). Returns
+    {"statistic": w = sum of signed ranks, "p_value"}: exact (the distribution of the
+    doubled positive-rank sum, :func:`_signed_rank_null_counts`) for m_r <= 50 under
+    "auto", the normal approximation with tie correction beyond; m_r = 0 gives w = 0, p = 1.
+    """
+    from scipy import stats as _st
+
+    _check_alternative(alternative)
+    if method not in ("auto", "exact", "normal"):
+        raise ValueError(f"method must be auto, exact or normal, got {method!r}")
+    D = np.asarray(D, dtype=np.float64)
+    nonzero = D != 0
+    m = nonzero.sum(axis=1)
+    ranks = np.where(nonzero, _st.rankdata(np.abs(D), axis=1) - (~nonzero).sum(axis=1, keepdims=True), 0.0)
+    positive = D > 0
+    w = np.where(positive, ranks, -ranks).sum(axis=1)
+    p_greater, p_less = np.ones(len(D)), np.ones(len(D))
+    exact = (m > 0) & ((method == "exact") | ((method == "auto") & (m <= WILCOXON_EXACT_MAX)))
+    normal = (m > 0) & ~exact
+    if exact.any():
+        p_greater[exact], p_less[exact] = _exact_tails(ranks[exact], positive[exact], m[exact])
+    if normal.any():
+        mm = m[normal].astype(np.float64)
+        w_plus = np.where(positive[normal], ranks[normal], 0.0).sum(axis=1)
+        var = mm * (mm + 1) * (2 * mm + 1) / 24 - _tie_correction(ranks[normal], nonzero[normal]) / 48
+        z = (w_plus - mm * (mm + 1) / 4) / np.sqrt(var)
+        p_greater[normal], p_less[normal] = _st.norm.sf(z), _st.norm.cdf(z)
+    p = np.where(m == 0, 1.0, _p_from_null_tails(p_greater, p_less, alternative))
+    return {"statistic": w, "p_value": p}
+
+
+def _exact_tails(ranks, positive, m):
+    """(P(S >= s_obs), P(S <= s_obs)) of the doubled positive-rank sum, per row."""
+    doubled = np.rint(2 * ranks).astype(np.int64)
+    order = np.argsort(doubled == 0, axis=1, kind="stable")[:, : int(m.max())]   # non-zero first
+    counts = _signed_rank_null_counts(np.take_along_axis(doubled, order, axis=1))
+    cumulative = np.cumsum(counts, axis=1)
+    s_obs = np.where(positive, doubled, 0).sum(axis=1)
+    total = np.ldexp(1.0, m)
+    below = np.take_along_axis(cumulative, (s_obs - 1)[:, None].clip(0), axis=1)[:, 0]
+    below = np.where(s_obs > 0, below, 0)
+    at_most = np.take_along_axis(cumulative, s_obs[:, None], axis=1)[:, 0]
+    return (cumulative[:, -1] - below) / total, at_most / total
 
 
 def wilcoxon_test(x, y, alternative: str = "two-sided", confidence: float = 0.95,
@@ -202,38 +280,12 @@ def wilcoxon_test(x, y, alternative: str = "two-sided", confidence: float = 0.95
     itself is about the centre of the differences, not their mean; the interval is given
     so every test reports the same quantity). m = 0 gives w = 0, p = 1.
     """
-    from scipy import stats as _st
-
-    _check_alternative(alternative)
     _check_confidence(confidence)
-    if method not in ("auto", "exact", "normal"):
-        raise ValueError(f"method must be auto, exact or normal, got {method!r}")
     x, y = _paired(x, y)
     d = x - y
-    ci = t_confidence_interval(d, confidence, alternative)
-    effect = effect_size_dz(d)
-    dz = d[d != 0]
-    m = dz.size
-    if m == 0:
-        return _result(x, y, 0.0, 1.0, ci, effect)
-    ranks = _st.rankdata(np.abs(dz))  # average ranks for ties
-    positive = dz > 0
-    w = float(np.where(positive, ranks, -ranks).sum())
-    if method == "exact" or (method == "auto" and m <= WILCOXON_EXACT_MAX):
-        doubled = np.rint(2 * ranks).astype(np.int64)
-        counts = _signed_rank_null_counts(doubled)
-        s_obs = int(doubled[positive].sum())
-        total = float(2 ** m)
-        p_greater = counts[s_obs:].sum() / total
-        p_less = counts[: s_obs + 1].sum() / total
-    else:
-        w_plus = float(ranks[positive].sum())
-        _, ties = np.unique(ranks, return_counts=True)
-        var = m * (m + 1) * (2 * m + 1) / 24 - float((ties ** 3 - ties).sum()) / 48
-        z = (w_plus - m * (m + 1) / 4) / math.sqrt(var)
-        p_greater, p_less = _st.norm.sf(z), _st.norm.cdf(z)
-    p = _p_from_null_tails(p_greater, p_less, alternative)
-    return _result(x, y, w, p, ci, effect)
+    r = wilcoxon_rows(d[None, :], alternative, method)
+    return _result(x, y, r["statistic"][0], r["p_value"][0], t_confidence_interval(d, confidence, alternative),
+                   effect_size_dz(d))
 
 
 def sign_test(x, y, alternative: str = "two-sided", confidence: float = 0.95,

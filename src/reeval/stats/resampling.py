@@ -31,6 +31,84 @@ def _chunk_rows(n_rows: int, width: int, cells: int = RESAMPLE_CHUNK_CELLS):
         yield start, min(n_rows, start + step)
 
 
+def _tail_counts(null: np.ndarray, observed: np.ndarray, tol: np.ndarray) -> np.ndarray:
+    """(3, rows): #{null >= obs}, #{null <= obs}, #{|null| >= |obs|} per column of ``null``
+    (resamples x rows), within ``tol``."""
+    return np.stack([np.count_nonzero(null >= observed - tol, axis=0),
+                     np.count_nonzero(null <= observed + tol, axis=0),
+                     np.count_nonzero(np.abs(null) >= np.abs(observed) - tol, axis=0)]).astype(np.float64)
+
+
+def _pick_tail(p_all: np.ndarray, alternative: str) -> np.ndarray:
+    return np.minimum(1.0, p_all[{"greater": 0, "less": 1, "two-sided": 2}[alternative]])
+
+
+def _exact_sign_flips(D: np.ndarray, s_obs: np.ndarray, tol: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """(3, rows) tail proportions over all 2^m sign vectors of each row's non-zero
+    differences. Rows are taken in order of m, in chunks of at most RESAMPLE_CHUNK_CELLS
+    sums; a row with fewer non-zero values than its chunk's widest is padded with zeros,
+    which repeat every sum 2^(pad) times and leave the proportions unchanged."""
+    order = np.argsort(m, kind="stable")
+    nz_first = np.argsort(D == 0, axis=1, kind="stable")
+    out = np.zeros((3, len(D)))
+    start = 0
+    while start < order.size:   # chunks of rows: a memory bound, not a loop over pairs
+        width = int(m[order[start]])
+        rows = max(1, RESAMPLE_CHUNK_CELLS >> width)
+        chunk = order[start:start + rows]
+        width = int(m[chunk].max())
+        vals = np.take_along_axis(D[chunk], nz_first[chunk, :width], axis=1)
+        null = np.zeros((len(chunk), 1))
+        for k in range(width):  # doubling: sums over 2^width sign vectors, width <= exact_max steps
+            null = np.concatenate((null + vals[:, k:k + 1], null - vals[:, k:k + 1]), axis=1)
+        out[:, chunk] = _tail_counts(null.T, s_obs[chunk], tol[chunk]) / null.shape[1]
+        start += len(chunk)
+    return out
+
+
+def _monte_carlo_sign_flips(D, s_obs, tol, seed, n_resamples) -> np.ndarray:
+    """(3, rows) tail counts over ``n_resamples`` sign vectors over all n topics (a zero
+    difference ignores its sign), shared by every row: drawn from default_rng(seed) in
+    chunks that depend on (n_resamples, n) only, so every row sees the same signs."""
+    rng = np.random.default_rng(seed)
+    n = D.shape[1]
+    c = np.zeros((3, len(D)))
+    for a, b in _chunk_rows(n_resamples, n):
+        signs = 1.0 - 2.0 * rng.integers(0, 2, size=(b - a, n), dtype=np.int8)
+        for lo, hi in _chunk_rows(b - a, max(1, len(D))):
+            c += _tail_counts(signs[lo:hi] @ D.T, s_obs, tol)
+    return c
+
+
+def permutation_rows(D, alternative: str = "two-sided", seed: int = 0, n_resamples: int = 10000,
+                     exact_max: int = PERMUTATION_EXACT_MAX) -> dict:
+    """The paired permutation (sign-flip) test of every row of ``D`` (rows x topics
+    differences) against 0, all rows at once; the conventions of :func:`permutation_test`.
+
+    A row with m <= ``exact_max`` non-zero differences is tested exactly (all 2^m sign
+    vectors); the other rows share ``n_resamples`` Monte Carlo sign vectors over the n
+    topics, p = (1 + count) / (1 + n_resamples). Returns {"statistic": mean(d),
+    "p_value"}; a row without a non-zero difference has p = 1.
+    """
+    _check_alternative(alternative)
+    D = np.asarray(D, dtype=np.float64)
+    m = np.count_nonzero(D, axis=1)
+    s_obs = D.sum(axis=1)
+    tol = 1e-11 * np.abs(D).sum(axis=1)
+    p = np.ones(len(D))
+    exact = (m > 0) & (m <= exact_max)
+    if exact.any():
+        p[exact] = _pick_tail(_exact_sign_flips(D[exact], s_obs[exact], tol[exact], m[exact]), alternative)
+    sampled = m > exact_max
+    if sampled.any():
+        if n_resamples < 1:
+            raise ValueError("n_resamples must be >= 1")
+        c = _monte_carlo_sign_flips(D[sampled], s_obs[sampled], tol[sampled], seed, n_resamples)
+        p[sampled] = _pick_tail((c + 1) / (n_resamples + 1), alternative)
+    mean = D.mean(axis=1) if D.shape[1] else np.zeros(len(D))
+    return {"statistic": mean, "p_value": p}
+
+
 def permutation_test(x, y, alternative: str = "two-sided", seed: int = 0,
                      n_resamples: int = 10000, confidence: float = 0.95,
                      exact_max: int = PERMUTATION_EXACT_MAX) -> dict:
@@ -38,54 +116,88 @@ def permutation_test(x, y, alternative: str = "two-sided", seed: int = 0,
 
     Under H0 the labels x/y of each topic are exchangeable, so each difference keeps or
     flips its sign with probability 1/2; the statistic is mean(d) (the p-value is
-    computed on the equivalent sum over the m non-zero differences; zeros do not move).
+    computed on the equivalent sum; zeros do not move).
 
-    - m <= ``exact_max`` (default 20): all 2^m sign vectors are enumerated; p =
-      #{null >= observed} / 2^m for "greater" (<= for "less", |null| >= |observed| for
-      "two-sided"). ``seed`` and ``n_resamples`` are unused.
-    - otherwise Monte Carlo: ``n_resamples`` sign vectors from
-      ``numpy.random.default_rng(seed)``, p = (1 + #{...}) / (1 + n_resamples) (the
-      observed arrangement counts once, so p > 0 and the test stays valid).
+    - m <= ``exact_max`` (default 20) non-zero differences: all 2^m sign vectors are
+      enumerated; p = #{null >= observed} / 2^m for "greater" (<= for "less", |null| >=
+      |observed| for "two-sided"). ``seed`` and ``n_resamples`` are unused.
+    - otherwise Monte Carlo: ``n_resamples`` sign vectors over all n topics from
+      ``numpy.random.default_rng(seed)`` (``integers(0, 2, (rows, n), int8)`` in chunks of
+      RESAMPLE_CHUNK_CELLS cells), p = (1 + #{...}) / (1 + n_resamples) (the observed
+      arrangement counts once, so p > 0 and the test stays valid). Every pair of runs of
+      :func:`permutation_rows` draws the same signs, so this p-value is that of the pair.
 
     Comparisons use an absolute tolerance of 1e-11 * sum|d| so that sums equal in exact
     arithmetic but not in floating point count as ties (as scipy does). CI: t-based
     interval of mean(d). m = 0 gives p = 1.
     """
-    _check_alternative(alternative)
     _check_confidence(confidence)
     x, y = _paired(x, y)
     d = x - y
-    ci = t_confidence_interval(d, confidence, alternative)
-    effect = effect_size_dz(d)
-    observed = float(d.mean()) if d.size else 0.0
-    dz = d[d != 0]
-    m = dz.size
-    if m == 0:
-        return _result(x, y, 0.0, 1.0, ci, effect)
-    s_obs = float(dz.sum())
-    tol = 1e-11 * float(np.abs(dz).sum())
+    r = permutation_rows(d[None, :], alternative, seed, n_resamples, exact_max)
+    return _result(x, y, r["statistic"][0] if d.size else 0.0, r["p_value"][0],
+                   t_confidence_interval(d, confidence, alternative), effect_size_dz(d))
 
-    def counts(null):
-        return (np.count_nonzero(null >= s_obs - tol), np.count_nonzero(null <= s_obs + tol),
-                np.count_nonzero(np.abs(null) >= abs(s_obs) - tol))
 
-    if m <= exact_max:
-        null = np.zeros(1)
-        for v in dz:  # doubling: sums over 2^m sign vectors, m <= exact_max steps
-            null = np.concatenate((null + v, null - v))
-        c = np.array(counts(null), dtype=np.float64)
-        p_all = c / null.size
-    else:
-        if n_resamples < 1:
-            raise ValueError("n_resamples must be >= 1")
-        rng = np.random.default_rng(seed)
-        c = np.zeros(3)
-        for a, b in _chunk_rows(n_resamples, m):
-            signs = 1.0 - 2.0 * rng.integers(0, 2, size=(b - a, m), dtype=np.int8)
-            c += counts(signs @ dz)
-        p_all = (c + 1) / (n_resamples + 1)
-    p = {"greater": p_all[0], "less": p_all[1], "two-sided": p_all[2]}[alternative]
-    return _result(x, y, observed, min(1.0, p), ci, effect)
+def _resample_counts(rng, b: int, n: int) -> np.ndarray:
+    """(b, n) multiplicities of the n topics in b bootstrap samples drawn as
+    ``rng.integers(0, n, (b, n))`` (the draws of scipy.stats.bootstrap)."""
+    idx = rng.integers(0, n, size=(b, n))
+    flat = (np.arange(b)[:, None] * n + idx).ravel()
+    return np.bincount(flat, minlength=b * n).reshape(b, n).astype(np.float64)
+
+
+def bootstrap_rows(D, alternative: str = "two-sided", seed: int = 0, n_resamples: int = 10000,
+                   confidence: float = 0.95) -> dict:
+    """The studentized paired bootstrap test of every row of ``D`` (rows x topics
+    differences) against 0, all rows at once, sharing the resamples; the conventions of
+    :func:`bootstrap_test`.
+
+    With W (B x n) the multiplicity of each topic in each resample and z = d - mean(d):
+    mean* = W z / n and var* = (W z^2 - n mean*^2) / (n - 1) (matrix products over all
+    rows). Returns {"statistic": t_obs, "p_value", "ci_low", "ci_high"} (percentile
+    interval of mean(d) + mean*); rows with every difference 0 get t = 0, p = 1 and the
+    degenerate interval at 0; fewer than 2 topics give NaN.
+    """
+    _check_alternative(alternative)
+    _check_confidence(confidence)
+    if n_resamples < 1:
+        raise ValueError("n_resamples must be >= 1")
+    D = np.asarray(D, dtype=np.float64)
+    rows, n = D.shape
+    nan = np.full(rows, np.nan)
+    if n < 2:
+        return {"statistic": nan, "p_value": nan, "ci_low": nan, "ci_high": nan.copy()}
+    mean = D.mean(axis=1)
+    sqrt_n = math.sqrt(n)
+    t_obs = _ratio(mean, D.std(axis=1, ddof=1) / sqrt_n)
+    Z = D - mean[:, None]
+    rng = np.random.default_rng(seed)
+    boot = np.empty((n_resamples, rows))
+    c = np.zeros((3, rows))
+    for a, b in _chunk_rows(n_resamples, n):
+        W = _resample_counts(rng, b - a, n)
+        mean_z = (W @ Z.T) / n
+        var = np.maximum((W @ (Z * Z).T - n * mean_z * mean_z) / (n - 1), 0.0)
+        t_star = _ratio(mean_z, np.sqrt(var) / sqrt_n)
+        boot[a:b] = mean[None, :] + mean_z
+        c += _tail_counts(t_star, t_obs, np.zeros(rows))
+    p = _pick_tail((c + 1) / (n_resamples + 1), alternative)
+    low, high = _percentile_interval(boot, confidence, alternative)
+    zero = ~D.any(axis=1)
+    return {"statistic": np.where(zero, 0.0, t_obs), "p_value": np.where(zero, 1.0, p),
+            "ci_low": np.where(zero, 0.0 if alternative != "less" else -math.inf, low),
+            "ci_high": np.where(zero, 0.0 if alternative != "greater" else math.inf, high)}
+
+
+def _percentile_interval(boot: np.ndarray, confidence: float, alternative: str):
+    """Percentile bounds of each column of ``boot`` (linear interpolation)."""
+    if alternative == "two-sided":
+        low, high = np.quantile(boot, [(1 - confidence) / 2, (1 + confidence) / 2], axis=0)
+        return low, high
+    if alternative == "greater":
+        return np.quantile(boot, 1 - confidence, axis=0), np.full(boot.shape[1], math.inf)
+    return np.full(boot.shape[1], -math.inf), np.quantile(boot, confidence, axis=0)
 
 
 def bootstrap_test(x, y, alternative: str = "two-sided", seed: int = 0,
@@ -103,41 +215,11 @@ def bootstrap_test(x, y, alternative: str = "two-sided", seed: int = 0,
     CI: percentile bootstrap of mean(d) from the same resamples of the unshifted d:
     quantiles (linear interpolation) at (1-c)/2 and (1+c)/2, or the one-sided bound at
     1-c, as ``scipy.stats.bootstrap(method="percentile")`` with the same generator.
-    Fewer than 2 topics give NaN p and CI.
+    Fewer than 2 topics give NaN p and CI. Computed by :func:`bootstrap_rows` (the same
+    resamples for every pair of runs).
     """
-    _check_alternative(alternative)
-    _check_confidence(confidence)
-    if n_resamples < 1:
-        raise ValueError("n_resamples must be >= 1")
     x, y = _paired(x, y)
     d = x - y
-    n = d.size
-    effect = effect_size_dz(d)
-    if n < 2:
-        return _result(x, y, math.nan, math.nan, (math.nan, math.nan), effect)
-    mean = float(d.mean())
-    sqrt_n = math.sqrt(n)
-    t_obs = float(_ratio(mean, d.std(ddof=1) / sqrt_n))
-    if np.all(d == 0):
-        return _result(x, y, 0.0, 1.0, (0.0, 0.0) if alternative == "two-sided" else
-                       ((0.0, math.inf) if alternative == "greater" else (-math.inf, 0.0)),
-                       effect)
-    rng = np.random.default_rng(seed)
-    boot_means = np.empty(n_resamples)
-    c = np.zeros(3)
-    for a, b in _chunk_rows(n_resamples, n):
-        sample = d[rng.integers(0, n, size=(b - a, n))]
-        means = sample.mean(axis=1)
-        boot_means[a:b] = means
-        t_star = _ratio(means - mean, sample.std(axis=1, ddof=1) / sqrt_n)
-        c += (np.count_nonzero(t_star >= t_obs), np.count_nonzero(t_star <= t_obs),
-              np.count_nonzero(np.abs(t_star) >= abs(t_obs)))
-    p_all = (c + 1) / (n_resamples + 1)
-    p = {"greater": p_all[0], "less": p_all[1], "two-sided": p_all[2]}[alternative]
-    if alternative == "two-sided":
-        lo, hi = np.quantile(boot_means, [(1 - confidence) / 2, (1 + confidence) / 2])
-    elif alternative == "greater":
-        lo, hi = np.quantile(boot_means, 1 - confidence), math.inf
-    else:
-        lo, hi = -math.inf, np.quantile(boot_means, confidence)
-    return _result(x, y, t_obs, min(1.0, p), (lo, hi), effect)
+    r = bootstrap_rows(d[None, :], alternative, seed, n_resamples, confidence)
+    return _result(x, y, r["statistic"][0], r["p_value"][0], (r["ci_low"][0], r["ci_high"][0]),
+                   effect_size_dz(d))

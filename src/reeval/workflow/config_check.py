@@ -60,6 +60,9 @@ def check_measures(specs) -> None:
         if any(family_of(m).needs_runs for m in measures):
             raise ConfigError(f"measures: {spec!r} is a rareness measure, computed over a set of runs: "
                               f"rareness measures are listed under rareness.measures; accepted here: {accepted}")
+        if len(measures) == 1 and measures[0].is_text:
+            raise ConfigError(f"measures: {spec!r} is text (reeval score prints it), not a number the "
+                              f"tables can hold; accepted here: {accepted}")
 
 
 def check_config(config: dict) -> None:

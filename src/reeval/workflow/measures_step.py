@@ -44,19 +44,29 @@ def read_track_tables(track_dir):
             pq.read_table(d / "qrels.parquet"))
 
 
+def workflow_measures(measure_specs, precision: str = "float64") -> list:
+    """The measures of a ``measures:`` list: the numeric ones (a set's runid and relstring,
+    text printed by ``reeval score``, are left out), under the trec_eval version the
+    track's precision stands for (float32: 9.x)."""
+    version = 9 if precision == "float32" else 10
+    return [m for m in parse_measures(measure_specs, version) if not m.is_text]
+
+
 def track_measures(track: str, track_dir, out_dir, measure_specs, rel_level: int = 1,
-                   unretrieved: str = "after_last") -> pd.DataFrame:
+                   unretrieved: str = "after_last", precision: str = "float64") -> pd.DataFrame:
     """Compute and write the per-topic, per-run and per-document tables of one track.
 
     Runs are the included runs of the ingest report (:func:`reeval.workflow.run_inclusion.included_runs`:
     a run that kept no line is left out; one that kept lines but no judged document
-    scores as if it retrieved nothing). Returns the per-run table.
+    scores as if it retrieved nothing). ``precision`` is the one the track was read with
+    (float32: trec_eval 9.x's semantics). Returns the per-run table.
     """
     judged, depth, qrels = read_track_tables(track_dir)
     runs = included_runs(read_ingest_report(track_dir))
-    measures = parse_measures(measure_specs)
+    measures = workflow_measures(measure_specs, precision)
     grid = build_grid(judged, depth, qrels, runs=runs, keep_docno=True)
-    scores = evaluate_grid(grid, measures, rel_level=rel_level, unretrieved=unretrieved)
+    scores = evaluate_grid(grid, measures, rel_level=rel_level, unretrieved=unretrieved,
+                           version=9 if precision == "float32" else 10)
     by_topic = scores.to_frame()
     by_topic.insert(0, "track", track)
     docs = per_document(grid, rel_level=rel_level, unretrieved=unretrieved)
@@ -82,7 +92,7 @@ def run_table(track: str, scores: TopicScores, measures) -> pd.DataFrame:
 def run_table_columns(measure_specs) -> list:
     """The columns :func:`run_table` gives for these measures (those of ``summary/runs``
     when no track is included), from a table of no run and no topic."""
-    measures = parse_measures(measure_specs)
+    measures = workflow_measures(measure_specs)
     none = np.zeros((0, 0))
     scores = TopicScores(runs=[], topics=[], values={m.name: none for m in measures},
                          answered=none.astype(bool), num_rel=np.zeros(0), n_unretrieved=none.astype(np.int64),

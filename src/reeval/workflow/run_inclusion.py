@@ -11,20 +11,26 @@ It is named, with the reason, in ``summary/run_inclusion.csv`` and in the rules'
 Every rule's package code selects runs through :func:`included_runs` and counts them
 through :func:`run_inclusion`, so the measures tables, the analyses, ``tracks.csv``
 and ``inclusion.csv`` cannot disagree.
+
+A file below a track's runs folder that ingest did not read (hidden, operating-system
+litter, an editor backup: :mod:`reeval.io.runfolder`) is no run, but it is not passed over
+either: :func:`track_run_inclusion` adds it (``kind`` skipped, ``reason`` ``not read: ...``)
+to ``run_inclusion.csv`` and the ingest log, so every file of the folder is accounted for.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from reeval.io.notes import DROP_WORDS, nothing_kept
 
 #: line outcomes of the ingest report other than ``kept`` (reeval.io.trecio.LineCounts)
 DROPS = tuple(DROP_WORDS)
-RUN_INCLUSION_COLUMNS = ["track", "run", "file", "included", "reason", "lines_read", "kept", *DROPS]
-_TEXT_COLUMNS = ("track", "file", "kind", "run", "tag", "first_tag")
+RUN_INCLUSION_COLUMNS = ["track", "run", "file", "included", "reason", "lines_read", "kept", *DROPS, "kind"]
+_TEXT_COLUMNS = ("track", "file", "kind", "run", "reason", "tag", "first_tag")
 
 
 def read_ingest_report(path) -> pd.DataFrame:
@@ -62,11 +68,29 @@ def run_inclusion(report: pd.DataFrame) -> pd.DataFrame:
     runs = report[report["kind"] == "run"].sort_values("run", kind="stable")
     reasons = [exclusion_reason(row) for _, row in runs.iterrows()]
     out = runs.reindex(columns=RUN_INCLUSION_COLUMNS).reset_index(drop=True)
-    out["included"] = [r is None for r in reasons]
+    out["included"] = np.array([r is None for r in reasons], dtype=bool)
     out["reason"] = [r or "included" for r in reasons]
     for column in ("lines_read", "kept", *DROPS):
         out[column] = out[column].astype("int64")
     return out
+
+
+def skipped_files(report: pd.DataFrame) -> pd.DataFrame:
+    """The files of an ingest report that were not read (``kind`` skipped), in the columns of
+    :func:`run_inclusion`: no run name, not included, ``reason`` ``not read: <why>``, counts 0."""
+    rows = report[report["kind"] == "skipped"]
+    counts = {c: np.zeros(len(rows), dtype=np.int64) for c in ("lines_read", "kept", *DROPS)}
+    return pd.DataFrame({"track": rows["track"].to_numpy(), "run": "", "file": rows["file"].to_numpy(),
+                         "included": np.zeros(len(rows), dtype=bool),
+                         "reason": [f"not read: {why}" for why in rows["reason"]], **counts, "kind": "skipped"},
+                        index=range(len(rows)), columns=RUN_INCLUSION_COLUMNS)
+
+
+def track_run_inclusion(report: pd.DataFrame) -> pd.DataFrame:
+    """:func:`run_inclusion` of a track, then its :func:`skipped_files`: a row for every file
+    of its runs folder (the rows of ``run_inclusion.csv``)."""
+    runs, skipped = run_inclusion(report), skipped_files(report)
+    return pd.concat([runs, skipped], ignore_index=True) if len(skipped) else runs
 
 
 def included_runs(report: pd.DataFrame) -> list[str]:
@@ -76,15 +100,18 @@ def included_runs(report: pd.DataFrame) -> list[str]:
 
 
 def excluded_messages(table: pd.DataFrame) -> list[str]:
-    """One log line per run left out of a :func:`run_inclusion` table:
-    ``<track>: run <name> (<file>) left out: <reason>``."""
-    return [f"{row.track}: run {row.run} ({row.file}) left out: {row.reason}"
+    """One log line per run left out of a :func:`run_inclusion` table,
+    ``<track>: run <name> (<file>) left out: <reason>``, and per file not read
+    (:func:`track_run_inclusion`), ``<track>: <file> not read: <why>``."""
+    return [f"{row.track}: {row.file} {row.reason}" if row.kind == "skipped"
+            else f"{row.track}: run {row.run} ({row.file}) left out: {row.reason}"
             for row in table[~table["included"]].itertuples()]
 
 
 def study_run_inclusion(ingest_reports: dict) -> pd.DataFrame:
-    """:func:`run_inclusion` of every ingested track (track -> path of its ingest report), stacked."""
-    frames = [run_inclusion(read_ingest_report(ingest_reports[t])) for t in sorted(ingest_reports)]
+    """:func:`track_run_inclusion` of every ingested track (track -> path of its ingest
+    report), stacked: ``run_inclusion.csv``."""
+    frames = [track_run_inclusion(read_ingest_report(ingest_reports[t])) for t in sorted(ingest_reports)]
     if not frames:
         return pd.DataFrame(columns=RUN_INCLUSION_COLUMNS)
     return pd.concat(frames, ignore_index=True)

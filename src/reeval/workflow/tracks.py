@@ -3,7 +3,7 @@
 A track entry (``tracks: {<id>: {...}}`` in the config) is either
 
 - local files: ``qrels`` (a path or a glob matching exactly one file) and ``runs`` (a
-  folder, a glob, or a list of paths/globs); or
+  folder, read with every subfolder, :func:`list_runs`; a glob; or a list of paths/globs); or
 - ``synthetic: <name>``: a track of the built-in seeded campaign, written by the
   workflow itself (``reeval.synth.tracks.DEFAULT_CAMPAIGN``).
 
@@ -24,9 +24,14 @@ ingested from there. A study config names a ``manifest`` (a YAML file with a
 from __future__ import annotations
 
 import glob
+import os
 from pathlib import Path
 
 import yaml
+
+from reeval.errors import InputError
+from reeval.io.runfolder import RunListing, add_path, check_run_names
+from reeval.io.sources import path_error
 
 from .config_check import ConfigError, track_option_keys
 
@@ -43,52 +48,75 @@ def track_options(config: dict, track: str) -> dict:
 
 
 def resolve_qrels(spec: str) -> str:
-    """A qrels path or glob -> the one file it names (error if none or several)."""
+    """A qrels path or glob -> the one file it names (error if none or several; a path that
+    cannot be examined, such as a link loop, is an InputError naming it)."""
     matches = sorted(glob.glob(spec)) if glob.has_magic(spec) else [spec]
+    if not glob.has_magic(spec):
+        try:
+            os.stat(spec)
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            raise path_error(f"qrels {spec}", exc) from None
     if len(matches) != 1 or not Path(matches[0]).is_file():
         raise FileNotFoundError(f"qrels {spec!r} must name exactly one existing file, "
                                 f"found {len(matches) if glob.has_magic(spec) else 0 if not Path(spec).is_file() else 1}")
     return matches[0]
 
 
-def resolve_runs(spec) -> list[str]:
-    """Run files named by a folder, a glob or a list of paths/globs; sorted, no repeats.
-
-    Hidden files (starting with ``.``) in a folder are skipped. An empty result is an
-    error naming the spec.
+def list_runs(spec) -> RunListing:
+    """What a track's ``runs`` names: a folder, walked with everything below it (subfolders
+    included, hidden files and litter skipped and listed, :mod:`reeval.io.runfolder`), a glob
+    (what it matches: a matching folder is walked) or a list of paths/globs. The listing's
+    problems (a link loop, two files of one run name ...) are for the caller to raise
+    (:meth:`RunListing.check`); a source that does not exist, or names no run file at all, is
+    a FileNotFoundError naming the spec.
     """
-    specs = spec if isinstance(spec, list) else [spec]
-    files: set[str] = set()
-    for s in specs:
-        p = Path(s)
-        if p.is_dir():
-            files.update(str(f) for f in p.iterdir() if f.is_file() and not f.name.startswith("."))
-        elif glob.has_magic(s):
-            files.update(f for f in glob.glob(s) if Path(f).is_file())
-        elif p.is_file():
-            files.add(str(p))
-        else:
-            raise FileNotFoundError(f"run source {s!r} is neither a folder, a glob nor a file")
-    if not files:
-        raise FileNotFoundError(f"no run files found for {spec!r}")
-    return sorted(files)
+    listing = RunListing()
+    for s in spec if isinstance(spec, list) else [spec]:
+        if glob.has_magic(s):
+            for match in sorted(glob.glob(s)):
+                add_path(match, listing)
+            continue
+        try:
+            os.stat(s)
+        except FileNotFoundError:
+            raise FileNotFoundError(f"run source {s!r} is neither a folder, a glob nor a file") from None
+        except OSError as exc:
+            raise path_error(f"run source {s}", exc) from None
+        add_path(s, listing)
+    check_run_names(listing)
+    if not listing.files and not listing.problems:
+        skipped = f" ({len(listing.skipped)} skipped: {', '.join(p for p, _ in listing.skipped[:3])})" \
+            if listing.skipped else ""
+        raise FileNotFoundError(f"no run files found for {spec!r}{skipped}")
+    return listing
+
+
+def resolve_runs(spec) -> list[str]:
+    """The run files :func:`list_runs` finds, sorted; its problems are left to the ingest rule,
+    which raises them (:meth:`RunListing.check`)."""
+    return sorted(list_runs(spec).files)
 
 
 def local_track_files(tracks: dict) -> dict:
     """track -> {"qrels": file, "runs": [files]} of every track given by local files, resolved
-    once (:func:`resolve_qrels`, :func:`resolve_runs`).
+    once (:func:`resolve_qrels`, :func:`list_runs`).
 
     Raises :class:`reeval.workflow.config_check.ConfigError` naming the track and the entry that
-    names no file, so a workflow stops before any job with that message.
+    names no file, or a path below it that cannot be read as a run (:meth:`RunListing.check`),
+    so a workflow stops before any job with that message.
     """
     files = {}
     for track, entry in tracks.items():
         if "qrels" not in entry or "synthetic" in entry:
             continue
         try:
-            files[track] = {"qrels": resolve_qrels(entry["qrels"]), "runs": resolve_runs(entry["runs"])}
-        except FileNotFoundError as exc:
+            qrels, listing = resolve_qrels(entry["qrels"]), list_runs(entry["runs"])
+            listing.check()
+        except (FileNotFoundError, InputError) as exc:
             raise ConfigError(f"tracks: {track}: {exc}") from None
+        files[track] = {"qrels": qrels, "runs": sorted(listing.files)}
     return files
 
 

@@ -1,0 +1,228 @@
+"""``reeval.compare_runs``: every pair of runs under every test, and the table users know;
+``reeval.compare``: the same tests between two runs, as ``reeval compare`` once printed them.
+
+One row per (measure, test, run_a, run_b); :meth:`Comparison.report` renders the
+ranx-style table (a row per run, the measures as columns, a marker for each run it beats
+significantly) as text, Markdown or LaTeX. The values are those of ``reeval compare``
+(:func:`reeval.compute.compare_runs_track`), bit for bit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import pandas as pd
+
+from reeval.choices import ALTERNATIVES, PRECISIONS, SYSTEMS, UNRETRIEVED_POLICIES
+from reeval.errors import InputError
+
+from .inputs import is_path, load_track
+from .scoring import QrelsInput, RunsInput, _choice, _integer, _noted, measure_columns
+
+
+class Comparison(pd.DataFrame):
+    """The rows of :func:`compare_runs` (a DataFrame) with :meth:`report`. ``attrs`` keeps
+    the settings the table needs: runs, measures, higher_is_better, tests, correction,
+    alternative, seed, resamples (and, when read from files, notes and ingest_report)."""
+
+    @property
+    def _constructor(self):
+        return Comparison
+
+    def report(self, test: str | None = None, max_p: float = 0.05, format: str = "markdown",
+               decimals: int = 4) -> str:
+        """The comparison table of one test (default: the first asked for): a row per run
+        (marked a, b, ... or 1, 2, ... beyond 26 runs), the measures as columns, each mean
+        followed by the markers of the runs it beats at p_adjusted < ``max_p`` (in the
+        measure's direction), the best mean per measure in bold; a caption names the
+        test, its correction and the threshold. ``format``: "markdown", "latex" (booktabs:
+        \\toprule, \\midrule, \\bottomrule) or "text"."""
+        from reeval.report.significance_table import FORMATS, render
+
+        settings = self.attrs
+        test = settings["tests"][0] if test is None else test
+        if test not in settings["tests"]:
+            raise InputError(f"test {test!r} was not run; the comparison has {', '.join(settings['tests'])}")
+        if format not in FORMATS:
+            raise InputError(f"format must be one of {', '.join(FORMATS)}; got {format!r}")
+        if not 0 < max_p <= 1:
+            raise InputError(f"max_p must be in (0, 1]; got {max_p!r}")
+        return render(pd.DataFrame(self), settings, test, max_p, format, _integer("decimals", decimals))
+
+
+def _check(tests, correction, alternative, resamples, seed) -> list:
+    from reeval.stats.comparisons import ALL_PAIRS_TESTS, PAIR_CORRECTIONS
+
+    tests = [tests] if isinstance(tests, str) else list(tests)
+    if not tests:
+        raise InputError("tests: no test given")
+    for test in tests:
+        _choice("tests", test, ALL_PAIRS_TESTS)
+    _choice("correction", correction, PAIR_CORRECTIONS)
+    _choice("alternative", alternative, ALTERNATIVES)
+    _integer("resamples", resamples)
+    _integer("seed", seed)
+    return tests
+
+
+def _from_frame(frame: pd.DataFrame, runs, measures, **options) -> Comparison:
+    """The comparison of ``evaluate(per_topic=True)``'s frame: the measures are its columns
+    (or those named), their directions from the registry."""
+    from reeval.stats.comparisons import all_pairs_tests
+
+    names = list(frame.columns) if measures is None else [str(m) for m in
+                                                          ([measures] if isinstance(measures, str) else measures)]
+    missing = [m for m in names if m not in frame.columns]
+    if missing:
+        raise InputError(f"measures: {missing[0]!r} is not a column of the frame; columns: "
+                         f"{', '.join(map(str, frame.columns))}")
+    directions = {m: _higher_is_better(m) for m in names}
+    frames = []
+    for m in names:
+        table = all_pairs_tests(frame[m], runs=runs, **options)
+        table.insert(0, "measure", m)
+        frames.append(table)
+    order = list(runs) if runs is not None else list(pd.unique(frame.index.get_level_values(0)))
+    result = Comparison(pd.concat(frames, ignore_index=True))
+    result.attrs.update(runs=order, measures=names, higher_is_better=directions, **options)
+    return result
+
+
+def _higher_is_better(name: str) -> bool:
+    """The registry's direction of a measure column (True for a name it does not know)."""
+    from reeval.measures import parse_measure
+
+    try:
+        found = parse_measure(name)
+    except ValueError:
+        return True
+    return bool(found[0].higher_is_better) if len(found) == 1 else True
+
+
+def compare_runs(qrels: QrelsInput | pd.DataFrame, runs: RunsInput | None = None,
+                 measures: str | Iterable[str] | None = None, *, tests: str | Iterable[str] = ("t",),
+                 correction: str = "holm", baseline: str | None = None, alternative: str = "two-sided",
+                 relevance_level: int = 1, precision: str = "float64", seed: int = 0, resamples: int = 10000,
+                 depth: int | None = None, unretrieved: str = "after_last", alpha: float | str = 1.0,
+                 systems: str = "all") -> Comparison:
+    """Significance tests between every pair of runs (or each run against ``baseline``).
+
+    Args:
+        qrels: qrels in any form :func:`reeval.evaluate` takes, with ``runs``; or, alone,
+            ``reeval.evaluate(..., per_topic=True)``'s frame (index ``run``, ``query_id``;
+            every column a measure unless ``measures`` names some; ``runs`` may then pick
+            and order runs by name).
+        runs: two or more runs in any form :func:`reeval.evaluate` takes.
+        measures: per-topic measures (default ``map``; not ``num_*`` or ``gm_map``).
+        tests: any of ``t``, ``wilcoxon``, ``sign``, ``permutation``, ``bootstrap``,
+            ``tukey_hsd`` (topic-blocked ANOVA), ``randomised_tukey_hsd`` (Carterette's
+            permutation form); see docs/statistics.md.
+        correction: ``holm``, ``bonferroni``, ``bh`` or ``none``, over the pairs of each
+            measure and test; the Tukey tests' p-values are simultaneous already and kept.
+        baseline: a run name: compare every other run with it (run_a = the run, run_b =
+            the baseline) instead of every pair.
+        alternative: ``two-sided``; ``greater`` (run_a better) or ``less``, paired tests only.
+        seed, resamples: of the permutation, bootstrap and randomised HSD tests (10000:
+            Monte Carlo standard error 0.0022 for a p-value near 0.05).
+        relevance_level, precision, depth, unretrieved, alpha, systems: as
+            :func:`reeval.evaluate` (topics are paired over every qrels topic, ASL measures
+            over those with a relevant document).
+
+    Returns:
+        A :class:`Comparison` (a DataFrame): one row per (measure, test, run_a, run_b),
+        pairs i < j in the runs' order: measure, test, run_a, run_b, mean_a, mean_b,
+        diff = mean_a - mean_b, effect_size (Cohen's d_z), p_value, p_adjusted, ci_method,
+        ci_low, ci_high (95% interval of diff where the test gives one: ``t``,
+        ``bootstrap percentile``, ``Tukey simultaneous``). ``.report()`` renders the table.
+
+    Raises:
+        InputError: bad input or options (one line naming what was expected).
+    """
+    result, tables, notes = _compare_runs(qrels, runs, measures, tests, correction, baseline, alternative,
+                                          relevance_level, precision, seed, resamples, depth, unretrieved,
+                                          alpha, systems)
+    return _noted(result, tables, notes) if tables is not None else result
+
+
+def _compare_runs(qrels, runs, measures, tests, correction, baseline, alternative, relevance_level,
+                  precision, seed, resamples, depth, unretrieved, alpha, systems) -> tuple:
+    """(Comparison, ingested tables or None, notes) of :func:`compare_runs`."""
+    tests = _check(tests, correction, alternative, resamples, seed)
+    options = dict(tests=tests, correction=correction, alternative=alternative, seed=seed, resamples=resamples)
+    if isinstance(qrels, pd.DataFrame) and tuple(qrels.index.names) == ("run", "query_id"):
+        result, tables, notes = _from_frame(qrels, runs, measures, baseline=baseline, **options), None, []
+    else:
+        result, tables, notes = _from_inputs(qrels, runs, measures, baseline, relevance_level, precision, depth,
+                                             unretrieved, alpha, systems, options)
+    return result, tables, notes
+
+
+def _from_inputs(qrels, runs, measures, baseline, relevance_level, precision, depth, unretrieved, alpha,
+                 systems, options) -> tuple:
+    """Read qrels and runs as :func:`reeval.evaluate` does and test every pair."""
+    from reeval.analyses.rareness import check_alpha
+    from reeval.compute import compare_runs_track, trec_eval_version
+
+    if runs is None:
+        raise InputError("runs: give two or more runs (or pass evaluate(per_topic=True)'s frame alone)")
+    _choice("precision", precision, PRECISIONS)
+    _choice("unretrieved", unretrieved, UNRETRIEVED_POLICIES)
+    _choice("systems", systems, SYSTEMS)
+    level = _integer("relevance_level", relevance_level)
+    depth = None if depth is None else _integer("depth", depth)
+    try:
+        alpha = check_alpha(alpha)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    columns = measure_columns(("map",) if measures is None else measures, precision=precision)
+    unique = list(dict.fromkeys(columns.values()))
+    tables, names, notes = load_track(qrels, runs, precision)
+    if len(names) < 2:
+        raise InputError("compare_runs needs at least two runs")
+    rows = compare_runs_track(tables, names, unique, options["tests"], options["correction"], baseline,
+                              options["alternative"], options["seed"], options["resamples"], rel_level=level,
+                              max_depth=depth, unretrieved=unretrieved, alpha=alpha, systems=systems,
+                              version=trec_eval_version(precision))
+    spelled = {m.name: column for column, m in columns.items()}   # the caller's spelling of each
+    result = Comparison(rows.assign(measure=rows["measure"].map(spelled)))
+    result.attrs.update(rows.attrs, measures=[spelled[m] for m in rows.attrs["measures"]],
+                        higher_is_better={spelled[m]: v for m, v in rows.attrs["higher_is_better"].items()})
+    return result, tables, notes
+
+
+def _two_runs(run_a, run_b):
+    """Two runs as :func:`load_track` takes them: file names name paths, else run_a, run_b."""
+    if is_path(run_a) and is_path(run_b):
+        return [run_a, run_b]
+    return {"run_a": run_a, "run_b": run_b}
+
+
+def compare(qrels: QrelsInput, run_a: RunsInput, run_b: RunsInput, measures: str | Iterable[str] = ("map",),
+            tests: str | Iterable[str] = ("t",), alternative: str = "two-sided", seed: int = 0,
+            resamples: int = 10000, *, relevance_level: int = 1, precision: str = "float64",
+            unretrieved: str = "after_last") -> pd.DataFrame:
+    """Paired significance tests between two runs (for more runs: :func:`compare_runs`).
+
+    ``run_a`` and ``run_b`` take any one-run form of :func:`reeval.evaluate`; ``measures``
+    are per-topic measures (not ``num_*`` or ``gm_map``); ``tests`` any of ``t``,
+    ``wilcoxon``, ``sign``, ``permutation``, ``bootstrap``; ``alternative``
+    ``two-sided``, ``greater`` (A better than B) or ``less``; ``seed`` and ``resamples``
+    matter to the permutation and bootstrap tests. Topics are paired over every qrels
+    topic (ASL measures: those with a relevant document).
+
+    Returns one row per measure and test: ``measure`` (as the caller named it), ``test``,
+    ``mean_a``, ``mean_b``, ``diff``, ``p_value``, ``ci_method``, ``ci_low``, ``ci_high``:
+    the 95% interval of the mean difference and the method that produced it (``t`` for
+    the t-test, ``bootstrap percentile`` for the bootstrap test; the Wilcoxon, sign and
+    permutation tests give none: NaN). The values of :func:`compare_runs` for the pair.
+    """
+    from reeval.choices import PAIRED_TESTS
+
+    tests = [tests] if isinstance(tests, str) else list(tests)
+    for test in tests:
+        _choice("tests", test, PAIRED_TESTS)
+    rows, tables, notes = _compare_runs(qrels, _two_runs(run_a, run_b), measures, tests, "none", None, alternative,
+                                        relevance_level, precision, seed, resamples, None, unretrieved, 1.0, "all")
+    out = pd.DataFrame(rows)[["measure", "test", "mean_a", "mean_b", "diff", "p_value", "ci_method", "ci_low",
+                              "ci_high"]]
+    return _noted(out, tables, notes)

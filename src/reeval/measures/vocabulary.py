@@ -1,0 +1,154 @@
+"""ir_measures' names for the registered families: ``AP(rel=2)@10``, ``RR@10``,
+``nDCG(gains={0:0,1:1,2:3})@10``, ``P(judged_only=True)@5``, ``RBP(p=0.8,rel=1)``,
+``SetF(beta=0.5)``, ``NumRet(rel=1)``, ``IPrec@0.5``, ``Judged@10``, ``ERR@20`` ...
+
+A name maps to a family and its parameters (:data:`IR_MEASURES`); a measure that is one
+of trec_eval's under its default parameters gets trec_eval's name (``AP@10`` is
+``map_cut_10``, ``P@10`` is ``P_10``), any other the name as written. ``rel=n`` gives the
+measure a relevance level of its own (without it, the evaluation's, default 1, which is
+ir_measures' default); ``judged_only=True`` ranks only the judged documents (trec_eval
+-J). ir_measures' measures of other kinds (diversity, BPM, SDCG, NERR, INST, Compat ...)
+are refused with a message.
+"""
+
+from __future__ import annotations
+
+from .params import format_cutoff, ir_bool, ir_float, ir_gains, ir_int, split_ir_measures
+from .registry import FALLBACK_NAMES, FALLBACKS, REGISTRY, Measure, with_name
+
+#: ir_measures name -> (family, the parameters it takes, how a cutoff is written: "int",
+#: "real" or None, the trec_eval name of its default measure (``{k}`` the cutoff))
+IR_MEASURES = {
+    "AP": ("map", ("rel", "judged_only"), "int", "map"),
+    "MAP": ("map", ("rel", "judged_only"), "int", "map"),
+    "P": ("P", ("rel", "judged_only"), "int", None),
+    "Precision": ("P", ("rel", "judged_only"), "int", None),
+    "R": ("recall", ("rel", "judged_only"), "int", None),
+    "Recall": ("recall", ("rel", "judged_only"), "int", None),
+    "RR": ("recip_rank", ("rel", "judged_only"), "int", "recip_rank"),
+    "MRR": ("recip_rank", ("rel", "judged_only"), "int", "recip_rank"),
+    "Rprec": ("Rprec", ("rel", "judged_only"), None, "Rprec"),
+    "RPrec": ("Rprec", ("rel", "judged_only"), None, "Rprec"),
+    "nDCG": ("ndcg", ("gains", "judged_only", "dcg"), "int", "ndcg"),
+    "Bpref": ("bpref", ("rel",), None, "bpref"),
+    "BPref": ("bpref", ("rel",), None, "bpref"),
+    "infAP": ("infAP", ("rel",), None, "infAP"),
+    "SetP": ("set_P", ("rel", "relative", "judged_only"), None, "set_P"),
+    "SetRelP": ("set_relative_P", ("rel", "judged_only"), None, "set_relative_P"),
+    "SetR": ("set_recall", ("rel",), None, "set_recall"),
+    "SetF": ("set_F", ("rel", "beta", "judged_only"), None, "set_F"),
+    "SetAP": ("set_map", ("rel", "judged_only"), None, "set_map"),
+    "NumQ": ("num_q", (), None, "num_q"),
+    "NumRet": ("num_ret", ("rel",), None, "num_ret"),
+    "NumRelRet": ("num_rel_ret", ("rel",), None, "num_rel_ret"),
+    "NumRel": ("num_rel", ("rel",), None, "num_rel"),
+    "Success": ("success", ("rel", "judged_only"), "int", None),
+    "IPrec": ("iprec_at_recall", ("rel", "judged_only", "recall"), "real", None),
+    "ERR": ("ERR", (), "int", None),
+    "Judged": ("Judged", (), "int", None),
+    "RBP": ("rbp", ("p", "rel"), None, None),
+}
+NEEDS_CUTOFF = {"P", "Precision", "R", "Recall", "Success"}
+NOT_COMPUTED = ("alpha_nDCG", "alpha_DCG", "α_nDCG", "α_DCG", "nERR_IA", "ERR_IA", "AP_IA", "P_IA", "MAP_IA",
+                "StRecall", "NRBP", "nNRBP", "BPM", "SDCG", "NERR8", "NERR9", "NERR10", "NERR11", "INST", "INSQ",
+                "Compat", "Accuracy")
+
+
+def parse_ir_measures(spec: str) -> list[Measure] | None:
+    """The measure an ir_measures name stands for; None when ``spec`` is not one."""
+    parts = split_ir_measures(spec)
+    if parts is None:
+        bare = spec.replace(" ", "")
+        if bare in NOT_COMPUTED:
+            raise ValueError(f"measure {spec!r}: ir_measures' {bare} is not computed by reeval")
+        if bare not in IR_MEASURES:
+            return None
+        parts = (bare, {}, None)
+    name, params, cut = parts
+    if name in NOT_COMPUTED:
+        raise ValueError(f"measure {spec!r}: ir_measures' {name} is not computed by reeval")
+    if name not in IR_MEASURES:
+        return None
+    return [_measure(spec, name, params, cut)]
+
+
+def _measure(spec: str, name: str, params: dict, cut: str | None) -> Measure:
+    family_name, accepted, cut_kind, trec_name = IR_MEASURES[name]
+    for key in params:
+        if key not in accepted:
+            raise ValueError(f"measure {spec!r}: {name} takes {', '.join(accepted) or 'no parameter'}, not {key}")
+    if cut is not None and cut_kind is None:
+        raise ValueError(f"measure {spec!r}: {name} takes no cutoff")
+    if "recall" in params:
+        cut = params["recall"]
+    if cut is None and name in NEEDS_CUTOFF | {"IPrec"}:
+        raise ValueError(f"measure {spec!r}: {name} needs a cutoff ({name}@k)")
+    kw = _keywords(spec, name, params)
+    cutoff = None if cut is None else (ir_float(spec, "the recall level", cut) if cut_kind == "real"
+                                       else ir_int(spec, "the cutoff", cut))
+    if isinstance(cutoff, int) and cutoff <= 0:
+        raise ValueError(f"measure {spec!r}: the cutoff must be a positive integer")
+    family_name, cutoff, extra, default_name = _trec_form(name, family_name, cutoff, kw)
+    measure = REGISTRY[family_name].measure(default_name, cutoff, explicit=True, **extra)
+    if measure.trec_eval or (not params and cut is None):
+        return measure
+    return with_name(measure, spec.replace(" ", ""))
+
+
+def _keywords(spec: str, name: str, params: dict) -> dict:
+    """rel, judged_only and the family parameters of an ir_measures name."""
+    kw: dict = {}
+    if "rel" in params:
+        kw["rel"] = ir_int(spec, "rel", params["rel"])
+    if "judged_only" in params:
+        kw["judged_only"] = ir_bool(spec, "judged_only", params["judged_only"])
+    if "relative" in params:
+        kw["relative"] = ir_bool(spec, "relative", params["relative"])
+    if "beta" in params:
+        kw["beta"] = ir_float(spec, "beta", params["beta"])
+    if "p" in params:
+        kw["p"] = ir_float(spec, "p", params["p"])
+    if "gains" in params:
+        kw["gains"] = ir_gains(spec, params["gains"])
+    if params.get("dcg", "log2") != "log2":
+        raise ValueError(f"measure {spec!r}: reeval's nDCG discounts by log2 (dcg=log2), not {params['dcg']}")
+    return kw
+
+
+def _trec_form(name: str, family: str, cutoff, kw: dict):
+    """(family, cutoff, Measure keywords, trec_eval name) of an ir_measures name's measure."""
+    extra = {k: kw[k] for k in ("rel", "judged_only") if k in kw and kw[k] not in (None, False)}
+    if family == "map" and cutoff is not None:
+        return "map_cut", cutoff, extra, f"map_cut_{cutoff}"
+    if family == "ndcg":
+        params = kw.get("gains", ())
+        if cutoff is not None:
+            return "ndcg_cut", cutoff, {**extra, "params": params}, f"ndcg_cut_{cutoff}"
+        text = ",".join(f"{grade}={gain:g}" for grade, gain in params)
+        return "ndcg", None, {**extra, "params": params}, f"ndcg_{text}" if params else "ndcg"
+    if family == "num_ret" and "rel" in kw:
+        return "num_rel_ret", None, extra, "num_rel_ret"
+    if family == "set_P" and kw.get("relative"):
+        return "set_relative_P", None, extra, "set_relative_P"
+    if family == "set_F":
+        beta = kw.get("beta", 1.0)
+        return "set_F", None, {**extra, "params": (beta,)}, "set_F" if beta == 1.0 else f"set_F_{beta:g}"
+    if family == "rbp":
+        return "rbp", None, {**extra, "params": (("p", kw.get("p", 0.8)),)}, f"RBP(p={kw.get('p', 0.8):g})"
+    if family == "iprec_at_recall":
+        return family, cutoff, extra, f"iprec_at_recall_{format_cutoff(cutoff)}"
+    if family == "recip_rank" and cutoff is not None:
+        return family, cutoff, extra, f"RR@{cutoff}"
+    if family in ("ERR", "Judged"):
+        return family, cutoff, extra, family if cutoff is None else f"{family}@{cutoff}"
+    prefix = {"P": "P", "recall": "recall", "success": "success"}.get(family)
+    if prefix is not None:
+        return family, cutoff, extra, f"{prefix}_{cutoff}"
+    return family, cutoff, extra, IR_MEASURES[name][3]
+
+
+FALLBACKS.append(parse_ir_measures)
+FALLBACK_NAMES.extend(["AP@k", "AP(rel=n)", "P(rel=n)@k", "RR@k", "RR(rel=n)@k", "nDCG(gains={g:x,...})@k",
+                       "P(judged_only=True)@k", "SetP", "SetR", "SetF(beta=x)", "SetAP", "NumRet", "NumRel",
+                       "NumQ", "IPrec@L", "Success@k", "Judged@k", "ERR@k", "RBP(p=x)", "RBP(p=x,rel=n)",
+                       "infAP", "Bpref", "Rprec"])
