@@ -23,7 +23,7 @@ def bar_histogram(labels, counts, title: str, xlabel: str, ylabel: str, path_ste
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     integer_ticks(ax.yaxis)
-    ax.margins(y=0.15)
+    ax.set_ylim(0, 1.15 * max([1, *counts]))  # room for the count labels; 0 to 1 when every bucket is empty
     if note:
         write_note(ax, note)
     save_figure_pair(fig, path_stem)

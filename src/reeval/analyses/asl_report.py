@@ -152,7 +152,7 @@ def per_document_figures(track: str, hist, diff, best, median, by_run, out: Path
                   "per-document ASL (irrelevant above + 1)", "relevant documents",
                   out / TRACK_STUDY_FIGURES[0], colors=colors)
     dcolors = ["#009E73"] * k + ["#8C8C8C"] + ["#D55E00"] * k
-    bar_histogram(diff.bucket, diff["count"], f"{track}: best minus median run ({median})\n{named}",
+    bar_histogram(diff.bucket, diff["count"], f"{track}: best minus median run ({median})\n{named}" if best else f"{track}: {named}",
                   "ASL difference (< 0: the best run ranks it higher)",
                   "relevant documents", out / TRACK_STUDY_FIGURES[1], colors=dcolors)
 
