@@ -51,9 +51,9 @@ def step_files(step, track="{track}"):
 
 
 def track_figure_outputs(step, reports):
-    """A per-track rule's figures as named outputs ({} when figures.per_track is off): each
-    PNG in the report (``reports``: figure stem -> report() keywords: caption, category ...),
-    each PDF beside it as <stem>_pdf."""
+    """The figures of a per-track step as named outputs, none when figures.per_track is off.
+    Each PNG goes in the report (``reports`` maps a figure stem to the keywords of report(),
+    caption, category ...), each PDF beside it as <stem>_pdf."""
     if not TRACK_FIGURES:
         return {}
     out = {}
@@ -87,7 +87,7 @@ def ingest_inputs(wildcards):
 
 
 def runs_spec(wildcards):
-    """What names a track's run files, as the ingest rule walks it again (reeval.workflow.tracks.list_runs):
+    """What names a track's run files, as ingest walks it again (reeval.workflow.tracks.list_runs):
     the config's folder, glob or list, or the folder the synthetic or fetch rule wrote."""
     entry = config["tracks"][wildcards.track]
     if "synthetic" in entry:
