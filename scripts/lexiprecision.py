@@ -8,6 +8,6 @@ sm = snakemake  # noqa: F821
 with rule_log(sm) as log:
     tables = track_lexiprecision(sm.wildcards.track, Path(sm.input[0]).parent,
                                  Path(sm.output.files[0]).parent, rel_level=sm.params.relevance_level,
-                                 config=dict(sm.params.options))
+                                 config=dict(sm.params.options), figures=sm.params.figures)
     log.info("lexiprecision of %s: %d run pairs, relevance level %d", sm.wildcards.track,
              len(tables["pair_tests"]), sm.params.relevance_level)

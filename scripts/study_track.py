@@ -6,7 +6,7 @@ from reeval.analyses.asl_report import track_study
 
 sm = snakemake  # noqa: F821
 with rule_log(sm) as log:
-    info = track_study(sm.wildcards.track, Path(sm.input[0]).parent, Path(sm.output.fig5).parent,
-                       sm.params.options)
+    info = track_study(sm.wildcards.track, Path(sm.input[0]).parent, Path(sm.output.tables[0]).parent,
+                       sm.params.options, figures=sm.params.figures)
     log.info("study of %s: %d runs, best %s, median %s", info["track"], info["runs"], info["best"],
              info["median"])

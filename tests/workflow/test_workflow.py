@@ -109,6 +109,15 @@ def test_default_study_outputs(default_run):
     assert "Method notes" in text and "26-60%" in text and "57% +- 16" in text
 
 
+def test_every_pdf_of_the_default_run_is_camera_ready(default_run):
+    """No Type 3 font, no text under 7 pt, at most 7 in wide (tests/pdffigures.py)."""
+    from pdffigures import camera_ready_problems
+
+    pdfs = sorted(default_run.rglob("*.pdf"))
+    assert len(pdfs) == 41  # 11 cross-track figures, 10 per track (figures.per_track: auto, 3 tracks)
+    assert [p for pdf in pdfs for p in camera_ready_problems(pdf)] == []
+
+
 def test_report_builds(default_run, tmp_path):
     out = tmp_path / "report.html"
     snakemake("--config", f"results={default_run}", "--report", str(out))

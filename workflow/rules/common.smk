@@ -10,7 +10,7 @@ from snakemake.exceptions import WorkflowError
 sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 
 from reeval.workflow.config_check import check_config, check_track_ids, with_defaults
-from reeval.workflow.outputs import TRACK_FILES_BY_STEP, track_files
+from reeval.workflow.outputs import draws_track_figures, track_files
 from reeval.workflow.measures_step import SUMMARY_FILES as SUMMARY_NAMES
 from reeval.analyses.asl_study import REQUIRED_MEASURES as STUDY_MEASURES
 from reeval.workflow.tracks import is_fetched, local_track_files, resolve_runs, study_tracks, track_options
@@ -40,13 +40,30 @@ LOCAL_FILES = checked(local_track_files, config["tracks"])  # track -> its qrels
 SUMMARY_FILES = [f"{RESULTS}/summary/{name}" for name in SUMMARY_NAMES]
 INCLUSION = f"{RESULTS}/summary/inclusion.csv"
 RUN_INCLUSION = f"{RESULTS}/summary/run_inclusion.csv"
+# each track's own figures (config figures.per_track; auto: small studies only)
+TRACK_FIGURES = draws_track_figures(config["figures"]["per_track"], len(TRACKS))
 # every output of one track ({track} unfilled), by step in reeval.workflow.outputs
-PER_TRACK_FILES = [f"{RESULTS}/tracks/{{track}}/{name}" for name in track_files()]
+PER_TRACK_FILES = [f"{RESULTS}/tracks/{{track}}/{name}" for name in track_files(figures=TRACK_FIGURES)]
 
 
 def step_files(step, track="{track}"):
-    """The files of one step for a track (the {track} wildcard unless a track is given)."""
-    return [f"{RESULTS}/tracks/{track}/{name}" for name in TRACK_FILES_BY_STEP[step]]
+    """The tables of one step for a track (the {track} wildcard unless a track is given)."""
+    return [f"{RESULTS}/tracks/{track}/{name}" for name in track_files(step, figures=False)]
+
+
+def track_figure_outputs(step, reports):
+    """The figures of a per-track step as named outputs, none when figures.per_track is off.
+    Each PNG goes in the report (``reports`` maps a figure stem to the keywords of report(),
+    caption, category ...), each PDF beside it as <stem>_pdf."""
+    if not TRACK_FIGURES:
+        return {}
+    out = {}
+    for stem, keywords in reports.items():
+        out[stem] = report(f"{RESULTS}/tracks/{{track}}/{step}/{stem}.png", **keywords)
+        out[f"{stem}_pdf"] = f"{RESULTS}/tracks/{{track}}/{step}/{stem}.pdf"
+    return out
+
+
 # the configured measures, plus those the ASL study reads (reeval.analyses.asl_study.REQUIRED_MEASURES)
 MEASURE_SPECS = list(config["measures"]) + list(STUDY_MEASURES)
 
@@ -71,7 +88,7 @@ def ingest_inputs(wildcards):
 
 
 def runs_spec(wildcards):
-    """What names a track's run files, as the ingest rule walks it again (reeval.workflow.tracks.list_runs):
+    """What names a track's run files, as ingest walks it again (reeval.workflow.tracks.list_runs):
     the config's folder, glob or list, or the folder the synthetic or fetch rule wrote."""
     entry = config["tracks"][wildcards.track]
     if "synthetic" in entry:

@@ -1,11 +1,12 @@
-from reeval.analyses.lexiprecision_report import (SUMMARY_FIGURES, SUMMARY_TABLES, TRACK_FIGURES, TRACK_TABLES,
-                                         caption, study_level)
+from reeval.analyses.lexiprecision_report import SUMMARY_FIGURES, SUMMARY_TABLES, caption, study_level
+from reeval.analyses.lexiprecision_report import TRACK_FIGURES as LEXI_TRACK_FIGURES
 
 LEXI_CONFIG = config["lexiprecision"]
 LEXI_SUMMARY_FILES = [f"{RESULTS}/lexiprecision/{name}.{ext}"
                       for name in SUMMARY_TABLES + ("fig2_theoretical_ties",) for ext in ("parquet", "csv")] + [
     f"{RESULTS}/lexiprecision/{name}.pdf" for name in SUMMARY_FIGURES] + [
-    f"{RESULTS}/lexiprecision/paper_comparison.md", f"{RESULTS}/lexiprecision/paper_comparison.csv"]
+    f"{RESULTS}/lexiprecision/paper_comparison.md", f"{RESULTS}/lexiprecision/paper_comparison.csv",
+    f"{RESULTS}/lexiprecision/summary.md"]
 LEXI_SUMMARY_PNGS = [f"{RESULTS}/lexiprecision/{name}.png" for name in SUMMARY_FIGURES]
 
 
@@ -15,12 +16,13 @@ rule lexiprecision:
         step_files("ingest"),
     output:
         files=step_files("lexiprecision"),
-        figures=[report(f"{RESULTS}/tracks/{{track}}/lexiprecision/{name}.png", caption=caption(name),
-                        category="Lexicographic precision", subcategory="{track}")
-                 for name in TRACK_FIGURES],
+        **track_figure_outputs("lexiprecision", {
+            name: dict(caption=caption(name), category="Lexicographic precision", subcategory="{track}")
+            for name in LEXI_TRACK_FIGURES}),
     params:
         relevance_level=lambda wildcards: study_level(config, wildcards.track),
         options=LEXI_CONFIG,
+        figures=TRACK_FIGURES,
     log:
         f"{RESULTS}/logs/lexiprecision/{{track}}.log",
     benchmark:

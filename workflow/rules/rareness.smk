@@ -1,6 +1,5 @@
 from reeval.analyses.rareness_report import SUMMARY_FIGURES as RARENESS_SUMMARY_FIGURES
 from reeval.analyses.rareness_report import SUMMARY_TABLES as RARENESS_SUMMARY_TABLES
-from reeval.analyses.rareness_report import TRACK_FIGURES as RARENESS_TRACK_FIGURES
 from reeval.analyses.rareness_report import TRACK_TABLES as RARENESS_TRACK_TABLES
 from reeval.analyses.rareness_report import with_parsed_alphas
 
@@ -18,16 +17,13 @@ rule rareness:
         step_files("ingest"),
     output:
         tables=[f"{RARENESS_DIR}/{name}" for name in RARENESS_TRACK_TABLES],
-        tau=report(f"{RARENESS_DIR}/tau.png", caption="../report/rareness_tau.rst",
-                   category="Rareness", subcategory="{track}"),
-        n_systems=report(f"{RARENESS_DIR}/n_systems.png", caption="../report/rareness_n_systems.rst",
-                         category="Rareness", subcategory="{track}"),
-        synthetic=report(f"{RARENESS_DIR}/synthetic.png", caption="../report/rareness_synthetic.rst",
-                         category="Rareness", subcategory="{track}"),
-        pdfs=[f"{RARENESS_DIR}/{stem}.pdf" for stem in ("tau", "n_systems", "synthetic")],
+        **track_figure_outputs("rareness", {
+            stem: dict(caption=f"../report/rareness_{stem}.rst", category="Rareness", subcategory="{track}")
+            for stem in ("tau", "n_systems", "synthetic")}),
     params:
         options=RARENESS,
         relevance_level=lambda wildcards: track_options(config, wildcards.track)["relevance_level"],
+        figures=TRACK_FIGURES,
     log:
         f"{RESULTS}/logs/rareness/{{track}}.log",
     benchmark:

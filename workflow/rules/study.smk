@@ -19,16 +19,15 @@ rule study_track:
         step_files("measures"),
     output:
         tables=expand(f"{RESULTS}/tracks/{{{{track}}}}/study/{{name}}", name=TRACK_STUDY_TABLES),
-        fig5=report(f"{RESULTS}/tracks/{{track}}/study/fig5_document_asl.png",
-                    caption="../report/fig5.rst", category="ASL study",
-                    subcategory="Per-document ASL (figure 5)", labels={"track": "{track}"}),
-        fig5_pdf=f"{RESULTS}/tracks/{{track}}/study/fig5_document_asl.pdf",
-        fig6=report(f"{RESULTS}/tracks/{{track}}/study/fig6_asl_difference.png",
-                    caption="../report/fig6.rst", category="ASL study",
-                    subcategory="Per-document ASL differences (figure 6)", labels={"track": "{track}"}),
-        fig6_pdf=f"{RESULTS}/tracks/{{track}}/study/fig6_asl_difference.pdf",
+        **track_figure_outputs("study", {
+            "fig5_document_asl": dict(caption="../report/fig5.rst", category="ASL study",
+                                      subcategory="Per-document ASL (figure 5)", labels={"track": "{track}"}),
+            "fig6_asl_difference": dict(caption="../report/fig6.rst", category="ASL study",
+                                        subcategory="Per-document ASL differences (figure 6)",
+                                        labels={"track": "{track}"})}),
     params:
         options=track_study_options(STUDY_OPTIONS),
+        figures=TRACK_FIGURES,
     log:
         f"{RESULTS}/logs/study_track/{{track}}.log",
     benchmark:
@@ -69,6 +68,7 @@ rule study:
     params:
         tracks={track: f"{RESULTS}/tracks/{track}" for track in TRACKS},
         options=STUDY_OPTIONS,
+        track_figures=TRACK_FIGURES,
     log:
         f"{RESULTS}/logs/study/study.log",
     threads: 1

@@ -1,27 +1,29 @@
-"""Figures of the ASL study: bar histograms with labelled buckets, saved as PNG and PDF
-side by side (:func:`reeval.report.figures.save_figure_pair`)."""
+"""Figures of the ASL study: bar histograms with labelled buckets, a column wide, in the
+reeval style (:mod:`reeval.report.figures`), saved as PNG and PDF side by side."""
 
 from __future__ import annotations
 
-from reeval.report.figures import pyplot, save_figure_pair
+from reeval.report.figures import figure_style, integer_ticks, new_figure, note as write_note, save_figure_pair, wrapped
 
 
+@figure_style()
 def bar_histogram(labels, counts, title: str, xlabel: str, ylabel: str, path_stem,
                   colors=None, note: str | None = None) -> None:
-    """One bar per bucket (``labels``, ``counts``), count printed above each bar; saved
-    as ``<path_stem>.png`` and ``<path_stem>.pdf``. ``note`` is printed in the upper
-    right corner."""
-    plt = pyplot()
-    width = max(6.0, 0.6 * len(labels) + 2)
-    fig, ax = plt.subplots(figsize=(width, 4.0), layout="constrained")
+    """One bar per bucket (``labels``, ``counts``), count printed above each bar, counts
+    ticked at whole numbers; saved as ``<path_stem>.png`` and ``<path_stem>.pdf``.
+    ``note`` is printed in the upper right corner."""
+    fig, ax = new_figure("column", 2.6)
     x = range(len(labels))
-    bars = ax.bar(x, counts, color=colors or "#4C72B0", edgecolor="black", linewidth=0.5)
-    ax.bar_label(bars, labels=[str(int(c)) for c in counts], fontsize=8, padding=2)
-    ax.set_xticks(list(x), labels, rotation=30 if len(labels) > 7 else 0, ha="right" if len(labels) > 7 else "center")
-    ax.set_title(title, fontsize=10)
+    bars = ax.bar(x, counts, color=colors or "#0072B2", edgecolor="black", linewidth=0.4)
+    ax.bar_label(bars, labels=[str(int(c)) for c in counts], fontsize=7, padding=1)
+    rotate = len(labels) > 5
+    ax.set_xticks(list(x), labels, rotation=45 if rotate else 0, ha="right" if rotate else "center",
+                  rotation_mode="anchor")
+    ax.set_title(wrapped(title))
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
-    ax.margins(y=0.12)
+    integer_ticks(ax.yaxis)
+    ax.set_ylim(0, 1.15 * max([1, *counts]))  # room for the count labels; 0 to 1 when every bucket is empty
     if note:
-        ax.text(0.99, 0.97, note, transform=ax.transAxes, ha="right", va="top", fontsize=8)
+        write_note(ax, note)
     save_figure_pair(fig, path_stem)

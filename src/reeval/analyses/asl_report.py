@@ -37,6 +37,7 @@ TRACK_STUDY_TABLES = ("reordering.parquet", "reordering_by_run.parquet", "map_sh
 TRACK_STUDY_FIGURES = ("fig5_document_asl", "fig6_asl_difference")
 STUDY_TABLES = ("headroom", "reordering", "reordering_by_run", "table2", "map_share", "techniques")
 STUDY_FIGURES = tuple(HEADROOM_FIGURES.values())  # figures 1-4
+ONE_TRACK_NOTE = "1 track: its own bucket,\nno distribution across tracks"
 
 
 
@@ -105,8 +106,9 @@ def track_study_options(options: dict) -> dict:
 
 # ------------------------------------------------------------------ per track
 
-def track_study(track: str, track_dir, out_dir, options: dict) -> dict:
-    """Reordering, A.1 and figures 5-6 of one track from its measures tables."""
+def track_study(track: str, track_dir, out_dir, options: dict, figures: bool = True) -> dict:
+    """Reordering, A.1 and the tables of figures 5-6 of one track from its measures
+    tables; the figures themselves when ``figures``."""
     d, out = Path(track_dir), Path(out_dir)
     by_topic = pd.read_parquet(d / "measures_by_topic.parquet")
     by_run = pd.read_parquet(d / "measures_by_run.parquet")
@@ -135,27 +137,33 @@ def track_study(track: str, track_dir, out_dir, options: dict) -> dict:
     diff.insert(1, "median_run", median)
     write_table(hist, out / "document_asl.csv")
     write_table(diff, out / "asl_difference.csv")
-    best_asl = by_run.set_index("run")["ASL"].get(best, math.nan) if best else math.nan
-    colors = ["#4C72B0"] * (len(hist) - 1) + ["#C44E52"]
-    bar_histogram(hist.bucket, hist["count"],
-                  f"{track}: relevant documents by per-document ASL\nbest run by ASL: {best} (ASL {best_asl:.0f})",
-                  "per-document ASL (irrelevant documents above + 1)", "relevant documents",
-                  out / TRACK_STUDY_FIGURES[0], colors=colors)
-    k = len(diff_edges)
-    dcolors = ["#55A868"] * k + ["#8C8C8C"] + ["#C44E52"] * k
-    bar_histogram(diff.bucket, diff["count"],
-                  f"{track}: per-document ASL change\nbest run ({best}) minus median run ({median}), by ASL",
-                  "ASL difference (negative: the best run ranks the document higher)",
-                  "relevant documents", out / TRACK_STUDY_FIGURES[1], colors=dcolors)
+    if figures:
+        per_document_figures(track, hist, diff, best, median, by_run, out, len(diff_edges))
     return {"track": track, "runs": len(tm.runs), "best": best, "median": median}
+
+
+def per_document_figures(track: str, hist, diff, best, median, by_run, out: Path, k: int) -> None:
+    """Figures 5 and 6 of one track; the best run's documents per topic on both, and a
+    shallow best run said so (:func:`reeval.analyses.asl_views.best_run_caption`)."""
+    best_asl = by_run.set_index("run")["ASL"].get(best, math.nan) if best else math.nan
+    named = views.best_run_caption(best, views.docs_per_topic(by_run)) if best else "no run with an ASL"
+    colors = ["#0072B2"] * (len(hist) - 1) + ["#D55E00"]
+    bar_histogram(hist.bucket, hist["count"], f"{track}: the best run's documents (ASL {best_asl:.0f})\n{named}",
+                  "per-document ASL (irrelevant above + 1)", "relevant documents",
+                  out / TRACK_STUDY_FIGURES[0], colors=colors)
+    dcolors = ["#009E73"] * k + ["#8C8C8C"] + ["#D55E00"] * k
+    bar_histogram(diff.bucket, diff["count"], f"{track}: best minus median run ({median})\n{named}" if best else f"{track}: {named}",
+                  "ASL difference (< 0: the best run ranks it higher)",
+                  "relevant documents", out / TRACK_STUDY_FIGURES[1], colors=dcolors)
 
 
 # ------------------------------------------------------------------ across tracks
 
-def study(tracks: dict, out_dir, options: dict) -> dict:
+def study(tracks: dict, out_dir, options: dict, track_figures: bool = True) -> dict:
     """Cross-track tables, figures 1-4 and summary.md from per-track folders
     ``{track: track_dir}`` (each holding the measures tables and ``study/``). With no
-    track the tables keep their columns and summary.md says why they are empty."""
+    track the tables keep their columns and summary.md says why they are empty.
+    ``track_figures``: whether the tracks have figures 5-6 for summary.md to show."""
     out = Path(out_dir)
     dirs = {t: Path(p) for t, p in tracks.items()}
     by_runs = {t: pd.read_parquet(d / "measures_by_run.parquet") for t, d in dirs.items()}
@@ -171,7 +179,7 @@ def study(tracks: dict, out_dir, options: dict) -> dict:
     for name, df in zip(STUDY_TABLES, (head, reord, reord_runs, table2, share, tech)):
         write_table_pair(df, out, name)
     hist = headroom_figures(head, out, options["asl_buckets"])
-    write_summary(out / "summary.md", dirs, head, hist, reord, table2, share, tech, options)
+    write_summary(out / "summary.md", dirs, head, hist, reord, table2, share, tech, options, track_figures)
     return {"tracks": len(dirs), "runs": int(head.n_runs.sum()) if len(head) else 0}
 
 
@@ -198,6 +206,7 @@ def headroom_figures(head: pd.DataFrame, out: Path, asl_edges) -> dict:
              ("ASL", STUDY_FIGURES[3], "best ASL (rank buckets)", "all relevant documents"))
     for m, stem, xlabel, what in specs:
         labels, counts = hist[m]
-        bar_histogram(labels, counts, f"System quality on {what} across {n} tracks: {MEASURE_LABELS[m]}",
-                      xlabel, "tracks", out / stem, note=None if n else NO_TRACK_FIGURE_NOTE)
+        note = NO_TRACK_FIGURE_NOTE if not n else ONE_TRACK_NOTE if n == 1 else None
+        bar_histogram(labels, counts, f"{MEASURE_LABELS[m]} of the best run per track\n({what}, {n} track{'s' if n != 1 else ''})",
+                      xlabel, "tracks", out / stem, note=note)
     return hist

@@ -31,19 +31,26 @@ COMPARISON_LABELS = {
 HEADROOM_FIGURES = dict(zip(MEASURE_LABELS, ("fig1_p20", "fig2_aslg1-10", "fig3_map", "fig4_asl")))
 
 
+#: what a range of table 2 is clipped to: the values Kendall's tau and DeltaSort (% of runs) can take
+KENDALL_BOUNDS, DELTA_SORT_BOUNDS = (-1.0, 1.0), (0.0, 100.0)
+
+
 def _best(row) -> str:
     """``value (run)`` of a technique-table row (4 decimals); ``n/a`` for a group without runs."""
     return "n/a" if row["run"] is None or pd.isna(row["run"]) else f"{fmt(row['value'])} ({row['run']})"
 
 
-def _range(row, col, scale=1.0, digits=2, suffix="") -> str:
-    """``low to high`` of a table-2 row's ``<col>_low``/``_high`` (scaled); one value
-    (no std): its mean and ``(1 value, no std)``; no value: ``n/a``."""
+def _range(row, col, scale=1.0, digits=2, suffix="", bounds=None) -> str:
+    """``low to high`` of a table-2 row's ``<col>_low``/``_high`` (mean -+ std, scaled),
+    clipped to ``bounds`` (the values the quantity can take: Kendall's tau cannot pass 1);
+    one value (no std): its mean and ``(1 value, no std)``; no value: ``n/a``."""
     lo, hi, n = row[f"{col}_low"], row[f"{col}_high"], row[f"{col}_n"]
     if n == 0:
         return "n/a"
     if not math.isfinite(lo):
         return f"{row[f'{col}_mean'] * scale:.{digits}f}{suffix} (1 value, no std)"
+    if bounds is not None:
+        lo, hi = max(lo, bounds[0]), min(hi, bounds[1])
     return f"{lo * scale:.{digits}f}{suffix} to {hi * scale:.{digits}f}{suffix}"
 
 
@@ -113,8 +120,9 @@ def table2_rows(table2: pd.DataFrame, paper: dict) -> str:
         p = paper[r["comparison"]]
         has_value = bool(r["delta_value_n"])
         rows.append({"step": COMPARISON_LABELS[r["comparison"]],
-                     "DeltaSort (ours)": _range(r, "delta_sort", 1, 0, "%"), "DeltaSort (paper)": p["delta_sort"],
-                     "Kendall (ours)": _range(r, "kendall_tau"), "Kendall (paper)": p["kendall"],
+                     "DeltaSort (ours)": _range(r, "delta_sort", 1, 0, "%", DELTA_SORT_BOUNDS),
+                     "DeltaSort (paper)": p["delta_sort"],
+                     "Kendall (ours)": _range(r, "kendall_tau", bounds=KENDALL_BOUNDS), "Kendall (paper)": p["kendall"],
                      "DeltaValue (ours)": _range(r, "delta_value", 1, 3, "x") if has_value else "",
                      "DeltaValue median (ours)": fmt(r["delta_value_median"], 3) + "x" if has_value else "",
                      "DeltaValue (paper)": p["delta_value"], "tracks": r["n_tracks"]})
@@ -153,8 +161,17 @@ def map_share(share: pd.DataFrame, paper: dict) -> str:
     return f"{text}\n\n{tab}"
 
 
-def track_figures(dirs: dict, summary_dir: Path) -> str:
-    """Figures 5 and 6 of every track (paths relative to ``summary_dir``); ``""`` with no track."""
+#: what summary.md says where figures 5-6 are not drawn
+NO_TRACK_FIGURES = ("Figures 5 and 6 are drawn for each track only when `figures: per_track` asks for "
+                    "them (its default, `auto`, draws them for a study of at most 12 tracks); their "
+                    "bucket counts are in each track's `study/document_asl.csv` and `study/asl_difference.csv`.")
+
+
+def track_figures(dirs: dict, summary_dir: Path, drawn: bool = True) -> str:
+    """Figures 5 and 6 of every track (paths relative to ``summary_dir``); ``""`` with no
+    track; :data:`NO_TRACK_FIGURES` when they are not ``drawn``."""
+    if dirs and not drawn:
+        return NO_TRACK_FIGURES
     blocks = []
     for track, d in dirs.items():
         blocks += [f"### {track}",
@@ -163,7 +180,8 @@ def track_figures(dirs: dict, summary_dir: Path) -> str:
     return "\n\n".join(blocks)
 
 
-def summary_markdown(summary_dir: Path, dirs: dict, head, hist, reord, table2, share, tech, options) -> str:
+def summary_markdown(summary_dir: Path, dirs: dict, head, hist, reord, table2, share, tech, options,
+                     drawn: bool = True) -> str:
     """The study's markdown report (module doc), for a ``summary.md`` in ``summary_dir``."""
     paper, ro = published("asl"), options["reorder"]
     return render(
@@ -174,12 +192,14 @@ def summary_markdown(summary_dir: Path, dirs: dict, head, hist, reord, table2, s
         headroom_table=headroom_table(head), headroom_figures=headroom_figures(hist),
         techniques=techniques(tech), paper_table1=table(pd.DataFrame(paper["table1"])),
         table2=table2_rows(table2, paper["table2"]), reordering_by_track=reordering_by_track(reord),
-        map_share=map_share(share, paper["map_share"]), track_figures=track_figures(dirs, summary_dir),
+        map_share=map_share(share, paper["map_share"]), track_figures=track_figures(dirs, summary_dir, drawn),
         unretrieved_precision=ro["unretrieved_precision"], ttest_space=ro["ttest_space"],
         margin_percent=f"{100 * ro['margin']:g}", alpha=f"{ro['alpha']:g}",
         map_share_target=options["map_share_target"])
 
 
-def write_summary(path: Path, dirs: dict, head, hist, reord, table2, share, tech, options) -> None:
-    """Write :func:`summary_markdown` to ``path``."""
-    write_text(summary_markdown(Path(path).parent, dirs, head, hist, reord, table2, share, tech, options), path)
+def write_summary(path: Path, dirs: dict, head, hist, reord, table2, share, tech, options,
+                  drawn: bool = True) -> None:
+    """Write :func:`summary_markdown` to ``path`` (``drawn``: whether the tracks have figures 5-6)."""
+    write_text(summary_markdown(Path(path).parent, dirs, head, hist, reord, table2, share, tech, options, drawn),
+               path)

@@ -58,6 +58,32 @@ def best_and_median_run(by_run: pd.DataFrame) -> tuple:
     return df.run[0], df.run[(len(df) - 1) // 2]
 
 
+def docs_per_topic(by_run: pd.DataFrame) -> pd.Series:
+    """Mean documents a run returned per topic (``num_ret / num_q``, indexed by run); NaN
+    for every run when ``measures_by_run`` has no ``num_ret`` or ``num_q``."""
+    if not {"num_ret", "num_q"} <= set(by_run.columns):
+        return pd.Series(np.nan, index=by_run["run"])
+    return pd.Series((by_run["num_ret"] / by_run["num_q"].clip(lower=1)).to_numpy(dtype=float), index=by_run["run"])
+
+
+#: a run returning fewer than this share of the deepest run's documents per topic is called
+#: shallow on figures 5-6: its ASL is a loose lower bound (DESIGN.md), so "best by ASL" needs saying
+SHALLOW_SHARE = 0.5
+
+
+def best_run_caption(best: str, depth: pd.Series) -> str:
+    """How figures 5-6 name the best run by ASL: its documents per topic beside the
+    deepest run's, and, when it returns fewer than :data:`SHALLOW_SHARE` of them, that it
+    is a shallow run whose ASL is only a lower bound."""
+    d_best, d_max = depth.get(best, np.nan), depth.max()
+    if not np.isfinite(d_best):
+        return f"best run by ASL: {best}"
+    text = f"best by ASL: {best}, {d_best:.0f} docs/topic (deepest: {d_max:.0f})"
+    if d_best < SHALLOW_SHARE * d_max:
+        text += "\na shallow run: its ASL is only a lower bound"
+    return text
+
+
 def document_histogram(docs: pd.DataFrame, run: str, edges) -> pd.DataFrame:
     """Figure 5: per-document ASL of one run's relevant documents in buckets of
     :func:`bucket_counts` (retrieved ones), plus a last bucket "not retrieved"."""

@@ -20,10 +20,11 @@ import pyarrow.parquet as pq
 
 from reeval.archive.inclusion import NO_TRACK_FIGURE_NOTE, NO_TRACK_INCLUDED
 from reeval.io.tables import read_stacked, write_table, write_table_pair, write_text
-from reeval.report.figures import pyplot, save_figure_pair
+from reeval.report.markdown import fmt, render, table
 from reeval.workflow.run_inclusion import included_runs, read_ingest_report
 
 from . import lexiprecision as lx
+from . import lexiprecision_figures as lf
 from . import lexiprecision_paper as lp
 from . import lexiprecision_ties as lt
 
@@ -143,8 +144,10 @@ def _paper_tables(track: str, by_level: dict, at: dict, depth, opts: dict) -> di
     }
 
 
-def track_lexiprecision(track: str, track_dir, out_dir, rel_level: int, config: dict) -> dict:
-    """Compute and write every per-track table and figure; returns the tables by name.
+def track_lexiprecision(track: str, track_dir, out_dir, rel_level: int, config: dict,
+                        figures: bool = True) -> dict:
+    """Compute and write every per-track table, and its figures when ``figures``; returns
+    the tables by name.
     ``config``: the ``lexiprecision`` section with its defaults filled in
     (:func:`reeval.workflow.config_check.section_with_defaults`).
 
@@ -180,7 +183,8 @@ def track_lexiprecision(track: str, track_dir, out_dir, rel_level: int, config: 
         write_table_pair(df, out, name, columns=TABLE_COLUMNS[name])
     write_table(pv.to_table(), out / "positions.parquet")
     write_table(pc.to_frame(), out / "pairs.parquet")
-    _track_figures(track, tables, out)
+    if figures:
+        lf.track_figures(track, tables, out)
     return tables
 
 
@@ -190,80 +194,6 @@ def _by_level(corr: pd.DataFrame) -> pd.DataFrame:
     out = corr.reset_index(drop=True)
     out.insert(0, "level", [int(name.removeprefix("dRR_")) for name in corr.index])
     return out
-
-
-def _track_figures(track: str, t: dict, out: Path) -> None:
-    plt = pyplot()
-    for name in ("fig3_ties_by_p1", "fig5_ties_by_level", "fig6_i_star_ecdf", "fig9_label_removal"):
-        fig, ax = plt.subplots(figsize=(5, 3.5), layout="constrained")
-        PLOTS[name](ax, t[name], track)
-        ax.set_title(track)
-        save_figure_pair(fig, out / name)
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 4), layout="constrained")
-    corr, reg = t["fig7_correlation"], t["fig7_regression"]
-    values = corr.drop(columns=["track", "level"]).to_numpy(dtype=float)
-    if np.isfinite(values).any():
-        im = a1.imshow(values, vmin=-1, vmax=1, cmap="RdBu_r")
-        ticks = np.arange(values.shape[0])
-        a1.set_xticks(ticks, [str(k + 1) for k in ticks])
-        a1.set_yticks(ticks, [str(k + 1) for k in ticks])
-        for (r, c), v in np.ndenumerate(values):
-            a1.text(c, r, f"{v:.2f}", ha="center", va="center", fontsize=6)
-        fig.colorbar(im, ax=a1, shrink=0.8)
-        for i, g in reg.groupby("i"):
-            a2.plot(g.j, g.coefficient, marker="o", label=f"dRR_{i}")
-        a2.legend(fontsize=8)
-    else:
-        a1.text(0.5, 0.5, "no pair of rankings with m >= 8", ha="center", transform=a1.transAxes)
-    a1.set_title(f"{track}: Pearson r among dRR_i (m >= 8)")
-    a1.set_xlabel("recall level i")
-    a1.set_ylabel("recall level i")
-    a2.set_title("regression of dRR_i on dRR_i+1..i+4")
-    a2.set_xlabel("j (predictor dRR_i+j)")
-    a2.set_ylabel("coefficient")
-    save_figure_pair(fig, out / "fig7_locality")
-
-
-def _plot_fig3(ax, df, label):
-    ax.plot(df.p1, df.probability, marker=".", linestyle="-", label=label)
-    if (df.probability > 0).any():
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-    ax.set_xlabel("position of the first relevant document p1")
-    ax.set_ylabel("P(tie with another run | p1)")
-
-
-def _plot_fig5(ax, df, label):
-    df = df[df.pair_topics > 0]
-    ax.plot(df.level, df.probability, marker="o", markersize=3, label=label)
-    ax.set_xlabel("recall level i")
-    ax.set_ylabel("P(p_i = p'_i)")
-    ax.set_ylim(0, 1)
-
-
-def _plot_fig6(ax, df, label):
-    ax.step(np.r_[1, df.i_star], np.r_[0.0, df.ecdf], where="post", label=label)
-    ax.set_xscale("log")
-    ax.set_xlim(left=1)
-    ax.set_xlabel("recall level i* needed to break the tie")
-    ax.set_ylabel("ECDF")
-    ax.set_ylim(0, 1.01)
-
-
-def _plot_fig9(ax, df, label):
-    x = df.fraction_removed
-    color = None
-    for measure, style, name in (("RR", "-", "RR"), ("LP", "--", "rrLP, sgnLP")):
-        mean, std = df[f"{measure}_ties_mean"], df[f"{measure}_ties_std"].fillna(0)
-        line, = ax.plot(x, mean, linestyle=style, color=color, label=f"{label} {name}")
-        color = line.get_color()
-        ax.fill_between(x, mean - std, mean + std, alpha=0.2, color=color)
-    ax.set_xlabel("fraction of relevance labels removed")
-    ax.set_ylabel("tied pairs of rankings (%)")
-
-
-PLOTS = {"fig3_ties_by_p1": _plot_fig3, "fig5_ties_by_level": _plot_fig5,
-         "fig6_i_star_ecdf": _plot_fig6, "fig9_label_removal": _plot_fig9}
 
 
 def summarize_lexiprecision(track_dirs: dict, out_dir, levels: dict, config: dict) -> None:
@@ -283,26 +213,54 @@ def summarize_lexiprecision(track_dirs: dict, out_dir, levels: dict, config: dic
     theory = pd.DataFrame([{"n": n, "m": m, "p1": p, "probability": v} for m in ms
                            for p, v in zip(p1, lt.theoretical_tie_probability(n, m, p1))])
     write_table_pair(theory, out, "fig2_theoretical_ties")
-    plt = pyplot()
-    fig, ax = plt.subplots(figsize=(5, 3.5))
-    for m, g in theory[theory.probability > 0].groupby("m"):
-        ax.loglog(g.p1, g.probability, label=f"m = {m}")
-    at_top = theory.loc[theory.p1 == 1, "probability"]
-    ax.set_ylim(1e-3 * at_top.min(), 3 * at_top.max())
-    ax.set_xlabel("position of the first relevant document p1")
-    ax.set_ylabel("P(tie | p1)")
-    ax.set_title(f"uniformly random second ranking, n = {n}")
-    ax.legend(fontsize=7)
-    save_figure_pair(fig, out / "fig2_theoretical_ties")
-    for name in ("fig3_ties_by_p1", "fig5_ties_by_level", "fig6_i_star_ecdf", "fig9_label_removal"):
-        fig, ax = plt.subplots(figsize=(6, 4))
-        for track, g in tables[name].groupby("track", sort=True):
-            PLOTS[name](ax, g, track)
-        if track_dirs:
-            ax.legend(fontsize=6)
-        else:
-            ax.text(0.5, 0.5, NO_TRACK_FIGURE_NOTE, ha="center", va="center", transform=ax.transAxes)
-        save_figure_pair(fig, out / name)
+    lf.theoretical_figure(theory, n, out / "fig2_theoretical_ties")
+    lf.cross_track_figures(tables, out, NO_TRACK_FIGURE_NOTE)
+    write_text(summary_markdown(tables), out / "summary.md")
     rows = lp.comparison_table(tables, opts["paper"])
     write_table(rows, out / "paper_comparison.csv")
     write_text(lp.comparison_markdown(tables, rows, NO_TRACK_INCLUDED), out / "paper_comparison.md")
+
+
+def _at(df: pd.DataFrame, key: str, value, column: str) -> pd.Series:
+    """Per track, ``column`` of the row whose ``key`` equals ``value`` (NaN where none)."""
+    return df[df[key] == value].set_index("track")[column]
+
+
+def tracks_table(tables: dict) -> pd.DataFrame:
+    """One row per track with the values the cross-track figures draw, so that the tracks
+    behind a distribution can be named: the tie probability at p1 = 1 (figure 3), at
+    recall levels 1 and 10 (figure 5), the median i* (figure 6: the smallest i* whose ECDF
+    reaches 0.5), and the tied pairs of RR and LP with every label and with the largest
+    fraction of labels removed (figure 9). Numbers as text (markdown), ``n/a`` where the
+    track has none."""
+    tracks = sorted(tables["profile"].track.unique())
+    f5, f9 = tables["fig5_ties_by_level"], tables["fig9_label_removal"]
+    f5 = f5[f5.pair_topics > 0]
+    e = tables["fig6_i_star_ecdf"]
+    median_i = e[e.ecdf >= 0.5].groupby("track").i_star.min()
+    most = f9.fraction_removed.max() if len(f9) else math.nan
+    cols = {
+        "ties at p1 = 1 (fig. 3)": _at(tables["fig3_ties_by_p1"], "p1", 1, "probability"),
+        "P(p_1 = p'_1) (fig. 5)": _at(f5, "level", 1, "probability"),
+        "P(p_10 = p'_10) (fig. 5)": _at(f5, "level", 10, "probability"),
+        "median i* (fig. 6)": median_i,
+        "RR ties % (fig. 9)": _at(f9, "fraction_removed", 0.0, "RR_ties_mean"),
+        "LP ties % (fig. 9)": _at(f9, "fraction_removed", 0.0, "LP_ties_mean"),
+        f"RR ties %, {fmt(100 * most, 0)}% removed": _at(f9, "fraction_removed", most, "RR_ties_mean"),
+        f"LP ties %, {fmt(100 * most, 0)}% removed": _at(f9, "fraction_removed", most, "LP_ties_mean"),
+    }
+    out = pd.DataFrame({"track": tracks})
+    for name, values in cols.items():
+        digits = 1 if "%" in name else 3
+        out[name] = [fmt(values.get(t, math.nan), digits) for t in tracks]
+    return out
+
+
+def summary_markdown(tables: dict) -> str:
+    """``lexiprecision/summary.md``: the cross-track figures and the table naming the
+    tracks behind them (template ``lexiprecision_summary.md``)."""
+    n = int(tables["profile"].track.nunique())
+    return render("lexiprecision_summary.md", n_tracks=n, few_tracks=lf.FEW_TRACKS,
+                  no_track_note="" if n else NO_TRACK_INCLUDED,
+                  one_track_note=lf.ONE_TRACK_NOTE + "." if n == 1 else "",
+                  tracks_table=table(tracks_table(tables)))

@@ -11,8 +11,10 @@ Per track (``<results>/tracks/<track>/rareness/``, names in TRACK_TABLES/TRACK_F
 
 Across tracks (``<results>/rareness/``): the analysis tables stacked with a ``track``
 column, ``paper_comparison.csv`` (the paper's published numbers beside ours where a track
-stands for one of its collections) and the figures ``tau_by_track`` and
-``n_systems_by_track``.
+stands for one of its collections), the figures ``tau_by_track`` and
+``n_systems_by_track`` and ``summary.md`` (the figures and the table naming each track's
+values). The figures are drawn by :mod:`.rareness_figures`; the per-track ones only when
+asked (``figures``).
 """
 
 from __future__ import annotations
@@ -23,10 +25,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from reeval.archive.inclusion import NO_TRACK_FIGURE_NOTE
-from reeval.io.tables import read_stacked, write_table, write_table_pair
+from reeval.archive.inclusion import NO_TRACK_FIGURE_NOTE, NO_TRACK_INCLUDED
+from reeval.io.tables import read_stacked, write_table, write_table_pair, write_text
 from reeval.measures import build_grid
-from reeval.report.figures import pyplot, save_figure_pair
+from reeval.report.markdown import fmt, render, table
 from reeval.report.published import published
 from reeval.workflow.config_check import ConfigError
 from reeval.workflow.measures_step import read_track_tables
@@ -34,12 +36,15 @@ from reeval.workflow.run_inclusion import included_runs, read_ingest_report
 
 from . import rareness as rr
 from . import rareness_analysis as ra
+from . import rareness_figures as rf
 
 ANALYSES = ("tau", "discriminative", "stability", "n_systems", "synthetic")
 TRACK_TABLES = (["by_topic.parquet", "by_run.parquet", "by_run.csv", "documents.parquet", "documents.csv"]
                 + [f"{a}.{ext}" for a in ANALYSES for ext in ("parquet", "csv")])
 TRACK_FIGURES = [f"{name}.{ext}" for name in ("tau", "n_systems", "synthetic") for ext in ("png", "pdf")]
-SUMMARY_TABLES = [f"{a}.{ext}" for a in ANALYSES for ext in ("parquet", "csv")] + ["paper_comparison.csv"]
+#: the stacked analyses, the paper comparison, and summary.md (the figures and the table
+#: naming each track's values, :func:`tracks_table`)
+SUMMARY_TABLES = [f"{a}.{ext}" for a in ANALYSES for ext in ("parquet", "csv")] + ["paper_comparison.csv", "summary.md"]
 SUMMARY_FIGURES = [f"{name}.{ext}" for name in ("tau_by_track", "n_systems_by_track") for ext in ("png", "pdf")]
 #: The columns of every per-track table (the cross-track ones stack the ANALYSES), also
 #: when a table has no row; the writer refuses a table whose columns differ.
@@ -70,8 +75,9 @@ def _name(family: str, k: int) -> str:
     return f"{family}@{k}"
 
 
-def track_rareness(track: str, track_dir, out_dir, opts: dict, rel_level: int = 1) -> dict:
-    """Compute and write every per-track table and figure (module doc). Returns the tables."""
+def track_rareness(track: str, track_dir, out_dir, opts: dict, rel_level: int = 1, figures: bool = True) -> dict:
+    """Compute and write every per-track table, and the figures when ``figures`` (module
+    doc). Returns the tables."""
     judged, depth, qrels = read_track_tables(track_dir)
     runs = included_runs(read_ingest_report(track_dir))
     grid = build_grid(judged, depth, qrels, runs=runs, keep_docno=True)
@@ -113,9 +119,10 @@ def track_rareness(track: str, track_dir, out_dir, opts: dict, rel_level: int = 
             write_table(df, out / "by_topic.parquet", columns=TABLE_COLUMNS[name])
         else:
             write_table_pair(df, out, name, columns=TABLE_COLUMNS[name])
-    plot_tau(tables["tau"], out / "tau", title=f"{track}: Kendall tau with the base measure")
-    plot_n_systems(tables["n_systems"], out / "n_systems", title=f"{track}: rareness over N sampled runs")
-    plot_synthetic(tables["synthetic"], out / "synthetic", title=f"{track}")
+    if figures:
+        rf.plot_tau(tables["tau"], out / "tau", title=track)
+        rf.plot_n_systems(tables["n_systems"], out / "n_systems", title=f"{track}: N sampled runs")
+        rf.plot_synthetic(tables["synthetic"], out / "synthetic", title=track)
     return tables
 
 
@@ -139,81 +146,6 @@ def _synthetic(hits: rr.Hits, opts: dict, track: str) -> pd.DataFrame:
     out.insert(0, "qid", hits.topics[t] if t >= 0 else None)
     out.insert(1, "num_rel", int(hits.num_rel[t]) if t >= 0 else 0)
     return out
-
-
-# ------------------------------------------------------------------ figures
-
-def _numeric(df: pd.DataFrame) -> pd.DataFrame:
-    """Rows whose alpha is a number (``1/R`` is kept in the tables, not on alpha axes)."""
-    a = pd.to_numeric(df["alpha"], errors="coerce")
-    return df.assign(alpha_value=a)[a.notna()]
-
-
-def _tau_axes(ax, df: pd.DataFrame) -> None:
-    for measure, g in _numeric(df).groupby("measure", sort=False):
-        g = g.sort_values("alpha_value")
-        ax.plot(g.alpha_value, g.tau, marker="o", linestyle="--" if "_norm" in measure else "-", label=measure)
-    ax.axhline(0.9, color="grey", linewidth=0.8, linestyle=":")
-    ax.set_xlabel("alpha")
-
-
-def plot_tau(tau: pd.DataFrame, path_stem, title: str = "") -> None:
-    """Kendall tau between each rareness measure and its base, against alpha (figure 2)."""
-    plt = pyplot()
-    fig, ax = plt.subplots(figsize=(5, 3.6))
-    _tau_axes(ax, tau)
-    ax.set_ylabel("Kendall's tau")
-    ax.set_title(title, fontsize=9)
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    save_figure_pair(fig, path_stem)
-
-
-def _n_systems_rows(df: pd.DataFrame) -> pd.DataFrame:
-    """Rows at the largest numeric alpha (the paper's table 3 uses alpha = 1)."""
-    num = _numeric(df)
-    return num[num.alpha_value == num.alpha_value.max()] if len(num) else num
-
-
-def plot_n_systems(n_systems: pd.DataFrame, path_stem, title: str = "") -> None:
-    """Mean Kendall tau between full and sample rankings against the sample size N."""
-    plt = pyplot()
-    fig, ax = plt.subplots(figsize=(5, 3.6))
-    rows = _n_systems_rows(n_systems)
-    for measure, g in rows.groupby("measure", sort=False):
-        ax.plot(g.n_systems, g.mean_tau, marker="o", linestyle="--" if "_norm" in measure else "-",
-                label=f"{measure} (alpha={g.alpha.iloc[0]})")
-    ax.set_xscale("log", base=2)
-    ax.set_xlabel("N runs sampled")
-    ax.set_ylabel("mean Kendall's tau")
-    ax.set_title(title, fontsize=9)
-    if len(rows):
-        ax.legend(fontsize=7)
-    fig.tight_layout()
-    save_figure_pair(fig, path_stem)
-
-
-def plot_synthetic(syn: pd.DataFrame, path_stem, title: str = "") -> None:
-    """Rank of S_rare (a) and S_common (b) among the real runs against D (figure 1)."""
-    plt = pyplot()
-    fig, axes = plt.subplots(1, 2, figsize=(9, 3.6), sharey=True)
-    for ax, system in zip(axes, ("rare", "common")):
-        sub = syn[syn.system == system]
-        for (measure, alpha), g in sub.groupby(["measure", "alpha"], sort=False):
-            ax.plot(g.docs, g["rank"], linestyle="--" if "_norm" in measure else "-",
-                    label=f"{measure} alpha={alpha}")
-        moving = sub.loc[sub["rank"] > 1, "docs"]
-        if len(moving) and len(sub):  # show where the ranks move, not a long flat tail at rank 1
-            ax.set_xlim(0, min(sub.docs.max(), max(10, int(1.5 * moving.max()) + 2)))
-        ax.set_xlabel("relevant documents retrieved (D)")
-        ax.set_title(f"S_{system}", fontsize=9)
-        if len(sub):
-            ax.legend(fontsize=7)
-    axes[0].set_ylabel("rank among the runs (1 = best)")
-    qid = syn["qid"].iloc[0] if len(syn) else "-"
-    fig.suptitle(f"{title}: topic {qid}", fontsize=9)
-    fig.tight_layout()
-    save_figure_pair(fig, path_stem)
 
 
 # ------------------------------------------------------------------ across tracks
@@ -275,32 +207,39 @@ def summarize_rareness(tracks: dict, out_dir, opts: dict) -> None:
         write_table_pair(stacked[name], out, name)
     write_table(paper_comparison(stacked["discriminative"], stacked["stability"], opts.get("paper"),
                                  int(opts["k"])), out / "paper_comparison.csv")
-    plt = pyplot()
-    names = list(tracks)
+    names = sorted(tracks)
     for what, stem in (("tau", "tau_by_track"), ("n_systems", "n_systems_by_track")):
-        n = max(1, len(names))
-        cols = min(4, n)
-        rows = math.ceil(n / cols)
-        fig, axes = plt.subplots(rows, cols, figsize=(3.2 * cols, 2.8 * rows), sharey=True, squeeze=False)
-        for ax, track in zip(axes.ravel(), names):
-            df = stacked[what][stacked[what].track == track]
-            if what == "tau":
-                _tau_axes(ax, df)
-            else:
-                for measure, g in _n_systems_rows(df).groupby("measure", sort=False):
-                    ax.plot(g.n_systems, g.mean_tau, marker="o",
-                            linestyle="--" if "_norm" in measure else "-", label=measure)
-                ax.set_xscale("log", base=2)
-                ax.set_xlabel("N runs sampled")
-            ax.set_title(track, fontsize=8)
-        for ax in axes.ravel()[max(1, len(names)):]:
-            ax.set_visible(False)
-        axes[0, 0].set_ylabel("Kendall's tau" if what == "tau" else "mean Kendall's tau")
-        handles, labels = axes[0, 0].get_legend_handles_labels()
-        if handles:
-            fig.legend(handles, labels, loc="lower center", ncol=4, fontsize=7)
-        if not names:
-            axes[0, 0].text(0.5, 0.5, NO_TRACK_FIGURE_NOTE, ha="center", va="center",
-                            transform=axes[0, 0].transAxes)
-        fig.tight_layout(rect=(0, 0.08, 1, 1))
-        save_figure_pair(fig, out / stem)
+        rf.by_track_figure(what, stacked[what], names, out / stem, NO_TRACK_FIGURE_NOTE)
+    write_text(summary_markdown(stacked, len(names)), out / "summary.md")
+
+
+def tracks_table(stacked: dict) -> pd.DataFrame:
+    """One row per track with the values the cross-track figures draw, so that the tracks
+    behind a distribution can be named: its runs, each measure's Kendall tau with its base
+    at the largest numeric alpha (``tau_by_track``) and each measure's mean tau over samples
+    of the fewest runs N at that alpha (``n_systems_by_track``). Numbers as text (markdown)."""
+    tau, ns, disc = stacked["tau"], stacked["n_systems"], stacked["discriminative"]
+    tracks = sorted(set(tau.track) | set(disc.track))
+    out = pd.DataFrame({"track": tracks, "runs": [fmt(disc[disc.track == t].runs.max()) if (disc.track == t).any()
+                                                  else "n/a" for t in tracks]})
+    num = rf.numeric_alpha(tau)
+    if len(num):
+        top = num[num.alpha_value == num.alpha_value.max()]
+        for m, g in top.groupby("measure", sort=False):
+            v = g.set_index("track").tau
+            out[f"τ {m}, α = {g.alpha.iloc[0]}"] = [fmt(v.get(t, float("nan"))) for t in tracks]
+    rows = pd.concat([rf.n_systems_rows(g) for _, g in ns.groupby("track")]) if len(ns) else ns
+    for m, g in rows.groupby("measure", sort=False):
+        first = g[g.n_systems == g.groupby("track").n_systems.transform("min")].set_index("track")
+        out[f"mean τ {m}, fewest N"] = [fmt(first.mean_tau.get(t, float("nan"))) + (
+            f" (N = {first.n_systems[t]})" if t in first.index else "") for t in tracks]
+    return out
+
+
+def summary_markdown(stacked: dict, n_tracks: int) -> str:
+    """``rareness/summary.md``: the cross-track figures and :func:`tracks_table`
+    (template ``rareness_summary.md``)."""
+    return render("rareness_summary.md", n_tracks=n_tracks, few_tracks=rf.FEW_TRACKS,
+                  no_track_note="" if n_tracks else NO_TRACK_INCLUDED,
+                  one_track_note=rf.ONE_TRACK_NOTE + "." if n_tracks == 1 else "",
+                  tracks_table=table(tracks_table(stacked)))

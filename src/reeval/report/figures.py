@@ -1,16 +1,73 @@
-"""Saving figures: one saver for every figure (PNG, PDF, SVG), byte-reproducible;
-:func:`save_figure_pair` writes the usual ``<stem>.png`` + ``<stem>.pdf`` pair with it.
+"""Figures: one camera-ready style and one saver for every figure reeval draws.
 
-PDF and SVG are saved without a creation date and SVG ids are salted by a constant, so
-the same figure saved twice gives the same bytes; each file is written atomically
-(:func:`reeval.io.atomic.atomic_write`).
+The style (:data:`STYLE`, applied by :func:`figure_style`, a context manager that also
+decorates a drawing function) follows the venues' PDF checks: fonts embedded as TrueType
+(``pdf.fonttype``/``ps.fonttype`` 42, never Type 3), every text at least
+:data:`MIN_TEXT_PT` at the figure's printed size, figures a paper column
+(:data:`COLUMN` inches) or a page (:data:`PAGE`) wide, made by :func:`new_figure`. The
+saver (:func:`save_figure`, :func:`save_figure_pair`) keeps the figure's own size (no
+tight bounding box that would rescale it), refuses a figure wider than a page or a text
+under 7 pt, embeds TrueType fonts whatever style the figure was drawn in, and is
+byte-reproducible: PDF and SVG without a creation date, SVG ids salted by a constant,
+each file written atomically (:func:`reeval.io.atomic.atomic_write`).
+
+Helpers shared by the figures: :func:`integer_ticks` (counts and discrete axes),
+:func:`coinciding` (series drawn on top of each other, to say so), :func:`across_tracks`
+(a distribution over tracks in place of one line per track, used above
+:data:`FEW_TRACKS` tracks) and :func:`note` (a sentence on the figure).
+
+Use::
+
+    from reeval.report.figures import figure_style, new_figure, save_figure_pair
+
+    @figure_style()
+    def plot_x(df, path_stem):
+        fig, ax = new_figure("column")
+        ...
+        save_figure_pair(fig, path_stem)
+
+matplotlib is imported by these functions, never by importing this module.
 """
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from pathlib import Path
 
+import numpy as np
+
 from reeval.io.atomic import atomic_write
+
+#: widths in inches: one column of a two-column paper (ACM, IEEE) and a whole page
+COLUMN, PAGE = 3.3, 7.0
+#: the smallest text on a figure, in points at the figure's own size
+MIN_TEXT_PT = 7.0
+#: mathtext draws sub- and superscripts at this share of the text's size (matplotlib's
+#: SHRINK_FACTOR), so a text with scripts needs MIN_TEXT_PT / SCRIPT_SHRINK = 10 pt
+SCRIPT_SHRINK = 0.7
+#: up to this many tracks a cross-track figure draws one line (or panel) per track;
+#: above it, the distribution across tracks (:func:`across_tracks`) and a table names them
+FEW_TRACKS = 6
+#: Okabe & Ito's colour-blind-safe palette (it also stays distinct in greyscale by lightness)
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
+
+#: matplotlib rcParams of every figure (after SciencePlots' venue sheets: 7-8 pt text, thin
+#: lines; plus TrueType fonts, which those sheets leave to matplotlib's Type 3 default)
+STYLE = {
+    "pdf.fonttype": 42, "ps.fonttype": 42,
+    "font.size": 8, "axes.titlesize": 8, "axes.labelsize": 8, "figure.titlesize": 8,
+    "xtick.labelsize": 7, "ytick.labelsize": 7, "legend.fontsize": 7, "legend.title_fontsize": 7,
+    "figure.figsize": (COLUMN, 2.5), "figure.constrained_layout.use": True,
+    "axes.linewidth": 0.6, "axes.titlepad": 4, "axes.labelpad": 2,
+    "lines.linewidth": 1.2, "lines.markersize": 3,
+    "xtick.major.width": 0.6, "ytick.major.width": 0.6, "xtick.minor.width": 0.4, "ytick.minor.width": 0.4,
+    "xtick.major.size": 3, "ytick.major.size": 3, "xtick.minor.size": 1.5, "ytick.minor.size": 1.5,
+    "legend.frameon": False, "legend.handlelength": 2.0, "legend.borderaxespad": 0.3,
+    "legend.labelspacing": 0.3, "legend.columnspacing": 1.0,
+    "patch.linewidth": 0.5, "hatch.linewidth": 0.5,
+    "savefig.bbox": "standard", "savefig.dpi": 200,
+    "svg.hashsalt": "reeval",
+}
 
 #: savefig metadata per format: no creation date, so a figure saved twice is byte-identical
 #: (PNG carries none; matplotlib's version stays, like the rendering it describes)
@@ -27,26 +84,258 @@ def pyplot():
     return plt
 
 
-def save_figure(fig, *paths, dpi: int = 150) -> None:
+def rc_params() -> dict:
+    """:data:`STYLE` and the colour cycle of :data:`PALETTE` (a cycler, which needs matplotlib)."""
+    from cycler import cycler
+
+    return {**STYLE, "axes.prop_cycle": cycler(color=list(PALETTE))}
+
+
+@contextmanager
+def figure_style():
+    """Draw (and save) inside the reeval style: ``with figure_style(): ...``, or
+    ``@figure_style()`` above a function that draws. Text sizes are read when a text is
+    made, so the whole drawing goes inside."""
+    import matplotlib
+
+    pyplot()
+    with matplotlib.rc_context(rc_params()):
+        yield
+
+
+def new_figure(width="column", height: float | None = None, nrows: int = 1, ncols: int = 1, **subplots):
+    """``(fig, axes)`` of ``plt.subplots`` sized for print: ``width`` is ``"column"``
+    (:data:`COLUMN`), ``"page"`` (:data:`PAGE`) or inches up to a page; ``height``
+    defaults to 2.5 in for one row and 2.1 in more per further row. Constrained layout
+    keeps labels inside the figure. Raises ValueError for a width over a page."""
+    w = {"column": COLUMN, "page": PAGE}.get(width, width)
+    if not 0 < float(w) <= PAGE:
+        raise ValueError(f"a figure is at most {PAGE} in wide (a page), got {width!r}")
+    h = height if height is not None else 2.5 + 2.1 * (nrows - 1)
+    return pyplot().subplots(nrows, ncols, figsize=(float(w), h), layout="constrained", **subplots)
+
+
+def integer_ticks(*axes) -> None:
+    """Ticks at whole numbers only on each given axis (``ax.xaxis``, ``ax.yaxis``): counts,
+    ranks, recall levels."""
+    from matplotlib.ticker import MaxNLocator
+
+    for axis in axes:
+        axis.set_major_locator(MaxNLocator(integer=True))
+
+
+def plain_log_ticks(*axes) -> None:
+    """A log axis labelled 0.01, 0.1, 1, 10 ... (plain numbers, no superscript that would
+    print under 7 pt); when it spans less than about one decade, 2, 3 and 5 times a power
+    of ten are labelled too (else a short axis would show one number)."""
+    from matplotlib.ticker import FuncFormatter
+
+    def minor(axis):
+        def label(v, _):
+            lo, hi = sorted(axis.get_view_interval())
+            short = lo > 0 and np.log10(hi / lo) < 1.3
+            return f"{v:g}" if short and f"{v:e}"[0] in "235" else ""
+        return FuncFormatter(label)
+
+    for axis in axes:
+        axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        axis.set_minor_formatter(minor(axis))
+
+
+def log2_ticks(axis) -> None:
+    """A base-2 log axis ticked 2, 4, 8 ... written as plain integers."""
+    from matplotlib.ticker import LogLocator, NullLocator, ScalarFormatter
+
+    axis.set_major_locator(LogLocator(base=2))
+    axis.set_major_formatter(ScalarFormatter())
+    axis.set_minor_locator(NullLocator())
+
+
+def note(ax, text: str, loc: str = "upper right") -> None:
+    """``text`` written inside the axes at ``loc`` (upper/lower, left/right/center), at the
+    smallest size (:data:`MIN_TEXT_PT`), on a white box so lines do not cross it."""
+    v, h = loc.split()
+    x = {"left": 0.03, "center": 0.5, "right": 0.97}[h]
+    y = {"upper": 0.97, "lower": 0.03, "center": 0.5}[v]
+    ax.text(x, y, text, transform=ax.transAxes, ha=h, va={"upper": "top", "lower": "bottom", "center": "center"}[v],
+            fontsize=MIN_TEXT_PT, bbox={"boxstyle": "round,pad=0.2", "fc": "white", "ec": "none", "alpha": 0.85})
+
+
+def coinciding(series: dict, rtol: float = 1e-9) -> list:
+    """Groups of labels whose series are drawn on top of each other: ``series`` maps a
+    label to ``(x, y)``; two series coincide when their x are equal and their y equal
+    within ``rtol`` (NaN equal to NaN). Returns the groups in the order of ``series``,
+    each a list of labels (one label: a series no other hides)."""
+    groups: list = []
+    for label, (x, y) in series.items():
+        x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+        for g in groups:
+            gx, gy = g[1]
+            if gx.shape == x.shape and np.array_equal(gx, x, equal_nan=True) and np.allclose(gy, y, rtol=rtol, atol=0, equal_nan=True):
+                g[0].append(label)
+                break
+        else:
+            groups.append(([label], (x, y)))
+    return [labels for labels, _ in groups]
+
+
+def coinciding_label(labels: list, chars: int = 32) -> str:
+    """One legend entry for series that coincide: ``A = B`` (the lines are on top of each
+    other), broken after an ``=`` where a line would pass ``chars`` characters."""
+    lines = [labels[0]]
+    for label in labels[1:]:
+        if len(lines[-1]) + 3 + len(label) > chars:
+            lines[-1] += " ="
+            lines.append(label)
+        else:
+            lines[-1] += f" = {label}"
+    return "\n".join(lines)
+
+
+def across_tracks(ax, frame, x: str, y: str, color, linestyle: str = "-", label: str = "",
+                  marker: str | None = None) -> int:
+    """The distribution over tracks of ``frame[y]`` at each ``frame[x]`` (one row per track
+    and x): the median as a line (``label``), the middle half of the tracks (25th-75th
+    percentile) as a band, the range (min-max) as a lighter band. Returns the number of
+    tracks. NaN values are left out at their x."""
+    g = frame.dropna(subset=[y]).groupby(x)[y]
+    if not len(g):
+        return 0
+    q = g.quantile([0.0, 0.25, 0.5, 0.75, 1.0]).unstack()
+    xs = q.index.to_numpy(dtype=float)
+    ax.fill_between(xs, q[0.0], q[1.0], color=color, alpha=0.12, linewidth=0)
+    ax.fill_between(xs, q[0.25], q[0.75], color=color, alpha=0.3, linewidth=0)
+    ax.plot(xs, q[0.5], color=color, linestyle=linestyle, marker=marker, label=label)
+    return int(frame["track"].nunique()) if "track" in frame else int(g.count().max())
+
+
+def band_legend_handles(color="#555555") -> list:
+    """Legend handles that say what :func:`across_tracks` draws: median, 25-75%, min-max."""
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    return [Line2D([], [], color=color, label="median of the tracks"),
+            Patch(color=color, alpha=0.35, linewidth=0, label="middle half (25-75%)"),
+            Patch(color=color, alpha=0.12, linewidth=0, label="range (min-max)")]
+
+
+def has_scripts(text: str) -> bool:
+    """Whether ``text`` has math (``$...$``) with a sub- or superscript (``_``, ``^`` or a
+    prime), which mathtext draws at :data:`SCRIPT_SHRINK` of the text's size."""
+    return any(c in part for part in text.split("$")[1::2] for c in "_^'")
+
+
+def smallest_size(text) -> float:
+    """The smallest glyph size of a matplotlib Text in points: its font size, times
+    :data:`SCRIPT_SHRINK` when its math has scripts."""
+    size = text.get_fontsize()
+    return size * SCRIPT_SHRINK if has_scripts(text.get_text()) else size
+
+
+def enlarge_math(fig) -> None:
+    """Give every text of ``fig`` whose math has sub- or superscripts the size at which its
+    scripts are :data:`MIN_TEXT_PT` (10 pt): ``$\\Delta RR_i$`` stays readable in print."""
+    from matplotlib.text import Text
+
+    for t in fig.findobj(Text):
+        if has_scripts(t.get_text()) and smallest_size(t) < MIN_TEXT_PT:
+            t.set_fontsize(MIN_TEXT_PT / SCRIPT_SHRINK)
+
+
+def wrapped(text: str, width_in: float = COLUMN, size_pt: float = 8) -> str:
+    """``text`` with each line wrapped at the characters that fit ``width_in`` inches at
+    ``size_pt`` (about 0.58 of the size a character, DejaVu Sans)."""
+    import textwrap
+
+    chars = max(10, int((width_in - 0.2) * 72 / (0.58 * size_pt)))
+    return "\n".join(textwrap.fill(line, chars) for line in text.split("\n"))
+
+
+def fit_titles(fig) -> None:
+    """Wrap every axes title of ``fig`` that reaches beyond the figure's edges or beyond
+    its axes' share of a multi-panel figure (a long track or run name), at the characters
+    that fit around its centre. Leaves ``fig`` laid out (``draw_without_rendering``) as
+    drawn with the titles it keeps."""
+    import textwrap
+
+    for _ in range(4):
+        fig.draw_without_rendering()
+        wide = []
+        for ax in fig.axes:
+            t = ax.title
+            if not (t.get_visible() and t.get_text()):
+                continue
+            e = t.get_window_extent()
+            centre = (e.x0 + e.x1) / 2
+            room = 2 * min(centre - fig.bbox.x0, fig.bbox.x1 - centre) - 4
+            if len(fig.axes) > 1:
+                room = min(room, ax.bbox.width * 1.15)
+            if e.width > room:
+                wide.append((t, room / e.width))
+        if not wide:
+            return
+        for t, share in wide:
+            lines = t.get_text().split("\n")
+            chars = max(10, int(max(map(len, lines)) * share * 0.95))
+            t.set_text("\n".join(textwrap.fill(line, chars) for line in lines))
+
+
+def overflow(fig) -> float:
+    """How far, in inches, the drawing of ``fig`` reaches beyond its edges (0 when all of it
+    is inside: nothing cut off in print), from matplotlib's tight bounding box of the
+    figure as last laid out (:func:`fit_titles` leaves it so)."""
+    box = fig.get_tightbbox()
+    w, h = fig.get_size_inches()
+    return float(max(0.0, -box.x0, -box.y0, box.x1 - w, box.y1 - h))
+
+
+def small_texts(fig) -> list:
+    """``(text, smallest glyph in pt)`` of every visible, non-empty text of ``fig`` with a
+    glyph under :data:`MIN_TEXT_PT` (:func:`smallest_size`)."""
+    from matplotlib.text import Text
+
+    return [(t.get_text(), smallest_size(t)) for t in fig.findobj(Text)
+            if t.get_visible() and t.get_text().strip() and smallest_size(t) < MIN_TEXT_PT - 1e-9]
+
+
+def save_figure(fig, *paths, dpi: int = 200) -> None:
     """Save ``fig`` to each path, the format following the suffix (png, pdf, svg), then close it.
 
-    Every figure is saved the same way: ``dpi`` for the raster, the bounding box
-    tightened to the drawing, no timestamp (:data:`FIGURE_METADATA`), SVG ids salted by a
-    constant; each file atomically.
+    Every figure is saved the same way: at its own size (no tight bounding box), ``dpi``
+    for the raster, TrueType fonts, texts with math scripts enlarged (:func:`enlarge_math`),
+    titles wrapped to their width (:func:`fit_titles`), laid out once for every format, no
+    timestamp (:data:`FIGURE_METADATA`), SVG ids salted by a constant; each file atomically. Raises ValueError, before writing anything, for
+    a figure wider than :data:`PAGE`, with a text under :data:`MIN_TEXT_PT` or a drawing
+    reaching beyond the figure's edge (:func:`overflow`).
     """
     import matplotlib
 
-    formats = []
-    for path in paths:
-        fmt = Path(path).suffix.lstrip(".").lower()
-        if fmt not in FIGURE_METADATA:
-            raise ValueError(f"{path}: a figure is saved as {sorted(FIGURE_METADATA)}, not {fmt!r}")
-        formats.append((path, fmt))
     try:
-        with matplotlib.rc_context({"svg.hashsalt": "reeval"}):
+        formats = []
+        for path in paths:
+            fmt = Path(path).suffix.lstrip(".").lower()
+            if fmt not in FIGURE_METADATA:
+                raise ValueError(f"{path}: a figure is saved as {sorted(FIGURE_METADATA)}, not {fmt!r}")
+            formats.append((path, fmt))
+        width = fig.get_figwidth()
+        if width > PAGE + 1e-9:
+            raise ValueError(f"{paths[0]}: the figure is {width:g} in wide, more than a page ({PAGE} in)")
+        enlarge_math(fig)
+        fit_titles(fig)
+        small = small_texts(fig)
+        if small:
+            raise ValueError(f"{paths[0]}: text under {MIN_TEXT_PT:g} pt: {small[:3]}")
+        cut = overflow(fig)
+        if cut > 0.02:
+            raise ValueError(f"{paths[0]}: the drawing reaches {cut:.2f} in beyond the figure's edge "
+                             "(a title or legend too long for its width)")
+        # laid out once above: each format draws at those positions (the layout takes half
+        # of a draw's time)
+        fig.set_layout_engine("none")
+        with matplotlib.rc_context(rc_params()):
             for path, fmt in formats:
                 atomic_write(path, lambda tmp, fmt=fmt: fig.savefig(
-                    tmp, format=fmt, dpi=dpi, bbox_inches="tight", metadata=FIGURE_METADATA[fmt]))
+                    tmp, format=fmt, dpi=dpi, metadata=FIGURE_METADATA[fmt]))
     finally:
         pyplot().close(fig)
 

@@ -1,0 +1,167 @@
+"""The figure style and saver (reeval.report.figures), and every cross-track figure at many
+tracks, read back from their PDFs as a venue's PDF check reads them (tests/pdffigures.py)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pdffigures import camera_ready_problems, figure_facts
+
+
+def test_a_styled_figure_embeds_truetype_fonts_at_its_own_size(tmp_path):
+    from reeval.report.figures import COLUMN, figure_style, new_figure, save_figure
+
+    with figure_style():
+        fig, ax = new_figure("column")
+        ax.plot([1, 2, 3], [3, 1, 2], label="a run")
+        ax.set_xlabel(r"recall level $i$ of $\Delta RR_i$")
+        ax.legend()
+        save_figure(fig, tmp_path / "f.pdf")
+    facts = figure_facts(tmp_path / "f.pdf")
+    assert facts["width_in"] == pytest.approx(COLUMN, abs=0.01)  # no tight box shrinking it
+    assert facts["fonts"] and not {k for k, v in facts["fonts"].items() if v == "/Type3"}, facts["fonts"]
+    assert min(size for _, size in facts["texts"]) >= 7 - 0.01  # the subscript i included
+    assert camera_ready_problems(tmp_path / "f.pdf") == []
+
+
+def test_the_saver_embeds_truetype_fonts_even_for_a_figure_drawn_without_the_style(tmp_path):
+    from reeval.report.figures import pyplot, save_figure
+
+    fig, ax = pyplot().subplots(figsize=(4, 3))
+    ax.plot([0, 1], [1, 0])
+    save_figure(fig, tmp_path / "plain.pdf")
+    assert "/Type3" not in figure_facts(tmp_path / "plain.pdf")["fonts"].values()
+
+
+@pytest.mark.parametrize("problem, message", [
+    ("wide", "more than a page"), ("small", "under 7 pt"), ("cut", "beyond the figure"),
+])
+def test_the_saver_refuses_a_figure_that_is_not_camera_ready(tmp_path, problem, message):
+    from reeval.report.figures import figure_style, new_figure, pyplot, save_figure
+
+    with figure_style():
+        if problem == "wide":
+            fig, ax = pyplot().subplots(figsize=(8, 3))
+        else:
+            fig, ax = new_figure("column")
+        if problem == "small":
+            ax.set_title("legend text", fontsize=6)
+        if problem == "cut":  # a note on the figure, which the layout does not move
+            fig.text(0.9, 0.5, "a note past the edge")
+        with pytest.raises(ValueError, match=message):
+            save_figure(fig, tmp_path / "bad.pdf")
+    assert not (tmp_path / "bad.pdf").exists()
+    with pytest.raises(ValueError, match="at most 7"):
+        new_figure(7.5)
+
+
+def test_a_title_too_long_for_its_width_is_wrapped(tmp_path):
+    from reeval.report.figures import figure_style, new_figure, overflow, save_figure
+
+    with figure_style():
+        fig, ax = new_figure("column")
+        title = ax.set_title("trec17-blog-baseline-opinion: a title far too long for a column-wide figure")
+        save_figure(fig, tmp_path / "t.pdf")
+        assert "\n" in title.get_text() and overflow(fig) == 0
+    assert camera_ready_problems(tmp_path / "t.pdf") == []
+
+
+def test_math_with_subscripts_is_enlarged_so_that_its_scripts_print_at_7_pt():
+    from reeval.report.figures import SCRIPT_SHRINK, enlarge_math, figure_style, has_scripts, new_figure, pyplot
+
+    assert has_scripts(r"$\Delta RR_i$") and has_scripts("P($p'$)") and not has_scripts("P_20 and $x$")
+    with figure_style():
+        fig, ax = new_figure("column")
+        label = ax.set_xlabel(r"$\Delta RR_{i+j}$")
+        plain = ax.set_ylabel("P_20 (no math)")
+        enlarge_math(fig)
+        assert label.get_fontsize() * SCRIPT_SHRINK == pytest.approx(7) and plain.get_fontsize() == 8
+        pyplot().close(fig)
+
+
+def test_coinciding_series_are_grouped_and_distinct_ones_are_not():
+    from reeval.report.figures import coinciding, coinciding_label
+
+    x = [0, 0.5, 1]
+    groups = coinciding({"P": (x, [1, 0.9, np.nan]), "P norm": (x, [1, 0.9 + 1e-13, np.nan]),
+                         "AP": (x, [1, 0.8, 0.7]), "AP norm": ([0, 0.5], [1, 0.8])})
+    assert groups == [["P", "P norm"], ["AP"], ["AP norm"]]
+    assert coinciding_label(["P", "P norm"]) == "P = P norm"
+    assert coinciding_label(["P rareness", "AP rareness", "P rareness norm"]) == "P rareness = AP rareness =\nP rareness norm"
+
+
+def test_integer_ticks_and_distribution_bands(tmp_path):
+    from reeval.report.figures import across_tracks, figure_style, integer_ticks, new_figure, pyplot
+
+    with figure_style():
+        fig, ax = new_figure("column")
+        ax.bar([0, 1, 2], [1, 3, 2])
+        integer_ticks(ax.yaxis)
+        fig.draw_without_rendering()
+        assert all(float(t).is_integer() for t in ax.get_yticks())
+        frame = pd.DataFrame({"track": list("aabbcc"), "x": [1, 2] * 3, "y": [0.1, 0.2, 0.3, 0.4, 0.5, np.nan]})
+        assert across_tracks(ax, frame, "x", "y", "C0", label="median") == 3
+        median = ax.get_lines()[-1]
+        assert list(median.get_ydata()) == pytest.approx([0.3, 0.3])  # x=2: the median of 0.2 and 0.4
+        pyplot().close(fig)
+
+
+def many_tracks(results, n: int, step: str, names) -> dict:
+    """{track: folder} of ``n`` tracks made of the default run's per-track tables of ``step``
+    (copies renamed, so the cross-track figures meet many tracks)."""
+    base = sorted((results / "tracks").iterdir())
+    out = {}
+    for k in range(n):
+        src = base[k % len(base)] / step
+        dst = results.parent / f"many-{step}" / f"track{k:02d}"
+        dst.mkdir(parents=True, exist_ok=True)
+        for name in names:
+            df = pd.read_parquet(src / f"{name}.parquet")
+            df["track"] = f"track{k:02d}"
+            df.to_parquet(dst / f"{name}.parquet")
+        out[f"track{k:02d}"] = dst
+    return out
+
+
+def test_cross_track_figures_at_82_tracks_are_distributions_and_camera_ready(small_study, tmp_path):
+    """Above FEW_TRACKS tracks the cross-track figures draw the distribution over tracks,
+    stay camera-ready, and summary.md names every track in its table."""
+    from reeval.analyses import lexiprecision_report as lr
+    from reeval.analyses import rareness_report as rp
+    from reeval.workflow.config_check import section_with_defaults
+
+    lexi = many_tracks(small_study, 82, "lexiprecision", lr.SUMMARY_TABLES)
+    lr.summarize_lexiprecision(lexi, tmp_path / "lexiprecision", {}, section_with_defaults("lexiprecision"))
+    rare = many_tracks(small_study, 82, "rareness", rp.ANALYSES)
+    rp.summarize_rareness(rare, tmp_path / "rareness", rp.with_parsed_alphas(section_with_defaults("rareness")))
+    pdfs = sorted(tmp_path.rglob("*.pdf"))
+    assert len(pdfs) == 7
+    assert [p for pdf in pdfs for p in camera_ready_problems(pdf)] == []
+    for study in ("lexiprecision", "rareness"):
+        text = (tmp_path / study / "summary.md").read_text()
+        assert "82 tracks" in text and all(f"| track{k:02d} |" in text for k in range(82)), study
+    assert "median of the tracks" in " ".join(t for t, _ in figure_facts(tmp_path / "lexiprecision" / "fig5_ties_by_level.pdf")["texts"])
+
+
+@pytest.fixture(scope="module")
+def small_study(tmp_path_factory):
+    """The per-track lexiprecision and rareness tables of three small synthetic tracks,
+    computed by the package functions (no Snakemake), without their figures."""
+    from reeval.analyses.lexiprecision_report import track_lexiprecision
+    from reeval.analyses.rareness_report import track_rareness, with_parsed_alphas
+    from reeval.io.ingest import ingest_track, write_track
+    from reeval.synth.tracks import spec_from_config, write_track as write_synthetic
+    from reeval.workflow.config_check import section_with_defaults
+    from reeval.workflow.tracks import resolve_runs
+
+    root = tmp_path_factory.mktemp("study")
+    rare = with_parsed_alphas(section_with_defaults("rareness", {"trials": 20}))
+    for k, name in enumerate(("syn-graded", "syn-shallow", "syn-mixed")):
+        raw = root / "raw" / name
+        write_synthetic(raw, spec_from_config(name), seed=k)
+        d = root / "tracks" / name
+        write_track(ingest_track(name, str(raw / "qrels.txt"), resolve_runs(str(raw / "runs"))), d)
+        track_lexiprecision(name, d, d / "lexiprecision", 1, section_with_defaults("lexiprecision"), figures=False)
+        track_rareness(name, d, d / "rareness", rare, figures=False)
+        assert not list(d.rglob("*.png")) and not list(d.rglob("*.pdf"))
+    return root
