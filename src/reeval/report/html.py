@@ -38,8 +38,8 @@ LEADERBOARD = {"map": "MAP", "P_20": "P@20", "ndcg_cut_10": "nDCG@10", "recip_ra
 #: the studies' sections: id -> (title, folder under the results, markdown files shown first)
 SECTIONS = {
     "asl-study": ("ASL study", "study", ("summary.md",)),
-    "lexiprecision": ("Lexicographic precision", "lexiprecision", ("paper_comparison.md",)),
-    "rareness": ("Rareness", "rareness", ()),
+    "lexiprecision": ("Lexicographic precision", "lexiprecision", ("summary.md", "paper_comparison.md")),
+    "rareness": ("Rareness", "rareness", ("summary.md",)),
     "summary": ("Cross-track summary", "summary", ("summary.md",)),
 }
 STYLE = """
