@@ -492,7 +492,7 @@ def test_a_bad_line_with_a_no_break_space_is_echoed_so_that_it_shows(capsys, tmp
     bad = write_lines(tmp_path / "run", lines)
     code, out, err = run(capsys, "score", qrels, bad)
     assert code == 1 and "\\u00a0" in err and "\u00a0" not in err and err.count("\n") == 1, err
-    assert err.startswith(f"reeval: {bad}:4: expected 6 whitespace-separated fields")
+    assert err.startswith(f"reeval: {bad}:4: expected 6 or more whitespace-separated fields")
 
 
 def test_the_tag_note_never_shows_two_different_tags_alike(capsys, tmp_path):
