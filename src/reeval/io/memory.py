@@ -212,7 +212,7 @@ def grade_column(values: pd.Series, column: str, source: str, where: Where) -> n
     elif pd.api.types.is_float_dtype(dtype):
         x = values.to_numpy(dtype=np.float64, na_value=np.nan)
         with np.errstate(invalid="ignore"):
-            wrong = ~np.isfinite(x) | (x != np.round(x)) | (np.abs(x) >= 2.0**63)
+            wrong = ~np.isfinite(x) | (x != np.round(x)) | (x >= 2.0**63) | (x < -(2.0**63))  # int64's range
         if not wrong.any():
             return x.astype(np.int64)
     elif pd.api.types.is_complex_dtype(dtype) and len(values):
