@@ -93,19 +93,22 @@ def topic_samples(n_topics: int, size: int, trials: int, seed: int) -> np.ndarra
     return Z
 
 
-def pair_stability(means: np.ndarray, chunk_cells: int = 1 << 23) -> tuple[np.ndarray, np.ndarray]:
+def pair_stability(means: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per pair of runs i < j (triu order), from (trials, S) means: the stability
     max(#trials i > j, #trials j > i) / trials and the share of tied trials; differences
-    within EPS are ties and count for neither run."""
+    within EPS are ties and count for neither run. One run against the runs after it at
+    a time: (S - i - 1) x trials contiguous differences, no gathered pair copies."""
     R, S = means.shape
-    ii, jj = np.triu_indices(S, 1)
-    stab, tied = np.empty(ii.size), np.empty(ii.size)
-    step = max(1, chunk_cells // max(R, 1))
-    for a in range(0, ii.size, step):  # chunks of pairs, each a whole (trials x pairs) block
-        d = means[:, ii[a:a + step]] - means[:, jj[a:a + step]]
-        gt, lt = (d > EPS).sum(axis=0), (d < -EPS).sum(axis=0)
-        stab[a:a + step] = np.maximum(gt, lt) / R
-        tied[a:a + step] = (R - gt - lt) / R
+    by_run = np.ascontiguousarray(means.T)
+    stab, tied = np.empty(S * (S - 1) // 2), np.empty(S * (S - 1) // 2)
+    start = 0
+    for i in range(S - 1):
+        d = by_run[i + 1:] - by_run[i]
+        gt, lt = np.count_nonzero(d > EPS, axis=1), np.count_nonzero(d < -EPS, axis=1)
+        stop = start + S - 1 - i
+        stab[start:stop] = np.maximum(gt, lt) / R
+        tied[start:stop] = (R - gt - lt) / R
+        start = stop
     return stab, tied
 
 
@@ -135,19 +138,24 @@ def stability(per_topic: dict, trials: int = 1000, seed: int = 0, size: int | No
 def batched_kendall_tau(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
     """Kendall tau-b of each row pair of (trials, N) arrays (differences within EPS are
     ties): sum(sign dx * sign dy) / sqrt(#untied in x * #untied in y); NaN when either row
-    is constant (as scipy)."""
-    X = np.asarray(X, dtype=np.float64)
-    Y = np.asarray(Y, dtype=np.float64)
-    ii, jj = np.triu_indices(X.shape[1], 1)
+    is constant (as scipy). Counted one item against the items after it at a time, over
+    every trial at once."""
+    X = np.ascontiguousarray(np.asarray(X, dtype=np.float64).T)
+    Y = np.ascontiguousarray(np.asarray(Y, dtype=np.float64).T)
+    N, R = X.shape
+    num, untied_x, untied_y = (np.zeros(R, dtype=np.int64) for _ in range(3))
+    for i in range(N - 1):
+        sx, sy = _eps_sign(X[i + 1:] - X[i]), _eps_sign(Y[i + 1:] - Y[i])
+        num += (sx * sy).sum(axis=0, dtype=np.int64)
+        untied_x += np.count_nonzero(sx, axis=0)
+        untied_y += np.count_nonzero(sy, axis=0)
+    den = np.sqrt(untied_x.astype(np.float64) * untied_y)
+    return np.divide(num, den, out=np.full(R, np.nan), where=den > 0)
 
-    def sgn(A):
-        d = A[:, ii] - A[:, jj]
-        return (d > EPS).astype(np.int8) - (d < -EPS).astype(np.int8)
 
-    sx, sy = sgn(X), sgn(Y)
-    num = (sx.astype(np.int64) * sy).sum(axis=1)
-    den = np.sqrt((sx != 0).sum(axis=1).astype(np.float64) * (sy != 0).sum(axis=1))
-    return np.divide(num, den, out=np.full(len(num), np.nan), where=den > 0)
+def _eps_sign(d: np.ndarray) -> np.ndarray:
+    """+1, -1 or 0 (|d| <= EPS) as int8."""
+    return (d > EPS).astype(np.int8) - (d < -EPS)
 
 
 class LinearRareness:
@@ -179,9 +187,12 @@ class LinearRareness:
         self.G = G
 
     def means(self, idx: np.ndarray) -> np.ndarray:
-        """(trials, N) run means for the runs ``idx`` (trials, N) of each trial."""
+        """(trials, N) run means for the runs ``idx`` (trials, N, no run twice in a row) of
+        each trial; off_s of every run s at once as (subset indicator @ G)[trial, s]."""
         N = idx.shape[1]
-        off = self.G[idx[:, :, None], idx[:, None, :]].sum(axis=1)
+        subset = np.zeros((idx.shape[0], self.G.shape[0]))
+        np.put_along_axis(subset, idx, 1.0, axis=1)
+        off = np.take_along_axis(subset @ self.G, idx, axis=1)
         P0, P1 = self.P0[idx], self.P1[idx]
         if self.normalized:
             total = P0 - off / (N - 1) if N > 1 else P0

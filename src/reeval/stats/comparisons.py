@@ -56,7 +56,7 @@ CI_METHODS = {"t": "t", "bootstrap": "bootstrap percentile", "tukey_hsd": "Tukey
 def t_interval_rows(D: np.ndarray, confidence: float = 0.95, alternative: str = "two-sided"):
     """(low, high) t-based intervals of each row's mean, as
     :func:`reeval.stats.paired.t_confidence_interval` row by row."""
-    from scipy import stats as _st
+    from .distributions import t_ppf
 
     n = D.shape[1]
     if n < 2:
@@ -65,9 +65,9 @@ def t_interval_rows(D: np.ndarray, confidence: float = 0.95, alternative: str = 
     mean = D.mean(axis=1)
     se = D.std(axis=1, ddof=1) / math.sqrt(n)
     if alternative == "two-sided":
-        half = _st.t.ppf((1 + confidence) / 2, n - 1) * se
+        half = t_ppf((1 + confidence) / 2, n - 1) * se
         return mean - half, mean + half
-    half = _st.t.ppf(confidence, n - 1) * se
+    half = t_ppf(confidence, n - 1) * se
     if alternative == "greater":
         return mean - half, np.full(len(D), math.inf)
     return np.full(len(D), -math.inf), mean + half

@@ -13,22 +13,50 @@ from .frames import aligned
 from .resampling import _chunk_rows
 
 
+#: Vectors up to this length are counted pair by pair (numpy, no scipy import); longer
+#: ones by scipy's O(n log n) count. Both count the same integers.
+KENDALL_PAIRWISE_MAX = 4096
+
+
 def kendall_tau(a, b) -> float:
     """Kendall's tau-b between two score vectors over the same runs (unitless, [-1, 1]);
     two per-run Series (columns of ``reeval.evaluate``) are aligned on the run names.
 
-    tau_b = (C - D) / sqrt((C + D + T_a)(C + D + T_b)), T_a/T_b the pairs tied only in
-    a/b; wraps ``scipy.stats.kendalltau(a, b, variant="b")``. NaN when either vector is
-    constant or has fewer than 2 entries.
+    tau_b = (C - D) / sqrt(n0 - n1) / sqrt(n0 - n2), with n0 = n(n-1)/2 pairs, n1 / n2
+    the pairs tied in a / in b (equal values, -0.0 = 0.0), C - D the concordant minus the
+    discordant pairs; the counts are exact integers and the arithmetic after them is
+    ``scipy.stats.kendalltau(a, b, variant="b")``'s, so the value is scipy's bit for bit.
+    NaN when either vector is constant, has fewer than 2 entries or holds a NaN.
     """
-    from scipy import stats as _st
-
     a, b = aligned(a, b)
     if a.shape != b.shape or a.ndim != 1:
         raise InputError("a and b must be 1-D of the same length")
-    if a.size < 2:
+    if a.size < 2 or np.isnan(a).any() or np.isnan(b).any():
         return math.nan
-    return float(_st.kendalltau(a, b, variant="b").statistic)
+    if a.size > KENDALL_PAIRWISE_MAX:
+        from scipy import stats as _st
+
+        return float(_st.kendalltau(a, b, variant="b").statistic)
+    n = a.size
+    total = n * (n - 1) // 2
+    con_minus_dis = tied_a = tied_b = 0
+    for lo, hi in _chunk_rows(n, n, 1 << 22):
+        sa = np.sign(a[lo:hi, None] - a[None, :]) if np.isfinite(a).all() else _signs(a, lo, hi)
+        sb = np.sign(b[lo:hi, None] - b[None, :]) if np.isfinite(b).all() else _signs(b, lo, hi)
+        above = np.arange(lo, hi)[:, None] < np.arange(n)[None, :]  # each pair once (i < j)
+        con_minus_dis += int((sa * sb)[above].sum())
+        tied_a += int(((sa == 0) & above).sum())
+        tied_b += int(((sb == 0) & above).sum())
+    if tied_a == total or tied_b == total:
+        return math.nan
+    tau = con_minus_dis / np.sqrt(total - tied_a) / np.sqrt(total - tied_b)
+    return float(min(1.0, max(-1.0, tau)))
+
+
+def _signs(x: np.ndarray, lo: int, hi: int) -> np.ndarray:
+    """sign(x_i - x_j) for rows lo..hi, by comparison (infinities: inf - inf is no NaN here)."""
+    xi, xj = x[lo:hi, None], x[None, :]
+    return (xi > xj).astype(np.float64) - (xi < xj)
 
 
 def tau_ap(reference, estimate, symmetric: bool = False, chunk_cells: int = 1 << 21) -> float:

@@ -74,14 +74,14 @@ def _p_from_null_tails(p_greater, p_less, alternative: str):
 
 def _t_pvalue(t, df, alternative: str):
     """p-value of Student's t with ``df`` degrees of freedom (vectorized)."""
-    from scipy import stats as _st
+    from .distributions import t_cdf, t_sf
 
     t = np.asarray(t, dtype=np.float64)
     if alternative == "greater":
-        return _st.t.sf(t, df)
+        return t_sf(t, df)
     if alternative == "less":
-        return _st.t.cdf(t, df)
-    return np.minimum(1.0, 2.0 * _st.t.sf(np.abs(t), df))
+        return t_cdf(t, df)
+    return np.minimum(1.0, 2.0 * t_sf(np.abs(t), df))
 
 
 def _ratio(num, den):
@@ -114,7 +114,7 @@ def t_confidence_interval(d, confidence: float = 0.95,
     sd / sqrt(n), inf); "less": (-inf, mean + t_{c, n-1} * sd / sqrt(n)]. sd has ddof=1.
     NaN bounds for fewer than 2 values; a zero sd gives the degenerate [mean, mean].
     """
-    from scipy import stats as _st
+    from .distributions import t_ppf
 
     _check_alternative(alternative)
     _check_confidence(confidence)
@@ -125,9 +125,9 @@ def t_confidence_interval(d, confidence: float = 0.95,
     mean = float(d.mean())
     se = float(d.std(ddof=1)) / math.sqrt(n)
     if alternative == "two-sided":
-        half = float(_st.t.ppf((1 + confidence) / 2, n - 1)) * se
+        half = float(t_ppf((1 + confidence) / 2, n - 1)) * se
         return mean - half, mean + half
-    half = float(_st.t.ppf(confidence, n - 1)) * se
+    half = float(t_ppf(confidence, n - 1)) * se
     return (mean - half, math.inf) if alternative == "greater" else (-math.inf, mean + half)
 
 
@@ -218,6 +218,8 @@ def wilcoxon_rows(D, alternative: str = "two-sided", method: str = "auto") -> di
     """
     from scipy import stats as _st
 
+    from .distributions import norm_cdf, norm_sf
+
     _check_alternative(alternative)
     if method not in ("auto", "exact", "normal"):
         raise ValueError(f"method must be auto, exact or normal, got {method!r}")
@@ -237,7 +239,7 @@ def wilcoxon_rows(D, alternative: str = "two-sided", method: str = "auto") -> di
         w_plus = np.where(positive[normal], ranks[normal], 0.0).sum(axis=1)
         var = mm * (mm + 1) * (2 * mm + 1) / 24 - _tie_correction(ranks[normal], nonzero[normal]) / 48
         z = (w_plus - mm * (mm + 1) / 4) / np.sqrt(var)
-        p_greater[normal], p_less[normal] = _st.norm.sf(z), _st.norm.cdf(z)
+        p_greater[normal], p_less[normal] = norm_sf(z), norm_cdf(z)
     p = np.where(m == 0, 1.0, _p_from_null_tails(p_greater, p_less, alternative))
     return {"statistic": w, "p_value": p}
 
