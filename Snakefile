@@ -30,6 +30,7 @@ include: "workflow/rules/summary.smk"
 include: "workflow/rules/rareness.smk"
 include: "workflow/rules/study.smk"
 include: "workflow/rules/lexiprecision.smk"
+include: "workflow/rules/analyses.smk"
 include: "workflow/rules/report.smk"
 
 

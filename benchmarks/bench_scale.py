@@ -51,7 +51,7 @@ from reeval.synth.campaign import campaign_specs, dump_config, run_lines, study_
 
 CATALOG = ROOT.parent / "shared" / "catalog"
 RAW_RULES = {"ingest", "synthetic_track"}  # read or write every line of the run files
-PAIR_RULES = {"lexiprecision"}             # cost grows with pairs of runs, not lines
+PAIR_RULES = {"analyses"}  # lexiprecision and rareness stability grow with pairs of runs, not lines
 NOT_IN_STUDY = {"synthetic_track", "fetch"}  # the archive is downloaded already (target)
 TARGET_MEM_MB, TARGET_HOURS = 8000, 2.0
 

@@ -3,7 +3,8 @@
     PYTHONPATH=src .venv/bin/python benchmarks/profile_track_jobs.py RESULTS TRACK \\
         [--config config/simulated-study.yaml] [--rules rareness lexiprecision study_track]
 
-Runs each rule's package function (what its script calls) on one already ingested and
+Runs each analysis of rule ``analyses`` separately (the package function its script calls
+for rareness, lexiprecision, study_track) on one already ingested and
 measured track of ``RESULTS`` (a workflow results folder) in a fresh Python process
 under cProfile, imports included, as a job pays them, writing into a temporary folder.
 Prints, per rule, the process's wall seconds and the share of its profile spent in

@@ -229,6 +229,6 @@ def test_projection_fit_and_sizes():
     assert bs.size("ingest", spec) == 80 * 150 * 10_000
     assert bs.size("ingest", spec, memory=True) == 80 * 50 * 10_000
     assert bs.size("measures", spec) == 80 * 50 * 1188
-    assert bs.size("lexiprecision", spec) == 80 * 79 / 2 * 50
+    assert bs.size("analyses", spec) == 80 * 79 / 2 * 50
     out = "rule ingest:\n    jobid: 3\n    threads: 2\nlocalrule all:\n    jobid: 0\nrule measures:\n    threads: 1\n"
     assert bs.threads_of(out) == {"ingest": 2, "measures": 1}

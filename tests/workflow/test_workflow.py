@@ -79,7 +79,7 @@ def test_rareness_outputs(default_run):
         tau = pd.read_csv(d / "tau.csv")
         assert (tau.loc[tau.alpha == 0, "tau"] > 1 - 1e-12).all()
         assert pd.read_csv(d / "n_systems.csv").mean_tau.between(-1, 1).all()
-        assert (default_run / "logs" / "rareness" / f"{track}.log").is_file()
+        assert "rareness of" in (default_run / "logs" / "analyses" / f"{track}.log").read_text()
     for name in SUMMARY_TABLES + SUMMARY_FIGURES:
         assert (default_run / "rareness" / name).is_file(), name
     assert sorted(pd.read_csv(default_run / "rareness" / "stability.csv").track.unique()) == sorted(cfg["tracks"])
@@ -96,7 +96,7 @@ def test_default_study_outputs(default_run):
         d = default_run / "tracks" / track / "study"
         for stem in ("fig5_document_asl", "fig6_asl_difference"):
             assert (d / f"{stem}.png").stat().st_size > 0 and (d / f"{stem}.pdf").stat().st_size > 0
-        assert (default_run / "logs" / "study_track" / f"{track}.log").is_file()
+        assert "study of" in (default_run / "logs" / "analyses" / f"{track}.log").read_text()
     table2 = pd.read_csv(study / "table2.csv")
     assert len(table2) == 6 and (table2.n_tracks == len(tracks)).all()
     head = pd.read_csv(study / "headroom.csv")
@@ -193,7 +193,7 @@ def test_lexiprecision_outputs(default_run):
 
 def test_every_per_track_job_writes_its_benchmark(default_run):
     cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
-    for rule in ("synthetic_track", "ingest", "measures", "rareness", "study_track", "lexiprecision"):
+    for rule in ("synthetic_track", "ingest", "measures", "analyses"):
         for track in cfg["tracks"]:
             b = pd.read_csv(default_run / "benchmarks" / rule / f"{track}.tsv", sep="\t")
             assert len(b) == 1 and b.s.iloc[0] > 0 and b.max_rss.iloc[0] > 0, (rule, track)
@@ -244,7 +244,7 @@ def test_rerun_is_a_no_op_and_a_new_track_schedules_only_its_jobs(default_run, t
     dry = snakemake("-n", "--configfile", str(cfg_path))
     out = dry.stdout + dry.stderr
     # the new track's own jobs, and every cross-track job once
-    per_track = {"ingest", "measures", "rareness", "study_track", "lexiprecision"}
+    per_track = {"ingest", "measures", "analyses"}
     cross_track = {"inclusion", "summary", "rareness_summary", "study", "lexiprecision_summary", "report"}
     rules = per_track | cross_track | {"all", "synthetic_track", "fetch", "total"}
     jobs = {line.split()[0]: int(line.split()[1]) for line in out.splitlines()
@@ -322,7 +322,7 @@ def test_track_ids_with_regex_characters_build_the_dag(tmp_path):
     out = snakemake("-n", "--configfile", str(path)).stdout
     jobs = {line.split()[0]: int(line.split()[1]) for line in out.splitlines()
             if len(line.split()) == 2 and line.split()[1].isdigit()}
-    assert jobs["ingest"] == jobs["measures"] == jobs["rareness"] == 3 and jobs["summary"] == 1
+    assert jobs["ingest"] == jobs["measures"] == jobs["analyses"] == 3 and jobs["summary"] == 1
 
 
 @pytest.mark.parametrize("track", ["a/b", "a b", "cast(2021)"])

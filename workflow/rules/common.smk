@@ -140,12 +140,11 @@ def ingest_reports(wildcards):
 
 def report_inputs(wildcards):
     """What the report shows: the cross-track outputs, and per usable track its runs'
-    means and the PNG figures its analysis rules declare."""
+    means and the PNG figures its analyses declare."""
     files = [*SUMMARY_FILES, *STUDY_FILES, *LEXI_SUMMARY_FILES, *LEXI_SUMMARY_PNGS, *RARENESS_SUMMARY_FILES]
     for track in usable_tracks():
         files.append(f"{RESULTS}/tracks/{track}/measures_by_run.parquet")
-        for analysis in (rules.rareness, rules.study_track, rules.lexiprecision):
-            files += [f.format(track=track) for f in analysis.output if f.endswith(".png")]
+        files += [f.format(track=track) for f in rules.analyses.output if f.endswith(".png")]
     return files
 
 

@@ -10,34 +10,6 @@ LEXI_SUMMARY_FILES = [f"{RESULTS}/lexiprecision/{name}.{ext}"
 LEXI_SUMMARY_PNGS = [f"{RESULTS}/lexiprecision/{name}.png" for name in SUMMARY_FIGURES]
 
 
-rule lexiprecision:
-    """Lexicographic precision of every pair of runs on one track: tables 2-4, figures 3, 5, 6, 7, 9."""
-    input:
-        step_files("ingest"),
-    output:
-        files=step_files("lexiprecision"),
-        **track_figure_outputs("lexiprecision", {
-            name: dict(caption=caption(name), category="Lexicographic precision", subcategory="{track}")
-            for name in LEXI_TRACK_FIGURES}),
-    params:
-        relevance_level=lambda wildcards: study_level(config, wildcards.track),
-        options=LEXI_CONFIG,
-        figures=TRACK_FIGURES,
-    log:
-        f"{RESULTS}/logs/lexiprecision/{{track}}.log",
-    benchmark:
-        f"{RESULTS}/benchmarks/lexiprecision/{{track}}.tsv"
-    # pairs x topics x 20 recall levels in float64: ~1.8 GB at 300 runs x 250 topics
-    threads: 1
-    resources:
-        mem_mb=lambda wildcards, attempt: 4000 * attempt,
-        runtime=lambda wildcards, attempt: 20 * attempt,
-    conda:
-        "../../environment.yml"
-    script:
-        "../../scripts/lexiprecision.py"
-
-
 rule lexiprecision_summary:
     """Lexiprecision across tracks: stacked tables, figure 2 and overlays, the paper's values beside ours."""
     input:

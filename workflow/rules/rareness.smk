@@ -4,39 +4,8 @@ from reeval.analyses.rareness_report import TRACK_TABLES as RARENESS_TRACK_TABLE
 from reeval.analyses.rareness_report import with_parsed_alphas
 
 RARENESS = with_parsed_alphas(config["rareness"])
-RARENESS_DIR = f"{RESULTS}/tracks/{{track}}/rareness"
 RARENESS_SUMMARY_FILES = [f"{RESULTS}/rareness/{name}"
                           for name in RARENESS_SUMMARY_TABLES + RARENESS_SUMMARY_FIGURES]
-
-
-rule rareness:
-    """Rareness measures of one track (P/AP rareness at k, every alpha) and the analyses of
-    the ECIR 2023 paper: Kendall tau per alpha, Tukey HSD discriminative power, stability,
-    number of systems, the synthetic rare/common experiment."""
-    input:
-        step_files("ingest"),
-    output:
-        tables=[f"{RARENESS_DIR}/{name}" for name in RARENESS_TRACK_TABLES],
-        **track_figure_outputs("rareness", {
-            stem: dict(caption=f"../report/rareness_{stem}.rst", category="Rareness", subcategory="{track}")
-            for stem in ("tau", "n_systems", "synthetic")}),
-    params:
-        options=RARENESS,
-        relevance_level=lambda wildcards: track_options(config, wildcards.track)["relevance_level"],
-        figures=TRACK_FIGURES,
-    log:
-        f"{RESULTS}/logs/rareness/{{track}}.log",
-    benchmark:
-        f"{RESULTS}/benchmarks/rareness/{{track}}.tsv"
-    # bench_scale.py: 1.5 GB peak on the track with the most judged rows (Robust 2004 shape)
-    threads: 1
-    resources:
-        mem_mb=lambda wildcards, attempt: 3000 * attempt,
-        runtime=lambda wildcards, attempt: 10 * attempt,
-    conda:
-        "../../environment.yml"
-    script:
-        "../../scripts/rareness.py"
 
 
 rule rareness_summary:

@@ -1,9 +1,8 @@
-# The atomized-search-length study (reeval.analyses.asl_study, reeval.analyses.asl_report): per track the
-# reordering ablation, appendix A.1 and figures 5-6; across tracks headroom (figures 1-4),
+# The atomized-search-length study (reeval.analyses.asl_study, reeval.analyses.asl_report): per track (in
+# rule analyses) the reordering ablation, appendix A.1 and figures 5-6; across tracks headroom (figures 1-4),
 # table 2, the technique table and results/study/summary.md.
-from reeval.analyses.asl_report import (STUDY_FIGURES, STUDY_TABLES,
-                                 TRACK_STUDY_TABLES, study_options,
-                                 techniques_from_labels, track_study_options)
+from reeval.analyses.asl_report import (STUDY_FIGURES, STUDY_TABLES, study_options,
+                                        techniques_from_labels, track_study_options)
 
 # technique groups: the config's study.techniques, else the manifest's per-run labels
 STUDY_OPTIONS = checked(study_options, config["study"], techniques_from_labels(config["tracks"]))
@@ -11,35 +10,6 @@ STUDY_DIR = f"{RESULTS}/study"
 STUDY_FILES = [f"{STUDY_DIR}/{name}.{ext}" for name in STUDY_TABLES for ext in ("parquet", "csv")] + [
     f"{STUDY_DIR}/{stem}.{ext}" for stem in STUDY_FIGURES for ext in ("png", "pdf")] + [
     f"{STUDY_DIR}/summary.md"]
-
-
-rule study_track:
-    """Reordering ablation (table 2 per track), appendix A.1 and figures 5-6 of one track."""
-    input:
-        step_files("measures"),
-    output:
-        tables=expand(f"{RESULTS}/tracks/{{{{track}}}}/study/{{name}}", name=TRACK_STUDY_TABLES),
-        **track_figure_outputs("study", {
-            "fig5_document_asl": dict(caption="../report/fig5.rst", category="ASL study",
-                                      subcategory="Per-document ASL (figure 5)", labels={"track": "{track}"}),
-            "fig6_asl_difference": dict(caption="../report/fig6.rst", category="ASL study",
-                                        subcategory="Per-document ASL differences (figure 6)",
-                                        labels={"track": "{track}"})}),
-    params:
-        options=track_study_options(STUDY_OPTIONS),
-        figures=TRACK_FIGURES,
-    log:
-        f"{RESULTS}/logs/study_track/{{track}}.log",
-    benchmark:
-        f"{RESULTS}/benchmarks/study_track/{{track}}.tsv"
-    threads: 1
-    resources:
-        mem_mb=lambda wildcards, attempt: 2000 * attempt,
-        runtime=lambda wildcards, attempt: 10 * attempt,
-    conda:
-        "../../environment.yml"
-    script:
-        "../../scripts/study_track.py"
 
 
 rule study:

@@ -1,0 +1,24 @@
+"""Rule analyses: the rareness, ASL and lexiprecision studies of one track, in one process."""
+from pathlib import Path
+
+from _log import rule_log
+from reeval.analyses.asl_report import track_study
+from reeval.analyses.lexiprecision_report import track_lexiprecision
+from reeval.analyses.rareness_report import track_rareness
+
+sm = snakemake  # noqa: F821
+track, track_dir = sm.wildcards.track, Path(sm.input.ingest[0]).parent
+with rule_log(sm) as log:
+    tables = track_rareness(track, track_dir, Path(sm.output.rareness[0]).parent, sm.params.rareness,
+                            rel_level=sm.params.rareness_level, figures=sm.params.figures)
+    log.info("rareness of %s: %d runs, %d measure x alpha rows", track,
+             tables["by_run"]["run"].nunique(), len(tables["tau"]))
+    info = track_study(track, track_dir, Path(sm.output.study[0]).parent, sm.params.study,
+                       figures=sm.params.figures)
+    log.info("study of %s: %d runs, best %s, median %s", info["track"], info["runs"], info["best"],
+             info["median"])
+    tables = track_lexiprecision(track, track_dir, Path(sm.output.lexiprecision[0]).parent,
+                                 rel_level=sm.params.lexiprecision_level,
+                                 config=dict(sm.params.lexiprecision), figures=sm.params.figures)
+    log.info("lexiprecision of %s: %d run pairs, relevance level %d", track, len(tables["pair_tests"]),
+             sm.params.lexiprecision_level)

@@ -1,0 +1,54 @@
+# The three studies of one track in one job: rareness (reeval.analyses.rareness_report),
+# the ASL study's per-track part (reeval.analyses.asl_report) and lexicographic precision
+# (reeval.analyses.lexiprecision_report). One process pays the imports (pandas, pyarrow,
+# scipy) and Snakemake's per-job cost once instead of three times: at the simulated
+# study's 82 tracks of 5 topics those were most of each analysis's seconds (docs/cluster.md).
+# Changing the options of one study reruns the three of every track.
+
+
+rule analyses:
+    """Per track: rareness measures and the ECIR 2023 analyses (Kendall tau per alpha, Tukey
+    HSD discriminative power, stability, number of systems, the synthetic rare/common
+    experiment); the ASL study's reordering ablation (table 2 per track), appendix A.1 and
+    figures 5-6; lexicographic precision of every pair of runs (tables 2-4, figures 3, 5,
+    6, 7, 9)."""
+    input:
+        ingest=step_files("ingest"),
+        measures=step_files("measures"),
+    output:
+        rareness=step_files("rareness"),
+        study=step_files("study"),
+        lexiprecision=step_files("lexiprecision"),
+        **track_figure_outputs("rareness", {
+            stem: dict(caption=f"../report/rareness_{stem}.rst", category="Rareness", subcategory="{track}")
+            for stem in ("tau", "n_systems", "synthetic")}),
+        **track_figure_outputs("study", {
+            "fig5_document_asl": dict(caption="../report/fig5.rst", category="ASL study",
+                                      subcategory="Per-document ASL (figure 5)", labels={"track": "{track}"}),
+            "fig6_asl_difference": dict(caption="../report/fig6.rst", category="ASL study",
+                                        subcategory="Per-document ASL differences (figure 6)",
+                                        labels={"track": "{track}"})}),
+        **track_figure_outputs("lexiprecision", {
+            name: dict(caption=caption(name), category="Lexicographic precision", subcategory="{track}")
+            for name in LEXI_TRACK_FIGURES}),
+    params:
+        rareness=RARENESS,
+        rareness_level=lambda wildcards: track_options(config, wildcards.track)["relevance_level"],
+        study=track_study_options(STUDY_OPTIONS),
+        lexiprecision=LEXI_CONFIG,
+        lexiprecision_level=lambda wildcards: study_level(config, wildcards.track),
+        figures=TRACK_FIGURES,
+    log:
+        f"{RESULTS}/logs/analyses/{{track}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/analyses/{{track}}.tsv"
+    # bench_scale.py: 1.7 GB peak on the track with the most judged rows (Robust 2004 shape,
+    # lexiprecision's pairs x topics x 20 recall levels); ~1.8 GB at 300 runs x 250 topics
+    threads: 1
+    resources:
+        mem_mb=lambda wildcards, attempt: 4000 * attempt,
+        runtime=lambda wildcards, attempt: 40 * attempt,
+    conda:
+        "../../environment.yml"
+    script:
+        "../../scripts/analyses.py"
