@@ -15,6 +15,11 @@ from reeval.workflow.measures_step import SUMMARY_FILES as SUMMARY_NAMES
 from reeval.analyses.asl_study import REQUIRED_MEASURES as STUDY_MEASURES
 from reeval.workflow.tracks import is_fetched, local_track_files, resolve_runs, study_tracks, track_options
 from reeval.errors import InputError
+from reeval.workflow.scheduling import coalesce_reevaluation_timers
+
+# Snakemake's rate-limit timers pile up, one more for every finished job, each waking the
+# scheduler every second: keep one pending (reeval.workflow.scheduling, docs/cluster.md)
+coalesce_reevaluation_timers()
 
 
 def checked(check, *args):

@@ -2,8 +2,9 @@
 
 Names are relative to the track's folder, ``<results>/tracks/<track>/``. The workflow's
 default target asks for all of them (``PER_TRACK_FILES`` in workflow/rules/common.smk),
-each per-track rule declares its step's as outputs (its figures, when drawn, with their
-report captions), and the cross-track rules read the tables.
+the per-track rules declare them as outputs (ingest and measures one step each, rule
+analyses the three studies' steps; figures, when drawn, with their report captions), and
+the cross-track rules read the tables.
 """
 
 from __future__ import annotations
