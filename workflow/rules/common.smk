@@ -13,7 +13,8 @@ from reeval.workflow.config_check import check_config, check_track_ids, with_def
 from reeval.workflow.outputs import draws_track_figures, track_files
 from reeval.workflow.measures_step import SUMMARY_FILES as SUMMARY_NAMES
 from reeval.analyses.asl_study import REQUIRED_MEASURES as STUDY_MEASURES
-from reeval.workflow.tracks import is_fetched, local_track_files, resolve_runs, study_tracks, track_options
+from reeval.workflow.tracks import (ingest_threads, is_fetched, local_track_files, resolve_runs, study_tracks,
+                                   track_options)
 from reeval.errors import InputError
 from reeval.workflow.scheduling import coalesce_reevaluation_timers
 
@@ -90,6 +91,11 @@ def ingest_inputs(wildcards):
         folder = checkpoints.fetch.get(track=wildcards.track).output.folder
         return {"qrels": f"{folder}/qrels.txt", "runs": resolve_runs(f"{folder}/runs")}
     return LOCAL_FILES[wildcards.track]
+
+
+def track_ingest_threads(wildcards):
+    """2 threads for the ingest of a large track, 1 for a small one (ingest_threads)."""
+    return ingest_threads(config["tracks"][wildcards.track], LOCAL_FILES.get(wildcards.track, {}).get("runs", ()))
 
 
 def runs_spec(wildcards):

@@ -11,14 +11,15 @@ rule ingest:
         f"{RESULTS}/logs/ingest/{{track}}.log",
     benchmark:
         f"{RESULTS}/benchmarks/ingest/{{track}}.tsv"
-    # every ingest before the analyses (synthetic_track, priority 2, before them): ingest's 2
-    # threads need both cores free, and with --cores 2 a freed core always goes to a ready
+    # every ingest before the analyses (synthetic_track, priority 2, before them): a large
+    # track's ingest needs 2 free cores, and with --cores 2 a freed core always goes to a ready
     # single-core job, so without priority a track's ingest waited for the analyses of the
     # tracks before it while one core idled
     priority: 1
     # bench_scale.py: 2.3 GB peak on the study's largest track (TREC 2006 Terabyte shape,
-    # 120 M run lines, 40 M of judged topics); SLURM retries with twice the memory
-    threads: 2
+    # 120 M run lines, 40 M of judged topics); SLURM retries with twice the memory.
+    # 2 threads for a large track, 1 for a small one (reeval.workflow.tracks.ingest_threads)
+    threads: track_ingest_threads
     resources:
         mem_mb=lambda wildcards, attempt: 4000 * attempt,
         runtime=lambda wildcards, attempt: 15 * attempt,
