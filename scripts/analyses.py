@@ -7,8 +7,8 @@ from reeval.analyses.lexiprecision_report import track_lexiprecision
 from reeval.analyses.rareness_report import track_rareness
 
 sm = snakemake  # noqa: F821
-track, track_dir = sm.wildcards.track, Path(sm.input.ingest[0]).parent
 with rule_log(sm) as log:
+    track, track_dir = sm.wildcards.track, Path(sm.input.ingest[0]).parent
     tables = track_rareness(track, track_dir, Path(sm.output.rareness[0]).parent, sm.params.rareness,
                             rel_level=sm.params.rareness_level, figures=sm.params.figures)
     log.info("rareness of %s: %d runs, %d measure x alpha rows", track,
