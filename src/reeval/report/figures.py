@@ -192,18 +192,25 @@ def coinciding_label(labels: list, chars: int = 32) -> str:
     return "\n".join(lines)
 
 
+#: how :func:`across_tracks` draws the range of the tracks: thin dotted bounds
+RANGE_STYLE, RANGE_WIDTH = ":", 0.9
+
+
 def across_tracks(ax, frame, x: str, y: str, color, linestyle: str = "-", label: str = "",
                   marker: str | None = None) -> int:
     """The distribution over tracks of ``frame[y]`` at each ``frame[x]`` (one row per track
     and x): the median as a line (``label``), the middle half of the tracks (25th-75th
-    percentile) as a band, the range (min-max) as a lighter band. Returns the number of
+    percentile) as a band, the range (min-max) as two thin dotted lines in the same colour
+    (lines, not a second band: where two series' ranges overlap a fill would blend their
+    colours into a third one, and the lines keep each series' own). Returns the number of
     tracks. NaN values are left out at their x."""
     g = frame.dropna(subset=[y]).groupby(x)[y]
     if not len(g):
         return 0
     q = g.quantile([0.0, 0.25, 0.5, 0.75, 1.0]).unstack()
     xs = q.index.to_numpy(dtype=float)
-    ax.fill_between(xs, q[0.0], q[1.0], color=color, alpha=0.12, linewidth=0)
+    for bound in (0.0, 1.0):
+        ax.plot(xs, q[bound], color=color, linestyle=RANGE_STYLE, linewidth=RANGE_WIDTH)
     ax.fill_between(xs, q[0.25], q[0.75], color=color, alpha=0.3, linewidth=0)
     ax.plot(xs, q[0.5], color=color, linestyle=linestyle, marker=marker, label=label)
     return int(frame["track"].nunique()) if "track" in frame else int(g.count().max())
@@ -215,8 +222,8 @@ def band_legend_handles(color="#555555") -> list:
     from matplotlib.patches import Patch
 
     return [Line2D([], [], color=color, label="median of the tracks"),
-            Patch(color=color, alpha=0.35, linewidth=0, label="middle half (25-75%)"),
-            Patch(color=color, alpha=0.12, linewidth=0, label="range (min-max)")]
+            Patch(color=color, alpha=0.3, linewidth=0, label="middle half (25-75%)"),
+            Line2D([], [], color=color, linestyle=RANGE_STYLE, linewidth=RANGE_WIDTH, label="range (min-max)")]
 
 
 def has_scripts(text: str) -> bool:
