@@ -157,7 +157,8 @@ class RunPart:
     """One run of a track, read and judged (numpy): ``topic`` (code in the qrels topics),
     ``pos`` (1-based trec_eval position) and ``qrow`` (qrels row, -1 if not judged) of
     every kept line in trec_eval order; ``n_ret`` documents per qrels topic; the report
-    row; and, when the runs table is kept, the parsed lines and their ``order``."""
+    row; and, when the runs table is kept, the ``kept`` lines' docno, score and tag in that
+    order (:class:`KeptLines`: only these, not the whole file read, stay in memory)."""
 
     name: str
     topic: np.ndarray
@@ -165,13 +166,28 @@ class RunPart:
     qrow: np.ndarray
     n_ret: np.ndarray
     row: dict
-    lines: object = None
-    order: np.ndarray | None = None
+    kept: "KeptLines | None" = None
 
     @property
     def judged(self) -> np.ndarray:
         """Indices of the judged lines (qrow >= 0)."""
         return np.flatnonzero(self.qrow >= 0)
+
+
+@dataclass
+class KeptLines:
+    """The kept lines of a run in trec_eval order, as the runs table needs them: ``docno``
+    (:class:`Strings`), ``score``, and ``tag`` (codes into the run's ``tags``)."""
+
+    docno: Strings
+    score: np.ndarray
+    tag: np.ndarray
+    tags: list
+
+    @classmethod
+    def of(cls, lines, order: np.ndarray) -> "KeptLines":
+        """The lines of ``lines`` (a parsed run) at ``order``, copied out of it."""
+        return cls(lines.docno.take(order), lines.score[order], lines.tag[order], lines.tags)
 
 
 def _report_row(track, path, kind, run, counts: LineCounts, reason: str | None = None, **extra) -> dict:
@@ -224,7 +240,7 @@ def judge_run(name: str, path, lines, lookup: QrelsLookup, track: str, precision
     row = _report_row(track, path, "run", name, counts, n_tags=int((np.bincount(lines.tag, minlength=1) > 0).sum()),
                       first_tag=lines.tags[int(lines.tag[0])] if len(lines.tag) else None,
                       n_topics=int((n_ret > 0).sum()), unjudged_topics=int((run_topic < 0).sum()))
-    return RunPart(name, topic, pos, qrow, n_ret, row, lines if keep_runs else None, order if keep_runs else None)
+    return RunPart(name, topic, pos, qrow, n_ret, row, KeptLines.of(lines, order) if keep_runs else None)
 
 
 @dataclass
@@ -278,17 +294,21 @@ class TrackTables:
         """run, qid, docno, score, tag, pos of every kept line; None without ``keep_runs``."""
         if not self.keep_runs:
             return None
+        return _concat(list(self.run_tables()), _schema("runs"))
+
+    def run_tables(self):
+        """The runs table one run at a time (an iterator of Arrow tables, in run order):
+        :func:`write_track` writes them one by one, so that the text columns of all the
+        runs are never in memory at once."""
         import pyarrow as pa
 
-        tables = []
         for part in self.parts:
-            lines, order = part.lines, part.order
-            tables.append(pa.table({
-                "run": _text_column(np.zeros(len(order), np.int8), [part.name]),
-                "qid": _text_column(part.topic, self.lookup.topics), "docno": lines.docno.take(order).to_arrow(),
-                "score": pa.array(lines.score[order]), "tag": _text_column(lines.tag[order], lines.tags),
-                "pos": pa.array(part.pos)}, schema=_schema("runs")))
-        return _concat(tables, _schema("runs"))
+            kept = part.kept
+            yield pa.table({
+                "run": _text_column(np.zeros(len(kept.score), np.int8), [part.name]),
+                "qid": _text_column(part.topic, self.lookup.topics), "docno": kept.docno.to_arrow(),
+                "score": pa.array(kept.score), "tag": _text_column(kept.tag, kept.tags),
+                "pos": pa.array(part.pos)}, schema=_schema("runs"))
 
     @property
     def report(self):
@@ -436,10 +456,10 @@ TRACK_FILES = ("runs.parquet", "qrels.parquet", "judged.parquet", "depth.parquet
 
 def write_track(tables: TrackTables, out_dir) -> None:
     """Write the tables of :func:`ingest_track` under ``out_dir`` (names: TRACK_FILES)."""
-    from .tables import write_table
+    from .tables import write_table, write_table_parts
 
     out = Path(out_dir)
-    write_table(tables.runs, out / "runs.parquet")
+    write_table_parts(tables.run_tables(), _schema("runs"), out / "runs.parquet")
     write_table(tables.qrels, out / "qrels.parquet")
     write_table(tables.judged, out / "judged.parquet")  # run and qid decoded to plain strings
     write_table(tables.depth, out / "depth.parquet")

@@ -250,6 +250,19 @@ def write_table(data, *paths, columns=None) -> pa.Table:
     return table
 
 
+def write_table_parts(parts, schema: pa.Schema, path) -> None:
+    """Write the Arrow tables ``parts`` (an iterable, each of ``schema``, typed by the
+    registry) one under the other as one Parquet file (zstd), atomically, holding one part
+    in memory at a time; the file reads back as :func:`write_table` of their concatenation
+    (its row groups end where a part ends)."""
+    def write(tmp):
+        with pq.ParquetWriter(tmp, schema, compression="zstd") as writer:
+            for part in parts:
+                writer.write_table(conform(part, schema.names))
+
+    atomic_write(path, write)
+
+
 def write_table_pair(data, out_dir, name: str, columns=None) -> pa.Table:
     """:func:`write_table` to ``<out_dir>/<name>.parquet`` and ``<out_dir>/<name>.csv``
     (the pair most report tables are written as). Returns the Arrow table written."""
