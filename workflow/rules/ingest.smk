@@ -16,8 +16,9 @@ rule ingest:
     # single-core job, so without priority a track's ingest waited for the analyses of the
     # tracks before it while one core idled
     priority: 1
-    # bench_scale.py: 2.3 GB peak on the study's largest track (TREC 2006 Terabyte shape,
-    # 120 M run lines, 40 M of judged topics); SLURM retries with twice the memory.
+    # the full simulated study (docs/cluster.md): 2.7 GB peak at most, 2.2 GB on its largest
+    # track (TREC 2006 Terabyte shape, 108 M run lines, 36 M of judged topics); SLURM
+    # retries with twice the memory.
     # 2 threads for a large track, 1 for a small one (reeval.workflow.tracks.ingest_threads)
     threads: track_ingest_threads
     resources:
