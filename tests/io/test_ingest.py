@@ -88,6 +88,41 @@ def test_write_track_writes_all_files(tmp_path, small):
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == sorted(TRACK_FILES)
 
 
+def test_a_run_keeps_only_its_kept_lines_and_the_runs_file_is_their_table(tmp_path, small):
+    """The memory of a track is its kept lines: a run's lines on unjudged topics and its
+    duplicates are not held after judging (KeptLines), and runs.parquet, written one run at
+    a time, is the in-memory runs table (docs/cluster.md: the largest simulated track)."""
+    import pyarrow.parquet as pq
+    q, r1 = small
+    r2 = write_lines(tmp_path / "runs" / "r2", ["9 Q0 A 1 1 y", "2 Q0 A 1 1 y", "1 Q0 B 1 1 y", "9 Q0 B 2 0 y"])
+    t = ingest_track("t", q, [r1, r2])
+    for part in t.parts:
+        assert not hasattr(part, "lines") and len(part.kept.docno) == len(part.kept.score) == part.row["kept"]
+        assert len(part.kept.docno.data) == part.kept.docno.offsets[-1]  # no buffer of the whole file
+    assert [p.kept.docno.tolist() for p in t.parts] == [["C", "B", "A", "Z", "Y"], ["B", "A"]]
+    write_track(t, tmp_path / "out")
+    on_disk = pq.read_table(tmp_path / "out" / "runs.parquet")
+    assert on_disk.equals(t.runs) and pq.ParquetFile(tmp_path / "out" / "runs.parquet").num_row_groups == 2
+
+
+def test_write_table_parts_reads_back_as_the_whole_table(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from reeval.io.ingest import RUNS_SCHEMA
+    from reeval.io.tables import write_table, write_table_parts
+    parts = [pa.table({"run": ["a"] * 2, "qid": ["1", "2"], "docno": ["x", "y"], "score": [1.0, 0.5],
+                       "tag": ["t", "t"], "pos": np.array([1, 1], dtype=np.int32)}).cast(RUNS_SCHEMA),
+             RUNS_SCHEMA.empty_table(),
+             pa.table({"run": ["b"], "qid": ["1"], "docno": ["z"], "score": [2.0], "tag": ["u"],
+                       "pos": np.array([1], dtype=np.int32)}).cast(RUNS_SCHEMA)]
+    write_table_parts(iter(parts), RUNS_SCHEMA, tmp_path / "parts.parquet")
+    write_table(pa.concat_tables(parts), tmp_path / "whole.parquet")
+    assert pq.read_table(tmp_path / "parts.parquet").equals(pq.read_table(tmp_path / "whole.parquet"))
+    write_table_parts(iter([]), RUNS_SCHEMA, tmp_path / "none.parquet")  # a track of no run
+    assert pq.read_table(tmp_path / "none.parquet").equals(RUNS_SCHEMA.empty_table())
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["none.parquet", "parts.parquet", "whole.parquet"]
+
+
 @pytest.mark.parametrize("track", sorted(REAL_TRACKS))
 def test_ingest_report_adds_up_on_real_tracks(track):
     t = ingested(track)
