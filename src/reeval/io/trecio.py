@@ -288,13 +288,8 @@ def _compiled_run(data) -> RunLines | None:
     if n < 0:
         return None
     counts = LineCounts(lines_read=n)
-    # the buffers were sized for the most lines the bytes could hold (a fifth of a line's
-    # usual length); the columns kept are copied out at their size, so that a track's runs
-    # held for its tables do not pin about four times their memory
-    docno = Strings(offsets[1][: n + 1], chars[1][: offsets[1][n]].copy(), backslash=False)
-    return RunLines(_column(offsets[0], chars[0], n_qids).tolist(), codes[0][:n].copy(), docno,
-                    score[:n].copy(), _column(offsets[2], chars[2], n_tags).tolist(), codes[1][:n].copy(), None,
-                    counts)
+    return RunLines(_column(offsets[0], chars[0], n_qids).tolist(), codes[0][:n], _column(offsets[1], chars[1], n),
+                    score[:n], _column(offsets[2], chars[2], n_tags).tolist(), codes[1][:n], None, counts)
 
 
 def _general_run(path, data, on_malformed: str) -> RunLines:
