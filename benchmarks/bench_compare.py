@@ -162,7 +162,7 @@ def _loop_rhsd(X: np.ndarray, B: int) -> np.ndarray:
 
 def hsd_by_b(qrels, runs, level, bs) -> list:
     """(B, seconds scores RR, seconds preferences rrLP) in this process."""
-    from reeval.analyses import lexiprecision as lx
+    from reeval.analyses.lexiprecision import core as lx
     from reeval.io.ingest import ingest_track
     from reeval.io.trecio import run_names
     from reeval.stats import randomised_tukey_hsd, randomised_tukey_hsd_preferences

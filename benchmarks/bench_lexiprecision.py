@@ -5,7 +5,7 @@
 On a real track of ../shared/data (default TREC-COVID round 1: 143 runs, 10,153 pairs x
 30 topics), each side runs in its own process, in this one invocation:
 
-- ``vectorized``: ingest, then every table of the paper (reeval.analyses.lexiprecision_report's
+- ``vectorized``: ingest, then every table of the paper (reeval.analyses.lexiprecision.report's
   per-track computation without writing files): position vectors, all pairs x topics
   (i*, sgnLP, rrLP, dRR_1..20), tables 2, 3, 4 (the per-pair t, sign and topic-blocked
   HSD tests) and the data of figures 3, 5, 6, 7 and 9 (10 label-removal samples x 10
@@ -48,8 +48,8 @@ def load(track: str):
 def vectorized(track: str, out: str) -> dict:
     import numpy as np
 
-    from reeval.analyses import lexiprecision as lx
-    from reeval.analyses import lexiprecision_ties as lt
+    from reeval.analyses.lexiprecision import core as lx
+    from reeval.analyses.lexiprecision import ties as lt
 
     times = {}
     t0 = time.perf_counter()
@@ -81,7 +81,7 @@ def vectorized(track: str, out: str) -> dict:
 def loop(track: str, out: str) -> dict:
     import numpy as np
 
-    from reeval.analyses.lexiprecision import lexiprecision_pair
+    from reeval.analyses.lexiprecision.core import lexiprecision_pair
 
     times = {}
     t0 = time.perf_counter()

@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from reeval.analyses import rareness as rr
-from reeval.analyses import rareness_analysis as ra
-from reeval.analyses import rareness_report as rp
+from reeval.analyses.rareness import core as rr
+from reeval.analyses.rareness import analysis as ra
+from reeval.analyses.rareness import report as rp
 from reeval.io.ingest import ingest_track, write_track
 from reeval.measures import build_grid
 from reeval.workflow.config_check import section_with_defaults

@@ -24,7 +24,7 @@ import yaml
 
 from reeval.io.ingest import ingest_track, write_track
 from reeval.workflow.measures_step import track_measures
-from reeval.analyses.asl_report import study, study_options, track_study, track_study_options
+from reeval.analyses.asl.report import study, study_options, track_study, track_study_options
 from reeval.workflow.config_check import with_defaults
 from reeval.workflow.tracks import resolve_qrels, resolve_runs, track_options
 

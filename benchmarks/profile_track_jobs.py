@@ -33,13 +33,13 @@ from reeval.workflow.config_check import with_defaults
 cfg = with_defaults(yaml.safe_load(open(config)))
 t1 = time.perf_counter()
 if rule == "rareness":
-    from reeval.analyses.rareness_report import track_rareness, with_parsed_alphas
+    from reeval.analyses.rareness.report import track_rareness, with_parsed_alphas
     track_rareness(track, Path(src), Path(out) / "rareness", with_parsed_alphas(cfg["rareness"]), rel_level=1)
 elif rule == "lexiprecision":
-    from reeval.analyses.lexiprecision_report import track_lexiprecision
+    from reeval.analyses.lexiprecision.report import track_lexiprecision
     track_lexiprecision(track, Path(src), Path(out) / "lexiprecision", rel_level=1, config=dict(cfg["lexiprecision"]))
 else:
-    from reeval.analyses.asl_report import study_options, techniques_from_labels, track_study, track_study_options
+    from reeval.analyses.asl.report import study_options, techniques_from_labels, track_study, track_study_options
     opts = track_study_options(study_options(cfg["study"], techniques_from_labels(cfg["tracks"])))
     track_study(track, Path(src), Path(out) / "study", opts)
 print(f"{time.perf_counter() - t1:.2f}")

@@ -2,9 +2,9 @@
 from pathlib import Path
 
 from _log import rule_log
-from reeval.analyses.asl_report import track_study
-from reeval.analyses.lexiprecision_report import track_lexiprecision
-from reeval.analyses.rareness_report import track_rareness
+from reeval.analyses.asl.report import track_study
+from reeval.analyses.lexiprecision.report import track_lexiprecision
+from reeval.analyses.rareness.report import track_rareness
 
 sm = snakemake  # noqa: F821
 with rule_log(sm) as log:

@@ -3,7 +3,7 @@ from pathlib import Path
 
 from _log import rule_log
 from reeval.archive.inclusion import included_tracks
-from reeval.analyses.lexiprecision_report import summarize_lexiprecision
+from reeval.analyses.lexiprecision.report import summarize_lexiprecision
 
 sm = snakemake  # noqa: F821
 with rule_log(sm) as log:

@@ -3,7 +3,7 @@ from pathlib import Path
 
 from _log import rule_log
 from reeval.archive.inclusion import included_tracks
-from reeval.analyses.rareness_report import summarize_rareness
+from reeval.analyses.rareness.report import summarize_rareness
 
 sm = snakemake  # noqa: F821
 with rule_log(sm) as log:

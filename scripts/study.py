@@ -3,7 +3,7 @@ from pathlib import Path
 
 from _log import rule_log
 from reeval.archive.inclusion import included_tracks
-from reeval.analyses.asl_report import study
+from reeval.analyses.asl.report import study
 
 sm = snakemake  # noqa: F821
 with rule_log(sm) as log:

@@ -9,19 +9,21 @@ PACKAGE = ROOT / "src" / "reeval"
 
 
 def _tree_modules() -> set[str]:
-    """Module paths (relative to src/reeval) drawn in the doc's tree block."""
+    """Module paths (relative to src/reeval) drawn in the doc's tree block: two spaces of
+    indent per folder level below ``src/reeval/``."""
     block = DOC.read_text().split("<!-- tree")[1].split("<!-- /tree -->")[0]
     lines = block.split("```")[1].splitlines()[1:]
-    found, folder = set(), ""
+    found, folders = set(), []
     for line in lines:
-        m = re.match(r"^  (  )?(\S+)", line)
+        m = re.match(r"^((?:  )+)(\S+)", line)
         if not m:
             continue
-        name = m.group(2)
+        depth, name = len(m.group(1)) // 2 - 1, m.group(2)
+        folders = folders[:depth]
         if name.endswith("/"):
-            folder = name
+            folders.append(name)
         elif name.endswith(".py"):
-            found.add((folder if m.group(1) else "") + name)
+            found.add("".join(folders) + name)
     return found
 
 

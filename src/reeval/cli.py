@@ -79,7 +79,7 @@ def score_lines(qrels_path, run_paths, measure_specs=None, per_topic=False, comp
     no lines for the topics a run missed under ``-c -q``), then reeval's own measures.
     The values are :func:`reeval.compute.score_track`'s; notes on the files and on
     options trec_eval would read otherwise go to ``warn``."""
-    from reeval.analyses.rareness import check_alpha
+    from reeval.analyses.rareness.core import check_alpha
     from reeval.compute import score_track, trec_eval_version
     from reeval.io.trecio import run_names
 

@@ -33,12 +33,12 @@ def score_track(tables, names, measures, rel_level=1, max_depth=None, unretrieve
     qrels topics when ``complete`` (trec_eval -c), else over the topics each run answered;
     ``summary["runid"]`` holds each run's tag (the last line's, trec_eval's runid) when
     ``runid`` is among the measures. Rareness measures count over the runs ``names``, with
-    ``alpha`` and ``systems`` (:mod:`reeval.analyses.rareness`); ``max_depth`` keeps the
+    ``alpha`` and ``systems`` (:mod:`reeval.analyses.rareness.core`); ``max_depth`` keeps the
     first documents of each ranking (trec_eval -M), ``judged_only`` only the judged ones
     (-J), ``num_docs`` is the collection size (-N, for utility); ``version`` the trec_eval
     whose conventions apply where 9.x and 10 differ (:func:`trec_eval_version`).
     """
-    from reeval.analyses.rareness import add_rareness, check_alpha
+    from reeval.analyses.rareness.core import add_rareness, check_alpha
     from reeval.measures import aggregate_values, evaluate_grid, family_of, grid_from_track
     from reeval.measures.context import judged_only_grid
 
@@ -122,7 +122,7 @@ def prefer_track(tables, names, rel_level=1):
     import numpy as np
     import pandas as pd
 
-    from reeval.analyses.lexiprecision import compare_pairs, position_vectors
+    from reeval.analyses.lexiprecision.core import compare_pairs, position_vectors
 
     if len(names) < 2:
         raise InputError("prefer needs at least two runs")

@@ -12,8 +12,8 @@ from scipy import stats as st
 from scipy.special import comb
 
 from conftest import REFERENCE, ingested, write_lines
-from reeval.analyses import lexiprecision as lx
-from reeval.analyses import lexiprecision_ties as lt
+from reeval.analyses.lexiprecision import core as lx
+from reeval.analyses.lexiprecision import ties as lt
 from reeval.cli import main
 from reeval.io.ingest import ingest_track
 from reeval.stats.paired import sign_test_counts, ttest_rows
@@ -394,7 +394,7 @@ def test_hsd_without_p_values_flags_the_same_pairs():
 @pytest.mark.parametrize("case", ["one_run", "two_runs", "no_relevant_topic"])
 def test_degenerate_tracks_write_every_output(tmp_path, case):
     from reeval.io.ingest import write_track
-    from reeval.analyses.lexiprecision_report import TRACK_FIGURES, TRACK_TABLES, track_lexiprecision
+    from reeval.analyses.lexiprecision.report import TRACK_FIGURES, TRACK_TABLES, track_lexiprecision
 
     tiny_tables()
     runs = sorted(glob.glob(str(TINY / "runs" / "*")))
@@ -435,7 +435,7 @@ def test_more_relevant_rows_than_relevant_documents_is_refused():
 # ------------------------------------------------------- the paper's tables, cell by cell
 
 def test_published_numbers_hold_every_benchmark_row_of_tables_1_to_4():
-    from reeval.report.published import PublishedNumbersError, published
+    from reeval.analyses.papers.published import PublishedNumbersError, published
 
     ref = published("lexiprecision")
     assert len(ref["benchmarks"]) == 18
@@ -448,7 +448,7 @@ def test_published_numbers_hold_every_benchmark_row_of_tables_1_to_4():
 
 
 def test_paper_mapping_and_comparison_rows():
-    from reeval.analyses import lexiprecision_paper as lp
+    from reeval.analyses.lexiprecision import paper as lp
 
     assert lp.paper_tracks({"a": "web (2009)", "b": {"benchmark": "core (2017)", "tables": [3, 2]}}) == {
         "a": ("web (2009)", [1, 2, 3, 4]), "b": ("core (2017)", [2, 3])}
@@ -500,7 +500,7 @@ def test_paper_mapping_and_comparison_rows():
 
 
 def test_table_levels_fall_back_to_the_study_level():
-    from reeval.analyses.lexiprecision_report import table_levels
+    from reeval.analyses.lexiprecision.report import table_levels
 
     assert table_levels({"table_relevance": {"table2": 1}}, 2) == {"table1": 2, "table2": 1, "table3": 2, "table4": 2}
     assert table_levels({}, 3) == dict.fromkeys(("table1", "table2", "table3", "table4"), 3)
@@ -540,7 +540,7 @@ def test_full_dl2019_passage_track_reproduces_table_4a_with_the_randomised_hsd()
     """Table 4a (16.52 / 18.47 / 13.21 % of 666 pairs: 110 / 123 / 88) under the randomised
     Tukey HSD, B = 2000, seeds 0-4 (config/lexiprecision-paper.yaml): every cell within
     1.5 points of ours and of our range over the seeds."""
-    from reeval.analyses.lexiprecision_paper import _match
+    from reeval.analyses.lexiprecision.paper import _match
 
     tables = ingested("trec2019-dl-passage")
     pv, pc = compare(tables, rel_level=2)

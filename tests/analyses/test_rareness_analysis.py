@@ -7,8 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from reeval.analyses import rareness as rr
-from reeval.analyses import rareness_analysis as ra
+from reeval.analyses.rareness import core as rr
+from reeval.analyses.rareness import analysis as ra
 from reeval.io.ingest import ingest_track
 from reeval.measures import build_grid
 from reeval.stats.correlation import kendall_tau
@@ -189,7 +189,7 @@ def test_synthetic_ranks_match_an_added_run(track, tmp_path, system):
 
 
 def test_parsed_alphas_and_paper_comparison():
-    from reeval.analyses import rareness_report as rp
+    from reeval.analyses.rareness import report as rp
     from reeval.workflow.config_check import section_with_defaults
 
     opts = rp.with_parsed_alphas(section_with_defaults("rareness", {"alpha": [0, "1/R"], "synthetic": {"max_docs": 5}}))

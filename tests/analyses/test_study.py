@@ -1,4 +1,4 @@
-"""The ASL study (reeval.analyses.asl_study): hand-computed ladder, DeltaSort / Kendall tau on
+"""The ASL study (reeval.analyses.asl.study): hand-computed ladder, DeltaSort / Kendall tau on
 constructed cases, 1/ASL exactness, headroom, per-document views, A.1 and table 1."""
 
 import itertools
@@ -15,7 +15,7 @@ from reeval.io.ingest import ingest_track, write_track
 from reeval.workflow.measures_step import track_measures
 from reeval.workflow.config_check import section_with_defaults as defaults
 from reeval.stats.correlation import kendall_tau
-from reeval.analyses.asl_study import (
+from reeval.analyses.asl.study import (
     COMPARISONS,
     Ordering,
     better_matrix,
@@ -27,7 +27,7 @@ from reeval.analyses.asl_study import (
     reordering_across_tracks,
     track_matrices,
 )
-from reeval.analyses.asl_views import (
+from reeval.analyses.asl.views import (
     bucket_counts,
     bucket_labels,
     difference_histogram,
@@ -38,7 +38,7 @@ from reeval.analyses.asl_views import (
     best_and_median_run,
     unit_histogram,
 )
-from reeval.analyses.asl_techniques import label_runs, rrie, technique_table
+from reeval.analyses.asl.techniques import label_runs, rrie, technique_table
 from reeval.synth.tracks import DEFAULT_CAMPAIGN, write_track as write_synthetic
 
 STUDY_MEASURES = ["map", "P_20", "recip_rank", "ASL", "ASL@g1", "ASL@g1-10"]
@@ -203,7 +203,7 @@ def test_rate_space_changes_only_the_search_length_rows(tmp_path):
     sl = tm.values["ASL"][:, tm.use]
     o_agg = better_matrix(Ordering(sl, sl.mean(axis=1), higher_is_better=False))
     o_rate = better_matrix(Ordering(1 / sl, 1 / sl.mean(axis=1)))
-    from reeval.analyses.asl_study import sl_ordering
+    from reeval.analyses.asl.study import sl_ordering
     assert (better_matrix(sl_ordering(tm.values["ASL"], tm.use, "aggregate")) == o_agg).all()
     assert (better_matrix(sl_ordering(tm.values["ASL"], tm.use, "rate")) == o_rate).all()
     n1_rate = rb[rb.comparison == "cumulative"].n1.to_numpy()
@@ -289,7 +289,7 @@ def test_techniques():
 
 
 def test_track_study_and_study_write_every_file(tiny, tmp_path):
-    from reeval.analyses.asl_report import (STUDY_FIGURES, STUDY_TABLES, TRACK_STUDY_FIGURES,
+    from reeval.analyses.asl.report import (STUDY_FIGURES, STUDY_TABLES, TRACK_STUDY_FIGURES,
                                      TRACK_STUDY_TABLES, study, study_options, track_study,
                                      track_study_options)
     d = tmp_path / "tracks" / "tiny"
@@ -321,7 +321,7 @@ def test_track_study_and_study_write_every_file(tiny, tmp_path):
     text = (out / "summary.md").read_text()
     assert "../tracks/tiny/study/fig5_document_asl.png" in text and "`rate`" in text
     assert "| P@20 | 0.0500 (r1) | 0.0667 (r2) | 2% | n/a | n/a |" in text  # 4 decimals, as trec_eval
-    from reeval.analyses.asl_summary import SECTIONS
+    from reeval.analyses.asl.summary import SECTIONS
     sections = [line for line in text.splitlines() if line.startswith("## ")]
     assert sections == [f"## {s}" for s in SECTIONS]
     assert "\n### tiny\n\nBest run of each group" in text and "\n### tiny\n\n![figure 5, tiny]" in text
@@ -356,7 +356,7 @@ def test_dl2020_passage_labels_and_exactness(tmp_path):
 
 
 def test_study_options_are_checked():
-    from reeval.analyses.asl_report import study_options
+    from reeval.analyses.asl.report import study_options
     with pytest.raises(ValueError, match="document_buckets"):
         study_options(defaults("study", {"document_buckets": [1, 10, 5]}))
     with pytest.raises(ValueError, match="baseline 'x'"):
@@ -417,7 +417,7 @@ def test_map_share_against_a_direct_search(synthetic):
 def test_technique_groups_from_manifest_labels():
     import fnmatch
     import yaml
-    from reeval.analyses.asl_report import study_options, techniques_from_labels
+    from reeval.analyses.asl.report import study_options, techniques_from_labels
     tracks = {
         "labelled": {"urls": {"runs": [{"run": "bm25[a]", "technique": "bm25"}, {"run": "bert*", "technique": "neural"},
                                        {"run": "other"}]}},

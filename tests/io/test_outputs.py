@@ -108,11 +108,11 @@ def test_measure_columns_are_typed_by_the_measures_registry():
 def test_every_declared_table_is_typed_by_the_registry():
     """The column lists the writers declare (and the fetch report's fields) are all typed,
     with plain strings for keys and integers for counts."""
-    from reeval.analyses import lexiprecision_report
-    from reeval.analyses import rareness_report
-    from reeval.analyses import asl_study as study
-    from reeval.analyses import asl_views as views
-    from reeval.analyses import asl_techniques as techniques
+    from reeval.analyses.lexiprecision import report as lexiprecision_report
+    from reeval.analyses.rareness import report as rareness_report
+    from reeval.analyses.asl import study as study
+    from reeval.analyses.asl import views as views
+    from reeval.analyses.asl import techniques as techniques
     from reeval.archive.fetch import FileResult
     from reeval.archive.inclusion import INCLUSION_COLUMNS
     from reeval.io.tables import COLUMN_TYPES, table_schema
@@ -189,7 +189,7 @@ def test_the_same_table_written_twice_is_byte_identical(tmp_path):
 def test_the_same_figure_saved_at_different_dates_is_byte_identical(tmp_path, monkeypatch):
     """matplotlib dates a PDF from SOURCE_DATE_EPOCH (else the clock): the study's bar
     histogram (PNG and PDF) gives the same bytes at two dates."""
-    from reeval.analyses.asl_figures import bar_histogram
+    from reeval.analyses.asl.figures import bar_histogram
 
     for day, name in ((0, "first"), (86400 * 365, "second")):
         monkeypatch.setenv("SOURCE_DATE_EPOCH", str(day))

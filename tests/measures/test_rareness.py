@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from conftest import REFERENCE, ingested, write_lines
-from reeval.analyses import rareness as rr
+from reeval.analyses.rareness import core as rr
 from reeval.io.ingest import ingest_track
 from reeval.measures import build_grid, evaluate_grid, parse_measures
 from reeval.synth.tracks import DEFAULT_CAMPAIGN, write_track

@@ -2,7 +2,7 @@
 
 import re
 
-from reeval.analyses.asl_summary import SECTIONS
+from reeval.analyses.asl.summary import SECTIONS
 
 TITLE = "# Atomized search length study"
 
@@ -19,7 +19,7 @@ def test_the_template_has_every_section_in_order():
 
 
 def test_summary_with_no_track_has_the_sections_and_says_why(tmp_path):
-    from reeval.analyses.asl_report import study, study_options
+    from reeval.analyses.asl.report import study, study_options
     from reeval.workflow.config_check import section_with_defaults
     from reeval.archive.inclusion import NO_TRACK_INCLUDED
 

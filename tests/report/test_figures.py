@@ -126,8 +126,8 @@ def many_tracks(results, n: int, step: str, names) -> dict:
 def test_cross_track_figures_at_82_tracks_are_distributions_and_camera_ready(small_study, tmp_path):
     """Above FEW_TRACKS tracks the cross-track figures draw the distribution over tracks,
     stay camera-ready, and summary.md names every track in its table."""
-    from reeval.analyses import lexiprecision_report as lr
-    from reeval.analyses import rareness_report as rp
+    from reeval.analyses.lexiprecision import report as lr
+    from reeval.analyses.rareness import report as rp
     from reeval.workflow.config_check import section_with_defaults
 
     lexi = many_tracks(small_study, 82, "lexiprecision", lr.SUMMARY_TABLES)
@@ -147,8 +147,8 @@ def test_cross_track_figures_at_82_tracks_are_distributions_and_camera_ready(sma
 def small_study(tmp_path_factory):
     """The per-track lexiprecision and rareness tables of three small synthetic tracks,
     computed by the package functions (no Snakemake), without their figures."""
-    from reeval.analyses.lexiprecision_report import track_lexiprecision
-    from reeval.analyses.rareness_report import track_rareness, with_parsed_alphas
+    from reeval.analyses.lexiprecision.report import track_lexiprecision
+    from reeval.analyses.rareness.report import track_rareness, with_parsed_alphas
     from reeval.io.ingest import ingest_track, write_track
     from reeval.synth.tracks import spec_from_config, write_track as write_synthetic
     from reeval.workflow.config_check import section_with_defaults

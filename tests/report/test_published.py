@@ -2,7 +2,7 @@
 
 import pytest
 
-from reeval.report.published import PUBLISHED_FILE, PublishedNumbersError, published
+from reeval.analyses.papers.published import PUBLISHED_FILE, PublishedNumbersError, published
 
 
 def test_each_paper_has_its_tables():

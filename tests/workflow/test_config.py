@@ -149,8 +149,8 @@ def test_local_track_files_are_resolved_once_and_a_missing_one_names_its_track(t
 
 def test_config_values_a_rule_cannot_use_are_input_errors(tmp_path):
     from reeval.io.ingest import ingest_track, write_track
-    from reeval.analyses.rareness_report import track_rareness, with_parsed_alphas
-    from reeval.analyses.asl_techniques import label_runs
+    from reeval.analyses.rareness.report import track_rareness, with_parsed_alphas
+    from reeval.analyses.asl.techniques import label_runs
 
     with pytest.raises(InputError, match="study.techniques: run 'p_bm25' matches groups 'a' and 'b'"):
         label_runs(["p_bm25"], {"a": ["p_*"], "b": ["*bm25"]})

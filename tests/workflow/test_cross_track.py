@@ -15,16 +15,16 @@ NOTE = "`summary/inclusion.csv`"
 
 
 def test_every_cross_track_function_with_no_track(tmp_path):
-    from reeval.analyses import lexiprecision_report as lr
-    from reeval.analyses import rareness_report as rp
-    from reeval.analyses import asl_study as S
-    from reeval.analyses import asl_views as views
-    from reeval.analyses import asl_techniques as techniques
-    from reeval.analyses.lexiprecision_report import summarize_lexiprecision
+    from reeval.analyses.lexiprecision import report as lr
+    from reeval.analyses.rareness import report as rp
+    from reeval.analyses.asl import study as S
+    from reeval.analyses.asl import views as views
+    from reeval.analyses.asl import techniques as techniques
+    from reeval.analyses.lexiprecision.report import summarize_lexiprecision
     from reeval.workflow.measures_step import TRACK_SUMMARY_COLUMNS, run_table_columns, summarize
-    from reeval.analyses.rareness_report import summarize_rareness, with_parsed_alphas
+    from reeval.analyses.rareness.report import summarize_rareness, with_parsed_alphas
     from reeval.workflow.config_check import section_with_defaults as defaults
-    from reeval.analyses.asl_report import STUDY_TABLES, study, study_options
+    from reeval.analyses.asl.report import STUDY_TABLES, study, study_options
 
     inclusion = inclusion_table({}, {}, {}, defaults("study")["min_runs"])
     specs = ["official", "ASL", "ASL@g1-10"]

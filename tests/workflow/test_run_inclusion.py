@@ -14,13 +14,13 @@ import reeval
 from conftest import ROOT, track_files, write_lines
 from reeval.archive.inclusion import inclusion_table
 from reeval.io.ingest import ingest_track, write_track
-from reeval.analyses.lexiprecision_report import track_lexiprecision
+from reeval.analyses.lexiprecision.report import track_lexiprecision
 from reeval.workflow.measures_step import summarize, track_measures
-from reeval.analyses.rareness_report import with_parsed_alphas
-from reeval.analyses.rareness_report import track_rareness
+from reeval.analyses.rareness.report import with_parsed_alphas
+from reeval.analyses.rareness.report import track_rareness
 from reeval.workflow.run_inclusion import (excluded_messages, included_runs, read_ingest_report, run_inclusion,
                                   study_run_inclusion)
-from reeval.analyses.asl_report import study_options, track_study, track_study_options
+from reeval.analyses.asl.report import study_options, track_study, track_study_options
 from reeval.workflow.config_check import section_with_defaults
 
 MEASURES = ["map", "P.10", "ASL", "ASL@g1", "ASL@g1-10", "P.20", "recip_rank"]

@@ -263,7 +263,7 @@ def test_real_track_through_a_mirror_equals_the_local_track(tmp_path, clean_env)
     from conftest import track_files
     from reeval.io.ingest import ingest_track, write_track
     from reeval.workflow.measures_step import track_measures
-    from reeval.analyses.asl_study import REQUIRED_MEASURES
+    from reeval.analyses.asl.study import REQUIRED_MEASURES
     from reeval.workflow.tracks import load_manifest
     from urllib.parse import urlsplit
 

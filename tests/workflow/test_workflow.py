@@ -66,7 +66,7 @@ def test_default_study_produces_every_output(default_run):
 
 
 def test_rareness_outputs(default_run):
-    from reeval.analyses.rareness_report import SUMMARY_FIGURES, SUMMARY_TABLES, TRACK_FIGURES, TRACK_TABLES
+    from reeval.analyses.rareness.report import SUMMARY_FIGURES, SUMMARY_TABLES, TRACK_FIGURES, TRACK_TABLES
 
     cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
     for track in sorted(cfg["tracks"]):
@@ -164,7 +164,7 @@ def test_the_report_opens_in_a_browser_with_every_figure_and_the_leaderboards(de
 
 
 def test_lexiprecision_outputs(default_run):
-    from reeval.analyses.lexiprecision_report import SUMMARY_FIGURES, SUMMARY_TABLES, TRACK_FIGURES, TRACK_TABLES
+    from reeval.analyses.lexiprecision.report import SUMMARY_FIGURES, SUMMARY_TABLES, TRACK_FIGURES, TRACK_TABLES
 
     cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
     for track in sorted(cfg["tracks"]):
@@ -485,11 +485,11 @@ def test_judged_joins_measures_by_topic_with_pyarrow(default_run):
 def test_cross_track_rules_with_one_included_track(default_run, tmp_path):
     """The cross-track functions the rules call, on one included track."""
     from conftest import assert_outputs_conform
-    from reeval.analyses.lexiprecision_report import summarize_lexiprecision
+    from reeval.analyses.lexiprecision.report import summarize_lexiprecision
     from reeval.workflow.measures_step import summarize
-    from reeval.analyses.rareness_report import summarize_rareness, with_parsed_alphas
+    from reeval.analyses.rareness.report import summarize_rareness, with_parsed_alphas
     from reeval.workflow.config_check import with_defaults
-    from reeval.analyses.asl_report import study, study_options
+    from reeval.analyses.asl.report import study, study_options
 
     cfg = with_defaults(yaml.safe_load((ROOT / "config" / "config.yaml").read_text()))
     track, d = "syn-graded", default_run / "tracks" / "syn-graded"

@@ -75,7 +75,7 @@ def test_measures_of_a_track_load_no_scipy(tmp_path):
 from pathlib import Path
 from reeval.io.ingest import ingest_track, write_track
 from reeval.workflow.measures_step import track_measures
-from reeval.analyses.asl_study import REQUIRED_MEASURES
+from reeval.analyses.asl.study import REQUIRED_MEASURES
 from reeval.synth.tracks import spec_from_config, write_track as write_synthetic
 from reeval.workflow.tracks import resolve_runs
 out = Path({str(tmp_path)!r})

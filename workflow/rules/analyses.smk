@@ -1,6 +1,6 @@
-# The three studies of one track in one job: rareness (reeval.analyses.rareness_report),
-# the ASL study's per-track part (reeval.analyses.asl_report) and lexicographic precision
-# (reeval.analyses.lexiprecision_report). One process pays the imports (pandas, pyarrow,
+# The three studies of one track in one job: rareness (reeval.analyses.rareness.report),
+# the ASL study's per-track part (reeval.analyses.asl.report) and lexicographic precision
+# (reeval.analyses.lexiprecision.report). One process pays the imports (pandas, pyarrow,
 # scipy) and Snakemake's per-job cost once instead of three times: at the simulated
 # study's 82 tracks of 5 topics those were most of each analysis's seconds (docs/cluster.md).
 # Changing the options of one study reruns the three of every track.

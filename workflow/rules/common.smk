@@ -12,7 +12,7 @@ sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 from reeval.workflow.config_check import check_config, check_track_ids, with_defaults
 from reeval.workflow.outputs import draws_track_figures, track_files
 from reeval.workflow.measures_step import SUMMARY_FILES as SUMMARY_NAMES
-from reeval.analyses.asl_study import REQUIRED_MEASURES as STUDY_MEASURES
+from reeval.analyses.asl.study import REQUIRED_MEASURES as STUDY_MEASURES
 from reeval.workflow.tracks import (ingest_threads, is_fetched, local_track_files, resolve_runs, study_tracks,
                                    track_options)
 from reeval.errors import InputError
@@ -70,7 +70,7 @@ def track_figure_outputs(step, reports):
     return out
 
 
-# the configured measures, plus those the ASL study reads (reeval.analyses.asl_study.REQUIRED_MEASURES)
+# the configured measures, plus those the ASL study reads (reeval.analyses.asl.study.REQUIRED_MEASURES)
 MEASURE_SPECS = list(config["measures"]) + list(STUDY_MEASURES)
 
 

@@ -1,5 +1,5 @@
-from reeval.analyses.lexiprecision_report import SUMMARY_FIGURES, SUMMARY_TABLES, caption, study_level
-from reeval.analyses.lexiprecision_report import TRACK_FIGURES as LEXI_TRACK_FIGURES
+from reeval.analyses.lexiprecision.report import SUMMARY_FIGURES, SUMMARY_TABLES, caption, study_level
+from reeval.analyses.lexiprecision.report import TRACK_FIGURES as LEXI_TRACK_FIGURES
 
 LEXI_CONFIG = config["lexiprecision"]
 LEXI_SUMMARY_FILES = [f"{RESULTS}/lexiprecision/{name}.{ext}"

@@ -1,7 +1,7 @@
-from reeval.analyses.rareness_report import SUMMARY_FIGURES as RARENESS_SUMMARY_FIGURES
-from reeval.analyses.rareness_report import SUMMARY_TABLES as RARENESS_SUMMARY_TABLES
-from reeval.analyses.rareness_report import TRACK_TABLES as RARENESS_TRACK_TABLES
-from reeval.analyses.rareness_report import with_parsed_alphas
+from reeval.analyses.rareness.report import SUMMARY_FIGURES as RARENESS_SUMMARY_FIGURES
+from reeval.analyses.rareness.report import SUMMARY_TABLES as RARENESS_SUMMARY_TABLES
+from reeval.analyses.rareness.report import TRACK_TABLES as RARENESS_TRACK_TABLES
+from reeval.analyses.rareness.report import with_parsed_alphas
 
 RARENESS = with_parsed_alphas(config["rareness"])
 RARENESS_SUMMARY_FILES = [f"{RESULTS}/rareness/{name}"

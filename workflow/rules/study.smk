@@ -1,7 +1,7 @@
-# The atomized-search-length study (reeval.analyses.asl_study, reeval.analyses.asl_report): per track (in
+# The atomized-search-length study (reeval.analyses.asl.study, reeval.analyses.asl.report): per track (in
 # rule analyses) the reordering ablation, appendix A.1 and figures 5-6; across tracks headroom (figures 1-4),
 # table 2, the technique table and results/study/summary.md.
-from reeval.analyses.asl_report import (STUDY_FIGURES, STUDY_TABLES, study_options,
+from reeval.analyses.asl.report import (STUDY_FIGURES, STUDY_TABLES, study_options,
                                         techniques_from_labels, track_study_options)
 
 # technique groups: the config's study.techniques, else the manifest's per-run labels

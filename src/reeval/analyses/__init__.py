@@ -1,1 +1,3 @@
-"""The three studies built on the measures: atomized search length, lexicographic precision, rareness (each a core and a report)."""
+"""The studies built on the measures, one subpackage each, named after its paper: atomized
+search length (asl), lexicographic precision (lexiprecision), rareness (rareness), and the
+papers' published numbers (papers)."""

@@ -160,7 +160,7 @@ def _compare_runs(qrels, runs, measures, tests, correction, baseline, alternativ
 def _from_inputs(qrels, runs, measures, baseline, relevance_level, precision, depth, unretrieved, alpha,
                  systems, options) -> tuple:
     """Read qrels and runs as :func:`reeval.evaluate` does and test every pair."""
-    from reeval.analyses.rareness import check_alpha
+    from reeval.analyses.rareness.core import check_alpha
     from reeval.compute import compare_runs_track, trec_eval_version
 
     if runs is None:

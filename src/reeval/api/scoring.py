@@ -142,7 +142,7 @@ def evaluate(qrels: QrelsInput, runs: RunsInput, measures: str | Iterable[str] =
     Raises:
         InputError: bad input (the message names the source, the row and what was expected).
     """
-    from reeval.analyses.rareness import check_alpha
+    from reeval.analyses.rareness.core import check_alpha
     from reeval.compute import score_track, trec_eval_version
 
     _choice("precision", precision, PRECISIONS)

@@ -88,7 +88,7 @@ for _f in dataclasses.fields(LineCounts):  # the ingest report's line counts, an
     if isinstance(_f.default, int):  # not the run's tag
         COLUMN_TYPES[_f.name] = INT
         COLUMN_TYPES[f"dropped_{_f.name}"] = INT
-for _stat in ("delta_sort", "kendall_tau", "delta_value"):  # table 2: reeval.analyses.asl_study.mean_std_range
+for _stat in ("delta_sort", "kendall_tau", "delta_value"):  # table 2: reeval.analyses.asl.study.mean_std_range
     COLUMN_TYPES.update({f"{_stat}_{k}": FLOAT for k in ("mean", "std", "low", "high", "median")})
     COLUMN_TYPES[f"{_stat}_n"] = INT
 

@@ -1,6 +1,6 @@
 """The rareness ("innovation") measures' names, registered: ``P_rareness@k``,
 ``AP_rareness@k`` and their ``_norm`` variants (default k = 100). They are computed over
-the set of runs evaluated together, by :func:`reeval.analyses.rareness.add_rareness` (formulas
+the set of runs evaluated together, by :func:`reeval.analyses.rareness.core.add_rareness` (formulas
 there), not per grid: their families have no ``compute``.
 """
 
@@ -36,4 +36,4 @@ FAMILIES = tuple(_DESCRIPTIONS)
 for _name, _text in _DESCRIPTIONS.items():
     register(Family(_name, (_name, f"{_name}@k", f"{_name}.k"), f"{_text} (k = {DEFAULT_CUTOFF} if omitted)",
                     _parser(_name), None, needs_runs=True, oracle="the rareness authors' code (golden outputs)",
-                    doc="Computed over the runs evaluated together: see reeval.analyses.rareness."))
+                    doc="Computed over the runs evaluated together: see reeval.analyses.rareness.core."))

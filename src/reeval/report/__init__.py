@@ -1,2 +1,2 @@
 """Writing reports: one figure saver (figures), the markdown helpers and templates
-(markdown, templates/), the papers' published numbers (published, published.yaml)."""
+(markdown, templates/), the HTML report (html), the significance table."""

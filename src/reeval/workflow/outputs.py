@@ -9,7 +9,9 @@ the cross-track rules read the tables.
 
 from __future__ import annotations
 
-from reeval.analyses import asl_report, lexiprecision_report, rareness_report
+from reeval.analyses.asl import report as asl_report
+from reeval.analyses.lexiprecision import report as lexiprecision_report
+from reeval.analyses.rareness import report as rareness_report
 from reeval.io.ingest import TRACK_FILES
 from reeval.workflow.measures_step import MEASURES_FILES
 

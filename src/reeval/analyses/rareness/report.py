@@ -6,14 +6,14 @@ Per track (``<results>/tracks/<track>/rareness/``, names in TRACK_TABLES/TRACK_F
 - ``by_run.parquet``/``.csv``: run, measure, alpha, value (mean over the qrels topics), rank.
 - ``documents.parquet``/``.csv``: every relevant document: c_k, S, rarity R and R'.
 - ``tau``, ``discriminative``, ``stability``, ``n_systems``, ``synthetic`` (Parquet + CSV):
-  the analyses of :mod:`reeval.analyses.rareness_analysis`.
+  the analyses of :mod:`reeval.analyses.rareness.analysis`.
 - figures (PNG + PDF): ``tau`` (figure 2), ``n_systems`` (table 3), ``synthetic`` (figure 1).
 
 Across tracks (``<results>/rareness/``): the analysis tables stacked with a ``track``
 column, ``paper_comparison.csv`` (the paper's published numbers beside ours where a track
 stands for one of its collections), the figures ``tau_by_track`` and
 ``n_systems_by_track`` and ``summary.md`` (the figures and the table naming each track's
-values). The figures are drawn by :mod:`.rareness_figures`; the per-track ones only when
+values). The figures are drawn by :mod:`.figures`; the per-track ones only when
 asked (``figures``).
 """
 
@@ -29,14 +29,14 @@ from reeval.archive.inclusion import NO_TRACK_FIGURE_NOTE, NO_TRACK_INCLUDED
 from reeval.io.tables import read_stacked, write_table, write_table_pair, write_text
 from reeval.measures import build_grid
 from reeval.report.markdown import fmt, render, table
-from reeval.report.published import published
+from reeval.analyses.papers.published import published
 from reeval.workflow.config_check import ConfigError
 from reeval.workflow.measures_step import read_track_tables
 from reeval.workflow.run_inclusion import included_runs, read_ingest_report
 
-from . import rareness as rr
-from . import rareness_analysis as ra
-from . import rareness_figures as rf
+from . import core as rr
+from . import analysis as ra
+from . import figures as rf
 
 ANALYSES = ("tau", "discriminative", "stability", "n_systems", "synthetic")
 TRACK_TABLES = (["by_topic.parquet", "by_run.parquet", "by_run.csv", "documents.parquet", "documents.csv"]
@@ -63,7 +63,7 @@ TABLE_COLUMNS = {
 def with_parsed_alphas(section: dict) -> dict:
     """A copy of the ``rareness`` config section (its defaults filled in, by
     :func:`reeval.workflow.config_check.with_defaults`) whose alphas, ``alpha`` and
-    ``synthetic.alpha``, are floats or ``"1/R"`` (:func:`reeval.analyses.rareness.check_alpha`),
+    ``synthetic.alpha``, are floats or ``"1/R"`` (:func:`reeval.analyses.rareness.core.check_alpha`),
     as the functions of this module read them."""
     out = {**section, "synthetic": dict(section["synthetic"])}
     out["alpha"] = [rr.check_alpha(a) for a in out["alpha"]]
@@ -153,7 +153,7 @@ def _synthetic(hits: rr.Hits, opts: dict, track: str) -> pd.DataFrame:
 def paper_comparison(discriminative: pd.DataFrame, stability: pd.DataFrame, paper: dict,
                      k: int = 100) -> pd.DataFrame:
     """The paper's tables 1 and 2 beside ours for each ``{track: collection}`` of ``paper``
-    (the collections of ``rareness`` in :mod:`reeval.report.published`).
+    (the collections of ``rareness`` in :mod:`reeval.analyses.papers.published`).
 
     Pair counts are also given as shares of all pairs, since the run sets differ in size.
     The paper's cutoff is k = 100; the note says which k ours used.

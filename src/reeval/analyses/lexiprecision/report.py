@@ -6,7 +6,7 @@ the position vectors, every pair x topic (i*, sgnLP, rrLP, dRR_1..20), the per-p
 tests and the paper's tables 2-4 and figures 3, 5, 6, 7 and 9. Across tracks, under
 ``lexiprecision/``: the same tables stacked, figure 2 (theory) and figures 3, 5, 6, 9
 overlaid, and ``paper_comparison.csv``/``.md`` (our numbers beside the paper's for the
-tracks ``lexiprecision.paper`` maps to its benchmark rows, :mod:`.lexiprecision_paper`).
+tracks ``lexiprecision.paper`` maps to its benchmark rows, :mod:`.paper`).
 """
 
 from __future__ import annotations
@@ -23,10 +23,10 @@ from reeval.io.tables import read_stacked, write_table, write_table_pair, write_
 from reeval.report.markdown import fmt, render, table
 from reeval.workflow.run_inclusion import included_runs, read_ingest_report
 
-from . import lexiprecision as lx
-from . import lexiprecision_figures as lf
-from . import lexiprecision_paper as lp
-from . import lexiprecision_ties as lt
+from . import core as lx
+from . import figures as lf
+from . import paper as lp
+from . import ties as lt
 
 #: Per-track tables, each written as <name>.parquet and <name>.csv.
 TRACK_TABLES = ("profile", "table2_agreement", "table3_ties", "table4_discriminative_power",
@@ -189,7 +189,7 @@ def track_lexiprecision(track: str, track_dir, out_dir, rel_level: int, config: 
 
 
 def _by_level(corr: pd.DataFrame) -> pd.DataFrame:
-    """The correlation matrix of :func:`reeval.analyses.lexiprecision_ties.locality` (rows and columns
+    """The correlation matrix of :func:`reeval.analyses.lexiprecision.ties.locality` (rows and columns
     dRR_1 ..) with the row's recall level i as an integer column ``level``."""
     out = corr.reset_index(drop=True)
     out.insert(0, "level", [int(name.removeprefix("dRR_")) for name in corr.index])

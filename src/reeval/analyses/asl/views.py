@@ -2,7 +2,7 @@
 appendix A.1 share of MAP's per-document precision.
 
 Inputs are the per-track tables of the ``measures`` rule (``measures_by_run``,
-``asl_by_document``); see :mod:`reeval.analyses.asl_study` for the notation.
+``asl_by_document``); see :mod:`reeval.analyses.asl.study` for the notation.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pandas as pd
 
 from reeval.measures import row_sums
 
-from .asl_study import category_codes
+from .study import category_codes
 
 #: :func:`map_share` with the track (``map_share.parquet``)
 MAP_SHARE_COLUMNS = ("track", "run", "n_docs", "target_sl", "n_closest", "share")

@@ -32,7 +32,7 @@ one document for topic q (a run that skipped a topic does not make its documents
 Every score is linear in the counts: with per-hit coefficients c_h (1/k for P; for AP
 (1/R_q) times the sum of 1/rank over the relevant hits of the same ranking at or below
 h) a run's topic score is sum_h c_h * w(S_d(h)), w = 1 + alpha R or (1 - alpha) + alpha R'.
-The analyses (:mod:`reeval.analyses.rareness_analysis`) use that form to recompute rareness over
+The analyses (:mod:`reeval.analyses.rareness.analysis`) use that form to recompute rareness over
 thousands of sampled sets of runs with a few matrix products.
 """
 

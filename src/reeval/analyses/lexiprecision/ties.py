@@ -1,7 +1,7 @@
 """Ties and where two rankings first differ, for lexicographic precision (the paper's
 figures 2, 3, 5-7 and 9) and the profile of a track.
 
-Notation as in :mod:`reeval.analyses.lexiprecision`: position vectors, ``i*`` the first
+Notation as in :mod:`reeval.analyses.lexiprecision.core`: position vectors, ``i*`` the first
 index where two vectors differ, p_1 the position of the first relevant document.
 """
 
@@ -14,7 +14,7 @@ import pandas as pd
 
 from reeval.io.arrays import group_starts, position_in_group
 
-from .lexiprecision import UNRETRIEVED, PairComparison, PositionVectors, _assemble, _grid
+from .core import UNRETRIEVED, PairComparison, PositionVectors, _assemble, _grid
 
 
 def theoretical_tie_probability(n: int, m: int, p1: np.ndarray) -> np.ndarray:

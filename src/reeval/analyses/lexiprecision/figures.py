@@ -5,7 +5,7 @@ Per track: figures 3, 5, 6, 9 (a column wide) and 7 (a page wide). Across tracks
 figure 2 (theory) and figures 3, 5, 6, 9 with one line per track up to
 :data:`~reeval.report.figures.FEW_TRACKS` tracks, and above that the distribution over
 tracks (median, middle half, range), the tracks then named in ``summary.md``'s table
-(:func:`reeval.analyses.lexiprecision_report.tracks_table`).
+(:func:`reeval.analyses.lexiprecision.report.tracks_table`).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """``summary.md`` of the ASL study: the template ``reeval/report/templates/asl_summary.md``
 (the prose, the method notes) filled with one block per section: every table, every
-figure, the paper's values beside ours (:mod:`reeval.report.published`)."""
+figure, the paper's values beside ours (:mod:`reeval.analyses.papers.published`)."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ import pandas as pd
 from reeval.archive.inclusion import NO_TRACK_INCLUDED
 from reeval.io.tables import write_text
 from reeval.report.markdown import counts_line, fmt, image, render, table
-from reeval.report.published import published
+from reeval.analyses.papers.published import published
 
-from . import asl_study as S
+from . import study as S
 
 #: the summary's sections, in order (a test checks the headings of summary.md against it)
 SECTIONS = ("Headroom (section 4.2, figures 1-4)", "Technique reanalysis (section 4.3, table 1)",
@@ -27,7 +27,7 @@ COMPARISON_LABELS = {
     "rates_across_queries": "Agg. rates across queries", "cumulative": "Cumulative (MAP -> ASL)",
     "p20_to_aslg1-10": "P@20 -> ASL@g1-10", "mrr_to_aslg1": "MRR -> ASL@g1",
 }
-#: figures 1-4 in the order of the headroom measures (the names of asl_report.STUDY_FIGURES)
+#: figures 1-4 in the order of the headroom measures (the names of report.STUDY_FIGURES)
 HEADROOM_FIGURES = dict(zip(MEASURE_LABELS, ("fig1_p20", "fig2_aslg1-10", "fig3_map", "fig4_asl")))
 
 

@@ -25,11 +25,11 @@ from reeval.archive.inclusion import NO_TRACK_FIGURE_NOTE
 from reeval.io.tables import read_stacked, write_table, write_table_pair
 from reeval.workflow.config_check import ConfigError
 
-from . import asl_study as S
-from . import asl_views as views
-from . import asl_techniques as techniques
-from .asl_figures import bar_histogram
-from .asl_summary import HEADROOM_FIGURES, MEASURE_LABELS, write_summary
+from . import study as S
+from . import views as views
+from . import techniques as techniques
+from .figures import bar_histogram
+from .summary import HEADROOM_FIGURES, MEASURE_LABELS, write_summary
 
 TRACK_OPTION_KEYS = ("reorder", "map_share_target", "document_buckets", "difference_buckets")
 TRACK_STUDY_TABLES = ("reordering.parquet", "reordering_by_run.parquet", "map_share.parquet",
@@ -144,7 +144,7 @@ def track_study(track: str, track_dir, out_dir, options: dict, figures: bool = T
 
 def per_document_figures(track: str, hist, diff, best, median, by_run, out: Path, k: int) -> None:
     """Figures 5 and 6 of one track; the best run's documents per topic on both, and a
-    shallow best run said so (:func:`reeval.analyses.asl_views.best_run_caption`)."""
+    shallow best run said so (:func:`reeval.analyses.asl.views.best_run_caption`)."""
     best_asl = by_run.set_index("run")["ASL"].get(best, math.nan) if best else math.nan
     named = views.best_run_caption(best, views.docs_per_topic(by_run)) if best else "no run with an ASL"
     colors = ["#0072B2"] * (len(hist) - 1) + ["#D55E00"]

@@ -11,7 +11,7 @@ import pandas as pd
 
 from reeval.workflow.config_check import ConfigError
 
-from .asl_study import HEADROOM_MEASURES, headroom
+from .study import HEADROOM_MEASURES, headroom
 
 #: :func:`technique_table` (``techniques.parquet``)
 TECHNIQUE_COLUMNS = ("track", "group", "baseline", "measure", "value", "run", "baseline_value",

@@ -1,6 +1,6 @@
 """Our lexiprecision tables beside the paper's (Diaz, tables 1-4), cell by cell.
 
-The paper's numbers are data (``reeval/report/published.yaml``, key ``lexiprecision``);
+The paper's numbers are data (``reeval/analyses/papers/published.yaml``, key ``lexiprecision``);
 which of our tracks stands for which of its benchmark rows is configuration
 (``lexiprecision.paper``: ``{track: label}`` or ``{track: {benchmark: label, tables:
 [2, 3]}}``, the label as the tables print it, e.g. ``deep-pass (2019)``).
@@ -13,7 +13,7 @@ import math
 import pandas as pd
 
 from reeval.report.markdown import fmt, table
-from reeval.report.published import published
+from reeval.analyses.papers.published import published
 
 #: Columns of ``paper_comparison.csv``.
 COLUMNS = ("track", "benchmark", "table", "column", "paper", "ours", "ours_low", "ours_high", "match")

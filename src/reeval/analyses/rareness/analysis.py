@@ -1,8 +1,8 @@
 """What the rareness measures change (Türkmen, Lease & Kutlu, ECIR 2023, sections 3-4).
 
-Every analysis starts from :class:`reeval.analyses.rareness.Hits` (the relevant documents in each
+Every analysis starts from :class:`reeval.analyses.rareness.core.Hits` (the relevant documents in each
 run's top k) and is vectorized: the 1000-trial experiments use the linear form of the
-measures (``reeval.analyses.rareness`` module doc), so a trial costs a few array operations and
+measures (``reeval.analyses.rareness.core`` module doc), so a trial costs a few array operations and
 there is no Python loop over trials, runs, topics or pairs of runs.
 
 - :func:`rank_correlation`: Kendall tau-b (and tau_AP) between the ranking of runs by a
@@ -36,7 +36,7 @@ import pandas as pd
 from reeval.stats.allpairs import tukey_hsd
 from reeval.stats.correlation import kendall_tau, tau_ap
 
-from . import rareness as rr
+from . import core as rr
 
 EPS = 1e-12
 LEVELS = (0.95, 0.99)
