@@ -43,5 +43,5 @@ def test_the_data_file_is_package_data():
     from conftest import ROOT
 
     with open(ROOT / "pyproject.toml", "rb") as f:
-        data = tomllib.load(f)["tool"]["setuptools"]["package-data"]["reeval.report"]
-    assert PUBLISHED_FILE.name in data and PUBLISHED_FILE.parent.name == "report"
+        data = tomllib.load(f)["tool"]["setuptools"]["package-data"]["reeval.analyses.papers"]
+    assert PUBLISHED_FILE.name in data and PUBLISHED_FILE.parent.name == "papers"
