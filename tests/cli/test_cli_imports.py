@@ -5,6 +5,7 @@ everything already. No timing: what is checked is which modules were loaded.
 """
 
 import json
+import os
 import subprocess
 import sys
 
@@ -62,15 +63,15 @@ def test_the_console_script_keeps_openblas_to_one_thread_and_the_collector_off(m
     try:
         with pytest.raises(SystemExit):
             cli.run()
-        assert (gc.isenabled(), cli.os.environ["OPENBLAS_NUM_THREADS"]) == (False, "1")
+        assert (gc.isenabled(), os.environ["OPENBLAS_NUM_THREADS"]) == (False, "1")
         gc.enable()
         monkeypatch.setenv("OPENBLAS_NUM_THREADS", "4")
         cli.process_settings()
-        assert cli.os.environ["OPENBLAS_NUM_THREADS"] == "4"
+        assert os.environ["OPENBLAS_NUM_THREADS"] == "4"
         gc.enable()
         monkeypatch.delenv("OPENBLAS_NUM_THREADS")
         with pytest.raises(SystemExit):
             cli.main(["--version"])
-        assert gc.isenabled() and "OPENBLAS_NUM_THREADS" not in cli.os.environ
+        assert gc.isenabled() and "OPENBLAS_NUM_THREADS" not in os.environ
     finally:
         gc.enable()
