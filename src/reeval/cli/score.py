@@ -127,7 +127,9 @@ def add_parser(sub, common) -> None:
     p.add_argument("runs", nargs="+", help="run files")
     p.add_argument("-q", action="store_true", help="also print per-topic values")
     p.add_argument("-c", action="store_true",
-                   help="average over every qrels topic (missing topics score 0)")
+                   help="average over every qrels topic (a topic a run misses scores as if nothing was "
+                        "retrieved); off by default, as in trec_eval, so that the lines are trec_eval's; "
+                        "reeval.evaluate and the workflow average so by default (runs compared on the same topics)")
     p.add_argument("-M", type=integer("depth"), default=None, metavar="DEPTH",
                    help="use only the first DEPTH documents of each ranking")
     p.add_argument("-n", action="store_true", help="no summary (all) lines, as trec_eval -n")
@@ -139,7 +141,9 @@ def add_parser(sub, common) -> None:
                    help="measure to print, repeatable: trec_eval names such as map, P.5,10, "
                         "ndcg_cut.10, all_trec, ir_measures names such as P@20, nDCG@10, RR@10, "
                         "AP(rel=2), and ASL, ASL@g1-10, P_rareness@100 ...; printed in trec_eval's "
-                        "order, reeval's own after; `reeval measures` lists them all; default: official")
+                        "order, reeval's own after, under trec_eval's name where trec_eval computes the "
+                        "measure (AP and nDCG@10 print as map and ndcg_cut_10), else one canonical name "
+                        "(MAP(rel=2) prints as AP(rel=2)); reeval measures lists them all; default: official")
     p.add_argument("--unretrieved", choices=UNRETRIEVED_POLICIES, default="after_last",
                    help="ASL of an unretrieved relevant document: irrel+1 (after_last, "
                         "default) or irrel (eq3)")
