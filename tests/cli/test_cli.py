@@ -109,7 +109,8 @@ def test_compare_matches_scipy_paired_t_on_per_topic_values(capsys, tmp_path):
                          "--test", "permutation", "--alternative", "greater", "--format", "pairs")
     assert code == 0 and len(lines) == 5
     assert lines[0].split("\t") == ["measure", "test", "run_a", "run_b", "mean_a", "mean_b", "diff", "effect_size",
-                                    "p_value", "p_adjusted", "ci_method", "ci_low", "ci_high"]
+                                    "p_value", "p_adjusted", "ci_method", "ci_low", "ci_high", "topics_a_higher",
+                                    "topics_a_lower"]
     from reeval.io.ingest import ingest_track
     from reeval.measures import build_grid, evaluate_grid, parse_measures
     t = ingest_track("x", q, [a, b])
@@ -119,7 +120,9 @@ def test_compare_matches_scipy_paired_t_on_per_topic_values(capsys, tmp_path):
     assert fields[:4] == ["map", "t", "a", "b"] and fields[10] == "t"
     assert float(fields[8]) == pytest.approx(ref.pvalue, rel=1e-3)
     assert float(fields[6]) == pytest.approx((s.values["map"][0] - s.values["map"][1]).mean(), abs=1e-4)
-    assert lines[2].split("\t")[10:] == ["none", "nan", "nan"]      # the permutation test gives no interval
+    assert lines[2].split("\t")[10:13] == ["none", "nan", "nan"]      # the permutation test gives no interval
+    diffs = s.values["map"][0] - s.values["map"][1]
+    assert fields[13:] == [str((diffs > 0).sum()), str((diffs < 0).sum())]
     # seeded: the permutation line is identical on a second call
     _, again, _ = run(capsys, "compare", q, a, b, "-m", "map", "--test", "permutation",
                       "--alternative", "greater", "--format", "pairs")

@@ -12,7 +12,7 @@ from reeval.errors import InputError
 COMPARE_FORMATS = ("text", "markdown", "latex", "pairs")
 #: The columns of ``reeval compare --format pairs`` (``reeval.compare_runs``'s).
 PAIRS_COLUMNS = ("measure", "test", "run_a", "run_b", "mean_a", "mean_b", "diff", "effect_size", "p_value",
-                 "p_adjusted", "ci_method", "ci_low", "ci_high")
+                 "p_adjusted", "ci_method", "ci_low", "ci_high", "topics_a_higher", "topics_a_lower")
 
 
 def compare_rows(qrels_path, run_paths, measure_specs=None, tests=None, correction="holm", baseline=None,
@@ -51,7 +51,9 @@ def compare_lines(rows, fmt="text", test=None, max_p=0.05, decimals=4):
         numbers = [f"{getattr(r, k):.{decimals}f}" for k in ("mean_a", "mean_b", "diff", "effect_size")]
         ps = [f"{getattr(r, k):.{decimals}g}" for k in ("p_value", "p_adjusted")]
         ci = [f"{getattr(r, k):.{decimals}f}" for k in ("ci_low", "ci_high")]
-        yield "\t".join([r.measure, r.test, str(r.run_a), str(r.run_b), *numbers, *ps, r.ci_method or "none", *ci])
+        counts = [str(int(r.topics_a_higher)), str(int(r.topics_a_lower))]
+        yield "\t".join([r.measure, r.test, str(r.run_a), str(r.run_b), *numbers, *ps, r.ci_method or "none", *ci,
+                         *counts])
 
 
 def command(args) -> int:
@@ -77,9 +79,12 @@ def add_parser(sub, common) -> None:
                        description="Compare runs topic by topic: every pair of runs (or each run against "
                                    "--baseline) under each test. Prints a table: a row per run (marked a, b, "
                                    "...), the mean of each measure followed by the markers of the runs it beats "
-                                   "at adjusted p < --max-p, and a caption naming the test; --format pairs "
+                                   "at adjusted p < --max-p, and a caption naming the test (with --baseline: "
+                                   "the baseline's row marked, per run and measure its delta, the topics improved "
+                                   "and degraded, p and corrected p); --format pairs "
                                    "prints every pair instead (measure, test, run_a, run_b, means, diff, "
-                                   "effect size, p_value, p_adjusted, ci_method, ci_low, ci_high). "
+                                   "effect size, p_value, p_adjusted, ci_method, ci_low, ci_high, "
+                                   "topics_a_higher, topics_a_lower). "
                                    f"Inputs: {INPUTS_HELP}.")
     c.add_argument("qrels")
     c.add_argument("runs", nargs="+", metavar="RUN", help="two or more run files")
