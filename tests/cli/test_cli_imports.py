@@ -86,7 +86,8 @@ def reeval_modules_after(code: str) -> set:
 
 
 FAMILY_MODULES = {f"reeval.measures.{m}" for m in
-                  ("classic", "interpolated", "graded", "setbased", "judgments", "asl", "rareness", "vocabulary")}
+                  ("classic", "interpolated", "graded", "setbased", "judgments", "asl", "rareness", "textbook",
+                   "vocabulary")}
 
 
 def test_score_m_map_imports_one_command_and_one_measure_family_module(tmp_path):

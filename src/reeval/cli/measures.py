@@ -32,7 +32,8 @@ def plain_doc(text: str) -> str:
 
 def measure_markdown() -> str:
     """docs/measures.md, generated from the registry (``reeval measures --markdown``)."""
-    from reeval.measures import REGISTRY, SETS, asl, classic, graded, interpolated, judgments, setbased, vocabulary
+    from reeval.measures import (REGISTRY, SETS, asl, classic, graded, interpolated, judgments, setbased, textbook,
+                                 vocabulary)
 
     def cell(text):
         return text.replace("|", "\\|")
@@ -55,7 +56,7 @@ def measure_markdown() -> str:
     lines += ["", "Named sets: " + "; ".join(f"`{name}` = {', '.join(specs)}" for name, specs in SETS.items()) +
               ". Under trec_eval 9.x semantics (`--trec-eval-9`, `precision: float32`) `all_trec` lacks unj, "
               "rbp and rbp_resid, as 9.x's did.", "", "## Definitions", ""]
-    for module in (classic, interpolated, graded, setbased, judgments, vocabulary, asl):
+    for module in (classic, interpolated, graded, setbased, judgments, textbook, vocabulary, asl):
         lines += [" ".join(plain_doc(p).split()) for p in module.__doc__.split("\n\n")[1:]] + [""]
     for f in families:
         lines += [f"### `{f.name}`", "", " ".join(plain_doc(f.doc).split()) if f.doc else f.description, ""]

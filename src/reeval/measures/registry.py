@@ -149,8 +149,9 @@ class Family:
 
 
 #: the modules registering families, in registration order: trec_eval's families, ASL,
-#: rareness, then ir_measures' names (:mod:`.vocabulary`, after every family it names)
-FAMILY_MODULES = ("classic", "interpolated", "graded", "setbased", "judgments", "asl", "rareness", "vocabulary")
+#: rareness, the textbook measures trec_eval lacks, then ir_measures' names (:mod:`.vocabulary`, after every family it names)
+FAMILY_MODULES = ("classic", "interpolated", "graded", "setbased", "judgments", "asl", "rareness", "textbook",
+                  "vocabulary")
 
 
 def load_families(before: str | None = None) -> None:
