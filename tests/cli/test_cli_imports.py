@@ -116,3 +116,15 @@ def test_the_registry_s_order_does_not_depend_on_which_family_module_is_imported
     assert len(set(orders.values())) == 1, orders
     families = orders["classic"].split(",")
     assert families.index("ndcg") < families.index("ASL") < families.index("P_rareness")
+
+
+def test_an_unknown_name_is_answered_from_every_family_even_when_few_are_imported():
+    """The accepted-names message and the suggestions see the whole registry, in its
+    order, though parsing `map` imported classic.py alone."""
+    code = ("from reeval.measures import parse_measure, accepted_names\nparse_measure('map')\n"
+            "try:\n    parse_measure('ndcg_cutt')\nexcept ValueError as e:\n    print(e)\nprint(accepted_names())")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    message, names = out.splitlines()
+    assert "'ndcg_cut'" in message
+    order = [names.split(", ").index(n) for n in ("map", "ndcg", "ASL", "P_rareness", "fallout", "AP(rel=n)")]
+    assert order == sorted(order)
