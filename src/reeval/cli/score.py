@@ -136,7 +136,8 @@ def add_parser(sub, common) -> None:
     p.add_argument("-J", action="store_true",
                    help="rank only the judged documents (grade >= 0), as trec_eval -J")
     p.add_argument("-N", type=integer("num_docs"), default=0, metavar="DOCS",
-                   help="documents in the collection (for utility's fourth coefficient), as trec_eval -N")
+                   help="documents in the collection (for utility's fourth coefficient and fallout's "
+                        "non-relevant documents), as trec_eval -N")
     p.add_argument("-m", dest="measure", action="append", metavar="MEASURE",
                    help="measure to print, repeatable: trec_eval names such as map, P.5,10, "
                         "ndcg_cut.10, all_trec, ir_measures names such as P@20, nDCG@10, RR@10, "
