@@ -203,3 +203,18 @@ def test_integer_options_at_their_bounds_compute(capsys):
     assert (code, out[-1]) == (0, "num_rel               \tall\t12037")  # every judgment
     code, out, _ = run(capsys, "score", "-l", 2**63 - 1, "-m", "num_rel", qrels, run_)
     assert (code, out[-1]) == (0, "num_rel               \tall\t0")
+
+
+def test_compare_with_a_baseline_prints_the_baseline_form(capsys, tmp_path):
+    """--baseline: the baseline's row first and marked, then each run's delta, topics
+    improved / degraded, p and corrected p (PyTerrier's Experiment form)."""
+    q = write_lines(tmp_path / "qrels", [f"{t} 0 D{d} {int(d < 2)}" for t in range(1, 5) for d in range(4)])
+    base = write_lines(tmp_path / "base", [f"{t} Q0 D{d} 0 {d} base" for t in range(1, 5) for d in range(4)])
+    good = write_lines(tmp_path / "good", [f"{t} Q0 D{d} 0 {4 - d} good" for t in range(1, 5) for d in range(4)])
+    code, lines, _ = run(capsys, "compare", q, base, good, "--baseline", "base", "--quiet")
+    assert code == 0
+    assert lines[0].split() == ["run", "map", "map", "delta", "map", "improved", "map", "degraded", "map", "p", "map",
+                                "p", "corrected"]
+    assert lines[1].split() == ["base", "(baseline)", "0.4167"]
+    assert lines[2].split()[:5] == ["good", "1.0000", "+0.5833", "4", "0"]
+    assert "Each run against the baseline base" in lines[3]
