@@ -74,9 +74,8 @@ def render_baseline(rows: pd.DataFrame, settings: dict, test_name: str, fmt: str
     header, body = baseline_cells(rows, settings, decimals, max_p)
     text = baseline_caption(settings, test_name, len(body) - 1, max_p)
     if fmt == "markdown":
-        cell = lambda x: str(x).replace("|", "\\|")  # noqa: E731 - a run name may hold a pipe
-        lines = ["| " + " | ".join(map(cell, header)) + " |", "|" + "---|" * len(header)]
-        lines += ["| " + " | ".join(map(cell, row)) + " |" for row in body]
+        lines = ["| " + " | ".join(map(_markdown_text, header)) + " |", "|" + "---|" * len(header)]
+        lines += ["| " + " | ".join(map(_markdown_text, row)) + " |" for row in body]
         return "\n".join(lines) + "\n\n" + text + "\n"
     if fmt == "latex":
         lines = [r"\begin{table}", r"\centering", f"\\caption{{{latex_escape(text)}}}",
@@ -90,3 +89,8 @@ def render_baseline(rows: pd.DataFrame, settings: dict, test_name: str, fmt: str
     aligned = "\n".join("  ".join(c.ljust(w) if k == 0 else c.rjust(w) for k, (c, w) in enumerate(zip(row, widths)))
                         .rstrip() for row in table)
     return aligned + "\n" + text + "\n"
+
+
+def _markdown_text(text) -> str:
+    """A cell of a Markdown table: a pipe (in a run name) escaped."""
+    return str(text).replace("|", "\\|")
