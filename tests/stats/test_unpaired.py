@@ -93,3 +93,4 @@ def test_the_notes_sign_test_convention_is_an_option():
     notes = sign_test(b, a, "greater", zero_method="keep")
     assert (notes["statistic"], round(notes["p_value"], 2)) == (7, 0.17)
     assert round(sign_test(b, a)["p_value"], 2) == 0.18
+    assert paired_test(b, a, "sign", "greater", zero_method="keep")["p_value"] == notes["p_value"]
