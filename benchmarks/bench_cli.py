@@ -51,7 +51,8 @@ run of the first shape (byte-compiled files, numba's cache), then --repeat round
 round every tool runs once, in an order rotated by one each round, so that drift of the
 machine hits all tools alike. Per shape and tool: median wall time, x reeval (the median of
 the per-round ratios to reeval's time in the same round), median CPU time (user + system,
-all threads, from os.wait4 on the child), peak RSS (largest ru_maxrss) and the largest
+all threads, from os.wait4 on the child), cpu x reeval (the same ratio of CPU times, steadier
+than wall time on a busy machine), peak RSS (largest ru_maxrss) and the largest
 |difference| of each tool's run means (MAP, P@20, RR) from pytrec_eval's. A difference
 above 1e-4 is flagged with the run where it is largest; the exit status is 1 when reeval
 disagrees or a tool fails. Nothing here asserts a time.
@@ -402,6 +403,7 @@ class Row:
     diffs: dict | None      # measure -> max |diff| from the reference, None without one
     problem: str | None     # failure or disagreement, None when fine
     failed: bool = False    # a round failed, or the means printed are not one per run
+    cpu_ratio: float = float("nan")  # median per-round CPU time / reeval's (steadier than wall on a busy machine)
 
 
 def gap(a: float, b: float) -> float:
@@ -437,6 +439,7 @@ def summarize(shape: Shape, timings: dict) -> list:
             rows.append(Row(tool, *[float("nan")] * 4, [], [], None, runs[0].error, True))
             continue
         ratios = [t.wall / b.wall for t, b in zip(runs, base) if not t.error and not b.error]
+        cpu_ratios = [t.cpu / b.cpu for t, b in zip(runs, base) if not t.error and not b.error and b.cpu > 0]
         diffs, problem = None, next((t.error for t in runs if t.error), None)
         failed = problem is not None
         if shape.native is not None and (len(ok[0].means) != len(names)
@@ -449,7 +452,8 @@ def summarize(shape: Shape, timings: dict) -> list:
         rows.append(Row(tool, statistics.median(t.wall for t in ok),
                         statistics.median(ratios) if ratios else float("nan"),
                         statistics.median(t.cpu for t in ok), max(t.peak_mb for t in ok),
-                        [t.wall for t in runs], ratios, diffs, problem, failed))
+                        [t.wall for t in runs], ratios, diffs, problem, failed,
+                        statistics.median(cpu_ratios) if cpu_ratios else float("nan")))
     return rows
 
 
@@ -487,11 +491,11 @@ def print_shape(shape: Shape, rows: list, load: tuple) -> None:
     print(f"\nshape {shape.key}: {shape.title}"
           + (f"; {describe(shape.native)} as read by reeval" if shape.native else ""))
     print(f"load average before / after: {load[0]:.2f} / {load[1]:.2f}")
-    print(f"{'tool':<13} {'wall s':>8} {'x reeval':>9} {'cpu s':>8} {'peak MB':>8}  "
+    print(f"{'tool':<13} {'wall s':>8} {'x reeval':>9} {'cpu s':>8} {'cpu x reeval':>13} {'peak MB':>8}  "
           f"max |diff| from {REFERENCE} ({', '.join(LABELS.values())})")
     for row in rows:
-        print(f"{row.tool:<13} {row.wall:>8.3f} {row.ratio:>9.2f} {row.cpu:>8.3f} {row.peak_mb:>8.0f}  "
-              f"{diff_text(row, shape)}")
+        print(f"{row.tool:<13} {row.wall:>8.3f} {row.ratio:>9.2f} {row.cpu:>8.3f} {row.cpu_ratio:>13.2f} "
+              f"{row.peak_mb:>8.0f}  {diff_text(row, shape)}")
     print("  per round: wall s  [x reeval in the same round]")
     for row in rows:
         ratios = f"  [{', '.join(f'{x:.2f}' for x in row.ratios)}]" if row.tool != "reeval" and row.ratios else ""
@@ -503,14 +507,14 @@ def print_shape(shape: Shape, rows: list, load: tuple) -> None:
 
 def print_markdown(results: list, command: str, notes: list) -> None:
     print(f"\n`{command}`\n")
-    print(f"| shape | tool | median wall s | x reeval | cpu s | peak MB | max diff from {REFERENCE} "
+    print(f"| shape | tool | median wall s | x reeval | cpu s | cpu x reeval | peak MB | max diff from {REFERENCE} "
           f"({', '.join(LABELS.values())}) |")
-    print("|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|")
     for shape, rows in results:
         for row in rows:
             diff = diff_text(row, shape) + (" (!)" if row.problem else "")
             print(f"| {shape.key} | {row.tool} | {row.wall:.2f} | {fmt_ratio(row.ratio)} | {row.cpu:.2f} "
-                  f"| {row.peak_mb:.0f} | {diff} |")
+                  f"| {fmt_ratio(row.cpu_ratio)} | {row.peak_mb:.0f} | {diff} |")
     print()
     for shape, _ in results:
         print(f"{shape.key}: {shape.title}" + (f" ({describe(shape.native)})" if shape.native else "") + "  ")

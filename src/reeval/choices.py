@@ -10,6 +10,8 @@ PRECISIONS = ("float64", "float32")
 UNRETRIEVED_POLICIES = ("after_last", "eq3")
 #: rareness: S counts every run given, or per topic the runs that answered it
 SYSTEMS = ("all", "answered")
+#: the rareness measure families (registered in reeval.measures.rareness, computed in reeval.analyses.rareness)
+RARENESS_FAMILIES = ("P_rareness", "AP_rareness", "P_rareness_norm", "AP_rareness_norm")
 #: paired significance tests and their alternatives (reeval.stats)
 PAIRED_TESTS = ("t", "wilcoxon", "sign", "permutation", "bootstrap")
 ALTERNATIVES = ("two-sided", "greater", "less")

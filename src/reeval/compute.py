@@ -93,7 +93,7 @@ def compare_runs_track(tables, names, measures, tests=("t",), correction="holm",
     :func:`score_track` computes them under trec_eval ``version``'s conventions
     (:func:`per_topic_matrices` pairs them). ``attrs``
     holds what the comparison table needs: runs, measures, higher_is_better, tests,
-    correction, alternative, seed, resamples."""
+    correction, alternative, seed, resamples, baseline."""
     import pandas as pd
 
     from reeval.stats.comparisons import all_pairs_tests
@@ -110,7 +110,8 @@ def compare_runs_track(tables, names, measures, tests=("t",), correction="holm",
     rows = pd.concat(frames, ignore_index=True)
     rows.attrs.update(runs=list(names), measures=[m.name for m in measures],
                       higher_is_better={m.name: bool(m.higher_is_better) for m in measures}, tests=list(tests),
-                      correction=correction, alternative=alternative, seed=seed, resamples=n_resamples)
+                      correction=correction, alternative=alternative, seed=seed, resamples=n_resamples,
+                      baseline=baseline)
     return rows
 
 

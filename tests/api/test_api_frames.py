@@ -146,7 +146,7 @@ def test_compare_returns_the_unrounded_values_reeval_compare_prints(tmp_path):
     assert list(df.ci_method) == ["t", "", "t", ""] and df.ci_low[[1, 3]].isna().all()
     for line, row in zip(lines, df.itertuples(index=False)):
         fields = line.split("\t")
-        assert fields[4:7] + fields[11:] == [f"{v:.12f}" for v in (row.mean_a, row.mean_b, row.diff, row.ci_low,
+        assert fields[4:7] + fields[11:13] == [f"{v:.12f}" for v in (row.mean_a, row.mean_b, row.diff, row.ci_low,
                                                                     row.ci_high)]
         assert fields[8] == fields[9] == f"{row.p_value:.12g}"
     same = reeval.compare(qrels, a, b, "map", tests="t")

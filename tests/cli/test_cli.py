@@ -109,7 +109,8 @@ def test_compare_matches_scipy_paired_t_on_per_topic_values(capsys, tmp_path):
                          "--test", "permutation", "--alternative", "greater", "--format", "pairs")
     assert code == 0 and len(lines) == 5
     assert lines[0].split("\t") == ["measure", "test", "run_a", "run_b", "mean_a", "mean_b", "diff", "effect_size",
-                                    "p_value", "p_adjusted", "ci_method", "ci_low", "ci_high"]
+                                    "p_value", "p_adjusted", "ci_method", "ci_low", "ci_high", "topics_a_higher",
+                                    "topics_a_lower"]
     from reeval.io.ingest import ingest_track
     from reeval.measures import build_grid, evaluate_grid, parse_measures
     t = ingest_track("x", q, [a, b])
@@ -119,7 +120,9 @@ def test_compare_matches_scipy_paired_t_on_per_topic_values(capsys, tmp_path):
     assert fields[:4] == ["map", "t", "a", "b"] and fields[10] == "t"
     assert float(fields[8]) == pytest.approx(ref.pvalue, rel=1e-3)
     assert float(fields[6]) == pytest.approx((s.values["map"][0] - s.values["map"][1]).mean(), abs=1e-4)
-    assert lines[2].split("\t")[10:] == ["none", "nan", "nan"]      # the permutation test gives no interval
+    assert lines[2].split("\t")[10:13] == ["none", "nan", "nan"]      # the permutation test gives no interval
+    diffs = s.values["map"][0] - s.values["map"][1]
+    assert fields[13:] == [str((diffs > 0).sum()), str((diffs < 0).sum())]
     # seeded: the permutation line is identical on a second call
     _, again, _ = run(capsys, "compare", q, a, b, "-m", "map", "--test", "permutation",
                       "--alternative", "greater", "--format", "pairs")
@@ -200,3 +203,18 @@ def test_integer_options_at_their_bounds_compute(capsys):
     assert (code, out[-1]) == (0, "num_rel               \tall\t12037")  # every judgment
     code, out, _ = run(capsys, "score", "-l", 2**63 - 1, "-m", "num_rel", qrels, run_)
     assert (code, out[-1]) == (0, "num_rel               \tall\t0")
+
+
+def test_compare_with_a_baseline_prints_the_baseline_form(capsys, tmp_path):
+    """--baseline: the baseline's row first and marked, then each run's delta, topics
+    improved / degraded, p and corrected p (PyTerrier's Experiment form)."""
+    q = write_lines(tmp_path / "qrels", [f"{t} 0 D{d} {int(d < 2)}" for t in range(1, 5) for d in range(4)])
+    base = write_lines(tmp_path / "base", [f"{t} Q0 D{d} 0 {d} base" for t in range(1, 5) for d in range(4)])
+    good = write_lines(tmp_path / "good", [f"{t} Q0 D{d} 0 {4 - d} good" for t in range(1, 5) for d in range(4)])
+    code, lines, _ = run(capsys, "compare", q, base, good, "--baseline", "base", "--quiet")
+    assert code == 0
+    assert lines[0].split() == ["run", "map", "map", "delta", "map", "improved", "map", "degraded", "map", "p", "map",
+                                "p", "corrected"]
+    assert lines[1].split() == ["base", "(baseline)", "0.4167"]
+    assert lines[2].split()[:5] == ["good", "1.0000", "+0.5833", "4", "0"]
+    assert "Each run against the baseline base" in lines[3]

@@ -5,6 +5,7 @@ everything already. No timing: what is checked is which modules were loaded.
 """
 
 import json
+import os
 import subprocess
 import sys
 
@@ -62,15 +63,68 @@ def test_the_console_script_keeps_openblas_to_one_thread_and_the_collector_off(m
     try:
         with pytest.raises(SystemExit):
             cli.run()
-        assert (gc.isenabled(), cli.os.environ["OPENBLAS_NUM_THREADS"]) == (False, "1")
+        assert (gc.isenabled(), os.environ["OPENBLAS_NUM_THREADS"]) == (False, "1")
         gc.enable()
         monkeypatch.setenv("OPENBLAS_NUM_THREADS", "4")
         cli.process_settings()
-        assert cli.os.environ["OPENBLAS_NUM_THREADS"] == "4"
+        assert os.environ["OPENBLAS_NUM_THREADS"] == "4"
         gc.enable()
         monkeypatch.delenv("OPENBLAS_NUM_THREADS")
         with pytest.raises(SystemExit):
             cli.main(["--version"])
-        assert gc.isenabled() and "OPENBLAS_NUM_THREADS" not in cli.os.environ
+        assert gc.isenabled() and "OPENBLAS_NUM_THREADS" not in os.environ
     finally:
         gc.enable()
+
+
+def reeval_modules_after(code: str) -> set:
+    """The reeval.cli and reeval.measures submodules loaded by running ``code`` in a new interpreter."""
+    probe = (f"{code}\nimport json, sys\n"
+             "print(json.dumps(sorted(m for m in sys.modules if m.startswith(('reeval.cli.', 'reeval.measures.')))))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    return set(json.loads(out.splitlines()[-1]))
+
+
+FAMILY_MODULES = {f"reeval.measures.{m}" for m in
+                  ("classic", "interpolated", "graded", "setbased", "judgments", "asl", "rareness", "textbook",
+                   "vocabulary")}
+
+
+def test_score_m_map_imports_one_command_and_one_measure_family_module(tmp_path):
+    """Issue 34 item 11: ``reeval score -m map`` imports the score command and classic.py
+    (where map is defined), not the other commands nor graded, setbased ... vocabulary."""
+    q = write_lines(tmp_path / "qrels", [f"{t} 0 D{d} {d % 3}" for t in (1, 2) for d in range(9)])
+    r = write_lines(tmp_path / "run", [f"{t} Q0 D{d} {d} {1 / (d + 1):.4f} tag" for t in (1, 2) for d in range(12)])
+    loaded = reeval_modules_after(f"from reeval.cli import main\nassert main(['score', '-m', 'map', {str(q)!r}, "
+                                  f"{str(r)!r}]) == 0")
+    assert loaded & FAMILY_MODULES == {"reeval.measures.classic"}
+    assert {m for m in loaded if m.startswith("reeval.cli.")} == {"reeval.cli.app", "reeval.cli.options",
+                                                                  "reeval.cli.score"}
+    graded = reeval_modules_after(f"from reeval.cli import main\nmain(['score', '-m', 'ndcg_cut.10', {str(q)!r}, "
+                                  f"{str(r)!r}])")
+    assert graded & FAMILY_MODULES == {f"reeval.measures.{m}" for m in ("classic", "interpolated", "graded")}
+
+
+def test_the_registry_s_order_does_not_depend_on_which_family_module_is_imported_first():
+    """Importing asl.py first imports the modules before it first: the registry lists the
+    families in the same order as when everything is imported in order."""
+    code = ("import reeval.measures.{first}\nfrom reeval.measures import REGISTRY\n"
+            "print(','.join(REGISTRY))")
+    orders = {first: subprocess.run([sys.executable, "-c", code.format(first=first)], capture_output=True,
+                                    text=True, check=True).stdout.strip()
+              for first in ("classic", "asl", "vocabulary", "graded")}
+    assert len(set(orders.values())) == 1, orders
+    families = orders["classic"].split(",")
+    assert families.index("ndcg") < families.index("ASL") < families.index("P_rareness")
+
+
+def test_an_unknown_name_is_answered_from_every_family_even_when_few_are_imported():
+    """The accepted-names message and the suggestions see the whole registry, in its
+    order, though parsing `map` imported classic.py alone."""
+    code = ("from reeval.measures import parse_measure, accepted_names\nparse_measure('map')\n"
+            "try:\n    parse_measure('ndcg_cutt')\nexcept ValueError as e:\n    print(e)\nprint(accepted_names())")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    message, names = out.splitlines()
+    assert "'ndcg_cut'" in message
+    order = [names.split(", ").index(n) for n in ("map", "ndcg", "ASL", "P_rareness", "fallout", "AP(rel=n)")]
+    assert order == sorted(order)

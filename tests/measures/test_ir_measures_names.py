@@ -98,7 +98,7 @@ def test_run_values_are_ir_measures_calc_aggregate_for_its_pytrec_eval_names(tra
 
 def test_names_map_to_trec_eval_s_measures_where_it_has_them():
     """An ir_measures name of a trec_eval measure is that measure (trec_eval 10's values:
-    tests/measures/test_trec_eval10.py); the others are reeval's, named as written."""
+    tests/measures/test_trec_eval10.py); the others are reeval's, under their canonical name."""
     same = {"AP": "map", "AP@10": "map_cut_10", "P@10": "P_10", "nDCG@10": "ndcg_cut_10", "RR": "recip_rank",
             "R@100": "recall_100", "Success@10": "success_10", "IPrec@0.5": "iprec_at_recall_0.50", "SetP": "set_P",
             "SetR": "set_recall", "SetAP": "set_map", "SetF": "set_F", "SetF(beta=0.5)": "set_F.0.5",
@@ -110,6 +110,25 @@ def test_names_map_to_trec_eval_s_measures_where_it_has_them():
                  "P(judged_only=True)@5", "nDCG(gains={0:0,1:1,2:3})@10"]:
         (m,) = parse_measure(name)
         assert m.name == name and not m.trec_eval
+
+
+def test_every_spelling_of_a_measure_prints_one_name():
+    """Issue 34 item 6: trec_eval's name where trec_eval computes the measure, else one
+    canonical ir_measures name (first alias, parameters in ir_measures' order, defaults
+    left out, cutoff last), whichever spelling was given."""
+    spellings = {
+        "map": ["map", "AP", "MAP", "ap", "AP(judged_only=False)"],
+        "ndcg_cut_10": ["ndcg_cut.10", "nDCG@10", "ndcg@10", "nDCG(dcg=log2)@10"],
+        "AP(rel=2)": ["AP(rel=2)", "MAP(rel=2)", "AP(rel=2,judged_only=False)", "AP( rel=2 )"],
+        "RR@10": ["RR@10", "MRR@10"],
+        "P(rel=2)@10": ["P(rel=2)@10", "Precision(rel=2)@10"],
+        "Bpref(rel=2)": ["Bpref(rel=2)", "BPref(rel=2)"],
+        "RBP(p=0.8,rel=1)": ["RBP(rel=1)", "RBP(rel=1,p=0.8)", "RBP(p=0.8,rel=1)"],
+        "SetF(rel=2)": ["SetF(rel=2)", "SetF(beta=1,rel=2)"],
+    }
+    for name, specs in spellings.items():
+        assert {m.name for s in specs for m in parse_measure(s)} == {name}, specs
+        assert len({tuple(parse_measure(s)) for s in specs}) == 1, specs
 
 
 def test_reeval_score_and_the_workflow_give_the_same_numbers(tmp_path):

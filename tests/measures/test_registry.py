@@ -71,6 +71,12 @@ HAND_CHECKED = {
     "ASL": (2 + 3 + 3) / 3,         # A: 1 + 1 above; B: 1 + 2 above; D: irrel 2 + 1
     "ASL@g1": 2,
     "ASL@g1-2": (2 + 3) / 2,
+    # textbook measures: C is topic 1's one judged non-relevant document, retrieved at rank 3
+    "fallout": 1 / 1,
+    "fallout_2": 0 / 1,
+    "CG@3": 0 + 2 + 0,              # X, A, C
+    "DCG@4": 2 / LOG2(3) + 1 / LOG2(5),
+    "dcg_jk_4": 2 / 1 + 1 / LOG2(4),  # rel_1 + sum_{i>=2} rel_i / log2 i: A at 2, B at 4
     # two runs, alpha 1: A is found by both (rarity 0), B by one (rarity 1 - 1/2; normalized 1)
     "P_rareness@4": (1 + 1.5) / 4,
     "AP_rareness@4": (1 / 2 + (1 + 1.5) / 4) / 3,

@@ -122,6 +122,9 @@ def evaluate(qrels: QrelsInput, runs: RunsInput, measures: str | Iterable[str] =
         per_topic: one row per (run, query_id) instead of one per run.
         complete: average over every qrels topic (trec_eval ``-c``; a topic a run misses
             scores as if nothing was retrieved); False: over the topics each run answered.
+            True by default, as in the workflow, so that runs are compared on the same
+            topics; ``reeval score`` defaults to trec_eval's False so that its lines are
+            trec_eval's (its ``-c`` help says so).
         precision: ``float64`` (trec_eval 10's semantics) or ``float32`` (trec_eval 9.x and
             pytrec_eval: scores equal in float32 tie, iprec_at_recall and 11pt_avg round
             their levels as 9.x did; docs/semantics.md).

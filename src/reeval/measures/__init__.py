@@ -9,27 +9,39 @@ Everything is computed from the judged-position table (one row per judged docume
 run retrieved: run, qid, pos, rel), the depth table (run, qid, n_ret) and the qrels,
 with vectorized group sums over a dense runs x topics grid. No loop over documents,
 topics or runs. ``reeval measures`` lists every family.
-"""
-# isort: skip_file
-# (the import order is the registration order: trec_eval's families, ASL, rareness, then
-# ir_measures' names; `reeval measures`, docs/measures.md and the accepted-names messages
-# list the families in it)
 
-from .registry import (REGISTRY, SETS, STANDARD_CUTOFFS, TREC_EVAL_ORDER, Family, Measure, accepted_names,
-                       family_of, parse_measure, parse_measures, print_order, register, trec_eval_selection)
+The family modules are imported when first needed (:data:`.registry.FAMILY_MODULES`,
+in registration order): parsing ``map`` imports :mod:`.classic` alone; the names below
+that live in a family module (``per_document``, ``RECALL_LEVELS`` ...) import it on
+first use.
+"""
+
+from importlib import import_module
+
+from .registry import (FAMILY_MODULES, REGISTRY, SETS, STANDARD_CUTOFFS, TREC_EVAL_ORDER, Family, Measure,
+                       accepted_names, family_of, load_families, parse_measure, parse_measures, print_order,
+                       register, trec_eval_selection)
 from .grid import Grid, build_grid, grid_from_track, grouped_cumsum
-from . import classic  # registers its families
-from . import interpolated
-from .interpolated import IPREC_RULES, RECALL_LEVELS, recall_cutoff_ranks
-from . import graded, setbased, judgments  # register their families
-from .asl import DEFAULT_ASL, per_document, track_depth, unretrieved_asl
-from . import rareness  # registers the rareness names
-from . import vocabulary  # ir_measures' names
 from .evaluate import TopicScores, aggregate, aggregate_values, evaluate_grid, row_sums
 
-__all__ = ["REGISTRY", "SETS", "STANDARD_CUTOFFS", "TREC_EVAL_ORDER", "Family", "Measure", "accepted_names",
-           "family_of", "parse_measure", "parse_measures", "print_order", "register", "trec_eval_selection",
-           "Grid", "build_grid", "grid_from_track", "grouped_cumsum", "IPREC_RULES", "RECALL_LEVELS", "classic", "interpolated",
-           "recall_cutoff_ranks", "graded", "setbased", "judgments", "DEFAULT_ASL", "per_document",
-           "track_depth", "unretrieved_asl", "rareness", "vocabulary", "TopicScores", "aggregate",
-           "aggregate_values", "evaluate_grid", "row_sums"]
+#: names of family modules re-exported here -> their module (imported on first use)
+_IN_FAMILY_MODULES = {
+    "IPREC_RULES": "interpolated", "RECALL_LEVELS": "interpolated", "recall_cutoff_ranks": "interpolated",
+    "DEFAULT_ASL": "asl", "per_document": "asl", "track_depth": "asl", "unretrieved_asl": "asl",
+}
+
+__all__ = ["FAMILY_MODULES", "REGISTRY", "SETS", "STANDARD_CUTOFFS", "TREC_EVAL_ORDER", "Family", "Measure",
+           "accepted_names", "family_of", "load_families", "parse_measure", "parse_measures", "print_order",
+           "register", "trec_eval_selection", "Grid", "build_grid", "grid_from_track", "grouped_cumsum",
+           "TopicScores", "aggregate", "aggregate_values", "evaluate_grid", "row_sums",
+           *FAMILY_MODULES, *_IN_FAMILY_MODULES]
+
+
+def __getattr__(name: str):
+    """A family module (``reeval.measures.graded``) or a name defined in one, imported on
+    first use (PEP 562)."""
+    if name in FAMILY_MODULES:
+        return import_module(f"{__name__}.{name}")
+    if name in _IN_FAMILY_MODULES:
+        return getattr(import_module(f"{__name__}.{_IN_FAMILY_MODULES[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -17,7 +17,9 @@ import numpy as np
 from .context import Context, safe_div
 from .grid import grouped_cumsum
 from .params import double_cutoffs, format_cutoff, split_trec_eval
-from .registry import Family, Measure, cutoffs, exact, register
+from .registry import Family, Measure, cutoffs, exact, load_families, register
+
+load_families(before=__name__)  # the family modules before this one register first
 
 
 def precision_sum(ctx: Context) -> np.ndarray:

@@ -22,7 +22,9 @@ from reeval.io.arrays import group_starts, position_in_group
 
 from .context import PADDED_CELLS, Context, safe_div, sequential_cumsum
 from .params import c_atol, pairs, split_trec_eval
-from .registry import STANDARD_CUTOFFS, Family, Measure, cutoffs, register
+from .registry import STANDARD_CUTOFFS, Family, Measure, cutoffs, load_families, register
+
+load_families(before=__name__)  # the family modules before this one register first
 
 #: Grades above this many levels are not enumerated one by one (trec_eval would allocate
 #: and sort an entry for every level up to the largest grade)

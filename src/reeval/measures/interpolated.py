@@ -17,7 +17,9 @@ from reeval.io.arrays import group_starts
 
 from .context import Context
 from .params import double_cutoffs, double_params, format_cutoff, split_trec_eval
-from .registry import Family, Measure, register
+from .registry import Family, Measure, load_families, register
+
+load_families(before=__name__)  # the family modules before this one register first
 
 #: The 11 standard recall levels of trec_eval's ``iprec_at_recall_*`` and ``11pt_avg``.
 RECALL_LEVELS = np.arange(11) / 10

@@ -15,7 +15,9 @@ import numpy as np
 from .context import Context, safe_div
 from .grid import grouped_cumsum
 from .params import double_params, split_trec_eval
-from .registry import Family, Measure, cutoffs, exact, register
+from .registry import Family, Measure, cutoffs, exact, load_families, register
+
+load_families(before=__name__)  # the family modules before this one register first
 
 #: the epsilon of trec_eval's infAP
 INFAP_EPSILON = 0.00001

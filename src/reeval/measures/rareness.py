@@ -8,7 +8,11 @@ from __future__ import annotations
 
 import re
 
-from .registry import Family, register
+from reeval.choices import RARENESS_FAMILIES
+
+from .registry import Family, load_families, register
+
+load_families(before=__name__)  # the family modules before this one register first
 
 DEFAULT_CUTOFF = 100
 _NAME = re.compile(r"(ap|p)_rareness(_norm)?(?:[@_.](\d+))?")
@@ -32,8 +36,8 @@ _DESCRIPTIONS = {
     "P_rareness_norm": "P_rareness with the normalized rarity, in [0, 1]",
     "AP_rareness_norm": "AP_rareness with the normalized rarity",
 }
-FAMILIES = tuple(_DESCRIPTIONS)
-for _name, _text in _DESCRIPTIONS.items():
+FAMILIES = RARENESS_FAMILIES  # their names, importable without registering them
+for _name, _text in ((name, _DESCRIPTIONS[name]) for name in FAMILIES):
     register(Family(_name, (_name, f"{_name}@k", f"{_name}.k"), f"{_text} (k = {DEFAULT_CUTOFF} if omitted)",
                     _parser(_name), None, needs_runs=True, oracle="the rareness authors' code (golden outputs)",
                     doc="Computed over the runs evaluated together: see reeval.analyses.rareness.core."))

@@ -10,13 +10,22 @@ style ``P_20``, ``P.5,10``, ``P``; ir_measures style ``P@20``, ``AP(rel=2)@10``:
 registry; ``reeval measures`` prints it. :data:`TREC_EVAL_ORDER` is the order in which
 trec_eval 10 prints its measures (its table in ``measures.c``); :func:`print_order` sorts
 measures by it, reeval's own measures after trec_eval's.
+
+The family modules are imported lazily, in :data:`FAMILY_MODULES` order: parsing a name
+imports modules only until one of their families takes it (``map`` needs only
+:mod:`.classic`), and each module imports the modules before it first, so the
+registration order, hence the parse order and every listing, is the same whichever
+module is imported first. :data:`REGISTRY` seen whole (iterated, counted, asked for a
+family not registered yet) imports them all first.
 """
 
 from __future__ import annotations
 
 import difflib
 import re
+import sys
 from dataclasses import dataclass, field, replace
+from importlib import import_module
 from typing import Callable
 
 #: The trec_eval families pytrec_eval-terrier (trec_eval 9.x) computes
@@ -124,7 +133,7 @@ class Family:
         """Where trec_eval prints the family; reeval's own families after, in registration order."""
         if self.name in TREC_EVAL_ORDER:
             return TREC_EVAL_ORDER.index(self.name)
-        return len(TREC_EVAL_ORDER) + list(REGISTRY).index(self.name)
+        return len(TREC_EVAL_ORDER) + list(dict.keys(REGISTRY)).index(self.name)
 
     @property
     def defined_in(self) -> str:
@@ -139,7 +148,62 @@ class Family:
         return Measure(name, self.name, cutoff, self.aggregate, self.higher_is_better, **kw)
 
 
-REGISTRY: dict[str, Family] = {}
+#: the modules registering families, in registration order: trec_eval's families, ASL,
+#: rareness, the textbook measures trec_eval lacks, then ir_measures' names (:mod:`.vocabulary`, after every family it names)
+FAMILY_MODULES = ("classic", "interpolated", "graded", "setbased", "judgments", "asl", "rareness", "textbook",
+                  "vocabulary")
+
+
+def load_families(before: str | None = None) -> None:
+    """Import the family modules of :data:`FAMILY_MODULES` in order, up to but not
+    including ``before`` (a module's name, last part or dotted); all of them when None.
+    A family module calls it first with its own name, so the modules before it register
+    first."""
+    stop = None if before is None else before.rpartition(".")[2]
+    for name in FAMILY_MODULES:
+        if name == stop:
+            return
+        import_module(f"{__package__}.{name}")
+
+
+class Registry(dict):
+    """Family name -> :class:`Family`, in registration order. Seen whole (iterated,
+    counted, tested for a name, asked for a family not registered yet) it imports every
+    family module first (:func:`load_families`), so that readers never see part of it;
+    :func:`parse_measure` alone walks it module by module."""
+
+    def __missing__(self, name):
+        load_families()
+        if dict.__contains__(self, name):
+            return dict.__getitem__(self, name)
+        raise KeyError(name)
+
+    def __contains__(self, name):
+        load_families()
+        return dict.__contains__(self, name)
+
+    def __iter__(self):
+        load_families()
+        return dict.__iter__(self)
+
+    def __len__(self):
+        load_families()
+        return dict.__len__(self)
+
+    def keys(self):
+        load_families()
+        return dict.keys(self)
+
+    def values(self):
+        load_families()
+        return dict.values(self)
+
+    def items(self):
+        load_families()
+        return dict.items(self)
+
+
+REGISTRY: Registry = Registry()
 #: named sets of measures: spec (lower case) -> the specs it stands for (trec_eval 10's)
 SETS: dict[str, tuple[str, ...]] = {}
 #: where a set differs under trec_eval 9.x semantics (``precision="float32"``)
@@ -151,11 +215,28 @@ FALLBACK_NAMES: list[str] = []
 
 
 def register(family: Family) -> Family:
-    """Add a family (its name must be new); the parse order is the registration order."""
-    if family.name in REGISTRY:
+    """Add a family (its name must be new); the parse order is the registration order.
+    Registered from outside the modules of :data:`FAMILY_MODULES`, it comes after all of
+    theirs (they are imported first)."""
+    package, _, module = sys._getframe(1).f_globals.get("__name__", "").rpartition(".")  # the caller's module
+    if package != __package__ or module not in FAMILY_MODULES:
+        load_families()
+    if dict.__contains__(REGISTRY, family.name):
         raise ValueError(f"measure family {family.name!r} registered twice")
     REGISTRY[family.name] = family
     return family
+
+
+def families_in_order():
+    """The registered families in registration order, importing the next family module
+    only when the families registered so far are exhausted (for :func:`parse_measure`)."""
+    seen = 0
+    for name in (*FAMILY_MODULES, None):
+        registered = list(dict.values(REGISTRY))
+        yield from registered[seen:]
+        seen = len(registered)
+        if name is not None:
+            import_module(f"{__package__}.{name}")
 
 
 def family_of(measure: Measure) -> Family:
@@ -220,7 +301,7 @@ def parse_measure(spec: str, version: int = 10) -> list[Measure]:
     members = named_set(spec, version)
     if members is not None:
         return [m for s in members for m in parse_measure(s, version)]
-    for family in REGISTRY.values():
+    for family in families_in_order():
         found = family.parse(spec, family)
         if found is not None:
             return found

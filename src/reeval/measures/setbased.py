@@ -13,7 +13,9 @@ import numpy as np
 
 from .context import Context, safe_div
 from .params import double_params, split_trec_eval
-from .registry import Family, Measure, exact, register
+from .registry import Family, Measure, exact, load_families, register
+
+load_families(before=__name__)  # the family modules before this one register first
 
 
 def num_q(ctx: Context, m: Measure) -> np.ndarray:

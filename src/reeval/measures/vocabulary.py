@@ -2,9 +2,15 @@
 ``nDCG(gains={0:0,1:1,2:3})@10``, ``P(judged_only=True)@5``, ``RBP(p=0.8,rel=1)``,
 ``SetF(beta=0.5)``, ``NumRet(rel=1)``, ``IPrec@0.5``, ``Judged@10``, ``ERR@20`` ...
 
-A name maps to a family and its parameters (:data:`IR_MEASURES`); a measure that is one
-of trec_eval's under its default parameters gets trec_eval's name (``AP@10`` is
-``map_cut_10``, ``P@10`` is ``P_10``), any other the name as written. ``rel=n`` gives the
+A name maps to a family and its parameters (:data:`IR_MEASURES`). One rule names the
+measure, whatever the spelling: a measure trec_eval 10 computes gets trec_eval's name
+(``AP``, ``MAP`` and ``map`` are ``map``; ``AP@10`` is ``map_cut_10``, ``P@10`` is
+``P_10``, ``nDCG@10`` is ``ndcg_cut_10``); any other gets its canonical ir_measures name
+(:func:`canonical_name`): the measure's first name in :data:`IR_MEASURES` (``MAP(rel=2)``
+and ``AP(rel=2)`` are both ``AP(rel=2)``, ``MRR@10`` is ``RR@10``), the parameters it was
+given in the order listed there, without those equal to ir_measures' defaults
+(judged_only=False, relative=False, beta=1), and the cutoff last; RBP always shows its
+persistence p, since trec_eval's rbp defaults to another. ``rel=n`` gives the
 measure a relevance level of its own (without it, the evaluation's, default 1, which is
 ir_measures' default); ``judged_only=True`` ranks only the judged documents (trec_eval
 -J). ir_measures' measures of other kinds (diversity, BPM, SDCG, NERR, INST, Compat ...)
@@ -14,7 +20,9 @@ are refused with a message.
 from __future__ import annotations
 
 from .params import format_cutoff, ir_bool, ir_float, ir_gains, ir_int, split_ir_measures
-from .registry import FALLBACK_NAMES, FALLBACKS, REGISTRY, Measure, with_name
+from .registry import FALLBACK_NAMES, FALLBACKS, REGISTRY, Measure, load_families, with_name
+
+load_families(before=__name__)  # the family modules before this one register first
 
 #: ir_measures name -> (family, the parameters it takes, how a cutoff is written: "int",
 #: "real" or None, the trec_eval name of its default measure (``{k}`` the cutoff))
@@ -92,7 +100,40 @@ def _measure(spec: str, name: str, params: dict, cut: str | None) -> Measure:
     measure = REGISTRY[family_name].measure(default_name, cutoff, explicit=True, **extra)
     if measure.trec_eval or (not params and cut is None):
         return measure
-    return with_name(measure, spec.replace(" ", ""))
+    return with_name(measure, canonical_name(name, kw, cutoff))
+
+
+#: ir_measures' parameter values that name no difference (omitted from canonical names)
+IR_DEFAULTS = {"judged_only": False, "relative": False, "beta": 1.0}
+
+
+def canonical_name(name: str, kw: dict, cutoff) -> str:
+    """The one name of an ir_measures measure that trec_eval does not compute:
+    ``primary(key=value,...)@cutoff`` with ``primary`` the first name of ``name``'s
+    family in :data:`IR_MEASURES` (AP for MAP, RR for MRR, P for Precision ...), the
+    keys of ``kw`` in the order :data:`IR_MEASURES` lists them, values not equal to
+    :data:`IR_DEFAULTS` (RBP: p always, default 0.8), numbers as ``%g``, gains as
+    ``{grade:gain,...}``; no parentheses without parameters, no ``@`` without cutoff."""
+    family, accepted = IR_MEASURES[name][:2]
+    primary = next(n for n, entry in IR_MEASURES.items() if entry[0] == family)
+    if family == "rbp":
+        kw = {"p": 0.8, **kw}
+    parts = [f"{key}={_value_text(kw[key])}" for key in accepted if key in kw and IR_DEFAULTS.get(key) != kw[key]]
+    text = f"{primary}({','.join(parts)})" if parts else primary
+    if cutoff is None:
+        return text
+    return f"{text}@{cutoff:g}" if isinstance(cutoff, float) else f"{text}@{cutoff}"
+
+
+def _value_text(value) -> str:
+    """A parameter value in a canonical name: True/False, %g, {grade:gain,...}, an integer."""
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, tuple):
+        return "{" + ",".join(f"{grade}:{gain:g}" for grade, gain in value) + "}"
+    return str(value)
 
 
 def _keywords(spec: str, name: str, params: dict) -> dict:

@@ -94,9 +94,15 @@ def render(rows: pd.DataFrame, settings: dict, test: str, max_p: float = 0.05, f
            decimals: int = 4) -> str:
     """The table of ``rows`` (one test) as ``fmt`` ("text", "markdown" or "latex").
     ``settings``: runs, measures, higher_is_better ({measure: bool}), alternative,
-    correction, seed, resamples (the Comparison's attrs)."""
+    correction, seed, resamples, baseline (the Comparison's attrs). With a baseline, the
+    table is :func:`.baseline_table.render_baseline`'s: the baseline marked, deltas,
+    topics improved and degraded, p and corrected p per measure."""
     runs, measures = list(settings["runs"]), list(settings["measures"])
     rows = rows[rows.test == test]
+    if settings.get("baseline") is not None:
+        from .baseline_table import render_baseline
+
+        return render_baseline(rows, settings, TEST_NAMES[test], fmt, decimals, max_p)
     n_pairs = int(len(rows) / max(1, len(measures)))
     text = caption(settings, test, max_p, n_pairs)
     hib = settings["higher_is_better"]

@@ -15,6 +15,8 @@
   preferences (:func:`randomised_tukey_hsd`, :func:`randomised_tukey_hsd_preferences`).
 - :mod:`reeval.stats.comparisons`: every pair under every test (:func:`all_pairs_tests`)
   and :func:`discriminative_power`.
+- :mod:`reeval.stats.unpaired`: one sample against a value and two independent samples
+  (:func:`one_sample_test`, :func:`two_sample_test`: t, Wilcoxon / rank-sum, bootstrap).
 - :mod:`reeval.stats.correlation`: :func:`kendall_tau` and :func:`tau_ap` between two
   orderings of runs.
 - :mod:`reeval.stats.frames`: the forms scores may take (:func:`score_matrix`).
@@ -42,6 +44,7 @@ _NAMES = {
     "randomised": ("randomised_tukey_hsd", "randomised_tukey_hsd_preferences", "HSD_RESAMPLES",
                    "mc_standard_error"),
     "comparisons": ("all_pairs_tests", "discriminative_power", "ALL_PAIRS_TESTS", "PAIR_CORRECTIONS"),
+    "unpaired": ("one_sample_test", "two_sample_test", "ONE_SAMPLE_TESTS", "TWO_SAMPLE_TESTS"),
     "correlation": ("kendall_tau", "tau_ap"),
     "frames": ("score_matrix",),
 }

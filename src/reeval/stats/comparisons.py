@@ -30,7 +30,7 @@ TUKEY_TESTS = tuple(t for t in ALL_PAIRS_TESTS if t not in PAIRED_TESTS)
 #: Pairs x topics cells (and pairs x resamples cells) of differences held at once.
 PAIR_CHUNK_CELLS = 1 << 22
 COLUMNS = ("test", "run_a", "run_b", "mean_a", "mean_b", "diff", "effect_size", "p_value", "p_adjusted",
-           "ci_method", "ci_low", "ci_high")
+           "ci_method", "ci_low", "ci_high", "topics_a_higher", "topics_a_lower")
 
 
 def pairs_of(S: int, baseline: int | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -182,7 +182,9 @@ def all_pairs_tests(scores, runs=None, tests=("t",), correction: str = "holm", b
     d_z), p_value, p_adjusted (``correction`` over the pairs of the test: "holm",
     "bonferroni", "bh" or "none"; the Tukey tests' own p-values are simultaneous and
     kept), ci_method, ci_low, ci_high (95% interval of diff: t, bootstrap percentile,
-    Tukey simultaneous; none for the other tests, see :data:`CI_METHODS`).
+    Tukey simultaneous; none for the other tests, see :data:`CI_METHODS`),
+    topics_a_higher and topics_a_lower (the topics where run_a scores above / below
+    run_b; ties and undefined values, such as ASL without a relevant document, in neither).
     ``seed``/``resamples`` fix the permutation, bootstrap and randomised HSD.
     """
     tests = _check_choices(tests, correction)
@@ -191,13 +193,15 @@ def all_pairs_tests(scores, runs=None, tests=("t",), correction: str = "holm", b
     a, b = pairs_of(S, _baseline_row(baseline, labels))
     means = X.mean(axis=1) if X.shape[1] else np.full(S, np.nan)
     effect = _effect_sizes(X, a, b)
+    higher, lower = (X[a] > X[b]).sum(axis=1), (X[a] < X[b]).sum(axis=1)
     frames = []
     for test in tests:
         p, low, high = pair_tests(X, a, b, test, alternative, seed, resamples)
         frames.append(pd.DataFrame({"test": test, "run_a": labels[a], "run_b": labels[b],
                                     "mean_a": means[a], "mean_b": means[b], "diff": means[a] - means[b],
                                     "effect_size": effect, "p_value": p, "p_adjusted": _adjusted(p, test, correction),
-                                    "ci_method": CI_METHODS.get(test, ""), "ci_low": low, "ci_high": high}))
+                                    "ci_method": CI_METHODS.get(test, ""), "ci_low": low, "ci_high": high,
+                                    "topics_a_higher": higher, "topics_a_lower": lower}))
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=list(COLUMNS))
 
 

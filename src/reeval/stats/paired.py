@@ -323,11 +323,12 @@ def sign_test(x, y, alternative: str = "two-sided", confidence: float = 0.95,
 
 
 def paired_test(x, y, test: str = "t", alternative: str = "two-sided", seed: int = 0,
-                n_resamples: int = 10000, confidence: float = 0.95) -> dict:
+                n_resamples: int = 10000, confidence: float = 0.95, zero_method: str = "drop") -> dict:
     """Compare two runs over the same topics (x = run A, y = run B, same topic order).
 
     ``test``: "t" (:func:`paired_t`), "wilcoxon" (:func:`wilcoxon_test`), "sign"
-    (:func:`sign_test`, zeros dropped), "permutation" (:func:`permutation_test`) or
+    (:func:`sign_test`: zeros dropped, or with ``zero_method="keep"`` kept in n as the
+    lecture notes keep them; the other tests ignore ``zero_method``), "permutation" (:func:`permutation_test`) or
     "bootstrap" (:func:`bootstrap_test`). ``alternative="greater"`` means mean(x) >
     mean(y). ``seed`` and ``n_resamples`` matter only to the resampling tests.
 
@@ -341,7 +342,7 @@ def paired_test(x, y, test: str = "t", alternative: str = "two-sided", seed: int
     if test == "wilcoxon":
         return wilcoxon_test(x, y, alternative, confidence)
     if test == "sign":
-        return sign_test(x, y, alternative, confidence)
+        return sign_test(x, y, alternative, confidence, zero_method)
     from .resampling import bootstrap_test, permutation_test  # they use this module's helpers
 
     if test == "permutation":

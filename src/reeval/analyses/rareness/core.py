@@ -42,10 +42,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from reeval.choices import RARENESS_FAMILIES as FAMILIES
 from reeval.choices import SYSTEMS
 from reeval.io.arrays import group_starts
 from reeval.measures import REGISTRY, Grid, Measure
-from reeval.measures.rareness import FAMILIES
 
 PER_TOPIC_ALPHA = "1/R"
 

@@ -1,0 +1,84 @@
+"""reeval measures: every measure family of the registry (names, description, direction,
+formulas with --formulas), or docs/measures.md with --markdown."""
+
+from __future__ import annotations
+
+import re
+
+
+def measure_table(formulas: bool = False) -> list[str]:
+    """The lines of ``reeval measures``: one block per registered family (trec_eval's in its
+    print order, then reeval's own), then the sets."""
+    from reeval.measures import REGISTRY, SETS
+
+    lines = []
+    for family in sorted(REGISTRY.values(), key=lambda f: f.order):
+        extra = [f"run value: {family.aggregate}" if family.aggregate not in ("mean", "none") else "",
+                 "over the runs given together" if family.needs_runs else ""]
+        lines.append(f"{', '.join(family.names)}")
+        lines.append(f"    {family.description}; {'; '.join([family.direction] + [e for e in extra if e])}")
+        if formulas and family.doc:
+            lines.extend("    | " + line.strip() for line in plain_doc(family.doc).splitlines() if line.strip())
+        if formulas and family.compute is not None:
+            lines.append(f"    defined in {family.defined_in}")
+    lines.extend(f"{name}: {', '.join(specs)}" for name, specs in SETS.items())
+    return lines
+
+
+def plain_doc(text: str) -> str:
+    """A docstring without Sphinx roles (``:func:`~a.b``` -> ```b```)."""
+    return re.sub(r":(?:func|mod|class|data|meth|attr):`~?(?:[\w.]*\.)?([\w]+)`", r"`\1`", text)
+
+
+def measure_markdown() -> str:
+    """docs/measures.md, generated from the registry (``reeval measures --markdown``)."""
+    from reeval.measures import (REGISTRY, SETS, asl, classic, graded, interpolated, judgments, setbased, textbook,
+                                 vocabulary)
+
+    def cell(text):
+        return text.replace("|", "\\|")
+
+    families = sorted(REGISTRY.values(), key=lambda f: f.order)
+    lines = ["# Measures", "",
+             "Generated from the measure registry (`src/reeval/measures/`) by `reeval measures "
+             "--markdown > docs/measures.md`; a test keeps it current. Most names are case-insensitive "
+             "(`rbp` is trec_eval's, `RBP` ir_measures'); k, k1,k2, x, n and L stand for numbers. "
+             "`reeval score -m NAME` prints trec_eval's measures in trec_eval's order, reeval's own after; "
+             "`reeval.evaluate` and the config's `measures:` take any spelling (rareness measures go under "
+             "`rareness.measures`). The last column names what the tests check each family against, "
+             "topic by topic, on every shared track.", "",
+             "| family | spellings | what it is | direction | run value | checked against |",
+             "|---|---|---|---|---|---|"]
+    for f in families:
+        run_value = f.aggregate + (", over the runs given together" if f.needs_runs else "")
+        lines.append(f"| `{f.name}` | {', '.join(f'`{n}`' for n in f.names)} | {cell(f.description)} | "
+                     f"{f.direction} | {run_value} | {cell(f.checked_against)} |")
+    lines += ["", "Named sets: " + "; ".join(f"`{name}` = {', '.join(specs)}" for name, specs in SETS.items()) +
+              ". Under trec_eval 9.x semantics (`--trec-eval-9`, `precision: float32`) `all_trec` lacks unj, "
+              "rbp and rbp_resid, as 9.x's did.", "", "## Definitions", ""]
+    for module in (classic, interpolated, graded, setbased, judgments, textbook, vocabulary, asl):
+        lines += [" ".join(plain_doc(p).split()) for p in module.__doc__.split("\n\n")[1:]] + [""]
+    for f in families:
+        lines += [f"### `{f.name}`", "", " ".join(plain_doc(f.doc).split()) if f.doc else f.description, ""]
+    return "\n".join(lines)
+
+
+def command(args) -> int:
+    """Print the table, the formulas or the markdown page."""
+    lines = [measure_markdown()] if args.markdown else measure_table(args.formulas)
+    for line in lines:
+        print(line)
+    return 0
+
+
+def add_parser(sub, common) -> None:
+    """``reeval measures``: the registry's families (reads no file: ``common`` unused)."""
+    ms = sub.add_parser("measures", help="list every measure family (names, parameters, description)",
+                        description="Every measure family reeval computes: how to name it with -m "
+                                    "(k, k1,k2, n and L stand for numbers), what it is, and its "
+                                    "direction; then the named sets.")
+    ms.add_argument("--formulas", action="store_true",
+                    help="also print each family's formula, conventions and the function computing it")
+    ms.add_argument("--markdown", action="store_true",
+                    help="print docs/measures.md: a table of the families, then their formulas")
+    ms.set_defaults(func=command)

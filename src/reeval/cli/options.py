@@ -1,0 +1,85 @@
+"""What the commands share: the input options, argparse types checked before any file is
+read, where notes go, and reading a command's qrels and runs."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from reeval.choices import integer_problem
+
+INPUTS_HELP = ("files, pipes, FIFOs, /dev/stdin or - (standard input); plain, gzip, bzip2 or compress (.Z), "
+               "recognised from their bytes")
+
+
+def integer(name: str):
+    """An argparse type: an integer within the bounds of option ``name``
+    (:data:`reeval.choices.INTEGER_BOUNDS`, which the API checks too), checked before any
+    file is read."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, not {text!r}") from None
+        problem = integer_problem(name, value)
+        if problem:
+            raise argparse.ArgumentTypeError(f"{problem}, not {value}")
+        return value
+    return parse
+
+
+def probability(text: str) -> float:
+    """An argparse type: a number in (0, 1]."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, not {text!r}") from None
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"must be in (0, 1], not {value}")
+    return value
+
+
+def input_options() -> argparse.ArgumentParser:
+    """Options every command reading files shares: relevance level, float32 ordering,
+    decimals, --quiet (a parent parser)."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("-l", type=integer("relevance_level"), default=1, metavar="LEVEL",
+                        help="relevance level: rel >= LEVEL is relevant (default 1)")
+    common.add_argument("--trec-eval-9", "--float32", dest="float32", action="store_true",
+                        help="trec_eval 9.x and pytrec_eval semantics instead of trec_eval 10's: scores "
+                             "read as float32 (more ties), iprec_at_recall and 11pt_avg levels rounded "
+                             "as 9.x did, all_trec without unj, rbp, rbp_resid, -c -q without the topics "
+                             "a run missed (docs/semantics.md)")
+    common.add_argument("--decimals", type=integer("decimals"), default=4,
+                        help="decimals printed, 0 to 30 (default 4)")
+    common.add_argument("--quiet", action="store_true",
+                        help="no notes on stderr about lines dropped or read differently from trec_eval")
+    return common
+
+
+def precision(args) -> str:
+    """float32 (trec_eval 9.x semantics) with --trec-eval-9 or its older name --float32."""
+    return "float32" if args.float32 else "float64"
+
+
+def warn(args):
+    """Where a command's notes on its input files go: stderr, unless --quiet."""
+    return None if args.quiet else (lambda line: print(f"reeval: {line}", file=sys.stderr))
+
+
+def read_inputs(qrels_path, run_paths, precision="float64", warn=None):
+    """Ingest the qrels and runs of a command (no runs table: the measures read the parts).
+
+    ``warn`` (a callable, e.g. printing to stderr) receives one line per file that had
+    lines dropped or read differently from trec_eval (:func:`reeval.compute.check_tables`).
+    A run that keeps no line (empty, or every line dropped) is an :class:`InputError`.
+    """
+    from reeval.compute import check_tables
+    from reeval.io.ingest import ingest_track
+
+    tables = ingest_track("cli", qrels_path, run_paths, precision=precision, keep_runs=False)
+    notes = check_tables(tables)
+    if warn is not None:
+        for line in notes:
+            warn(line)
+    return tables

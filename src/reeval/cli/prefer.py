@@ -1,0 +1,50 @@
+"""reeval prefer QRELS RUN RUN [RUN ...]: lexicographic precision (sgnLP, rrLP) between
+every pair of runs, per topic and on average."""
+
+from __future__ import annotations
+
+from reeval.cli.options import INPUTS_HELP, precision, read_inputs, warn
+from reeval.errors import InputError
+
+
+def prefer_lines(qrels_path, run_paths, rel_level=1, precision="float64", decimals=4, warn=None):
+    """Yield ``run_i<TAB>run_j<TAB>qid<TAB>sgnLP<TAB>rrLP`` lines of ``reeval prefer``.
+
+    Pairs i < j in argument order; per pair one line per topic with a relevant document
+    (sorted qrels topics; a topic a run misses counts as nothing retrieved), then one
+    line per pair with qid ``all`` holding the means over those topics
+    (:func:`reeval.compute.prefer_track`).
+    """
+    from reeval.compute import prefer_track
+    from reeval.io.trecio import run_names
+
+    if len(run_paths) < 2:
+        raise InputError("prefer needs at least two runs")
+    tables = read_inputs(qrels_path, run_paths, precision=precision, warn=warn)
+    per_topic, means = prefer_track(tables, run_names(run_paths), rel_level=rel_level)
+    frames = [per_topic]
+    if len(per_topic):
+        frames.append(means.assign(qid="all")[["run_i", "run_j", "qid", "sgnLP", "rrLP"]])
+    for frame in frames:  # per-topic lines (sgnLP an integer), then the means
+        yield from frame.to_csv(sep="\t", header=False, index=False, float_format=f"%.{decimals}f",
+                                lineterminator="\n").splitlines()
+
+
+def command(args) -> int:
+    """Print :func:`prefer_lines` for the parsed options."""
+    for line in prefer_lines(args.qrels, args.runs, rel_level=args.l, precision=precision(args),
+                             decimals=args.decimals, warn=warn(args)):
+        print(line)
+    return 0
+
+
+def add_parser(sub, common) -> None:
+    """``reeval prefer``: lexicographic precision between runs."""
+    f = sub.add_parser("prefer", parents=[common], help="lexicographic precision (sgnLP, rrLP) between runs",
+                       description="Lexicographic precision for each pair of runs (i < j in "
+                                   "argument order) and each topic with a relevant document: "
+                                   "run_i, run_j, qid, sgnLP, rrLP; then the means (qid all). "
+                                   f"Inputs: {INPUTS_HELP}.")
+    f.add_argument("qrels", help="qrels file")
+    f.add_argument("runs", nargs="+", help="two or more run files")
+    f.set_defaults(func=command, min_runs=2)
