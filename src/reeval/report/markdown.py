@@ -43,6 +43,15 @@ def table(df: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
+def escape(text) -> str:
+    """A name (run, docno, track, note) as literal markdown text: a backslash before
+    markdown's punctuation (``\\ ` * _ { } [ ] ( ) # + - ! | ~``), ``&``, ``<`` and ``>``
+    as HTML entities (raw HTML passes through markdown), line breaks as spaces."""
+    text = " ".join(str(text).splitlines())
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return re.sub(r"([\\`*_{}\[\]()#+\-!|~])", r"\\\1", text)
+
+
 def image(alt: str, path: str) -> str:
     """An inline image: ``![alt](path)`` (``path`` relative to the markdown file)."""
     return f"![{alt}]({path})"

@@ -328,3 +328,28 @@ def synthetic_ranks(hits: rr.Hits, topic: int, alphas=(0.0, 0.5, 1.0), max_docs:
                                       "best_real": real.max(axis=1) if S else np.full(len(D), np.nan),
                                       "n_systems": S1}))
     return pd.concat(rows, ignore_index=True)
+
+
+def topic_documents(hits: rr.Hits, grades: np.ndarray, topic: int, systems: str = "all") -> pd.DataFrame:
+    """The paper's table 4 for one topic (index ``topic``): each of its relevant documents
+    with its grade (``grades``: the qrels grade of each relevant document, aligned with
+    ``hits.doc_topic``), c_k (runs with it in their top k), S, its rarity R(d) = 1 - c_k/S
+    (NaN when no run found it) and the runs that retrieved it in their top k (names
+    separated by spaces: a run name holds no whitespace). Rarest first (R descending, then
+    docno); documents no run found last. Empty for ``topic`` < 0."""
+    cols = ["qid", "docno", "grade", "k", "c_k", "n_systems", "rarity", "retrieved_by"]
+    if topic < 0:
+        return pd.DataFrame(columns=cols)
+    docs = np.flatnonzero(hits.doc_topic == topic)
+    counts = rr.retrieval_counts(hits)[docs]
+    S_t = int(rr.n_systems(hits, systems)[topic])
+    on = hits.topic == topic
+    names = pd.Series(np.asarray(hits.runs, dtype=object)[hits.run[on]]).groupby(hits.doc[on]).agg(" ".join)
+    out = pd.DataFrame({
+        "qid": hits.topics[topic], "docno": hits.doc_docno[docs], "grade": np.asarray(grades)[docs].astype(np.int64),
+        "k": hits.k, "c_k": counts, "n_systems": S_t,
+        "rarity": np.where(counts > 0, rr.rarity(counts, S_t), np.nan),
+        "retrieved_by": names.reindex(docs).fillna("").to_numpy(dtype=object)}, columns=cols)
+    out["_found"] = counts > 0
+    out = out.sort_values(["_found", "rarity", "docno"], ascending=[False, False, True], kind="stable")
+    return out.drop(columns="_found").reset_index(drop=True)
