@@ -130,3 +130,31 @@ def test_table2_markdown_puts_the_papers_column_beside_a_mapped_track():
     md = rp.table2_markdown(stacked["stability"], {"dl": {"collection": "DLT20", "task": "passage ranking"}}, 100)
     assert "paper: DLT20 \\(document ranking, not passage ranking\\)" in md
     assert "| P@100 | 0 | 0.071 (0.061\\-0.081)" not in md and "0.071 (0.061-0.081) | 0.071 |" in md
+
+
+def tau_table(tracks):
+    return pd.DataFrame([{"track": t, "measure": m, "alpha": a, "tau": 1 - 0.1 * float(a), "tau_ap": 1.0}
+                         for t in tracks for m in ("P_rareness@100", "AP_rareness@100", "P_rareness_norm@100")
+                         for a in ("0", "0.5", "1")])
+
+
+@pytest.mark.parametrize("n, panels, series", [(1, 1, 1), (11, 11, 2), (13, 2, 2)])
+def test_figure2_is_the_papers_form_up_to_a_page_of_tracks(monkeypatch, tmp_path, n, panels, series):
+    """Up to 12 tracks: one panel per track with the paper's two measures (P and AP
+    rareness, here coinciding on one track: drawn once); beyond, one panel per family."""
+    from reeval.analyses.rareness import figures as rf
+
+    drawn = {}
+    monkeypatch.setattr(rf, "save_figure_pair", lambda fig, stem: drawn.setdefault("fig", fig))
+    tracks = [f"t{i}" for i in range(n)]
+    df = tau_table(tracks)
+    if n > 1:  # the two measures apart
+        df.loc[df.measure == "AP_rareness@100", "tau"] -= 0.01
+    rf.by_track_figure("tau", df, tracks, tmp_path / "tau", "none")
+    visible = [ax for ax in drawn["fig"].axes if ax.get_visible()]
+    assert len(visible) == panels
+    if n <= rf.PAGE_TRACKS:
+        assert [ax.get_title() for ax in visible] == tracks
+        assert all(len(ax.get_lines()) == series + 1 for ax in visible)  # + the tau = 0.9 line
+        labels = [t.get_text() for t in drawn["fig"].legends[0].get_texts()]
+        assert labels == ["P rareness", "AP rareness"]  # not the normalized measure

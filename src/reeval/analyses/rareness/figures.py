@@ -211,8 +211,8 @@ def by_track_figure(what: str, stacked: pd.DataFrame, tracks: list, path_stem, e
             ax.set_title(track)
         for ax in axes.ravel()[max(n, 1):]:
             ax.set_visible(False)
-        for ax in axes[:, 0]:
-            ax.set_ylabel(ylabel if rows == 1 else "Kendall's τ")
+        for ax in axes[:, 0]:  # a full label needs the height of one row alone
+            ax.set_ylabel(ylabel if rows == 1 else ("Kendall's τ" if what == "tau" else "mean Kendall's τ"))
         from matplotlib.lines import Line2D
         handles = [Line2D([], [], color=colors[m], linestyle=_style(m), marker="o", label=m) for m in measures]
         if handles:
@@ -221,8 +221,6 @@ def by_track_figure(what: str, stacked: pd.DataFrame, tracks: list, path_stem, e
                                                                   if what == "tau" else ""))
         if n == 1:
             note(axes[0, 0], ONE_TRACK_NOTE, "lower right")
-        if rows > 1:
-            fig.supylabel(ylabel, fontsize=8)
     else:
         measures = list(dict.fromkeys(short(m) for m in stacked.measure))
         families = list(dict.fromkeys(_family(m) for m in measures))
