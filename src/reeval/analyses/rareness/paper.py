@@ -17,6 +17,7 @@ is not the collection's, so that every row comparing the two says so).
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -124,94 +125,124 @@ def _not_here(collection: str, ref: dict) -> list:
     return out
 
 
+@dataclass
+class _Track:
+    """What every row of one mapped track shares."""
+    track: str
+    collection: str
+    ref: dict
+    k: int
+    level_text: str
+    other_task: bool
+    data_note: str
+    seed: int
+
+    def status(self, value_status: str) -> tuple[str, str]:
+        return _status(value_status, self.other_task, self.data_note)
+
+    def name(self, family: str) -> str:
+        return _name(family, self.k)
+
+
 def _mapped_rows(stacked: dict, track: str, task: str, collection: str, ref: dict, opts: dict, level) -> list:
-    k = int(opts["k"])
-    lv = f"relevance >= {level}" if level is not None else "the track's relevance level"
+    """Every published cell of ``collection`` beside ``track``'s values."""
     disc = stacked["discriminative"][stacked["discriminative"].track == track]
     stab = stacked["stability"][stacked["stability"].track == track]
-    runs = disc.runs.max() if len(disc) else None
-    topics = stab.topics.max() if len(stab) else None
-    other_task, data = _data_note(track, task, ref, runs, topics)
+    other_task, data = _data_note(track, task, ref, disc.runs.max() if len(disc) else None,
+                                  stab.topics.max() if len(stab) else None)
+    t = _Track(track, collection, ref, int(opts["k"]),
+               f"relevance >= {level}" if level is not None else "the track's relevance level",
+               other_task, data, int(opts["seed"]))
     out = []
     for r, (_, _, label) in zip(ref["rows"], PAPER_ROWS):
         row = f"{label}, α = {r['alpha']:g}"
-        d = _one(disc, measure=_name(r["measure"], k), alpha=rr.alpha_label(r["alpha"]))
-        for level_pct, key in ((95, "significant_95"), (99, "significant_99")):
-            ours = float(d[key]) if d is not None else math.nan
-            status = NOT_HERE if d is None else (EXACT if ours == r[key] else DIFFERS)
-            status, note = _status(status, other_task, data)
-            if d is None:
-                note = f"{_name(r['measure'], k)} at α = {r['alpha']:g} not computed (rareness.measures, alpha, k)"
-            out.append(cell(STUDY, "table 1", row, f"{collection} {level_pct}%", r[key], status,
-                            _join(note, f"share of pairs: paper {r[key] / ref['pairs']:.3f}, ours "
-                                        f"{ours / d['pairs']:.3f}" if d is not None and d["pairs"] else ""),
-                            ours=ours, digits=0, track=track,
-                            method=f"Tukey HSD (topic-blocked), {level_pct}%, all {int(d['pairs']) if d is not None else '?'}"
-                                   f" run pairs; k = {k}, {lv}"))
-        s = _one(stab, measure=_name(r["measure"], k), alpha=rr.alpha_label(r["alpha"]))
-        digits = decimals(f"{r['stability']:.3f}")
-        if s is None:
-            out.append(cell(STUDY, "table 2", row, collection, f"{r['stability']:.3f}", NOT_HERE,
-                            f"{_name(r['measure'], k)} at α = {r['alpha']:g} not computed", track=track))
-            continue
-        status = monte_carlo_status(r["stability"], float(s.stability), float(s.stability_low),
-                                    float(s.stability_high), digits)
-        status, note = _status(status, other_task, data)
-        out.append(cell(STUDY, "table 2", row, collection, f"{r['stability']:.3f}", status,
-                        _join(note, f"ours {s.stability_low:.3f}-{s.stability_high:.3f} over {int(s.seeds)} seeds"),
-                        ours=float(s.stability), low=float(s.stability_low), high=float(s.stability_high),
-                        digits=digits, track=track,
-                        method=f"Buckley & Voorhees: {int(s.trials)} trials of {int(s.sampled_topics)} of "
-                               f"{int(s.topics)} topics, fuzziness {s.fuzziness:g} ({s.fuzziness_scale}); seeds "
-                               f"{int(opts['seed'])}-{int(opts['seed']) + int(s.seeds) - 1}; k = {k}, {lv}"))
+        out += _table1_cells(t, _one(disc, measure=t.name(r["measure"]), alpha=rr.alpha_label(r["alpha"])), r, row)
+        out.append(_table2_cell(t, _one(stab, measure=t.name(r["measure"]), alpha=rr.alpha_label(r["alpha"])), r, row))
     if "table3" in ref:
-        out += _table3_rows(stacked["n_systems"], track, ref, k, opts, lv, other_task, data)
+        out += _table3_rows(t, stacked["n_systems"][stacked["n_systems"].track == track])
     if "table4" in ref:
-        out += _table4_rows(stacked["table4"], track, ref, k, lv, other_task, data)
+        out += _table4_rows(t, stacked["table4"][stacked["table4"].track == track])
     return out
 
 
-def _table3_rows(ns: pd.DataFrame, track: str, ref: dict, k: int, opts: dict, lv: str, other_task: bool,
-                 data: str) -> list:
-    t3, out = ref["table3"], []
-    ns = ns[ns.track == track]
+def _table1_cells(t: _Track, d, r: dict, row: str) -> list:
+    """Table 1's two cells (95%, 99%) of one paper row; ``d``: our discriminative row."""
+    out = []
+    for level_pct, key in ((95, "significant_95"), (99, "significant_99")):
+        column = f"{t.collection} {level_pct}%"
+        if d is None:
+            out.append(cell(STUDY, "table 1", row, column, r[key], NOT_HERE,
+                            f"{t.name(r['measure'])} at α = {r['alpha']:g} not computed (rareness.measures, alpha, k)",
+                            track=t.track))
+            continue
+        ours = float(d[key])
+        status, note = t.status(EXACT if ours == r[key] else DIFFERS)
+        share = f"share of pairs: paper {r[key] / t.ref['pairs']:.3f}, ours {ours / d['pairs']:.3f}" if d["pairs"] else ""
+        out.append(cell(STUDY, "table 1", row, column, r[key], status, _join(note, share), ours=ours, digits=0,
+                        track=t.track, method=f"Tukey HSD (topic-blocked), {level_pct}%, all {int(d['pairs'])} run "
+                                              f"pairs; k = {t.k}, {t.level_text}"))
+    return out
+
+
+def _table2_cell(t: _Track, s, r: dict, row: str) -> dict:
+    """Table 2's cell of one paper row; ``s``: our stability row (its range over seeds)."""
+    published_text = f"{r['stability']:.3f}"
+    if s is None:
+        return cell(STUDY, "table 2", row, t.collection, published_text, NOT_HERE,
+                    f"{t.name(r['measure'])} at α = {r['alpha']:g} not computed", track=t.track)
+    digits = decimals(published_text)
+    status, note = t.status(monte_carlo_status(r["stability"], float(s.stability), float(s.stability_low),
+                                               float(s.stability_high), digits))
+    return cell(STUDY, "table 2", row, t.collection, published_text, status,
+                _join(note, f"ours {s.stability_low:.3f}-{s.stability_high:.3f} over {int(s.seeds)} seeds"),
+                ours=float(s.stability), low=float(s.stability_low), high=float(s.stability_high), digits=digits,
+                track=t.track,
+                method=f"Buckley & Voorhees: {int(s.trials)} trials of {int(s.sampled_topics)} of {int(s.topics)} "
+                       f"topics, fuzziness {s.fuzziness:g} ({s.fuzziness_scale}); seeds {t.seed}-"
+                       f"{t.seed + int(s.seeds) - 1}; k = {t.k}, {t.level_text}")
+
+
+def _table3_rows(t: _Track, ns: pd.DataFrame) -> list:
+    """Table 3 (TREC-8): mean tau per N at alpha = 1; the Monte Carlo interval is ours ± 2
+    standard errors over the trials (sd_tau / sqrt(valid trials))."""
+    t3, out = t.ref["table3"], []
     for family in ("P_rareness", "AP_rareness"):
         for n, v in zip(t3["n_systems"], t3[family]):
-            r = _one(ns, measure=_name(family, k), alpha=rr.alpha_label(t3["alpha"]), n_systems=n)
+            r = _one(ns, measure=t.name(family), alpha=rr.alpha_label(t3["alpha"]), n_systems=n)
             row, column = f"{family}@100 (α = {t3['alpha']:g})", f"N = {n}"
             if r is None:
                 out.append(cell(STUDY, "table 3", row, column, f"{v:.3f}", NOT_HERE,
-                                _join(data, f"N = {n} not sampled (more than the track's runs, or not in "
-                                            "rareness.n_systems)"), track=track))
+                                _join(t.data_note, f"N = {n} not sampled (more than the track's runs, or not in "
+                                                   "rareness.n_systems)"), track=t.track))
                 continue
             se = float(r.sd_tau) / math.sqrt(r.valid_trials) if r.valid_trials > 1 else 0.0
             low, high = float(r.mean_tau) - 2 * se, float(r.mean_tau) + 2 * se
-            status, note = _status(monte_carlo_status(v, float(r.mean_tau), low, high, 3), other_task, data)
+            status, note = t.status(monte_carlo_status(v, float(r.mean_tau), low, high, 3))
             out.append(cell(STUDY, "table 3", row, column, f"{v:.3f}", status,
                             _join(note, f"ours {low:.3f}-{high:.3f} (mean ± 2 standard errors over the trials)"),
-                            ours=float(r.mean_tau), low=low, high=high, digits=3, track=track,
+                            ours=float(r.mean_tau), low=low, high=high, digits=3, track=t.track,
                             method=f"algorithm 1: {int(r.trials)} samples of N runs, rareness over the sample, "
-                                   f"Kendall tau-b with the full ranking; seed {int(opts['seed'])}; k = {k}, {lv}"))
+                                   f"Kendall tau-b with the full ranking; seed {t.seed}; k = {t.k}, {t.level_text}"))
     return out
 
 
-def _table4_rows(t4: pd.DataFrame, track: str, ref: dict, k: int, lv: str, other_task: bool, data: str) -> list:
-    topic, out = ref["table4"]["topic"], []
-    t4 = t4[(t4.track == track) & (t4.qid.astype(str) == str(topic))]
-    for d in ref["table4"]["documents"]:
+def _table4_rows(t: _Track, t4: pd.DataFrame) -> list:
+    """Table 4 (TREC-8 topic 431): the rarity of the paper's five documents, 2 decimals."""
+    topic, out = t.ref["table4"]["topic"], []
+    t4 = t4[t4.qid.astype(str) == str(topic)]
+    for d in t.ref["table4"]["documents"]:
         r = _one(t4, docno=d["docno"])
         row = f"topic {topic}, {d['docno']}"
         if r is None or math.isnan(float(r.rarity)):
-            why = (f"topic {topic} is not the configured table 4 topic of {track} (rareness.table4.topics)"
-                   if t4.empty else f"{d['docno']} is not a relevant document found by a run of {track}")
-            out.append(cell(STUDY, "table 4", row, "rareness", f"{d['rarity']:.2f}", NOT_HERE, _join(data, why),
-                            track=track))
+            why = (f"topic {topic} is not the configured table 4 topic of {t.track} (rareness.table4.topics)"
+                   if t4.empty else f"{d['docno']} is not a relevant document found by a run of {t.track}")
+            out.append(cell(STUDY, "table 4", row, "rareness", f"{d['rarity']:.2f}", NOT_HERE,
+                            _join(t.data_note, why), track=t.track))
             continue
-        status = EXACT if f"{float(r.rarity):.2f}" == f"{d['rarity']:.2f}" else DIFFERS
-        status, note = _status(status, other_task, data)
+        status, note = t.status(EXACT if f"{float(r.rarity):.2f}" == f"{d['rarity']:.2f}" else DIFFERS)
         out.append(cell(STUDY, "table 4", row, "rareness", f"{d['rarity']:.2f}", status, note,
-                        ours=float(r.rarity), digits=2, track=track,
-                        method=f"R(d) = 1 - S_d/S, S = {int(r.n_systems)} runs; k = {k}, {lv}"))
+                        ours=float(r.rarity), digits=2, track=t.track,
+                        method=f"R(d) = 1 - S_d/S, S = {int(r.n_systems)} runs; k = {t.k}, {t.level_text}"))
     return out
 
 
