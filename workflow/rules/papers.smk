@@ -14,7 +14,7 @@ rule papers:
     output:
         PAPERS_FILES,
     params:
-        results=RESULTS,
+        results=lambda wildcards, output: str(Path(output[0]).parent.parent),  # papers/ is under the results
         asl=config["study"]["paper"],
         levels={track: track_options(config, track)["relevance_level"] for track in TRACKS},
     log:
