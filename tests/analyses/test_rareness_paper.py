@@ -158,3 +158,17 @@ def test_figure2_is_the_papers_form_up_to_a_page_of_tracks(monkeypatch, tmp_path
         assert all(len(ax.get_lines()) == series + 1 for ax in visible)  # + the tau = 0.9 line
         labels = [t.get_text() for t in drawn["fig"].legends[0].get_texts()]
         assert labels == ["P rareness", "AP rareness"]  # not the normalized measure
+
+
+def test_table4_topic_configured_then_the_papers_then_the_most_judged(tiny_hits):
+    from reeval.analyses.rareness.report import _table4_topic
+    from reeval.workflow.config_check import ConfigError
+
+    hits, _ = tiny_hits
+    assert _table4_topic(hits, {"table4": {"topics": {"tiny": "q2"}}}, "tiny") == 1
+    assert _table4_topic(hits, {"paper": {"tiny": "TREC-8"}}, "tiny") == 0  # no topic 431: most relevant
+    hits.topics[1] = "431"
+    assert _table4_topic(hits, {"paper": {"tiny": {"collection": "TREC-8"}}}, "tiny") == 1
+    assert _table4_topic(hits, {"paper": {"tiny": "DLT20"}}, "tiny") == 0
+    with pytest.raises(ConfigError, match="rareness.table4.topics: topic 'zz' is not a qrels topic of track 'tiny'"):
+        _table4_topic(hits, {"table4": {"topics": {"tiny": "zz"}}}, "tiny")
