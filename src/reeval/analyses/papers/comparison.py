@@ -158,7 +158,8 @@ def summary_lines(rows: pd.DataFrame) -> list[str]:
 def comparison_markdown(rows: pd.DataFrame) -> str:
     """``paper_comparison.md``: the summary lines, then per paper and item a table of its
     cells (row, column, paper, ours, status, note, track, method); names escaped."""
-    lines = ["# The three papers, cell by cell", "", *summary_lines(rows), "",
+    counts = summary_lines(rows)
+    lines = ["# The three papers, cell by cell", "", counts[0], "", *counts[1:], "",
              "Statuses: *exact* (ours prints as the paper's cell), *within Monte Carlo error* (a seeded "
              "cell: the paper's value lies in our range over seeds), *within tolerance* (flagged: only "
              "lexiprecision's 1.5-point tolerance matches), *differs* (with the known reason), *data not "
