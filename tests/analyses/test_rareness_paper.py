@@ -53,6 +53,7 @@ def test_a_track_on_another_task_differs_in_every_row_and_says_so():
     assert mine.note.str.contains("different task: dl is passage ranking, the paper's collection document ranking").all()
     assert mine.note.str.contains("12 runs here, 64 in the paper").all()
     assert mine.method.str.contains("relevance >= 2").all()
+    assert mine.note.str.contains("relevance >= 2 here, >= 1 in the authors' code").all()
 
 
 def test_a_mapped_track_of_the_same_collection_matches_cell_by_cell():

@@ -150,6 +150,8 @@ def _mapped_rows(stacked: dict, track: str, task: str, collection: str, ref: dic
     stab = stacked["stability"][stacked["stability"].track == track]
     other_task, data = _data_note(track, task, ref, disc.runs.max() if len(disc) else None,
                                   stab.topics.max() if len(stab) else None)
+    if level not in (None, 1):  # the authors' code counts grade >= 1 as relevant
+        data = _join(data, f"relevance >= {level} here, >= 1 in the authors' code")
     t = _Track(track, collection, ref, int(opts["k"]),
                f"relevance >= {level}" if level is not None else "the track's relevance level",
                other_task, data, int(opts["seed"]))
