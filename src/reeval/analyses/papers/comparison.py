@@ -28,7 +28,7 @@ import pandas as pd
 
 from reeval.report.markdown import escape, table
 
-from .cells import DIFFERS, EXACT, MONTE_CARLO, NOT_HERE, STATUSES, TOLERANCE, cell, frame, printed
+from .cells import DIFFERS, EXACT, MONTE_CARLO, NOT_HERE, STATUSES, TOLERANCE, cell, decimals, frame, printed
 from .published import published
 
 #: the files of rule ``papers`` under ``<results>/papers/``
@@ -59,15 +59,21 @@ def _lexi_method(power: pd.DataFrame, levels: dict, track: str, table_: str, col
     return f"{text}; {lv}", r
 
 
-def _lexi_status(row, method_row: dict, data_note: str) -> tuple[str, str]:
-    """Status and note of one lexiprecision cell (module doc)."""
+def _lexi_printed(value) -> str:
+    """A lexiprecision cell as the paper prints it: counts whole, percentages and ratios
+    with 2 decimals."""
+    return str(value) if isinstance(value, int) else f"{float(value):.2f}"
+
+
+def _lexi_status(row, method_row: dict, data_note: str, digits: int = 2) -> tuple[str, str]:
+    """Status and note of one lexiprecision cell (module doc), compared at ``digits``."""
     paper, ours, low, high = float(row.paper), float(row.ours), float(row.ours_low), float(row.ours_high)
     if math.isnan(ours):
         return NOT_HERE, "not computed for this track"
     known = KNOWN_DIFFERENCES.get(("lexiprecision", row.benchmark, str(row.table), row.column))
     procedure = str(method_row.get("procedure", ""))
     holm_note = BONFERRONI_AS_HOLM if str(row.table) == "4b" and procedure.lower() == "holm" else ""
-    if printed(ours, 2) == printed(paper, 2):
+    if printed(ours, digits) == printed(paper, digits):
         return EXACT, _join(holm_note and f"{holm_note}: ours with Holm", data_note)
     monte_carlo = bool(method_row.get("resamples", 0) and method_row["resamples"] > 0)
     interval = f"ours {low:.2f}-{high:.2f} over {int(method_row.get('seeds', 0) or 0)} seeds"
@@ -115,7 +121,7 @@ def lexiprecision_rows(cells: pd.DataFrame, tables: dict) -> pd.DataFrame:
         for sub, cols in ref["columns"].items():
             for column, v in zip(cols, values[sub]):
                 rows.append(cell("lexiprecision", f"table {sub.removeprefix('table')}", benchmark, column,
-                                 f"{float(v):.2f}", NOT_HERE, need))
+                                 _lexi_printed(v), NOT_HERE, need))
     for track, g in cells.groupby("track", sort=False):
         t1 = g[g.table.astype(str) == "1"].set_index("column")
         data = []
@@ -129,10 +135,12 @@ def lexiprecision_rows(cells: pd.DataFrame, tables: dict) -> pd.DataFrame:
             level = levels.get((track, table_[0]))
             level_note = (f"relevance >= {level} here; the paper's tables 1-2 count grade > 0"
                           if table_ in ("1", "2") and level not in (None, 1) else "")
-            status, note = _lexi_status(r, method_row, _join(level_note, data_note))
-            rows.append(cell("lexiprecision", f"table {table_}", r.benchmark, r.column, f"{float(r.paper):.2f}",
+            text = _lexi_printed(ref["benchmarks"][r.benchmark][f"table{table_}"][
+                list(ref["columns"][f"table{table_}"]).index(r.column)])
+            status, note = _lexi_status(r, method_row, _join(level_note, data_note), decimals(text))
+            rows.append(cell("lexiprecision", f"table {table_}", r.benchmark, r.column, text,
                              status, note, ours=float(r.ours), low=float(r.ours_low), high=float(r.ours_high),
-                             digits=2, track=track, method=method))
+                             digits=decimals(text), track=track, method=method))
     return frame(rows)
 
 
