@@ -65,7 +65,7 @@ def coincide_note(ax, groups: list, n_series: int, what: str = "") -> None:
     if not same:
         return
     if len(same) == 1 and len(same[0]) == n_series:
-        text = f"all {n_series} {what}coincide"
+        text = f"{'both' if n_series == 2 else f'all {n_series}'} {what}coincide"
     else:
         text = "\n".join(coinciding_label(g) for g in same) + f"\n{what}coincide"
     note(ax, text, "lower left")
