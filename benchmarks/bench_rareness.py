@@ -62,8 +62,9 @@ def main():
     tau = step("Kendall tau + tau_AP per alpha",
                lambda: ra.rank_correlation(means, {f: means[(f, 0)] for f in families}))
     disc = step("discriminative power (Tukey HSD)", lambda: ra.discriminative_power(per_topic))
-    stab = step(f"stability ({args.trials} trials)",
-                lambda: ra.stability(per_topic, trials=args.trials, seed=args.seed))
+    fuzzy = {"fuzziness": opts["fuzziness"], "scale": opts["fuzziness_scale"], "seeds": opts["stability_seeds"]}
+    stab = step(f"stability ({args.trials} trials x {fuzzy['seeds']} seeds)",
+                lambda: ra.stability(per_topic, trials=args.trials, seed=args.seed, **fuzzy))
     nsys = step(f"number of systems ({args.trials} trials)",
                 lambda: ra.number_of_systems(hits, keyed, sizes=opts["n_systems"], trials=args.trials,
                                              seed=args.seed))
@@ -73,7 +74,7 @@ def main():
         write_track(tables, tmp)
         step("workflow step (tables + figures)",
              lambda: rp.track_rareness(args.track, tmp, Path(tmp) / "rareness", opts))
-    same = (ra.stability(per_topic, trials=args.trials, seed=args.seed).equals(stab)
+    same = (ra.stability(per_topic, trials=args.trials, seed=args.seed, **fuzzy).equals(stab)
             and ra.number_of_systems(hits, keyed, sizes=opts["n_systems"], trials=args.trials,
                                      seed=args.seed).equals(nsys))
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

@@ -12,8 +12,14 @@ def test_each_paper_has_its_tables():
     assert asl["table2"]["cumulative"] == {"delta_sort": "26-60%", "kendall": "0.6-0.9",
                                            "delta_value": "0.004-0.06x"}
     assert (asl["tracks"], asl["runs"]) == (76, 4302)
-    dl = published("rareness")["DLT20"]
-    assert dl["pairs"] == dl["runs"] * (dl["runs"] - 1) // 2 == 2016
+    rareness = published("rareness")
+    assert list(rareness) == ["TREC-5", "TREC-8", "WT14", "DLT20"]
+    for c in rareness.values():  # table 1's note: the pairs of all runs; six rows of tables 1 and 2
+        assert c["pairs"] == c["runs"] * (c["runs"] - 1) // 2 and len(c["rows"]) == 6
+    assert rareness["TREC-8"]["table3"]["AP_rareness"][-1] == 0.996
+    assert rareness["TREC-8"]["table4"]["documents"][0] == {"docno": "FBIS3-38782", "rarity": 0.81}
+    dl = rareness["DLT20"]
+    assert dl["pairs"] == 2016 and dl["sampled_topics"] == 45 // 2
     assert dl["rows"][2] == {"measure": "P_rareness", "alpha": 1.0, "significant_95": 237,
                              "significant_99": 82, "stability": 0.179}
 

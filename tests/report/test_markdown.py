@@ -60,3 +60,14 @@ def test_render_reads_the_packaged_template():
     assert text.startswith("# Atomized search length study\n\n") and "$" not in text
     with pytest.raises(KeyError):
         render("asl_summary.md")
+
+
+def test_escape_keeps_a_name_literal_in_markdown_and_its_html():
+    import markdown
+
+    from reeval.report.markdown import escape
+
+    name = "run|1 *b* _c_ [d](e) `f` <script> & g\\h\ni"
+    html = markdown.markdown("| x |\n|---|\n| " + escape(name) + " |", extensions=["tables"])
+    assert "<td>run|1 *b* _c_ [d](e) `f` &lt;script&gt; &amp; g\\h i</td>" in html
+    assert escape("trec2020-dl-passage (x)") == "trec2020-dl-passage (x)"

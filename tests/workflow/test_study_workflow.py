@@ -21,7 +21,7 @@ ncompress = pytest.importorskip("ncompress", reason="ncompress (test extra) writ
 
 SNAKEMAKE = [sys.executable, "-m", "snakemake"]
 PER_TRACK_ANALYSES = {"analyses"}
-CROSS_TRACK_ANALYSES = {"rareness_summary", "study", "lexiprecision_summary"}
+CROSS_TRACK_ANALYSES = {"rareness_summary", "study", "lexiprecision_summary", "papers"}
 RULES = {"all", "fetch", "ingest", "measures", "inclusion", "summary", "synthetic_track", "report", "total"} | \
     PER_TRACK_ANALYSES | CROSS_TRACK_ANALYSES
 

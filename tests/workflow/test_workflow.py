@@ -251,7 +251,7 @@ def test_rerun_is_a_no_op_and_a_new_track_schedules_only_its_jobs(default_run, t
     out = dry.stdout + dry.stderr
     # the new track's own jobs, and every cross-track job once
     per_track = {"ingest", "measures", "analyses"}
-    cross_track = {"inclusion", "summary", "rareness_summary", "study", "lexiprecision_summary", "report"}
+    cross_track = {"inclusion", "summary", "rareness_summary", "study", "lexiprecision_summary", "papers", "report"}
     rules = per_track | cross_track | {"all", "synthetic_track", "fetch", "total"}
     jobs = {line.split()[0]: int(line.split()[1]) for line in out.splitlines()
             if len(line.split()) == 2 and line.split()[0] in rules and line.split()[1].isdigit()}

@@ -25,6 +25,7 @@ rule rareness_summary:
     params:
         tracks={track: f"{RESULTS}/tracks/{track}/rareness" for track in TRACKS},
         options=RARENESS,
+        levels={track: track_options(config, track)["relevance_level"] for track in TRACKS},
     log:
         f"{RESULTS}/logs/rareness_summary/rareness_summary.log",
     threads: 1

@@ -40,6 +40,7 @@ SECTIONS = {
     "asl-study": ("ASL study", "study", ("summary.md",)),
     "lexiprecision": ("Lexicographic precision", "lexiprecision", ("summary.md", "paper_comparison.md")),
     "rareness": ("Rareness", "rareness", ("summary.md",)),
+    "papers": ("The papers, cell by cell", "papers", ("paper_comparison.md",)),
     "summary": ("Cross-track summary", "summary", ("summary.md",)),
 }
 STYLE = """

@@ -43,6 +43,17 @@ def table(df: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
+def escape(text) -> str:
+    """A name (run, docno, track, note) as literal inline markdown text (a table cell, a
+    phrase within a line): a backslash before the characters that mark up text within a
+    line (``\\ ` * _ [ ] | ~``; ``# + - ! ( )`` only do at a line's start or after ``]``),
+    ``&``, ``<`` and ``>`` as HTML entities (raw HTML passes through markdown), line breaks
+    as spaces."""
+    text = " ".join(str(text).splitlines())
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return re.sub(r"([\\`*_\[\]|~])", r"\\\1", text)
+
+
 def image(alt: str, path: str) -> str:
     """An inline image: ``![alt](path)`` (``path`` relative to the markdown file)."""
     return f"![{alt}]({path})"

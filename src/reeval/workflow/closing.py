@@ -22,7 +22,7 @@ import pandas as pd
 #: the cross-track folders holding the studies' figures, in reading order
 FIGURE_FOLDERS = ("study", "lexiprecision", "rareness")
 #: the markdown files to read first, in order
-READ_FIRST = ("summary/summary.md", "study/summary.md", "lexiprecision/paper_comparison.md")
+READ_FIRST = ("summary/summary.md", "study/summary.md", "papers/paper_comparison.md")
 REPORT = "report.html"
 #: names listed on a left-out line before "and N more"
 NAMES_SHOWN = 6

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from reeval.analyses.asl import report as asl_report
 from reeval.analyses.lexiprecision import report as lexiprecision_report
+from reeval.analyses.papers import comparison as paper_comparison
 from reeval.analyses.rareness import report as rareness_report
 from reeval.io.ingest import TRACK_FILES
 from reeval.workflow.measures_step import MEASURES_FILES
@@ -38,6 +39,9 @@ TRACK_FIGURES_BY_STEP = {
     "lexiprecision": tuple(f"lexiprecision/{name}" for name in
                            _each(lexiprecision_report.TRACK_FIGURES, ("png", "pdf"))),
 }
+#: the one comparison of the three papers' published cells with ours (rule papers), relative
+#: to the results folder
+PAPER_COMPARISON_FILES = tuple(f"papers/{name}" for name in paper_comparison.FILES)
 #: ``figures.per_track: auto`` draws the per-track figures of a study of at most this many
 #: tracks: the built-in (3) and shared-data (11) studies, a user's own tracks; not the
 #: 76-82-track TREC studies, where they would be 1,600 files that no cross-track output reads

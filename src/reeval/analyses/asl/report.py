@@ -52,6 +52,8 @@ def _canonical(value):
 
 
 TRACK_SELECTION_KEYS = ("tracks", "min_runs")  # which tracks enter the study (reeval.archive.inclusion)
+#: study keys no ASL analysis reads: rule papers reads ``paper`` (reeval.analyses.asl.paper)
+NOT_ANALYSIS_KEYS = TRACK_SELECTION_KEYS + ("paper",)
 
 
 def techniques_from_labels(tracks: dict, baseline: str = "bm25") -> dict:
@@ -77,7 +79,7 @@ def techniques_from_labels(tracks: dict, baseline: str = "bm25") -> dict:
 def study_options(config_study: dict, labelled_techniques: dict | None = None) -> dict:
     """The options of the ASL study's analyses: the ``study`` config section (its defaults
     filled in, :func:`reeval.workflow.config_check.with_defaults`) without the track
-    selection keys (``tracks``, ``min_runs``), keys sorted.
+    selection keys (``tracks``, ``min_runs``) and ``paper`` (rule papers reads it), keys sorted.
 
     ``labelled_techniques`` (see :func:`techniques_from_labels`) gives technique groups
     to tracks the config's ``techniques`` does not name.
@@ -85,7 +87,7 @@ def study_options(config_study: dict, labelled_techniques: dict | None = None) -
     Raises ConfigError when bucket edges are not strictly increasing or a technique
     baseline is not one of its track's groups.
     """
-    out = {k: v for k, v in config_study.items() if k not in TRACK_SELECTION_KEYS}
+    out = {k: v for k, v in config_study.items() if k not in NOT_ANALYSIS_KEYS}
     out["techniques"] = {**(labelled_techniques or {}), **out["techniques"]}
     for k in ("asl_buckets", "document_buckets", "difference_buckets"):
         e = out[k]

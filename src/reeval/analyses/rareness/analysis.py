@@ -9,10 +9,13 @@ there is no Python loop over trials, runs, topics or pairs of runs.
   rareness measure and by its base (alpha = 0: P@k, AP cut at k), per alpha (figure 2).
 - :func:`discriminative_power`: run pairs significantly different under the
   topic-blocked Tukey HSD of :func:`reeval.stats.allpairs.tukey_hsd` at 95% and 99% (table 1).
-- :func:`stability`: Buckley & Voorhees as the paper applies it: R trials each sample
-  floor(T/2) topics without replacement; for every pair of runs the share of trials in
-  which the more frequent winner wins (a tie counts for neither); the mean over pairs
-  (table 2).
+- :func:`stability`: Buckley & Voorhees as the paper applies it (section 4.4) and its
+  authors' code runs it: R trials each sample floor(T/2) topics without replacement; in a
+  trial two runs tie when their means differ by at most the *fuzziness* (absolute 0.05 in
+  the authors' code; Buckley & Voorhees's relative 5%, |a - b| <= 0.05 max(|a|, |b|), as an
+  option); per pair of runs the share of all R trials won by its more frequent winner
+  (ties count for neither run but stay in the denominator); the mean over pairs (table 2).
+  With several seeds, the range of that mean over them (its Monte Carlo spread).
 - :func:`number_of_systems`: the paper's algorithm 1: sample N runs, recompute rareness
   with S = N over the sample only, Kendall tau-b with the full ranking restricted to the
   sample; the mean over trials (table 3).
@@ -40,6 +43,11 @@ from . import core as rr
 
 EPS = 1e-12
 LEVELS = (0.95, 0.99)
+#: the authors' fuzziness (ecir2023 ``stability.py``): means within 0.05 of each other tie
+FUZZINESS = 0.05
+#: how the fuzziness is applied: ``absolute`` |a - b| <= f (the authors' code), ``relative``
+#: |a - b| <= f max(|a|, |b|) (Buckley & Voorhees 2000's "5% of the larger score")
+FUZZINESS_SCALES = ("absolute", "relative")
 
 
 def run_means(per_topic: np.ndarray) -> np.ndarray:
@@ -93,18 +101,31 @@ def topic_samples(n_topics: int, size: int, trials: int, seed: int) -> np.ndarra
     return Z
 
 
-def pair_stability(means: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def tie_threshold(a: np.ndarray, b: np.ndarray, fuzziness: float = 0.0, scale: str = "absolute"):
+    """The largest |a - b| that is a tie: ``fuzziness`` (absolute) or ``fuzziness`` *
+    max(|a|, |b|) (relative), never below EPS (floating-point noise never breaks a tie)."""
+    if scale not in FUZZINESS_SCALES:
+        raise ValueError(f"fuzziness scale must be one of {FUZZINESS_SCALES}, not {scale!r}")
+    if scale == "absolute":
+        return max(float(fuzziness), EPS)
+    return np.maximum(float(fuzziness) * np.maximum(np.abs(a), np.abs(b)), EPS)
+
+
+def pair_stability(means: np.ndarray, fuzziness: float = 0.0,
+                   scale: str = "absolute") -> tuple[np.ndarray, np.ndarray]:
     """Per pair of runs i < j (triu order), from (trials, S) means: the stability
     max(#trials i > j, #trials j > i) / trials and the share of tied trials; differences
-    within EPS are ties and count for neither run. One run against the runs after it at
-    a time: (S - i - 1) x trials contiguous differences, no gathered pair copies."""
+    within :func:`tie_threshold` are ties and count for neither run. One run against the
+    runs after it at a time: (S - i - 1) x trials contiguous differences, no gathered
+    pair copies."""
     R, S = means.shape
     by_run = np.ascontiguousarray(means.T)
     stab, tied = np.empty(S * (S - 1) // 2), np.empty(S * (S - 1) // 2)
     start = 0
     for i in range(S - 1):
         d = by_run[i + 1:] - by_run[i]
-        gt, lt = np.count_nonzero(d > EPS, axis=1), np.count_nonzero(d < -EPS, axis=1)
+        thr = tie_threshold(by_run[i + 1:], by_run[i], fuzziness, scale)
+        gt, lt = np.count_nonzero(d > thr, axis=1), np.count_nonzero(d < -thr, axis=1)
         stop = start + S - 1 - i
         stab[start:stop] = np.maximum(gt, lt) / R
         tied[start:stop] = (R - gt - lt) / R
@@ -112,27 +133,44 @@ def pair_stability(means: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return stab, tied
 
 
-def stability(per_topic: dict, trials: int = 1000, seed: int = 0, size: int | None = None) -> pd.DataFrame:
+def stability(per_topic: dict, trials: int = 1000, seed: int = 0, size: int | None = None,
+              fuzziness: float = FUZZINESS, scale: str = "absolute", seeds: int = 1) -> pd.DataFrame:
     """Buckley-Voorhees stability (module doc) of each {(measure, alpha): (S, T)} matrix.
 
-    Every measure sees the same topic samples. ``size`` defaults to floor(T/2).
-    Returns measure, alpha, topics, sampled_topics, trials, stability, tied_share (the
-    share of trial x pair comparisons that were ties).
+    Every measure sees the same topic samples. ``size`` defaults to floor(T/2) (the
+    paper's; the authors' code rounds T/2 half to even, the same for T = 45 and every even
+    T). ``fuzziness`` and ``scale``: :func:`tie_threshold`. ``seeds`` > 1 repeats the
+    experiment with seeds seed, seed + 1, ...: ``stability`` and ``tied_share`` stay
+    those of ``seed``, ``stability_low``/``stability_high`` give the range over all seeds.
+    Returns measure, alpha, topics, sampled_topics, trials, fuzziness, fuzziness_scale,
+    seeds, stability, stability_low, stability_high, tied_share (the share of trial x pair
+    comparisons that were ties).
     """
     rows = []
-    Z = None
+    samples: dict = {}
     for (measure, alpha), X in per_topic.items():
         S, T = X.shape
         k = T // 2 if size is None else int(size)
-        if Z is None:
-            Z = topic_samples(T, k, trials, seed)
-        means = Z @ X.T / max(k, 1)                       # (trials, S)
-        per_pair, tied = pair_stability(means)
+        values, tied_first = [], math.nan
+        for n in range(max(int(seeds), 1)):
+            if n not in samples:
+                samples[n] = topic_samples(T, k, trials, seed + n)
+            means = samples[n] @ X.T / max(k, 1)                   # (trials, S)
+            per_pair, tied = pair_stability(means, fuzziness, scale)
+            values.append(float(per_pair.mean()) if per_pair.size else math.nan)
+            if n == 0:
+                tied_first = float(tied.mean()) if tied.size else math.nan
         rows.append({"measure": measure, "alpha": rr.alpha_label(alpha), "topics": T,
-                     "sampled_topics": k, "trials": trials,
-                     "stability": float(per_pair.mean()) if per_pair.size else math.nan,
-                     "tied_share": float(tied.mean()) if tied.size else math.nan})
-    return pd.DataFrame(rows)
+                     "sampled_topics": k, "trials": trials, "fuzziness": float(fuzziness),
+                     "fuzziness_scale": scale, "seeds": len(values), "stability": values[0],
+                     "stability_low": min(values), "stability_high": max(values),
+                     "tied_share": tied_first})
+    return pd.DataFrame(rows, columns=list(STABILITY_COLUMNS))
+
+
+#: the columns of :func:`stability`
+STABILITY_COLUMNS = ("measure", "alpha", "topics", "sampled_topics", "trials", "fuzziness", "fuzziness_scale",
+                     "seeds", "stability", "stability_low", "stability_high", "tied_share")
 
 
 def batched_kendall_tau(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
@@ -290,3 +328,28 @@ def synthetic_ranks(hits: rr.Hits, topic: int, alphas=(0.0, 0.5, 1.0), max_docs:
                                       "best_real": real.max(axis=1) if S else np.full(len(D), np.nan),
                                       "n_systems": S1}))
     return pd.concat(rows, ignore_index=True)
+
+
+def topic_documents(hits: rr.Hits, grades: np.ndarray, topic: int, systems: str = "all") -> pd.DataFrame:
+    """The paper's table 4 for one topic (index ``topic``): each of its relevant documents
+    with its grade (``grades``: the qrels grade of each relevant document, aligned with
+    ``hits.doc_topic``), c_k (runs with it in their top k), S, its rarity R(d) = 1 - c_k/S
+    (NaN when no run found it) and the runs that retrieved it in their top k (names
+    separated by spaces: a run name holds no whitespace). Rarest first (R descending, then
+    docno); documents no run found last. Empty for ``topic`` < 0."""
+    cols = ["qid", "docno", "grade", "k", "c_k", "n_systems", "rarity", "retrieved_by"]
+    if topic < 0:
+        return pd.DataFrame(columns=cols)
+    docs = np.flatnonzero(hits.doc_topic == topic)
+    counts = rr.retrieval_counts(hits)[docs]
+    S_t = int(rr.n_systems(hits, systems)[topic])
+    on = hits.topic == topic
+    names = pd.Series(np.asarray(hits.runs, dtype=object)[hits.run[on]]).groupby(hits.doc[on]).agg(" ".join)
+    out = pd.DataFrame({
+        "qid": hits.topics[topic], "docno": hits.doc_docno[docs], "grade": np.asarray(grades)[docs].astype(np.int64),
+        "k": hits.k, "c_k": counts, "n_systems": S_t,
+        "rarity": np.where(counts > 0, rr.rarity(counts, S_t), np.nan),
+        "retrieved_by": names.reindex(docs).fillna("").to_numpy(dtype=object)}, columns=cols)
+    out["_found"] = counts > 0
+    out = out.sort_values(["_found", "rarity", "docno"], ascending=[False, False, True], kind="stable")
+    return out.drop(columns="_found").reset_index(drop=True)

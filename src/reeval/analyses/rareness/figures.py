@@ -6,8 +6,9 @@ base, against alpha), ``n_systems`` (table 3 drawn: tau between the full ranking
 computed from N sampled runs) and ``synthetic`` (figure 1: the rank of the rare and common
 synthetic systems against the relevant documents they retrieve). Across tracks:
 ``tau_by_track`` and ``n_systems_by_track``, one panel per track up to
-:data:`~reeval.report.figures.FEW_TRACKS` tracks, else per measure family the distribution
-over tracks, the tracks then named in ``summary.md``'s table.
+:data:`PAGE_TRACKS` tracks (a page; ``tau_by_track`` is then the paper's figure 2: Kendall
+tau against alpha, one panel per track, its two measures), else per measure family the
+distribution over tracks, the tracks then named in ``summary.md``'s table.
 
 Series that coincide (the normalized and plain measure often rank the runs alike) are
 drawn once, with one legend entry naming both (``A = B``).
@@ -19,11 +20,16 @@ import math
 
 import pandas as pd
 
-from reeval.report.figures import (FEW_TRACKS, PALETTE, across_tracks, band_legend_handles, coinciding,
+from reeval.report.figures import (PALETTE, across_tracks, band_legend_handles, coinciding,
                                    coinciding_label, figure_style, integer_ticks, log2_ticks, new_figure,
                                    note, save_figure_pair)
 
 TAU_LABEL = "Kendall's τ with the base (α = 0)"
+#: up to this many tracks the cross-track figures have one panel per track, four to a row
+#: (three rows fill a page); figure 2 is then in the paper's form (:func:`paper_measures`)
+PAGE_TRACKS = 12
+#: the measures of the paper's figure 2 (its series: P@k vs P@k rareness, AP vs AP rareness)
+PAPER_FAMILIES = ("P_rareness", "AP_rareness")
 ALPHA_LABEL = "rarity weight α"
 ONE_TRACK_NOTE = "1 track: no distribution across tracks"
 
@@ -59,10 +65,17 @@ def coincide_note(ax, groups: list, n_series: int, what: str = "") -> None:
     if not same:
         return
     if len(same) == 1 and len(same[0]) == n_series:
-        text = f"all {n_series} {what}coincide"
+        text = f"{'both' if n_series == 2 else f'all {n_series}'} {what}coincide"
     else:
         text = "\n".join(coinciding_label(g) for g in same) + f"\n{what}coincide"
     note(ax, text, "lower left")
+
+
+def paper_measures(measures) -> list:
+    """The measures the paper's figure 2 draws (P_rareness@k, AP_rareness@k) among
+    ``measures``; all of them when neither is there."""
+    chosen = [m for m in measures if m.split("@")[0] in PAPER_FAMILIES]
+    return chosen or list(measures)
 
 
 def _family(measure: str) -> str:
@@ -178,31 +191,38 @@ def plot_synthetic(syn: pd.DataFrame, path_stem, title: str = "") -> None:
 
 @figure_style()
 def by_track_figure(what: str, stacked: pd.DataFrame, tracks: list, path_stem, empty_note: str) -> None:
-    """``tau_by_track`` (``what`` = "tau") or ``n_systems_by_track``: one panel per track up
-    to FEW_TRACKS tracks, else one panel per measure family with the distribution over
+    """``tau_by_track`` (``what`` = "tau") or ``n_systems_by_track``: one panel per track up to
+    PAGE_TRACKS tracks, four to a row (figure 2 then draws the paper's two measures,
+    :func:`paper_measures`), else one panel per measure family with the distribution over
     tracks of the plain (solid) and normalized (dashed) measure."""
     n = len(tracks)
     ylabel = TAU_LABEL if what == "tau" else "mean Kendall's τ, sample vs all runs"
-    measures = list(dict.fromkeys(short(m) for m in stacked.measure))
-    colors = _colors(measures)
-    if n <= FEW_TRACKS:
-        cols = min(3, max(n, 1))
-        fig, axes = new_figure("page", 2.3 * math.ceil(max(n, 1) / cols) + 0.5, math.ceil(max(n, 1) / cols), cols,
-                               sharey=True, squeeze=False)
+    if n <= PAGE_TRACKS:
+        if what == "tau":
+            stacked = stacked[stacked.measure.isin(paper_measures(list(dict.fromkeys(stacked.measure))))]
+        measures = list(dict.fromkeys(short(m) for m in stacked.measure))
+        colors = _colors(measures)
+        cols = min(4, max(n, 1))
+        rows = math.ceil(max(n, 1) / cols)
+        fig, axes = new_figure("page", 2.0 * rows + 0.8, rows, cols, sharey=True, squeeze=False)
         for ax, track in zip(axes.ravel(), tracks):
             df = stacked[stacked.track == track]
             (_tau_axes if what == "tau" else _n_systems_axes)(ax, df, colors, in_legend=False)
             ax.set_title(track)
         for ax in axes.ravel()[max(n, 1):]:
             ax.set_visible(False)
+        for ax in axes[:, 0]:  # a full label needs the height of one row alone
+            ax.set_ylabel(ylabel if rows == 1 else ("Kendall's τ" if what == "tau" else "mean Kendall's τ"))
         from matplotlib.lines import Line2D
         handles = [Line2D([], [], color=colors[m], linestyle=_style(m), marker="o", label=m) for m in measures]
         if handles:
             fig.legend(handles=handles, loc="outside lower center", ncol=min(4, len(handles)),
-                       title=cutoff(stacked.measure.unique()))
+                       title=cutoff(stacked.measure.unique()) + (", each against its base (α = 0)"
+                                                                  if what == "tau" else ""))
         if n == 1:
             note(axes[0, 0], ONE_TRACK_NOTE, "lower right")
     else:
+        measures = list(dict.fromkeys(short(m) for m in stacked.measure))
         families = list(dict.fromkeys(_family(m) for m in measures))
         fig, axes = new_figure("page", 2.8, 1, len(families), sharey=True, squeeze=False)
         for ax, family in zip(axes.ravel(), families):
@@ -210,7 +230,7 @@ def by_track_figure(what: str, stacked: pd.DataFrame, tracks: list, path_stem, e
                                                      if _family(m) == family])
             ax.set_title(f"{family}: {n} tracks")
         fig.legend(handles=band_legend_handles(), loc="outside lower center", ncol=3)
-    axes[0, 0].set_ylabel(ylabel)
+        axes[0, 0].set_ylabel(ylabel)
     if not n:
         note(axes[0, 0], empty_note, "center center")
     save_figure_pair(fig, path_stem)

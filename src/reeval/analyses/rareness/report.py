@@ -5,21 +5,21 @@ Per track (``<results>/tracks/<track>/rareness/``, names in TRACK_TABLES/TRACK_F
 - ``by_topic.parquet``: run, qid, measure, alpha, value (every run x qrels topic).
 - ``by_run.parquet``/``.csv``: run, measure, alpha, value (mean over the qrels topics), rank.
 - ``documents.parquet``/``.csv``: every relevant document: c_k, S, rarity R and R'.
-- ``tau``, ``discriminative``, ``stability``, ``n_systems``, ``synthetic`` (Parquet + CSV):
-  the analyses of :mod:`reeval.analyses.rareness.analysis`.
+- ``tau``, ``discriminative``, ``stability``, ``n_systems``, ``synthetic``, ``table4``
+  (Parquet + CSV): the analyses of :mod:`reeval.analyses.rareness.analysis` (``table4``:
+  one topic's relevant documents, rarest first, with the runs that retrieved them).
 - figures (PNG + PDF): ``tau`` (figure 2), ``n_systems`` (table 3), ``synthetic`` (figure 1).
 
 Across tracks (``<results>/rareness/``): the analysis tables stacked with a ``track``
-column, ``paper_comparison.csv`` (the paper's published numbers beside ours where a track
-stands for one of its collections), the figures ``tau_by_track`` and
-``n_systems_by_track`` and ``summary.md`` (the figures and the table naming each track's
-values). The figures are drawn by :mod:`.figures`; the per-track ones only when
-asked (``figures``).
+column, ``paper_comparison.csv`` (every cell of the paper's tables 1-4 beside ours, with a
+status: :mod:`.paper`), the figures ``tau_by_track`` (figure 2 in the paper's form up to a
+page of tracks) and ``n_systems_by_track`` and ``summary.md`` (the figures, tables 2-4 in
+the paper's form and the table naming each track's values). The figures are drawn by
+:mod:`.figures`; the per-track ones only when asked (``figures``).
 """
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import numpy as np
@@ -37,14 +37,17 @@ from reeval.workflow.run_inclusion import included_runs, read_ingest_report
 from . import core as rr
 from . import analysis as ra
 from . import figures as rf
+from . import paper as rpaper
 
-ANALYSES = ("tau", "discriminative", "stability", "n_systems", "synthetic")
+ANALYSES = ("tau", "discriminative", "stability", "n_systems", "synthetic", "table4")
 TRACK_TABLES = (["by_topic.parquet", "by_run.parquet", "by_run.csv", "documents.parquet", "documents.csv"]
                 + [f"{a}.{ext}" for a in ANALYSES for ext in ("parquet", "csv")])
 TRACK_FIGURES = [f"{name}.{ext}" for name in ("tau", "n_systems", "synthetic") for ext in ("png", "pdf")]
 #: the stacked analyses, the paper comparison, and summary.md (the figures and the table
 #: naming each track's values, :func:`tracks_table`)
 SUMMARY_TABLES = [f"{a}.{ext}" for a in ANALYSES for ext in ("parquet", "csv")] + ["paper_comparison.csv", "summary.md"]
+#: the paper comparison's rows (:mod:`.paper`), read by the one comparison of the three papers
+PAPER_COMPARISON = "paper_comparison.csv"
 SUMMARY_FIGURES = [f"{name}.{ext}" for name in ("tau_by_track", "n_systems_by_track") for ext in ("png", "pdf")]
 #: The columns of every per-track table (the cross-track ones stack the ANALYSES), also
 #: when a table has no row; the writer refuses a table whose columns differ.
@@ -54,10 +57,11 @@ TABLE_COLUMNS = {
     "documents": ("track", "qid", "docno", "k", "c_k", "n_systems", "rarity", "rarity_norm"),
     "tau": ("track", "measure", "alpha", "tau", "tau_ap"),
     "discriminative": ("track", "measure", "alpha", "runs", "pairs", "significant_95", "significant_99"),
-    "stability": ("track", "measure", "alpha", "topics", "sampled_topics", "trials", "stability", "tied_share"),
+    "stability": ("track", *ra.STABILITY_COLUMNS),
     "n_systems": ("track", "measure", "alpha", "n_systems", "trials", "valid_trials", "mean_tau", "sd_tau"),
     "synthetic": ("track", "qid", "num_rel", "measure", "system", "alpha", "docs", "score", "rank",
                   "best_real", "n_systems"),
+    "table4": ("track", "qid", "docno", "grade", "k", "c_k", "n_systems", "rarity", "retrieved_by"),
 }
 
 def with_parsed_alphas(section: dict) -> dict:
@@ -103,10 +107,14 @@ def track_rareness(track: str, track_dir, out_dir, opts: dict, rel_level: int = 
         "by_topic": by_topic, "by_run": by_run, "documents": rr.document_table(hits, systems),
         "tau": ra.rank_correlation(means, base),
         "discriminative": ra.discriminative_power(per_topic),
-        "stability": ra.stability(per_topic, trials=int(opts["trials"]), seed=int(opts["seed"])),
+        "stability": ra.stability(per_topic, trials=int(opts["trials"]), seed=int(opts["seed"]),
+                                  fuzziness=float(opts["fuzziness"]), scale=opts["fuzziness_scale"],
+                                  seeds=int(opts["stability_seeds"])),
         "n_systems": ra.number_of_systems(hits, keyed, sizes=opts["n_systems"],
                                           trials=int(opts["trials"]), seed=int(opts["seed"])),
         "synthetic": _synthetic(hits, opts, track),
+        "table4": ra.topic_documents(hits, grid.qrels_rel[grid.qrels_rel >= rel_level],
+                                     _table4_topic(hits, opts, track), systems),
     }
     for name, df in tables.items():
         if df.empty and not len(df.columns):  # an analysis with nothing to report (e.g. n_systems of 1 run)
@@ -148,69 +156,40 @@ def _synthetic(hits: rr.Hits, opts: dict, track: str) -> pd.DataFrame:
     return out
 
 
+def _table4_topic(hits: rr.Hits, opts: dict, track: str) -> int:
+    """Index of the topic of table 4: the one configured for the track
+    (``rareness.table4.topics``), else the paper's (TREC-8 topic 431) when the track stands
+    for TREC-8 and has it, else the topic with the most relevant documents."""
+    configured = {str(t): str(q) for t, q in ((opts.get("table4") or {}).get("topics") or {}).items()}
+    if track in configured:
+        if configured[track] not in hits.topics:
+            raise ConfigError(f"rareness.table4.topics: topic {configured[track]!r} is not a qrels "
+                              f"topic of track {track!r}")
+        return hits.topics.index(configured[track])
+    spec = (opts.get("paper") or {}).get(track)
+    collection = spec if isinstance(spec, str) else (spec or {}).get("collection")
+    paper_topic = published("rareness").get(collection, {}).get("table4", {}).get("topic")
+    if paper_topic is not None and str(paper_topic) in hits.topics:
+        return hits.topics.index(str(paper_topic))
+    return ra.default_topic(hits)
+
+
 # ------------------------------------------------------------------ across tracks
 
-def paper_comparison(discriminative: pd.DataFrame, stability: pd.DataFrame, paper: dict,
-                     k: int = 100) -> pd.DataFrame:
-    """The paper's tables 1 and 2 beside ours for each ``{track: collection}`` of ``paper``
-    (the collections of ``rareness`` in :mod:`reeval.analyses.papers.published`).
-
-    Pair counts are also given as shares of all pairs, since the run sets differ in size.
-    The paper's cutoff is k = 100; the note says which k ours used.
-    """
-    rows = []
-    known = published("rareness")
-    for track, collection in (paper or {}).items():
-        ref = known.get(collection)
-        if ref is None:
-            raise ValueError(f"no published numbers for collection {collection!r}; known: {sorted(known)}")
-        d = discriminative[discriminative.track == track]
-        s = stability[stability.track == track]
-        for r in ref["rows"]:
-            family, alpha = r["measure"], r["alpha"]
-            sig95, sig99, stab = r["significant_95"], r["significant_99"], r["stability"]
-            key = (d.measure == _name(family, k)) & (d.alpha == rr.alpha_label(alpha))
-            skey = (s.measure == _name(family, k)) & (s.alpha == rr.alpha_label(alpha))
-            ours = d[key].iloc[0] if key.any() else None
-            ours_s = s[skey].iloc[0] if skey.any() else None
-            for analysis, value, col in (("significant_95", sig95, "significant_95"),
-                                         ("significant_99", sig99, "significant_99"),
-                                         ("stability", stab, "stability")):
-                if analysis == "stability":
-                    mine = float(ours_s[col]) if ours_s is not None else math.nan
-                    paper_share = ours_share = math.nan
-                else:
-                    mine = float(ours[col]) if ours is not None else math.nan
-                    paper_share = value / ref["pairs"]
-                    ours_share = mine / ours["pairs"] if ours is not None and ours["pairs"] else math.nan
-                rows.append({
-                    "track": track, "paper_collection": collection, "analysis": analysis,
-                    "measure": _name(family, k), "alpha": rr.alpha_label(alpha),
-                    "paper": value, "ours": mine, "paper_share_of_pairs": paper_share,
-                    "ours_share_of_pairs": ours_share,
-                    "runs_paper": ref["runs"], "runs_ours": int(ours["runs"]) if ours is not None else math.nan,
-                    "note": f"paper: {ref['collection']}, k = 100; ours: the runs of {track} "
-                            f"in this study, k = {k}",
-                })
-    cols = ["track", "paper_collection", "analysis", "measure", "alpha", "paper", "ours",
-            "paper_share_of_pairs", "ours_share_of_pairs", "runs_paper", "runs_ours", "note"]
-    return pd.DataFrame(rows, columns=cols)
-
-
-def summarize_rareness(tracks: dict, out_dir, opts: dict) -> None:
+def summarize_rareness(tracks: dict, out_dir, opts: dict, levels: dict | None = None) -> None:
     """Stack the per-track analysis tables (``{track: rareness_dir}``), compare with the
-    paper, and draw the cross-track figures."""
+    paper (``paper_comparison.csv``, rows of :mod:`reeval.analyses.papers.cells`; ``levels``:
+    track -> relevance level, for its method column), and draw the cross-track figures."""
     out = Path(out_dir)
     stacked = {}
     for name in ANALYSES:
         stacked[name] = read_stacked([Path(d) / f"{name}.parquet" for d in tracks.values()], TABLE_COLUMNS[name])
         write_table_pair(stacked[name], out, name)
-    write_table(paper_comparison(stacked["discriminative"], stacked["stability"], opts.get("paper"),
-                                 int(opts["k"])), out / "paper_comparison.csv")
+    write_table(rpaper.comparison_rows(stacked, opts.get("paper"), opts, levels), out / "paper_comparison.csv")
     names = sorted(tracks)
     for what, stem in (("tau", "tau_by_track"), ("n_systems", "n_systems_by_track")):
         rf.by_track_figure(what, stacked[what], names, out / stem, NO_TRACK_FIGURE_NOTE)
-    write_text(summary_markdown(stacked, len(names)), out / "summary.md")
+    write_text(summary_markdown(stacked, len(names), opts), out / "summary.md")
 
 
 def tracks_table(stacked: dict) -> pd.DataFrame:
@@ -236,10 +215,16 @@ def tracks_table(stacked: dict) -> pd.DataFrame:
     return out
 
 
-def summary_markdown(stacked: dict, n_tracks: int) -> str:
-    """``rareness/summary.md``: the cross-track figures and :func:`tracks_table`
-    (template ``rareness_summary.md``)."""
-    return render("rareness_summary.md", n_tracks=n_tracks, few_tracks=rf.FEW_TRACKS,
+def summary_markdown(stacked: dict, n_tracks: int, opts: dict | None = None) -> str:
+    """``rareness/summary.md``: the cross-track figures, :func:`tracks_table` and tables 2-4
+    in the paper's form (template ``rareness_summary.md``)."""
+    opts = opts or {}
+    k = int(opts.get("k", 100))
+    rarest = int((opts.get("table4") or {}).get("rarest", 10))
+    return render("rareness_summary.md", n_tracks=n_tracks, few_tracks=rf.PAGE_TRACKS,
                   no_track_note="" if n_tracks else NO_TRACK_INCLUDED,
                   one_track_note=rf.ONE_TRACK_NOTE + "." if n_tracks == 1 else "",
-                  tracks_table=table(tracks_table(stacked)))
+                  tracks_table=table(tracks_table(stacked)),
+                  table2=rpaper.table2_markdown(stacked["stability"], opts.get("paper"), k) or "No track.",
+                  table3=rpaper.table3_markdown(stacked["n_systems"], opts.get("paper")),
+                  table4=rpaper.table4_markdown(stacked["table4"], rarest) or "No track.")

@@ -1,0 +1,78 @@
+"""One published cell beside ours: the row every study's paper comparison is made of.
+
+Each study turns its own tables into these rows (``reeval.analyses.rareness.paper``,
+``reeval.analyses.asl.paper``, the lexiprecision adapter in :mod:`.comparison`); the one
+paper comparison (:mod:`.comparison`) stacks them. A row is one cell a paper prints:
+
+- ``study`` (``asl``, ``lexiprecision``, ``rareness``: the key of ``published.yaml``),
+  ``item`` (``table 2``, ``table 4a`` ...), ``row`` and ``column`` as the paper labels them;
+- ``published``: the cell as printed; ``reproduced``: ours at the paper's precision
+  (empty when there is no number of ours); ``ours_value``: ours at full precision,
+  ``ours_low``/``ours_high``: its range over seeds for a Monte Carlo cell (else ours);
+- ``track``: the track standing for the paper's data (empty when none does);
+- ``method``: how ours was computed (test, correction, relevance level, seed, resamples);
+- ``status``: one of :data:`STATUSES`; ``note``: the reason of ``differs``, the interval of
+  ``within Monte Carlo error``, the data needed for ``data not here``, a different task.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+#: the columns of every paper comparison table, in order
+COLUMNS = ("study", "item", "row", "column", "published", "reproduced", "ours_value", "ours_low", "ours_high",
+           "track", "method", "status", "note")
+EXACT, MONTE_CARLO, TOLERANCE, DIFFERS, NOT_HERE = ("exact", "within Monte Carlo error", "within tolerance",
+                                                   "differs", "data not here")
+#: every status a cell can have, in the order the summary lines count them
+STATUSES = (EXACT, MONTE_CARLO, TOLERANCE, DIFFERS, NOT_HERE)
+
+
+def cell(study: str, item: str, row: str, column: str, published, status: str, note: str = "",
+         ours: float = math.nan, low: float | None = None, high: float | None = None, digits: int | None = None,
+         track: str = "", method: str = "") -> dict:
+    """One row of :data:`COLUMNS`. ``reproduced`` is ``ours`` with ``digits`` decimals (the
+    paper's; None: as an integer when whole, else 4 decimals), empty when ours is NaN;
+    ``low``/``high`` default to ``ours``. ValueError for a status not in :data:`STATUSES`."""
+    if status not in STATUSES:
+        raise ValueError(f"status {status!r} is not one of {STATUSES}")
+    ours = float(ours)
+    return {"study": study, "item": item, "row": str(row), "column": str(column), "published": str(published),
+            "reproduced": printed(ours, digits), "ours_value": ours,
+            "ours_low": ours if low is None else float(low), "ours_high": ours if high is None else float(high),
+            "track": track, "method": method, "status": status, "note": note}
+
+
+def printed(value: float, digits: int | None = None) -> str:
+    """``value`` as the paper prints its cell: ``digits`` decimals, an integer when
+    ``digits`` is 0 or (None) when whole; "" for NaN."""
+    if value is None or math.isnan(value):
+        return ""
+    if digits is None:
+        return f"{value:.0f}" if float(value).is_integer() else f"{value:.4f}"
+    return f"{value:.{digits}f}"
+
+
+def decimals(text: str) -> int:
+    """The decimals a printed cell shows: ``0.071`` -> 3, ``598`` -> 0."""
+    text = str(text).strip().rstrip("%")
+    return len(text.split(".")[1]) if "." in text else 0
+
+
+def monte_carlo_status(published: float, ours: float, low: float, high: float, digits: int) -> str:
+    """A cell from seeded trials: ``exact`` when ours prints as the paper's value,
+    ``within Monte Carlo error`` when the paper's value lies in ours' range over seeds
+    (widened by half a unit of the paper's last printed digit), else ``differs``."""
+    if math.isnan(ours):
+        return NOT_HERE
+    if printed(ours, digits) == printed(published, digits):
+        return EXACT
+    half = 0.5 * 10 ** -digits
+    return MONTE_CARLO if low - half <= published <= high + half else DIFFERS
+
+
+def frame(rows: list) -> pd.DataFrame:
+    """Rows of :func:`cell` as a DataFrame with :data:`COLUMNS` (also when empty)."""
+    return pd.DataFrame(rows, columns=list(COLUMNS))

@@ -1,0 +1,175 @@
+"""The rareness paper's tables 1-4 beside ours (reeval.analyses.rareness.paper) and table 4."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from reeval.analyses.papers.cells import COLUMNS, STATUSES
+from reeval.analyses.papers.published import published
+from reeval.analyses.rareness import analysis as ra
+from reeval.analyses.rareness import core as rr
+from reeval.analyses.rareness import paper as rp
+from reeval.io.ingest import ingest_track
+from reeval.measures import build_grid
+
+OPTS = {"k": 100, "seed": 7, "trials": 1000}
+
+
+def stacked_for(track: str, runs: int, topics: int, paper_rows: list, stability=None, table4=None, ns=None) -> dict:
+    """Cross-track tables of one track whose values are ``paper_rows``' (so cells can match)."""
+    disc = pd.DataFrame([{"track": track, "measure": f"{r['measure']}@100", "alpha": rr.alpha_label(r["alpha"]),
+                          "runs": runs, "pairs": runs * (runs - 1) // 2, "significant_95": r["significant_95"],
+                          "significant_99": r["significant_99"]} for r in paper_rows])
+    stab = pd.DataFrame([{"track": track, "measure": f"{r['measure']}@100", "alpha": rr.alpha_label(r["alpha"]),
+                          "topics": topics, "sampled_topics": topics // 2, "trials": 1000, "fuzziness": 0.05,
+                          "fuzziness_scale": "absolute", "seeds": 5,
+                          **(stability or {"stability": r["stability"], "stability_low": r["stability"] - 0.01,
+                                           "stability_high": r["stability"] + 0.01})} for r in paper_rows])
+    empty_ns = pd.DataFrame(columns=["track", "measure", "alpha", "n_systems", "trials", "valid_trials", "mean_tau",
+                                     "sd_tau"])
+    empty_t4 = pd.DataFrame(columns=["track", "qid", "docno", "grade", "k", "c_k", "n_systems", "rarity",
+                                     "retrieved_by"])
+    return {"discriminative": disc, "stability": stab, "n_systems": empty_ns if ns is None else ns,
+            "table4": empty_t4 if table4 is None else table4}
+
+
+def test_every_published_cell_has_a_row_and_a_status():
+    out = rp.comparison_rows(stacked_for("x", 3, 4, []), {}, OPTS)
+    assert list(out.columns) == list(COLUMNS) and set(out.status) == {"data not here"}
+    # tables 1 and 2: 6 rows x (95%, 99%, stability) for 4 collections; TREC-8's table 3
+    # (2 measures x 6 N) and table 4 (5 documents)
+    assert len(out) == 4 * 18 + 12 + 5
+    assert out.note.str.startswith("needs ").all()
+    t8 = out[(out.item == "table 4")]
+    assert set(t8.published) == {"0.81", "0.62", "0.41", "0.22", "0.08"}
+
+
+def test_a_track_on_another_task_differs_in_every_row_and_says_so():
+    ref = published("rareness")["DLT20"]
+    stacked = stacked_for("dl", 12, 54, ref["rows"])  # the very same numbers
+    out = rp.comparison_rows(stacked, {"dl": {"collection": "DLT20", "task": "passage ranking"}}, OPTS, {"dl": 2})
+    mine = out[out.track == "dl"]
+    assert len(mine) == 18 and (mine.status == "differs").all()
+    assert mine.note.str.contains("different task: dl is passage ranking, the paper's collection document ranking").all()
+    assert mine.note.str.contains("12 runs here, 64 in the paper").all()
+    assert mine.method.str.contains("relevance >= 2").all()
+    assert mine.note.str.contains("relevance >= 2 here, >= 1 in the authors' code").all()
+
+
+def test_a_mapped_track_of_the_same_collection_matches_cell_by_cell():
+    ref = published("rareness")["TREC-8"]
+    rows = [dict(r) for r in ref["rows"]]
+    rows[0]["significant_95"] += 1                                  # one count off
+    t4 = pd.DataFrame({"track": "t8", "qid": "431", "docno": [d["docno"] for d in ref["table4"]["documents"]],
+                       "grade": 1, "k": 100, "c_k": 1, "n_systems": 129,
+                       "rarity": [d["rarity"] + 0.001 for d in ref["table4"]["documents"]], "retrieved_by": "a"})
+    t3 = ref["table3"]
+    ns = pd.DataFrame([{"track": "t8", "measure": f"{f}@100", "alpha": "1", "n_systems": n, "trials": 1000,
+                        "valid_trials": 1000, "mean_tau": v + 0.002, "sd_tau": 0.05}
+                       for f in ("P_rareness", "AP_rareness") for n, v in zip(t3["n_systems"], t3[f])])
+    stacked = stacked_for("t8", 129, 50, rows, table4=t4, ns=ns)
+    stacked["stability"].loc[0, "stability"] += 0.004                 # prints differently, inside the range
+    out = rp.comparison_rows(stacked, {"t8": "TREC-8"}, OPTS)
+    mine = out[out.track == "t8"].reset_index(drop=True)
+    assert len(mine) == 18 + 12 + 5
+    t1 = mine[mine.item == "table 1"]
+    assert (t1.status == "exact").sum() == 11 and t1.iloc[0].status == "differs"
+    assert t1.iloc[0].note.startswith("cause unknown")
+    t2 = mine[mine.item == "table 2"]
+    assert t2.iloc[0].status == "within Monte Carlo error" and (t2.iloc[1:].status == "exact").all()
+    assert "over 5 seeds" in t2.iloc[0].note
+    # table 3: 0.002 off with a standard error of 0.05 / sqrt(1000): inside 2 standard errors
+    assert (mine[mine.item == "table 3"].status == "within Monte Carlo error").all()
+    assert (mine[mine.item == "table 4"].status == "exact").all()
+    assert set(out.status) <= set(STATUSES)
+
+
+def test_an_unknown_collection_is_refused():
+    with pytest.raises(ValueError, match="no collection 'TREC9'"):
+        rp.comparison_rows(stacked_for("x", 3, 4, []), {"x": "TREC9"}, OPTS)
+
+
+@pytest.fixture
+def tiny_hits(tmp_path):
+    """3 runs, topic q1 with relevant d1 (grade 2, found by all), d2 (grade 1, only run B|x),
+    d3 (grade 3, found by none) and non-relevant n1; topic q2 with one relevant document."""
+    (tmp_path / "qrels").write_text("q1 0 d1 2\nq1 0 d2 1\nq1 0 d3 3\nq1 0 n1 0\nq2 0 e1 1\n")
+    runs = []
+    for name, docs in (("A", "d1 n1"), ("B|x", "d2 d1"), ("C", "n1 d1")):
+        path = tmp_path / name  # the run is named after its file
+        path.write_text("".join(f"q1 Q0 {d} {i + 1} {10 - i} {name}\n" for i, d in enumerate(docs.split()))
+                        + f"q2 Q0 e1 1 1 {name}\n")
+        runs.append(str(path))
+    t = ingest_track("tiny", tmp_path / "qrels", runs)
+    grid = build_grid(t.judged, t.depth, t.qrels, keep_docno=True)
+    return rr.top_k_hits(grid, 10, 1), grid
+
+
+def test_table4_lists_a_topics_relevant_documents_rarest_first(tiny_hits):
+    hits, grid = tiny_hits
+    out = ra.topic_documents(hits, grid.qrels_rel[grid.qrels_rel >= 1], hits.topics.index("q1"))
+    assert list(out.docno) == ["d2", "d1", "d3"]
+    assert list(out.grade) == [1, 2, 3] and list(out.c_k) == [1, 3, 0]
+    assert out.rarity.iloc[0] == pytest.approx(1 - 1 / 3) and out.rarity.iloc[1] == 0.0
+    assert np.isnan(out.rarity.iloc[2])
+    assert list(out.retrieved_by) == ["B|x", "A B|x C", ""]
+    assert ra.topic_documents(hits, grid.qrels_rel[grid.qrels_rel >= 1], -1).empty
+
+
+def test_table4_markdown_escapes_run_names(tiny_hits):
+    hits, grid = tiny_hits
+    out = ra.topic_documents(hits, grid.qrels_rel[grid.qrels_rel >= 1], 0)
+    out.insert(0, "track", "tiny")
+    md = rp.table4_markdown(out)
+    assert "3 relevant documents, 2 found by a run in its top 10, 1 by none" in md
+    assert "B\\|x" in md and "| B|x" not in md
+
+
+def test_table2_markdown_puts_the_papers_column_beside_a_mapped_track():
+    ref = published("rareness")["DLT20"]
+    stacked = stacked_for("dl", 12, 54, ref["rows"])
+    md = rp.table2_markdown(stacked["stability"], {"dl": {"collection": "DLT20", "task": "passage ranking"}}, 100)
+    assert "| metric | α | dl | paper: DLT20 (document ranking, not passage ranking) |" in md
+    assert "| P@100 | 0 | 0.071 (0.061-0.081) | 0.071 |" in md
+
+
+def tau_table(tracks):
+    return pd.DataFrame([{"track": t, "measure": m, "alpha": a, "tau": 1 - 0.1 * float(a), "tau_ap": 1.0}
+                         for t in tracks for m in ("P_rareness@100", "AP_rareness@100", "P_rareness_norm@100")
+                         for a in ("0", "0.5", "1")])
+
+
+@pytest.mark.parametrize("n, panels, series", [(1, 1, 1), (11, 11, 2), (13, 2, 2)])
+def test_figure2_is_the_papers_form_up_to_a_page_of_tracks(monkeypatch, tmp_path, n, panels, series):
+    """Up to 12 tracks: one panel per track with the paper's two measures (P and AP
+    rareness, here coinciding on one track: drawn once); beyond, one panel per family."""
+    from reeval.analyses.rareness import figures as rf
+
+    drawn = {}
+    monkeypatch.setattr(rf, "save_figure_pair", lambda fig, stem: drawn.setdefault("fig", fig))
+    tracks = [f"t{i}" for i in range(n)]
+    df = tau_table(tracks)
+    if n > 1:  # the two measures apart
+        df.loc[df.measure == "AP_rareness@100", "tau"] -= 0.01
+    rf.by_track_figure("tau", df, tracks, tmp_path / "tau", "none")
+    visible = [ax for ax in drawn["fig"].axes if ax.get_visible()]
+    assert len(visible) == panels
+    if n <= rf.PAGE_TRACKS:
+        assert [ax.get_title() for ax in visible] == tracks
+        assert all(len(ax.get_lines()) == series + 1 for ax in visible)  # + the tau = 0.9 line
+        labels = [t.get_text() for t in drawn["fig"].legends[0].get_texts()]
+        assert labels == ["P rareness", "AP rareness"]  # not the normalized measure
+
+
+def test_table4_topic_configured_then_the_papers_then_the_most_judged(tiny_hits):
+    from reeval.analyses.rareness.report import _table4_topic
+    from reeval.workflow.config_check import ConfigError
+
+    hits, _ = tiny_hits
+    assert _table4_topic(hits, {"table4": {"topics": {"tiny": "q2"}}}, "tiny") == 1
+    assert _table4_topic(hits, {"paper": {"tiny": "TREC-8"}}, "tiny") == 0  # no topic 431: most relevant
+    hits.topics[1] = "431"
+    assert _table4_topic(hits, {"paper": {"tiny": {"collection": "TREC-8"}}}, "tiny") == 1
+    assert _table4_topic(hits, {"paper": {"tiny": "DLT20"}}, "tiny") == 0
+    with pytest.raises(ConfigError, match="rareness.table4.topics: topic 'zz' is not a qrels topic of track 'tiny'"):
+        _table4_topic(hits, {"table4": {"topics": {"tiny": "zz"}}}, "tiny")
