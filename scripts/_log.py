@@ -45,6 +45,20 @@ def fail_once(snakemake):
         sys.exit(1)
 
 
+#: a test's switch, unset in any real run: RULE:FIFO makes each job of RULE read the FIFO to its
+#: end before its body runs, so that a test knows a job is running (its open of the FIFO for
+#: writing returns) and holds it there (tests/workflow/test_folder_lock.py)
+PAUSE = "REEVAL_TEST_PAUSE"
+
+
+def pause(snakemake):
+    """Read the FIFO :data:`PAUSE` names for this rule to its end (no-op when unset)."""
+    rule, _, fifo = os.environ.get(PAUSE, "").partition(":")
+    if rule and rule == getattr(snakemake, "rule", None):
+        with open(fifo, "rb") as held:
+            held.read()
+
+
 def one_line(exc: BaseException) -> str:
     """The error as one line: its message (which names the file and line), newlines folded."""
     return "error: " + " ".join(str(exc).split("\n"))
@@ -57,10 +71,11 @@ def rule_log(snakemake):
     Bad input (:data:`BAD_INPUT`) is written as one line to the log and to the console
     (``sys.__stderr__``, so Snakemake's output names the file), and the script exits with
     status 1. Any other exception is a bug: it propagates and its traceback goes to the log.
-    A test can make the rule fail once first (:func:`fail_once`).
+    A test can make the rule fail once first (:func:`fail_once`) or wait (:func:`pause`).
     """
     log = to_log(snakemake)
     fail_once(snakemake)
+    pause(snakemake)
     try:
         yield log
     except BAD_INPUT as exc:

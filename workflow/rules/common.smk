@@ -17,6 +17,7 @@ from reeval.workflow.tracks import (ingest_threads, is_fetched, local_track_file
                                    track_options)
 from reeval.errors import InputError
 from reeval.workflow.scheduling import coalesce_reevaluation_timers
+from reeval.workflow.folder_lock import hold_folder
 
 # Snakemake's rate-limit timers pile up, one more for every finished job, each waking the
 # scheduler every second: keep one pending (reeval.workflow.scheduling, docs/cluster.md)
@@ -42,6 +43,18 @@ if config["manifest"]:  # a study: the manifest's selected tracks join the confi
     checked(check_track_ids, config["tracks"], config["manifest"])
     config.update(checked(with_defaults, config))  # the manifest's entries: validated, options filled
 TRACKS = sorted(config["tracks"])
+
+
+# one workflow at a time on the results folder, held until this process ends; not taken by a
+# dry run, --report or --lint, which run no job (reeval.workflow.folder_lock)
+onstart:
+    try:
+        hold_folder(RESULTS)
+    except InputError as exc:
+        print(f"error: {exc}", file=sys.stderr, flush=True)
+        sys.exit(1)
+
+
 LOCAL_FILES = checked(local_track_files, config["tracks"])  # track -> its qrels and run files
 SUMMARY_FILES = [f"{RESULTS}/summary/{name}" for name in SUMMARY_NAMES]
 INCLUSION = f"{RESULTS}/summary/inclusion.csv"
