@@ -11,6 +11,7 @@ how many of the RUN files given retrieve each relevant document in their top k.
 from __future__ import annotations
 
 import argparse
+import csv
 import gc
 import math
 import os
@@ -19,6 +20,7 @@ import sys
 from reeval import __version__
 from reeval.choices import ALL_PAIRS_TESTS, ALTERNATIVES, PAIR_CORRECTIONS, SYSTEMS, UNRETRIEVED_POLICIES, integer_problem
 from reeval.errors import InputError
+from reeval.report.escape import tsv_field
 
 # Only argparse at import: each command imports what it needs (numpy and the compiled
 # kernels for `score`; scipy for `compare`; pandas only where a file needs the general
@@ -97,7 +99,7 @@ def score_lines(qrels_path, run_paths, measure_specs=None, per_topic=False, comp
     multi = len(run_paths) > 1
     every_topic = complete and precision != "float32"
     for si, name in enumerate(names):
-        prefix = f"{name}\t" if multi else ""
+        prefix = f"{tsv_field(name)}\t" if multi else ""  # a tab or newline in a name: \t, \n
         if per_topic:
             yield from _topic_lines(scores, measures, si, every_topic, decimals, prefix)
         if summary:
@@ -194,7 +196,7 @@ def compare_lines(rows, fmt="text", test=None, max_p=0.05, decimals=4):
         numbers = [f"{getattr(r, k):.{decimals}f}" for k in ("mean_a", "mean_b", "diff", "effect_size")]
         ps = [f"{getattr(r, k):.{decimals}g}" for k in ("p_value", "p_adjusted")]
         ci = [f"{getattr(r, k):.{decimals}f}" for k in ("ci_low", "ci_high")]
-        yield "\t".join([r.measure, r.test, str(r.run_a), str(r.run_b), *numbers, *ps, r.ci_method or "none", *ci])
+        yield "\t".join([r.measure, r.test, tsv_field(r.run_a), tsv_field(r.run_b), *numbers, *ps, r.ci_method or "none", *ci])
 
 
 def _compare(args) -> int:
@@ -223,12 +225,14 @@ def prefer_lines(qrels_path, run_paths, rel_level=1, precision="float64", decima
         raise InputError("prefer needs at least two runs")
     tables = read_inputs(qrels_path, run_paths, precision=precision, warn=warn)
     per_topic, means = prefer_track(tables, run_names(run_paths), rel_level=rel_level)
+    per_topic = per_topic.assign(run_i=per_topic.run_i.map(tsv_field), run_j=per_topic.run_j.map(tsv_field))
+    means = means.assign(run_i=means.run_i.map(tsv_field), run_j=means.run_j.map(tsv_field))
     frames = [per_topic]
     if len(per_topic):
         frames.append(means.assign(qid="all")[["run_i", "run_j", "qid", "sgnLP", "rrLP"]])
     for frame in frames:  # per-topic lines (sgnLP an integer), then the means
         yield from frame.to_csv(sep="\t", header=False, index=False, float_format=f"%.{decimals}f",
-                                lineterminator="\n").splitlines()
+                                lineterminator="\n", quoting=csv.QUOTE_NONE).splitlines()
 
 
 def _prefer(args) -> int:
