@@ -9,7 +9,8 @@ show, as a visible escape) and that cannot end a cell, a row, a line or a code s
 markup, or run a script:
 
 ========================  ============================================================
-:func:`html_text`         ``& < > " '`` as character references (text and attribute values)
+:func:`html_text`         ``& < > " '`` as character references (text and attribute values),
+                          control characters as visible escapes
 :func:`markdown_text`     inline Markdown (a table cell, a sentence): ``<`` (and a ``&`` that
                           could start a reference) as character references
                           (no raw HTML), as are ``| $ ~``; ``\\ ` * [ ]`` and a ``_``
@@ -63,9 +64,10 @@ def line_text(name) -> str:
 
 def html_text(name) -> str:
     """``str(name)`` for HTML text or a quoted attribute value: ``&``, ``<``, ``>``, ``"``
-    and ``'`` as character references (:func:`html.escape`). A tab or newline is white space
-    in HTML and stays."""
-    return html.escape(str(name), quote=True)
+    and ``'`` as character references (:func:`html.escape`), control characters as visible
+    escapes (:func:`line_text`: a browser would show a tab or newline as a space, and the
+    name ``a\\tb`` would look like ``a b``)."""
+    return html.escape(line_text(name), quote=True)
 
 
 def markdown_text(name) -> str:
