@@ -5,6 +5,7 @@ input ends it with one clear line instead of a traceback.
         ...  # the script's body
 """
 
+import errno
 import logging
 import os
 import sys
@@ -45,25 +46,48 @@ def fail_once(snakemake):
         sys.exit(1)
 
 
+#: a test's switch, unset in any real run: RULE:FIFO makes each job of RULE read the FIFO to its
+#: end before its body runs, so that a test knows a job is running (its open of the FIFO for
+#: writing returns) and holds it there (tests/workflow/test_folder_lock.py)
+PAUSE = "REEVAL_TEST_PAUSE"
+
+
+def pause(snakemake):
+    """Read the FIFO :data:`PAUSE` names for this rule to its end (no-op when unset)."""
+    rule, _, fifo = os.environ.get(PAUSE, "").partition(":")
+    if rule and rule == getattr(snakemake, "rule", None):
+        with open(fifo, "rb") as held:
+            held.read()
+
+
 def one_line(exc: BaseException) -> str:
-    """The error as one line: its message (which names the file and line), newlines folded."""
-    return "error: " + " ".join(str(exc).split("\n"))
+    """The error as one line: its message (which names the file and line), newlines folded.
+    Out of memory and a full disk say what to do: the job's memory (``mem_mb``; a SLURM
+    retry doubles it), free space or another results folder."""
+    text = " ".join(str(exc).split("\n"))
+    if isinstance(exc, MemoryError):
+        return (f"error: {text or 'out of memory'}; the job needs more memory than it had (its rule's "
+                f"mem_mb resource; on SLURM a retry asks twice as much)")
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return f"error: {text}; free space on that disk or give `results:` a folder on another one"
+    return "error: " + text
 
 
 @contextmanager
 def rule_log(snakemake):
     """Run a script's body with :func:`to_log`; yields the logger.
 
-    Bad input (:data:`BAD_INPUT`) is written as one line to the log and to the console
+    Bad input (:data:`BAD_INPUT`), out of memory and a full disk are written as one line to the log and to the console
     (``sys.__stderr__``, so Snakemake's output names the file), and the script exits with
     status 1. Any other exception is a bug: it propagates and its traceback goes to the log.
-    A test can make the rule fail once first (:func:`fail_once`).
+    A test can make the rule fail once first (:func:`fail_once`) or wait (:func:`pause`).
     """
     log = to_log(snakemake)
     fail_once(snakemake)
+    pause(snakemake)
     try:
         yield log
-    except BAD_INPUT as exc:
+    except (*BAD_INPUT, MemoryError) as exc:
         line = one_line(exc)
         log.error(line)
         if sys.stderr is not sys.__stderr__:

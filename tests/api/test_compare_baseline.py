@@ -51,4 +51,4 @@ def test_without_a_baseline_the_table_is_the_pairwise_one():
 def test_run_names_are_escaped_in_the_baseline_table():
     values = frame("map").rename(index={"b": "x|y_&"}, level=0)
     rows = reeval.compare_runs(values, baseline="base")
-    assert "x\\|y_&" in rows.report() and r"x|y\_\&" in rows.report(format="latex")
+    assert "x&#124;y\\_&" in rows.report() and r"x\textbar{}y\_\&" in rows.report(format="latex")

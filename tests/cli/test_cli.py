@@ -151,7 +151,7 @@ def test_compare_prints_one_table_for_many_runs(capsys, tmp_path):
     assert lines == table.report(format="text").replace("P@3", "P_3").splitlines()
     _, latex, _ = run(capsys, "compare", q, *paths, "--format", "latex", "--table-test", "tukey_hsd",
                       "--test", "t", "--test", "tukey_hsd", "--max-p", "0.01")
-    assert latex[0] == "\\begin{table}" and "\\toprule" in latex and "Tukey's HSD" in latex[2] and "p < 0.01" in latex[2]
+    assert latex[0] == "\\begin{table}" and "\\toprule" in latex and "Tukey's HSD" in latex[2] and "p \\textless{} 0.01" in latex[2]
     code, _, err = run(capsys, "compare", q, *paths, "--table-test", "sign")
     assert code == 1 and "--table-test sign is not among the tests run" in err
     with pytest.raises(SystemExit):

@@ -62,12 +62,19 @@ def test_render_reads_the_packaged_template():
         render("asl_summary.md")
 
 
-def test_escape_keeps_a_name_literal_in_markdown_and_its_html():
-    import markdown
+def test_a_table_cell_shows_a_name_literally_in_markdown_and_its_html():
+    """markdown.table escapes each cell (reeval.report.escape.markdown_text): rendered, the
+    cell is the name itself, its control characters shown as escapes."""
+    import html as html_module
 
-    from reeval.report.markdown import escape
+    import markdown
+    import pandas as pd
+
+    from reeval.report.escape import line_text
+    from reeval.report.markdown import table
 
     name = "run|1 *b* _c_ [d](e) `f` <script> & g\\h\ni"
-    html = markdown.markdown("| x |\n|---|\n| " + escape(name) + " |", extensions=["tables"])
-    assert "<td>run|1 *b* _c_ [d](e) `f` &lt;script&gt; &amp; g\\h i</td>" in html
-    assert escape("trec2020-dl-passage (x)") == "trec2020-dl-passage (x)"
+    rendered = markdown.markdown(table(pd.DataFrame({"x": [name]})), extensions=["tables"])
+    cell = rendered.split("<td>")[1].split("</td>")[0]
+    assert html_module.unescape(cell) == line_text(name)
+    assert table(pd.DataFrame({"x": ["trec2020-dl-passage (x)"]})).endswith("| trec2020-dl-passage (x) |")

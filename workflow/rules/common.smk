@@ -17,6 +17,8 @@ from reeval.workflow.tracks import (ingest_threads, is_fetched, local_track_file
                                    track_options)
 from reeval.errors import InputError
 from reeval.workflow.scheduling import coalesce_reevaluation_timers
+from reeval.workflow.folder_lock import hold_folder
+from reeval.workflow.fingerprint import FINGERPRINT, refresh_fingerprint
 
 # Snakemake's rate-limit timers pile up, one more for every finished job, each waking the
 # scheduler every second: keep one pending (reeval.workflow.scheduling, docs/cluster.md)
@@ -42,7 +44,25 @@ if config["manifest"]:  # a study: the manifest's selected tracks join the confi
     checked(check_track_ids, config["tracks"], config["manifest"])
     config.update(checked(with_defaults, config))  # the manifest's entries: validated, options filled
 TRACKS = sorted(config["tracks"])
+
+
+# one workflow at a time on the results folder, held until this process ends; not taken by a
+# dry run, --report or --lint, which run no job (reeval.workflow.folder_lock)
+onstart:
+    try:
+        hold_folder(RESULTS)
+    except InputError as exc:
+        print(f"error: {exc}", file=sys.stderr, flush=True)
+        sys.exit(1)
+
+
 LOCAL_FILES = checked(local_track_files, config["tracks"])  # track -> its qrels and run files
+# per local track, a file rewritten only when an input's content (not its mtime) changes:
+# ingest depends on it, so `cp -p` of new content reruns it (reeval.workflow.fingerprint)
+INPUT_FINGERPRINTS = {t: f"{RESULTS}/tracks/{t}/{FINGERPRINT}" for t in LOCAL_FILES}
+if workflow.is_main_process:
+    for _track, _files in LOCAL_FILES.items():
+        checked(refresh_fingerprint, f"{RESULTS}/tracks/{_track}", [_files["qrels"], *_files["runs"]])
 SUMMARY_FILES = [f"{RESULTS}/summary/{name}" for name in SUMMARY_NAMES]
 INCLUSION = f"{RESULTS}/summary/inclusion.csv"
 RUN_INCLUSION = f"{RESULTS}/summary/run_inclusion.csv"
@@ -90,7 +110,7 @@ def ingest_inputs(wildcards):
     if is_fetched(entry):  # fetched and unpacked by the fetch checkpoint (fetch.smk)
         folder = checkpoints.fetch.get(track=wildcards.track).output.folder
         return {"qrels": f"{folder}/qrels.txt", "runs": resolve_runs(f"{folder}/runs")}
-    return LOCAL_FILES[wildcards.track]
+    return {**LOCAL_FILES[wildcards.track], "fingerprint": INPUT_FINGERPRINTS[wildcards.track]}
 
 
 def track_ingest_threads(wildcards):

@@ -99,8 +99,8 @@ def main(argv=None) -> int:
         return 0
     except KeyboardInterrupt:
         return 130
-    except MemoryError:
-        print("reeval: out of memory", file=sys.stderr)
+    except MemoryError as exc:  # reeval.io.ingest.naming_file names the file being read
+        print(f"reeval: {exc}" if str(exc) else "reeval: out of memory", file=sys.stderr)
         return 1
     except (ValueError, OSError) as exc:  # InputError and the option checks of the library
         print(f"reeval: {exc}".splitlines()[0], file=sys.stderr)

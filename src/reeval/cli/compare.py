@@ -7,6 +7,7 @@ from reeval.choices import ALL_PAIRS_TESTS, ALTERNATIVES, PAIR_CORRECTIONS
 from reeval.cli.options import INPUTS_HELP, integer, precision, probability, read_inputs, warn
 from reeval.cli.score import score_measures
 from reeval.errors import InputError
+from reeval.report.escape import tsv_field
 
 #: What ``reeval compare --format`` prints: the table (text, markdown, latex) or every row.
 COMPARE_FORMATS = ("text", "markdown", "latex", "pairs")
@@ -52,7 +53,7 @@ def compare_lines(rows, fmt="text", test=None, max_p=0.05, decimals=4):
         ps = [f"{getattr(r, k):.{decimals}g}" for k in ("p_value", "p_adjusted")]
         ci = [f"{getattr(r, k):.{decimals}f}" for k in ("ci_low", "ci_high")]
         counts = [str(int(r.topics_a_higher)), str(int(r.topics_a_lower))]
-        yield "\t".join([r.measure, r.test, str(r.run_a), str(r.run_b), *numbers, *ps, r.ci_method or "none", *ci,
+        yield "\t".join([r.measure, r.test, tsv_field(r.run_a), tsv_field(r.run_b), *numbers, *ps, r.ci_method or "none", *ci,
                          *counts])
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from reeval.cli.options import INPUTS_HELP, precision, read_inputs, warn
 from reeval.errors import InputError
+from reeval.report.escape import tsv_field
 
 
 def prefer_lines(qrels_path, run_paths, rel_level=1, precision="float64", decimals=4, warn=None):
@@ -15,6 +16,8 @@ def prefer_lines(qrels_path, run_paths, rel_level=1, precision="float64", decima
     line per pair with qid ``all`` holding the means over those topics
     (:func:`reeval.compute.prefer_track`).
     """
+    import csv
+
     from reeval.compute import prefer_track
     from reeval.io.trecio import run_names
 
@@ -22,12 +25,14 @@ def prefer_lines(qrels_path, run_paths, rel_level=1, precision="float64", decima
         raise InputError("prefer needs at least two runs")
     tables = read_inputs(qrels_path, run_paths, precision=precision, warn=warn)
     per_topic, means = prefer_track(tables, run_names(run_paths), rel_level=rel_level)
+    per_topic = per_topic.assign(run_i=per_topic.run_i.map(tsv_field), run_j=per_topic.run_j.map(tsv_field))
+    means = means.assign(run_i=means.run_i.map(tsv_field), run_j=means.run_j.map(tsv_field))
     frames = [per_topic]
     if len(per_topic):
         frames.append(means.assign(qid="all")[["run_i", "run_j", "qid", "sgnLP", "rrLP"]])
     for frame in frames:  # per-topic lines (sgnLP an integer), then the means
         yield from frame.to_csv(sep="\t", header=False, index=False, float_format=f"%.{decimals}f",
-                                lineterminator="\n").splitlines()
+                                lineterminator="\n", quoting=csv.QUOTE_NONE).splitlines()
 
 
 def command(args) -> int:

@@ -12,6 +12,7 @@ import math
 
 from reeval.choices import SYSTEMS, UNRETRIEVED_POLICIES
 from reeval.cli.options import INPUTS_HELP, integer, precision, read_inputs, warn
+from reeval.report.escape import tsv_field
 
 LONG_FAMILIES = {"num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"}
 SUMMARY_ONLY = {"num_q", "gm_map", "gm_bpref", "runid"}
@@ -68,7 +69,7 @@ def score_lines(qrels_path, run_paths, measure_specs=None, per_topic=False, comp
     multi = len(run_paths) > 1
     every_topic = complete and precision != "float32"
     for si, name in enumerate(names):
-        prefix = f"{name}\t" if multi else ""
+        prefix = f"{tsv_field(name)}\t" if multi else ""  # a tab or newline in a name: \t, \n
         if per_topic:
             yield from _topic_lines(scores, measures, si, every_topic, decimals, prefix)
         if summary:

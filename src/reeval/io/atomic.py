@@ -8,6 +8,7 @@ generator) does not import it; :mod:`reeval.io.tables` re-exports these names.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 from pathlib import Path
@@ -50,7 +51,8 @@ def atomic_write(path, write) -> None:
     ``tmp`` is :func:`temporary_path` (a string); temporaries an interrupted earlier
     write of ``path`` left are removed first (:func:`stale_temporaries`). The file gets
     the permissions of an ordinary new file (0666 less the umask). If ``write`` fails,
-    the temporary file is removed and the error raised.
+    the temporary file is removed and the error raised; a full disk or quota (Errno 28,
+    122), which names no file, is raised naming ``path``.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -61,6 +63,8 @@ def atomic_write(path, write) -> None:
         write(str(tmp))
         os.chmod(tmp, _FILE_MODE)
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         tmp.unlink(missing_ok=True)
+        if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT) and not exc.filename:
+            raise OSError(exc.errno, f"{os.strerror(exc.errno)}: writing {path}") from None  # name the file
         raise

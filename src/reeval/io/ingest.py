@@ -45,6 +45,7 @@ from __future__ import annotations
 import ctypes
 import os
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -410,7 +411,8 @@ def ingest_track(track: str, qrels_path, run_paths, precision: str = "float64",
     ready = Future()  # the qrels lookup, or the qrels' error
 
     def load(job):
-        return load_run(*job, ready, track, precision, on_malformed, keep_runs)
+        with naming_file(job[1]):
+            return load_run(*job, ready, track, precision, on_malformed, keep_runs)
 
     # A regular qrels file is read while the first run files are (a stream, perhaps the
     # standard input a run also names, is read before any run begins)
@@ -435,7 +437,29 @@ def ingest_track(track: str, qrels_path, run_paths, precision: str = "float64",
 
 def _qrels_lookup(track: str, qrels_path, on_malformed: str, grade_map: dict | None) -> tuple[QrelsLookup, list]:
     """(the lookup of a track's qrels file, [its report row]); no judgment is an InputError."""
-    return qrels_lookup(track, qrels_path, read_qrels(qrels_path, on_malformed=on_malformed), grade_map)
+    with naming_file(qrels_path):
+        return qrels_lookup(track, qrels_path, read_qrels(qrels_path, on_malformed=on_malformed), grade_map)
+
+
+#: how a MemoryError that names its file begins (:func:`naming_file`)
+OUT_OF_MEMORY = "out of memory reading "
+
+
+@contextmanager
+def naming_file(path):
+    """Run the body; a MemoryError in it becomes ``MemoryError("out of memory reading <path>
+    (<size> bytes)")``, so the command line and the workflow's log name the file whose
+    reading or judging did not fit (the first such message stands: a file is named once)."""
+    try:
+        yield
+    except MemoryError as exc:
+        if str(exc).startswith(OUT_OF_MEMORY):
+            raise
+        try:
+            size = f" ({os.path.getsize(path)} bytes)"
+        except (OSError, TypeError, ValueError):
+            size = ""
+        raise MemoryError(f"{OUT_OF_MEMORY}{path}{size}") from None
 
 
 def qrels_lookup(track: str, source, lines: QrelsLines, grade_map: dict | None = None) -> tuple[QrelsLookup, list]:

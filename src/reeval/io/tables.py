@@ -57,7 +57,7 @@ STRING, FLOAT, INT, INT32, INT8, BOOL = pa.string(), pa.float64(), pa.int64(), p
 _NAMES = {
     STRING: """track run qid docno tag run_i run_j measure alpha comparison old new group baseline
         test system bucket best_run median_run max_delta_sort_run kind file source reason url path
-        md5 expected_md5 md5_match outcome error use paper_collection analysis note first_tag
+        md5 expected_md5 md5_match sha256 outcome error use paper_collection analysis note first_tag
         procedure benchmark table column fuzziness_scale retrieved_by
         study item row published reproduced method status""",
     FLOAT: """score value asl precision rrLP coefficient r2 probability ecdf rel_per_request

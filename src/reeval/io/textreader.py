@@ -58,9 +58,7 @@ def decode_lines(data) -> tuple[pa.Array, LineInfo]:
     if data.find(b"\r") >= 0:
         info.lone_cr = lone_cr_count(data)
     if not needs_escape(data) and data.find(b"\x1f") < 0 and data[:3] != BOM:  # Arrow would skip a BOM
-        table = pacsv.read_csv(pa.BufferReader(pa.py_buffer(data)), read_options=_LINE_READ,
-                               parse_options=_LINE_PARSE, convert_options=_LINE_CONVERT)
-        return table.column("line").combine_chunks(), info
+        return _arrow_lines(data), info
     raw = bytes(data)
     parts = _split_lines(escape_text(raw))
     if b"\\" in raw:
@@ -71,6 +69,24 @@ def decode_lines(data) -> tuple[pa.Array, LineInfo]:
         plain = _split_lines(raw.decode("utf-8", "surrogateescape"))
         info.non_utf8_lines = sum(_SURROGATE.search(p) is not None for p in plain)
     return pa.array(parts, type=pa.string()), info
+
+
+def _arrow_lines(data) -> pa.Array:
+    """The lines of clean text by pyarrow's CSV reader in blocks of 16 MiB. A line longer
+    than a block (a file of one 50 MB line without a newline) makes Arrow stop with
+    "straddling object straddles two block boundaries": read it again in one block of the
+    whole file, so that the line is judged like any other (and, malformed, named)."""
+    def read(options):
+        return pacsv.read_csv(pa.BufferReader(pa.py_buffer(data)), read_options=options,
+                              parse_options=_LINE_PARSE, convert_options=_LINE_CONVERT)
+
+    try:
+        table = read(_LINE_READ)
+    except pa.ArrowInvalid as exc:
+        if "straddl" not in str(exc) or len(data) >= 2**31 - 1:
+            raise
+        table = read(pacsv.ReadOptions(column_names=["line"], block_size=len(data) + 1))
+    return table.column("line").combine_chunks()
 
 
 def _split_lines(text: str) -> list[str]:

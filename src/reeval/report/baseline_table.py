@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .significance_table import CORRECTION_NAMES, latex_escape
+from .escape import latex_text as latex_escape, markdown_text as _markdown_text
+from .significance_table import CORRECTION_NAMES
 
 #: the columns shown per measure for a run compared with the baseline
 PER_MEASURE = ("mean", "delta", "improved", "degraded", "p", "p corrected")
@@ -91,6 +92,3 @@ def render_baseline(rows: pd.DataFrame, settings: dict, test_name: str, fmt: str
     return aligned + "\n" + text + "\n"
 
 
-def _markdown_text(text) -> str:
-    """A cell of a Markdown table: a pipe (in a run name) escaped."""
-    return str(text).replace("|", "\\|")

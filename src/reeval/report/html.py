@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from reeval.report.escape import html_text
 from reeval.report.markdown import fmt
 
 #: decimals of every non-integer number shown (trec_eval prints 4)
@@ -80,21 +81,21 @@ def html_table(df: pd.DataFrame, max_rows: int = MAX_ROWS, source: str | None = 
     to a function giving each value's href."""
     shown = df.head(max_rows)
     links = links or {}
-    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in shown.columns)
+    head = "".join(f"<th>{html_text(str(c))}</th>" for c in shown.columns)
     numeric = [pd.api.types.is_numeric_dtype(shown[c]) and not pd.api.types.is_bool_dtype(shown[c])
                for c in shown.columns]
     rows = []
     for values in shown.itertuples(index=False):
         tds = []
         for col, value, num in zip(shown.columns, values, numeric):
-            text = html.escape(cell(value))
+            text = html_text(cell(value))
             if col in links and text:
-                text = f'<a href="{html.escape(links[col](value))}">{text}</a>'
+                text = f'<a href="{html_text(links[col](value))}">{text}</a>'
             tds.append(f'<td class="num">{text}</td>' if num else f"<td>{text}</td>")
         rows.append("<tr>" + "".join(tds) + "</tr>")
     note = ""
     if len(df) > max_rows:
-        where = f"; the whole table: <a href=\"{html.escape(source)}\">{html.escape(source)}</a>" if source else ""
+        where = f"; the whole table: <a href=\"{html_text(source)}\">{html_text(source)}</a>" if source else ""
         note = f"<p>First {max_rows} of {len(df)} rows{where}.</p>"
     return f'<div class="tw"><table><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>{note}'
 
@@ -112,8 +113,8 @@ def anchor(text: str) -> str:
 def figure(path: Path, results: Path, caption: str = "") -> str:
     """One embedded figure with its file name and caption."""
     rel = path.relative_to(results).as_posix()
-    text = f"<b>{html.escape(rel)}</b>" + (f": {html.escape(caption)}" if caption else "")
-    return (f'<figure id="fig-{anchor(rel)}"><img alt="{html.escape(rel)}" src="{data_uri(path)}">'
+    text = f"<b>{html_text(rel)}</b>" + (f": {html_text(caption)}" if caption else "")
+    return (f'<figure id="fig-{anchor(rel)}"><img alt="{html_text(rel)}" src="{data_uri(path)}">'
             f"<figcaption>{text}</figcaption></figure>")
 
 
@@ -138,7 +139,7 @@ def markdown_html(path: Path, results: Path, embedded: set) -> str:
             return match.group(0)
         rel = (folder / html.unescape(target)).resolve()
         try:
-            return f'{match.group(1)}"{html.escape(rel.relative_to(results.resolve()).as_posix())}"'
+            return f'{match.group(1)}"{html_text(rel.relative_to(results.resolve()).as_posix())}"'
         except ValueError:
             return match.group(0)
 
@@ -181,7 +182,7 @@ def front_page(inclusion: pd.DataFrame, boards: dict, sections: list) -> str:
     """The front page: the studies' links, the inclusion of every track, each track's leaderboard."""
     included = inclusion[inclusion["included"].astype(bool)]
     parts = [f"<p>{len(included)} of {len(inclusion)} tracks included in the cross-track studies. "
-             f"Sections: " + " · ".join(f'<a href="#{sid}">{html.escape(title)}</a>' for sid, title in sections)
+             f"Sections: " + " · ".join(f'<a href="#{sid}">{html_text(title)}</a>' for sid, title in sections)
              + ' · <a href="#per-track">per-track figures</a>. Measures rounded to 4 decimals as trec_eval '
              "prints them; the CSV and Parquet files keep full precision.</p>"]
     view = inclusion[["track", "included", "reason", "runs_included"]]
@@ -190,12 +191,12 @@ def front_page(inclusion: pd.DataFrame, boards: dict, sections: list) -> str:
     for track, board in boards.items():
         row = inclusion[inclusion.track.astype(str) == track]
         status = "included" if len(row) and bool(row.included.iloc[0]) else \
-            f'<span class="out">left out: {html.escape(str(row.reason.iloc[0]) if len(row) else "not in inclusion.csv")}</span>'
+            f'<span class="out">left out: {html_text(str(row.reason.iloc[0]) if len(row) else "not in inclusion.csv")}</span>'
         parts.append(f'<details id="track-{anchor(track)}"{" open" if open_all else ""}><summary><b>'
-                     f"{html.escape(track)}</b>: {len(board)} runs, {status}</summary>"
+                     f"{html_text(track)}</b>: {len(board)} runs, {status}</summary>"
                      f"{html_table(board, max_rows=len(board))}"
                      f'<p><a href="#figs-{anchor(track)}">its figures</a> · '
-                     f'<a href="tracks/{html.escape(track)}/measures_by_run.csv">measures_by_run.csv</a></p></details>')
+                     f'<a href="tracks/{html_text(track)}/measures_by_run.csv">measures_by_run.csv</a></p></details>')
     return "\n".join(parts)
 
 
@@ -209,13 +210,13 @@ def section(results: Path, title: str, folder: str, markdown_files, pngs: list, 
             parts.append(f'<div class="md">{markdown_html(path, results, embedded)}</div>')
     rest = [p for p in pngs if p.resolve() not in embedded]
     if rest:
-        parts.append(f"<h3>Figures of {html.escape(title)}</h3>")
+        parts.append(f"<h3>Figures of {html_text(title)}</h3>")
         parts += [figure(p, results, caption_of(p, results, captions)) for p in rest]
     if tables:
-        parts.append(f"<h3>Tables of {html.escape(title)}</h3>")
+        parts.append(f"<h3>Tables of {html_text(title)}</h3>")
         for path in tables:
             rel = path.relative_to(results).as_posix()
-            parts.append(f'<h4 id="table-{anchor(rel)}"><a href="{html.escape(rel)}">{html.escape(rel)}</a></h4>')
+            parts.append(f'<h4 id="table-{anchor(rel)}"><a href="{html_text(rel)}">{html_text(rel)}</a></h4>')
             parts.append(html_table(read_table(path), source=rel))
     return "\n".join(parts)
 
@@ -227,7 +228,7 @@ def per_track_section(results: Path, tracks: list, pngs: list, captions: dict) -
         mine = [p for p in pngs if p.relative_to(results).parts[:2] == ("tracks", track)]
         body = "".join(figure(p, results, caption_of(p, results, captions)) for p in mine) or \
             "<p>No per-track figure for this track.</p>"
-        parts.append(f'<details id="figs-{anchor(track)}"><summary><b>{html.escape(track)}</b>: '
+        parts.append(f'<details id="figs-{anchor(track)}"><summary><b>{html_text(track)}</b>: '
                      f"{len(mine)} figures</summary>{body}</details>")
     return "\n".join(parts)
 
@@ -255,18 +256,18 @@ def report_html(results, files, inclusion_csv, title: str = "reeval report", cap
         if not (pngs or tables or any((results / folder / m).is_file() for m in md)):
             continue
         sections.append((sid, name))
-        bodies.append(f'<section id="{sid}"><h2>{html.escape(name)}</h2>'
+        bodies.append(f'<section id="{sid}"><h2>{html_text(name)}</h2>'
                       f"{section(results, name, folder, md, pngs, tables, captions)}</section>")
     track_pngs = [f for f in files if f.suffix == ".png" and f.parent.parts[:len(results.parts) + 1]
                   == (*results.parts, "tracks")]
     tracks = sorted(set(inclusion.track.astype(str)) | set(boards))
-    nav = "".join(f'<a href="#{sid}">{html.escape(name)}</a>' for sid, name in
+    nav = "".join(f'<a href="#{sid}">{html_text(name)}</a>' for sid, name in
                   [("front", "Tracks and runs"), *sections, ("per-track", "Per-track figures")])
     return "\n".join([
         "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-        f"<title>{html.escape(title)}</title><style>{STYLE}</style></head><body>",
+        f"<title>{html_text(title)}</title><style>{STYLE}</style></head><body>",
         f"<nav>{nav}</nav>",
-        f'<section id="front"><h1>{html.escape(title)}</h1>{front_page(inclusion, boards, sections)}</section>',
+        f'<section id="front"><h1>{html_text(title)}</h1>{front_page(inclusion, boards, sections)}</section>',
         *bodies,
         f'<section id="per-track"><h2>Per-track figures</h2>{per_track_section(results, tracks, track_pngs, captions)}'
         "</section>",

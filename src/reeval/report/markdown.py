@@ -14,6 +14,8 @@ from string import Template
 import numpy as np
 import pandas as pd
 
+from reeval.report.escape import markdown_text
+
 
 #: decimals of a measure's value in a table meant for reading: trec_eval prints 4 (CSV and
 #: Parquet files keep full precision)
@@ -32,36 +34,35 @@ def fmt(value, digits: int = MEASURE_DECIMALS) -> str:
     return f"{value:.{digits}f}"
 
 
-def table(df: pd.DataFrame) -> str:
+def table(df: pd.DataFrame, markup=()) -> str:
     """A DataFrame as a markdown table: a header row of the column names, a ``|---|``
     separator, one row per row with each cell as ``str(cell)`` (format the cells first).
-    No trailing newline; a table with no row is the header and separator only."""
+    Every header and cell is escaped (:func:`reeval.report.escape.markdown_text`: a name
+    holding ``|``, a newline, ``<script>`` or a backtick shows as itself and keeps the row's
+    cells under their headers), except the cells of the columns named in ``markup``, which
+    hold markdown the caller wrote (and escaped its names in). No trailing newline; a
+    table with no row is the header and separator only."""
     cols = list(df.columns)
-    lines = ["| " + " | ".join(map(str, cols)) + " |", "|" + "---|" * len(cols)]
+    raw = [c in set(markup) for c in cols]
+    lines = ["| " + " | ".join(markdown_text(c) for c in cols) + " |", "|" + "---|" * len(cols)]
     for row in df.itertuples(index=False):
-        lines.append("| " + " | ".join(str(x) for x in row) + " |")
+        lines.append("| " + " | ".join(str(x) if r else markdown_text(x) for x, r in zip(row, raw)) + " |")
     return "\n".join(lines)
 
 
-def escape(text) -> str:
-    """A name (run, docno, track, note) as literal inline markdown text (a table cell, a
-    phrase within a line): a backslash before the characters that mark up text within a
-    line (``\\ ` * _ [ ] | ~``; ``# + - ! ( )`` only do at a line's start or after ``]``),
-    ``&``, ``<`` and ``>`` as HTML entities (raw HTML passes through markdown), line breaks
-    as spaces."""
-    text = " ".join(str(text).splitlines())
-    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return re.sub(r"([\\`*_\[\]|~])", r"\\\1", text)
-
-
 def image(alt: str, path: str) -> str:
-    """An inline image: ``![alt](path)`` (``path`` relative to the markdown file)."""
-    return f"![{alt}]({path})"
+    """An inline image: ``![alt](path)`` (``path`` relative to the markdown file), ``alt``
+    escaped (:func:`reeval.report.escape.markdown_text`), ``path`` percent-encoded where it
+    holds a space, a parenthesis or a character a link cannot hold."""
+    from urllib.parse import quote
+
+    return f"![{markdown_text(alt)}]({quote(str(path), safe='/._-+~,=@')})"
 
 
 def counts_line(label: str, names, counts) -> str:
-    """``label: name1: count1, name2: count2, ...`` (the buckets beside a histogram)."""
-    return f"{label}: " + ", ".join(f"{a}: {c}" for a, c in zip(names, counts))
+    """``label: name1: count1, name2: count2, ...`` (the buckets beside a histogram), every
+    part escaped for markdown (:func:`reeval.report.escape.markdown_text`)."""
+    return f"{markdown_text(label)}: " + ", ".join(f"{markdown_text(a)}: {c}" for a, c in zip(names, counts))
 
 
 def fill(text: str, **values) -> str:

@@ -1,7 +1,8 @@
 """The many-run comparison table (as ranx prints it): a row per run, the measures as
 columns, each mean followed by the markers of the runs it beats significantly; the best
 mean per measure in bold; a caption naming the test and the threshold. As text (the
-command line), Markdown or LaTeX (booktabs).
+command line), Markdown or LaTeX (booktabs), each name escaped for its format
+(:mod:`reeval.report.escape`).
 
 Pure functions, text in and text out, from the rows of ``reeval.compare_runs``.
 """
@@ -13,6 +14,7 @@ import string
 import numpy as np
 import pandas as pd
 
+from .escape import latex_text, line_text, markdown_text
 from .markdown import table as markdown_table
 
 FORMATS = ("text", "markdown", "latex")
@@ -20,8 +22,6 @@ TEST_NAMES = {"t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test", "si
               "permutation": "paired permutation test", "bootstrap": "paired bootstrap test",
               "tukey_hsd": "Tukey's HSD (topic-blocked ANOVA)", "randomised_tukey_hsd": "randomised Tukey HSD"}
 CORRECTION_NAMES = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg"}
-_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
 
 
 def run_markers(runs) -> list[str]:
@@ -112,10 +112,11 @@ def render(rows: pd.DataFrame, settings: dict, test: str, max_p: float = 0.05, f
     if fmt == "markdown":
         body = _cells(rows, runs, measures, hib, max_p, decimals, _markdown_cell)
         frame = pd.DataFrame(body, columns=["", "run", *measures])
-        return markdown_table(frame) + "\n\n" + text + " Bold: the best mean of each measure.\n"
+        return markdown_table(frame, markup=measures) + "\n\n" + text + " Bold: the best mean of each measure.\n"
     body = _cells(rows, runs, measures, hib, max_p, decimals, lambda v, marks, best: (v, marks, best))
     width = {k: max(len(r[k][0]) for r in body) for k in range(2, 2 + len(measures))} if body else {}
-    body = [r[:2] + [_text_cell(r[k][0].rjust(width[k]), *r[k][1:]) for k in width] for r in body]
+    body = [[r[0], line_text(r[1])] + [_text_cell(r[k][0].rjust(width[k]), *r[k][1:]) for k in width]
+            for r in body]
     return _aligned([["", "run", *measures], *body]) + "\n" + text + " *: the best mean of each measure.\n"
 
 
@@ -124,11 +125,8 @@ def _text_cell(value: str, marks: str, best: bool) -> str:
 
 
 def _markdown_cell(value: str, marks: str, best: bool) -> str:
-    return (f"**{value}**" if best else value) + (f"<sup>{marks}</sup>" if marks else "")
-
-
-def latex_escape(text: str) -> str:
-    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in str(text))
+    """A mean (a formatted number), bold when best, and its markers (letters, digits, commas)."""
+    return (f"**{markdown_text(value)}**" if best else markdown_text(value)) + (f"<sup>{marks}</sup>" if marks else "")
 
 
 def _latex_cell(value: str, marks: str, best: bool) -> str:
@@ -136,10 +134,10 @@ def _latex_cell(value: str, marks: str, best: bool) -> str:
 
 
 def _latex(body, measures, text) -> str:
-    head = " & ".join(["", "Run", *map(latex_escape, measures)]) + r" \\"
-    lines = [r"\begin{table}", r"\centering", f"\\caption{{{latex_escape(text)}}}",
+    head = " & ".join(["", "Run", *map(latex_text, measures)]) + r" \\"
+    lines = [r"\begin{table}", r"\centering", f"\\caption{{{latex_text(text)}}}",
              f"\\begin{{tabular}}{{ll{'r' * len(measures)}}}", r"\toprule", head, r"\midrule"]
-    lines += [" & ".join([r[0], latex_escape(r[1]), *r[2:]]) + r" \\" for r in body]
+    lines += [" & ".join([r[0], latex_text(r[1]), *r[2:]]) + r" \\" for r in body]
     lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
     return "\n".join(lines) + "\n"
 

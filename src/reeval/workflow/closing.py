@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from reeval.report.escape import line_text
+
 #: the cross-track folders holding the studies' figures, in reading order
 FIGURE_FOLDERS = ("study", "lexiprecision", "rareness")
 #: the markdown files to read first, in order
@@ -29,8 +31,8 @@ NAMES_SHOWN = 6
 
 
 def names(items: list, shown: int = NAMES_SHOWN) -> str:
-    """``a, b, c`` or ``a, b, c and 5 more``."""
-    head = ", ".join(map(str, items[:shown]))
+    """``a, b, c`` or ``a, b, c and 5 more``, each name on one line (:func:`reeval.report.escape.line_text`)."""
+    head = ", ".join(map(line_text, items[:shown]))
     return head + (f" and {len(items) - shown} more" if len(items) > shown else "")
 
 
@@ -40,7 +42,8 @@ def left_out_lines(frame: pd.DataFrame, label: str, key) -> list[str]:
     out = frame[~frame["included"].astype(bool)]
     for reason, group in out.groupby("reason", sort=False):
         keys = [key(row) for row in group.itertuples(index=False)]
-        lines.append(f"  left out, {len(keys)} {label}{'' if len(keys) == 1 else 's'} ({names(keys)}): {reason}")
+        lines.append(f"  left out, {len(keys)} {label}{'' if len(keys) == 1 else 's'} ({names(keys)}): "
+                     f"{line_text(reason)}")
     return lines
 
 

@@ -11,7 +11,17 @@ say what the schema cannot say clearly, before any job runs:
   ``+``, not starting with ``.`` (:data:`TRACK_ID`, also the schema's pattern). A ``/``
   would nest folders, a space or a regex character would break the rules' patterns.
 - the ``measures:`` list, read by the package's own parser
-  (:func:`reeval.measures.parse_measures`), as the ``measures`` rule will read it.
+  (:func:`reeval.measures.parse_measures`), as the ``measures`` rule will read it, each
+  integer parameter (a cutoff) within int64 (:func:`check_measures`).
+- ``results`` names a folder: not an existing file (:func:`check_results`; the schema
+  refuses ``''``, which would put every output under ``/``).
+- ``grade_map`` keys are integers within int64 (written as numbers or as strings of digits,
+  as ``--config`` gives them; the schema bounds the values), :func:`check_grade_maps`.
+
+Integers are strict: the schema's ``integer`` is an int, not a float with no fraction
+(JSON Schema's own rule lets ``1e20`` or ``2.0`` pass as an integer, and a job then fails
+on it): :data:`INT64` bounds what numpy holds, as the command line bounds it
+(:data:`reeval.choices.INTEGER_BOUNDS`).
 """
 
 from __future__ import annotations
@@ -30,6 +40,8 @@ from reeval.errors import InputError
 
 TRACK_ID = r"^[A-Za-z0-9_+-][A-Za-z0-9._+-]*$"
 TRACK_ID_RULE = "ASCII letters, digits, '.', '_', '-' and '+', not starting with '.'"
+#: the integers a grade, a relevance level or a cutoff can be: numpy's int64
+INT64 = (-(2**63), 2**63 - 1)
 
 
 class ConfigError(InputError):
@@ -63,6 +75,68 @@ def check_measures(specs) -> None:
         if len(measures) == 1 and measures[0].is_text:
             raise ConfigError(f"measures: {spec!r} is text (reeval score prints it), not a number the "
                               f"tables can hold; accepted here: {accepted}")
+        for measure in measures:
+            _check_measure_integers(spec, measure)
+
+
+def _check_measure_integers(spec: str, measure) -> None:
+    """Raise ConfigError if an integer parameter of ``measure`` (its cutoff, its ``rel``, a
+    number among its ``params``) lies outside :data:`INT64`: it would end a job in an
+    OverflowError."""
+    values = [measure.cutoff, measure.rel, *_numbers(measure.params)]
+    for value in values:
+        if isinstance(value, int) and not isinstance(value, bool) and not INT64[0] <= value <= INT64[1]:
+            raise ConfigError(f"measures: {spec!r}: {value} is outside the integers a measure accepts "
+                              f"({INT64[0]} to {INT64[1]})")
+
+
+def _numbers(params) -> list:
+    """Every number nested in a measure's params (tuples of pairs, numbers, strings)."""
+    if isinstance(params, (tuple, list)):
+        return [n for item in params for n in _numbers(item)]
+    return [params] if isinstance(params, (int, float)) else []
+
+
+def check_results(results) -> None:
+    """Raise ConfigError if ``results`` names something that exists and is not a folder."""
+    if isinstance(results, str) and results and Path(results).exists() and not Path(results).is_dir():
+        raise ConfigError(f"config results: {results!r} is a file; results must name a folder "
+                          f"(made if absent)")
+
+
+def check_grade_maps(config: dict) -> None:
+    """Raise ConfigError naming the first ``grade_map`` (in ``defaults`` or a track entry)
+    with a key that is not an integer within :data:`INT64`."""
+    entries = [("defaults", config.get("defaults"))]
+    tracks = config.get("tracks")
+    if isinstance(tracks, dict):
+        entries += [(f"tracks.{track}", entry) for track, entry in tracks.items()]
+    for where, entry in entries:
+        grade_map = entry.get("grade_map") if isinstance(entry, dict) else None
+        for key in grade_map if isinstance(grade_map, dict) else ():
+            if not _is_int64(key):
+                raise ConfigError(f"config {where}.grade_map: key {key!r} is not a grade; a grade is "
+                                  f"an integer from {INT64[0]} to {INT64[1]}")
+
+
+def check_synthetic_names(config: dict) -> None:
+    """Raise ConfigError naming a track whose ``synthetic:`` is a name the built-in campaign
+    does not have (the schema's enum, :data:`reeval.synth.tracks.DEFAULT_CAMPAIGN`)."""
+    names = _schema()["$defs"]["track"]["properties"]["synthetic"]["oneOf"][0]["enum"]
+    tracks = config.get("tracks")
+    for track, entry in tracks.items() if isinstance(tracks, dict) else ():
+        name = entry.get("synthetic") if isinstance(entry, dict) else None
+        if isinstance(name, str) and name not in names:
+            raise ConfigError(f"config tracks.{track}.synthetic: {name!r} is not a track of the built-in "
+                              f"campaign ({', '.join(names)}); give one of those or a track's shape "
+                              f"(n_runs, n_topics, ...)")
+
+
+def _is_int64(value) -> bool:
+    """An int (or a string of one, as ``--config`` gives a key) within :data:`INT64`."""
+    if isinstance(value, str) and re.fullmatch(r"[+-]?[0-9]+", value.strip()):
+        value = int(value)
+    return isinstance(value, int) and not isinstance(value, bool) and INT64[0] <= value <= INT64[1]
 
 
 def check_config(config: dict) -> None:
@@ -76,6 +150,7 @@ def check_config(config: dict) -> None:
     measures = config.get("measures")
     if isinstance(measures, list):
         check_measures(measures)
+    check_results(config.get("results"))
 
 
 SCHEMA_PATH = Path(__file__).with_name("schema.yaml")
@@ -103,13 +178,23 @@ def _resolved(schema: dict) -> dict:
 
 def _validate(instance, schema: dict, where: str) -> None:
     """Raise ConfigError naming the key path of the most relevant schema violation."""
-    from jsonschema import Draft202012Validator
     from jsonschema.exceptions import best_match
 
-    error = best_match(Draft202012Validator({**schema, "$defs": _schema()["$defs"]}).iter_errors(instance))
+    error = best_match(_validator()({**schema, "$defs": _schema()["$defs"]}).iter_errors(instance))
     if error is not None:
         path = ".".join([where] * bool(where) + [str(p) for p in error.absolute_path])
         raise ConfigError(f"config {path or '(top level)'}: {error.message}")
+
+
+@lru_cache(maxsize=1)
+def _validator():
+    """Draft 2020-12 whose ``integer`` is an int only (not 2.0 or 1e20, which the draft
+    counts as integers and numpy or a cutoff then refuses in a job), never a bool."""
+    from jsonschema import Draft202012Validator, validators
+
+    checker = Draft202012Validator.TYPE_CHECKER.redefine(
+        "integer", lambda _, value: isinstance(value, int) and not isinstance(value, bool))
+    return validators.extend(Draft202012Validator, type_checker=checker)
 
 
 def fill_defaults(instance, schema: dict) -> None:
@@ -155,6 +240,8 @@ def with_defaults(config: dict) -> dict:
     ConfigError (``config <key path>: <what is wrong>``) for a config the schema refuses.
     Idempotent: a filled config fills to itself.
     """
+    check_grade_maps(config)  # also a manifest's entries, which join the config after check_config
+    check_synthetic_names(config)
     _validate(config, _schema(), "")
     out = copy.deepcopy(config)
     fill_defaults(out, _schema())

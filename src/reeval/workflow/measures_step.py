@@ -20,6 +20,7 @@ import pyarrow.parquet as pq
 
 from reeval.archive.inclusion import NO_TRACK_INCLUDED
 from reeval.io.tables import write_table, write_table_pair, write_text
+from reeval.report.escape import markdown_text
 from reeval.report.markdown import table
 from reeval.measures import TopicScores, aggregate, build_grid, evaluate_grid, parse_measures, per_document
 
@@ -160,7 +161,7 @@ def summary_markdown(included: list, inclusion: pd.DataFrame | None) -> str:
     L = ["# Cross-track summary", "",
          f"`runs.parquet`/`runs.csv` (every run's means) and `tracks.csv` (one row per track) hold "
          f"{len(included)} included track{'' if len(included) == 1 else 's'}"
-         + (f": {', '.join(included)}." if included else "."), ""]
+         + (f": {', '.join(map(markdown_text, included))}." if included else "."), ""]
     if not included:
         L += [NO_TRACK_INCLUDED, ""]
     if inclusion is not None and len(inclusion):

@@ -30,7 +30,7 @@ from reeval.io.notes import DROP_WORDS, nothing_kept
 #: line outcomes of the ingest report other than ``kept`` (reeval.io.trecio.LineCounts)
 DROPS = tuple(DROP_WORDS)
 RUN_INCLUSION_COLUMNS = ["track", "run", "file", "included", "reason", "lines_read", "kept", *DROPS, "kind"]
-_TEXT_COLUMNS = ("track", "file", "kind", "run", "reason", "tag", "first_tag")
+_TEXT_COLUMNS = ("track", "file", "kind", "run", "reason", "tag", "first_tag", "sha256")
 
 
 def read_ingest_report(path) -> pd.DataFrame:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import glob
 import os
+import re
 from pathlib import Path
 
 import yaml
@@ -32,6 +33,7 @@ import yaml
 from reeval.errors import InputError
 from reeval.io.runfolder import RunListing, add_path, check_run_names
 from reeval.io.sources import path_error
+from reeval.report.escape import line_text
 
 from .config_check import ConfigError, track_option_keys
 
@@ -116,8 +118,27 @@ def local_track_files(tracks: dict) -> dict:
             listing.check()
         except (FileNotFoundError, InputError) as exc:
             raise ConfigError(f"tracks: {track}: {exc}") from None
+        for path in [qrels, *listing.files]:
+            check_snakemake_path(track, path)
         files[track] = {"qrels": qrels, "runs": sorted(listing.files)}
     return files
+
+
+#: what Snakemake reads in an input path: a wildcard ``{name}`` (any brace) or, since
+#: Snakemake 9, a path variable ``<name>``
+SNAKEMAKE_PATH_SYNTAX = re.compile(r"[{}]|<[a-z][a-z0-9_]*>")
+
+
+def check_snakemake_path(track: str, path: str) -> None:
+    """Raise ConfigError if ``path`` cannot be an input of a rule: Snakemake would read a brace
+    as a wildcard and ``<name>`` as a path variable (:data:`SNAKEMAKE_PATH_SYNTAX`), and stop
+    with a message that names neither the file nor the way out. ``reeval score`` reads such a
+    file; the workflow needs it renamed."""
+    found = SNAKEMAKE_PATH_SYNTAX.search(path)
+    if found:
+        raise ConfigError(f"tracks: {track}: {line_text(path)}: Snakemake reads {found.group()!r} in a file name as "
+                          f"{'a path variable' if found.group().startswith('<') else 'a wildcard'}; rename the "
+                          f"file (without braces or <lowercase> in angle brackets)")
 
 
 def load_manifest(path) -> dict:

@@ -12,6 +12,7 @@ import pandas as pd
 
 from reeval.archive.inclusion import NO_TRACK_INCLUDED
 from reeval.io.tables import write_text
+from reeval.report.escape import markdown_code, markdown_text
 from reeval.report.markdown import counts_line, fmt, image, render, table
 from reeval.analyses.papers.published import published
 
@@ -102,10 +103,10 @@ def techniques(tech: pd.DataFrame) -> str:
                 "table 1 is empty.")
     blocks = []
     for track, t in tech.groupby("track", sort=False):
-        runs = ", ".join(f"{g} {n}" for g, n in t.groupby("group", sort=False).n_runs.first().items())
-        blocks += [f"### {track}",
+        runs = ", ".join(f"{markdown_text(g)} {n}" for g, n in t.groupby("group", sort=False).n_runs.first().items())
+        blocks += [f"### {markdown_text(track)}",
                    "Best run of each group measure by measure; RRIE = relative reduction in error from "
-                   f"`{t.baseline.iloc[0]}` (eq. 11 for P@20 and MAP, eq. 12 for ASL@g1-10 and ASL). "
+                   f"{markdown_code(t.baseline.iloc[0])} (eq. 11 for P@20 and MAP, eq. 12 for ASL@g1-10 and ASL). "
                    f"Runs per group: {runs}.",
                    technique_table(t)]
     return "\n\n".join(blocks)
@@ -174,7 +175,7 @@ def track_figures(dirs: dict, summary_dir: Path, drawn: bool = True) -> str:
         return NO_TRACK_FIGURES
     blocks = []
     for track, d in dirs.items():
-        blocks += [f"### {track}",
+        blocks += [f"### {markdown_text(track)}",
                    image(f"figure 5, {track}", os.path.relpath(d / "study" / "fig5_document_asl.png", summary_dir)),
                    image(f"figure 6, {track}", os.path.relpath(d / "study" / "fig6_asl_difference.png", summary_dir))]
     return "\n\n".join(blocks)

@@ -12,6 +12,7 @@ import math
 
 import pandas as pd
 
+from reeval.report.escape import markdown_text
 from reeval.report.markdown import fmt, table
 from reeval.analyses.papers.published import published
 
@@ -138,7 +139,7 @@ def comparison_markdown(tables: dict, rows: pd.DataFrame, empty_note: str) -> st
                      "(`lexiprecision: {paper: {<track>: \"deep-pass (2019)\"}}`).")
         return "\n".join(lines) + "\n"
     for (track, label), g in rows.groupby(["track", "benchmark"], sort=False):
-        lines += [f"## {track} as {label}", "", _settings(tables, track), "",
+        lines += [f"## {markdown_text(track)} as {markdown_text(label)}", "", _settings(tables, track), "",
                   f"{int(g.match.sum())} of {len(g)} cells match.", "",
                   table(pd.DataFrame({"table": g.table, "column": g.column,
                                       "paper": [fmt(float(v), 2) for v in g.paper],

@@ -26,7 +26,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from reeval.report.markdown import escape, table
+from reeval.report.escape import markdown_text as escape
+from reeval.report.markdown import table
 
 from .cells import DIFFERS, EXACT, MONTE_CARLO, NOT_HERE, STATUSES, TOLERANCE, cell, decimals, frame, printed
 from .published import published
@@ -174,10 +175,9 @@ def comparison_markdown(rows: pd.DataFrame) -> str:
              "here* (the data it needs). Each row's method says how ours was computed.", ""]
     for (study, item), g in rows.groupby(["study", "item"], sort=False):
         lines += [f"## {escape(study)}: {escape(item)}", ""]
-        shown = pd.DataFrame({"row": g.row.map(escape), "column": g.column.map(escape),
-                              "paper": g.published.map(escape), "ours": g.reproduced.fillna("").map(escape),
-                              "status": g.status, "note": g.note.fillna("").map(escape),
-                              "track": g.track.fillna("").map(escape), "method": g.method.fillna("").map(escape)})
+        shown = pd.DataFrame({"row": g.row, "column": g.column, "paper": g.published,
+                              "ours": g.reproduced.fillna(""), "status": g.status, "note": g.note.fillna(""),
+                              "track": g.track.fillna(""), "method": g.method.fillna("")})  # table() escapes
         lines += [table(shown), ""]
     return "\n".join(lines)
 

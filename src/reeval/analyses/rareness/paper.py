@@ -24,7 +24,8 @@ import pandas as pd
 
 from reeval.analyses.papers.cells import DIFFERS, EXACT, NOT_HERE, cell, decimals, frame, monte_carlo_status
 from reeval.analyses.papers.published import published
-from reeval.report.markdown import escape, fmt, table
+from reeval.report.escape import markdown_text as escape
+from reeval.report.markdown import fmt, table
 
 from . import core as rr
 from .figures import n_systems_rows
@@ -258,7 +259,7 @@ def table2_markdown(stability: pd.DataFrame, mapping: dict | None, k: int) -> st
         return ""
     tracks, known = sorted(stability.track.unique()), published(STUDY)
     mapped = paper_tracks(mapping)
-    out = pd.DataFrame({"metric": [escape(label) for _, _, label in PAPER_ROWS],
+    out = pd.DataFrame({"metric": [label for _, _, label in PAPER_ROWS],
                         "α": [f"{a:g}" for _, a, _ in PAPER_ROWS]})
     for track in tracks:
         s = stability[stability.track == track]
@@ -267,12 +268,12 @@ def table2_markdown(stability: pd.DataFrame, mapping: dict | None, k: int) -> st
             r = _one(s, measure=_name(family, k), alpha=rr.alpha_label(alpha))
             vals.append("n/a" if r is None else f"{r.stability:.3f}" + (
                 f" ({r.stability_low:.3f}-{r.stability_high:.3f})" if r.seeds > 1 else ""))
-        out[escape(track)] = vals
+        out[track] = vals
         if track in mapped:
             collection, task = mapped[track]
             ref = known[collection]
             head = f"paper: {collection}" + ("" if task == ref["task"] else f" ({ref['task']}, not {task})")
-            out[escape(head)] = [f"{r['stability']:.3f}" for r in ref["rows"]]
+            out[head] = [f"{r['stability']:.3f}" for r in ref["rows"]]
     first = stability.iloc[0]
     return (f"Stability over {int(first.trials)} trials of half the topics; two runs tie when their means differ "
             f"by at most {first.fuzziness:g} ({first.fuzziness_scale}); in brackets the range over "
@@ -287,11 +288,11 @@ def table3_markdown(n_systems: pd.DataFrame, mapping: dict | None) -> str:
     rows = []
     largest = pd.concat([n_systems_rows(g) for _, g in n_systems.groupby("track")]) if len(n_systems) else n_systems
     for (track, measure, alpha), g in largest.groupby(["track", "measure", "alpha"], sort=True):
-        rows.append({"track": escape(track), "measure": escape(f"{measure} (α = {alpha})"),
+        rows.append({"track": track, "measure": f"{measure} (α = {alpha})",
                      **{f"N = {n}": fmt(float(v), 3) for n, v in zip(g.n_systems, g.mean_tau)}})
     for family in ("P_rareness", "AP_rareness"):
         label = "paper: TREC-8" + ("" if mapped else " (no track here)")
-        rows.append({"track": label, "measure": escape(f"{family}@100 (α = {t3['alpha']:g})"),
+        rows.append({"track": label, "measure": f"{family}@100 (α = {t3['alpha']:g})",
                      **{f"N = {n}": f"{v:.3f}" for n, v in zip(t3["n_systems"], t3[family])}})
     out = pd.DataFrame(rows).fillna("")
     return table(out)
@@ -307,7 +308,7 @@ def table4_markdown(t4: pd.DataFrame, rarest: int = 10) -> str:
                      f" in its top {int(g.k.iloc[0])}, {len(g) - len(found)} by none.\n")
         if len(found):
             shown = found.head(rarest)
-            parts.append(table(pd.DataFrame({"docno": shown.docno.map(escape), "grade": shown.grade,
+            parts.append(table(pd.DataFrame({"docno": shown.docno, "grade": shown.grade,
                                              "rarity R(d)": [f"{v:.2f}" for v in shown.rarity],
-                                             "runs": shown.c_k, "retrieved by": shown.retrieved_by.map(escape)})))
+                                             "runs": shown.c_k, "retrieved by": shown.retrieved_by})))
     return "\n".join(parts)

@@ -1,0 +1,98 @@
+"""Run names a careless or hostile user gives (issue 31, item 3): the workflow on a track whose
+run files are named with markup, table separators, backticks, dollars, a newline and a tab,
+and technique groups named likewise; report.html opened in headless Chromium runs no script
+and keeps every table's cells under their headers. Names the workflow cannot take as inputs
+(Snakemake's wildcards and path variables) stop the dry run in one line naming the file."""
+
+import re
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+import yaml
+
+import browser as browsers
+from conftest import ROOT, write_lines
+from reeval.report.escape import line_text
+
+browser = browsers.browser  # the headless Chromium fixture (tests/browser.py)
+
+NAMES = ["<img src=x onerror=window.pwned=1>", "<script defer>window.pwned=2", "a|b", "=cmd|calc", "tick`s",
+         "$x$ dollar$", "new\nline", "tab\there", "[l](javascript:window.pwned=3)", "plain"]
+GROUPS = {"<b>`w|": ["*`*", "=*"], "s$*": ["[a-p]*", "<*", "$*", "[[]*", "new*", "tab*"]}
+
+
+def track_config(tmp, results, names):
+    (tmp / "runs").mkdir()
+    qrels = write_lines(tmp / "qrels.txt", [f"{t} 0 D{d} {int((d + t) % 3 == 0)}" for t in (1, 2, 3)
+                                            for d in range(0, 30, 2)])
+    for i, name in enumerate(names):
+        write_lines(tmp / "runs" / name, [f"{t} Q0 D{(d * 7 + i + t) % 30} {d + 1} {50 - d - i * 0.1:.2f} tag{i}"
+                                          for t in (1, 2, 3) for d in range(12)])
+    cfg = {"results": str(results), "measures": ["map", "P.20", "ndcg_cut.10", "recip_rank", "bpref"],
+           "tracks": {"hostile": {"qrels": str(qrels), "runs": str(tmp / "runs")}},
+           "study": {"min_runs": 3, "techniques": {"hostile": {"baseline": "<b>`w|", "groups": GROUPS}}},
+           "rareness": {"trials": 10, "n_systems": [2, 4]},
+           "lexiprecision": {"label_removal": {"samples": 2}, "hsd_resamples": 50}}
+    path = tmp / "study.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    return path
+
+
+def snakemake(*args):
+    return subprocess.run([sys.executable, "-m", "snakemake", *args], cwd=ROOT, capture_output=True, text=True)
+
+
+@pytest.fixture(scope="module")
+def hostile_run(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("hostile")
+    proc = snakemake("--cores", "2", "--configfile", str(track_config(tmp, tmp / "results", NAMES)))
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    return tmp / "results"
+
+
+def test_the_tables_keep_every_name_as_read(hostile_run):
+    by_run = pd.read_csv(hostile_run / "tracks" / "hostile" / "measures_by_run.csv", keep_default_na=False)
+    assert sorted(by_run.run) == sorted(NAMES)
+
+
+def test_the_report_runs_no_script_and_every_table_keeps_its_cells(hostile_run, browser):
+    from selenium.webdriver.common.by import By
+
+    browser.get((hostile_run / "report.html").as_uri())
+    assert browser.execute_script("return typeof window.pwned") == "undefined"
+    assert browser.execute_script(
+        "return document.querySelectorAll('script, [onerror], [onload], a[href^=\"javascript:\"]').length") == 0
+    shapes = browser.execute_script("""return Array.from(document.querySelectorAll('table')).map(t =>
+        [t.querySelectorAll('thead th').length, Array.from(t.querySelectorAll('tbody tr')).map(r => r.cells.length)])""")
+    assert len(shapes) > 10
+    assert all(set(rows) <= {head} for head, rows in shapes), shapes
+    board = browser.find_element(By.ID, "track-hostile")
+    shown = [row.find_elements(By.TAG_NAME, "td")[1].text for row in board.find_elements(By.CSS_SELECTOR, "tbody tr")]
+    assert sorted(shown) == sorted(line_text(n) for n in NAMES)
+    study = browser.find_element(By.ID, "asl-study").text
+    assert "relative reduction in error from <b>`w|" in study and "Runs per group: <b>`w| 2, s$* 8." in study
+    assert "(<script defer>window.pwned=2)" in study or "($x$ dollar$)" in study
+
+
+def test_the_markdown_summaries_keep_each_row_on_one_line_with_its_cells(hostile_run):
+    import markdown
+
+    for md in sorted(hostile_run.rglob("*.md")):
+        rendered = markdown.markdown(md.read_text(), extensions=["tables"])
+        assert "<script" not in rendered and "onerror" not in rendered and "javascript:" not in rendered, md
+        for table in rendered.split("<table>")[1:]:
+            head = len(re.findall(r"<th[ >]", table.split("</thead>")[0]))
+            rows = table.split("<tbody>")[1].split("</tbody>")[0].split("</tr>")[:-1]
+            assert all(len(re.findall(r"<td[ >]", row)) == head for row in rows), (md, table[:500])
+
+
+@pytest.mark.parametrize("name, what", [("br{ace}s", "'{' in a file name as a wildcard"),
+                                        ("<script>x", "'<script>' in a file name as a path variable")])
+def test_a_run_file_snakemake_cannot_take_as_input_stops_the_dry_run_naming_it(tmp_path, name, what):
+    path = track_config(tmp_path, tmp_path / "results", ["plain", name])
+    proc = snakemake("-n", "--configfile", str(path))
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and "Traceback" not in out
+    assert f"tracks: hostile: {tmp_path / 'runs' / name}: Snakemake reads {what}; rename the file" in out
