@@ -143,18 +143,30 @@ def track_study(track: str, track_dir, out_dir, options: dict, figures: bool = T
 
 
 def per_document_figures(track: str, hist, diff, best, median, by_run, out: Path, k: int) -> None:
-    """Figures 5 and 6 of one track; the best run's documents per topic on both, and a
-    shallow best run said so (:func:`reeval.analyses.asl.views.best_run_caption`)."""
-    best_asl = by_run.set_index("run")["ASL"].get(best, math.nan) if best else math.nan
-    named = views.best_run_caption(best, views.docs_per_topic(by_run)) if best else "no run with an ASL"
+    """Figures 5 and 6 of one track, each titled in two lines (the track, then the runs
+    with the best run's documents per topic beside the deepest run's,
+    :func:`reeval.analyses.asl.views.best_run_caption`; a third line when the best run is
+    shallow). Figure 6 in the paper's buckets (no bar of its own for 0; the ties are
+    counted in the smallest-losses bar, said on the figure)."""
+    if not best:
+        for name, table in zip(TRACK_STUDY_FIGURES, (hist, diff)):
+            bar_histogram(table.bucket, table["count"], f"{track}: no run with an ASL", "", "relevant documents",
+                          out / name)
+        return
+    best_asl = by_run.set_index("run")["ASL"].get(best, math.nan)
+    caption = views.best_run_caption(best, views.docs_per_topic(by_run))
+    depth = f"; {caption}" if caption else ""
     colors = ["#0072B2"] * (len(hist) - 1) + ["#D55E00"]
-    bar_histogram(hist.bucket, hist["count"], f"{track}: the best run's documents (ASL {best_asl:.0f})\n{named}",
+    bar_histogram(hist.bucket, hist["count"],
+                  f"{track}: per-document ASL of the best run\n{best}, ASL\u00a0{best_asl:.0f}{depth}",
                   "per-document ASL (irrelevant above + 1)", "relevant documents",
                   out / TRACK_STUDY_FIGURES[0], colors=colors)
-    dcolors = ["#009E73"] * k + ["#8C8C8C"] + ["#D55E00"] * k
-    bar_histogram(diff.bucket, diff["count"], f"{track}: best minus median run ({median})\n{named}" if best else f"{track}: {named}",
-                  "ASL difference (< 0: the best run ranks it higher)",
-                  "relevant documents", out / TRACK_STUDY_FIGURES[1], colors=dcolors)
+    ties = diff.attrs.get("ties", 0)
+    note = f"{ties} ties (difference 0)\ncounted in \u201c{diff.bucket.iloc[k]}\u201d" if ties else None
+    bar_histogram(diff.bucket, diff["count"],
+                  f"{track}: best minus median run by ASL\n{best} \u2212 {median}{depth}",
+                  "ASL difference (< 0: the best run ranks it higher)", "relevant documents",
+                  out / TRACK_STUDY_FIGURES[1], colors=["#009E73"] * k + ["#D55E00"] * k, note=note)
 
 
 # ------------------------------------------------------------------ across tracks
@@ -186,7 +198,7 @@ def study(tracks: dict, out_dir, options: dict, track_figures: bool = True) -> d
 def headroom_histograms(head: pd.DataFrame, asl_edges) -> dict:
     """measure -> (labels, counts) over tracks: P@20 and MAP in 0.1 bins on [0, 1],
     ASL@g1-10 and ASL in the ``asl_edges`` buckets ([e_k, e_k+1), last open)."""
-    unit = [f"{k / 10:.1f}-{(k + 1) / 10:.1f}" for k in range(10)]
+    unit = [f"{k / 10:.1f}\u2013{(k + 1) / 10:.1f}" for k in range(10)]
     out = {}
     for m in ("P_20", "map"):
         out[m] = (unit, views.unit_histogram(head[m].to_numpy(dtype=float)) if len(head) else np.zeros(10, int))

@@ -271,7 +271,7 @@ def summary_markdown(tables: dict) -> str:
     """``lexiprecision/summary.md``: the cross-track figures and the table naming the
     tracks behind them (template ``lexiprecision_summary.md``)."""
     n = int(tables["profile"].track.nunique())
-    return render("lexiprecision_summary.md", n_tracks=n, few_tracks=lf.FEW_TRACKS,
+    return render("lexiprecision_summary.md", n_tracks=n, few_tracks=lf.FEW_TRACKS, many_lines=lf.MANY_LINES,
                   no_track_note="" if n else NO_TRACK_INCLUDED,
                   one_track_note=lf.ONE_TRACK_NOTE + "." if n == 1 else "",
                   tracks_table=table(tracks_table(tables)))
