@@ -9,7 +9,9 @@ ratio), ``map_share.parquet`` (appendix A.1 per run), ``document_asl.csv`` and
 
 Across tracks (``<results>/study/``): ``headroom``, ``reordering`` (per track),
 ``reordering_by_run``, ``table2`` (across tracks), ``map_share``, ``techniques``
-(Parquet and CSV each), ``fig1_p20`` ... ``fig4_asl`` (PNG and PDF) and ``summary.md``.
+(Parquet and CSV each), ``paper_comparison`` (the paper's cells beside ours,
+:func:`reeval.analyses.asl.paper.paper_rows`), ``fig1_p20`` ... ``fig4_asl`` (PNG and PDF)
+and ``summary.md``.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from reeval.archive.inclusion import NO_TRACK_FIGURE_NOTE
 from reeval.io.tables import read_stacked, write_table, write_table_pair
 from reeval.workflow.config_check import ConfigError
 
+from . import paper
 from . import study as S
 from . import views as views
 from . import techniques as techniques
@@ -35,7 +38,8 @@ TRACK_OPTION_KEYS = ("reorder", "map_share_target", "document_buckets", "differe
 TRACK_STUDY_TABLES = ("reordering.parquet", "reordering_by_run.parquet", "map_share.parquet",
                       "document_asl.csv", "asl_difference.csv")
 TRACK_STUDY_FIGURES = ("fig5_document_asl", "fig6_asl_difference")
-STUDY_TABLES = ("headroom", "reordering", "reordering_by_run", "table2", "map_share", "techniques")
+STUDY_TABLES = ("headroom", "reordering", "reordering_by_run", "table2", "map_share", "techniques",
+                "paper_comparison")
 STUDY_FIGURES = tuple(HEADROOM_FIGURES.values())  # figures 1-4
 ONE_TRACK_NOTE = "1 track: its own bucket,\nno distribution across tracks"
 
@@ -190,8 +194,11 @@ def study(tracks: dict, out_dir, options: dict, track_figures: bool = True) -> d
     tech = pd.concat(tech_frames, ignore_index=True) if tech_frames else pd.DataFrame(columns=techniques.TECHNIQUE_COLUMNS)
     for name, df in zip(STUDY_TABLES, (head, reord, reord_runs, table2, share, tech)):
         write_table_pair(df, out, name)
+    cells = paper.paper_rows({"headroom": head, "techniques": tech, "table2": table2, "map_share": share},
+                             options.get("paper"))
+    write_table_pair(cells, out, "paper_comparison")
     hist = headroom_figures(head, out, options["asl_buckets"])
-    write_summary(out / "summary.md", dirs, head, hist, reord, table2, share, tech, options, track_figures)
+    write_summary(out / "summary.md", dirs, head, hist, reord, table2, share, tech, options, track_figures, cells)
     return {"tracks": len(dirs), "runs": int(head.n_runs.sum()) if len(head) else 0}
 
 
