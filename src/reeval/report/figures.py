@@ -139,14 +139,16 @@ def integer_ticks(*axes) -> None:
 def plain_log_ticks(*axes) -> None:
     """A log axis labelled 0.01, 0.1, 1, 10 ... (plain numbers, no superscript that would
     print under 7 pt); when it spans less than about one decade, 2, 3 and 5 times a power
-    of ten are labelled too (else a short axis would show one number)."""
+    of ten are labelled too, and 2 and 5 times up to two and a half decades (else a short
+    axis would show one or two numbers)."""
     from matplotlib.ticker import FuncFormatter
 
     def minor(axis):
         def label(v, _):
             lo, hi = sorted(axis.get_view_interval())
-            short = lo > 0 and np.log10(hi / lo) < 1.3
-            return f"{v:g}" if short and f"{v:e}"[0] in "235" else ""
+            decades = np.log10(hi / lo) if lo > 0 else np.inf
+            digits = "235" if decades < 1.3 else "25" if decades < 2.5 else ""
+            return f"{v:g}" if f"{v:e}"[0] in digits else ""
         return FuncFormatter(label)
 
     for axis in axes:
@@ -234,8 +236,8 @@ def band_legend_handles(color="#555555") -> list:
     from matplotlib.patches import Patch
 
     return [Line2D([], [], color=color, label="median of the tracks"),
-            Patch(color=color, alpha=0.3, linewidth=0, label="middle half (25-75%)"),
-            Line2D([], [], color=color, linestyle=RANGE_STYLE, linewidth=RANGE_WIDTH, label="range (min-max)")]
+            Patch(color=color, alpha=0.3, linewidth=0, label="middle half (25\u201375%)"),
+            Line2D([], [], color=color, linestyle=RANGE_STYLE, linewidth=RANGE_WIDTH, label="range (min\u2013max)")]
 
 
 def has_scripts(text: str) -> bool:
