@@ -147,30 +147,29 @@ def track_study(track: str, track_dir, out_dir, options: dict, figures: bool = T
 
 
 def per_document_figures(track: str, hist, diff, best, median, by_run, out: Path, k: int) -> None:
-    """Figures 5 and 6 of one track, each titled in two lines (the track, then the runs
-    with the best run's documents per topic beside the deepest run's,
-    :func:`reeval.analyses.asl.views.best_run_caption`; a third line when the best run is
-    shallow). Figure 6 in the paper's buckets (no bar of its own for 0; the ties are
-    counted in the smallest-losses bar, said on the figure)."""
+    """Figures 5 and 6 of one track, each titled by the track and what it shows, with a
+    subtitle at the smallest size naming the runs and the best run's documents per topic
+    beside the deepest run's (:func:`reeval.analyses.asl.views.best_run_caption`). Figure 6
+    in the paper's buckets (no bar of its own for 0; the ties are counted in the
+    smallest-losses bar, said on the figure)."""
     if not best:
         for name, table in zip(TRACK_STUDY_FIGURES, (hist, diff)):
             bar_histogram(table.bucket, table["count"], f"{track}: no run with an ASL", "", "relevant documents",
                           out / name)
         return
     best_asl = by_run.set_index("run")["ASL"].get(best, math.nan)
-    caption = views.best_run_caption(best, views.docs_per_topic(by_run))
-    depth = f"; {caption}" if caption else ""
+    depth = views.best_run_caption(best, views.docs_per_topic(by_run))
     colors = ["#0072B2"] * (len(hist) - 1) + ["#D55E00"]
-    bar_histogram(hist.bucket, hist["count"],
-                  f"{track}: per-document ASL of the best run\n{best}, ASL\u00a0{best_asl:.0f}{depth}",
+    bar_histogram(hist.bucket, hist["count"], f"{track}: the best run's documents",
                   "per-document ASL (irrelevant above + 1)", "relevant documents",
-                  out / TRACK_STUDY_FIGURES[0], colors=colors)
+                  out / TRACK_STUDY_FIGURES[0], colors=colors,
+                  subtitle="\n".join(filter(None, [f"best by ASL: {best} (ASL\u00a0{best_asl:.0f})", depth])))
     ties = diff.attrs.get("ties", 0)
     note = f"{ties} ties (difference 0)\ncounted in \u201c{diff.bucket.iloc[k]}\u201d" if ties else None
-    bar_histogram(diff.bucket, diff["count"],
-                  f"{track}: best minus median run by ASL\n{best} \u2212 {median}{depth}",
+    bar_histogram(diff.bucket, diff["count"], f"{track}: best minus median run",
                   "ASL difference (< 0: the best run ranks it higher)", "relevant documents",
-                  out / TRACK_STUDY_FIGURES[1], colors=["#009E73"] * k + ["#D55E00"] * k, note=note)
+                  out / TRACK_STUDY_FIGURES[1], colors=["#009E73"] * k + ["#D55E00"] * k, note=note,
+                  subtitle="\n".join(filter(None, [f"best by ASL: {best}", f"median: {median}", depth])))
 
 
 # ------------------------------------------------------------------ across tracks

@@ -78,15 +78,15 @@ SHALLOW_SHARE = 0.5
 def best_run_caption(best: str, depth: pd.Series) -> str:
     """How figures 5-6 qualify the best run by ASL: its documents per topic beside the
     deepest run's (each phrase kept on one line by no-break spaces), and, when it returns
-    fewer than :data:`SHALLOW_SHARE` of them, a line saying that it is a shallow run whose
-    ASL is only a lower bound; ``""`` when the depths are unknown."""
+    fewer than :data:`SHALLOW_SHARE` of them, that it is shallow, its ASL only a lower
+    bound; ``""`` when the depths are unknown."""
     d_best, d_max = depth.get(best, np.nan), depth.max()
     if not np.isfinite(d_best):
         return ""
     nb = "\u00a0"
     text = f"{d_best:.0f}{nb}docs/topic (deepest{nb}run:{nb}{d_max:.0f})"
     if d_best < SHALLOW_SHARE * d_max:
-        text += "\na shallow run: its ASL is only a lower bound"
+        text += "\na shallow run: its ASL is a lower\u00a0bound"
     return text
 
 
