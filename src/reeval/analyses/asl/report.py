@@ -195,7 +195,9 @@ def study(tracks: dict, out_dir, options: dict, track_figures: bool = True) -> d
         write_table_pair(df, out, name)
     cells = paper.paper_rows({"headroom": head, "techniques": tech, "table2": table2, "map_share": share},
                              options.get("paper"))
-    write_table_pair(cells, out, "paper_comparison")
+    # every row is this paper's: the file leaves out the constant `paper` column (typed as
+    # a number, the lexiprecision comparison's published value, in the column registry)
+    write_table_pair(cells.drop(columns="paper"), out, "paper_comparison")
     hist = headroom_figures(head, out, options["asl_buckets"])
     write_summary(out / "summary.md", dirs, head, hist, reord, table2, share, tech, options, track_figures, cells)
     return {"tracks": len(dirs), "runs": int(head.n_runs.sum()) if len(head) else 0}
