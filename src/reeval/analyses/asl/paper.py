@@ -47,8 +47,9 @@ TABLE2_LABELS = {
     "rates_across_queries": "Agg. rates across queries", "cumulative": "Cumulative",
     "p20_to_aslg1-10": "P@20 -> ASL@g1-10 (text)", "mrr_to_aslg1": "MRR -> ASL@g1 (text)",
 }
-TABLE2_STATS = {"delta_sort": ("DeltaSort", 100.0, 0, "%"), "kendall": ("Kendall", 1.0, 1, ""),
-                "delta_value": ("DeltaValue", 1.0, 3, "x")}
+#: table 2's statistics: key -> (the paper's column, decimals, unit, the values it can take)
+TABLE2_STATS = {"delta_sort": ("DeltaSort", 0, "%", (0.0, 100.0)), "kendall": ("Kendall", 1, "", (-1.0, 1.0)),
+                "delta_value": ("DeltaValue", 3, "x", (-np.inf, np.inf))}
 #: the headline claims: (what, our headroom column, threshold test, the paper's words, where)
 CLAIMS = (
     ("tracks with best P@20 in [0.5, 1]", "P_20", lambda v: v >= 0.5, "roughly half", "section 4.2, figure 1"),
@@ -76,7 +77,8 @@ def _table1_half(half: str, track, head: pd.DataFrame, tech: pd.DataFrame, paper
     """Table 1's cells of one half (``documents`` or ``passages``)."""
     campaign = paper["table1_campaign"][half]
     method = ("best run of each group by the measure (study.techniques; the baseline group is the paper's BM25), "
-              f"RRIE eq. 11 (P@20, MAP) and eq. 12 (ASL@g1-10, ASL), at the track's relevance level; track {track}")
+              "RRIE eq. 11 (P@20, MAP) and eq. 12 (ASL@g1-10, ASL), at the track's relevance level; "
+              + (f"track {track}" if track is not None else "no track mapped"))
     t = tech[tech.track == track] if track is not None else tech.iloc[0:0]
     n_runs = int(head.loc[head.track == track, "n_runs"].iloc[0]) if track in set(head.track) else 0
     rows = []
@@ -111,22 +113,25 @@ def _table1_half(half: str, track, head: pd.DataFrame, tech: pd.DataFrame, paper
 
 
 def _table2(table2: pd.DataFrame, paper: dict) -> list:
-    """Table 2's ranges (and the two of the text below it) beside ours, over the tracks here."""
+    """Table 2's ranges (and the two of the text below it) beside ours, over the tracks
+    here: ours the mean across tracks, the note its (mean - std) to (mean + std) clipped to
+    the values the statistic can take, as ``summary.md`` prints it (DeltaSort is in %)."""
     rows = []
     method = ("largest DeltaSort per track (10% and paired t-test p <= 0.05), Kendall tau-b, DeltaValue new/old; "
               "(mean - std) to (mean + std) across tracks")
     by = table2.set_index("comparison") if len(table2) else None
     for key, label in TABLE2_LABELS.items():
-        for stat, (name, scale, digits, unit) in TABLE2_STATS.items():
+        for stat, (name, digits, unit, (lo, hi)) in TABLE2_STATS.items():
             pub = paper["table2"][key][stat]
             if not pub:
                 continue
             col = {"kendall": "kendall_tau"}.get(stat, stat)
             r = by.loc[key] if by is not None and key in by.index else None
             n = int(r[f"{col}_n"]) if r is not None else 0
-            mean = float(r[f"{col}_mean"]) * scale if n else math.nan
-            ours = (f"ours {r[f'{col}_low'] * scale:.{digits}f}-{r[f'{col}_high'] * scale:.{digits}f}{unit} "
-                    f"over {int(r['n_tracks'])} tracks" if n and np.isfinite(r[f"{col}_low"]) else
+            mean = float(r[f"{col}_mean"]) if n else math.nan
+            low, high = (max(float(r[f"{col}_low"]), lo), min(float(r[f"{col}_high"]), hi)) if n else (0, 0)
+            ours = (f"ours {low:.{digits}f}-{high:.{digits}f}{unit} over {int(r['n_tracks'])} tracks"
+                    if n and np.isfinite(r[f"{col}_low"]) else
                     f"ours {mean:.{digits}f}{unit} (one value)" if n else "no track")
             rows.append(_row("table 2", label, name, pub, mean, method, "data not here",
                              f"{ours}; the paper's range is over its {paper['tracks']} TREC tracks"))

@@ -207,10 +207,21 @@ def comparison_counts(cells: pd.DataFrame) -> str:
 
 
 def table1_comparison(cells: pd.DataFrame) -> str:
-    """Table 1's cells, the paper's beside ours with their status and note."""
+    """Table 1's cells, the paper's beside ours with their status and note; a half whose
+    cells all share one note (no track for it) in one sentence instead."""
     t = cells[cells["item"] == "table 1"]
-    return table(t[["row", "column", "published", "status", "note"]].rename(
-        columns={"row": "measure", "column": "cell", "published": "paper"}))
+    blocks, shown = [], []
+    for half in ("passages", "documents"):
+        h = t[t.column.str.startswith(half)]
+        if h.note.nunique() == 1 and (h.status == "data not here").all():
+            blocks.append(f"The {half} half ({len(h)} cells): data not here; it {h.note.iloc[0]}.")
+        else:
+            shown.append(h)
+    if shown:
+        rows = pd.concat(shown)
+        blocks.insert(0, table(rows[["row", "column", "published", "status", "note"]].rename(
+            columns={"row": "measure", "column": "cell", "published": "paper"})))
+    return "\n\n".join(blocks)
 
 
 def summary_markdown(summary_dir: Path, dirs: dict, head, hist, reord, table2, share, tech, options,
