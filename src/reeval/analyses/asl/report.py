@@ -165,7 +165,8 @@ def per_document_figures(track: str, hist, diff, best, median, by_run, out: Path
                   out / TRACK_STUDY_FIGURES[0], colors=colors,
                   subtitle="\n".join(filter(None, [f"best by ASL: {best} (ASL\u00a0{best_asl:.0f})", depth])))
     ties = diff.attrs.get("ties", 0)
-    note = f"{ties} ties (difference 0)\ncounted in \u201c{diff.bucket.iloc[k]}\u201d" if ties else None
+    note = (f"{ties} {'tie' if ties == 1 else 'ties'} (difference 0)\ncounted in \u201c{diff.bucket.iloc[k]}\u201d"
+            if ties else None)
     bar_histogram(diff.bucket, diff["count"], f"{track}: best minus median run",
                   "ASL difference (< 0: the best run ranks it higher)", "relevant documents",
                   out / TRACK_STUDY_FIGURES[1], colors=["#009E73"] * k + ["#D55E00"] * k, note=note,

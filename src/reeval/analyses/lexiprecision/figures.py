@@ -129,6 +129,7 @@ def agreement_figure(track: str, df: pd.DataFrame, path_stem) -> None:
         plot_fig8(ax, df, removed, kind)
         ax.set_title(f"({'a' if removed == 'labels' else 'b'}) {removed} removed: {kind} agreement")
         if removed == "queries" and kind == "ranking" and len(df):
+            ax.set_ylim(90, 101)
             note(ax, "100% by construction: a kept query's\npreferences are the full data's", "lower left")
     axes[0, 1].legend(loc="lower left")
     fig.suptitle(f"{track}: agreement with full-data " + r"$\delta RR_1$" +
