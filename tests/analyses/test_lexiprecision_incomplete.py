@@ -3,7 +3,6 @@ queries are removed (reeval.analyses.lexiprecision.incomplete)."""
 
 import glob
 import math
-from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -27,10 +26,10 @@ def test_agreement_of_a_hand_made_comparison():
     # 3 pairs x 2 topics. Full dRR_1: pair 0 prefers i on both, pair 1 ties on topic 0 and
     # prefers j on topic 1, pair 2 ties everywhere (left out of both agreements).
     full = np.array([[0.5, 0.25], [0.0, -0.5], [0.0, 0.0]])
-    pc = SimpleNamespace(drr=np.array([[[0.5], [0.0]], [[0.2], [0.1]], [[0.3], [0.0]]]),  # incomplete dRR_1
-                         rr=np.array([[0.5, 0.1], [0.2, -0.1], [0.3, 0.0]]),
-                         sgn=np.array([[1, 1], [1, -1], [1, 0]], dtype=np.int8))
-    out = li.agreement(full, pc, np.array([True, True]))
+    drr1 = np.array([[0.5, 0.0], [0.2, 0.1], [0.3, 0.0]])                # incomplete dRR_1
+    rr = np.array([[0.5, 0.1], [0.2, -0.1], [0.3, 0.0]])
+    sgn = np.array([[1, 1], [1, -1], [1, 0]], dtype=np.int8)
+    out = li.agreement(full, drr1, rr, sgn, np.array([True, True]))
     # ranking: pair-topics (0,0) (0,1) (1,1); dRR_1 agrees on (0,0) only (a tie disagrees,
     # 0.1 has the wrong sign); rrLP and sgnLP on all three
     assert out["n_pair_topics"] == 3
@@ -44,9 +43,8 @@ def test_agreement_of_a_hand_made_comparison():
 
 def test_agreement_over_kept_queries_only():
     full = np.array([[0.5, -0.25]])
-    pc = SimpleNamespace(drr=full[:, :, None].copy(), rr=full.copy(), sgn=np.sign(full).astype(np.int8))
     kept = np.array([False, True])
-    out = li.agreement(full, pc, kept)
+    out = li.agreement(full, full, full, np.sign(full).astype(np.int8), kept)
     assert out["n_pair_topics"] == 1 and out["ranking_dRR1"] == 100.0   # same data on a kept topic
     assert out["n_run_pairs"] == 1 and out["system_dRR1"] == 0.0        # full mean +, kept mean -
 
@@ -102,7 +100,7 @@ def test_removing_labels_matches_the_per_pair_loop_on_explicitly_reduced_qrels(t
     pv = lx.position_vectors(reduced.judged, reduced.qrels, reduced.depth)
     assert pv.topics == pv_full.topics  # (the removed label leaves its topic a relevant document)
     pc = lx.compare_pairs(pv)
-    out = li.agreement(full, pc, np.ones(len(pv.topics), dtype=bool))
+    out = li.agreement(full, np.nan_to_num(pc.drr[:, :, 0]), pc.rr, pc.sgn, np.ones(len(pv.topics), dtype=bool))
     vec = pv.to_frame().set_index(["run", "qid"])
     agree = total = 0
     for a, (i, j) in enumerate(zip(pc.ii, pc.jj)):
@@ -117,3 +115,42 @@ def test_removing_labels_matches_the_per_pair_loop_on_explicitly_reduced_qrels(t
             agree += sgn == np.sign(full[a, k])
     assert out["n_pair_topics"] == total
     assert out["ranking_rrLP"] == pytest.approx(100.0 * agree / total) if total else math.isnan(out["ranking_rrLP"])
+
+
+@pytest.mark.parametrize("step, chunk", [(8, 1 << 23), (1, 5), (3, 7)])
+def test_first_differences_equal_compare_pairs(step, chunk, monkeypatch):
+    """The comparator of figure 8 gives compare_pairs' sgnLP and rrLP on every pair and
+    topic, whatever its column step and chunk size."""
+    monkeypatch.setattr(li, "STEP_COLUMNS", step)
+    monkeypatch.setattr(li, "CHUNK_CELLS", chunk)
+    t = tiny_tables()
+    pv = lx.position_vectors(t.judged, t.qrels, t.depth)
+    pc = lx.compare_pairs(pv)
+    sgn, rr = li.first_differences(pv, pc.ii, pc.jj)
+    np.testing.assert_array_equal(sgn, pc.sgn)
+    np.testing.assert_array_equal(rr, pc.rr)
+    # any order of the pair, and one pair alone
+    sgn2, rr2 = li.first_differences(pv, pc.jj[::-1], pc.ii[::-1])
+    np.testing.assert_array_equal(sgn2, -pc.sgn[::-1])
+    np.testing.assert_array_equal(rr2, -pc.rr[::-1])
+
+
+def test_first_differences_on_a_real_track_equal_compare_pairs():
+    from conftest import ingested
+
+    t = ingested("trec2019-dl-passage")
+    pv = lx.position_vectors(t.judged, t.qrels, t.depth, rel_level=2)
+    pc = lx.compare_pairs(pv)
+    sgn, rr = li.first_differences(pv, pc.ii, pc.jj)
+    np.testing.assert_array_equal(sgn, pc.sgn)
+    np.testing.assert_array_equal(rr, pc.rr)
+
+
+def test_above_max_pairs_a_seeded_sample_of_pairs_is_compared():
+    ii, jj = li.compared_pairs(10, seed=1, max_pairs=7)
+    assert len(ii) == 7 and (ii < jj).all() and len(set(zip(ii, jj))) == 7
+    assert (li.compared_pairs(10, seed=1, max_pairs=7)[0] == ii).all()
+    assert len(li.compared_pairs(10, max_pairs=45)[0]) == 45
+    t = tiny_tables()
+    df = li.incomplete_agreement(t.judged, t.qrels, t.depth, fractions=(0.0,), samples=2, max_pairs=3)
+    assert (df.pairs == 3).all() and (df.ranking_dRR1 == 100.0).all()

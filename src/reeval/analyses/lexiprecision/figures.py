@@ -14,9 +14,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from reeval.report.figures import (FEW_TRACKS, MANY_LINES, PALETTE, across_tracks, band_legend_handles,
+from reeval.report.figures import (FEW_TRACKS, MANY_LINES, PAGE, PALETTE, across_tracks, band_legend_handles,
                                    figure_style, integer_ticks, new_figure, note, plain_log_ticks,
-                                   save_figure_pair, track_styles)
+                                   save_figure_pair, track_styles, wrapped)
 
 #: the two measures of figure 9 and how they are drawn (the legend says which is which)
 FIG9_SERIES = (("RR", "-", "RR (solid)"), ("LP", "--", "rrLP, sgnLP (dashed)"))
@@ -132,8 +132,9 @@ def agreement_figure(track: str, df: pd.DataFrame, path_stem) -> None:
             ax.set_ylim(90, 101)
             note(ax, "100% by construction: a kept query's\npreferences are the full data's", "lower left")
     axes[0, 1].legend(loc="lower left")
-    fig.suptitle(f"{track}: agreement with full-data " + r"$\delta RR_1$" +
-                 f" (mean of {samples} samples, band: one std)")
+    pairs = int(df.pairs.max()) if len(df) else 0
+    fig.suptitle(wrapped(f"{track}: agreement with full-data " + r"$\delta RR_1$" +
+                         f" ({pairs:,} pairs of runs; mean of {samples} samples, band: one std)", PAGE - 0.6))
     save_figure_pair(fig, path_stem)
 
 
@@ -142,7 +143,7 @@ def agreement_figure(track: str, df: pd.DataFrame, path_stem) -> None:
 @figure_style()
 def track_figures(track: str, t: dict, out, points=None) -> None:
     """Figures 3, 5, 6, 7, 8 and 9 of one track (``t``: its tables by name) under ``out``;
-    ``points``: figure 7's pair-topics (:func:`reeval.analyses.lexiprecision.ties.locality_points`)."""
+    ``points``: figure 7's pair-topics (:func:`locality_points`)."""
     fig, ax = new_figure("column")
     hidden = plot_fig3(ax, t["fig3_ties_by_p1"], track)
     if hidden:
@@ -168,6 +169,29 @@ def track_figures(track: str, t: dict, out, points=None) -> None:
 FIG7_POINTS = 3000
 
 
+def locality_points(pv, max_level: int = 8, n: int = FIG7_POINTS, seed: int = 0) -> np.ndarray:
+    """The points figure 7 (a) draws: dRR_1..dRR_max_level of at most ``n`` pair-topics
+    with m >= max_level, each pair also reversed (-D, as the statistics count both
+    orientations), from up to ``n`` seeded pairs of runs
+    (:func:`reeval.analyses.lexiprecision.incomplete.compared_pairs`), then a seeded sample
+    of ``n`` of them; ``(0, max_level)`` when there is none."""
+    from .core import UNRETRIEVED
+    from .incomplete import compared_pairs
+
+    S, T = pv.shape
+    use = np.flatnonzero(pv.m >= max_level)
+    if S < 2 or not use.size or pv.positions.shape[2] < max_level:
+        return np.zeros((0, max_level))
+    ii, jj = compared_pairs(S, seed, n)
+    P = pv.positions[:, use, :max_level]
+    inv = np.where(P == UNRETRIEVED, 0.0, 1.0 / np.maximum(P, 1))
+    D = (inv[ii] - inv[jj]).reshape(-1, max_level)
+    D = np.concatenate([D, -D])
+    if len(D) > n:
+        D = D[np.random.default_rng(seed).choice(len(D), n, replace=False)]
+    return D
+
+
 def _fit_panel(ax, x, y, r, color) -> None:
     """One panel of figure 7 (a): dRR_j (x) against dRR_i (y), its least-squares line and
     Pearson r."""
@@ -179,14 +203,13 @@ def _fit_panel(ax, x, y, r, color) -> None:
     ax.text(0.04, 0.96, f"{r:.2f}", transform=ax.transAxes, ha="left", va="top", fontsize=7)
 
 
-def locality_figure(track: str, corr: pd.DataFrame, reg: pd.DataFrame, path_stem, D=None, seed: int = 0) -> None:
+def locality_figure(track: str, corr: pd.DataFrame, reg: pd.DataFrame, path_stem, D=None) -> None:
     """Figure 7 in the paper's form, a page wide: (a) every pair of dRR_1..dRR_8 as a
     scatter plot (pair-topics with m >= 8, both orientations; at most
     :data:`FIG7_POINTS` drawn, a seeded sample) with its least-squares line and Pearson r
     (the lower triangle: row dRR_i, column dRR_j, j < i), (b) the regression coefficients
     of dRR_i on dRR_i+1..i+4 against the lag j, one line per i. ``D`` (pair-topics x 8,
-    :func:`reeval.analyses.lexiprecision.ties.locality_points`) gives the points; without
-    it the panels hold r only."""
+    :func:`locality_points`) gives the points; without it the panels hold r only."""
     import matplotlib.gridspec as gridspec
 
     fig = pyplot_figure(7.0, 4.6)
@@ -197,8 +220,6 @@ def locality_figure(track: str, corr: pd.DataFrame, reg: pd.DataFrame, path_stem
     inner = gridspec.GridSpecFromSubplotSpec(L - 1, L - 1, subplot_spec=outer[0], wspace=0.08, hspace=0.08)
     a2 = fig.add_subplot(outer[1])
     ok = np.isfinite(values).any()
-    if ok and D is not None and len(D) > FIG7_POINTS:
-        D = D[np.random.default_rng(seed).choice(len(D), FIG7_POINTS, replace=False)]
     for r in range(1, L):
         for c in range(r):
             ax = fig.add_subplot(inner[r - 1, c])
@@ -221,8 +242,8 @@ def locality_figure(track: str, corr: pd.DataFrame, reg: pd.DataFrame, path_stem
         integer_ticks(a2.xaxis)
     else:
         note(a2, "no pair of rankings with m >= 8", "center center")
-    fig.suptitle(f"{track}: locality of the reciprocal-rank differences (pair-topics with m \u2265 8)",
-                 y=0.985)
+    fig.suptitle(wrapped(f"{track}: locality of the reciprocal-rank differences (pair-topics with m \u2265 8)",
+                         PAGE - 0.6), y=0.985)
     fig.text(0.09, 0.9, "(a) each pair of recall levels: scatter, linear fit, Pearson r", fontsize=8)
     a2.set_title("(b) regression coefficients", loc="left")
     a2.set_xlabel("lag j (predictor at level i + j)")

@@ -24,8 +24,9 @@ are nested as f grows within a sample. With queries removed, a kept topic's pref
 are the full data's, so ranking agreement is 100% for dRR_1 and rrLP by construction;
 only system agreement moves.
 
-Loops run over samples x fractions only; every pair of runs is compared at once
-(:func:`reeval.analyses.lexiprecision.core.compare_pairs`).
+Loops run over samples x fractions (and chunks of pair-topics) only; the pairs of runs
+are compared all at once (:func:`first_differences`): every pair up to :data:`MAX_PAIRS`
+pairs, a seeded sample of that many above (said in the ``pairs`` column and on the figure).
 """
 
 from __future__ import annotations
@@ -37,30 +38,76 @@ import pandas as pd
 
 from reeval.io.arrays import group_starts, position_in_group
 
-from .core import PairComparison, _assemble, _grid, compare_pairs
+from .core import UNRETRIEVED, PositionVectors, _assemble, _grid
 
 #: the predictors of figure 8, in the paper's order and drawing (solid green dRR_1,
 #: dashed red rrLP, dotted blue sgnLP)
 PREDICTORS = ("dRR1", "rrLP", "sgnLP")
 #: what is removed, as the ``removed`` column says it
 REMOVED = ("labels", "queries")
-#: columns of one row per (removed, fraction, sample)
-SAMPLE_COLUMNS = (("removed", "fraction_removed", "sample", "n_pair_topics", "n_run_pairs")
+#: columns of one row per (removed, fraction, sample); ``pairs``: the run pairs compared
+SAMPLE_COLUMNS = (("removed", "fraction_removed", "sample", "pairs", "n_pair_topics", "n_run_pairs")
                   + tuple(f"ranking_{p}" for p in PREDICTORS) + tuple(f"system_{p}" for p in PREDICTORS))
 #: the agreement columns averaged over samples
 AGREEMENT = tuple(f"{kind}_{p}" for kind in ("ranking", "system") for p in PREDICTORS)
+#: at most this many pairs of runs are compared (all of them up to 100 runs); above it a
+#: seeded uniform sample of pairs, the same in every sample and fraction: the agreements
+#: are shares, which a sample of 5,000 pairs estimates within about 1.4 percentage points
+#: (two binomial standard errors at 50%), and a 3,000-run track (4.5 M pairs) stays cheap
+MAX_PAIRS = 5000
+#: pair-topics x columns compared at once (about 64 MB of temporaries)
+CHUNK_CELLS = 1 << 23
+#: columns of the position vectors compared per step (most pairs differ in the first)
+STEP_COLUMNS = 8
 
 
-def _predictors(pc: PairComparison) -> dict:
-    """Per predictor its pairs x topics values (dRR_1 with NaN, a topic without a relevant
-    label, as 0)."""
-    return {"dRR1": np.nan_to_num(pc.drr[:, :, 0], nan=0.0), "rrLP": pc.rr, "sgnLP": pc.sgn.astype(np.float64)}
+def _inverse(p: np.ndarray) -> np.ndarray:
+    """1/p, 0 where p is UNRETRIEVED."""
+    return np.where(p == UNRETRIEVED, 0.0, 1.0 / np.maximum(p, 1))
 
 
-def agreement(full_drr1: np.ndarray, pc: PairComparison, kept: np.ndarray, tol: float = 1e-12) -> dict:
-    """Ranking and system agreement (%) of the predictors of ``pc`` (incomplete data,
-    pairs x all topics) with ``full_drr1`` (pairs x topics, complete data) over the
-    topics where ``kept`` (bool per topic) is true; module docstring for the definitions."""
+def first_differences(pv: PositionVectors, ii: np.ndarray, jj: np.ndarray) -> tuple:
+    """(sgnLP, rrLP) of the runs ``ii`` against ``jj`` on every topic, pairs x topics:
+    the first index where the two position vectors differ decides (sgnLP +1 when run i
+    ranks its relevant document there higher, rrLP the difference of the reciprocal ranks
+    there); identical vectors give 0. Columns are compared :data:`STEP_COLUMNS` at a time
+    for the pair-topics still equal, and a pair-topic is tied as soon as both vectors are
+    past the relevant documents they retrieved (the rest is UNRETRIEVED in both)."""
+    P, found = pv.positions, pv.found
+    S, T, L = P.shape
+    n = len(ii)
+    k = np.full(n * T, -1, dtype=np.int64)             # first differing column; -1 none (yet)
+    pair, topic = np.divmod(np.arange(n * T, dtype=np.int64), T)
+    reach = np.maximum(found[ii[pair], topic], found[jj[pair], topic])
+    open_ = np.flatnonzero(reach > 0)
+    for c0 in range(0, L, STEP_COLUMNS):
+        open_ = open_[reach[open_] > c0]
+        if not open_.size:
+            break
+        c1 = min(c0 + STEP_COLUMNS, L)
+        step = max(1, CHUNK_CELLS // (c1 - c0))
+        for a in range(0, open_.size, step):
+            idx = open_[a:a + step]
+            p, t = pair[idx], topic[idx]
+            neq = P[ii[p], t, c0:c1] != P[jj[p], t, c0:c1]
+            hit = neq.any(axis=1)
+            k[idx[hit]] = c0 + neq[hit].argmax(axis=1)
+        open_ = open_[k[open_] < 0]
+    differ = k >= 0
+    kk = np.maximum(k, 0)
+    x = P[ii[pair], topic, kk].astype(np.int64)
+    y = P[jj[pair], topic, kk].astype(np.int64)
+    sgn = np.where(differ, np.sign(y - x), 0).astype(np.int8).reshape(n, T)
+    rr = np.where(differ, _inverse(x) - _inverse(y), 0.0).reshape(n, T)
+    return sgn, rr
+
+
+def agreement(full_drr1: np.ndarray, drr1: np.ndarray, rr: np.ndarray, sgn: np.ndarray, kept: np.ndarray,
+              tol: float = 1e-12) -> dict:
+    """Ranking and system agreement (%) of the predictors dRR_1, rrLP and sgnLP (on the
+    incomplete data, pairs x all topics) with ``full_drr1`` (pairs x topics, complete
+    data) over the topics where ``kept`` (bool per topic) is true; module docstring for
+    the definitions."""
     target_rank = np.sign(full_drr1[:, kept])
     use = target_rank != 0
     T = full_drr1.shape[1]
@@ -69,7 +116,7 @@ def agreement(full_drr1: np.ndarray, pc: PairComparison, kept: np.ndarray, tol: 
     target_sys = np.sign(mean_full[sys_use])
     n_rank, n_sys = int(use.sum()), int(sys_use.sum())
     out = {"n_pair_topics": n_rank, "n_run_pairs": n_sys}
-    for name, v in _predictors(pc).items():
+    for name, v in zip(PREDICTORS, (drr1, rr, sgn.astype(np.float64))):
         v = v[:, kept]
         out[f"ranking_{name}"] = 100.0 * float((np.sign(v)[use] == target_rank[use]).sum()) / n_rank if n_rank else math.nan
         mean = v.sum(axis=1) / max(int(kept.sum()), 1)
@@ -88,23 +135,41 @@ def _kept_rank(groups: np.ndarray, rng) -> np.ndarray:
     return rank
 
 
+def compared_pairs(S: int, seed: int = 0, max_pairs: int = MAX_PAIRS) -> tuple:
+    """(ii, jj): every pair of runs i < j, or above ``max_pairs`` a uniform sample of that
+    many (``default_rng([seed, 2])``), sorted."""
+    ii, jj = np.triu_indices(S, 1)
+    if ii.size > max_pairs:
+        pick = np.sort(np.random.default_rng([seed, 2]).choice(ii.size, max_pairs, replace=False))
+        ii, jj = ii[pick], jj[pick]
+    return ii, jj
+
+
+def _predictors(pv: PositionVectors, ii, jj) -> tuple:
+    """(dRR_1, rrLP, sgnLP) of the pairs on every topic of ``pv``."""
+    rr1 = _inverse(pv.positions[:, :, 0])
+    sgn, rr = first_differences(pv, ii, jj)
+    return rr1[ii] - rr1[jj], rr, sgn
+
+
 def incomplete_agreement(judged, qrels, depth, runs=None, rel_level: int = 1,
                          fractions=(0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9),
-                         samples: int = 10, seed: int = 0) -> pd.DataFrame:
+                         samples: int = 10, seed: int = 0, max_pairs: int = MAX_PAIRS) -> pd.DataFrame:
     """Figure 8's samples: one row per (removed, fraction, sample) with the agreements of
-    :func:`agreement` (columns :data:`SAMPLE_COLUMNS`); aggregate with
-    :func:`summarize_agreement`. Central tables as :func:`reeval.analyses.lexiprecision.
-    core.position_vectors` takes them."""
+    :func:`agreement` (columns :data:`SAMPLE_COLUMNS`) over the pairs of
+    :func:`compared_pairs`; aggregate with :func:`summarize_agreement`. Central tables as
+    :func:`reeval.analyses.lexiprecision.core.position_vectors` takes them."""
     grid = _grid(judged, qrels, depth, runs, keep_docno=True)
-    T_all = grid.shape[1]
+    S, T_all = grid.shape
     qt = grid.qrels_topic
     n_q = np.bincount(qt, minlength=T_all)
     is_rel_q = grid.qrels_rel >= rel_level
     m_full = np.bincount(qt[is_rel_q], minlength=T_all)
     is_rel = grid.rel >= rel_level
     g, pos = grid.g[is_rel], grid.pos[is_rel]
-    full = compare_pairs(_assemble(grid, g, pos, m_full, m_full, rel_level, levels=1), levels=1)
-    full_drr1 = np.nan_to_num(full.drr[:, :, 0], nan=0.0)
+    ii, jj = compared_pairs(S, seed, max_pairs)
+    full = _predictors(_assemble(grid, g, pos, m_full, m_full, rel_level, levels=1), ii, jj)
+    full_drr1 = full[0]
     T = full_drr1.shape[1]
     every_topic = np.ones(T, dtype=bool)
     labels = pd.MultiIndex.from_arrays([qt, grid.qrels_docno])
@@ -118,12 +183,12 @@ def incomplete_agreement(judged, qrels, depth, runs=None, rel_level: int = 1,
             keep = label_rank < n_keep[qt]
             m = np.bincount(qt[keep & is_rel_q], minlength=T_all)
             sel = keep[row_label]
-            pc = compare_pairs(_assemble(grid, g[sel], pos[sel], m_full, m, rel_level, levels=1), levels=1)
-            rows.append({"removed": "labels", "fraction_removed": float(f), "sample": k,
-                         **agreement(full_drr1, pc, every_topic)})
+            part = _predictors(_assemble(grid, g[sel], pos[sel], m_full, m, rel_level, levels=1), ii, jj)
+            rows.append({"removed": "labels", "fraction_removed": float(f), "sample": k, "pairs": len(ii),
+                         **agreement(full_drr1, *part, every_topic)})
             kept_topics = topic_rank < max(int(round(T * (1.0 - f))), 1)
-            rows.append({"removed": "queries", "fraction_removed": float(f), "sample": k,
-                         **agreement(full_drr1, full, kept_topics)})
+            rows.append({"removed": "queries", "fraction_removed": float(f), "sample": k, "pairs": len(ii),
+                         **agreement(full_drr1, *full, kept_topics)})
     out = pd.DataFrame(rows, columns=list(SAMPLE_COLUMNS))
     return out.sort_values(["removed", "fraction_removed", "sample"], kind="stable").reset_index(drop=True)
 
@@ -131,10 +196,11 @@ def incomplete_agreement(judged, qrels, depth, runs=None, rel_level: int = 1,
 def summarize_agreement(samples: pd.DataFrame) -> pd.DataFrame:
     """Mean and standard deviation (ddof 1; NaN with one sample) over the samples of each
     (removed, fraction): ``<agreement>_mean`` and ``<agreement>_std`` for each of
-    :data:`AGREEMENT`, plus ``samples``."""
+    :data:`AGREEMENT`, plus ``samples`` and ``pairs`` (the run pairs compared)."""
     g = samples.groupby(["removed", "fraction_removed"], sort=True)
     cols = list(AGREEMENT)
     out = g[cols].mean().add_suffix("_mean").join(g[cols].std(ddof=1).add_suffix("_std"))
     out["samples"] = g.size()
-    order = [c for a in cols for c in (f"{a}_mean", f"{a}_std")] + ["samples"]
+    out["pairs"] = g["pairs"].max()
+    order = [c for a in cols for c in (f"{a}_mean", f"{a}_std")] + ["samples", "pairs"]
     return out[order].reset_index()

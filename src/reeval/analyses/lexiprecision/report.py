@@ -63,7 +63,7 @@ TABLE_COLUMNS = {
     "fig7_correlation": ("track", "level") + tuple(f"dRR_{i}" for i in range(1, 9)),
     "fig7_regression": ("track", "i", "j", "coefficient", "r2", "n"),
     "fig8_agreement": ("track", "removed", "fraction_removed")
-    + tuple(f"{a}_{s}" for a in li.AGREEMENT for s in ("mean", "std")) + ("samples",),
+    + tuple(f"{a}_{s}" for a in li.AGREEMENT for s in ("mean", "std")) + ("samples", "pairs"),
     "fig8_agreement_samples": ("track",) + li.SAMPLE_COLUMNS,
     "fig9_label_removal": ("track", "fraction_removed", "RR_ties_mean", "LP_ties_mean", "RR_ties_std",
                            "LP_ties_std"),
@@ -195,7 +195,7 @@ def track_lexiprecision(track: str, track_dir, out_dir, rel_level: int, config: 
     write_table(pv.to_table(), out / "positions.parquet")
     write_table(pc.to_frame(), out / "pairs.parquet")
     if figures:
-        lf.track_figures(track, tables, out, lt.locality_points(pc))
+        lf.track_figures(track, tables, out, lf.locality_points(pv))
     return tables
 
 

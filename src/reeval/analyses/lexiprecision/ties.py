@@ -74,7 +74,11 @@ def locality(pc: PairComparison, max_level: int = 8, lags: int = 4):
     Returns (correlation DataFrame max_level x max_level, regression DataFrame with
     columns i, j (lag 1..lags), coefficient, plus r2 and n per i).
     """
-    D = locality_points(pc, max_level)
+    if pc.drr.shape[2] < max_level:
+        raise ValueError(f"need dRR up to level {max_level}")
+    use = pc.m >= max_level
+    D = pc.drr[:, use, :max_level].reshape(-1, max_level)
+    D = np.concatenate([D, -D])
     names = [f"dRR_{k}" for k in range(1, max_level + 1)]
     if D.shape[0] < 3:
         return pd.DataFrame(np.nan, index=names, columns=names), pd.DataFrame(
@@ -92,15 +96,6 @@ def locality(pc: PairComparison, max_level: int = 8, lags: int = 4):
         rows += [{"i": i + 1, "j": j + 1, "coefficient": float(coef[j + 1]), "r2": r2,
                   "n": D.shape[0]} for j in range(lags)]
     return corr, pd.DataFrame(rows)
-
-
-def locality_points(pc: PairComparison, max_level: int = 8) -> np.ndarray:
-    """The points of figure 7: dRR_1..dRR_max_level of every pair-topic with
-    m >= max_level, each pair in both orientations (rows D, then -D), n x max_level."""
-    if pc.drr.shape[2] < max_level:
-        raise ValueError(f"need dRR up to level {max_level}")
-    D = pc.drr[:, pc.m >= max_level, :max_level].reshape(-1, max_level)
-    return np.concatenate([D, -D])
 
 
 def tie_counts(pv: PositionVectors) -> tuple[int, int, int]:
