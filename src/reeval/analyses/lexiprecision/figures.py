@@ -208,7 +208,8 @@ def locality_figure(track: str, corr: pd.DataFrame, reg: pd.DataFrame, path_stem
     scatter plot (pair-topics with m >= 8, both orientations; at most
     :data:`FIG7_POINTS` drawn, a seeded sample) with its least-squares line and Pearson r
     (the lower triangle: row dRR_i, column dRR_j, j < i), (b) the regression coefficients
-    of dRR_i on dRR_i+1..i+4 against the lag j, one line per i. ``D`` (pair-topics x 8,
+    of dRR_i on dRR_i+1..i+4 against the lag j, one line per i (r and (b) from the tables, over
+    every pair; each panel's line fitted to the points drawn). ``D`` (pair-topics x 8,
     :func:`locality_points`) gives the points; without it the panels hold r only."""
     import matplotlib.gridspec as gridspec
 
