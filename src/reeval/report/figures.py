@@ -14,7 +14,9 @@ each file written atomically (:func:`reeval.io.atomic.atomic_write`).
 Helpers shared by the figures: :func:`integer_ticks` (counts and discrete axes),
 :func:`coinciding` (series drawn on top of each other, to say so), :func:`across_tracks`
 (a distribution over tracks in place of one line per track, used above
-:data:`FEW_TRACKS` tracks) and :func:`note` (a sentence on the figure).
+:data:`FEW_TRACKS` tracks), :func:`track_styles` (up to :data:`MANY_LINES` lines told
+apart by colour and dash), :func:`note` (a sentence on the figure) and :func:`fill` /
+:func:`wrapped` (text wrapped between words, never inside math).
 
 Use::
 
