@@ -48,7 +48,7 @@ def real_run(tmp_path_factory):
 
 def test_every_pdf_of_a_real_track_run_is_camera_ready(real_run):
     n, problems = every_problem(real_run)
-    assert n == 21 and problems == []  # 11 cross-track figures, the 10 of the track (auto: 1 track)
+    assert n == 22 and problems == []  # 11 cross-track figures, the 11 of the track (auto: 1 track)
 
 
 def test_one_track_cross_track_figures_say_so(real_run):
