@@ -164,8 +164,8 @@ def track_figures(track: str, t: dict, out, points=None) -> None:
     agreement_figure(track, t["fig8_agreement"], out / "fig8_agreement")
 
 
-#: figure 7 (a): at most this many pair-topics are drawn per panel (a seeded sample; the
-#: fit and Pearson r use all of them)
+#: figure 7 (a): at most this many pair-topics are drawn per panel (a seeded sample, to which
+#: each panel's line is fitted; Pearson r and (b) use every pair)
 FIG7_POINTS = 3000
 
 
