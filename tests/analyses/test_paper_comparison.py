@@ -87,11 +87,14 @@ def test_a_track_with_fewer_runs_says_so_in_each_row():
     assert mine.note.str.contains("12 runs here, 59 in the paper").all()
 
 
-def asl_techniques(track="dl20", values=None):
+TABLE1_MEASURES = {"P@20": "P_20", "ASL@g1-10": "ASL@g1-10", "MAP": "map", "ASL": "ASL"}
+
+
+def asl_techniques(track="dl20"):
     """A techniques table whose bm25/neural bests print as the paper's passage half."""
     paper = {r["measure"]: r for r in published("asl")["table1"]}
     rows = []
-    for printed_name, name in asl_paper.MEASURES.items():
+    for printed_name, name in TABLE1_MEASURES.items():
         b, n = float(paper[printed_name]["passages BM25"]), float(paper[printed_name]["passages neural"])
         rrie = float(paper[printed_name]["passages RRIE"].rstrip("%")) / 100
         for group, v, r in (("bm25", b, float("nan")), ("neural", n, rrie)):
@@ -100,24 +103,35 @@ def asl_techniques(track="dl20", values=None):
     return pd.DataFrame(rows)
 
 
+def asl_study_rows(tech, n_runs=59):
+    """The ASL study's paper_comparison table (as rule study writes it) for a track of
+    ``n_runs`` runs standing for table 1's passage half."""
+    head = pd.DataFrame({"track": ["dl20"], "n_runs": [n_runs], "P_20": [0.5], "ASL@g1-10": [30.0], "ASL": [200.0]})
+    frames = {"headroom": head, "techniques": tech, "table2": pd.DataFrame(),
+              "map_share": pd.DataFrame(columns=["track", "share"])}
+    return asl_paper.paper_rows(frames, {"passages": "dl20"}).drop(columns="paper")
+
+
 def test_asl_table1_passage_half_exact_and_document_half_not_here():
-    out = asl_paper.comparison_rows(asl_techniques(), {"dl20": "passages"}, {"dl20": 1})
-    assert len(out) == 24
-    passages = out[out.column.str.startswith("passages")]
+    out = pc.asl_rows(asl_study_rows(asl_techniques()), {"passages": "dl20"})
+    table1 = out[out.item == "table 1"]
+    assert len(table1) == 24
+    passages = table1[table1.column.str.startswith("passages")]
     assert (passages.status == "exact").all() and (passages.track == "dl20").all()
     assert set(passages[passages.column == "passages RRIE"].reproduced) == {"39%", "90%", "29%", "19%"}
-    docs = out[out.column.str.startswith("documents")]
-    assert (docs.status == "data not here").all() and docs.note.str.contains("document ranking").all()
+    docs = table1[table1.column.str.startswith("documents")]
+    assert (docs.status == "data not here").all() and (docs.track == "").all()
+    assert (out[out.item != "table 1"].reproduced == "").all()
 
 
-def test_asl_table1_at_another_level_differs_and_says_why():
+def test_asl_table1_differs_on_the_whole_campaign_and_is_not_here_on_part_of_it():
     tech = asl_techniques()
     tech.loc[tech.measure == "ASL", "value"] += 10
-    out = asl_paper.comparison_rows(tech, {"dl20": "passages"}, {"dl20": 2})
-    row = out[(out.row == "ASL") & (out.column == "passages BM25")].iloc[0]
-    assert row.status == "differs" and row.note == "relevance >= 2 here; the paper's table 1 reproduces at >= 1"
-    with pytest.raises(ValueError, match="not a half of table 1"):
-        asl_paper.comparison_rows(tech, {"dl20": "pages"})
+    row = pc.asl_rows(asl_study_rows(tech), {"passages": "dl20"}).query("row == 'ASL' and column == 'passages BM25'")
+    assert row.status.iloc[0] == "differs" and row.reproduced.iloc[0] == "274"
+    part = pc.asl_rows(asl_study_rows(tech, n_runs=12), {"passages": "dl20"})
+    row = part.query("row == 'ASL' and column == 'passages BM25'").iloc[0]
+    assert row.status == "data not here" and "12 of the campaign's 59 runs" in row.note
 
 
 def test_summary_lines_count_each_status_and_markdown_escapes_names():

@@ -223,11 +223,11 @@ def test_headroom_and_histograms():
     h = headroom(by_run, "t")
     assert (h["P_20"], h["P_20_run"]) == (0.5, "a")          # tie: first by name
     assert (h["ASL@g1-10_run"], h["map_run"], h["ASL_run"]) == ("b", "a", "c")
-    assert bucket_labels([1, 10, 20, 50]) == ["1-9", "10-19", "20-49", ">=50"]
+    assert bucket_labels([1, 10, 20, 50]) == ["1\u20139", "10\u201319", "20\u201349", "\u226550"]
     assert bucket_counts([1, 9.9, 10, 49.5, 50, 5000], [1, 10, 20, 50]).tolist() == [2, 1, 1, 2]
     assert unit_histogram([0.0, 0.05, 0.1, 0.95, 1.0, np.nan]).tolist() == [2, 1, 0, 0, 0, 0, 0, 0, 0, 2]
-    assert signed_bucket_labels([1, 10]) == ["<=-10", "-9..-1", "0", "1..9", ">=10"]
-    assert signed_bucket_counts([-12, -3, 0, 0, 4, 10, 11], [1, 10]).tolist() == [1, 1, 2, 1, 2]
+    assert signed_bucket_labels([1, 10]) == ["\u2264\u221210", "\u22129 \u2013 \u22121", "0 \u2013 9", "\u226510"]
+    assert signed_bucket_counts([-12, -3, 0, 0, 4, 10, 11], [1, 10]).tolist() == [1, 1, 3, 2]  # 0 with the smallest losses, as the paper's middle two buckets
 
 
 def test_document_views(tiny):
@@ -239,7 +239,8 @@ def test_document_views(tiny):
     assert h["count"].tolist() == [1, 1, 1, 0, 1] and h.bucket.iloc[-1] == "not retrieved"
     d = difference_histogram(docs, "r2", "r1", [1, 10])
     # r2 - r1: A 2-1 = 1, B 2-2 = 0, C 2-4 = -2, D 1-3 = -2
-    assert d["count"].tolist() == [0, 2, 1, 1, 0]
+    assert d["count"].tolist() == [0, 2, 2, 0]            # the tie (B) with the smallest losses
+    assert d.attrs["ties"] == 1
 
 
 def test_map_share_hand_computed(tiny):
@@ -320,7 +321,10 @@ def test_track_study_and_study_write_every_file(tiny, tmp_path):
     assert tech[tech.group == "empty"].value.isna().all()
     text = (out / "summary.md").read_text()
     assert "../tracks/tiny/study/fig5_document_asl.png" in text and "`rate`" in text
-    assert "| P@20 | 0.0500 (r1) | 0.0667 (r2) | 2% | n/a | n/a |" in text  # 4 decimals, as trec_eval
+    assert "| P@20 | 0.050 (r1) | 0.067 (r2) | 2% | n/a | n/a |" in text  # 3 decimals, as the paper prints P@20
+    cells = pd.read_csv(out / "paper_comparison.csv")
+    assert set(cells["item"]) == {"table 1", "table 2", "appendix A.1", "headline claims"}
+    assert (cells[cells["item"] == "table 1"].status == "data not here").all()  # study.paper names no track
     from reeval.analyses.asl.summary import SECTIONS
     sections = [line for line in text.splitlines() if line.startswith("## ")]
     assert sections == [f"## {s}" for s in SECTIONS]

@@ -165,3 +165,63 @@ def small_study(tmp_path_factory):
         track_rareness(name, d, d / "rareness", rare, figures=False)
         assert not list(d.rglob("*.png")) and not list(d.rglob("*.pdf"))
     return root
+
+
+def test_wrapping_never_splits_math_or_a_word():
+    from reeval.report.figures import fill, wrapped
+
+    text = r"trec2019-dl-passage: Pearson $r$ among $\Delta RR_i$ ($m \geq 8$) over pairs"
+    for chars in (8, 12, 20, 40):
+        for line in fill(text, chars).split("\n"):
+            assert line.count("$") % 2 == 0, (chars, line)    # every line's math closes on it
+    assert "$\\Delta RR_i$" in fill(text, 8) and "$m \\geq 8$" in fill(text, 8)
+    assert "trec2019-dl-passage:" in fill(text, 8).split("\n")  # a long word stays whole
+    assert "deepest\u00a0run:\u00a0100)" in wrapped("12 docs/topic (deepest\u00a0run:\u00a0100)", 1.0)
+
+
+def test_lexiprecision_figures_3_5_6_keep_one_line_per_track_up_to_18(small_study, tmp_path, monkeypatch):
+    """The paper draws its 18 benchmarks as 18 lines: up to MANY_LINES tracks figures 3, 5
+    and 6 draw one line per track (a page wide, the legend beside, beyond FEW_TRACKS),
+    then the distribution; each camera-ready."""
+    from reeval.analyses.lexiprecision import figures as lf
+    from reeval.analyses.lexiprecision import report as lr
+    from reeval.archive.inclusion import NO_TRACK_FIGURE_NOTE
+    from reeval.io.tables import read_stacked
+    from reeval.report.figures import MANY_LINES, PAGE, save_figure_pair
+
+    seen = {}
+
+    def keep(fig, stem):
+        seen[stem.name] = (fig.get_figwidth(), {ln.get_label() for ax in fig.axes for ln in ax.get_lines()})
+        save_figure_pair(fig, stem)
+
+    monkeypatch.setattr(lf, "save_figure_pair", keep)
+    for n in (MANY_LINES, MANY_LINES + 1):
+        dirs = many_tracks(small_study, n, "lexiprecision", lr.SUMMARY_TABLES)
+        tables = {name: read_stacked([d / f"{name}.parquet" for d in dirs.values()], lr.TABLE_COLUMNS[name])
+                  for name in lr.SUMMARY_TABLES}
+        out = tmp_path / str(n)
+        out.mkdir()
+        lf.cross_track_figures(tables, out, NO_TRACK_FIGURE_NOTE)
+        for name in ("fig3_ties_by_p1", "fig5_ties_by_level", "fig6_i_star_ecdf"):
+            width, labels = seen[name]
+            drawn = {t for t in dirs if t in labels}
+            if n <= MANY_LINES:
+                assert width == PAGE and drawn == set(dirs), name
+            else:
+                assert drawn == set() and width < PAGE, name
+            assert camera_ready_problems(out / f"{name}.pdf") == []
+
+
+def test_per_track_figures_7_and_8_in_the_papers_form_are_camera_ready(small_study, tmp_path):
+    from reeval.analyses.lexiprecision.report import TRACK_TABLES
+    from reeval.analyses.lexiprecision import figures as lf
+
+    d = small_study / "tracks" / "syn-graded" / "lexiprecision"
+    tables = {name: pd.read_parquet(d / f"{name}.parquet") for name in TRACK_TABLES}
+    lf.track_figures("syn-graded", tables, tmp_path, np.random.default_rng(0).normal(size=(50, 8)))
+    for name in ("fig7_locality", "fig8_agreement"):
+        assert camera_ready_problems(tmp_path / f"{name}.pdf") == []
+    texts = " ".join(t for t, _ in figure_facts(tmp_path / "fig8_agreement.pdf")["texts"])
+    assert "labels removed" in texts and "queries removed" in texts and "sgnLP" in texts
+    assert "$" not in " ".join(t for t, _ in figure_facts(tmp_path / "fig7_locality.pdf")["texts"])

@@ -37,6 +37,8 @@ def test_the_leaderboard_ranks_runs_by_map_then_name_with_the_measures_it_has():
                                       "other": [1, 2, 3]}))
     assert list(board.columns) == ["rank", "run", "MAP", "ASL"]
     assert list(board.run) == ["c", "a", "b"] and list(board["rank"]) == [1, 2, 3]
+    asl = leaderboard(pd.DataFrame({"run": ["a"], "map": [0.2], "ASL": [263.6], "ASL@g1-10": [5.4]}))
+    assert [cell(v) for v in asl.iloc[0, 3:]] == ["264", "5"]   # whole ranks, as the ASL paper prints them
 
 
 def test_numbers_are_shown_with_four_decimals_and_integers_as_they_are():

@@ -56,7 +56,7 @@ def test_render_reads_the_packaged_template():
         "n_tracks", "n_runs", "paper_tracks", "paper_runs", "no_track_note", "headroom_table",
         "headroom_figures", "techniques", "paper_table1", "table2", "reordering_by_track", "map_share",
         "track_figures", "unretrieved_precision", "ttest_space", "margin_percent", "alpha",
-        "map_share_target")})
+        "map_share_target", "claims_table", "table1_comparison", "comparison_counts")})
     assert text.startswith("# Atomized search length study\n\n") and "$" not in text
     with pytest.raises(KeyError):
         render("asl_summary.md")

@@ -52,3 +52,13 @@ def test_closing_lines_group_what_is_left_out_by_reason(tmp_path):
     assert lines[5].startswith(f"Figures: {res / 'study'} (1 PNG, 0 PDF)")
     assert lines[6].startswith(f"Report: {res / 'report.html'}")
     assert closing_lines(tmp_path / "nothing", failed=True)[0].startswith("The run stopped with errors")
+
+
+def test_snakemakes_elapsed_time_is_said_as_a_person_says_it():
+    from reeval.workflow.console import duration, humane
+
+    assert humane("Elapsed time: 0:03:22.082877") == "Elapsed time: 3 min 22 s"
+    assert humane("Elapsed time: 0:00:04.5") == "Elapsed time: 4.5 s"
+    assert humane("Elapsed time: 1 day, 2:03:04.5") == "Elapsed time: 26 h 03 min"
+    assert humane("Complete log(s): x") == "Complete log(s): x"
+    assert [duration(v) for v in (0.42, 42.4, 120, 7500)] == ["0.4 s", "42 s", "2 min", "2 h 05 min"]

@@ -1,5 +1,5 @@
 # The three papers' published cells beside ours, in one table (reeval.analyses.papers.comparison):
-# each study's comparison rows (rareness, lexiprecision, the ASL study's table 1) with a status.
+# each study's comparison rows (rareness, lexiprecision, the ASL study's) with a status.
 from reeval.workflow.outputs import PAPER_COMPARISON_FILES
 
 PAPERS_FILES = [f"{RESULTS}/{name}" for name in PAPER_COMPARISON_FILES]
@@ -10,13 +10,12 @@ rule papers:
     input:
         rareness=f"{RESULTS}/rareness/paper_comparison.csv",
         lexiprecision=[f for f in LEXI_SUMMARY_FILES if f.endswith((".parquet", "paper_comparison.csv"))],
-        study=f"{STUDY_DIR}/techniques.parquet",
+        study=f"{STUDY_DIR}/paper_comparison.csv",
     output:
         PAPERS_FILES,
     params:
         results=lambda wildcards, output: str(Path(output[0]).parent.parent),  # papers/ is under the results
         asl=config["study"]["paper"],
-        levels={track: track_options(config, track)["relevance_level"] for track in TRACKS},
     log:
         f"{RESULTS}/logs/papers/papers.log",
     threads: 1

@@ -90,6 +90,8 @@ for _f in dataclasses.fields(LineCounts):  # the ingest report's line counts, an
     if isinstance(_f.default, int):  # not the run's tag
         COLUMN_TYPES[_f.name] = INT
         COLUMN_TYPES[f"dropped_{_f.name}"] = INT
+COLUMN_TYPES.update({"removed": STRING, "samples": INT})  # lexiprecision figure 8 (analyses.lexiprecision.incomplete)
+COLUMN_TYPES.update({k: STRING for k in ("item", "row", "published", "method", "status")})  # analyses.asl.paper rows
 for _stat in ("delta_sort", "kendall_tau", "delta_value"):  # table 2: reeval.analyses.asl.study.mean_std_range
     COLUMN_TYPES.update({f"{_stat}_{k}": FLOAT for k in ("mean", "std", "low", "high", "median")})
     COLUMN_TYPES[f"{_stat}_n"] = INT
@@ -97,6 +99,7 @@ for _stat in ("delta_sort", "kendall_tau", "delta_value"):  # table 2: reeval.an
 #: Columns named after a measure (``M`` below: a name of the measures registry):
 #: (pattern, type); a pattern with a group applies only when the group is a measure name.
 COLUMN_PATTERNS = (
+    (re.compile(r"(?:ranking|system)_(?:dRR1|rrLP|sgnLP)(?:_mean|_std)?"), FLOAT),  # lexiprecision figure 8: agreement (%)
     (re.compile(r"dRR_\d+"), FLOAT),          # lexiprecision: reciprocal-rank difference at level i
     (re.compile(r"best_(.+)_run"), STRING),   # tracks.csv: the run with the best M
     (re.compile(r"best_(.+)"), FLOAT),        # tracks.csv: the best M

@@ -14,7 +14,9 @@ each file written atomically (:func:`reeval.io.atomic.atomic_write`).
 Helpers shared by the figures: :func:`integer_ticks` (counts and discrete axes),
 :func:`coinciding` (series drawn on top of each other, to say so), :func:`across_tracks`
 (a distribution over tracks in place of one line per track, used above
-:data:`FEW_TRACKS` tracks) and :func:`note` (a sentence on the figure).
+:data:`FEW_TRACKS` tracks), :func:`track_styles` (up to :data:`MANY_LINES` lines told
+apart by colour and dash), :func:`note` (a sentence on the figure) and :func:`fill` /
+:func:`wrapped` (text wrapped between words, never inside math).
 
 Use::
 
@@ -48,6 +50,10 @@ SCRIPT_SHRINK = 0.7
 #: up to this many tracks a cross-track figure draws one line (or panel) per track;
 #: above it, the distribution across tracks (:func:`across_tracks`) and a table names them
 FEW_TRACKS = 6
+#: up to this many tracks a figure drawn in a paper's form keeps one line per track (the
+#: lexiprecision paper draws its 18 benchmarks so); the lines then take
+#: :func:`track_styles` and the legend goes beside the axes on a page-wide figure
+MANY_LINES = 18
 #: Okabe & Ito's colour-blind-safe palette (it also stays distinct in greyscale by lightness)
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
 
@@ -115,6 +121,14 @@ def new_figure(width="column", height: float | None = None, nrows: int = 1, ncol
     return pyplot().subplots(nrows, ncols, figsize=(float(w), h), layout="constrained", **subplots)
 
 
+def track_styles(tracks) -> dict:
+    """``{track: (colour, linestyle)}`` telling up to :data:`MANY_LINES` lines apart: the
+    eight colours of :data:`PALETTE`, then the same colours dashed, then dotted."""
+    styles = ("-", "--", ":")
+    return {t: (PALETTE[k % len(PALETTE)], styles[(k // len(PALETTE)) % len(styles)])
+            for k, t in enumerate(tracks)}
+
+
 def integer_ticks(*axes) -> None:
     """Ticks at whole numbers only on each given axis (``ax.xaxis``, ``ax.yaxis``): counts,
     ranks, recall levels."""
@@ -127,14 +141,16 @@ def integer_ticks(*axes) -> None:
 def plain_log_ticks(*axes) -> None:
     """A log axis labelled 0.01, 0.1, 1, 10 ... (plain numbers, no superscript that would
     print under 7 pt); when it spans less than about one decade, 2, 3 and 5 times a power
-    of ten are labelled too (else a short axis would show one number)."""
+    of ten are labelled too, and 2 and 5 times up to two and a half decades (else a short
+    axis would show one or two numbers)."""
     from matplotlib.ticker import FuncFormatter
 
     def minor(axis):
         def label(v, _):
             lo, hi = sorted(axis.get_view_interval())
-            short = lo > 0 and np.log10(hi / lo) < 1.3
-            return f"{v:g}" if short and f"{v:e}"[0] in "235" else ""
+            decades = np.log10(hi / lo) if lo > 0 else np.inf
+            digits = "235" if decades < 1.3 else "25" if decades < 2.5 else ""
+            return f"{v:g}" if f"{v:e}"[0] in digits else ""
         return FuncFormatter(label)
 
     for axis in axes:
@@ -222,8 +238,8 @@ def band_legend_handles(color="#555555") -> list:
     from matplotlib.patches import Patch
 
     return [Line2D([], [], color=color, label="median of the tracks"),
-            Patch(color=color, alpha=0.3, linewidth=0, label="middle half (25-75%)"),
-            Line2D([], [], color=color, linestyle=RANGE_STYLE, linewidth=RANGE_WIDTH, label="range (min-max)")]
+            Patch(color=color, alpha=0.3, linewidth=0, label="middle half (25\u201375%)"),
+            Line2D([], [], color=color, linestyle=RANGE_STYLE, linewidth=RANGE_WIDTH, label="range (min\u2013max)")]
 
 
 def has_scripts(text: str) -> bool:
@@ -249,22 +265,30 @@ def enlarge_math(fig) -> None:
             t.set_fontsize(MIN_TEXT_PT / SCRIPT_SHRINK)
 
 
+def fill(line: str, chars: int) -> str:
+    """``line`` wrapped at ``chars`` characters between words only: a word longer than a
+    line stays whole, and math (``$...$``) is never split, so mathtext still renders."""
+    import textwrap
+
+    parts = line.split("$")
+    for k in range(1, len(parts) - 1, 2):  # the math segments (each closed by a $)
+        parts[k] = parts[k].replace(" ", "\x00")
+    text = textwrap.fill("$".join(parts), chars, break_long_words=False, break_on_hyphens=False)
+    return text.replace("\x00", " ")
+
+
 def wrapped(text: str, width_in: float = COLUMN, size_pt: float = 8) -> str:
     """``text`` with each line wrapped at the characters that fit ``width_in`` inches at
     ``size_pt`` (about 0.58 of the size a character, DejaVu Sans)."""
-    import textwrap
-
     chars = max(10, int((width_in - 0.2) * 72 / (0.58 * size_pt)))
-    return "\n".join(textwrap.fill(line, chars) for line in text.split("\n"))
+    return "\n".join(fill(line, chars) for line in text.split("\n"))
 
 
 def fit_titles(fig) -> None:
     """Wrap every axes title of ``fig`` that reaches beyond the figure's edges or beyond
     its axes' share of a multi-panel figure (a long track or run name), at the characters
-    that fit around its centre. Leaves ``fig`` laid out (``draw_without_rendering``) as
-    drawn with the titles it keeps."""
-    import textwrap
-
+    that fit around its centre, between words and never inside math (:func:`fill`).
+    Leaves ``fig`` laid out (``draw_without_rendering``) as drawn with the titles it keeps."""
     for _ in range(4):
         fig.draw_without_rendering()
         wide = []
@@ -284,7 +308,7 @@ def fit_titles(fig) -> None:
         for t, share in wide:
             lines = t.get_text().split("\n")
             chars = max(10, int(max(map(len, lines)) * share * 0.95))
-            t.set_text("\n".join(textwrap.fill(line, chars) for line in lines))
+            t.set_text("\n".join(fill(line, chars) for line in lines))
 
 
 def overflow(fig) -> float:

@@ -36,6 +36,8 @@ MAX_ROWS = 200
 #: the leaderboard's measures, in order, with their names as read (those a track has)
 LEADERBOARD = {"map": "MAP", "P_20": "P@20", "ndcg_cut_10": "nDCG@10", "recip_rank": "RR", "bpref": "bpref",
                "ASL": "ASL", "ASL@g1-10": "ASL@g1-10"}
+#: leaderboard columns printed as whole ranks (the ASL paper's rounding; tables keep full precision)
+ASL_WHOLE_RANKS = {"ASL", "ASL@g1-10"}
 #: the studies' sections: id -> (title, folder under the results, markdown files shown first)
 SECTIONS = {
     "asl-study": ("ASL study", "study", ("summary.md",)),
@@ -173,6 +175,8 @@ def leaderboard(by_run: pd.DataFrame) -> pd.DataFrame:
     key = "map" if "map" in cols else (cols[0] if cols else "run")
     ascending = key.startswith("ASL") or key == "run"
     board = by_run.sort_values([key, "run"], ascending=[ascending, True], kind="stable")[["run", *cols]]
+    for c in ASL_WHOLE_RANKS & set(cols):  # search lengths as the ASL paper prints them: whole ranks
+        board[c] = board[c].round(0).astype("Int64")
     board = board.rename(columns=LEADERBOARD).reset_index(drop=True)
     board.insert(0, "rank", np.arange(1, len(board) + 1))
     return board
@@ -184,7 +188,7 @@ def front_page(inclusion: pd.DataFrame, boards: dict, sections: list) -> str:
     parts = [f"<p>{len(included)} of {len(inclusion)} tracks included in the cross-track studies. "
              f"Sections: " + " · ".join(f'<a href="#{sid}">{html_text(title)}</a>' for sid, title in sections)
              + ' · <a href="#per-track">per-track figures</a>. Measures rounded to 4 decimals as trec_eval '
-             "prints them; the CSV and Parquet files keep full precision.</p>"]
+             "prints them, ASL to whole ranks as its paper does; the CSV and Parquet files keep full precision.</p>"]
     view = inclusion[["track", "included", "reason", "runs_included"]]
     parts.append(html_table(view, max_rows=len(view), links={"track": lambda t: f"#track-{anchor(str(t))}"}))
     open_all = len(boards) <= 3

@@ -21,6 +21,7 @@ without the plugin; ``--quiet`` hides what it hides there.
 from __future__ import annotations
 
 import logging
+import re
 import sys
 from collections import deque
 
@@ -49,6 +50,32 @@ def job_line(done: int, total: int, rule: str, wildcards: dict, seconds: float |
     what = " ".join([rule, *map(str, wildcards.values())])
     took = f"  {seconds:.1f} s" if seconds is not None else ""
     return f"[{done:>{width}}/{total}] {what}{took}"
+
+
+def duration(seconds: float) -> str:
+    """A duration as a person says it: ``0.4 s``, ``42 s``, ``12 min 20 s``, ``2 h 05 min``."""
+    s = round(seconds, 1) if seconds < 10 else round(seconds)
+    if s < 60:
+        return f"{s:g} s"
+    m, s = divmod(int(s), 60)
+    if m < 60:
+        return f"{m} min {s:02d} s" if s else f"{m} min"
+    h, m = divmod(m, 60)
+    return f"{h} h {m:02d} min"
+
+
+#: Snakemake's closing "Elapsed time: 0:12:19.501701" (a datetime.timedelta printed raw)
+ELAPSED = re.compile(r"^Elapsed time: (?:(\d+) days?, )?(\d+):(\d\d):(\d\d(?:\.\d+)?)$")
+
+
+def humane(message: str) -> str:
+    """``message`` with Snakemake's raw elapsed time (:data:`ELAPSED`) said in
+    :func:`duration`'s words; any other message unchanged."""
+    m = ELAPSED.match(message.strip())
+    if not m:
+        return message
+    days, h, mins, sec = m.groups()
+    return f"Elapsed time: {duration(((int(days or 0) * 24 + int(h)) * 60 + int(mins)) * 60 + float(sec))}"
 
 
 def plan_line(stats: dict) -> str:
@@ -161,7 +188,7 @@ class LogHandler(LogHandlerBase):
         message = record.getMessage() if record.msg is not None else ""
         if not message.strip() or message.lstrip().startswith(CHATTER):
             return None
-        return message
+        return humane(message)
 
     def progress(self, record) -> str | None:
         """The line of the job that just finished, with Snakemake's count of jobs done."""

@@ -3,23 +3,29 @@ reeval style (:mod:`reeval.report.figures`), saved as PNG and PDF side by side."
 
 from __future__ import annotations
 
-from reeval.report.figures import figure_style, integer_ticks, new_figure, note as write_note, save_figure_pair, wrapped
+from reeval.report.figures import (MIN_TEXT_PT, figure_style, integer_ticks, new_figure, note as write_note,
+                                   save_figure_pair, wrapped)
 
 
 @figure_style()
 def bar_histogram(labels, counts, title: str, xlabel: str, ylabel: str, path_stem,
-                  colors=None, note: str | None = None) -> None:
+                  colors=None, note: str | None = None, subtitle: str | None = None) -> None:
     """One bar per bucket (``labels``, ``counts``), count printed above each bar, counts
     ticked at whole numbers; saved as ``<path_stem>.png`` and ``<path_stem>.pdf``.
-    ``note`` is printed in the upper right corner."""
-    fig, ax = new_figure("column", 2.6)
+    ``note`` is printed in the upper right corner; ``subtitle`` (its lines as given, at the
+    smallest size) goes under the title, the figure then a little taller."""
+    fig, ax = new_figure("column", 3.0 if subtitle else 2.6)
     x = range(len(labels))
     bars = ax.bar(x, counts, color=colors or "#0072B2", edgecolor="black", linewidth=0.4)
     ax.bar_label(bars, labels=[str(int(c)) for c in counts], fontsize=7, padding=1)
     rotate = len(labels) > 5
     ax.set_xticks(list(x), labels, rotation=45 if rotate else 0, ha="right" if rotate else "center",
                   rotation_mode="anchor")
-    ax.set_title(wrapped(title))
+    if subtitle:
+        fig.suptitle(wrapped(title))
+        ax.set_title(subtitle, fontsize=MIN_TEXT_PT)
+    else:
+        ax.set_title(wrapped(title))
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     integer_ticks(ax.yaxis)

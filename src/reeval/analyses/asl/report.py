@@ -9,7 +9,9 @@ ratio), ``map_share.parquet`` (appendix A.1 per run), ``document_asl.csv`` and
 
 Across tracks (``<results>/study/``): ``headroom``, ``reordering`` (per track),
 ``reordering_by_run``, ``table2`` (across tracks), ``map_share``, ``techniques``
-(Parquet and CSV each), ``fig1_p20`` ... ``fig4_asl`` (PNG and PDF) and ``summary.md``.
+(Parquet and CSV each), ``paper_comparison`` (the paper's cells beside ours,
+:func:`reeval.analyses.asl.paper.paper_rows`), ``fig1_p20`` ... ``fig4_asl`` (PNG and PDF)
+and ``summary.md``.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from reeval.archive.inclusion import NO_TRACK_FIGURE_NOTE
 from reeval.io.tables import read_stacked, write_table, write_table_pair
 from reeval.workflow.config_check import ConfigError
 
+from . import paper
 from . import study as S
 from . import views as views
 from . import techniques as techniques
@@ -35,7 +38,8 @@ TRACK_OPTION_KEYS = ("reorder", "map_share_target", "document_buckets", "differe
 TRACK_STUDY_TABLES = ("reordering.parquet", "reordering_by_run.parquet", "map_share.parquet",
                       "document_asl.csv", "asl_difference.csv")
 TRACK_STUDY_FIGURES = ("fig5_document_asl", "fig6_asl_difference")
-STUDY_TABLES = ("headroom", "reordering", "reordering_by_run", "table2", "map_share", "techniques")
+STUDY_TABLES = ("headroom", "reordering", "reordering_by_run", "table2", "map_share", "techniques",
+                "paper_comparison")
 STUDY_FIGURES = tuple(HEADROOM_FIGURES.values())  # figures 1-4
 ONE_TRACK_NOTE = "1 track: its own bucket,\nno distribution across tracks"
 
@@ -52,8 +56,8 @@ def _canonical(value):
 
 
 TRACK_SELECTION_KEYS = ("tracks", "min_runs")  # which tracks enter the study (reeval.archive.inclusion)
-#: study keys no ASL analysis reads: rule papers reads ``paper`` (reeval.analyses.asl.paper)
-NOT_ANALYSIS_KEYS = TRACK_SELECTION_KEYS + ("paper",)
+#: study keys no ASL analysis reads
+NOT_ANALYSIS_KEYS = TRACK_SELECTION_KEYS
 
 
 def techniques_from_labels(tracks: dict, baseline: str = "bm25") -> dict:
@@ -79,7 +83,7 @@ def techniques_from_labels(tracks: dict, baseline: str = "bm25") -> dict:
 def study_options(config_study: dict, labelled_techniques: dict | None = None) -> dict:
     """The options of the ASL study's analyses: the ``study`` config section (its defaults
     filled in, :func:`reeval.workflow.config_check.with_defaults`) without the track
-    selection keys (``tracks``, ``min_runs``) and ``paper`` (rule papers reads it), keys sorted.
+    selection keys (``tracks``, ``min_runs``), keys sorted.
 
     ``labelled_techniques`` (see :func:`techniques_from_labels`) gives technique groups
     to tracks the config's ``techniques`` does not name.
@@ -145,18 +149,30 @@ def track_study(track: str, track_dir, out_dir, options: dict, figures: bool = T
 
 
 def per_document_figures(track: str, hist, diff, best, median, by_run, out: Path, k: int) -> None:
-    """Figures 5 and 6 of one track; the best run's documents per topic on both, and a
-    shallow best run said so (:func:`reeval.analyses.asl.views.best_run_caption`)."""
-    best_asl = by_run.set_index("run")["ASL"].get(best, math.nan) if best else math.nan
-    named = views.best_run_caption(best, views.docs_per_topic(by_run)) if best else "no run with an ASL"
+    """Figures 5 and 6 of one track, each titled by the track and what it shows, with a
+    subtitle at the smallest size naming the runs and the best run's documents per topic
+    beside the deepest run's (:func:`reeval.analyses.asl.views.best_run_caption`). Figure 6
+    in the paper's buckets (no bar of its own for 0; the ties are counted in the
+    smallest-losses bar, said on the figure)."""
+    if not best:
+        for name, table in zip(TRACK_STUDY_FIGURES, (hist, diff)):
+            bar_histogram(table.bucket, table["count"], f"{track}: no run with an ASL", "", "relevant documents",
+                          out / name)
+        return
+    best_asl = by_run.set_index("run")["ASL"].get(best, math.nan)
+    depth = views.best_run_caption(best, views.docs_per_topic(by_run))
     colors = ["#0072B2"] * (len(hist) - 1) + ["#D55E00"]
-    bar_histogram(hist.bucket, hist["count"], f"{track}: the best run's documents (ASL {best_asl:.0f})\n{named}",
+    bar_histogram(hist.bucket, hist["count"], f"{track}: the best run's documents",
                   "per-document ASL (irrelevant above + 1)", "relevant documents",
-                  out / TRACK_STUDY_FIGURES[0], colors=colors)
-    dcolors = ["#009E73"] * k + ["#8C8C8C"] + ["#D55E00"] * k
-    bar_histogram(diff.bucket, diff["count"], f"{track}: best minus median run ({median})\n{named}" if best else f"{track}: {named}",
-                  "ASL difference (< 0: the best run ranks it higher)",
-                  "relevant documents", out / TRACK_STUDY_FIGURES[1], colors=dcolors)
+                  out / TRACK_STUDY_FIGURES[0], colors=colors,
+                  subtitle="\n".join(filter(None, [f"best by ASL: {best} (ASL\u00a0{best_asl:.0f})", depth])))
+    ties = diff.attrs.get("ties", 0)
+    note = (f"{ties} {'tie' if ties == 1 else 'ties'} (difference 0)\ncounted in \u201c{diff.bucket.iloc[k]}\u201d"
+            if ties else None)
+    bar_histogram(diff.bucket, diff["count"], f"{track}: best minus median run",
+                  "ASL difference (< 0: the best run ranks it higher)", "relevant documents",
+                  out / TRACK_STUDY_FIGURES[1], colors=["#009E73"] * k + ["#D55E00"] * k, note=note,
+                  subtitle="\n".join(filter(None, [f"best by ASL: {best}", f"median: {median}", depth])))
 
 
 # ------------------------------------------------------------------ across tracks
@@ -180,15 +196,20 @@ def study(tracks: dict, out_dir, options: dict, track_figures: bool = True) -> d
     tech = pd.concat(tech_frames, ignore_index=True) if tech_frames else pd.DataFrame(columns=techniques.TECHNIQUE_COLUMNS)
     for name, df in zip(STUDY_TABLES, (head, reord, reord_runs, table2, share, tech)):
         write_table_pair(df, out, name)
+    cells = paper.paper_rows({"headroom": head, "techniques": tech, "table2": table2, "map_share": share},
+                             options.get("paper"))
+    # every row is this paper's: the file leaves out the constant `paper` column (typed as
+    # a number, the lexiprecision comparison's published value, in the column registry)
+    write_table_pair(cells.drop(columns="paper"), out, "paper_comparison")
     hist = headroom_figures(head, out, options["asl_buckets"])
-    write_summary(out / "summary.md", dirs, head, hist, reord, table2, share, tech, options, track_figures)
+    write_summary(out / "summary.md", dirs, head, hist, reord, table2, share, tech, options, track_figures, cells)
     return {"tracks": len(dirs), "runs": int(head.n_runs.sum()) if len(head) else 0}
 
 
 def headroom_histograms(head: pd.DataFrame, asl_edges) -> dict:
     """measure -> (labels, counts) over tracks: P@20 and MAP in 0.1 bins on [0, 1],
     ASL@g1-10 and ASL in the ``asl_edges`` buckets ([e_k, e_k+1), last open)."""
-    unit = [f"{k / 10:.1f}-{(k + 1) / 10:.1f}" for k in range(10)]
+    unit = [f"{k / 10:.1f}\u2013{(k + 1) / 10:.1f}" for k in range(10)]
     out = {}
     for m in ("P_20", "map"):
         out[m] = (unit, views.unit_histogram(head[m].to_numpy(dtype=float)) if len(head) else np.zeros(10, int))

@@ -17,6 +17,7 @@ from reeval.report.markdown import counts_line, fmt, image, render, table
 from reeval.analyses.papers.published import published
 
 from . import study as S
+from .paper import headline_claims, paper_rows
 
 #: the summary's sections, in order (a test checks the headings of summary.md against it)
 SECTIONS = ("Headroom (section 4.2, figures 1-4)", "Technique reanalysis (section 4.3, table 1)",
@@ -36,9 +37,16 @@ HEADROOM_FIGURES = dict(zip(MEASURE_LABELS, ("fig1_p20", "fig2_aslg1-10", "fig3_
 KENDALL_BOUNDS, DELTA_SORT_BOUNDS = (-1.0, 1.0), (0.0, 100.0)
 
 
+#: decimals the paper prints (table 1): P@20 and MAP to 3, ASL and ASL@g1-10 to integers
+PAPER_DECIMALS = {"P_20": 3, "map": 3, "ASL@g1-10": 0, "ASL": 0}
+
+
 def _best(row) -> str:
-    """``value (run)`` of a technique-table row (4 decimals); ``n/a`` for a group without runs."""
-    return "n/a" if row["run"] is None or pd.isna(row["run"]) else f"{fmt(row['value'])} ({row['run']})"
+    """``value (run)`` of a technique-table row, rounded as the paper prints the measure
+    (:data:`PAPER_DECIMALS`); ``n/a`` for a group without runs."""
+    if row["run"] is None or pd.isna(row["run"]):
+        return "n/a"
+    return f"{fmt(row['value'], PAPER_DECIMALS.get(row['measure'], 4))} ({row['run']})"
 
 
 def _range(row, col, scale=1.0, digits=2, suffix="", bounds=None) -> str:
@@ -56,14 +64,17 @@ def _range(row, col, scale=1.0, digits=2, suffix="", bounds=None) -> str:
 
 
 def headroom_table(head: pd.DataFrame) -> str:
-    """Best value and run per track of P@20, ASL@g1-10, MAP and ASL (4 decimals, as trec_eval
-    prints measures), and the mean documents per topic of the best-ASL run when known."""
+    """Best value and run per track of P@20, ASL@g1-10, MAP and ASL, rounded as the paper
+    prints them (:data:`PAPER_DECIMALS`; ``headroom.csv`` keeps full precision), and the
+    mean documents per topic of the best-ASL run when known."""
     h = head
+    d = PAPER_DECIMALS
     tab = pd.DataFrame({"track": h.track, "runs": h.n_runs,
-                        "best P@20": [f"{fmt(v)} ({r})" for v, r in zip(h.P_20, h.P_20_run)],
-                        "best ASL@g1-10": [f"{fmt(v)} ({r})" for v, r in zip(h["ASL@g1-10"], h["ASL@g1-10_run"])],
-                        "best MAP": [f"{fmt(v)} ({r})" for v, r in zip(h["map"], h.map_run)],
-                        "best ASL": [f"{fmt(v)} ({r})" for v, r in zip(h.ASL, h.ASL_run)]})
+                        "best P@20": [f"{fmt(v, d['P_20'])} ({r})" for v, r in zip(h.P_20, h.P_20_run)],
+                        "best ASL@g1-10": [f"{fmt(v, d['ASL@g1-10'])} ({r})"
+                                           for v, r in zip(h["ASL@g1-10"], h["ASL@g1-10_run"])],
+                        "best MAP": [f"{fmt(v, d['map'])} ({r})" for v, r in zip(h["map"], h.map_run)],
+                        "best ASL": [f"{fmt(v, d['ASL'])} ({r})" for v, r in zip(h.ASL, h.ASL_run)]})
     if "ASL_depth" in h:
         tab["docs/topic of the best-ASL run"] = h.ASL_depth.map(lambda v: fmt(v, 0))
     return table(tab)
@@ -181,10 +192,47 @@ def track_figures(dirs: dict, summary_dir: Path, drawn: bool = True) -> str:
     return "\n\n".join(blocks)
 
 
+def claims_table(head: pd.DataFrame) -> str:
+    """The paper's headline claims beside their share on our tracks."""
+    c = headline_claims(head)
+    if not len(head):
+        return ""
+    return table(pd.DataFrame({"claim": c.claim, "paper (its tracks)": c.paper, "where": c["where"],
+                               "ours": [f"{k} of {n} tracks ({fmt(p, 0)}%)" for k, n, p in zip(c.tracks, c.of, c.share)]}))
+
+
+def comparison_counts(cells: pd.DataFrame) -> str:
+    """``exact 3, data not here 40`` : how many of the paper's cells have each status."""
+    counts = cells.status.value_counts()
+    return ", ".join(f"{k} {int(v)}" for k, v in counts.items()) if len(cells) else "no cell"
+
+
+def table1_comparison(cells: pd.DataFrame) -> str:
+    """Table 1's cells, the paper's beside ours with their status and note; a half whose
+    cells all share one note (no track for it) in one sentence instead."""
+    t = cells[cells["item"] == "table 1"]
+    blocks, shown = [], []
+    for half in ("passages", "documents"):
+        h = t[t.column.str.startswith(half)]
+        if h.note.nunique() == 1 and (h.status == "data not here").all():
+            blocks.append(f"The {half} half ({len(h)} cells): data not here; it {h.note.iloc[0]}.")
+        else:
+            shown.append(h)
+    if shown:
+        rows = pd.concat(shown)
+        blocks.insert(0, table(rows[["row", "column", "published", "status", "note"]].rename(
+            columns={"row": "measure", "column": "cell", "published": "paper"})))
+    return "\n\n".join(blocks)
+
+
 def summary_markdown(summary_dir: Path, dirs: dict, head, hist, reord, table2, share, tech, options,
-                     drawn: bool = True) -> str:
-    """The study's markdown report (module doc), for a ``summary.md`` in ``summary_dir``."""
+                     drawn: bool = True, cells: pd.DataFrame | None = None) -> str:
+    """The study's markdown report (module doc), for a ``summary.md`` in ``summary_dir``;
+    ``cells``: the paper comparison (:func:`reeval.analyses.asl.paper.paper_rows`)."""
     paper, ro = published("asl"), options["reorder"]
+    if cells is None:
+        cells = paper_rows({"headroom": head, "techniques": tech, "table2": table2, "map_share": share},
+                           options.get("paper"))
     return render(
         "asl_summary.md",
         n_tracks=len(dirs), n_runs=int(head.n_runs.sum()) if len(head) else 0,
@@ -192,6 +240,8 @@ def summary_markdown(summary_dir: Path, dirs: dict, head, hist, reord, table2, s
         no_track_note="" if dirs else NO_TRACK_INCLUDED,
         headroom_table=headroom_table(head), headroom_figures=headroom_figures(hist),
         techniques=techniques(tech), paper_table1=table(pd.DataFrame(paper["table1"])),
+        table1_comparison=table1_comparison(cells), comparison_counts=comparison_counts(cells),
+        claims_table=claims_table(head),
         table2=table2_rows(table2, paper["table2"]), reordering_by_track=reordering_by_track(reord),
         map_share=map_share(share, paper["map_share"]), track_figures=track_figures(dirs, summary_dir, drawn),
         unretrieved_precision=ro["unretrieved_precision"], ttest_space=ro["ttest_space"],
@@ -200,7 +250,7 @@ def summary_markdown(summary_dir: Path, dirs: dict, head, hist, reord, table2, s
 
 
 def write_summary(path: Path, dirs: dict, head, hist, reord, table2, share, tech, options,
-                  drawn: bool = True) -> None:
+                  drawn: bool = True, cells: pd.DataFrame | None = None) -> None:
     """Write :func:`summary_markdown` to ``path`` (``drawn``: whether the tracks have figures 5-6)."""
-    write_text(summary_markdown(Path(path).parent, dirs, head, hist, reord, table2, share, tech, options, drawn),
-               path)
+    write_text(summary_markdown(Path(path).parent, dirs, head, hist, reord, table2, share, tech, options, drawn,
+                                cells), path)

@@ -18,16 +18,20 @@ from .study import category_codes
 MAP_SHARE_COLUMNS = ("track", "run", "n_docs", "target_sl", "n_closest", "share")
 
 
+#: the dash of a range (en dash) and the minus sign of the bucket labels
+DASH, MINUS = "\u2013", "\u2212"
+
+
 def bucket_labels(edges, integer: bool = True) -> list:
-    """Labels of the buckets [e_k, e_k+1) and [e_last, inf): ``"a-b"`` with b = e_k+1 - 1
-    for integer values (``"a"`` when a = b), ``">=e_last"`` for the last."""
+    """Labels of the buckets [e_k, e_k+1) and [e_last, inf): ``"a–b"`` (an en dash) with
+    b = e_k+1 - 1 for integer values (``"a"`` when a = b), ``"≥e_last"`` for the last."""
     labels = []
     for a, b in zip(edges[:-1], edges[1:]):
         if integer:
-            labels.append(f"{a:g}" if b - 1 == a else f"{a:g}-{b - 1:g}")
+            labels.append(f"{a:g}" if b - 1 == a else f"{a:g}{DASH}{b - 1:g}")
         else:
-            labels.append(f"{a:g}-{b:g}")
-    labels.append(f">={edges[-1]:g}")
+            labels.append(f"{a:g}{DASH}{b:g}")
+    labels.append(f"\u2265{edges[-1]:g}")
     return labels
 
 
@@ -72,15 +76,17 @@ SHALLOW_SHARE = 0.5
 
 
 def best_run_caption(best: str, depth: pd.Series) -> str:
-    """How figures 5-6 name the best run by ASL: its documents per topic beside the
-    deepest run's, and, when it returns fewer than :data:`SHALLOW_SHARE` of them, that it
-    is a shallow run whose ASL is only a lower bound."""
+    """How figures 5-6 qualify the best run by ASL: its documents per topic beside the
+    deepest run's (each phrase kept on one line by no-break spaces), and, when it returns
+    fewer than :data:`SHALLOW_SHARE` of them, that it is shallow, its ASL only a lower
+    bound; ``""`` when the depths are unknown."""
     d_best, d_max = depth.get(best, np.nan), depth.max()
     if not np.isfinite(d_best):
-        return f"best run by ASL: {best}"
-    text = f"best by ASL: {best}, {d_best:.0f} docs/topic (deepest: {d_max:.0f})"
+        return ""
+    nb = "\u00a0"
+    text = f"{d_best:.0f}{nb}docs/topic (deepest{nb}run:{nb}{d_max:.0f})"
     if d_best < SHALLOW_SHARE * d_max:
-        text += "\na shallow run: its ASL is only a lower bound"
+        text += "\na shallow run: its ASL is a lower\u00a0bound"
     return text
 
 
@@ -94,28 +100,48 @@ def document_histogram(docs: pd.DataFrame, run: str, edges) -> pd.DataFrame:
                          "count": np.append(counts, int((~ret).sum()))})
 
 
+def _signed(v: float) -> str:
+    """A number with a true minus sign."""
+    return f"{MINUS}{-v:g}" if v < 0 else f"{v:g}"
+
+
 def signed_bucket_labels(edges) -> list:
-    """Labels of :func:`signed_bucket_counts` for integer differences, e.g. for edges
-    1, 10, 100: ``<=-100``, ``-99..-10``, ``-9..-1``, ``0``, ``1..9``, ``10..99``, ``>=100``."""
+    """Labels of :func:`signed_bucket_counts` for integer differences, in the paper's form
+    (figure 6: no bucket of its own for 0), e.g. for edges 1, 10, 100:
+    ``≤−100``, ``−99 – −10``, ``−9 – −1``, ``0 – 9``, ``10 – 99``, ``≥100``."""
     e = [float(x) for x in edges]
-    mags = [(a, b - 1) for a, b in zip(e[:-1], e[1:])]
-    neg = [f"<=-{e[-1]:g}"] + [f"-{b:g}" if a == b else f"-{b:g}..-{a:g}" for a, b in mags[::-1]]
-    pos = [f"{a:g}" if a == b else f"{a:g}..{b:g}" for a, b in mags] + [f">={e[-1]:g}"]
-    return neg + ["0"] + pos
+    neg = [f"\u2264{_signed(-e[-1])}"]
+    for a, b in reversed(list(zip(e[:-1], e[1:]))):
+        neg.append(_signed(-a) if b - 1 == a else f"{_signed(-(b - 1))} {DASH} {_signed(-a)}")
+    pos = [f"0 {DASH} {e[1] - 1:g}"]
+    for a, b in zip(e[1:-1], e[2:]):
+        pos.append(f"{a:g}" if b - 1 == a else f"{a:g} {DASH} {b - 1:g}")
+    return neg + pos + [f"\u2265{e[-1]:g}"]
 
 
 def signed_bucket_counts(diff, edges) -> np.ndarray:
-    """Counts of signed differences in symmetric magnitude buckets.
+    """Counts of signed differences in symmetric magnitude buckets, the paper's figure 6:
+    the smallest wins and losses are "the middle two buckets", with no bucket of its own
+    for 0.
 
-    Magnitude buckets are [e_k, e_k+1) and [e_last, inf) (log-spaced edges such as 1,
-    10, 100, 1000); |d| < e_0 counts as 0 (its own middle bucket). Order: the largest
-    negative (wins of the first run) to the largest positive (losses).
+    Wins (d < 0) by magnitude in (0, e_1), [e_1, e_2) ... [e_last, inf); losses and ties
+    (d >= 0) in [0, e_1), [e_1, e_2) ... [e_last, inf): a difference of 0 (the two runs
+    give the document the same ASL) counts in the smallest-losses bucket, being no win
+    (count them with :func:`ties`). Order: the largest wins to the largest losses;
+    ``2 (len(edges) - 1) + 2`` buckets. Edges as :func:`bucket_counts` (e_0 is the
+    smallest magnitude of an integer difference, 1).
     """
     d = np.asarray(diff, dtype=np.float64)
-    mag = bucket_counts(np.abs(d[d < 0]), edges)
-    pos = bucket_counts(d[d > 0], edges)
-    zero = int(d.size - mag.sum() - pos.sum())
-    return np.concatenate([mag[::-1], [zero], pos]).astype(np.int64)
+    e = [0.0, *[float(x) for x in edges[1:]]]
+    wins = bucket_counts(-d[d < 0], e)
+    losses = bucket_counts(d[d >= 0], e)
+    return np.concatenate([wins[::-1], losses]).astype(np.int64)
+
+
+def ties(diff) -> int:
+    """How many differences are 0 (counted by :func:`signed_bucket_counts` in the bucket
+    of the smallest losses)."""
+    return int((np.asarray(diff, dtype=np.float64) == 0).sum())
 
 
 def document_differences(docs: pd.DataFrame, run_a: str, run_b: str) -> np.ndarray:
@@ -128,10 +154,12 @@ def document_differences(docs: pd.DataFrame, run_a: str, run_b: str) -> np.ndarr
 
 
 def difference_histogram(docs: pd.DataFrame, run_a: str, run_b: str, edges) -> pd.DataFrame:
-    """Figure 6: :func:`signed_bucket_counts` of :func:`document_differences`."""
+    """Figure 6: :func:`signed_bucket_counts` of :func:`document_differences`; the number
+    of differences of 0 in ``attrs["ties"]``."""
     d = document_differences(docs, run_a, run_b)
-    return pd.DataFrame({"bucket": signed_bucket_labels(edges),
-                         "count": signed_bucket_counts(d, edges)})
+    out = pd.DataFrame({"bucket": signed_bucket_labels(edges), "count": signed_bucket_counts(d, edges)})
+    out.attrs["ties"] = ties(d)
+    return out
 
 
 def map_share(docs: pd.DataFrame, target: str = "pooled") -> pd.DataFrame:

@@ -1,8 +1,9 @@
 """Figures of the lexicographic-precision study, drawn from its tables in the reeval style
 (:mod:`reeval.report.figures`).
 
-Per track: figures 3, 5, 6, 9 (a column wide) and 7 (a page wide). Across tracks:
-figure 2 (theory) and figures 3, 5, 6, 9 with one line per track up to
+Per track: figures 3, 5, 6, 9 (a column wide), 7 and 8 (a page wide). Across tracks:
+figure 2 (theory), figures 3, 5, 6 with one line per track up to
+:data:`~reeval.report.figures.MANY_LINES` tracks (the paper's 18 benchmarks), figure 9 up to
 :data:`~reeval.report.figures.FEW_TRACKS` tracks, and above that the distribution over
 tracks (median, middle half, range), the tracks then named in ``summary.md``'s table
 (:func:`reeval.analyses.lexiprecision.report.tracks_table`).
@@ -13,8 +14,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from reeval.report.figures import (FEW_TRACKS, PALETTE, across_tracks, band_legend_handles, figure_style,
-                                   integer_ticks, new_figure, note, plain_log_ticks, save_figure_pair)
+from reeval.report.figures import (FEW_TRACKS, MANY_LINES, PAGE, PALETTE, across_tracks, band_legend_handles,
+                                   figure_style, integer_ticks, new_figure, note, plain_log_ticks,
+                                   save_figure_pair, track_styles, wrapped)
 
 #: the two measures of figure 9 and how they are drawn (the legend says which is which)
 FIG9_SERIES = (("RR", "-", "RR (solid)"), ("LP", "--", "rrLP, sgnLP (dashed)"))
@@ -37,17 +39,19 @@ def _fig3_axes(ax, df=None) -> None:
     ax.set_ylabel("P(another run ties on p1)")
 
 
-def plot_fig3(ax, df, label, color=None) -> int:
+def plot_fig3(ax, df, label, color=None, linestyle="-") -> int:
     """Tie probability against p1 (log-log). A probability of 0 has no place on a log axis:
     it is not drawn and the line breaks there. Returns how many p1 had no tie."""
-    ax.plot(df.p1, df.probability.where(df.probability > 0), marker=".", linestyle="-", color=color, label=label)
+    ax.plot(df.p1, df.probability.where(df.probability > 0), marker=".", linestyle=linestyle, color=color,
+            label=label)
     _fig3_axes(ax, df)
     return int((df.probability == 0).sum())
 
 
-def plot_fig5(ax, df, label, color=None) -> None:
+def plot_fig5(ax, df, label, color=None, linestyle="-") -> None:
+    """Share of pair-topics tied at each recall level i (levels no pair reaches left out)."""
     df = df[df.pair_topics > 0]
-    ax.plot(df.level, df.probability, marker="o", label=label, color=color)
+    ax.plot(df.level, df.probability, marker="o", label=label, color=color, linestyle=linestyle)
     _fig5_axes(ax)
 
 
@@ -58,8 +62,9 @@ def _fig5_axes(ax) -> None:
     integer_ticks(ax.xaxis)
 
 
-def plot_fig6(ax, df, label, color=None) -> None:
-    ax.step(np.r_[1, df.i_star], np.r_[0.0, df.ecdf], where="post", label=label, color=color)
+def plot_fig6(ax, df, label, color=None, linestyle="-") -> None:
+    """The ECDF of i* as a step function from (1, 0)."""
+    ax.step(np.r_[1, df.i_star], np.r_[0.0, df.ecdf], where="post", label=label, color=color, linestyle=linestyle)
     _fig6_axes(ax)
 
 
@@ -89,11 +94,56 @@ def _fig9_axes(ax) -> None:
     ax.set_ylabel("tied pairs of rankings (%)")
 
 
+#: figure 8's predictors as the paper draws them: dRR_1 solid green, rrLP dashed red
+#: (vermillion), sgnLP dotted blue (Okabe & Ito's shades of those colours)
+FIG8_SERIES = (("dRR1", r"$\delta RR_1$", "#009E73", "-"), ("rrLP", "rrLP", "#D55E00", "--"),
+               ("sgnLP", "sgnLP", "#0072B2", ":"))
+FIG8_PANELS = (("labels", "ranking"), ("labels", "system"), ("queries", "ranking"), ("queries", "system"))
+
+
+def plot_fig8(ax, df, removed: str, kind: str) -> None:
+    """One panel of figure 8: agreement (%) with full-data dRR_1 of each predictor against
+    the fraction removed, the mean over samples and a band of one standard deviation.
+    Ranking agreement of sgnLP equals rrLP's (same sign) and is omitted, as in the paper."""
+    d = df[df.removed == removed].sort_values("fraction_removed")
+    for key, label, color, style in FIG8_SERIES:
+        if kind == "ranking" and key == "sgnLP":
+            continue
+        mean = d[f"{kind}_{key}_mean"].to_numpy(dtype=float)
+        std = np.nan_to_num(d[f"{kind}_{key}_std"].to_numpy(dtype=float))
+        x = d.fraction_removed.to_numpy(dtype=float)
+        ax.plot(x, mean, color=color, linestyle=style, label=label)
+        ax.fill_between(x, mean - std, mean + std, color=color, alpha=0.2, linewidth=0)
+    ax.set_xlabel(f"fraction of {'relevance labels' if removed == 'labels' else 'queries'} removed")
+    ax.set_ylabel(f"{kind} agreement (%)")
+
+
+@figure_style()
+def agreement_figure(track: str, df: pd.DataFrame, path_stem) -> None:
+    """Figure 8 of one track, a page wide: ranking and system agreement with full-data
+    dRR_1 as labels (top) and queries (bottom) are removed (``df``: the
+    ``fig8_agreement`` table)."""
+    fig, axes = new_figure("page", 4.4, 2, 2)
+    samples = int(df.samples.max()) if len(df) else 0
+    for ax, (removed, kind) in zip(axes.ravel(), FIG8_PANELS):
+        plot_fig8(ax, df, removed, kind)
+        ax.set_title(f"({'a' if removed == 'labels' else 'b'}) {removed} removed: {kind} agreement")
+        if removed == "queries" and kind == "ranking" and len(df):
+            ax.set_ylim(90, 101)
+            note(ax, "100% by construction: a kept query's\npreferences are the full data's", "lower left")
+    axes[0, 1].legend(loc="lower left")
+    pairs = int(df.pairs.max()) if len(df) else 0
+    fig.suptitle(wrapped(f"{track}: agreement with full-data " + r"$\delta RR_1$" +
+                         f" ({pairs:,} pairs of runs; mean of {samples} samples, band: one std)", PAGE - 0.6))
+    save_figure_pair(fig, path_stem)
+
+
 # ------------------------------------------------------------------ per track
 
 @figure_style()
-def track_figures(track: str, t: dict, out) -> None:
-    """Figures 3, 5, 6, 7 and 9 of one track (``t``: its tables by name) under ``out``."""
+def track_figures(track: str, t: dict, out, points=None) -> None:
+    """Figures 3, 5, 6, 7, 8 and 9 of one track (``t``: its tables by name) under ``out``;
+    ``points``: figure 7's pair-topics (:func:`locality_points`)."""
     fig, ax = new_figure("column")
     hidden = plot_fig3(ax, t["fig3_ties_by_p1"], track)
     if hidden:
@@ -108,40 +158,105 @@ def track_figures(track: str, t: dict, out) -> None:
     fig, ax = new_figure("column")
     plot_fig9(ax, t["fig9_label_removal"])
     ax.legend(loc="upper left")
-    ax.set_title(f"{track}: ties (band: +- 1 std over samples)")
+    ax.set_title(f"{track}: ties (band: \u00b1 1 std over samples)")
     save_figure_pair(fig, out / "fig9_label_removal")
-    locality_figure(track, t["fig7_correlation"], t["fig7_regression"], out / "fig7_locality")
+    locality_figure(track, t["fig7_correlation"], t["fig7_regression"], out / "fig7_locality", points)
+    agreement_figure(track, t["fig8_agreement"], out / "fig8_agreement")
 
 
-def locality_figure(track: str, corr: pd.DataFrame, reg: pd.DataFrame, path_stem) -> None:
-    """Figure 7: Pearson r among the dRR_i (heat map) and the regression coefficients of
-    dRR_i on dRR_i+1..i+4, a page wide."""
-    fig, (a1, a2) = new_figure("page", 3.0, 1, 2)
+#: figure 7 (a): at most this many pair-topics are drawn per panel (a seeded sample, to which
+#: each panel's line is fitted; Pearson r and (b) use every pair)
+FIG7_POINTS = 3000
+
+
+def locality_points(pv, max_level: int = 8, n: int = FIG7_POINTS, seed: int = 0) -> np.ndarray:
+    """The points figure 7 (a) draws: dRR_1..dRR_max_level of at most ``n`` pair-topics
+    with m >= max_level, each pair also reversed (-D, as the statistics count both
+    orientations), from up to ``n`` seeded pairs of runs
+    (:func:`reeval.analyses.lexiprecision.incomplete.compared_pairs`), then a seeded sample
+    of ``n`` of them; ``(0, max_level)`` when there is none."""
+    from .core import UNRETRIEVED
+    from .incomplete import compared_pairs
+
+    S, T = pv.shape
+    use = np.flatnonzero(pv.m >= max_level)
+    if S < 2 or not use.size or pv.positions.shape[2] < max_level:
+        return np.zeros((0, max_level))
+    ii, jj = compared_pairs(S, seed, n)
+    P = pv.positions[:, use, :max_level]
+    inv = np.where(P == UNRETRIEVED, 0.0, 1.0 / np.maximum(P, 1))
+    D = (inv[ii] - inv[jj]).reshape(-1, max_level)
+    D = np.concatenate([D, -D])
+    if len(D) > n:
+        D = D[np.random.default_rng(seed).choice(len(D), n, replace=False)]
+    return D
+
+
+def _fit_panel(ax, x, y, r, color) -> None:
+    """One panel of figure 7 (a): dRR_j (x) against dRR_i (y), its least-squares line and
+    Pearson r."""
+    ax.scatter(x, y, s=1, color=color, alpha=0.25, linewidths=0, rasterized=True)
+    if x.size > 1 and np.ptp(x) > 0:
+        slope, intercept = np.polyfit(x, y, 1)
+        xs = np.array([x.min(), x.max()])
+        ax.plot(xs, intercept + slope * xs, color="black", linewidth=0.8)
+    ax.text(0.04, 0.96, f"{r:.2f}", transform=ax.transAxes, ha="left", va="top", fontsize=7)
+
+
+def locality_figure(track: str, corr: pd.DataFrame, reg: pd.DataFrame, path_stem, D=None) -> None:
+    """Figure 7 in the paper's form, a page wide: (a) every pair of dRR_1..dRR_8 as a
+    scatter plot (pair-topics with m >= 8, both orientations; at most
+    :data:`FIG7_POINTS` drawn, a seeded sample) with its least-squares line and Pearson r
+    (the lower triangle: row dRR_i, column dRR_j, j < i), (b) the regression coefficients
+    of dRR_i on dRR_i+1..i+4 against the lag j, one line per i (r and (b) from the tables, over
+    every pair; each panel's line fitted to the points drawn). ``D`` (pair-topics x 8,
+    :func:`locality_points`) gives the points; without it the panels hold r only."""
+    import matplotlib.gridspec as gridspec
+
+    fig = pyplot_figure(7.0, 4.6)
+    outer = gridspec.GridSpec(1, 2, figure=fig, width_ratios=[1.3, 1.0], wspace=0.28,
+                              left=0.09, right=0.985, bottom=0.11, top=0.86)
     values = corr.drop(columns=["track", "level"]).to_numpy(dtype=float)
-    if np.isfinite(values).any():
-        im = a1.imshow(values, vmin=-1, vmax=1, cmap="RdBu_r")
-        ticks = np.arange(values.shape[0])
-        a1.set_xticks(ticks, [str(k + 1) for k in ticks])
-        a1.set_yticks(ticks, [str(k + 1) for k in ticks])
-        for (r, c), v in np.ndenumerate(values):
-            a1.text(c, r, f"{v:.2f}", ha="center", va="center", fontsize=7,
-                    color="white" if abs(v) > 0.6 else "black")
-        fig.colorbar(im, ax=a1, shrink=0.9, label="Pearson $r$")
+    L = values.shape[0]
+    inner = gridspec.GridSpecFromSubplotSpec(L - 1, L - 1, subplot_spec=outer[0], wspace=0.08, hspace=0.08)
+    a2 = fig.add_subplot(outer[1])
+    ok = np.isfinite(values).any()
+    for r in range(1, L):
+        for c in range(r):
+            ax = fig.add_subplot(inner[r - 1, c])
+            ax.set_xticks([])
+            ax.set_yticks([])
+            if ok:
+                empty = np.array([])
+                _fit_panel(ax, D[:, c] if D is not None else empty, D[:, r] if D is not None else empty,
+                           values[r, c], PALETTE[0])
+            if c == 0:
+                ax.set_ylabel(rf"$\delta RR_{{{r + 1}}}$")
+            if r == L - 1:
+                ax.set_xlabel(rf"$\delta RR_{{{c + 1}}}$")
+    if ok:
         for k, (i, g) in enumerate(reg.groupby("i")):
-            a2.plot(g.j, g.coefficient, marker="o", color=PALETTE[k % len(PALETTE)], label=rf"$\Delta RR_{{{i}}}$")
+            a2.plot(g.j, g.coefficient, marker="o", color=PALETTE[k % len(PALETTE)],
+                    linestyle=("-", "--", ":", "-.")[k % 4], label=f"i = {i}")
         a2.axhline(0, color="grey", linewidth=0.5)
-        a2.legend(title="regressed", loc="upper right")
+        a2.legend(title="regressed level i", loc="upper right")
         integer_ticks(a2.xaxis)
     else:
-        note(a1, "no pair of rankings with $m \\geq 8$", "center center")
-        note(a2, "no pair of rankings with $m \\geq 8$", "center center")
-    a1.set_title(rf"{track}: Pearson $r$ among $\Delta RR_i$ ($m \geq 8$)")
-    a1.set_xlabel("recall level $i$")
-    a1.set_ylabel("recall level $i$")
-    a2.set_title(r"regression of $\Delta RR_i$ on $\Delta RR_{i+1} \ldots \Delta RR_{i+4}$")
-    a2.set_xlabel(r"$j$ (predictor $\Delta RR_{i+j}$)")
+        note(a2, "no pair of rankings with m >= 8", "center center")
+    fig.suptitle(wrapped(f"{track}: locality of the reciprocal-rank differences (pair-topics with m \u2265 8)",
+                         PAGE - 0.6), y=0.985)
+    fig.text(0.09, 0.9, "(a) each pair of recall levels: scatter, linear fit, Pearson r", fontsize=8)
+    a2.set_title("(b) regression coefficients", loc="left")
+    a2.set_xlabel("lag j (predictor at level i + j)")
     a2.set_ylabel("coefficient")
     save_figure_pair(fig, path_stem)
+
+
+def pyplot_figure(width: float, height: float):
+    """A bare figure of ``width`` x ``height`` inches (layout by gridspec, not constrained)."""
+    from reeval.report.figures import pyplot
+
+    return pyplot().figure(figsize=(width, height), layout="none")
 
 
 # ------------------------------------------------------------------ across tracks
@@ -189,31 +304,34 @@ def ecdf_on_grid(df: pd.DataFrame) -> pd.DataFrame:
 @figure_style()
 def cross_track_figures(tables: dict, out, empty_note: str) -> None:
     """Figures 3, 5, 6 and 9 across tracks (``tables``: the stacked per-track tables):
-    one line per track up to FEW_TRACKS tracks, else the distribution over tracks;
-    ``empty_note`` is written on them when no track is included."""
+    figures 3, 5, 6 with one line per track up to :data:`MANY_LINES` tracks, as the paper
+    draws its 18 benchmarks (a column wide up to FEW_TRACKS tracks, above that a page wide
+    with the legend beside), else the distribution over tracks; figure 9 with one line
+    per track up to FEW_TRACKS. ``empty_note`` is written on them when no track is included."""
     tracks = sorted(tables["fig5_ties_by_level"].track.unique())
     n = len(tracks)
-    few = n <= FEW_TRACKS
-    colors = {t: PALETTE[k % len(PALETTE)] for k, t in enumerate(tracks)}
-    for name in ("fig3_ties_by_p1", "fig5_ties_by_level", "fig6_i_star_ecdf"):
+    styles = track_styles(tracks)
+    colors = {t: c for t, (c, _) in styles.items()}
+    plots = {"fig3_ties_by_p1": plot_fig3, "fig5_ties_by_level": plot_fig5, "fig6_i_star_ecdf": plot_fig6}
+    for name, plot in plots.items():
         df = tables[name]
-        fig, ax = new_figure("column", 2.8)
-        if few:
+        fig, ax = new_figure("column" if n <= FEW_TRACKS or n > MANY_LINES else "page", 2.8)
+        if n <= MANY_LINES:
             hidden = 0
             for track, g in df.groupby("track", sort=True):
-                if name == "fig3_ties_by_p1":
-                    hidden += plot_fig3(ax, g, track, colors[track])
-                else:
-                    {"fig5_ties_by_level": plot_fig5, "fig6_i_star_ecdf": plot_fig6}[name](ax, g, track, colors[track])
-            if n:
+                hidden += plot(ax, g, track, *styles[track]) or 0
+            if n and n <= FEW_TRACKS:
                 ax.legend(loc="lower left" if name == "fig3_ties_by_p1" else "best", title="track")
+            elif n:
+                fig.legend(*ax.get_legend_handles_labels(), loc="outside right upper", title="track",
+                           ncol=1 if n <= 10 else 2)
             if hidden:
                 note(ax, f"{hidden} (track, p1) with no tie\n(probability 0) not drawn")
         else:
             _distribution(ax, name, df)
             ax.legend(handles=band_legend_handles(PALETTE[0]), loc=DISTRIBUTION_LEGEND[name])
             if name == "fig3_ties_by_p1":
-                note(ax, "p1 in bins 1, 2, 3-4, 5-9, 10-19 ...;\na bin with no tie (0) not drawn")
+                note(ax, "p1 in bins 1, 2, 3\u20134, 5\u20139, 10\u201319 ...;\na bin with no tie (0) not drawn")
         if name == "fig3_ties_by_p1":
             _fig3_axes(ax, df)
         else:

@@ -3,7 +3,7 @@
 Per track, under ``<track>/lexiprecision/`` (:data:`TRACK_TABLES` as Parquet and CSV,
 :data:`TRACK_FIGURES` as PNG and PDF, plus ``positions.parquet`` and ``pairs.parquet``):
 the position vectors, every pair x topic (i*, sgnLP, rrLP, dRR_1..20), the per-pair
-tests and the paper's tables 2-4 and figures 3, 5, 6, 7 and 9. Across tracks, under
+tests and the paper's tables 2-4 and figures 3, 5, 6, 7, 8 and 9. Across tracks, under
 ``lexiprecision/``: the same tables stacked, figure 2 (theory) and figures 3, 5, 6, 9
 overlaid, and ``paper_comparison.csv``/``.md`` (our numbers beside the paper's for the
 tracks ``lexiprecision.paper`` maps to its benchmark rows, :mod:`.paper`).
@@ -25,20 +25,22 @@ from reeval.workflow.run_inclusion import included_runs, read_ingest_report
 
 from . import core as lx
 from . import figures as lf
+from . import incomplete as li
 from . import paper as lp
 from . import ties as lt
 
 #: Per-track tables, each written as <name>.parquet and <name>.csv.
 TRACK_TABLES = ("profile", "table2_agreement", "table3_ties", "table4_discriminative_power",
                 "pair_tests", "fig3_ties_by_p1", "fig5_ties_by_level", "fig6_i_star_ecdf",
-                "fig7_correlation", "fig7_regression", "fig9_label_removal",
-                "fig9_label_removal_samples")
+                "fig7_correlation", "fig7_regression", "fig8_agreement", "fig8_agreement_samples",
+                "fig9_label_removal", "fig9_label_removal_samples")
 #: Per-track figures, each written as <name>.png and <name>.pdf.
 TRACK_FIGURES = ("fig3_ties_by_p1", "fig5_ties_by_level", "fig6_i_star_ecdf", "fig7_locality",
-                 "fig9_label_removal")
+                 "fig8_agreement", "fig9_label_removal")
 #: Cross-track tables (stacked per-track tables, one ``track`` column).
 SUMMARY_TABLES = ("profile", "table2_agreement", "table3_ties", "table4_discriminative_power",
-                  "fig3_ties_by_p1", "fig5_ties_by_level", "fig6_i_star_ecdf", "fig9_label_removal")
+                  "fig3_ties_by_p1", "fig5_ties_by_level", "fig6_i_star_ecdf", "fig8_agreement",
+                  "fig9_label_removal")
 SUMMARY_FIGURES = ("fig2_theoretical_ties", "fig3_ties_by_p1", "fig5_ties_by_level",
                    "fig6_i_star_ecdf", "fig9_label_removal")
 #: The columns of every per-track table (the cross-track ones stack them), also when a
@@ -60,6 +62,9 @@ TABLE_COLUMNS = {
     "fig6_i_star_ecdf": ("track", "i_star", "count", "ecdf"),
     "fig7_correlation": ("track", "level") + tuple(f"dRR_{i}" for i in range(1, 9)),
     "fig7_regression": ("track", "i", "j", "coefficient", "r2", "n"),
+    "fig8_agreement": ("track", "removed", "fraction_removed")
+    + tuple(f"{a}_{s}" for a in li.AGREEMENT for s in ("mean", "std")) + ("samples", "pairs"),
+    "fig8_agreement_samples": ("track",) + li.SAMPLE_COLUMNS,
     "fig9_label_removal": ("track", "fraction_removed", "RR_ties_mean", "LP_ties_mean", "RR_ties_std",
                            "LP_ties_std"),
     "fig9_label_removal_samples": ("track", "fraction_removed", "sample", "pair_topics", "RR_ties", "LP_ties"),
@@ -166,6 +171,10 @@ def track_lexiprecision(track: str, track_dir, out_dir, rel_level: int, config: 
                                     fractions=opts["label_removal"]["fractions"],
                                     samples=opts["label_removal"]["samples"],
                                     seed=opts["label_removal"]["seed"])
+    agreement = li.incomplete_agreement(judged, qrels, depth, runs=runs, rel_level=rel_level,
+                                        fractions=opts["label_removal"]["fractions"],
+                                        samples=opts["label_removal"]["samples"],
+                                        seed=opts["label_removal"]["seed"])
     tables = {
         **_paper_tables(track, by_level, at, depth, opts),
         "fig3_ties_by_p1": lt.tie_probability_by_p1(pv),
@@ -173,6 +182,8 @@ def track_lexiprecision(track: str, track_dir, out_dir, rel_level: int, config: 
         "fig6_i_star_ecdf": lt.i_star_distribution(pc),
         "fig7_correlation": _by_level(corr),
         "fig7_regression": regression,
+        "fig8_agreement": li.summarize_agreement(agreement),
+        "fig8_agreement_samples": agreement,
         "fig9_label_removal": lt.summarize_label_removal(removal),
         "fig9_label_removal_samples": removal,
     }
@@ -184,7 +195,7 @@ def track_lexiprecision(track: str, track_dir, out_dir, rel_level: int, config: 
     write_table(pv.to_table(), out / "positions.parquet")
     write_table(pc.to_frame(), out / "pairs.parquet")
     if figures:
-        lf.track_figures(track, tables, out)
+        lf.track_figures(track, tables, out, lf.locality_points(pv))
     return tables
 
 
@@ -260,7 +271,7 @@ def summary_markdown(tables: dict) -> str:
     """``lexiprecision/summary.md``: the cross-track figures and the table naming the
     tracks behind them (template ``lexiprecision_summary.md``)."""
     n = int(tables["profile"].track.nunique())
-    return render("lexiprecision_summary.md", n_tracks=n, few_tracks=lf.FEW_TRACKS,
+    return render("lexiprecision_summary.md", n_tracks=n, few_tracks=lf.FEW_TRACKS, many_lines=lf.MANY_LINES,
                   no_track_note="" if n else NO_TRACK_INCLUDED,
                   one_track_note=lf.ONE_TRACK_NOTE + "." if n == 1 else "",
                   tracks_table=table(tracks_table(tables)))

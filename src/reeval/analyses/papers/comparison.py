@@ -10,7 +10,9 @@
   :func:`lexiprecision_rows`, with the method of table 4 (test, correction, permutations,
   seeds) from ``table4_discriminative_power``; every benchmark no track stands for gives
   ``data not here`` rows;
-- ASL: :func:`reeval.analyses.asl.paper.comparison_rows` on ``<results>/study/techniques``.
+- ASL: the study's own cell-by-cell table (``<results>/study/paper_comparison.csv``,
+  :func:`reeval.analyses.asl.paper.paper_rows`: tables 1-2, appendix A.1, the headline
+  claims) turned into rows by :func:`asl_rows`.
 
 Statuses (:data:`reeval.analyses.papers.cells.STATUSES`): ``exact`` (ours prints as the
 paper's cell), ``within Monte Carlo error`` (a seeded cell whose range over seeds holds the
@@ -195,26 +197,50 @@ def _read_csv(path: Path) -> pd.DataFrame:
     return df
 
 
-def paper_comparison(results, asl_mapping: dict | None = None, levels: dict | None = None) -> pd.DataFrame:
-    """The three studies' rows from a results folder (module doc): ``results``/rareness,
-    lexiprecision and study outputs; ``asl_mapping``: the ``study.paper`` option;
-    ``levels``: track -> relevance level."""
-    from reeval.analyses.asl.paper import comparison_rows as asl_rows
+def asl_rows(study_rows: pd.DataFrame, mapping: dict | None = None) -> pd.DataFrame:
+    """The ASL study's cells (:func:`reeval.analyses.asl.paper.paper_rows`: item, row,
+    column, published, ours, method, status, note) as rows of :mod:`.cells`: ``reproduced``
+    is ours as the paper prints the cell (its decimals; a share such as RRIE, ``25%``, in
+    percent of ours), only for table 1, whose cells are single numbers (the other items'
+    notes say ours); ``track`` is the track ``mapping`` (``study.paper``: half -> track)
+    names for the cell's half of table 1."""
+    mapping = mapping or {}
+    rows = []
+    for r in study_rows.itertuples(index=False):
+        ours, published_text = float(r.ours), str(r.published)
+        digits, share = decimals(published_text), published_text.endswith("%")
+        value = 100 * ours if share else ours
+        half = str(r.column).split(" ")[0]
+        track = (mapping.get(half) or "") if r.item == "table 1" else ""
+        out = cell("asl", r.item, r.row, r.column, published_text, r.status, "" if pd.isna(r.note) else str(r.note),
+                   ours=value if r.item == "table 1" else math.nan, digits=digits, track=track,
+                   method="" if pd.isna(r.method) else str(r.method))
+        if r.item == "table 1" and share and out["reproduced"]:
+            out["reproduced"] += "%"
+        out["ours_value"] = out["ours_low"] = out["ours_high"] = ours
+        rows.append(out)
+    return frame(rows)
 
+
+def paper_comparison(results, asl_mapping: dict | None = None) -> pd.DataFrame:
+    """The three studies' rows from a results folder (module doc): ``results``/rareness,
+    lexiprecision and study outputs; ``asl_mapping``: the ``study.paper`` option (table
+    1's halves -> tracks)."""
     results = Path(results)
     lexi = results / "lexiprecision"
     tables = {name: pd.read_parquet(lexi / f"{name}.parquet") for name in
               ("profile", "table2_agreement", "table3_ties", "table4_discriminative_power")}
-    return combine(asl_rows(pd.read_parquet(results / "study" / "techniques.parquet"), asl_mapping, levels),
+    study = pd.read_csv(results / "study" / "paper_comparison.csv", dtype={"published": str})
+    return combine(asl_rows(study, asl_mapping),
                    lexiprecision_rows(_read_csv(lexi / "paper_comparison.csv"), tables),
                    _read_csv(results / "rareness" / "paper_comparison.csv"))
 
 
-def write_paper_comparison(results, out_dir, asl_mapping: dict | None = None, levels: dict | None = None) -> pd.DataFrame:
+def write_paper_comparison(results, out_dir, asl_mapping: dict | None = None) -> pd.DataFrame:
     """Write ``paper_comparison.csv`` and ``.md`` (:data:`FILES`) into ``out_dir``."""
     from reeval.io.tables import write_table, write_text
 
-    rows = paper_comparison(results, asl_mapping, levels)
+    rows = paper_comparison(results, asl_mapping)
     out = Path(out_dir)
     write_table(rows, out / FILES[0])
     write_text(comparison_markdown(rows), out / FILES[1])

@@ -1,0 +1,206 @@
+"""Figure 8 of the lexiprecision paper: agreement with full-data dRR_1 when relevance
+labels or queries are removed at random.
+
+Target: the preference of dRR_1 on the complete data (every label, every query).
+Predictors, each computed on the incomplete data: dRR_1, rrLP and sgnLP.
+
+- **Ranking agreement** (%): over the pair-topics (pair of runs x topic kept) whose
+  full-data dRR_1 is not 0, the share where the predictor's sign equals the sign of the
+  full-data dRR_1. A tie of the predictor (0) counts as a disagreement. sgnLP and rrLP
+  always have the same sign, so their ranking agreements are equal (the paper omits
+  sgnLP there).
+- **System agreement** (%): over the pairs of runs whose full-data mean dRR_1 over all
+  topics is not 0 (``|mean| > tol``), the share where the sign of the predictor's mean
+  over the kept topics equals it.
+
+Labels removed (fraction f): as figure 9 (:func:`reeval.analyses.lexiprecision.ties.
+label_removal_ties`): per topic max(floor(n_q (1 - f)), 1) of its n_q judgments are kept,
+those with the smallest u ~ U(0, 1) drawn from ``numpy.random.default_rng([seed, k])``
+for sample k; removed documents count as non-relevant; every topic with a relevant
+document in the full qrels stays. Queries removed (fraction f): max(round(T (1 - f)), 1)
+of the T topics are kept, those with the smallest u ~ U(0, 1) from
+``default_rng([seed, k, 1])``, every label of a kept topic stays. In both, the kept sets
+are nested as f grows within a sample. With queries removed, a kept topic's preferences
+are the full data's, so ranking agreement is 100% for dRR_1 and rrLP by construction;
+only system agreement moves.
+
+Loops run over samples x fractions (and chunks of pair-topics) only; the pairs of runs
+are compared all at once (:func:`first_differences`): every pair up to :data:`MAX_PAIRS`
+pairs, a seeded sample of that many above (said in the ``pairs`` column and on the figure).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from reeval.io.arrays import group_starts, position_in_group
+
+from .core import UNRETRIEVED, PositionVectors, _assemble, _grid
+
+#: the predictors of figure 8, in the paper's order and drawing (solid green dRR_1,
+#: dashed red rrLP, dotted blue sgnLP)
+PREDICTORS = ("dRR1", "rrLP", "sgnLP")
+#: what is removed, as the ``removed`` column says it
+REMOVED = ("labels", "queries")
+#: columns of one row per (removed, fraction, sample); ``pairs``: the run pairs compared
+SAMPLE_COLUMNS = (("removed", "fraction_removed", "sample", "pairs", "n_pair_topics", "n_run_pairs")
+                  + tuple(f"ranking_{p}" for p in PREDICTORS) + tuple(f"system_{p}" for p in PREDICTORS))
+#: the agreement columns averaged over samples
+AGREEMENT = tuple(f"{kind}_{p}" for kind in ("ranking", "system") for p in PREDICTORS)
+#: at most this many pairs of runs are compared (all of them up to 100 runs); above it a
+#: seeded uniform sample of pairs, the same in every sample and fraction: the agreements
+#: are shares, which a sample of 5,000 pairs estimates within about 1.4 percentage points
+#: (two binomial standard errors at 50%), and a 3,000-run track (4.5 M pairs) stays cheap
+MAX_PAIRS = 5000
+#: pair-topics x columns compared at once (about 64 MB of temporaries)
+CHUNK_CELLS = 1 << 23
+#: columns of the position vectors compared per step (most pairs differ in the first)
+STEP_COLUMNS = 8
+
+
+def _inverse(p: np.ndarray) -> np.ndarray:
+    """1/p, 0 where p is UNRETRIEVED."""
+    return np.where(p == UNRETRIEVED, 0.0, 1.0 / np.maximum(p, 1))
+
+
+def first_differences(pv: PositionVectors, ii: np.ndarray, jj: np.ndarray) -> tuple:
+    """(sgnLP, rrLP) of the runs ``ii`` against ``jj`` on every topic, pairs x topics:
+    the first index where the two position vectors differ decides (sgnLP +1 when run i
+    ranks its relevant document there higher, rrLP the difference of the reciprocal ranks
+    there); identical vectors give 0. Columns are compared :data:`STEP_COLUMNS` at a time
+    for the pair-topics still equal, and a pair-topic is tied as soon as both vectors are
+    past the relevant documents they retrieved (the rest is UNRETRIEVED in both)."""
+    P, found = pv.positions, pv.found
+    S, T, L = P.shape
+    n = len(ii)
+    k = np.full(n * T, -1, dtype=np.int64)             # first differing column; -1 none (yet)
+    pair, topic = np.divmod(np.arange(n * T, dtype=np.int64), T)
+    reach = np.maximum(found[ii[pair], topic], found[jj[pair], topic])
+    open_ = np.flatnonzero(reach > 0)
+    for c0 in range(0, L, STEP_COLUMNS):
+        open_ = open_[reach[open_] > c0]
+        if not open_.size:
+            break
+        c1 = min(c0 + STEP_COLUMNS, L)
+        step = max(1, CHUNK_CELLS // (c1 - c0))
+        for a in range(0, open_.size, step):
+            idx = open_[a:a + step]
+            p, t = pair[idx], topic[idx]
+            neq = P[ii[p], t, c0:c1] != P[jj[p], t, c0:c1]
+            hit = neq.any(axis=1)
+            k[idx[hit]] = c0 + neq[hit].argmax(axis=1)
+        open_ = open_[k[open_] < 0]
+    differ = k >= 0
+    kk = np.maximum(k, 0)
+    x = P[ii[pair], topic, kk].astype(np.int64)
+    y = P[jj[pair], topic, kk].astype(np.int64)
+    sgn = np.where(differ, np.sign(y - x), 0).astype(np.int8).reshape(n, T)
+    rr = np.where(differ, _inverse(x) - _inverse(y), 0.0).reshape(n, T)
+    return sgn, rr
+
+
+def agreement(full_drr1: np.ndarray, drr1: np.ndarray, rr: np.ndarray, sgn: np.ndarray, kept: np.ndarray,
+              tol: float = 1e-12) -> dict:
+    """Ranking and system agreement (%) of the predictors dRR_1, rrLP and sgnLP (on the
+    incomplete data, pairs x all topics) with ``full_drr1`` (pairs x topics, complete
+    data) over the topics where ``kept`` (bool per topic) is true; module docstring for
+    the definitions."""
+    target_rank = np.sign(full_drr1[:, kept])
+    use = target_rank != 0
+    T = full_drr1.shape[1]
+    mean_full = full_drr1.sum(axis=1) / max(T, 1)
+    sys_use = np.abs(mean_full) > tol
+    target_sys = np.sign(mean_full[sys_use])
+    n_rank, n_sys = int(use.sum()), int(sys_use.sum())
+    out = {"n_pair_topics": n_rank, "n_run_pairs": n_sys}
+    for name, v in zip(PREDICTORS, (drr1, rr, sgn.astype(np.float64))):
+        v = v[:, kept]
+        out[f"ranking_{name}"] = 100.0 * float((np.sign(v)[use] == target_rank[use]).sum()) / n_rank if n_rank else math.nan
+        mean = v.sum(axis=1) / max(int(kept.sum()), 1)
+        sign = np.where(np.abs(mean) > tol, np.sign(mean), 0.0)
+        out[f"system_{name}"] = 100.0 * float((sign[sys_use] == target_sys).sum()) / n_sys if n_sys else math.nan
+    return out
+
+
+def _kept_rank(groups: np.ndarray, rng) -> np.ndarray:
+    """Per item, its 0-based rank by a fresh u ~ U(0, 1) within its group (``groups``
+    int codes): keeping ranks < n keeps n items of a group uniformly at random, nested in n."""
+    u = rng.random(groups.size)
+    order = np.lexsort((u, groups))
+    rank = np.empty(groups.size, dtype=np.int64)
+    rank[order] = position_in_group(group_starts(groups[order])) - 1
+    return rank
+
+
+def compared_pairs(S: int, seed: int = 0, max_pairs: int = MAX_PAIRS) -> tuple:
+    """(ii, jj): every pair of runs i < j, or above ``max_pairs`` a uniform sample of that
+    many (``default_rng([seed, 2])``), sorted."""
+    ii, jj = np.triu_indices(S, 1)
+    if ii.size > max_pairs:
+        pick = np.sort(np.random.default_rng([seed, 2]).choice(ii.size, max_pairs, replace=False))
+        ii, jj = ii[pick], jj[pick]
+    return ii, jj
+
+
+def _predictors(pv: PositionVectors, ii, jj) -> tuple:
+    """(dRR_1, rrLP, sgnLP) of the pairs on every topic of ``pv``."""
+    rr1 = _inverse(pv.positions[:, :, 0])
+    sgn, rr = first_differences(pv, ii, jj)
+    return rr1[ii] - rr1[jj], rr, sgn
+
+
+def incomplete_agreement(judged, qrels, depth, runs=None, rel_level: int = 1,
+                         fractions=(0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9),
+                         samples: int = 10, seed: int = 0, max_pairs: int = MAX_PAIRS) -> pd.DataFrame:
+    """Figure 8's samples: one row per (removed, fraction, sample) with the agreements of
+    :func:`agreement` (columns :data:`SAMPLE_COLUMNS`) over the pairs of
+    :func:`compared_pairs`; aggregate with :func:`summarize_agreement`. Central tables as
+    :func:`reeval.analyses.lexiprecision.core.position_vectors` takes them."""
+    grid = _grid(judged, qrels, depth, runs, keep_docno=True)
+    S, T_all = grid.shape
+    qt = grid.qrels_topic
+    n_q = np.bincount(qt, minlength=T_all)
+    is_rel_q = grid.qrels_rel >= rel_level
+    m_full = np.bincount(qt[is_rel_q], minlength=T_all)
+    is_rel = grid.rel >= rel_level
+    g, pos = grid.g[is_rel], grid.pos[is_rel]
+    ii, jj = compared_pairs(S, seed, max_pairs)
+    full = _predictors(_assemble(grid, g, pos, m_full, m_full, rel_level, levels=1), ii, jj)
+    full_drr1 = full[0]
+    T = full_drr1.shape[1]
+    every_topic = np.ones(T, dtype=bool)
+    labels = pd.MultiIndex.from_arrays([qt, grid.qrels_docno])
+    row_label = labels.get_indexer(pd.MultiIndex.from_arrays([g % T_all, grid.docno[is_rel]]))
+    rows = []
+    for k in range(samples):
+        label_rank = _kept_rank(qt, np.random.default_rng([seed, k]))
+        topic_rank = _kept_rank(np.zeros(T, dtype=np.int64), np.random.default_rng([seed, k, 1]))
+        for f in fractions:
+            n_keep = np.maximum(np.floor(n_q * (1.0 - f) + 1e-9), 1)
+            keep = label_rank < n_keep[qt]
+            m = np.bincount(qt[keep & is_rel_q], minlength=T_all)
+            sel = keep[row_label]
+            part = _predictors(_assemble(grid, g[sel], pos[sel], m_full, m, rel_level, levels=1), ii, jj)
+            rows.append({"removed": "labels", "fraction_removed": float(f), "sample": k, "pairs": len(ii),
+                         **agreement(full_drr1, *part, every_topic)})
+            kept_topics = topic_rank < max(int(round(T * (1.0 - f))), 1)
+            rows.append({"removed": "queries", "fraction_removed": float(f), "sample": k, "pairs": len(ii),
+                         **agreement(full_drr1, *full, kept_topics)})
+    out = pd.DataFrame(rows, columns=list(SAMPLE_COLUMNS))
+    return out.sort_values(["removed", "fraction_removed", "sample"], kind="stable").reset_index(drop=True)
+
+
+def summarize_agreement(samples: pd.DataFrame) -> pd.DataFrame:
+    """Mean and standard deviation (ddof 1; NaN with one sample) over the samples of each
+    (removed, fraction): ``<agreement>_mean`` and ``<agreement>_std`` for each of
+    :data:`AGREEMENT`, plus ``samples`` and ``pairs`` (the run pairs compared)."""
+    g = samples.groupby(["removed", "fraction_removed"], sort=True)
+    cols = list(AGREEMENT)
+    out = g[cols].mean().add_suffix("_mean").join(g[cols].std(ddof=1).add_suffix("_std"))
+    out["samples"] = g.size()
+    out["pairs"] = g["pairs"].max()
+    order = [c for a in cols for c in (f"{a}_mean", f"{a}_std")] + ["samples", "pairs"]
+    return out[order].reset_index()
