@@ -386,6 +386,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_score(sub, common)
     _add_compare(sub, common)
     _add_prefer(sub, common)
+    from reeval.analyses.reusability.command import add_parser as add_reusability  # argparse only
+
+    add_reusability(sub, common)
     _add_measures(sub)
     return parser
 
