@@ -31,6 +31,7 @@ include: "workflow/rules/rareness.smk"
 include: "workflow/rules/study.smk"
 include: "workflow/rules/lexiprecision.smk"
 include: "workflow/rules/analyses.smk"
+include: "workflow/rules/reusability.smk"
 include: "workflow/rules/report.smk"
 
 
@@ -43,5 +44,6 @@ rule all:
         RARENESS_SUMMARY_FILES,
         STUDY_FILES,
         LEXI_SUMMARY_FILES,
+        REUSABILITY_SUMMARY_FILES,
         REPORT_HTML,
     default_target: True

@@ -12,6 +12,7 @@ from __future__ import annotations
 from reeval.analyses.asl import report as asl_report
 from reeval.analyses.lexiprecision import report as lexiprecision_report
 from reeval.analyses.rareness import report as rareness_report
+from reeval.analyses.reusability import report as reusability_report
 from reeval.io.ingest import TRACK_FILES
 from reeval.workflow.measures_step import MEASURES_FILES
 
@@ -29,6 +30,7 @@ TRACK_TABLES_BY_STEP = {
     "lexiprecision": tuple(f"lexiprecision/{name}" for name in
                            _each(lexiprecision_report.TRACK_TABLES, ("parquet", "csv"))
                            + ("positions.parquet", "pairs.parquet")),
+    "reusability": tuple(f"reusability/{name}" for name in reusability_report.TRACK_TABLES),
 }
 #: step -> its figures of one track (PNG and PDF), drawn when ``figures.per_track`` says so
 #: (:func:`draws_track_figures`); no cross-track step reads them
@@ -37,6 +39,7 @@ TRACK_FIGURES_BY_STEP = {
     "study": tuple(f"study/{name}" for name in _each(asl_report.TRACK_STUDY_FIGURES, ("png", "pdf"))),
     "lexiprecision": tuple(f"lexiprecision/{name}" for name in
                            _each(lexiprecision_report.TRACK_FIGURES, ("png", "pdf"))),
+    "reusability": tuple(f"reusability/{name}" for name in reusability_report.TRACK_FIGURES),
 }
 #: ``figures.per_track: auto`` draws the per-track figures of a study of at most this many
 #: tracks: the built-in (3) and shared-data (11) studies, a user's own tracks; not the

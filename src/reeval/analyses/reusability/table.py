@@ -18,7 +18,7 @@ from .core import logo_ranks, logo_rareness, logo_topic_values, pool_contributio
 TABLE_COLUMNS = ("group", "run", "measure", "score", "score_logo", "delta", "rank", "rank_logo",
                  "removed", "removed_relevant")
 #: the columns of :func:`verdicts`, in order
-VERDICT_COLUMNS = ("measure", "runs", "groups", "depth", "max_drop", "max_drop_run", "mean_drop",
+VERDICT_COLUMNS = ("measure", "runs", "groups", "pool_depth", "max_drop", "max_drop_run", "mean_drop",
                    "kendall_tau", "places", "rank_changes")
 
 
@@ -71,7 +71,7 @@ def evaluate_grid_or_empty(grid, measures, rel_level, unretrieved, version):
 def drops(table, higher_is_better: dict) -> np.ndarray:
     """Each row's drop: score - score_logo (higher is better) or score_logo - score."""
     sign = np.where(table["measure"].map(higher_is_better).astype(bool).to_numpy(), -1.0, 1.0)
-    return sign * table["delta"].to_numpy(dtype=np.float64)
+    return sign * table["delta"].to_numpy(dtype=np.float64) + 0.0  # no -0.0
 
 
 def verdicts(table, places: int = 0):
@@ -90,7 +90,7 @@ def verdicts(table, places: int = 0):
         top = int(np.nanargmax(d)) if np.isfinite(d).any() else None
         moved = np.abs(part["rank_logo"].to_numpy() - part["rank"].to_numpy()) > places
         rows.append({"measure": measure, "runs": len(part), "groups": part["group"].nunique(),
-                     "depth": table.attrs.get("depth"),
+                     "pool_depth": table.attrs.get("depth"),
                      "max_drop": float(d[top]) if top is not None else np.nan,
                      "max_drop_run": part["run"].iloc[top] if top is not None else None,
                      "mean_drop": float(np.nanmean(d)) if np.isfinite(d).any() else np.nan,

@@ -1,0 +1,73 @@
+# Test-collection reusability, leave one group out (reeval.analyses.reusability.report):
+# per track, each group's runs scored without the judged documents only that group pooled;
+# across tracks, the verdicts stacked and Kendall's tau of each measure against its base.
+from reeval.analyses.reusability.report import SUMMARY_FIGURES as REUSABILITY_SUMMARY_FIGURES
+from reeval.analyses.reusability.report import SUMMARY_TABLES as REUSABILITY_SUMMARY_TABLES
+from reeval.analyses.reusability.report import track_groups
+
+REUSABILITY = config["reusability"]
+REUSABILITY_SUMMARY_FILES = [f"{RESULTS}/summary/{name}"
+                             for name in REUSABILITY_SUMMARY_TABLES + REUSABILITY_SUMMARY_FIGURES]
+
+
+def reusability_options(wildcards):
+    """The track's groups (and where they come from) and pool depth, with the study's options."""
+    entry = config["tracks"][wildcards.track]
+    groups, groups_from = track_groups(entry)
+    opts = track_options(config, wildcards.track)
+    return dict(groups=groups, groups_from=groups_from, depth=entry.get("pool_depth") or REUSABILITY["depth"],
+                measures=list(REUSABILITY["measures"]), places=REUSABILITY["places"],
+                relevance_level=opts["relevance_level"], precision=opts["precision"],
+                unretrieved=config["asl"]["unretrieved"], alpha=REUSABILITY["alpha"],
+                systems=config["rareness"]["systems"])
+
+
+rule reusability:
+    """Per track: every run scored on the full qrels and without its group's pool contribution."""
+    input:
+        step_files("ingest"),
+    output:
+        step_files("reusability"),
+        **track_figure_outputs("reusability", {
+            "scores": dict(caption="../report/reusability_scores.rst", category="Reusability",
+                           subcategory="{track}")}),
+    params:
+        options=reusability_options,
+        figures=TRACK_FIGURES,
+    log:
+        f"{RESULTS}/logs/reusability/{{track}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/reusability/{{track}}.tsv"
+    # benchmarks/bench_reusability.py: at most twice the measures job (docs/benchmarks.md)
+    threads: 1
+    resources:
+        mem_mb=lambda wildcards, attempt: 4000 * attempt,
+        runtime=lambda wildcards, attempt: 20 * attempt,
+    conda:
+        "../../environment.yml"
+    script:
+        "../../scripts/reusability.py"
+
+
+rule reusability_summary:
+    """Reusability across tracks: every track's verdicts, Kendall's tau of each measure against its base."""
+    input:
+        tables=lambda wildcards: expand(f"{RESULTS}/tracks/{{track}}/reusability/verdict.csv", track=usable_tracks()),
+        inclusion=INCLUSION,
+    output:
+        table=f"{RESULTS}/summary/reusability.csv",
+        tau=report(f"{RESULTS}/summary/reusability_tau.png", caption="../report/reusability_tau.rst",
+                   category="Reusability", subcategory="across tracks"),
+        pdf=f"{RESULTS}/summary/reusability_tau.pdf",
+    params:
+        tracks={track: f"{RESULTS}/tracks/{track}/reusability" for track in TRACKS},
+    log:
+        f"{RESULTS}/logs/reusability_summary/reusability_summary.log",
+    threads: 1
+    resources:
+        mem_mb=lambda wildcards, attempt: 2000 * attempt,
+        runtime=lambda wildcards, attempt: 10 * attempt,
+    conda:
+        "../../environment.yml"
+    script:
+        "../../scripts/reusability_summary.py"
