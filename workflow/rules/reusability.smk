@@ -6,7 +6,7 @@ from reeval.analyses.reusability.report import SUMMARY_TABLES as REUSABILITY_SUM
 from reeval.analyses.reusability.report import track_groups
 
 REUSABILITY = config["reusability"]
-REUSABILITY_SUMMARY_FILES = [f"{RESULTS}/summary/{name}"
+REUSABILITY_SUMMARY_FILES = [f"{RESULTS}/reusability/{name}"
                              for name in REUSABILITY_SUMMARY_TABLES + REUSABILITY_SUMMARY_FIGURES]
 
 
@@ -55,10 +55,10 @@ rule reusability_summary:
         tables=lambda wildcards: expand(f"{RESULTS}/tracks/{{track}}/reusability/verdict.csv", track=usable_tracks()),
         inclusion=INCLUSION,
     output:
-        table=f"{RESULTS}/summary/reusability.csv",
-        tau=report(f"{RESULTS}/summary/reusability_tau.png", caption="../report/reusability_tau.rst",
+        table=f"{RESULTS}/reusability/verdicts.csv",
+        tau=report(f"{RESULTS}/reusability/tau_by_track.png", caption="../report/reusability_tau.rst",
                    category="Reusability", subcategory="across tracks"),
-        pdf=f"{RESULTS}/summary/reusability_tau.pdf",
+        pdf=f"{RESULTS}/reusability/tau_by_track.pdf",
     params:
         tracks={track: f"{RESULTS}/tracks/{track}/reusability" for track in TRACKS},
     log:

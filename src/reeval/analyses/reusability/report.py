@@ -10,8 +10,8 @@ Per track (``<results>/tracks/<track>/reusability/``, names in TRACK_TABLES/TRAC
 - ``groups.csv``: one row per group: its runs, the pairs removed, the relevant ones.
 - figure ``scores`` (PNG + PDF, :func:`.figures.plot_scores`) when per-track figures are drawn.
 
-Across tracks (``<results>/summary/``): ``reusability.csv`` (every track's verdicts) and
-the figure ``reusability_tau`` (:func:`.figures.plot_tau_by_track`).
+Across tracks (``<results>/reusability/``): ``verdicts.csv`` (every track's verdicts) and
+the figure ``tau_by_track`` (:func:`.figures.plot_tau_by_track`).
 
 Groups (:func:`track_groups`): a track entry's ``groups:`` (a mapping run -> group, or a
 regular expression whose first group names it), else the ``participant`` of each run of a
@@ -32,9 +32,9 @@ from .table import TABLE_COLUMNS, VERDICT_COLUMNS
 
 TRACK_TABLES = ("by_run.parquet", "by_run.csv", "verdict.csv", "groups.csv")
 TRACK_FIGURES = ("scores.png", "scores.pdf")
-#: under ``<results>/summary/``
-SUMMARY_TABLES = ("reusability.csv",)
-SUMMARY_FIGURES = ("reusability_tau.png", "reusability_tau.pdf")
+#: under ``<results>/reusability/``
+SUMMARY_TABLES = ("verdicts.csv",)
+SUMMARY_FIGURES = ("tau_by_track.png", "tau_by_track.pdf")
 BY_RUN_COLUMNS = ("track",) + TABLE_COLUMNS
 TRACK_VERDICT_COLUMNS = ("track", "groups_from") + VERDICT_COLUMNS
 GROUP_COLUMNS = ("track", "group", "runs", "removed", "removed_relevant")
@@ -104,14 +104,14 @@ def group_table(table) -> pd.DataFrame:
 
 def summarize_reusability(tracks: dict, out_dir) -> pd.DataFrame:
     """Stack every track's verdicts (``{track: its reusability folder}``) into
-    ``summary/reusability.csv`` and draw ``reusability_tau``. Returns the table."""
+    ``verdicts.csv`` and draw ``tau_by_track`` in ``out_dir``. Returns the table."""
     from .figures import plot_tau_by_track
 
     columns = list(TRACK_VERDICT_COLUMNS)
     frames = [pd.read_csv(Path(d) / "verdict.csv", keep_default_na=False, na_values=[""]) for d in tracks.values()]
     stacked = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
     out = Path(out_dir)
-    write_table(stacked, out / "reusability.csv", columns=columns)
-    plot_tau_by_track(stacked.astype({"kendall_tau": np.float64}), out / "reusability_tau")
+    write_table(stacked, out / "verdicts.csv", columns=columns)
+    plot_tau_by_track(stacked.astype({"kendall_tau": np.float64}), out / "tau_by_track")
     return stacked
 
