@@ -46,7 +46,7 @@ def resolve_groups(runs, groups) -> dict | None:
 def leave_one_group_out(qrels: QrelsInput, runs: RunsInput, groups=None, *, depth: int = 100,
                         measures: str | Iterable[str] = ("AP", "P@20"), relevance_level: int = 1,
                         precision: str = "float64", unretrieved: str = "after_last",
-                        alpha: float | str = 1.0, systems: str = "all") -> pd.DataFrame:
+                        alpha: float | str = 1.0, systems: str = "all", pooled=None) -> pd.DataFrame:
     """Score each run on the full qrels and on the qrels less its group's pool contribution.
 
     The pool contribution of a group is the judged (topic, document) pairs its runs place in
@@ -63,6 +63,8 @@ def leave_one_group_out(qrels: QrelsInput, runs: RunsInput, groups=None, *, dept
         measures: any :func:`reeval.evaluate` takes (one name or several), ASL and the
             rareness measures included (their rarity is recomputed without the group).
         relevance_level, precision, unretrieved, alpha, systems: as :func:`reeval.evaluate`.
+        pooled: the names of the runs that contributed to the pool (TREC pooled each
+            group's priority runs); None: every run. Every run is scored either way.
 
     Returns:
         One row per (run, measure), runs in the order given: ``group, run, measure, score,
@@ -93,10 +95,15 @@ def leave_one_group_out(qrels: QrelsInput, runs: RunsInput, groups=None, *, dept
     except ValueError as exc:
         raise InputError(str(exc)) from None
     tables, names, notes = load_track(qrels, runs, precision)
+    if pooled is not None:
+        pooled = [pooled] if isinstance(pooled, str) else [str(r) for r in pooled]
+        unknown = sorted(set(pooled) - set(names))
+        if unknown:
+            raise InputError(f"pooled: {len(unknown)} names that are no run given, e.g. {unknown[0]!r}")
     grid = grid_from_track(tables, runs=names, keep_docno=True)
     table = reusability_table(grid, resolve_groups(names, groups), unique, depth=depth, rel_level=level,
                               unretrieved=unretrieved, version=trec_eval_version(precision),
-                              alpha=alpha, systems=systems)
+                              alpha=alpha, systems=systems, pooled=pooled)
     rename = {m.name: c for c, m in columns.items()}
     table["measure"] = table["measure"].map(lambda n: rename.get(n, n))
     table.attrs["higher_is_better"] = {rename.get(k, k): v for k, v in table.attrs["higher_is_better"].items()}

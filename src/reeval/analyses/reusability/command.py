@@ -18,6 +18,10 @@ from reeval.errors import InputError
 
 #: the columns of a CSV groups file naming the group, tried in this order
 GROUP_COLUMNS = ("group", "team", "participant")
+#: the columns of a CSV pooled-runs file saying whether a run was pooled, tried in this order
+POOLED_COLUMNS = ("pooled", "contributed judgments")
+#: what such a column says for a pooled run (case-insensitive)
+YES = ("yes", "y", "true", "1")
 #: the default measures of the command (and of the API)
 DEFAULT_MEASURES = ("AP", "P@20")
 
@@ -74,6 +78,30 @@ def groups_option(spec: str | None, runs) -> dict | None:
         raise InputError(f"--groups: {spec!r} is neither a file nor a pattern: {exc}") from None
 
 
+def read_pooled(spec: str | None, runs) -> list | None:
+    """The runs of ``--pooled``: a ``.csv`` with ``run`` and one of :data:`POOLED_COLUMNS`
+    (yes/no: a TREC-COVID leaderboard's "contributed judgments"), another file with one
+    run name per line (``#`` comments), or a regular expression searched in the run names."""
+    import re
+
+    if spec is None:
+        return None
+    if not os.path.isfile(spec):
+        try:
+            rx = re.compile(spec)
+        except re.error as exc:
+            raise InputError(f"--pooled: {spec!r} is neither a file nor a pattern: {exc}") from None
+        return [r for r in runs if rx.search(r)]
+    with open(spec, newline="", encoding="utf-8") as f:
+        if not spec.endswith(".csv"):
+            return [w for line in f for w in line.split("#", 1)[0].split()[:1]]
+        reader = csv.DictReader(f)
+        column = next((c for c in POOLED_COLUMNS if c in (reader.fieldnames or [])), None)
+        if "run" not in (reader.fieldnames or []) or column is None:
+            raise InputError(f"{spec}: line 1: expected a header with run and one of {', '.join(POOLED_COLUMNS)}")
+        return [row["run"].strip() for row in reader if (row.get(column) or "").strip().lower() in YES]
+
+
 def _cell(text) -> str:
     """A name in a tab-separated line: tabs, newlines and backslashes escaped."""
     return str(text).replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
@@ -81,9 +109,10 @@ def _cell(text) -> str:
 
 def reusability_lines(qrels_path, run_paths, measure_specs=None, groups=None, depth: int = 100,
                       rel_level: int = 1, precision: str = "float64", decimals: int = 4, places: int = 0,
-                      unretrieved: str = "after_last", alpha="1", systems: str = "all", warn=None):
+                      unretrieved: str = "after_last", alpha="1", systems: str = "all", pooled=None, warn=None):
     """Yield the lines of ``reeval reusability`` (module doc): per measure a header, one line
-    per run (in argument order) and the verdict. ``groups``: the ``--groups`` text."""
+    per run (in argument order) and the verdict. ``groups``, ``pooled``: the ``--groups`` and
+    ``--pooled`` texts."""
     from reeval.analyses.rareness.core import check_alpha
     from reeval.api.scoring import measure_columns
     from reeval.compute import check_tables, trec_eval_version
@@ -106,20 +135,25 @@ def reusability_lines(qrels_path, run_paths, measure_specs=None, groups=None, de
         raise InputError(f"--alpha: {exc}") from None
     names = run_names(run_paths)
     group_of = groups_option(groups, names)
+    pooled_runs = read_pooled(pooled, names)
+    if pooled_runs is not None and not set(pooled_runs) & set(names):
+        raise InputError(f"--pooled {pooled}: none of the runs given")
     tables = ingest_track("cli", qrels_path, run_paths, precision=precision, keep_runs=False)
     for line in check_tables(tables):
         if warn is not None:
             warn(line)
     grid = grid_from_track(tables, runs=names, keep_docno=True)
     table = reusability_table(grid, group_of, measures, depth=depth, rel_level=rel_level, unretrieved=unretrieved,
-                              version=trec_eval_version(precision), alpha=alpha, systems=systems)
+                              version=trec_eval_version(precision), alpha=alpha, systems=systems,
+                              pooled=pooled_runs)
     verdict = verdicts(table, places).set_index("measure")
     f = f"{{:.{decimals}f}}"
     for m in measures:
         part = table[table["measure"] == m.name]
         v = verdict.loc[m.name]
+        pooled_text = "" if pooled_runs is None else f", {len(set(pooled_runs) & set(names))} runs pooled"
         yield (f"# {label[m.name]} ({'higher' if m.higher_is_better else 'lower'} is better): pool depth {depth}, "
-               f"{v['groups']} groups, {v['runs']} runs")
+               f"{v['groups']} groups, {v['runs']} runs{pooled_text}")
         yield "run\tgroup\tscore\twithout_group\tdelta\trank\trank_without_group\trank_change"
         for row in part.itertuples(index=False):
             yield "\t".join([_cell(row.run), _cell(row.group), f.format(row.score), f.format(row.score_logo),
@@ -160,7 +194,7 @@ def _run(args) -> int:
     for line in reusability_lines(args.qrels, args.runs, args.measure, groups=args.groups, depth=args.depth,
                                   rel_level=args.l, precision="float32" if args.float32 else "float64",
                                   decimals=args.decimals, places=args.places, unretrieved=args.unretrieved,
-                                  alpha=args.alpha, systems=args.systems, warn=warn):
+                                  alpha=args.alpha, systems=args.systems, pooled=args.pooled, warn=warn):
         print(line)
     return 0
 
@@ -181,6 +215,10 @@ def add_parser(sub, common) -> None:
                         "participant) columns, or a regular expression whose first group, searched in the run name, "
                         "names it; a run not in it is its own group (default: every run alone)")
     p.add_argument("--depth", type=_integer("depth"), default=100, help="pool depth (default 100)")
+    p.add_argument("--pooled", metavar="FILE|PATTERN",
+                   help="the runs that were pooled (default: all): a file of run names, a .csv with run and "
+                        "pooled (or 'contributed judgments', yes/no) columns, or a regular expression; every run "
+                        "is scored either way")
     p.add_argument("-m", dest="measure", action="append", metavar="MEASURE",
                    help="measure, repeatable: any of `reeval score -m` with a mean over topics, ASL and the "
                         "rareness measures included (default AP and P@20)")

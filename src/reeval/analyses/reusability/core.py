@@ -116,9 +116,11 @@ def judged_qrels_rows(grid: Grid) -> np.ndarray:
     return order[at] if Q else np.zeros(0, dtype=np.int64)
 
 
-def pool_contributions(grid: Grid, groups, depth: int) -> Pool:
+def pool_contributions(grid: Grid, groups, depth: int, pooled=None) -> Pool:
     """Each group's pool contribution (module doc): per qrels row, the groups whose runs
-    place it in their top ``depth``. ``groups``: run -> group (None: each run alone)."""
+    place it in their top ``depth``. ``groups``: run -> group (None: each run alone);
+    ``pooled``: the runs that contributed to the pool (None: every run), as TREC pooled
+    only some runs of each group (their "priority" runs); the others are still scored."""
     if int(depth) < 1:
         raise ValueError(f"pool depth must be at least 1, not {depth}")
     names, run_group = group_codes(grid.runs, groups)
@@ -126,6 +128,9 @@ def pool_contributions(grid: Grid, groups, depth: int) -> Pool:
     G, Q = len(names), len(grid.qrels_topic)
     qrow = judged_qrels_rows(grid)
     sel = grid.pos <= depth
+    if pooled is not None:
+        wanted = set(pooled)
+        sel &= np.array([r in wanted for r in grid.runs], dtype=bool)[grid.g // T] if T else sel
     pairs = np.unique(qrow[sel] * G + run_group[grid.g[sel] // T]) if T else np.zeros(0, dtype=np.int64)
     q, grp = pairs // G, pairs % G
     contributors = np.bincount(q, minlength=Q)

@@ -23,11 +23,13 @@ VERDICT_COLUMNS = ("measure", "runs", "groups", "pool_depth", "max_drop", "max_d
 
 
 def reusability_table(grid, groups, measures, depth: int = 100, rel_level: int = 1,
-                      unretrieved: str = "after_last", version: int = 10, alpha=1.0, systems: str = "all"):
+                      unretrieved: str = "after_last", version: int = 10, alpha=1.0, systems: str = "all",
+                      pooled=None):
     """One row per (run, measure) of the runs of ``grid`` (built with ``keep_docno=True``):
     :data:`TABLE_COLUMNS`. ``groups``: run -> group (None: each run alone); ``measures``:
-    parsed measures, registered ones and rareness ones (``needs_runs``). ``attrs`` holds
-    ``depth`` and ``groups`` (the group of each run, in the grid's order)."""
+    parsed measures, registered ones and rareness ones (``needs_runs``); ``pooled``: the runs
+    that contributed to the pool (None: all). ``attrs`` holds ``depth`` and
+    ``higher_is_better`` (per measure)."""
     import pandas as pd
 
     from reeval.analyses.rareness.core import add_rareness
@@ -35,7 +37,7 @@ def reusability_table(grid, groups, measures, depth: int = 100, rel_level: int =
 
     rare = [m for m in measures if family_of(m).needs_runs]
     plain = [m for m in measures if m not in rare]
-    pool = pool_contributions(grid, groups, depth)
+    pool = pool_contributions(grid, groups, depth, pooled)
     scores = evaluate_grid_or_empty(grid, plain, rel_level, unretrieved, version)
     add_rareness(scores, grid, rare, alpha, rel_level=rel_level, systems=systems)
     full = aggregate_values(scores, measures, complete=True)
