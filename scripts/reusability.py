@@ -11,7 +11,7 @@ with rule_log(sm) as log:
                                o["measures"], groups=o["groups"], groups_from=o["groups_from"], depth=o["depth"],
                                rel_level=o["relevance_level"], precision=o["precision"],
                                unretrieved=o["unretrieved"], places=o["places"], alpha=o["alpha"],
-                               systems=o["systems"], figures=sm.params.figures)
+                               systems=o["systems"], pooled=o["pooled"], figures=sm.params.figures)
     v = tables["verdict"]
     log.info("reusability of %s: %d runs in %d groups (%s), pool depth %d", sm.wildcards.track,
              int(v["runs"].max()) if len(v) else 0, int(v["groups"].max()) if len(v) else 0,

@@ -16,6 +16,7 @@ def reusability_options(wildcards):
     groups, groups_from = track_groups(entry)
     opts = track_options(config, wildcards.track)
     return dict(groups=groups, groups_from=groups_from, depth=entry.get("pool_depth") or REUSABILITY["depth"],
+                pooled=entry.get("pooled"),
                 measures=list(REUSABILITY["measures"]), places=REUSABILITY["places"],
                 relevance_level=opts["relevance_level"], precision=opts["precision"],
                 unretrieved=config["asl"]["unretrieved"], alpha=REUSABILITY["alpha"],

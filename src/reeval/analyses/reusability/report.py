@@ -13,10 +13,12 @@ Per track (``<results>/tracks/<track>/reusability/``, names in TRACK_TABLES/TRAC
 Across tracks (``<results>/reusability/``): ``verdicts.csv`` (every track's verdicts) and
 the figure ``tau_by_track`` (:func:`.figures.plot_tau_by_track`).
 
-Groups (:func:`track_groups`): a track entry's ``groups:`` (a mapping run -> group, or a
-regular expression whose first group names it), else the ``participant`` of each run of a
+Groups (:func:`track_groups`): a track entry's ``groups:`` (a mapping run -> group, a
+file as ``reeval reusability --groups`` reads it, or a regular expression whose first
+group names it), else the ``participant`` of each run of a
 fetched track (the manifest's), else every run alone. The pool depth: the entry's
-``pool_depth``, else the study's ``reusability.depth``.
+``pool_depth``, else the study's ``reusability.depth``; the pooled runs: the entry's
+``pooled`` (a file or a pattern), else every run.
 """
 
 from __future__ import annotations
@@ -41,11 +43,18 @@ GROUP_COLUMNS = ("track", "group", "runs", "removed", "removed_relevant")
 
 
 def track_groups(entry: dict) -> tuple[dict | str | None, str]:
-    """``(groups, where from)`` of a track entry: its ``groups:`` (a mapping, or a pattern
-    string), the manifest's ``participant`` of each fetched run, or None (each run alone)."""
+    """``(groups, where from)`` of a track entry: its ``groups:`` (a mapping, a file as
+    ``--groups`` reads it, or a pattern string), the manifest's ``participant`` of each
+    fetched run, or None (each run alone)."""
+    import os
+
+    from .command import read_groups
+
     spec = entry.get("groups")
     if isinstance(spec, dict):
         return {str(k): str(v) for k, v in spec.items()}, "config"
+    if isinstance(spec, str) and os.path.isfile(spec):
+        return read_groups(spec), "file"
     if isinstance(spec, str):
         return spec, "pattern"
     runs = (entry.get("urls") or {}).get("runs") or []
@@ -58,9 +67,11 @@ def track_groups(entry: dict) -> tuple[dict | str | None, str]:
 def track_reusability(track: str, track_dir, out_dir, measure_specs, groups=None, groups_from: str = "",
                       depth: int = 100, rel_level: int = 1, precision: str = "float64",
                       unretrieved: str = "after_last", places: int = 0, alpha=1.0, systems: str = "all",
-                      figures: bool = True) -> dict:
+                      pooled=None, figures: bool = True) -> dict:
     """Compute and write the per-track tables (module doc), and the figure when ``figures``.
-    ``groups``: a mapping run -> group, a pattern, or None. Returns the tables."""
+    ``groups``: a mapping run -> group, a pattern, or None; ``pooled``: the runs that built
+    the pool, a file or a pattern (:func:`.command.read_pooled`), or None (every run).
+    Returns the tables."""
     from reeval.measures import build_grid, parse_measures
     from reeval.workflow.measures_step import read_track_tables
     from reeval.workflow.run_inclusion import included_runs, read_ingest_report
@@ -75,8 +86,12 @@ def track_reusability(track: str, track_dir, out_dir, measure_specs, groups=None
     grid = build_grid(judged, depth_table, qrels, runs=runs, keep_docno=True)
     if isinstance(groups, str):
         groups = groups_from_pattern(grid.runs, groups)
+    if isinstance(pooled, str):
+        from .command import read_pooled
+
+        pooled = read_pooled(pooled, grid.runs)
     table = reusability_table(grid, groups, measures, depth=depth, rel_level=rel_level, unretrieved=unretrieved,
-                              version=version, alpha=alpha, systems=systems)
+                              version=version, alpha=alpha, systems=systems, pooled=pooled)
     table.insert(0, "track", track)
     verdict = verdicts(table, places)
     verdict.insert(0, "groups_from", groups_from)
