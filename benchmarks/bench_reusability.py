@@ -11,7 +11,7 @@ process, the measures step (``reeval.workflow.measures_step.track_measures`` wit
 workflow's default measures and those the ASL study reads, as the measures rule) and the reusability step
 (``reeval.analyses.reusability.report.track_reusability`` with the default
 ``reusability.measures``, each run its own group (the most groups: the worst case), pool
-depth 100, no figure), best of ``--repeat``, CPU seconds (``time.process_time``) and
+depth 100, its figure only with ``--figures``), best of ``--repeat``, CPU seconds (``time.process_time``) and
 wall seconds; prints one line per track with the ratio reusability / measures.
 """
 
@@ -53,7 +53,7 @@ def synthetic_track(out: Path, runs: int, topics: int) -> Path:
     return folder
 
 
-def bench(track_dir: Path, out: Path, repeat: int) -> str:
+def bench(track_dir: Path, out: Path, repeat: int, figures: bool = False) -> str:
     from reeval.analyses.asl.study import REQUIRED_MEASURES
     from reeval.analyses.reusability.report import track_reusability
     from reeval.workflow.measures_step import track_measures
@@ -65,7 +65,7 @@ def bench(track_dir: Path, out: Path, repeat: int) -> str:
     measures = list(default("measures")) + list(REQUIRED_MEASURES)  # as the workflow's MEASURE_SPECS
     m = timed(lambda: track_measures(name, track_dir, m_out, measures), repeat)
     r = timed(lambda: track_reusability(name, track_dir, r_out, default("measures", "reusability"),
-                                        depth=default("depth", "reusability"), figures=False), repeat)
+                                        depth=default("depth", "reusability"), figures=figures), repeat)
     return (f"{name}: measures {m[0]:.2f} s CPU ({m[1]:.2f} s wall), reusability {r[0]:.2f} s CPU "
             f"({r[1]:.2f} s wall), ratio {r[0] / m[0]:.2f}")
 
@@ -77,13 +77,14 @@ def main(argv=None) -> None:
     parser.add_argument("--topics", type=int, default=50)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--out", type=Path, default=Path("benchmarks/.data/reusability"))
+    parser.add_argument("--figures", action="store_true", help="the reusability step draws its figure too")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     dirs = list(args.track_dir)
     if args.synthetic_runs:
         dirs.append(synthetic_track(args.out, args.synthetic_runs, args.topics))
     for d in dirs:
-        print(bench(d, args.out, args.repeat), flush=True)
+        print(bench(d, args.out, args.repeat, args.figures), flush=True)
 
 
 if __name__ == "__main__":

@@ -97,21 +97,28 @@ def groups_from_pattern(runs, pattern: str) -> dict:
 
 def judged_qrels_rows(grid: Grid) -> np.ndarray:
     """(N,) the qrels row of each judged row of a grid built with ``keep_docno=True``,
-    matched on (topic, docno); ValueError if one is missing (not a grid of these qrels)."""
-    import pandas as pd
+    matched on (topic, docno) (docnos hashed by Arrow's ``index_in``); ValueError if one is
+    missing (not a grid of these qrels)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
 
     if grid.docno is None or grid.qrels_docno is None:
         raise ValueError("leave one group out needs a grid built with keep_docno=True")
     Q, T = len(grid.qrels_topic), grid.shape[1]
-    codes, uniques = pd.factorize(np.concatenate([np.asarray(grid.qrels_docno, dtype=object),
-                                                  np.asarray(grid.docno, dtype=object)]))
-    D = max(len(uniques), 1)
-    qkey = grid.qrels_topic * D + codes[:Q]
-    rkey = (grid.g % T) * D + codes[Q:] if T else codes[Q:]
+    qdoc = pa.array(np.asarray(grid.qrels_docno, dtype=object), type=pa.string())
+    docs = pc.unique(qdoc)
+    D = max(len(docs), 1)
+
+    def codes(values) -> np.ndarray:
+        found = pc.index_in(pa.array(np.asarray(values, dtype=object), type=pa.string()), value_set=docs)
+        return pc.fill_null(found, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+
+    qkey = grid.qrels_topic * D + codes(qdoc)
+    rcode = codes(grid.docno)
+    rkey = (grid.g % T) * D + rcode if T else rcode
     order = np.argsort(qkey, kind="stable")
-    at = np.searchsorted(qkey[order], rkey)
-    at = np.minimum(at, max(Q - 1, 0))
-    if len(rkey) and (Q == 0 or (qkey[order][at] != rkey).any()):
+    at = np.minimum(np.searchsorted(qkey[order], rkey), max(Q - 1, 0))
+    if len(rkey) and (Q == 0 or (rcode < 0).any() or (qkey[order][at] != rkey).any()):
         raise ValueError("a judged row is missing from the qrels")
     return order[at] if Q else np.zeros(0, dtype=np.int64)
 
