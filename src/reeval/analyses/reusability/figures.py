@@ -67,7 +67,7 @@ def plot_scores(table, path_stem, track: str = "") -> None:
             ax.scatter(part["score"], part["score_logo"], s=7, color=PALETTE[0], alpha=0.7, linewidths=0)
         _identity(ax, part["score"], part["score_logo"])
         tau = kendall_tau(part["score"].to_numpy(), part["score_logo"].to_numpy())
-        ax.set_title(f"{m}: τ = {tau:.3f}" if np.isfinite(tau) else m)
+        ax.set_title(f"{m}\nτ = {tau:.3f}" if np.isfinite(tau) else m)
         ax.set_xlabel("full qrels")
         ax.set_ylabel("without its group")
     if few and axes:
