@@ -143,3 +143,9 @@ def test_many_groups_draw_one_colour_and_say_how_many(tmp_path):
                           "score_logo": [i / n - 0.01 for i in range(n)]})
     plot_scores(table, tmp_path / "many", "track")
     assert camera_ready_problems(tmp_path / "many.pdf") == []
+
+
+def test_cross_track_step_with_no_track_writes_an_empty_table_and_says_so(tmp_path):
+    stacked = summarize_reusability({}, tmp_path)
+    assert stacked.empty and (tmp_path / "verdicts.csv").read_text().startswith("track,groups_from,measure,")
+    assert camera_ready_problems(tmp_path / "tau_by_track.pdf") == []

@@ -16,6 +16,7 @@ import math
 
 import numpy as np
 
+from reeval.archive.inclusion import NO_TRACK_FIGURE_NOTE
 from reeval.report.figures import PALETTE, figure_style, new_figure, note, save_figure_pair
 
 #: at most this many groups get a colour each (and a legend entry)
@@ -115,20 +116,21 @@ def plot_tau_by_track(verdicts, path_stem) -> None:
     ``measure``, ``kendall_tau``)."""
     measures = list(dict.fromkeys(verdicts["measure"]))
     pairs = compared_pairs(measures)
-    tau = verdicts.pivot_table(index="track", columns="measure", values="kendall_tau", aggfunc="first")
-    fig, axes, _ = _grid(len(pairs))
-    for ax, (base, m) in zip(axes, pairs):
-        x, y = tau[base].to_numpy(float), tau[m].to_numpy(float)
-        ax.scatter(x, y, s=10, color=PALETTE[0], linewidths=0)
-        _identity(ax, x, y)
-        ax.set_xlabel(f"τ of {base}")
-        ax.set_ylabel(f"τ of {m}")
-        ax.set_title(f"{m} against {base}")
-    if not pairs:
+    if not pairs:  # no track, or no measure with a base to compare
         fig, ax = new_figure()
-        note(ax, "no measure with a base (AP) to compare", loc="center")
         ax.set_axis_off()
-    elif axes:
-        note(axes[0], f"{tau.shape[0]} tracks", loc="upper left")
-    fig.suptitle("Kendall's τ, full qrels against leave one group out, per track")
+        note(ax, NO_TRACK_FIGURE_NOTE if verdicts.empty else "no measure with a base (AP, P@k) to compare",
+             loc="center center")
+    else:
+        tau = verdicts.pivot_table(index="track", columns="measure", values="kendall_tau", aggfunc="first")
+        fig, axes, _ = _grid(len(pairs))
+        for ax, (base, m) in zip(axes, pairs):
+            x, y = tau[base].to_numpy(float), tau[m].to_numpy(float)
+            ax.scatter(x, y, s=10, color=PALETTE[0], linewidths=0)
+            _identity(ax, x, y)
+            ax.set_xlabel(f"τ of {base}")
+            ax.set_ylabel(f"τ of {m}")
+            ax.set_title(f"{m}\nagainst {base}")
+        note(axes[0], f"{tau.shape[0]} track{'s' * (tau.shape[0] != 1)}", loc="upper left")
+    fig.suptitle("Kendall's τ, full qrels against leave one group out")
     save_figure_pair(fig, path_stem)
