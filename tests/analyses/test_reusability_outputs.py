@@ -149,3 +149,13 @@ def test_cross_track_step_with_no_track_writes_an_empty_table_and_says_so(tmp_pa
     stacked = summarize_reusability({}, tmp_path)
     assert stacked.empty and (tmp_path / "verdicts.csv").read_text().startswith("track,groups_from,measure,")
     assert camera_ready_problems(tmp_path / "tau_by_track.pdf") == []
+
+
+def test_cross_track_figure_draws_measures_whose_tau_is_undefined(tmp_path):
+    """A measure on which every run ties (tau NaN) keeps its panel, empty."""
+    from reeval.analyses.reusability.figures import plot_tau_by_track
+
+    verdicts = pd.DataFrame({"track": ["t1"] * 3 + ["t2"] * 3, "measure": ["map", "P_100", "P_rareness@100"] * 2,
+                             "kendall_tau": [0.9, float("nan"), 0.8, 1.0, float("nan"), 0.7]})
+    plot_tau_by_track(verdicts, tmp_path / "tau")
+    assert camera_ready_problems(tmp_path / "tau.pdf") == []

@@ -122,7 +122,9 @@ def plot_tau_by_track(verdicts, path_stem) -> None:
         note(ax, NO_TRACK_FIGURE_NOTE if verdicts.empty else "no measure with a base (AP, P@k) to compare",
              loc="center center")
     else:
-        tau = verdicts.pivot_table(index="track", columns="measure", values="kendall_tau", aggfunc="first")
+        # every measure a column, also one whose tau is undefined (NaN: not drawn) on every track
+        tau = verdicts.drop_duplicates(["track", "measure"]).pivot(index="track", columns="measure",
+                                                                     values="kendall_tau")
         fig, axes, _ = _grid(len(pairs))
         for ax, (base, m) in zip(axes, pairs):
             x, y = tau[base].to_numpy(float), tau[m].to_numpy(float)
