@@ -20,7 +20,7 @@ from pathlib import Path
 import pandas as pd
 
 #: the cross-track folders holding the studies' figures, in reading order
-FIGURE_FOLDERS = ("study", "lexiprecision", "rareness")
+FIGURE_FOLDERS = ("study", "lexiprecision", "rareness", "reusability")
 #: the markdown files to read first, in order
 READ_FIRST = ("summary/summary.md", "study/summary.md", "lexiprecision/paper_comparison.md")
 REPORT = "report.html"
