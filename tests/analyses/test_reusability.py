@@ -198,3 +198,23 @@ def test_groups_as_a_pattern_and_bad_groups_are_input_errors(small_track):
         leave_one_group_out(str(qrels), paths, None, depth=0)
     with pytest.raises(InputError, match="mean over topics"):
         leave_one_group_out(str(qrels), paths, None, measures="num_rel")
+
+
+@pytest.mark.parametrize("depth", [1, 2, 100])
+def test_every_measure_equals_evaluate_on_the_reduced_qrels(small_track, depth):
+    """ASL (the track depth of an unanswered topic unchanged), graded and set measures: a
+    group's leave-one-group-out values are reeval.evaluate's on the hand-reduced qrels."""
+    from reeval import evaluate
+
+    qrels, runs = small_track
+    measures = ["ASL", "ASL@g1-2", "nDCG@3", "bpref", "Rprec", "RR", "AP(rel=2)", "Judged@2", "infAP"]
+    table = leave_one_group_out(str(qrels), [str(p) for p in runs.values()], GROUPS, depth=depth,
+                                measures=measures).set_index(["run", "measure"])
+    lines = [ln for ln in QRELS.splitlines() if ln.strip()]
+    for group, kept in reduced_qrels(lines, runs, GROUPS, depth).items():
+        q = pd.DataFrame([ln.split() for ln in kept], columns=["qid", "it", "docno", "rel"]).astype({"rel": int})
+        alone = evaluate(q[["qid", "docno", "rel"]], [str(p) for p in runs.values()], measures)
+        for name in (n for n in runs if GROUPS.get(n, n) == group):
+            for m in measures:
+                got, want = table.loc[(name, m), "score_logo"], alone.loc[name, m]
+                assert got == want or (math.isnan(got) and math.isnan(want)), (group, name, m, got, want)
