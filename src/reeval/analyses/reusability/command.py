@@ -44,7 +44,8 @@ def read_groups(path) -> dict:
                 reader = csv.DictReader(f)
                 column = next((c for c in GROUP_COLUMNS if c in (reader.fieldnames or [])), None)
                 if "run" not in (reader.fieldnames or []) or column is None:
-                    raise InputError(f"{path}: line 1: expected a header with run and one of {', '.join(GROUP_COLUMNS)}")
+                    raise InputError(f"{path}: line 1: expected a header with run and one of "
+                                     f"{', '.join(GROUP_COLUMNS)}")
                 for row in reader:
                     run, group = (row.get("run") or "").strip(), (row.get(column) or "").strip()
                     if not run or not group:

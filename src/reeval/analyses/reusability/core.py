@@ -208,8 +208,9 @@ def logo_topic_values(grid: Grid, pool: Pool, full_values: dict, measures, rel_l
     S, T = grid.shape
     cells = cell_grid(grid, pool)
     values = {m.name: np.array(full_values[m.name], dtype=np.float64, copy=True) for m in measures}
-    R = np.bincount(grid.qrels_topic[(grid.qrels_rel >= rel_level) & (grid.qrels_rel >= 0)], minlength=T)
-    relevant_left = (R[None, :] - pool.removed(T, (grid.qrels_rel >= rel_level) & (grid.qrels_rel >= 0)))[pool.run_group] > 0
+    relevant = (grid.qrels_rel >= rel_level) & (grid.qrels_rel >= 0)  # as Context.R counts them
+    R = np.bincount(grid.qrels_topic[relevant], minlength=T)
+    relevant_left = (R[None, :] - pool.removed(T, relevant))[pool.run_group] > 0
     if len(cells.run):
         scores = evaluate_grid(cells.grid, measures, rel_level=rel_level, unretrieved=unretrieved, version=version)
         for m in measures:

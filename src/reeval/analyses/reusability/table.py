@@ -33,12 +33,12 @@ def reusability_table(grid, groups, measures, depth: int = 100, rel_level: int =
     import pandas as pd
 
     from reeval.analyses.rareness.core import add_rareness
-    from reeval.measures import aggregate_values, family_of
+    from reeval.measures import aggregate_values, evaluate_grid, family_of
 
     rare = [m for m in measures if family_of(m).needs_runs]
     plain = [m for m in measures if m not in rare]
     pool = pool_contributions(grid, groups, depth, pooled)
-    scores = evaluate_grid_or_empty(grid, plain, rel_level, unretrieved, version)
+    scores = evaluate_grid(grid, plain, rel_level=rel_level, unretrieved=unretrieved, version=version)
     add_rareness(scores, grid, rare, alpha, rel_level=rel_level, systems=systems)
     full = aggregate_values(scores, measures, complete=True)
     values, relevant_left = logo_topic_values(grid, pool, scores.values, plain, rel_level, unretrieved, version)
@@ -47,7 +47,7 @@ def reusability_table(grid, groups, measures, depth: int = 100, rel_level: int =
     logo = run_means(grid, values, measures, topics_left(grid, pool), relevant_left)
     T = grid.shape[1]
     removed = pool.removed(T).sum(axis=1)[pool.run_group]
-    removed_rel = pool.removed(T, grid.qrels_rel >= rel_level).sum(axis=1)[pool.run_group]
+    removed_rel = pool.removed(T, (grid.qrels_rel >= rel_level) & (grid.qrels_rel >= 0)).sum(axis=1)[pool.run_group]
     group_names = np.array(pool.groups, dtype=object)[pool.run_group]
     frames = []
     for m in measures:
@@ -60,14 +60,6 @@ def reusability_table(grid, groups, measures, depth: int = 100, rel_level: int =
     table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=list(TABLE_COLUMNS))
     table.attrs.update(depth=int(depth), higher_is_better={m.name: bool(m.higher_is_better) for m in measures})
     return table
-
-
-def evaluate_grid_or_empty(grid, measures, rel_level, unretrieved, version):
-    """:func:`reeval.measures.evaluate_grid` of the registered measures (none: the
-    bookkeeping only)."""
-    from reeval.measures import evaluate_grid
-
-    return evaluate_grid(grid, measures, rel_level=rel_level, unretrieved=unretrieved, version=version)
 
 
 def drops(table, higher_is_better: dict) -> np.ndarray:
