@@ -159,3 +159,13 @@ def test_cross_track_figure_draws_measures_whose_tau_is_undefined(tmp_path):
                              "kendall_tau": [0.9, float("nan"), 0.8, 1.0, float("nan"), 0.7]})
     plot_tau_by_track(verdicts, tmp_path / "tau")
     assert camera_ready_problems(tmp_path / "tau.pdf") == []
+
+
+@pytest.mark.parametrize("spec, message", [("nope@3", "reusability.measures: "),
+                                           ("num_rel", "has no mean over topics")])
+def test_a_bad_reusability_measure_is_a_config_error_naming_it(spec, message):
+    from reeval.workflow.config_check import ConfigError, check_config
+
+    with pytest.raises(ConfigError, match=message):
+        check_config({"tracks": {}, "reusability": {"measures": ["AP", spec]}})
+    check_config({"tracks": {}, "reusability": {"measures": ["AP", "P_rareness@10", "ASL@g1-10"]}})

@@ -11,7 +11,8 @@ say what the schema cannot say clearly, before any job runs:
   ``+``, not starting with ``.`` (:data:`TRACK_ID`, also the schema's pattern). A ``/``
   would nest folders, a space or a regex character would break the rules' patterns.
 - the ``measures:`` list, read by the package's own parser
-  (:func:`reeval.measures.parse_measures`), as the ``measures`` rule will read it.
+  (:func:`reeval.measures.parse_measures`), as the ``measures`` rule will read it, and
+  ``reusability.measures`` (measures with a mean over topics, rareness ones included).
 """
 
 from __future__ import annotations
@@ -65,6 +66,20 @@ def check_measures(specs) -> None:
                               f"tables can hold; accepted here: {accepted}")
 
 
+def check_reusability_measures(specs) -> None:
+    """Raise ConfigError naming the first entry of ``reusability.measures`` that is not a
+    measure with a mean over topics (rareness measures are allowed there)."""
+    from reeval.measures import parse_measures
+
+    for spec in specs:
+        try:
+            measures = parse_measures([str(spec)])
+        except ValueError as exc:
+            raise ConfigError(f"reusability.measures: {exc}") from None
+        if any(m.is_text or m.aggregate != "mean" for m in measures):
+            raise ConfigError(f"reusability.measures: {spec!r} has no mean over topics (num_*, gm_map, text)")
+
+
 def check_config(config: dict) -> None:
     """The checks of the module docstring on a config as loaded (before the schema's)."""
     tracks = config.get("tracks")
@@ -76,6 +91,9 @@ def check_config(config: dict) -> None:
     measures = config.get("measures")
     if isinstance(measures, list):
         check_measures(measures)
+    reuse = config.get("reusability")
+    if isinstance(reuse, dict) and isinstance(reuse.get("measures"), list):
+        check_reusability_measures(reuse["measures"])
 
 
 SCHEMA_PATH = Path(__file__).with_name("schema.yaml")
