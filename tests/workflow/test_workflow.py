@@ -115,7 +115,7 @@ def test_every_pdf_of_the_default_run_is_camera_ready(default_run):
     from pdffigures import camera_ready_problems
 
     pdfs = sorted(default_run.rglob("*.pdf"))
-    assert len(pdfs) == 41  # 11 cross-track figures, 10 per track (figures.per_track: auto, 3 tracks)
+    assert len(pdfs) == 45  # 12 cross-track figures, 11 per track (figures.per_track: auto, 3 tracks)
     assert [p for pdf in pdfs for p in camera_ready_problems(pdf)] == []
 
 
