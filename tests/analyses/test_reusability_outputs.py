@@ -169,3 +169,15 @@ def test_a_bad_reusability_measure_is_a_config_error_naming_it(spec, message):
     with pytest.raises(ConfigError, match=message):
         check_config({"tracks": {}, "reusability": {"measures": ["AP", spec]}})
     check_config({"tracks": {}, "reusability": {"measures": ["AP", "P_rareness@10", "ASL@g1-10"]}})
+
+
+def test_rule_options_of_a_config_with_defaults():
+    from reeval.analyses.reusability.report import rule_options
+    from reeval.workflow.config_check import with_defaults
+
+    cfg = with_defaults({"tracks": {"t": {"qrels": "q", "runs": "r", "pool_depth": 7, "groups": "^(.)",
+                                          "relevance_level": 2}, "u": {"qrels": "q", "runs": "r"}}})
+    t, u = rule_options(cfg, "t"), rule_options(cfg, "u")
+    assert (t["depth"], t["groups"], t["groups_from"], t["relevance_level"]) == (7, "^(.)", "pattern", 2)
+    assert (u["depth"], u["groups"], u["groups_from"], u["pooled"]) == (100, None, "each run alone", None)
+    assert u["measures"][:3] == ["AP", "P@20", "ASL"] and u["alpha"] == 1 and u["systems"] == "all"

@@ -3,24 +3,10 @@
 # across tracks, the verdicts stacked and Kendall's tau of each measure against its base.
 from reeval.analyses.reusability.report import SUMMARY_FIGURES as REUSABILITY_SUMMARY_FIGURES
 from reeval.analyses.reusability.report import SUMMARY_TABLES as REUSABILITY_SUMMARY_TABLES
-from reeval.analyses.reusability.report import track_groups
+from reeval.analyses.reusability.report import rule_options as reusability_options
 
-REUSABILITY = config["reusability"]
 REUSABILITY_SUMMARY_FILES = [f"{RESULTS}/reusability/{name}"
                              for name in REUSABILITY_SUMMARY_TABLES + REUSABILITY_SUMMARY_FIGURES]
-
-
-def reusability_options(wildcards):
-    """The track's groups (and where they come from) and pool depth, with the study's options."""
-    entry = config["tracks"][wildcards.track]
-    groups, groups_from = track_groups(entry)
-    opts = track_options(config, wildcards.track)
-    return dict(groups=groups, groups_from=groups_from, depth=entry.get("pool_depth") or REUSABILITY["depth"],
-                pooled=entry.get("pooled"),
-                measures=list(REUSABILITY["measures"]), places=REUSABILITY["places"],
-                relevance_level=opts["relevance_level"], precision=opts["precision"],
-                unretrieved=config["asl"]["unretrieved"], alpha=REUSABILITY["alpha"],
-                systems=config["rareness"]["systems"])
 
 
 rule reusability:
@@ -33,7 +19,7 @@ rule reusability:
             "scores": dict(caption="../report/reusability_scores.rst", category="Reusability",
                            subcategory="{track}")}),
     params:
-        options=reusability_options,
+        options=lambda wildcards: reusability_options(config, wildcards.track),
         figures=TRACK_FIGURES,
     log:
         f"{RESULTS}/logs/reusability/{{track}}.log",

@@ -64,6 +64,19 @@ def track_groups(entry: dict) -> tuple[dict | str | None, str]:
     return None, "each run alone"
 
 
+def rule_options(config: dict, track: str) -> dict:
+    """What the ``reusability`` rule passes for ``track`` of a config whose defaults are filled
+    in (:func:`reeval.workflow.config_check.with_defaults` gives every track its reading
+    options): groups and where they come from, pool depth, pooled runs, the study's options."""
+    entry, section = config["tracks"][track], config["reusability"]
+    groups, groups_from = track_groups(entry)
+    return dict(groups=groups, groups_from=groups_from, depth=entry.get("pool_depth") or section["depth"],
+                pooled=entry.get("pooled"), measures=list(section["measures"]), places=section["places"],
+                relevance_level=entry["relevance_level"], precision=entry["precision"],
+                unretrieved=config["asl"]["unretrieved"], alpha=section["alpha"],
+                systems=config["rareness"]["systems"])
+
+
 def track_reusability(track: str, track_dir, out_dir, measure_specs, groups=None, groups_from: str = "",
                       depth: int = 100, rel_level: int = 1, precision: str = "float64",
                       unretrieved: str = "after_last", places: int = 0, alpha=1.0, systems: str = "all",
