@@ -32,6 +32,7 @@ include: "workflow/rules/study.smk"
 include: "workflow/rules/lexiprecision.smk"
 include: "workflow/rules/analyses.smk"
 include: "workflow/rules/papers.smk"
+include: "workflow/rules/reusability.smk"
 include: "workflow/rules/report.smk"
 
 
@@ -45,5 +46,6 @@ rule all:
         STUDY_FILES,
         LEXI_SUMMARY_FILES,
         PAPERS_FILES,
+        REUSABILITY_SUMMARY_FILES,
         REPORT_HTML,
     default_target: True

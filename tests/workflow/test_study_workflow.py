@@ -20,8 +20,8 @@ from faultserver import FaultServer
 ncompress = pytest.importorskip("ncompress", reason="ncompress (test extra) writes the .Z fixture")
 
 SNAKEMAKE = [sys.executable, "-m", "snakemake"]
-PER_TRACK_ANALYSES = {"analyses"}
-CROSS_TRACK_ANALYSES = {"rareness_summary", "study", "lexiprecision_summary", "papers"}
+PER_TRACK_ANALYSES = {"analyses", "reusability"}
+CROSS_TRACK_ANALYSES = {"rareness_summary", "study", "lexiprecision_summary", "papers", "reusability_summary"}
 RULES = {"all", "fetch", "ingest", "measures", "inclusion", "summary", "synthetic_track", "report", "total"} | \
     PER_TRACK_ANALYSES | CROSS_TRACK_ANALYSES
 

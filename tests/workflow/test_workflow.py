@@ -115,7 +115,7 @@ def test_every_pdf_of_the_default_run_is_camera_ready(default_run):
     from pdffigures import camera_ready_problems
 
     pdfs = sorted(default_run.rglob("*.pdf"))
-    assert len(pdfs) == 44  # 11 cross-track figures, 11 per track (figures.per_track: auto, 3 tracks)
+    assert len(pdfs) == 48  # 12 cross-track figures, 12 per track (figures.per_track: auto, 3 tracks)
     assert [p for pdf in pdfs for p in camera_ready_problems(pdf)] == []
 
 
@@ -194,7 +194,7 @@ def test_lexiprecision_outputs(default_run):
 
 def test_every_per_track_job_writes_its_benchmark(default_run):
     cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
-    for rule in ("synthetic_track", "ingest", "measures", "analyses"):
+    for rule in ("synthetic_track", "ingest", "measures", "analyses", "reusability"):
         for track in cfg["tracks"]:
             b = pd.read_csv(default_run / "benchmarks" / rule / f"{track}.tsv", sep="\t")
             assert len(b) == 1 and b.s.iloc[0] > 0 and b.max_rss.iloc[0] > 0, (rule, track)
@@ -225,8 +225,8 @@ def test_the_run_prints_one_line_per_job_and_where_the_results_are(default_run):
     lines = console_of(default_run).read_text().splitlines()
     assert len(lines) <= 60 and max(map(len, lines)) <= 400, lines
     jobs = job_order("\n".join(lines))
-    # 3 tracks x 4 per-track rules, 6 cross-track rules and all
-    assert len(jobs) == 19 and jobs[-1] == "all" and "report" in jobs, jobs
+    # 3 tracks x 5 per-track rules, 7 cross-track rules and all
+    assert len(jobs) == 23 and jobs[-1] == "all" and "report" in jobs, jobs
     text = "\n".join(lines)
     assert "Tracks: 3 of 3 included (syn-graded, syn-mixed, syn-shallow); runs: 24 of 24 included." in text
     assert f"{default_run / 'summary' / 'summary.md'}" in text and f"{default_run / 'study' / 'summary.md'}" in text
@@ -250,8 +250,9 @@ def test_rerun_is_a_no_op_and_a_new_track_schedules_only_its_jobs(default_run, t
     dry = snakemake("-n", "--configfile", str(cfg_path))
     out = dry.stdout + dry.stderr
     # the new track's own jobs, and every cross-track job once
-    per_track = {"ingest", "measures", "analyses"}
-    cross_track = {"inclusion", "summary", "rareness_summary", "study", "lexiprecision_summary", "papers", "report"}
+    per_track = {"ingest", "measures", "analyses", "reusability"}
+    cross_track = {"inclusion", "summary", "rareness_summary", "study", "lexiprecision_summary", "papers",
+                   "reusability_summary", "report"}
     rules = per_track | cross_track | {"all", "synthetic_track", "fetch", "total"}
     jobs = {line.split()[0]: int(line.split()[1]) for line in out.splitlines()
             if len(line.split()) == 2 and line.split()[0] in rules and line.split()[1].isdigit()}
@@ -488,6 +489,7 @@ def test_cross_track_rules_with_one_included_track(default_run, tmp_path):
     from reeval.analyses.lexiprecision.report import summarize_lexiprecision
     from reeval.workflow.measures_step import summarize
     from reeval.analyses.rareness.report import summarize_rareness, with_parsed_alphas
+    from reeval.analyses.reusability.report import summarize_reusability
     from reeval.workflow.config_check import with_defaults
     from reeval.analyses.asl.report import study, study_options
 
@@ -499,6 +501,7 @@ def test_cross_track_rules_with_one_included_track(default_run, tmp_path):
     summarize_lexiprecision({track: d / "lexiprecision"}, tmp_path / "lexiprecision", {track: 1},
                             cfg["lexiprecision"])
     summarize_rareness({track: d / "rareness"}, tmp_path / "rareness", with_parsed_alphas(cfg["rareness"]))
+    summarize_reusability({track: d / "reusability"}, tmp_path / "reusability")
     assert_outputs_conform(tmp_path)
     assert list(pd.read_csv(tmp_path / "summary" / "tracks.csv").track) == [track]
     assert "1 included track: syn-graded" in (tmp_path / "summary" / "summary.md").read_text()
@@ -507,7 +510,8 @@ def test_cross_track_rules_with_one_included_track(default_run, tmp_path):
     for name in ("profile", "table3_ties"):
         assert list(pd.read_csv(tmp_path / "lexiprecision" / f"{name}.csv").track) == [track]
     assert set(pd.read_csv(tmp_path / "rareness" / "tau.csv").track) == {track}
-    for stem in ("study/fig1_p20", "lexiprecision/fig3_ties_by_p1", "rareness/tau_by_track"):
+    assert list(pd.read_csv(tmp_path / "reusability" / "verdicts.csv").track.unique()) == [track]
+    for stem in ("study/fig1_p20", "lexiprecision/fig3_ties_by_p1", "rareness/tau_by_track", "reusability/tau_by_track"):
         assert (tmp_path / f"{stem}.pdf").read_bytes()[:5] == b"%PDF-"
 
 

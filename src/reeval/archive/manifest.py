@@ -13,11 +13,13 @@ track of the reanalysis study, in the workflow's track format (see :mod:`reeval.
         qrels: [{url: https://trec.nist.gov/data/qrels_eng/qrels.101-150...parts1-5.tar.gz}]
         topics: "101-150"          # only where one qrels file serves several tasks
         runs:
-          - {run: Brkly3, url: https://trec.nist.gov/results/trec2/..., md5: ..., technique: ...}
+          - {run: Brkly3, url: https://trec.nist.gov/results/trec2/..., md5: ..., participant: berkeley, technique: ...}
 
 Selection (as the reanalysis study): catalog rows with ``analysis_candidate = yes`` from
 1993 to 2021, minus the 2003 Web track (its topic sets were meant to be evaluated
-separately). Runs: every catalog run of the track that has an input URL.
+separately). Runs: every catalog run of the track that has an input URL, with its
+``participant`` (the catalog's; the group left out together in the reusability study,
+:mod:`reeval.analyses.reusability`) where the catalog names one.
 
 Qrels choice: the catalog lists every qrels link of a track page; the manifest keeps the
 file(s) trec_eval used for the official ad hoc scores. :data:`QRELS_EXCLUDE` drops the
@@ -155,7 +157,7 @@ def build_manifest(catalog_dir) -> dict:
     catalog_dir = Path(catalog_dir)
     tracks = pd.read_csv(catalog_dir / "tracks.csv")
     runs = pd.read_csv(catalog_dir / "runs.csv", low_memory=False,
-                       usecols=["trec_edition", "track", "catalog_task", "run_tag", "md5", "input_url"])
+                       usecols=["trec_edition", "track", "catalog_task", "run_tag", "md5", "input_url", "participant"])
     rows = study_rows(tracks)
     n_rows = tracks.groupby(["trec_edition", "track"]).size()
     runs = runs[runs.input_url.notna()]
@@ -174,6 +176,8 @@ def build_manifest(catalog_dir) -> dict:
             item = {"run": str(r.run_tag), "url": r.input_url}
             if isinstance(r.md5, str) and r.md5:
                 item["md5"] = r.md5
+            if isinstance(r.participant, str) and r.participant.strip():
+                item["participant"] = r.participant.strip()
             label = technique(str(r.run_tag)) if row.year >= TECHNIQUE_FROM_YEAR else None
             if label:
                 item["technique"] = label

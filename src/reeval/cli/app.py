@@ -22,6 +22,7 @@ COMMANDS = {
     "score": "reeval.cli.score",
     "compare": "reeval.cli.compare",
     "prefer": "reeval.cli.prefer",
+    "reusability": "reeval.cli.reusability",
     "measures": "reeval.cli.measures",
 }
 

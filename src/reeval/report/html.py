@@ -6,8 +6,8 @@ and markdown files are relative to the report, so they work beside the results f
 
 Its front page: per track its runs ranked by MAP with the main measures (a leaderboard),
 whether the track is included and why not, and links to each study's section. Then one
-section per study (the ASL study, lexicographic precision, rareness, the cross-track
-summary): its markdown summary rendered (its images embedded), its other figures with
+section per study (the ASL study, lexicographic precision, rareness, reusability, the
+cross-track summary): its markdown summary rendered (its images embedded), its other figures with
 their captions, its tables; then the per-track figures, one folder per track.
 
 Numbers meant for reading are rounded as trec_eval prints them: 4 decimals
@@ -44,6 +44,7 @@ SECTIONS = {
     "lexiprecision": ("Lexicographic precision", "lexiprecision", ("summary.md", "paper_comparison.md")),
     "rareness": ("Rareness", "rareness", ("summary.md",)),
     "papers": ("The papers, cell by cell", "papers", ("paper_comparison.md",)),
+    "reusability": ("Reusability (leave one group out)", "reusability", ()),
     "summary": ("Cross-track summary", "summary", ("summary.md",)),
 }
 STYLE = """

@@ -22,7 +22,7 @@ import pandas as pd
 from reeval.report.escape import line_text
 
 #: the cross-track folders holding the studies' figures, in reading order
-FIGURE_FOLDERS = ("study", "lexiprecision", "rareness")
+FIGURE_FOLDERS = ("study", "lexiprecision", "rareness", "reusability")
 #: the markdown files to read first, in order
 READ_FIRST = ("summary/summary.md", "study/summary.md", "papers/paper_comparison.md")
 REPORT = "report.html"

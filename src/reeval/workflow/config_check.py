@@ -12,7 +12,8 @@ say what the schema cannot say clearly, before any job runs:
   would nest folders, a space or a regex character would break the rules' patterns.
 - the ``measures:`` list, read by the package's own parser
   (:func:`reeval.measures.parse_measures`), as the ``measures`` rule will read it, each
-  integer parameter (a cutoff) within int64 (:func:`check_measures`).
+  integer parameter (a cutoff) within int64 (:func:`check_measures`), and
+  ``reusability.measures`` (measures with a mean over topics, rareness ones included).
 - ``results`` names a folder: not an existing file (:func:`check_results`; the schema
   refuses ``''``, which would put every output under ``/``).
 - ``grade_map`` keys are integers within int64 (written as numbers or as strings of digits,
@@ -139,6 +140,20 @@ def _is_int64(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and INT64[0] <= value <= INT64[1]
 
 
+def check_reusability_measures(specs) -> None:
+    """Raise ConfigError naming the first entry of ``reusability.measures`` that is not a
+    measure with a mean over topics (rareness measures are allowed there)."""
+    from reeval.measures import parse_measures
+
+    for spec in specs:
+        try:
+            measures = parse_measures([str(spec)])
+        except ValueError as exc:
+            raise ConfigError(f"reusability.measures: {exc}") from None
+        if any(m.is_text or m.aggregate != "mean" for m in measures):
+            raise ConfigError(f"reusability.measures: {spec!r} has no mean over topics (num_*, gm_map, text)")
+
+
 def check_config(config: dict) -> None:
     """The checks of the module docstring on a config as loaded (before the schema's)."""
     tracks = config.get("tracks")
@@ -151,6 +166,9 @@ def check_config(config: dict) -> None:
     if isinstance(measures, list):
         check_measures(measures)
     check_results(config.get("results"))
+    reuse = config.get("reusability")
+    if isinstance(reuse, dict) and isinstance(reuse.get("measures"), list):
+        check_reusability_measures(reuse["measures"])
 
 
 SCHEMA_PATH = Path(__file__).with_name("schema.yaml")

@@ -13,6 +13,7 @@ from reeval.analyses.asl import report as asl_report
 from reeval.analyses.lexiprecision import report as lexiprecision_report
 from reeval.analyses.papers import comparison as paper_comparison
 from reeval.analyses.rareness import report as rareness_report
+from reeval.analyses.reusability import report as reusability_report
 from reeval.io.ingest import TRACK_FILES
 from reeval.workflow.measures_step import MEASURES_FILES
 
@@ -30,6 +31,7 @@ TRACK_TABLES_BY_STEP = {
     "lexiprecision": tuple(f"lexiprecision/{name}" for name in
                            _each(lexiprecision_report.TRACK_TABLES, ("parquet", "csv"))
                            + ("positions.parquet", "pairs.parquet")),
+    "reusability": tuple(f"reusability/{name}" for name in reusability_report.TRACK_TABLES),
 }
 #: step -> its figures of one track (PNG and PDF), drawn when ``figures.per_track`` says so
 #: (:func:`draws_track_figures`); no cross-track step reads them
@@ -38,6 +40,7 @@ TRACK_FIGURES_BY_STEP = {
     "study": tuple(f"study/{name}" for name in _each(asl_report.TRACK_STUDY_FIGURES, ("png", "pdf"))),
     "lexiprecision": tuple(f"lexiprecision/{name}" for name in
                            _each(lexiprecision_report.TRACK_FIGURES, ("png", "pdf"))),
+    "reusability": tuple(f"reusability/{name}" for name in reusability_report.TRACK_FIGURES),
 }
 #: the one comparison of the three papers' published cells with ours (rule papers), relative
 #: to the results folder

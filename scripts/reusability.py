@@ -1,0 +1,20 @@
+"""Rule reusability: one track's runs scored on the full qrels and without their group."""
+from pathlib import Path
+
+from _log import rule_log
+from reeval.analyses.reusability.report import track_reusability
+
+sm = snakemake  # noqa: F821
+with rule_log(sm) as log:
+    o = sm.params.options
+    tables = track_reusability(sm.wildcards.track, Path(sm.input[0]).parent, Path(sm.output[0]).parent,
+                               o["measures"], groups=o["groups"], groups_from=o["groups_from"], depth=o["depth"],
+                               rel_level=o["relevance_level"], precision=o["precision"],
+                               unretrieved=o["unretrieved"], places=o["places"], alpha=o["alpha"],
+                               systems=o["systems"], pooled=o["pooled"], figures=sm.params.figures)
+    v = tables["verdict"]
+    log.info("reusability of %s: %d runs in %d groups (%s), pool depth %d", sm.wildcards.track,
+             int(v["runs"].max()) if len(v) else 0, int(v["groups"].max()) if len(v) else 0,
+             o["groups_from"], o["depth"])
+    if o["groups_from"] == "each run alone":
+        log.warning("%s: no groups given (groups: in its entry): every run is left out alone", sm.wildcards.track)

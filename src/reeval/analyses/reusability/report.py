@@ -1,0 +1,145 @@
+"""Workflow steps of the reusability study (rules ``reusability`` and ``reusability_summary``).
+
+Per track (``<results>/tracks/<track>/reusability/``, names in TRACK_TABLES/TRACK_FIGURES):
+
+- ``by_run.parquet``/``.csv``: :func:`reeval.analyses.reusability.table.reusability_table`'s
+  rows (group, run, measure, score, score_logo, delta, rank, rank_logo, removed,
+  removed_relevant) with the track.
+- ``verdict.csv``: one row per measure (:func:`.table.verdicts`) with the track, where the
+  groups came from (``groups_from``) and the pool depth.
+- ``groups.csv``: one row per group: its runs, the pairs removed, the relevant ones.
+- figure ``scores`` (PNG + PDF, :func:`.figures.plot_scores`) when per-track figures are drawn.
+
+Across tracks (``<results>/reusability/``): ``verdicts.csv`` (every track's verdicts) and
+the figure ``tau_by_track`` (:func:`.figures.plot_tau_by_track`).
+
+Groups (:func:`track_groups`): a track entry's ``groups:`` (a mapping run -> group, a
+file as ``reeval reusability --groups`` reads it, or a regular expression whose first
+group names it), else the ``participant`` of each run of a
+fetched track (the manifest's), else every run alone. The pool depth: the entry's
+``pool_depth``, else the study's ``reusability.depth``; the pooled runs: the entry's
+``pooled`` (a file or a pattern), else every run.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from reeval.io.tables import write_table, write_table_pair
+
+from .table import TABLE_COLUMNS, VERDICT_COLUMNS
+
+TRACK_TABLES = ("by_run.parquet", "by_run.csv", "verdict.csv", "groups.csv")
+TRACK_FIGURES = ("scores.png", "scores.pdf")
+#: under ``<results>/reusability/``
+SUMMARY_TABLES = ("verdicts.csv",)
+SUMMARY_FIGURES = ("tau_by_track.png", "tau_by_track.pdf")
+BY_RUN_COLUMNS = ("track",) + TABLE_COLUMNS
+TRACK_VERDICT_COLUMNS = ("track", "groups_from") + VERDICT_COLUMNS
+GROUP_COLUMNS = ("track", "group", "runs", "removed", "removed_relevant")
+
+
+def track_groups(entry: dict) -> tuple[dict | str | None, str]:
+    """``(groups, where from)`` of a track entry: its ``groups:`` (a mapping, a file as
+    ``--groups`` reads it, or a pattern string), the manifest's ``participant`` of each
+    fetched run, or None (each run alone)."""
+    import os
+
+    from .command import read_groups
+
+    spec = entry.get("groups")
+    if isinstance(spec, dict):
+        return {str(k): str(v) for k, v in spec.items()}, "config"
+    if isinstance(spec, str) and os.path.isfile(spec):
+        return read_groups(spec), "file"
+    if isinstance(spec, str):
+        return spec, "pattern"
+    runs = (entry.get("urls") or {}).get("runs") or []
+    found = {r["run"]: r["participant"] for r in runs if r.get("participant")}
+    if found:
+        return found, "manifest"
+    return None, "each run alone"
+
+
+def rule_options(config: dict, track: str) -> dict:
+    """What the ``reusability`` rule passes for ``track`` of a config whose defaults are filled
+    in (:func:`reeval.workflow.config_check.with_defaults` gives every track its reading
+    options): groups and where they come from, pool depth, pooled runs, the study's options."""
+    entry, section = config["tracks"][track], config["reusability"]
+    groups, groups_from = track_groups(entry)
+    return dict(groups=groups, groups_from=groups_from, depth=entry.get("pool_depth") or section["depth"],
+                pooled=entry.get("pooled"), measures=list(section["measures"]), places=section["places"],
+                relevance_level=entry["relevance_level"], precision=entry["precision"],
+                unretrieved=config["asl"]["unretrieved"], alpha=section["alpha"],
+                systems=config["rareness"]["systems"])
+
+
+def track_reusability(track: str, track_dir, out_dir, measure_specs, groups=None, groups_from: str = "",
+                      depth: int = 100, rel_level: int = 1, precision: str = "float64",
+                      unretrieved: str = "after_last", places: int = 0, alpha=1.0, systems: str = "all",
+                      pooled=None, figures: bool = True) -> dict:
+    """Compute and write the per-track tables (module doc), and the figure when ``figures``.
+    ``groups``: a mapping run -> group, a pattern, or None; ``pooled``: the runs that built
+    the pool, a file or a pattern (:func:`.command.read_pooled`), or None (every run).
+    Returns the tables."""
+    from reeval.measures import build_grid, parse_measures
+    from reeval.workflow.measures_step import read_track_tables
+    from reeval.workflow.run_inclusion import included_runs, read_ingest_report
+
+    from .core import groups_from_pattern
+    from .table import reusability_table, verdicts
+
+    version = 9 if precision == "float32" else 10
+    measures = [m for m in parse_measures(list(measure_specs), version) if not m.is_text and m.aggregate == "mean"]
+    judged, depth_table, qrels = read_track_tables(track_dir)
+    runs = included_runs(read_ingest_report(track_dir))
+    grid = build_grid(judged, depth_table, qrels, runs=runs, keep_docno=True)
+    if isinstance(groups, str):
+        groups = groups_from_pattern(grid.runs, groups)
+    if isinstance(pooled, str):
+        from .command import read_pooled
+
+        pooled = read_pooled(pooled, grid.runs)
+    table = reusability_table(grid, groups, measures, depth=depth, rel_level=rel_level, unretrieved=unretrieved,
+                              version=version, alpha=alpha, systems=systems, pooled=pooled)
+    table.insert(0, "track", track)
+    verdict = verdicts(table, places)
+    verdict.insert(0, "groups_from", groups_from)
+    verdict.insert(0, "track", track)
+    out = Path(out_dir)
+    write_table_pair(table, out, "by_run", columns=list(BY_RUN_COLUMNS))
+    write_table(verdict, out / "verdict.csv", columns=list(TRACK_VERDICT_COLUMNS))
+    per_group = group_table(table)
+    write_table(per_group, out / "groups.csv", columns=list(GROUP_COLUMNS))
+    if figures:
+        from .figures import plot_scores
+
+        plot_scores(table, out / "scores", track)
+    return {"by_run": table, "verdict": verdict, "groups": per_group}
+
+
+def group_table(table) -> pd.DataFrame:
+    """One row per group of a track's table: track, group, runs, removed, removed_relevant."""
+    first = table[table["measure"] == table["measure"].iloc[0]] if len(table) else table
+    out = (first.groupby(["track", "group"], sort=False)
+           .agg(runs=("run", "size"), removed=("removed", "first"), removed_relevant=("removed_relevant", "first"))
+           .reset_index())
+    return out.sort_values(["removed", "group"], ascending=[False, True], kind="stable").reset_index(drop=True)
+
+
+def summarize_reusability(tracks: dict, out_dir) -> pd.DataFrame:
+    """Stack every track's verdicts (``{track: its reusability folder}``) into
+    ``verdicts.csv`` and draw ``tau_by_track`` in ``out_dir``. Returns the table."""
+    from .figures import plot_tau_by_track
+
+    columns = list(TRACK_VERDICT_COLUMNS)
+    frames = [pd.read_csv(Path(d) / "verdict.csv", keep_default_na=False, na_values=[""]) for d in tracks.values()]
+    stacked = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
+    out = Path(out_dir)
+    write_table(stacked, out / "verdicts.csv", columns=columns)
+    plot_tau_by_track(stacked.astype({"kendall_tau": np.float64}), out / "tau_by_track")
+    return stacked
+

@@ -1,0 +1,93 @@
+"""The leave-one-group-out table of a track and its verdict per measure.
+
+:func:`reusability_table` scores every run on the full qrels and without its group
+(:mod:`.core`), one row per (run, measure); :func:`verdicts` sums each measure up in one
+row: the largest and the mean drop, Kendall's tau between the full and the
+leave-one-group-out orderings, and the runs whose rank moves by more than ``places``.
+A drop is the loss the run suffers: score - score_logo for a measure where higher is
+better, score_logo - score for one where lower is (ASL).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .core import logo_ranks, logo_rareness, logo_topic_values, pool_contributions, ranks, run_means, topics_left
+
+#: the columns of :func:`reusability_table`, in order
+TABLE_COLUMNS = ("group", "run", "measure", "score", "score_logo", "delta", "rank", "rank_logo",
+                 "removed", "removed_relevant")
+#: the columns of :func:`verdicts`, in order
+VERDICT_COLUMNS = ("measure", "runs", "groups", "pool_depth", "max_drop", "max_drop_run", "mean_drop",
+                   "kendall_tau", "places", "rank_changes")
+
+
+def reusability_table(grid, groups, measures, depth: int = 100, rel_level: int = 1,
+                      unretrieved: str = "after_last", version: int = 10, alpha=1.0, systems: str = "all",
+                      pooled=None):
+    """One row per (run, measure) of the runs of ``grid`` (built with ``keep_docno=True``):
+    :data:`TABLE_COLUMNS`. ``groups``: run -> group (None: each run alone); ``measures``:
+    parsed measures, registered ones and rareness ones (``needs_runs``); ``pooled``: the runs
+    that contributed to the pool (None: all). ``attrs`` holds ``depth`` and
+    ``higher_is_better`` (per measure)."""
+    import pandas as pd
+
+    from reeval.analyses.rareness.core import add_rareness
+    from reeval.measures import aggregate_values, evaluate_grid, family_of
+
+    rare = [m for m in measures if family_of(m).needs_runs]
+    plain = [m for m in measures if m not in rare]
+    pool = pool_contributions(grid, groups, depth, pooled)
+    scores = evaluate_grid(grid, plain, rel_level=rel_level, unretrieved=unretrieved, version=version)
+    add_rareness(scores, grid, rare, alpha, rel_level=rel_level, systems=systems)
+    full = aggregate_values(scores, measures, complete=True)
+    values, relevant_left = logo_topic_values(grid, pool, scores.values, plain, rel_level, unretrieved, version)
+    for m in rare:
+        values[m.name] = logo_rareness(grid, pool, m, alpha, rel_level, systems)
+    logo = run_means(grid, values, measures, topics_left(grid, pool), relevant_left)
+    T = grid.shape[1]
+    removed = pool.removed(T).sum(axis=1)[pool.run_group]
+    removed_rel = pool.removed(T, (grid.qrels_rel >= rel_level) & (grid.qrels_rel >= 0)).sum(axis=1)[pool.run_group]
+    group_names = np.array(pool.groups, dtype=object)[pool.run_group]
+    frames = []
+    for m in measures:
+        a, b = np.asarray(full[m.name], dtype=np.float64), logo[m.name]
+        frames.append(pd.DataFrame({
+            "group": group_names, "run": np.array(grid.runs, dtype=object), "measure": m.name,
+            "score": a, "score_logo": b, "delta": b - a,
+            "rank": ranks(a, m.higher_is_better), "rank_logo": logo_ranks(a, b, m.higher_is_better),
+            "removed": removed, "removed_relevant": removed_rel}))
+    table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=list(TABLE_COLUMNS))
+    table.attrs.update(depth=int(depth), higher_is_better={m.name: bool(m.higher_is_better) for m in measures})
+    return table
+
+
+def drops(table, higher_is_better: dict) -> np.ndarray:
+    """Each row's drop: score - score_logo (higher is better) or score_logo - score."""
+    sign = np.where(table["measure"].map(higher_is_better).astype(bool).to_numpy(), -1.0, 1.0)
+    return sign * table["delta"].to_numpy(dtype=np.float64) + 0.0  # no -0.0
+
+
+def verdicts(table, places: int = 0):
+    """One row per measure (:data:`VERDICT_COLUMNS`): runs, groups, the pool depth, the
+    largest drop and its run, the mean drop over the runs, Kendall's tau-b between the full
+    scores and the leave-one-group-out scores (each run scored without its group), and the
+    runs whose rank changes by more than ``places``."""
+    import pandas as pd
+
+    from reeval.stats.correlation import kendall_tau
+
+    hib = table.attrs.get("higher_is_better", {})
+    rows = []
+    for measure, part in table.groupby("measure", sort=False):
+        d = drops(part, hib)
+        top = int(np.nanargmax(d)) if np.isfinite(d).any() else None
+        moved = np.abs(part["rank_logo"].to_numpy() - part["rank"].to_numpy()) > places
+        rows.append({"measure": measure, "runs": len(part), "groups": part["group"].nunique(),
+                     "pool_depth": table.attrs.get("depth"),
+                     "max_drop": float(d[top]) if top is not None else np.nan,
+                     "max_drop_run": part["run"].iloc[top] if top is not None else None,
+                     "mean_drop": float(np.nanmean(d)) if np.isfinite(d).any() else np.nan,
+                     "kendall_tau": kendall_tau(part["score"].to_numpy(), part["score_logo"].to_numpy()),
+                     "places": int(places), "rank_changes": int(moved.sum())})
+    return pd.DataFrame(rows, columns=list(VERDICT_COLUMNS))

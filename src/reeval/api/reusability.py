@@ -1,0 +1,110 @@
+"""``reeval.leave_one_group_out``: test-collection reusability as a DataFrame.
+
+Reads its inputs as :func:`reeval.evaluate` does (:func:`reeval.api.inputs.load_track`) and
+computes with :func:`reeval.analyses.reusability.table.reusability_table`, as ``reeval
+reusability`` does, so the two give the same values.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+
+import pandas as pd
+
+from reeval.choices import PRECISIONS, SYSTEMS, UNRETRIEVED_POLICIES
+from reeval.errors import InputError
+
+from .inputs import load_track
+from .scoring import QrelsInput, RunsInput, _choice, _integer, _noted, measure_columns
+
+
+def resolve_groups(runs, groups) -> dict | None:
+    """run -> group from ``groups``: a mapping (a run missing from it is its own group),
+    a regular expression (``re.Pattern``, or a string starting with ``re:``) whose first
+    capturing group names the group, or None (each run alone). InputError otherwise."""
+    from reeval.analyses.reusability.core import groups_from_pattern
+
+    if groups is None:
+        return None
+    if isinstance(groups, re.Pattern):
+        groups = "re:" + groups.pattern
+    if isinstance(groups, str):
+        if not groups.startswith("re:"):
+            raise InputError(f"groups: a mapping run -> group or a pattern 're:<regex>', not {groups!r}")
+        try:
+            return groups_from_pattern(runs, groups[3:])
+        except ValueError as exc:
+            raise InputError(f"groups: {exc}") from None
+    if isinstance(groups, pd.Series):
+        groups = groups.to_dict()
+    if not isinstance(groups, Mapping):
+        raise InputError(f"groups: a mapping run -> group, a pattern or None, not {type(groups).__name__}")
+    return {str(k): str(v) for k, v in groups.items()}
+
+
+def leave_one_group_out(qrels: QrelsInput, runs: RunsInput, groups=None, *, depth: int = 100,
+                        measures: str | Iterable[str] = ("AP", "P@20"), relevance_level: int = 1,
+                        precision: str = "float64", unretrieved: str = "after_last",
+                        alpha: float | str = 1.0, systems: str = "all", pooled=None) -> pd.DataFrame:
+    """Score each run on the full qrels and on the qrels less its group's pool contribution.
+
+    The pool contribution of a group is the judged (topic, document) pairs its runs place in
+    their top ``depth`` (trec_eval order: score descending, docno descending) and no other
+    group's runs do; the group's runs are scored without them, every other run on the full
+    qrels (docs/studies.md, "Reusability").
+
+    Args:
+        qrels, runs: any form :func:`reeval.evaluate` takes.
+        groups: run name -> group name (a run missing from it is its own group); a pattern
+            ``"re:<regex>"`` or a compiled ``re.Pattern`` whose first capturing group, searched
+            in each run name, is the group; None: every run is its own group.
+        depth: the pool depth (documents of each ranking that were judged), >= 1.
+        measures: any :func:`reeval.evaluate` takes (one name or several), ASL and the
+            rareness measures included (their rarity is recomputed without the group).
+        relevance_level, precision, unretrieved, alpha, systems: as :func:`reeval.evaluate`.
+        pooled: the names of the runs that contributed to the pool (TREC pooled each
+            group's priority runs); None: every run. Every run is scored either way.
+
+    Returns:
+        One row per (run, measure), runs in the order given: ``group, run, measure, score,
+        score_logo, delta`` (score_logo - score), ``rank, rank_logo`` (the run's rank among
+        all runs, the others on the full qrels), ``removed, removed_relevant`` (pairs removed
+        for the group). ``attrs``: ``depth``, ``higher_is_better`` (per measure), ``notes``.
+
+    Raises:
+        InputError: bad input (the message names the source, the row and what was expected).
+    """
+    from reeval.analyses.reusability.table import reusability_table
+    from reeval.compute import trec_eval_version
+    from reeval.measures import grid_from_track
+
+    _choice("precision", precision, PRECISIONS)
+    _choice("unretrieved", unretrieved, UNRETRIEVED_POLICIES)
+    _choice("systems", systems, SYSTEMS)
+    level = _integer("relevance_level", relevance_level)
+    depth = _integer("depth", depth)
+    columns = measure_columns(measures, precision=precision)
+    unique = [m for m in dict.fromkeys(columns.values()) if not m.is_text and m.aggregate == "mean"]
+    if not unique:
+        raise InputError("measures: leave_one_group_out needs measures with a mean over topics (not num_*, runid)")
+    from reeval.analyses.rareness.core import check_alpha
+
+    try:
+        alpha = check_alpha(alpha)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    tables, names, notes = load_track(qrels, runs, precision)
+    if pooled is not None:
+        pooled = [pooled] if isinstance(pooled, str) else [str(r) for r in pooled]
+        unknown = sorted(set(pooled) - set(names))
+        if unknown:
+            raise InputError(f"pooled: {len(unknown)} names that are no run given, e.g. {unknown[0]!r}")
+    grid = grid_from_track(tables, runs=names, keep_docno=True)
+    table = reusability_table(grid, resolve_groups(names, groups), unique, depth=depth, rel_level=level,
+                              unretrieved=unretrieved, version=trec_eval_version(precision),
+                              alpha=alpha, systems=systems, pooled=pooled)
+    rename = {m.name: c for c, m in columns.items()}
+    table["measure"] = table["measure"].map(lambda n: rename.get(n, n))
+    table.attrs["higher_is_better"] = {rename.get(k, k): v for k, v in table.attrs["higher_is_better"].items()}
+    return _noted(table, tables, notes)

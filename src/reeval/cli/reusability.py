@@ -1,0 +1,228 @@
+"""``reeval reusability QRELS RUN... --groups FILE|PATTERN --depth N -m ...``.
+
+Prints, per measure, a tab-separated table (run, group, score, without its group, delta,
+rank, rank without its group, rank change) and a one-line verdict (largest and mean drop,
+Kendall's tau between the full and the leave-one-group-out orderings, runs moving by more
+than ``--places``); :func:`reusability_lines` gives the lines, :func:`add_parser` registers
+the command. Imports only argparse until the command runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+
+from reeval.choices import SYSTEMS, UNRETRIEVED_POLICIES, integer_problem
+from reeval.errors import InputError
+from reeval.report.escape import tsv_field
+
+#: the columns of a CSV groups file naming the group, tried in this order
+GROUP_COLUMNS = ("group", "team", "participant")
+#: the columns of a CSV pooled-runs file saying whether a run was pooled, tried in this order
+POOLED_COLUMNS = ("pooled", "contributed judgments")
+#: what such a column says for a pooled run (case-insensitive)
+YES = ("yes", "y", "true", "1")
+#: the default measures of the command (and of the API)
+DEFAULT_MEASURES = ("AP", "P@20")
+
+
+def read_groups(path) -> dict:
+    """run -> group from a file: ``RUN GROUP`` per line (whitespace-separated; blank lines
+    and ``#`` comments skipped), or a ``.csv`` with a header holding ``run`` and one of
+    :data:`GROUP_COLUMNS` (TREC leaderboards: ``team``). A bad line, or a run given two
+    groups, is an InputError naming the file and the line."""
+    out: dict = {}
+
+    def add(run, group, where):
+        if out.get(run, group) != group:
+            raise InputError(f"{where}: run {run!r} is already in group {out[run]!r}")
+        out[run] = group
+
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            if str(path).endswith(".csv"):
+                reader = csv.DictReader(f)
+                column = next((c for c in GROUP_COLUMNS if c in (reader.fieldnames or [])), None)
+                if "run" not in (reader.fieldnames or []) or column is None:
+                    raise InputError(f"{path}: line 1: expected a header with run and one of "
+                                     f"{', '.join(GROUP_COLUMNS)}")
+                for row in reader:
+                    run, group = (row.get("run") or "").strip(), (row.get(column) or "").strip()
+                    if not run or not group:
+                        raise InputError(f"{path}: line {reader.line_num}: expected a run and its {column}")
+                    add(run, group, f"{path}: line {reader.line_num}")
+                return out
+            for number, line in enumerate(f, 1):
+                text = line.split("#", 1)[0].split()
+                if not text:
+                    continue
+                if len(text) != 2:
+                    raise InputError(f"{path}: line {number}: expected 'RUN GROUP', found {len(text)} fields")
+                add(text[0], text[1], f"{path}: line {number}")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    return out
+
+
+def groups_option(spec: str | None, runs) -> dict | None:
+    """The groups of ``--groups``: a file (:func:`read_groups`) when ``spec`` names one, else
+    a regular expression searched in the run names (its first capturing group)."""
+    from .core import groups_from_pattern
+
+    if spec is None:
+        return None
+    if os.path.isfile(spec):
+        return read_groups(spec)
+    try:
+        return groups_from_pattern(runs, spec)
+    except ValueError as exc:
+        raise InputError(f"--groups: {spec!r} is neither a file nor a pattern: {exc}") from None
+
+
+def read_pooled(spec: str | None, runs) -> list | None:
+    """The runs of ``--pooled``: a ``.csv`` with ``run`` and one of :data:`POOLED_COLUMNS`
+    (yes/no: a TREC-COVID leaderboard's "contributed judgments"), another file with one
+    run name per line (``#`` comments), or a regular expression searched in the run names."""
+    import re
+
+    if spec is None:
+        return None
+    if not os.path.isfile(spec):
+        try:
+            rx = re.compile(spec)
+        except re.error as exc:
+            raise InputError(f"--pooled: {spec!r} is neither a file nor a pattern: {exc}") from None
+        return [r for r in runs if rx.search(r)]
+    with open(spec, newline="", encoding="utf-8") as f:
+        if not spec.endswith(".csv"):
+            return [w for line in f for w in line.split("#", 1)[0].split()[:1]]
+        reader = csv.DictReader(f)
+        column = next((c for c in POOLED_COLUMNS if c in (reader.fieldnames or [])), None)
+        if "run" not in (reader.fieldnames or []) or column is None:
+            raise InputError(f"{spec}: line 1: expected a header with run and one of {', '.join(POOLED_COLUMNS)}")
+        return [row["run"].strip() for row in reader if (row.get(column) or "").strip().lower() in YES]
+
+
+def reusability_lines(qrels_path, run_paths, measure_specs=None, groups=None, depth: int = 100,
+                      rel_level: int = 1, precision: str = "float64", decimals: int = 4, places: int = 0,
+                      unretrieved: str = "after_last", alpha="1", systems: str = "all", pooled=None, warn=None):
+    """Yield the lines of ``reeval reusability`` (module doc): per measure a header, one line
+    per run (in argument order) and the verdict. ``groups``, ``pooled``: the ``--groups`` and
+    ``--pooled`` texts."""
+    from reeval.analyses.rareness.core import check_alpha
+    from reeval.api.scoring import measure_columns
+    from reeval.compute import check_tables, trec_eval_version
+    from reeval.io.ingest import ingest_track
+    from reeval.io.trecio import run_names
+    from reeval.measures import grid_from_track
+
+    from .table import reusability_table, verdicts
+
+    columns = measure_columns(measure_specs or list(DEFAULT_MEASURES), precision=precision)
+    label = {}
+    for column, m in columns.items():
+        label.setdefault(m.name, column)
+    measures = [m for m in dict.fromkeys(columns.values()) if not m.is_text and m.aggregate == "mean"]
+    if not measures:
+        raise InputError("reusability needs measures with a mean over topics (not num_*, runid)")
+    try:
+        alpha = check_alpha(alpha)
+    except ValueError as exc:
+        raise InputError(f"--alpha: {exc}") from None
+    names = run_names(run_paths)
+    group_of = groups_option(groups, names)
+    pooled_runs = read_pooled(pooled, names)
+    if pooled_runs is not None and not set(pooled_runs) & set(names):
+        raise InputError(f"--pooled {pooled}: none of the runs given")
+    tables = ingest_track("cli", qrels_path, run_paths, precision=precision, keep_runs=False)
+    for line in check_tables(tables):
+        if warn is not None:
+            warn(line)
+    grid = grid_from_track(tables, runs=names, keep_docno=True)
+    table = reusability_table(grid, group_of, measures, depth=depth, rel_level=rel_level, unretrieved=unretrieved,
+                              version=trec_eval_version(precision), alpha=alpha, systems=systems,
+                              pooled=pooled_runs)
+    verdict = verdicts(table, places).set_index("measure")
+    f = f"{{:.{decimals}f}}"
+    for m in measures:
+        part = table[table["measure"] == m.name]
+        v = verdict.loc[m.name]
+        pooled_text = "" if pooled_runs is None else f", {len(set(pooled_runs) & set(names))} runs pooled"
+        yield (f"# {label[m.name]} ({'higher' if m.higher_is_better else 'lower'} is better): pool depth {depth}, "
+               f"{v['groups']} groups, {v['runs']} runs{pooled_text}")
+        yield "run\tgroup\tscore\twithout_group\tdelta\trank\trank_without_group\trank_change"
+        for row in part.itertuples(index=False):
+            yield "\t".join([tsv_field(row.run), tsv_field(row.group), f.format(row.score), f.format(row.score_logo),
+                             f.format(row.delta), str(row.rank), str(row.rank_logo), f"{row.rank - row.rank_logo:+d}"])
+        yield (f"verdict {label[m.name]}: max drop {f.format(v['max_drop'])} ({tsv_field(v['max_drop_run'])}), "
+               f"mean drop {f.format(v['mean_drop'])}, Kendall tau {f.format(v['kendall_tau'])}, "
+               f"{v['rank_changes']} of {v['runs']} runs move more than {places} places")
+
+
+def _integer(name: str):
+    """An argparse type: an integer within the bounds of option ``name``."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, not {text!r}") from None
+        problem = integer_problem(name, value)
+        if problem:
+            raise argparse.ArgumentTypeError(f"{problem}, not {value}")
+        return value
+    return parse
+
+
+def _places(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, not {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be at least 0, not {value}")
+    return value
+
+
+def _run(args) -> int:
+    import sys
+
+    warn = None if args.quiet else (lambda line: print(f"reeval: {line}", file=sys.stderr))
+    for line in reusability_lines(args.qrels, args.runs, args.measure, groups=args.groups, depth=args.depth,
+                                  rel_level=args.l, precision="float32" if args.float32 else "float64",
+                                  decimals=args.decimals, places=args.places, unretrieved=args.unretrieved,
+                                  alpha=args.alpha, systems=args.systems, pooled=args.pooled, warn=warn):
+        print(line)
+    return 0
+
+
+def add_parser(sub, common) -> None:
+    """Register ``reeval reusability`` on the subparsers ``sub`` (``common``: the shared
+    input options -l, --trec-eval-9, --decimals, --quiet)."""
+    p = sub.add_parser("reusability", parents=[common], help="leave one group out: is the collection reusable?",
+                       description="Leave one group out: each group's runs scored without the judged documents "
+                                   "only that group's runs placed in their top --depth (trec_eval order). Prints "
+                                   "per measure: run, group, score, score without its group, delta, ranks and the "
+                                   "rank change, then a verdict (largest and mean drop, Kendall tau between the two "
+                                   "orderings, runs moving more than --places places).")
+    p.add_argument("qrels", help="qrels file")
+    p.add_argument("runs", nargs="+", help="run files")
+    p.add_argument("--groups", metavar="FILE|PATTERN",
+                   help="the group of each run: a file of 'RUN GROUP' lines, a .csv with run and group (or team, "
+                        "participant) columns, or a regular expression whose first group, searched in the run name, "
+                        "names it; a run not in it is its own group (default: every run alone)")
+    p.add_argument("--depth", type=_integer("depth"), default=100, help="pool depth (default 100)")
+    p.add_argument("--pooled", metavar="FILE|PATTERN",
+                   help="the runs that were pooled (default: all): a file of run names, a .csv with run and "
+                        "pooled (or 'contributed judgments', yes/no) columns, or a regular expression; every run "
+                        "is scored either way")
+    p.add_argument("-m", dest="measure", action="append", metavar="MEASURE",
+                   help="measure, repeatable: any of reeval score -m with a mean over topics, ASL and the "
+                        "rareness measures included (default AP and P@20)")
+    p.add_argument("--places", type=_places, default=0,
+                   help="the verdict counts the runs whose rank changes by more than this (default 0)")
+    p.add_argument("--unretrieved", choices=UNRETRIEVED_POLICIES, default="after_last",
+                   help="ASL of an unretrieved relevant document (as reeval score)")
+    p.add_argument("--alpha", default="1", metavar="ALPHA", help="rareness weight (as reeval score)")
+    p.add_argument("--systems", choices=SYSTEMS, default="all", help="rareness run count (as reeval score)")
+    p.set_defaults(func=_run)

@@ -1,0 +1,60 @@
+# Test-collection reusability, leave one group out (reeval.analyses.reusability.report):
+# per track, each group's runs scored without the judged documents only that group pooled;
+# across tracks, the verdicts stacked and Kendall's tau of each measure against its base.
+from reeval.analyses.reusability.report import SUMMARY_FIGURES as REUSABILITY_SUMMARY_FIGURES
+from reeval.analyses.reusability.report import SUMMARY_TABLES as REUSABILITY_SUMMARY_TABLES
+from reeval.analyses.reusability.report import rule_options as reusability_options
+
+REUSABILITY_SUMMARY_FILES = [f"{RESULTS}/reusability/{name}"
+                             for name in REUSABILITY_SUMMARY_TABLES + REUSABILITY_SUMMARY_FIGURES]
+
+
+rule reusability:
+    """Per track: every run scored on the full qrels and without its group's pool contribution."""
+    input:
+        step_files("ingest"),
+    output:
+        step_files("reusability"),
+        **track_figure_outputs("reusability", {
+            "scores": dict(caption="../report/reusability_scores.rst", category="Reusability",
+                           subcategory="{track}")}),
+    params:
+        options=lambda wildcards: reusability_options(config, wildcards.track),
+        figures=TRACK_FIGURES,
+    log:
+        f"{RESULTS}/logs/reusability/{{track}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/reusability/{{track}}.tsv"
+    # benchmarks/bench_reusability.py: at most twice the measures job (docs/benchmarks.md)
+    threads: 1
+    resources:
+        mem_mb=lambda wildcards, attempt: 4000 * attempt,
+        runtime=lambda wildcards, attempt: 20 * attempt,
+    conda:
+        "../../environment.yml"
+    script:
+        "../../scripts/reusability.py"
+
+
+rule reusability_summary:
+    """Reusability across tracks: every track's verdicts, Kendall's tau of each measure against its base."""
+    input:
+        tables=lambda wildcards: expand(f"{RESULTS}/tracks/{{track}}/reusability/verdict.csv", track=usable_tracks()),
+        inclusion=INCLUSION,
+    output:
+        table=f"{RESULTS}/reusability/verdicts.csv",
+        tau=report(f"{RESULTS}/reusability/tau_by_track.png", caption="../report/reusability_tau.rst",
+                   category="Reusability", subcategory="across tracks"),
+        pdf=f"{RESULTS}/reusability/tau_by_track.pdf",
+    params:
+        tracks={track: f"{RESULTS}/tracks/{track}/reusability" for track in TRACKS},
+    log:
+        f"{RESULTS}/logs/reusability_summary/reusability_summary.log",
+    threads: 1
+    resources:
+        mem_mb=lambda wildcards, attempt: 2000 * attempt,
+        runtime=lambda wildcards, attempt: 10 * attempt,
+    conda:
+        "../../environment.yml"
+    script:
+        "../../scripts/reusability_summary.py"
