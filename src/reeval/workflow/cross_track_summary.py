@@ -79,10 +79,12 @@ def reordering_line(by_run: pd.DataFrame) -> str:
     if "map" not in by_run or "ASL" not in by_run:
         return "Reordering: MAP or ASL was not computed (table 2 of `study/summary.md`)."
     runs = by_run.dropna(subset=["map", "ASL"])
+    if len(runs) < 2:
+        return f"Reordering: n/a with {len(runs)} run that has both MAP and ASL (Kendall's tau compares two or more)."
     tau = kendall_tau(runs["map"], -runs["ASL"])
     text = f"Reordering: ranking the {len(runs)} runs by ASL instead of MAP gives Kendall's tau {fmt(tau, 2)}"
     top = best(runs, "map")
-    if top is not None and len(runs) > 1:
+    if top is not None:
         rank = 1 + int((runs["ASL"] < runs.loc[runs["run"] == top[0], "ASL"].iloc[0]).sum())
         text += f"; the best run by MAP ({code(top[0])}) is {ordinal(rank)} by ASL"
     return text + " (which swaps are significant: table 2 of `study/summary.md`)."
