@@ -36,7 +36,7 @@ def test_make_test_installs_every_extra_and_runs_the_suite_on_workers(tmp_path):
     assert installs(plan)[0] == "."
     assert set(re.fullmatch(r"'?\.\[([\w,-]+)\]'?", installs(plan)[1]).group(1).split(",")) == set(extras)
     assert any(p.startswith("pytest-xdist") for p in extras["test"])
-    assert re.search(r"bin/pytest -n \S+", plan)
+    assert re.search(r"bin/pytest -n \S+ --dist loadfile", plan)  # a file's module fixtures run once
 
 
 def test_ci_runs_the_suite_then_the_slurm_tests():
