@@ -4,7 +4,8 @@ written (tests/test_documented_commands.py).
 Extraction: every line of a fenced (```bash, ```sh, ```console, ```shell) or indented
 (4 spaces) code block whose first word, after ``NAME=value`` assignments and timing
 wrappers, is a command a user types (``COMMANDS``); lines ending in ``\\`` continue; a
-``# comment`` ends a command. Output lines, YAML and Python blocks are not commands.
+``# comment`` ends a command; in a usage line, ``[RUN ...]`` repetitions are dropped and
+other optional parts (``[-l LEVEL]``) given. Output lines, YAML and Python blocks are not commands.
 
 How each command runs, in a copy of the project with ``../shared`` beside it (a fresh
 clone's layout), the commands of one page in order (``cd`` and ``export`` carry over):
@@ -18,8 +19,9 @@ clone's layout), the commands of one page in order (``cd`` and ``export`` carry 
 - ``pip install ".[EXTRA]"``: not run (it installs from the network): EXTRA must be an
   extra of pyproject.toml;
 - everything else (``reeval ...``, ``python -m reeval...``, ``cp``, ``mkdocs build``)
-  runs as written, after the placeholders of ``PLACEHOLDERS`` are replaced by real files
-  of ../shared/data; ``/tmp/...`` becomes a folder of the test's own, ``rm -rf X &&``
+  runs as written, after the placeholders of files (``QRELS_PLACEHOLDERS``,
+  ``RUN_PLACEHOLDERS``) are replaced by real files of ../shared/data and the others by
+  ``PLACEHOLDERS``' values; ``/tmp/...`` becomes a folder of the test's own, ``rm -rf X &&``
   and ``/usr/bin/time -v`` are dropped, ``.venv/bin/X`` is the X of the running
   interpreter's environment.
 
@@ -43,14 +45,14 @@ from conftest import ROOT, SHARED_DATA
 COMMANDS = {"make", "snakemake", "reeval", "mkdocs", "pip", "cp", "python", "python3", "cd", "export",
             "source", "rm"}
 
-#: a run of DL-19 passage (a small real track) per placeholder; QRELS its qrels
+#: the placeholders of files stand for DL-19 passage's (a small real track): its qrels, and
+#: its runs in name order (the index of each placeholder's run)
 TRACK = "trec2019-dl-passage"
+QRELS_PLACEHOLDERS = ("QRELS", "qrels.txt")
 RUN_PLACEHOLDERS = {"RUN": 0, "run.gz": 0, "run1.gz": 0, "runA.gz": 0, "runA": 0,
                     "run2.gz": 1, "runB.gz": 1, "runB": 1, "runC.gz": 2, "runC": 2}
-#: the placeholders of the documented commands and what the test gives in their place
-PLACEHOLDERS = {"QRELS": "<the track's qrels>", "qrels.txt": "<the track's qrels>",
-                **{name: f"<the track's run {i + 1}>" for name, i in RUN_PLACEHOLDERS.items()},
-                "LEVEL": "1", "N": "2", "your-study.yaml": "config/config.yaml"}
+#: the other placeholders and the values the test gives them
+PLACEHOLDERS = {"LEVEL": "1", "N": "2", "your-study.yaml": "config/config.yaml"}
 
 #: commands that cannot run here (matched by a regular expression), with the reason
 NOT_RUN = {
@@ -141,7 +143,7 @@ def track_files() -> dict[str, str]:
     """The placeholders' real files: DL-19 passage's qrels and its first three runs."""
     qrels = sorted((SHARED_DATA / TRACK / "qrels").iterdir())[0]
     runs = sorted((SHARED_DATA / TRACK / "runs").iterdir())
-    return {"QRELS": str(qrels), "qrels.txt": str(qrels),
+    return {**{name: str(qrels) for name in QRELS_PLACEHOLDERS},
             **{name: str(runs[i]) for name, i in RUN_PLACEHOLDERS.items()}}
 
 
