@@ -3,8 +3,8 @@
 #               on the built-in synthetic campaign
 #   make test   create .venv, install reeval with its test, bench, slurm and docs extras, run
 #               the test suite on $(TEST_WORKERS) pytest-xdist workers, each test file on one
-#               worker so that its module fixtures run once (first Debian's chromium
-#               and chromium-driver, for the report's browser test)
+#               worker (pyproject.toml: --dist loadfile); first Debian's chromium and
+#               chromium-driver, for the report's browser test
 #   make test-slurm   the SLURM profile on a single-node cluster it brings up (root, Debian;
 #                     tests/workflow/slurm_cluster.sh), deselected from make test
 VENV ?= .venv
@@ -41,7 +41,7 @@ browser:
 	else echo "chromium is not installed and cannot be (not root with apt-get): the browser test will skip"; fi
 
 test: $(VENV)/.installed-test browser
-	$(VENV)/bin/pytest -n $(TEST_WORKERS) --dist loadfile
+	$(VENV)/bin/pytest -n $(TEST_WORKERS)
 
 test-slurm: $(VENV)/.installed-test
 	$(VENV)/bin/pytest -m slurm

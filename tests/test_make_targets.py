@@ -36,7 +36,9 @@ def test_make_test_installs_every_extra_and_runs_the_suite_on_workers(tmp_path):
     assert installs(plan)[0] == "."
     assert set(re.fullmatch(r"'?\.\[([\w,-]+)\]'?", installs(plan)[1]).group(1).split(",")) == set(extras)
     assert any(p.startswith("pytest-xdist") for p in extras["test"])
-    assert re.search(r"bin/pytest -n \S+ --dist loadfile", plan)  # a file's module fixtures run once
+    assert re.search(r"bin/pytest -n \S+", plan)
+    addopts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]["addopts"]
+    assert "--dist loadfile" in addopts  # a file's module fixtures (a workflow run) run once, on one worker
 
 
 def test_ci_runs_the_suite_then_the_slurm_tests():
