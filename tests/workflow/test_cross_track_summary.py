@@ -3,8 +3,7 @@ and reordering in one line each, with numbers checked by hand."""
 
 import pandas as pd
 
-from reeval.report.markdown import code
-from reeval.workflow.cross_track_summary import (best_runs_line, headroom_line, ordinal, reordering_line,
+from reeval.workflow.cross_track_summary import (best_runs_line, code, headroom_line, ordinal, reordering_line,
                                                  summary_markdown)
 
 #: MAP orders a > b > c, ASL orders b < a < c: of the 3 pairs, (a, b) is discordant and
@@ -45,6 +44,7 @@ def test_ordinals():
 
 def test_run_names_print_verbatim_in_code_spans():
     assert code("a`b") == "``a`b``" and code("`x") == "`` `x ``" and code("*x*_|") == "`*x*_|`"
+    assert code("a\nb\tc") == "`a\\nb\\tc`"  # one line, whatever the file name held
     assert "(``r`1``)" in best_runs_line(BY_RUN.assign(run=["r`1", "b", "c"]))
 
 

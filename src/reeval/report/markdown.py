@@ -43,16 +43,6 @@ def table(df: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def code(text: str) -> str:
-    """``text`` as an inline code span that shows it verbatim whatever it holds: fenced by one
-    backtick more than its longest run of backticks, padded with a space where it starts or
-    ends with one (CommonMark), so a run named ``a`b`` or ``*x*`` prints as it is."""
-    text = str(text)
-    fence = "`" * (max((len(m) for m in re.findall(r"`+", text)), default=0) + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
-
-
 def image(alt: str, path: str) -> str:
     """An inline image: ``![alt](path)`` (``path`` relative to the markdown file)."""
     return f"![{alt}]({path})"

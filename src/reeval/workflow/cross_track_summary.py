@@ -21,14 +21,26 @@ Per track, from ``measures_by_run`` and the ``tracks.csv`` row:
 from __future__ import annotations
 
 import math
+import re
 
 import pandas as pd
 
 from reeval.archive.inclusion import NO_TRACK_INCLUDED
-from reeval.report.markdown import code, fmt, render, table
+from reeval.report.markdown import fmt, render, table
 
 #: the best-run line's measures: (column of measures_by_run, printed name)
 BEST_BY = (("map", "MAP"), ("P_20", "P@20"), ("ndcg_cut_10", "nDCG@10"))
+
+
+def code(name) -> str:
+    """A run name as an inline code span that shows it verbatim: control characters as
+    visible escapes (``\\n``), fenced by one backtick more than its longest run of
+    backticks, padded with a space where it starts or ends with one (CommonMark), so
+    ``a`b`` or ``*x*|`` print as they are."""
+    text = re.sub(r"[\x00-\x1f\x7f]", lambda m: repr(m.group())[1:-1], str(name))
+    fence = "`" * (max((len(m) for m in re.findall(r"`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def ordinal(n: int) -> str:
