@@ -1,20 +1,32 @@
 # Two commands do all the set-up on a fresh machine:
-#   make run    create .venv, install reeval, run the workflow on the built-in synthetic campaign
-#   make test   create .venv, install reeval with test and docs extras, run the test suite
-#               (first Debian's chromium and chromium-driver, for the report's browser test)
+#   make run    create .venv, install reeval (only what the workflow needs), run the workflow
+#               on the built-in synthetic campaign
+#   make test   create .venv, install reeval with its test, bench, slurm and docs extras, run
+#               the test suite on $(TEST_WORKERS) pytest-xdist workers, each test file on one
+#               worker (pyproject.toml: --dist loadfile); first Debian's chromium and
+#               chromium-driver, for the report's browser test
 #   make test-slurm   the SLURM profile on a single-node cluster it brings up (root, Debian;
 #                     tests/workflow/slurm_cluster.sh), deselected from make test
 VENV ?= .venv
 PY := $(VENV)/bin/python
 CORES ?= 2
+TEST_WORKERS ?= auto
 
+# the main job's packages only (pyproject.toml's dependencies)
 $(VENV)/.installed: pyproject.toml src/reeval/io/_kernels.c
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e .
+	touch $@
+
+# the rest: pytest and the oracles (test), the peers of the benchmarks (bench), the SLURM
+# executor plugin (slurm) and the documentation site (docs)
+$(VENV)/.installed-test: $(VENV)/.installed
 	$(PY) -m pip install -q -e '.[test,bench,slurm,docs]'
 	touch $@
 
 install: $(VENV)/.installed
+install-test: $(VENV)/.installed-test
 
 run: $(VENV)/.installed
 	$(VENV)/bin/snakemake --cores $(CORES)
@@ -28,10 +40,10 @@ browser:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; \
 	else echo "chromium is not installed and cannot be (not root with apt-get): the browser test will skip"; fi
 
-test: $(VENV)/.installed browser
-	$(VENV)/bin/pytest
+test: $(VENV)/.installed-test browser
+	$(VENV)/bin/pytest -n $(TEST_WORKERS)
 
-test-slurm: $(VENV)/.installed
+test-slurm: $(VENV)/.installed-test
 	$(VENV)/bin/pytest -m slurm
 
-.PHONY: install run test test-slurm browser
+.PHONY: install install-test run test test-slurm browser

@@ -88,26 +88,47 @@ def assert_outputs_conform(folder: Path) -> int:
 ORACLES = (ROOT.parent / "shared" / "oracles").resolve()
 
 
-@pytest.fixture(scope="session")
-def trec_eval10(tmp_path_factory):
-    """trec_eval 10.0 built from ../shared/oracles with its own Makefile (the default build,
-    which passes its quicktest), and a second build printing every value with ``%.17g``
-    instead of ``%6.4f`` (the same code, full precision: the oracle of the topic-by-topic
-    parity tests). A namespace: ``binary``, ``full`` (paths) and ``tests`` (its test/ folder)."""
+def session_dir(tmp_path_factory) -> Path:
+    """The folder every process of this test session shares: the session's base temporary
+    folder, or under pytest-xdist the one that holds every worker's (``.../pytest-N``)."""
+    import os
+
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+def built_once(tmp_path_factory, name: str, build) -> Path:
+    """``session_dir/name``, made by ``build(folder)`` once per test session whatever the
+    number of xdist workers: the first worker to take the file lock builds into a temporary
+    folder renamed to ``name`` when complete (never a half-built folder under the final
+    name); the others wait on the lock, then find it."""
+    import fcntl
+    import shutil
+
+    shared = session_dir(tmp_path_factory)
+    final = shared / name
+    with open(shared / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not final.is_dir():
+            partial = shared / f"{name}.partial"
+            shutil.rmtree(partial, ignore_errors=True)
+            partial.mkdir()
+            build(partial)
+            partial.rename(final)
+    return final
+
+
+def build_trec_eval10(tarball: Path, base: Path) -> None:
+    """Extract trec_eval 10.0 into ``base`` and build it twice with its own Makefile: as
+    shipped (``source/``) and printing ``%.17g`` instead of ``%6.4f`` (``full/``)."""
     import shutil
     import subprocess
     import tarfile
-    from types import SimpleNamespace
 
-    tarballs = sorted(ORACLES.glob("trec_eval-10.0*.tar.gz"))
-    if not tarballs:
-        pytest.skip(f"the trec_eval 10.0 source is not at {ORACLES} (../shared/oracles)")
-    if shutil.which("make") is None or shutil.which("cc") is None:
-        pytest.skip("building trec_eval 10.0 needs make and a C compiler")
-    base = tmp_path_factory.mktemp("trec_eval10")
-    with tarfile.open(tarballs[-1]) as tar:
+    with tarfile.open(tarball) as tar:
         tar.extractall(base, filter="data")
-    (source,) = [p for p in base.iterdir() if (p / "Makefile").is_file()]
+    (extracted,) = [p for p in base.iterdir() if (p / "Makefile").is_file()]
+    source = extracted.rename(base / "source")
     full = base / "full"
     shutil.copytree(source, full)
     for name in ("meas_print_single.c", "meas_print_final.c"):
@@ -115,31 +136,55 @@ def trec_eval10(tmp_path_factory):
         path.write_text(path.read_text().replace("%6.4f", "%.17g"))
     for folder in (source, full):
         subprocess.run(["make", "-s", "-C", str(folder), "trec_eval"], check=True, capture_output=True)
-    return SimpleNamespace(binary=source / "trec_eval", full=full / "trec_eval", tests=source / "test")
+
+
+@pytest.fixture(scope="session")
+def trec_eval10(tmp_path_factory):
+    """trec_eval 10.0 built from ../shared/oracles with its own Makefile (the default build,
+    which passes its quicktest), and a second build printing every value with ``%.17g``
+    instead of ``%6.4f`` (the same code, full precision: the oracle of the topic-by-topic
+    parity tests). Built once per session, shared by the xdist workers (:func:`built_once`).
+    A namespace: ``binary``, ``full`` (paths) and ``tests`` (its test/ folder)."""
+    import shutil
+    from types import SimpleNamespace
+
+    tarballs = sorted(ORACLES.glob("trec_eval-10.0*.tar.gz"))
+    if not tarballs:
+        pytest.skip(f"the trec_eval 10.0 source is not at {ORACLES} (../shared/oracles)")
+    if shutil.which("make") is None or shutil.which("cc") is None:
+        pytest.skip("building trec_eval 10.0 needs make and a C compiler")
+    base = built_once(tmp_path_factory, "trec_eval10", lambda folder: build_trec_eval10(tarballs[-1], folder))
+    return SimpleNamespace(binary=base / "source" / "trec_eval", full=base / "full" / "trec_eval",
+                           tests=base / "source" / "test")
+
+
+def decompress_track(track: str, folder: Path) -> None:
+    """A real track's qrels and runs written to ``folder`` decompressed, under their names
+    without ``.gz``."""
+    import gzip
+    import shutil
+
+    qrels, runs = track_files(track)
+    for src in [qrels, *runs]:
+        dst = folder / Path(src).name.removesuffix(".gz")
+        with gzip.open(src, "rb") if src.endswith(".gz") else open(src, "rb") as fin, open(dst, "wb") as fout:
+            shutil.copyfileobj(fin, fout)
 
 
 @pytest.fixture(scope="session")
 def plain_tracks(tmp_path_factory):
     """A function: a real track's qrels and runs decompressed (trec_eval reads plain files
-    only), as (qrels path, [(run name, run path)]), once per session."""
-    import gzip
-    import shutil
-
+    only), as (qrels path, [(run name, run path)]), once per session (shared by the xdist
+    workers)."""
     from reeval.io.trecio import run_names
 
-    base, made = tmp_path_factory.mktemp("plain"), {}
+    made = {}
 
     def plain(track: str):
         if track not in made:
             qrels, runs = track_files(track)
-            folder = base / track
-            folder.mkdir()
-            paths = []
-            for src in [qrels, *runs]:
-                dst = folder / Path(src).name.removesuffix(".gz")
-                with gzip.open(src, "rb") if src.endswith(".gz") else open(src, "rb") as fin, open(dst, "wb") as fout:
-                    shutil.copyfileobj(fin, fout)
-                paths.append(dst)
+            folder = built_once(tmp_path_factory, f"plain-{track}", lambda f: decompress_track(track, f))
+            paths = [folder / Path(src).name.removesuffix(".gz") for src in [qrels, *runs]]
             made[track] = (paths[0], list(zip(run_names(runs), paths[1:])))
         return made[track]
     return plain

@@ -65,6 +65,22 @@ def test_default_study_produces_every_output(default_run):
     assert (inclusion.source == "synthetic").all() and (inclusion.runs_ingested >= 5).all()
 
 
+def test_summary_tells_each_tracks_story_and_cites_no_path_outside_the_results(default_run):
+    text = (default_run / "summary" / "summary.md").read_text()
+    for track in sorted(yaml.safe_load((ROOT / "config" / "config.yaml").read_text())["tracks"]):
+        by_run = pd.read_parquet(default_run / "tracks" / track / "measures_by_run.parquet")
+        top = by_run.loc[by_run["map"].idxmax()]
+        section = text.split(f"### {track}: {len(by_run)} runs, ")[1].split("###")[0]
+        assert f"MAP {top['map']:.4f} (`{top['run']}`)" in section
+        # the reordering line's tau is the ASL study's own (its ladder's cumulative step)
+        reordering = pd.read_parquet(default_run / "tracks" / track / "study" / "reordering.parquet")
+        tau = reordering.set_index("comparison").kendall_tau["cumulative"]
+        assert f"by ASL instead of MAP gives Kendall's tau {tau:.2f};" in section
+    assert text.count("Headroom: the best P@20 is") == text.count("Reordering: ranking the") == 3
+    cited = [p for p in default_run.rglob("*") if p.suffix in (".md", ".html", ".csv") and "../shared" in p.read_text()]
+    assert not cited  # a user has no ../shared
+
+
 def test_rareness_outputs(default_run):
     from reeval.analyses.rareness.report import SUMMARY_FIGURES, SUMMARY_TABLES, TRACK_FIGURES, TRACK_TABLES
 

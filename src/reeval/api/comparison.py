@@ -122,11 +122,16 @@ def compare_runs(qrels: QrelsInput | pd.DataFrame, runs: RunsInput | None = None
         baseline: a run name: compare every other run with it (run_a = the run, run_b =
             the baseline) instead of every pair.
         alternative: ``two-sided``; ``greater`` (run_a better) or ``less``, paired tests only.
-        seed, resamples: of the permutation, bootstrap and randomised HSD tests (10000:
-            Monte Carlo standard error 0.0022 for a p-value near 0.05).
-        relevance_level, precision, depth, unretrieved, alpha, systems: as
-            :func:`reeval.evaluate` (topics are paired over every qrels topic, ASL measures
-            over those with a relevant document).
+        relevance_level: as :func:`reeval.evaluate`.
+        precision: as :func:`reeval.evaluate`.
+        seed: of the permutation, bootstrap and randomised HSD tests.
+        resamples: of the permutation, bootstrap and randomised HSD tests (10000: Monte
+            Carlo standard error 0.0022 for a p-value near 0.05).
+        depth: as :func:`reeval.evaluate`.
+        unretrieved: as :func:`reeval.evaluate`.
+        alpha: as :func:`reeval.evaluate`.
+        systems: as :func:`reeval.evaluate`. Topics are paired over every qrels topic, ASL
+            measures over those with a relevant document.
 
     Returns:
         A :class:`Comparison` (a DataFrame): one row per (measure, test, run_a, run_b),

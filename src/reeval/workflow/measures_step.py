@@ -5,8 +5,9 @@ column per measure, trec_eval -c semantics), ``measures_by_run.parquet``/``.csv`
 (means over topics) and ``asl_by_document.parquet`` (one row per run x relevant
 document). Across tracks: ``summary/runs.parquet``/``.csv`` (every run's means),
 ``summary/tracks.csv`` (one row per track: sizes, ingest drops, best runs) and
-``summary/summary.md`` (which tracks are included, pointing at ``inclusion.csv``); with no
-track included the tables keep their columns.
+``summary/summary.md`` (which tracks are included; per track its runs, topics, best runs,
+headroom and reordering: :mod:`reeval.workflow.cross_track_summary`); with no track
+included the tables keep their columns.
 """
 
 from __future__ import annotations
@@ -18,12 +19,10 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from reeval.archive.inclusion import NO_TRACK_INCLUDED
 from reeval.io.tables import write_table, write_table_pair, write_text
-from reeval.report.escape import markdown_text
-from reeval.report.markdown import table
 from reeval.measures import TopicScores, aggregate, build_grid, evaluate_grid, parse_measures, per_document
 
+from .cross_track_summary import summary_markdown
 from .run_inclusion import DROPS, included_runs, read_ingest_report, run_inclusion
 
 MEASURES_FILES = ("measures_by_topic.parquet", "measures_by_run.parquet", "measures_by_run.csv",
@@ -152,24 +151,4 @@ def summarize(tracks: dict, out_dir, rel_levels: dict, measure_specs=(),
                 else pd.DataFrame(columns=run_table_columns(measure_specs)))
     write_table_pair(all_runs, out, "runs")
     write_table(pd.DataFrame(rows, columns=TRACK_SUMMARY_COLUMNS), out / "tracks.csv")
-    write_text(summary_markdown(list(tracks), inclusion), out / "summary.md")
-
-
-def summary_markdown(included: list, inclusion: pd.DataFrame | None) -> str:
-    """``summary.md``: which tracks the cross-track tables hold, and why the others are
-    left out (the rows of the inclusion table)."""
-    L = ["# Cross-track summary", "",
-         f"`runs.parquet`/`runs.csv` (every run's means) and `tracks.csv` (one row per track) hold "
-         f"{len(included)} included track{'' if len(included) == 1 else 's'}"
-         + (f": {', '.join(map(markdown_text, included))}." if included else "."), ""]
-    if not included:
-        L += [NO_TRACK_INCLUDED, ""]
-    if inclusion is not None and len(inclusion):
-        left_out = inclusion[~inclusion["included"].astype(bool)]
-        listed = f"`inclusion.csv` lists every track of the configuration ({len(inclusion)})"
-        if len(left_out):
-            L += [f"{listed}; {len(left_out)} left out:", "", table(left_out[["track", "reason"]])]
-        else:
-            L += [f"{listed}: all are included."]
-        L.append("")
-    return "\n".join(L) + "\n"
+    write_text(summary_markdown(rows, dict(zip(tracks, by_run)), inclusion), out / "summary.md")

@@ -1,0 +1,46 @@
+"""The Makefile's two commands: ``make run`` installs only the main job's packages,
+``make test`` the test, bench, slurm and docs extras too, and CI runs both test targets."""
+
+import re
+import shutil
+import subprocess
+import tomllib
+
+import pytest
+
+from conftest import ROOT
+
+
+def planned(target: str, tmp_path) -> str:
+    """What ``make TARGET`` would run from scratch (``-n -B``, a venv of its own)."""
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    done = subprocess.run(["make", "-n", "-B", target, f"VENV={tmp_path / 'venv'}"], cwd=ROOT,
+                          capture_output=True, text=True, check=True)
+    return done.stdout
+
+
+def installs(plan: str) -> list[str]:
+    """The ``pip install`` targets of a make plan."""
+    return re.findall(r"pip install -q -e (\S+)", plan)
+
+
+def test_make_run_installs_only_what_the_workflow_needs(tmp_path):
+    plan = planned("run", tmp_path)
+    assert installs(plan) == ["."] and "snakemake --cores" in plan
+
+
+def test_make_test_installs_every_extra_and_runs_the_suite_on_workers(tmp_path):
+    plan = planned("test", tmp_path)
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    assert installs(plan)[0] == "."
+    assert set(re.fullmatch(r"'?\.\[([\w,-]+)\]'?", installs(plan)[1]).group(1).split(",")) == set(extras)
+    assert any(p.startswith("pytest-xdist") for p in extras["test"])
+    assert re.search(r"bin/pytest -n \S+", plan)
+    addopts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]["addopts"]
+    assert "--dist loadfile" in addopts  # a file's module fixtures (a workflow run) run once, on one worker
+
+
+def test_ci_runs_the_suite_then_the_slurm_tests():
+    lines = [line for line in (ROOT / ".ci" / "run").read_text().splitlines() if line.startswith("make ")]
+    assert lines == ["make test", "make test-slurm"]
