@@ -35,7 +35,8 @@ def score_track(tables, names, measures, rel_level=1, max_depth=None, unretrieve
     ``runid`` is among the measures. Rareness measures count over the runs ``names``, with
     ``alpha`` and ``systems`` (:mod:`reeval.analyses.rareness.core`); ``max_depth`` keeps the
     first documents of each ranking (trec_eval -M), ``judged_only`` only the judged ones
-    (-J), ``num_docs`` is the collection size (-N, for utility); ``version`` the trec_eval
+    (-J, after -M, as trec_eval; a topic the run answered with unjudged documents only is
+    still answered, as trec_eval counts it), ``num_docs`` is the collection size (-N, for utility); ``version`` the trec_eval
     whose conventions apply where 9.x and 10 differ (:func:`trec_eval_version`).
     """
     from reeval.analyses.rareness.core import add_rareness, check_alpha
@@ -44,9 +45,8 @@ def score_track(tables, names, measures, rel_level=1, max_depth=None, unretrieve
 
     rare = [m for m in measures if family_of(m).needs_runs]
     alpha = check_alpha(alpha)
-    grid = grid_from_track(tables, runs=names, max_depth=max_depth, keep_docno=bool(rare))
-    if judged_only:
-        grid = judged_only_grid(grid)
+    retrieved = grid_from_track(tables, runs=names, max_depth=max_depth, keep_docno=bool(rare))
+    grid = judged_only_grid(retrieved) if judged_only else retrieved
     scores = evaluate_grid(grid, [m for m in measures if m not in rare], rel_level=rel_level,
                            unretrieved=unretrieved, version=version, num_docs=num_docs)
     add_rareness(scores, grid, rare, alpha, rel_level=rel_level, systems=systems)
@@ -55,6 +55,32 @@ def score_track(tables, names, measures, rel_level=1, max_depth=None, unretrieve
         tags = {row["run"]: row["tag"] for row in tables.report_rows if row["kind"] == "run" and row["tag"]}
         summary["runid"] = [tags.get(name) or name for name in names]
     return scores, summary
+
+
+def score_notes(scores, names, complete: bool, rel_level: int, version: int = 10) -> list[str]:
+    """Where ``score_track``'s numbers are not what trec_eval 10.0 would print for the same
+    options, in at most one line each (docs/semantics.md):
+
+    - without ``complete``, runs lacking qrels topics: averaged over the topics each run
+      answered, as trec_eval 9.x; trec_eval 10.0 stops (``result qid not found``), and
+      ``-c`` would count those topics as scoring 0 (said for version 10 only);
+    - a relevance level below 0, read as 0 (negative grades and unjudged documents are
+      never relevant; trec_eval counts them as relevant retrieved, not in num_rel).
+    """
+    import numpy as np
+
+    notes = []
+    lacking = (~scores.answered).sum(axis=1) if len(scores.topics) else np.zeros(len(names), dtype=int)
+    if not complete and version == 10 and lacking.any():
+        T = len(scores.topics)
+        runs = [f"{name} lacks {n} of {T}" for name, n in zip(names, lacking) if n]
+        shown = "; ".join(runs[:3]) + (f"; {len(runs) - 3} more runs lack some" if len(runs) > 3 else "")
+        notes.append(f"qrels topics a run did not answer ({shown}): averaged over the topics answered, "
+                     "as trec_eval 9.x (trec_eval 10.0 stops: result qid not found); -c counts them, scoring 0")
+    if rel_level < 0:
+        notes.append(f"-l {rel_level} read as -l 0: negative grades and unjudged documents are never relevant "
+                     "(trec_eval 10 would count them as relevant retrieved but not in num_rel)")
+    return notes
 
 
 def trec_eval_version(precision: str) -> int:

@@ -319,7 +319,11 @@ def rbp(ctx: Context, m: Measure) -> np.ndarray:
 def rbp_resid(ctx: Context, m: Measure) -> np.ndarray:
     """rbp_resid = p^n + (1 - p) * sum over the unjudged documents d among the n retrieved of
     p^(pos_d - 1): the most rbp could rise if every unjudged document had gain 1 (and the
-    ranking went on with such documents); 0 when every document retrieved is judged."""
+    ranking went on with such documents); 0 when every document retrieved is judged. A
+    topic the run did not answer (counted under -c) scores 0 as ``rbp_resid`` and with
+    parameters (``rbp_resid.p=0.8``) the value of trec_eval's ranking of one unjudged
+    document, 1 (0 under -J, :attr:`Context.phantom`): trec_eval 10.0 zeroes the missed
+    topics' value by its name, which the parameters change (docs/semantics.md)."""
     p = persistence(m, 0.9)
     n = ctx.grid.n_ret.ravel()
     powers = ctx.powers(p, int(n.max()) if len(n) else 0)
@@ -337,8 +341,10 @@ def rbp_resid(ctx: Context, m: Measure) -> np.ndarray:
         sel = np.isin(jg, part)
         block[row_of[jg[sel]] - lo, jpos[sel] - 1] = 0.0
         total[part] = np.cumsum(block, axis=1)[:, -1]
-    value = np.where(n > judged, powers[n] + (1.0 - p) * total, 0.0)
-    return value.reshape(ctx.S, ctx.T)
+    value = np.where(n > judged, powers[n] + (1.0 - p) * total, 0.0).reshape(ctx.S, ctx.T)
+    if m.params:  # trec_eval 10 -c zeroes a missed topic's "rbp_resid" only, not "rbp_resid_p=x"
+        value = np.where(ctx.answered, value, float(ctx.phantom))
+    return value
 
 
 #: gdeval's largest grade: ERR's stopping probability is (2^grade - 1) / 2^4
