@@ -153,7 +153,8 @@ class Context:
 def safe_div(num, den):
     """num / den, 0 where den is 0."""
     den = np.asarray(den, dtype=np.float64)
-    return np.divide(num, den, out=np.zeros(np.broadcast(num, den).shape), where=den > 0)
+    with np.errstate(invalid="ignore", over="ignore"):  # huge or infinite sums give inf or NaN, as C: no warning
+        return np.divide(num, den, out=np.zeros(np.broadcast(num, den).shape), where=den > 0)
 
 
 def sequential_cumsum(values: np.ndarray, groups: np.ndarray, op=np.add) -> np.ndarray:

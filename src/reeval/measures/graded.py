@@ -8,20 +8,24 @@ a ``i=gain`` parameter says otherwise (``ndcg.1=3,2=9``); a document not judged,
 judged with a negative grade, has gain 0. The ideal ranking of topic q lists the gains
 of its judged documents from the highest down, stopping at the first gain <= 0; L_q is
 its length and IDCG_q(j) the DCG of its first j documents. The discount of rank r is
-log2(r + 1). Sums are formed in ranking order, as trec_eval forms them.
+log2(r + 1). Sums are formed in ranking order, as trec_eval forms them. Gains are
+doubles, as in trec_eval: grades up to 2^53 (:data:`MAX_GAIN_GRADE`), whose doubles are
+the grades themselves, are taken; a larger grade is refused (InputError).
 """
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
 import numpy as np
 
+from reeval.errors import InputError
 from reeval.io.arrays import group_starts, position_in_group
 
 from .context import PADDED_CELLS, Context, safe_div, sequential_cumsum
-from .params import c_atol, pairs, split_trec_eval
+from .params import c_atol, check_persistence, pairs, split_trec_eval
 from .registry import STANDARD_CUTOFFS, Family, Measure, cutoffs, register
 
 #: Grades above this many levels are not enumerated one by one (trec_eval would allocate
@@ -90,8 +94,23 @@ class TopicGains:
     high: np.ndarray
 
 
+#: The largest grade the gain measures take: 2^53, the last integer float64 holds exactly
+#: (gains are doubles, as in trec_eval; beyond it a grade's gain is not the grade)
+MAX_GAIN_GRADE = 2**53
+
+
+def check_gain_grades(ctx: Context) -> None:
+    """InputError when a qrels grade exceeds :data:`MAX_GAIN_GRADE` (one line, naming it)."""
+    grades = ctx.grid.qrels_rel
+    if len(grades) and int(grades.max()) > MAX_GAIN_GRADE:
+        raise InputError(f"qrels grade {int(grades.max())}: the gain measures (nDCG, G, dcg, rbp ...) take "
+                         f"grades up to 2^53 = {MAX_GAIN_GRADE}, the integers a double holds exactly")
+
+
 def topic_gains(ctx: Context, params: tuple = ()) -> TopicGains:
-    """The gains of ``params`` (see the module doc) on ctx's grid, once per parameters."""
+    """The gains of ``params`` (see the module doc) on ctx's grid, once per parameters;
+    InputError for a grade above :data:`MAX_GAIN_GRADE`."""
+    check_gain_grades(ctx)
     return ctx.once(("gains", params), lambda: _topic_gains(ctx, gain_levels(params)))
 
 
@@ -218,7 +237,8 @@ def ndcg_rel(ctx: Context, m: Measure) -> np.ndarray:
     prefix = np.zeros(len(g.row))
     prefix[nonzero] = sequential_cumsum(_discounted(ctx, g.row)[nonzero], ctx.g[nonzero])
     at = g.idcg[t, np.minimum(ctx.pos, g.length[t])]
-    terms = np.divide(prefix, at, out=np.zeros(len(prefix)), where=gainful)
+    with np.errstate(divide="ignore", invalid="ignore"):  # a gain map can make IDCG 0 there: inf, as C
+        terms = np.divide(prefix, at, out=np.zeros(len(prefix)), where=gainful)
     L = g.length.astype(np.float64)[None, :]
     idcg = g.idcg[np.arange(ctx.T), g.length][None, :]
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -400,9 +420,14 @@ def _pairs_ok(text: str, keys: tuple) -> bool:
 
 
 def check_gain_pairs(spec: str, found: tuple, keys: tuple = ()) -> None:
-    """ValueError unless every name is a grade (an integer >= 0, given once) or one of ``keys``."""
+    """ValueError unless every name is a grade (an integer >= 0, given once) or one of ``keys``,
+    every value finite (trec_eval reads ``inf`` and prints 0 or -nan) and rbp's p in (0, 1]."""
     grades = []
     for name, value in found:
+        if name == "p":
+            check_persistence(spec, value)
+        if not math.isfinite(value):
+            raise ValueError(f"measure {spec!r}: {name}={value} is not a finite number")
         if name in keys:
             continue
         if not (name.isascii() and name.lstrip("+").isdigit()):

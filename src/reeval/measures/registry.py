@@ -183,7 +183,7 @@ def cutoffs(*prefixes: str, default=STANDARD_CUTOFFS, name: str | None = None):
     """A parser for ``prefix``, ``prefix_k``, ``prefix.k1,k2`` (trec_eval's integer cutoffs:
     :func:`.params.long_cutoffs`) and ``prefix@k`` (case insensitive; no cutoff =
     ``default``); measures named ``{name}_{k}`` (default: the family's name)."""
-    from .params import long_cutoffs
+    from .params import LONG_MAX, long_cutoffs
 
     pattern = re.compile(r"(%s)(?:([_@])([0-9]+)|\.(.+))?" % "|".join(re.escape(p.lower()) for p in prefixes))
 
@@ -193,8 +193,8 @@ def cutoffs(*prefixes: str, default=STANDARD_CUTOFFS, name: str | None = None):
             return None
         if m.group(3) is not None:
             cuts, explicit = [int(m.group(3))], True
-            if cuts[0] <= 0:
-                raise ValueError(f"measure {spec!r}: cutoffs must be positive integers")
+            if not 0 < cuts[0] <= LONG_MAX:
+                raise ValueError(f"measure {spec!r}: cutoffs must be integers from 1 to 2^63 - 1")
         elif m.group(4) is not None:
             cuts, explicit = long_cutoffs(spec, m.group(4)), True
         else:
