@@ -12,16 +12,24 @@ from __future__ import annotations
 from reeval.errors import InputError
 
 
-def check_tables(tables) -> list[str]:
-    """The notes on an ingested track's inputs (:func:`reeval.io.notes.notes_line`: one
-    line per file or object that had lines dropped or read differently from trec_eval).
-    A run that keeps no line (empty, or every line dropped) is an :class:`InputError`."""
-    from reeval.io.notes import notes_line, nothing_kept
+def check_tables(tables, verbose: bool = False) -> list[str]:
+    """The notes on an ingested track's inputs: one line per file or object whose reading
+    differs from trec_eval's or dropped lines trec_eval would keep
+    (:func:`reeval.io.notes.notes_line`), then what was read as trec_eval reads it in one
+    line for all files (:func:`reeval.io.notes.as_trec_eval_summary`), or with ``verbose``
+    one line per file. A run that keeps no line (empty, or every line dropped) is an
+    :class:`InputError`."""
+    from reeval.io.notes import as_trec_eval_summary, notes_line, nothing_kept
 
-    for row in tables.report_rows:
+    rows = tables.report_rows
+    for row in rows:
         if row["kind"] == "run" and row["kept"] == 0:
             raise InputError(f"{row['file']}: nothing to evaluate ({nothing_kept(row)})")
-    return [line for line in map(notes_line, tables.report_rows) if line]
+    notes = [line for line in (notes_line(row, "differences") for row in rows) if line]
+    if verbose:
+        return notes + [line for line in (notes_line(row, "as_trec_eval") for row in rows) if line]
+    summary = as_trec_eval_summary(rows)
+    return notes + ([summary] if summary else [])
 
 
 def score_track(tables, names, measures, rel_level=1, max_depth=None, unretrieved="after_last",

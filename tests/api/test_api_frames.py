@@ -68,7 +68,9 @@ def test_the_library_prints_nothing_and_notes_go_to_attrs_and_one_warning(capsys
     assert len(caught) == 1
     assert capsys.readouterr() == ("", "")
     notes = df.attrs["notes"]
-    assert len(notes) == 1 and "run 'dense'" in notes[0] and "NaN score" in notes[0] and "without judgments" in notes[0]
+    assert len(notes) == 2 and "run 'dense'" in notes[0] and "NaN score" in notes[0]
+    assert notes[1].startswith("read as trec_eval reads them") and "without judgments" in notes[1]
+    assert "NaN score" in str(caught[0].message) and "without judgments" not in str(caught[0].message)
     dense = [row for row in df.attrs["ingest_report"] if row["run"] == "dense"][0]
     assert (dense["lines_read"], dense["kept"], dense["nan_score"], dense["unjudged_topic"]) == (6, 4, 1, 1)
     with warnings.catch_warnings():
