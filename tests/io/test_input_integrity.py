@@ -511,5 +511,5 @@ def test_the_tag_note_never_shows_two_different_tags_alike(capsys, tmp_path):
            "...'xxxxxxxxxxxxxxxxxxxxB' (10,000,011 characters) last)" in err
     lines = gzip.decompress(open(real, "rb").read()).decode().splitlines()[:3]
     lines[1] = " ".join(lines[1].split()[:5] + ["other"])  # covidex.t5, other, covidex.t5
-    code, out, err = run(capsys, "score", "-m", "num_ret", qrels, write_lines(tmp_path / "aba", lines))
+    code, out, err = run(capsys, "score", "--verbose", "-c", "-m", "num_ret", qrels, write_lines(tmp_path / "aba", lines))
     assert "2 different tags ('covidex.t5' on the first and last lines, another between them)" in err
