@@ -26,10 +26,43 @@ def check_tables(tables, verbose: bool = False) -> list[str]:
         if row["kind"] == "run" and row["kept"] == 0:
             raise InputError(f"{row['file']}: nothing to evaluate ({nothing_kept(row)})")
     notes = [line for line in (notes_line(row, "differences") for row in rows) if line]
+    notes += [copies_note(names) for names in alike_runs(tables)]
     if verbose:
         return notes + [line for line in (notes_line(row, "as_trec_eval") for row in rows) if line]
     summary = as_trec_eval_summary(rows)
     return notes + ([summary] if summary else [])
+
+
+def alike_runs(tables) -> list[list[str]]:
+    """Groups of runs (names, two or more each) of an ingested track that rank the same
+    documents of the qrels at the same positions, and as many others, on every topic: the
+    same numbers for every measure (a file given under two names, most likely). One digest
+    of each run's arrays (topic, position and qrels row of every kept line, documents per
+    topic), confirmed on the arrays themselves."""
+    import hashlib
+
+    import numpy as np
+
+    groups: dict = {}
+    for part in tables.parts:
+        arrays = (part.topic, part.pos, part.qrow, part.n_ret)
+        digest = hashlib.blake2b(b"".join(np.ascontiguousarray(a).tobytes() for a in arrays)).digest()
+        groups.setdefault(digest, []).append(part)
+    alike = []
+    for parts in groups.values():
+        first = parts[0]
+        same = [p for p in parts if all(np.array_equal(getattr(p, k), getattr(first, k))
+                                        for k in ("topic", "pos", "qrow", "n_ret"))]
+        if len(same) > 1:
+            alike.append([p.name for p in same])
+    return alike
+
+
+def copies_note(names) -> str:
+    """The note on runs that :func:`alike_runs` finds alike."""
+    shown = ", ".join(map(repr, names[:5])) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+    return (f"runs {shown} rank the same judged documents at the same positions on every topic (one file "
+            "under several names?): the same numbers for every measure; each is evaluated as given")
 
 
 def score_track(tables, names, measures, rel_level=1, max_depth=None, unretrieved="after_last",
