@@ -77,8 +77,9 @@ def score_track(tables, names, measures, rel_level=1, max_depth=None, unretrieve
     ``alpha`` and ``systems`` (:mod:`reeval.analyses.rareness.core`); ``max_depth`` keeps the
     first documents of each ranking (trec_eval -M), ``judged_only`` only the judged ones
     (-J, after -M, as trec_eval; a topic the run answered with unjudged documents only is
-    still answered, as trec_eval counts it), ``num_docs`` is the collection size (-N, for utility); ``version`` the trec_eval
-    whose conventions apply where 9.x and 10 differ (:func:`trec_eval_version`).
+    still answered, as trec_eval counts it), ``num_docs`` is the collection size (-N, for
+    utility); ``version`` the trec_eval whose conventions apply where 9.x and 10 differ
+    (:func:`trec_eval_version`).
     """
     from reeval.analyses.rareness.core import add_rareness, check_alpha
     from reeval.measures import aggregate_values, evaluate_grid, family_of, grid_from_track

@@ -55,8 +55,9 @@ class Case:
 
     def argv(self) -> list[str]:
         """trec_eval's options for the case (files last)."""
-        out = ["-c"] * self.complete + ["-J"] * self.judged_only + ["-q"] * self.per_topic + ["-n"] * (not self.summary)
-        out += [f"-l{self.level}"] + [f"-M{self.depth}"] * (self.depth is not None) + [f"-N{self.num_docs}"] * bool(self.num_docs)
+        out = ["-c"] * self.complete + ["-J"] * self.judged_only + ["-q"] * self.per_topic
+        out += ["-n"] * (not self.summary) + [f"-l{self.level}"] + [f"-M{self.depth}"] * (self.depth is not None)
+        out += [f"-N{self.num_docs}"] * bool(self.num_docs)
         return out + [f"-m{s}" for s in self.specs]
 
 
@@ -210,18 +211,19 @@ def test_reeval_score_prints_what_trec_eval_10_prints(trec_eval10, tmp_path):
         if oracle is None:
             uncompared += 1
             continue
-        status, expected, errors = trec_eval_output(trec_eval10.binary, oracle, tmp_path / f"{i}" / "oracle")
-        assert status == 0, f"case {i}: trec_eval fails on the oracle case: {errors}\n" + describe(oracle, tmp_path / f"{i}" / "oracle")
+        folder, oracle_folder = tmp_path / f"{i}" / "case", tmp_path / f"{i}" / "oracle"
+        status, expected, errors = trec_eval_output(trec_eval10.binary, oracle, oracle_folder)
+        assert status == 0, f"case {i}: trec_eval fails on the oracle case: {errors}\n" + describe(oracle, oracle_folder)
         try:
-            ours, notes = reeval_output(case, tmp_path / f"{i}" / "case")
+            ours, notes = reeval_output(case, folder)
         except Exception as exc:  # noqa: BLE001 - reported with the case
-            failures.append(f"case {i}: reeval raised {exc!r}\n" + describe(case, tmp_path / f"{i}" / "case"))
+            failures.append(f"case {i}: reeval raised {exc!r}\n" + describe(case, folder))
             continue
         missing = [d.note for d in applied if d.note and not any(d.note in n for n in notes)]
         if ours != expected or missing:
             diff = [f"- {a!r}\n+ {b!r}" for a, b in zip(expected.splitlines(), ours.splitlines()) if a != b][:4]
             failures.append(f"case {i} (seed {SEED}): differences {[d.name for d in applied]}, notes missing "
                             f"{missing}; trec_eval -, reeval +:\n" + "\n".join(diff) +
-                            f"\nlines {len(expected.splitlines())} vs {len(ours.splitlines())}\n" + describe(case, tmp_path / f"{i}" / "case"))
+                            f"\nlines {len(expected.splitlines())} vs {len(ours.splitlines())}\n" + describe(case, folder))
     assert not failures, f"{len(failures)} of {CASES} cases differ; the first:\n" + "\n\n".join(failures[:3])
     assert uncompared <= CASES // 10, f"{uncompared} of {CASES} cases had no oracle"

@@ -96,7 +96,8 @@ def interpolated_values(ctx: Context, levels) -> tuple[np.ndarray, np.ndarray]:
     from the first level with k_L < 1, or above the k of the level after it, every level
     takes the interpolated precision at the first relevant document (0 if none was
     retrieved; NaN for a topic answered with no document left to rank, as under -J when
-    every document retrieved is unjudged: trec_eval divides 0 by 0) and is counted. With levels in ascending order (iprec_at_recall) this is:
+    every document retrieved is unjudged: trec_eval divides 0 by 0) and is counted. With
+    levels in ascending order (iprec_at_recall) this is:
     k_L < 1 -> the value at the first relevant document, k_L above the relevant retrieved
     -> 0, else the value at the k_L-th.
     """
