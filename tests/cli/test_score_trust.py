@@ -147,3 +147,16 @@ def test_what_trec_eval_reads_alike_is_one_line_for_many_runs_and_per_file_with_
     assert err.count("\n") == 37 and err.count("without judgments dropped (trec_eval skips those topics too)") == 37
     code, _, err = run(capsys, "compare", "-m", "map", q, *runs[:3])
     assert err.count("\n") == 1
+
+
+def test_gm_map_s_exp_is_the_c_library_s(capsys, tmp_path):
+    """Found by the differential test (seed 2): one topic of AP 0.25625, whose gm_map is
+    exp(log(0.25625)): 0.25625000000000003 by C (trec_eval 10 prints 0.2563), 0.25625 by
+    numpy's exp (0.2562 printed)."""
+    q = write_lines(tmp_path / "qrels", ["10 0 d0 1", "10 0 d2 0", "10 0 d3 4", "10 0 d4 4", "10 0 d5 4",
+                                         "10 0 d7 -1", "10 0 d8 2"])
+    r = write_lines(tmp_path / "run", ["10 Q0 d0 0 0.0 t", "10 Q0 d1 1 2.0 t", "10 Q0 u3 2 -1.0 t",
+                                       "10 Q0 d8 3 0.68 t", "10 Q0 d7 4 3.0 t", "10 Q0 u2 5 -1.449 t",
+                                       "10 Q0 d3 6 -1.0 t", "10 Q0 u0 7 1.504 t", "10 Q0 d5 8 1.5 t"])
+    code, lines, _ = run(capsys, "score", "-l2", "-m", "map", "-m", "gm_map", q, r)
+    assert lines == ["map                   \tall\t0.2562", "gm_map                \tall\t0.2563"]
