@@ -36,25 +36,23 @@ def check_tables(tables, verbose: bool = False) -> list[str]:
 def alike_runs(tables) -> list[list[str]]:
     """Groups of runs (names, two or more each) of an ingested track that rank the same
     documents of the qrels at the same positions, and as many others, on every topic: the
-    same numbers for every measure (a file given under two names, most likely). One digest
-    of each run's arrays (topic, position and qrels row of every kept line, documents per
-    topic), confirmed on the arrays themselves."""
-    import hashlib
-
+    same numbers for every measure (a file given under two names, most likely). Runs are
+    grouped by their documents per topic first (a small array), and only runs sharing those
+    are compared line by line (topic, position and qrels row of every kept line)."""
     import numpy as np
 
-    groups: dict = {}
+    by_depth: dict = {}
     for part in tables.parts:
-        arrays = (part.topic, part.pos, part.qrow, part.n_ret)
-        digest = hashlib.blake2b(b"".join(np.ascontiguousarray(a).tobytes() for a in arrays)).digest()
-        groups.setdefault(digest, []).append(part)
+        by_depth.setdefault((len(part.pos), np.asarray(part.n_ret).tobytes()), []).append(part)
     alike = []
-    for parts in groups.values():
-        first = parts[0]
-        same = [p for p in parts if all(np.array_equal(getattr(p, k), getattr(first, k))
-                                        for k in ("topic", "pos", "qrow", "n_ret"))]
-        if len(same) > 1:
-            alike.append([p.name for p in same])
+    for parts in by_depth.values():
+        while len(parts) > 1:
+            first, rest = parts[0], parts[1:]
+            same = [p for p in rest if all(np.array_equal(getattr(p, k), getattr(first, k))
+                                           for k in ("topic", "pos", "qrow"))]
+            if same:
+                alike.append([first.name] + [p.name for p in same])
+            parts = [p for p in rest if all(p is not q for q in same)]
     return alike
 
 
