@@ -226,4 +226,4 @@ def test_reeval_score_prints_what_trec_eval_10_prints(trec_eval10, tmp_path):
                             f"{missing}; trec_eval -, reeval +:\n" + "\n".join(diff) +
                             f"\nlines {len(expected.splitlines())} vs {len(ours.splitlines())}\n" + describe(case, folder))
     assert not failures, f"{len(failures)} of {CASES} cases differ; the first:\n" + "\n\n".join(failures[:3])
-    assert uncompared <= CASES // 10, f"{uncompared} of {CASES} cases had no oracle"
+    assert uncompared <= max(5, CASES // 5), f"{uncompared} of {CASES} cases had no oracle"  # about 7%
