@@ -117,10 +117,15 @@ def score_notes(scores, names, complete: bool, rel_level: int, version: int = 10
         shown = "; ".join(runs[:3]) + (f"; {len(runs) - 3} more runs lack some" if len(runs) > 3 else "")
         notes.append(f"qrels topics a run did not answer ({shown}): averaged over the topics answered, "
                      "as trec_eval 9.x (trec_eval 10.0 stops: result qid not found); -c counts them, scoring 0")
-    if rel_level < 0:
-        notes.append(f"-l {rel_level} read as -l 0: negative grades and unjudged documents are never relevant "
-                     "(trec_eval 10 would count them as relevant retrieved but not in num_rel)")
-    return notes
+    return notes + level_notes(rel_level)
+
+
+def level_notes(rel_level: int) -> list[str]:
+    """The note on a relevance level below 0, read as 0 (none for another level)."""
+    if rel_level >= 0:
+        return []
+    return [f"-l {rel_level} read as -l 0: negative grades and unjudged documents are never relevant "
+            "(trec_eval 10 would count them as relevant retrieved but not in num_rel)"]
 
 
 def trec_eval_version(precision: str) -> int:

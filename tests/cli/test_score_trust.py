@@ -160,3 +160,12 @@ def test_gm_map_s_exp_is_the_c_library_s(capsys, tmp_path):
                                        "10 Q0 d3 6 -1.0 t", "10 Q0 u0 7 1.504 t", "10 Q0 d5 8 1.5 t"])
     code, lines, _ = run(capsys, "score", "-l2", "-m", "map", "-m", "gm_map", q, r)
     assert lines == ["map                   \tall\t0.2562", "gm_map                \tall\t0.2563"]
+
+
+def test_compare_says_a_negative_level_is_level_0(capsys, tmp_path):
+    q = write_lines(tmp_path / "qrels", ["1 0 a -3", "1 0 b 1", "2 0 c 1"])
+    r1 = write_lines(tmp_path / "one", ["1 Q0 a 1 2 t", "1 Q0 b 2 1 t", "2 Q0 c 1 1 t"])
+    r2 = write_lines(tmp_path / "two", ["1 Q0 b 1 2 t", "1 Q0 a 2 1 t", "2 Q0 x 1 1 t"])
+    code, lines, err = run(capsys, "compare", "-l", "-3", "--format", "pairs", q, r1, r2)
+    assert code == 0 and "-l -3 read as -l 0" in err
+    assert lines == run(capsys, "compare", "-l", "0", "--format", "pairs", q, r1, r2)[1]
