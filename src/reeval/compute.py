@@ -12,16 +12,55 @@ from __future__ import annotations
 from reeval.errors import InputError
 
 
-def check_tables(tables) -> list[str]:
-    """The notes on an ingested track's inputs (:func:`reeval.io.notes.notes_line`: one
-    line per file or object that had lines dropped or read differently from trec_eval).
-    A run that keeps no line (empty, or every line dropped) is an :class:`InputError`."""
-    from reeval.io.notes import notes_line, nothing_kept
+def check_tables(tables, verbose: bool = False) -> list[str]:
+    """The notes on an ingested track's inputs: one line per file or object whose reading
+    differs from trec_eval's or dropped lines trec_eval would keep
+    (:func:`reeval.io.notes.notes_line`), then what was read as trec_eval reads it in one
+    line for all files (:func:`reeval.io.notes.as_trec_eval_summary`), or with ``verbose``
+    one line per file. A run that keeps no line (empty, or every line dropped) is an
+    :class:`InputError`."""
+    from reeval.io.notes import as_trec_eval_summary, notes_line, nothing_kept
 
-    for row in tables.report_rows:
+    rows = tables.report_rows
+    for row in rows:
         if row["kind"] == "run" and row["kept"] == 0:
             raise InputError(f"{row['file']}: nothing to evaluate ({nothing_kept(row)})")
-    return [line for line in map(notes_line, tables.report_rows) if line]
+    notes = [line for line in (notes_line(row, "differences") for row in rows) if line]
+    notes += [copies_note(names) for names in alike_runs(tables)]
+    if verbose:
+        return notes + [line for line in (notes_line(row, "as_trec_eval") for row in rows) if line]
+    summary = as_trec_eval_summary(rows)
+    return notes + ([summary] if summary else [])
+
+
+def alike_runs(tables) -> list[list[str]]:
+    """Groups of runs (names, two or more each) of an ingested track that rank the same
+    documents of the qrels at the same positions, and as many others, on every topic: the
+    same numbers for every measure (a file given under two names, most likely). Runs are
+    grouped by their documents per topic first (a small array), and only runs sharing those
+    are compared line by line (topic, position and qrels row of every kept line)."""
+    import numpy as np
+
+    by_depth: dict = {}
+    for part in tables.parts:
+        by_depth.setdefault((len(part.pos), np.asarray(part.n_ret).tobytes()), []).append(part)
+    alike = []
+    for parts in by_depth.values():
+        while len(parts) > 1:
+            first, rest = parts[0], parts[1:]
+            same = [p for p in rest if all(np.array_equal(getattr(p, k), getattr(first, k))
+                                           for k in ("topic", "pos", "qrow"))]
+            if same:
+                alike.append([first.name] + [p.name for p in same])
+            parts = [p for p in rest if all(p is not q for q in same)]
+    return alike
+
+
+def copies_note(names) -> str:
+    """The note on runs that :func:`alike_runs` finds alike."""
+    shown = ", ".join(map(repr, names[:5])) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+    return (f"runs {shown} rank the same judged documents at the same positions on every topic (one file "
+            "under several names?): the same numbers for every measure; each is evaluated as given")
 
 
 def score_track(tables, names, measures, rel_level=1, max_depth=None, unretrieved="after_last",
@@ -35,8 +74,10 @@ def score_track(tables, names, measures, rel_level=1, max_depth=None, unretrieve
     ``runid`` is among the measures. Rareness measures count over the runs ``names``, with
     ``alpha`` and ``systems`` (:mod:`reeval.analyses.rareness.core`); ``max_depth`` keeps the
     first documents of each ranking (trec_eval -M), ``judged_only`` only the judged ones
-    (-J), ``num_docs`` is the collection size (-N, for utility); ``version`` the trec_eval
-    whose conventions apply where 9.x and 10 differ (:func:`trec_eval_version`).
+    (-J, after -M, as trec_eval; a topic the run answered with unjudged documents only is
+    still answered, as trec_eval counts it), ``num_docs`` is the collection size (-N, for
+    utility); ``version`` the trec_eval whose conventions apply where 9.x and 10 differ
+    (:func:`trec_eval_version`).
     """
     from reeval.analyses.rareness.core import add_rareness, check_alpha
     from reeval.measures import aggregate_values, evaluate_grid, family_of, grid_from_track
@@ -44,9 +85,8 @@ def score_track(tables, names, measures, rel_level=1, max_depth=None, unretrieve
 
     rare = [m for m in measures if family_of(m).needs_runs]
     alpha = check_alpha(alpha)
-    grid = grid_from_track(tables, runs=names, max_depth=max_depth, keep_docno=bool(rare))
-    if judged_only:
-        grid = judged_only_grid(grid)
+    retrieved = grid_from_track(tables, runs=names, max_depth=max_depth, keep_docno=bool(rare))
+    grid = judged_only_grid(retrieved) if judged_only else retrieved
     scores = evaluate_grid(grid, [m for m in measures if m not in rare], rel_level=rel_level,
                            unretrieved=unretrieved, version=version, num_docs=num_docs)
     add_rareness(scores, grid, rare, alpha, rel_level=rel_level, systems=systems)
@@ -55,6 +95,37 @@ def score_track(tables, names, measures, rel_level=1, max_depth=None, unretrieve
         tags = {row["run"]: row["tag"] for row in tables.report_rows if row["kind"] == "run" and row["tag"]}
         summary["runid"] = [tags.get(name) or name for name in names]
     return scores, summary
+
+
+def score_notes(scores, names, complete: bool, rel_level: int, version: int = 10) -> list[str]:
+    """Where ``score_track``'s numbers are not what trec_eval 10.0 would print for the same
+    options, in at most one line each (docs/semantics.md):
+
+    - without ``complete``, runs lacking qrels topics: averaged over the topics each run
+      answered, as trec_eval 9.x; trec_eval 10.0 stops (``result qid not found``), and
+      ``-c`` would count those topics as scoring 0 (said for version 10 only);
+    - a relevance level below 0, read as 0 (negative grades and unjudged documents are
+      never relevant; trec_eval counts them as relevant retrieved, not in num_rel).
+    """
+    import numpy as np
+
+    notes = []
+    lacking = (~scores.answered).sum(axis=1) if len(scores.topics) else np.zeros(len(names), dtype=int)
+    if not complete and version == 10 and lacking.any():
+        T = len(scores.topics)
+        runs = [f"{name} lacks {n} of {T}" for name, n in zip(names, lacking) if n]
+        shown = "; ".join(runs[:3]) + (f"; {len(runs) - 3} more runs lack some" if len(runs) > 3 else "")
+        notes.append(f"qrels topics a run did not answer ({shown}): averaged over the topics answered, "
+                     "as trec_eval 9.x (trec_eval 10.0 stops: result qid not found); -c counts them, scoring 0")
+    return notes + level_notes(rel_level)
+
+
+def level_notes(rel_level: int) -> list[str]:
+    """The note on a relevance level below 0, read as 0 (none for another level)."""
+    if rel_level >= 0:
+        return []
+    return [f"-l {rel_level} read as -l 0: negative grades and unjudged documents are never relevant "
+            "(trec_eval 10 would count them as relevant retrieved but not in num_rel)"]
 
 
 def trec_eval_version(precision: str) -> int:

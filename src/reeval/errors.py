@@ -8,7 +8,9 @@ class InputError(ValueError):
 
 
 class ReevalWarning(UserWarning):
-    """Input that was read, but not all of it as given: lines dropped (NaN scores, topics
-    without judgments, duplicates) or read differently from trec_eval. The Python API
-    issues one per call that had such notes (the notes themselves are in the result's
-    ``attrs["notes"]``); ``warnings.simplefilter("ignore", reeval.ReevalWarning)`` silences it."""
+    """Input that was read, but not all of it as given, or not as trec_eval 10 would: lines
+    dropped (NaN scores, duplicates), read differently from trec_eval, or numbers trec_eval
+    10 would not print for the same options. The Python API issues one per call that had
+    such notes (the notes themselves are in the result's ``attrs["notes"]``, with the one
+    line on what trec_eval reads alike, which warns nothing);
+    ``warnings.simplefilter("ignore", reeval.ReevalWarning)`` silences it."""

@@ -43,7 +43,8 @@ def test_one_row_per_run_in_order_columns_as_named_counts_int64():
 
 def test_complete_false_averages_over_the_topics_a_run_answered():
     full = reeval.evaluate(QRELS, RUNS, ["map", "num_q"])
-    answered = reeval.evaluate(QRELS, RUNS, ["map", "num_q"], complete=False)
+    with pytest.warns(reeval.ReevalWarning, match="dense lacks 2 of 3"):  # trec_eval 10.0 would stop
+        answered = reeval.evaluate(QRELS, RUNS, ["map", "num_q"], complete=False)
     # dense answers only q1: AP (1/1 + 2/2) / 2 = 1; over the three qrels topics 1/3
     assert answered.loc["dense", "map"] == 1.0 and answered.loc["dense", "num_q"] == 1
     assert full.loc["dense", "map"] == 1.0 / 3 and full.loc["dense", "num_q"] == 3
@@ -56,7 +57,8 @@ def test_per_topic_rows_are_every_qrels_topic_or_the_answered_ones():
     assert list(df.columns) == ["map", "num_ret", "ASL"]  # gm_map has no per-topic value
     assert df["num_ret"].dtype == np.int64 and df.loc[("dense", "q2"), "num_ret"] == 0
     assert np.isnan(df.loc[("bm25", "q3"), "ASL"])  # no relevant document
-    answered = reeval.evaluate(QRELS, RUNS, ["map"], per_topic=True, complete=False)
+    with pytest.warns(reeval.ReevalWarning, match="-c counts them"):
+        answered = reeval.evaluate(QRELS, RUNS, ["map"], per_topic=True, complete=False)
     assert list(answered.index) == [("bm25", "q1"), ("bm25", "q2"), ("bm25", "q3"), ("dense", "q1")]
 
 
@@ -68,7 +70,9 @@ def test_the_library_prints_nothing_and_notes_go_to_attrs_and_one_warning(capsys
     assert len(caught) == 1
     assert capsys.readouterr() == ("", "")
     notes = df.attrs["notes"]
-    assert len(notes) == 1 and "run 'dense'" in notes[0] and "NaN score" in notes[0] and "without judgments" in notes[0]
+    assert len(notes) == 2 and "run 'dense'" in notes[0] and "NaN score" in notes[0]
+    assert notes[1].startswith("read as trec_eval reads them") and "without judgments" in notes[1]
+    assert "NaN score" in str(caught[0].message) and "without judgments" not in str(caught[0].message)
     dense = [row for row in df.attrs["ingest_report"] if row["run"] == "dense"][0]
     assert (dense["lines_read"], dense["kept"], dense["nan_score"], dense["unjudged_topic"]) == (6, 4, 1, 1)
     with warnings.catch_warnings():

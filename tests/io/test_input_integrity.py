@@ -162,15 +162,20 @@ def test_every_drop_and_difference_is_one_note_per_file(capsys, tmp_path):
         b"9 Q0 A 1 1 first\n", b"9 Q0 B 2 1 first\n", b"2 Q0 C 1 1 last\n"])))
     code, out, err = run(capsys, "score", q, r, "-m", "runid", "-m", "num_ret")
     assert code == 0 and out[0] == "runid                 \tall\tlast"  # trec_eval's runid: the last line's tag
-    assert err.splitlines() == [
+    differences = [
         f"reeval: {q}: 1 blank line skipped (trec_eval stops at a blank qrels line); 1 repeated judgment "
         "dropped (the last one kept; trec_eval stops with 'duplicate docs')",
         f"reeval: {r}: a UTF-8 byte-order mark at the start ignored (trec_eval would read it as part of "
         "the first topic id); 1 line with a NaN score dropped (trec_eval would put NaN scores in an "
-        "arbitrary place of the ranking); 2 lines on 1 topic without judgments dropped (trec_eval skips "
-        "those topics too); 1 duplicate line dropped (the first in trec_eval order kept; trec_eval stops "
-        "with 'duplicate docs'); 2 different tags ('first' first, 'last' last): runid shows the last "
-        "line's, as trec_eval does"]
+        "arbitrary place of the ranking); 1 duplicate line dropped (the first in trec_eval order kept; "
+        "trec_eval stops with 'duplicate docs')"]
+    assert err.splitlines() == differences + [  # what trec_eval reads alike: one line for every file
+        "reeval: read as trec_eval reads them: 1 file with lines on topics without judgments (2 lines "
+        "dropped); 1 file with several tags (runid shows the last line's)"]
+    code, out_verbose, err = run(capsys, "score", "--verbose", q, r, "-m", "runid", "-m", "num_ret")
+    assert out_verbose == out and err.splitlines() == differences + [
+        f"reeval: {r}: 2 lines on 1 topic without judgments dropped (trec_eval skips those topics too); "
+        "2 different tags ('first' first, 'last' last): runid shows the last line's, as trec_eval does"]
     code, out2, err = run(capsys, "score", "--quiet", q, r, "-m", "runid", "-m", "num_ret")
     assert (code, out2, err) == (0, out, "")
     clean_q = write_lines(tmp_path / "clean_q", ["1 0 A 1"])
@@ -500,11 +505,11 @@ def test_the_tag_note_never_shows_two_different_tags_alike(capsys, tmp_path):
     lines = gzip.decompress(open(real, "rb").read()).decode().splitlines()[:4]
     long_tag = "covidex.t5" + "x" * 10_000_000  # two tags of 10 MB that differ in their last character
     lines = [" ".join(line.split()[:5] + [long_tag + ("A" if i < 2 else "B")]) for i, line in enumerate(lines)]
-    code, out, err = run(capsys, "score", "-m", "num_ret", qrels, write_lines(tmp_path / "long", lines))
+    code, out, err = run(capsys, "score", "--verbose", "-c", "-m", "num_ret", qrels, write_lines(tmp_path / "long", lines))
     assert code == 0 and len(err) < 400, len(err)
     assert "2 different tags (...'xxxxxxxxxxxxxxxxxxxxA' (10,000,011 characters) first, " \
            "...'xxxxxxxxxxxxxxxxxxxxB' (10,000,011 characters) last)" in err
     lines = gzip.decompress(open(real, "rb").read()).decode().splitlines()[:3]
     lines[1] = " ".join(lines[1].split()[:5] + ["other"])  # covidex.t5, other, covidex.t5
-    code, out, err = run(capsys, "score", "-m", "num_ret", qrels, write_lines(tmp_path / "aba", lines))
+    code, out, err = run(capsys, "score", "--verbose", "-c", "-m", "num_ret", qrels, write_lines(tmp_path / "aba", lines))
     assert "2 different tags ('covidex.t5' on the first and last lines, another between them)" in err

@@ -43,10 +43,11 @@ def resolve_groups(runs, groups) -> dict | None:
     return {str(k): str(v) for k, v in groups.items()}
 
 
-def leave_one_group_out(qrels: QrelsInput, runs: RunsInput, groups=None, *, depth: int = 100,
-                        measures: str | Iterable[str] = ("AP", "P@20"), relevance_level: int = 1,
-                        precision: str = "float64", unretrieved: str = "after_last",
-                        alpha: float | str = 1.0, systems: str = "all", pooled=None) -> pd.DataFrame:
+def leave_one_group_out(qrels: QrelsInput, runs: RunsInput, groups: Mapping | str | re.Pattern | None = None, *,
+                        depth: int = 100, measures: str | Iterable[str] = ("AP", "P@20"),
+                        relevance_level: int = 1, precision: str = "float64", unretrieved: str = "after_last",
+                        alpha: float | str = 1.0, systems: str = "all",
+                        pooled: Iterable[str] | None = None) -> pd.DataFrame:
     """Score each run on the full qrels and on the qrels less its group's pool contribution.
 
     The pool contribution of a group is the judged (topic, document) pairs its runs place in
@@ -55,14 +56,19 @@ def leave_one_group_out(qrels: QrelsInput, runs: RunsInput, groups=None, *, dept
     qrels (docs/studies.md, "Reusability").
 
     Args:
-        qrels, runs: any form :func:`reeval.evaluate` takes.
+        qrels: any form :func:`reeval.evaluate` takes.
+        runs: any form :func:`reeval.evaluate` takes.
         groups: run name -> group name (a run missing from it is its own group); a pattern
             ``"re:<regex>"`` or a compiled ``re.Pattern`` whose first capturing group, searched
             in each run name, is the group; None: every run is its own group.
         depth: the pool depth (documents of each ranking that were judged), >= 1.
         measures: any :func:`reeval.evaluate` takes (one name or several), ASL and the
             rareness measures included (their rarity is recomputed without the group).
-        relevance_level, precision, unretrieved, alpha, systems: as :func:`reeval.evaluate`.
+        relevance_level: as :func:`reeval.evaluate`.
+        precision: as :func:`reeval.evaluate`.
+        unretrieved: as :func:`reeval.evaluate`.
+        alpha: as :func:`reeval.evaluate`.
+        systems: as :func:`reeval.evaluate`.
         pooled: the names of the runs that contributed to the pool (TREC pooled each
             group's priority runs); None: every run. Every run is scored either way.
 

@@ -4,8 +4,9 @@ and ``compare_runs``: :mod:`reeval.api.comparison`).
 Each reads its inputs with :func:`reeval.api.inputs.load_track` and computes with the
 function its command uses (:mod:`reeval.compute`), so values equal the command's bit for
 bit. Nothing is printed: what reading dropped or read differently from trec_eval is in
-the result's ``attrs["notes"]`` (one line per input, the lines ``reeval score`` writes on
-stderr) and announced by one :class:`reeval.ReevalWarning` per call; ``attrs["ingest_report"]``
+the result's ``attrs["notes"]`` (the lines ``reeval score`` writes on stderr: one per input
+that differs, one summing up what was read as trec_eval reads it) and, where something
+differs or was lost, announced by one :class:`reeval.ReevalWarning` per call; ``attrs["ingest_report"]``
 holds the line counts of every input (the columns of ``ingest_report.csv``).
 """
 
@@ -80,13 +81,26 @@ def _integer(name: str, value) -> int:
     return int(value)
 
 
+def _flag(name: str, value) -> bool:
+    """A boolean option: True or False (numpy's too); anything else, such as the string
+    ``"False"`` (which Python would take as true), is an InputError."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise InputError(f"{name} must be True or False; got {value!r}")
+    return bool(value)
+
+
 def _noted(frame: pd.DataFrame, tables, notes: list) -> pd.DataFrame:
-    """Attach the notes and the ingest report; one warning when there are notes."""
+    """Attach the notes and the ingest report; one warning when a note says where the
+    reading or the numbers differ from trec_eval's or lines were lost (none for the line
+    summing up what was read as trec_eval reads it, :data:`reeval.io.notes.AS_TREC_EVAL`)."""
+    from reeval.io.notes import AS_TREC_EVAL
+
     frame.attrs["notes"] = list(notes)
     frame.attrs["ingest_report"] = [dict(row) for row in tables.report_rows]
-    if notes:
-        more = f" (and {len(notes) - 1} more)" if len(notes) > 1 else ""
-        warnings.warn(f"reeval: {notes[0]}{more}; every note is in the result's .attrs['notes']",
+    differ = [note for note in notes if not note.startswith(AS_TREC_EVAL)]
+    if differ:
+        more = f" (and {len(differ) - 1} more)" if len(differ) > 1 else ""
+        warnings.warn(f"reeval: {differ[0]}{more}; every note is in the result's .attrs['notes']",
                       ReevalWarning, stacklevel=3)
     return frame
 
@@ -146,8 +160,9 @@ def evaluate(qrels: QrelsInput, runs: RunsInput, measures: str | Iterable[str] =
         InputError: bad input (the message names the source, the row and what was expected).
     """
     from reeval.analyses.rareness.core import check_alpha
-    from reeval.compute import score_track, trec_eval_version
+    from reeval.compute import score_notes, score_track, trec_eval_version
 
+    per_topic, complete = _flag("per_topic", per_topic), _flag("complete", complete)
     _choice("precision", precision, PRECISIONS)
     _choice("unretrieved", unretrieved, UNRETRIEVED_POLICIES)
     _choice("systems", systems, SYSTEMS)
@@ -163,6 +178,7 @@ def evaluate(qrels: QrelsInput, runs: RunsInput, measures: str | Iterable[str] =
     scores, summary = score_track(tables, names, unique, rel_level=level, max_depth=depth,
                                   unretrieved=unretrieved, alpha=alpha, systems=systems, complete=complete,
                                   version=trec_eval_version(precision))
+    notes = notes + score_notes(scores, names, complete, level, trec_eval_version(precision))
     if not per_topic:
         frame = pd.DataFrame({c: _values(m, summary[m.name]) for c, m in columns.items() if m.name in summary},
                              index=pd.Index(names, name="run", dtype=object))
@@ -188,6 +204,7 @@ def prefer(qrels: QrelsInput, runs: RunsInput, relevance_level: int = 1, *, per_
     """
     from reeval.compute import prefer_track
 
+    per_topic = _flag("per_topic", per_topic)
     _choice("precision", precision, PRECISIONS)
     level = _integer("relevance_level", relevance_level)
     tables, names, notes = load_track(qrels, runs, precision)

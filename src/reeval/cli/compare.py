@@ -21,7 +21,7 @@ def compare_rows(qrels_path, run_paths, measure_specs=None, tests=None, correcti
                  unretrieved="after_last", warn=None):
     """The rows of ``reeval compare``: :func:`reeval.compute.compare_runs_track` on the runs
     read from ``run_paths`` (``attrs``: the settings its table needs)."""
-    from reeval.compute import check_compare, compare_runs_track, trec_eval_version
+    from reeval.compute import check_compare, compare_runs_track, level_notes, trec_eval_version
     from reeval.io.trecio import run_names
     from reeval.measures import parse_measures
 
@@ -31,6 +31,8 @@ def compare_rows(qrels_path, run_paths, measure_specs=None, tests=None, correcti
     measures = list(dict.fromkeys(parse_measures(measure_specs or ["map"], version)))
     check_compare(measures, n_resamples)
     tables = read_inputs(qrels_path, run_paths, precision=precision, warn=warn)
+    for note in level_notes(rel_level) if warn else ():
+        warn(note)
     names = run_names(run_paths)
     return compare_runs_track(tables, names, measures, list(dict.fromkeys(tests or ["t"])), correction, baseline,
                               alternative, seed, n_resamples, rel_level=rel_level, unretrieved=unretrieved,

@@ -54,6 +54,9 @@ def input_options() -> argparse.ArgumentParser:
                         help="decimals printed, 0 to 30 (default 4)")
     common.add_argument("--quiet", action="store_true",
                         help="no notes on stderr about lines dropped or read differently from trec_eval")
+    common.add_argument("--verbose", action="store_true",
+                        help="also note per file what was read as trec_eval reads it (lines on topics without "
+                             "judgments, text after the sixth field, several tags), not in one line")
     return common
 
 
@@ -63,22 +66,30 @@ def precision(args) -> str:
 
 
 def warn(args):
-    """Where a command's notes on its input files go: stderr, unless --quiet."""
-    return None if args.quiet else (lambda line: print(f"reeval: {line}", file=sys.stderr))
+    """Where a command's notes on its input files go: stderr, unless --quiet (``verbose``:
+    what was read as trec_eval reads it, per file rather than in one line)."""
+    if args.quiet:
+        return None
+
+    def note(line):
+        print(f"reeval: {line}", file=sys.stderr)
+    note.verbose = getattr(args, "verbose", False)
+    return note
 
 
-def read_inputs(qrels_path, run_paths, precision="float64", warn=None):
+def read_inputs(qrels_path, run_paths, precision="float64", warn=None, verbose=False):
     """Ingest the qrels and runs of a command (no runs table: the measures read the parts).
 
     ``warn`` (a callable, e.g. printing to stderr) receives one line per file that had
-    lines dropped or read differently from trec_eval (:func:`reeval.compute.check_tables`).
+    lines dropped or read differently from trec_eval, then one line summing up what was
+    read as trec_eval reads it (per file with ``verbose``: :func:`reeval.compute.check_tables`).
     A run that keeps no line (empty, or every line dropped) is an :class:`InputError`.
     """
     from reeval.compute import check_tables
     from reeval.io.ingest import ingest_track
 
     tables = ingest_track("cli", qrels_path, run_paths, precision=precision, keep_runs=False)
-    notes = check_tables(tables)
+    notes = check_tables(tables, verbose or getattr(warn, "verbose", False))
     if warn is not None:
         for line in notes:
             warn(line)

@@ -25,6 +25,8 @@ def format_value(m, value, decimals: int = 4) -> str:
         return str(int(value)) if math.isfinite(value) else f"{value}"
     if m.family == "relstring":
         return f"'{value}'"
+    if math.isnan(value):  # C's printf writes the sign of a NaN (0.0 / 0.0 is -nan on x86)
+        return f"{'-nan' if math.copysign(1.0, value) < 0 else 'nan':>6}"
     return f"{value:6.{decimals}f}"
 
 
@@ -52,7 +54,7 @@ def score_lines(qrels_path, run_paths, measure_specs=None, per_topic=False, comp
     The values are :func:`reeval.compute.score_track`'s; notes on the files and on
     options trec_eval would read otherwise go to ``warn``."""
     from reeval.analyses.rareness.core import check_alpha
-    from reeval.compute import score_track, trec_eval_version
+    from reeval.compute import score_notes, score_track, trec_eval_version
     from reeval.io.trecio import run_names
 
     measures, notes = score_measures(measure_specs, precision)
@@ -66,6 +68,8 @@ def score_lines(qrels_path, run_paths, measure_specs=None, per_topic=False, comp
                                          unretrieved=unretrieved, alpha=alpha, systems=systems,
                                          complete=complete, judged_only=judged_only, num_docs=num_docs,
                                          version=trec_eval_version(precision))
+    for note in score_notes(scores, names, complete, rel_level, trec_eval_version(precision)) if warn else ():
+        warn(note)
     multi = len(run_paths) > 1
     every_topic = complete and precision != "float32"
     for si, name in enumerate(names):

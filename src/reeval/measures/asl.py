@@ -113,6 +113,7 @@ def per_document(grid: Grid, rel_level: int = 1, unretrieved: str = "after_last"
     if grid.docno is None or grid.qrels_docno is None:
         raise ValueError("per_document needs build_grid(..., keep_docno=True)")
     S, T = grid.shape
+    rel_level = max(int(rel_level), 0)  # negative grades are never relevant (as Context)
     is_rel = grid.rel >= rel_level
     starts = group_starts(grid.g)
     cum_rel = grouped_cumsum(is_rel, starts)

@@ -1,7 +1,8 @@
 """What the measures of one grid share, computed once on first use.
 
 For a :class:`~reeval.measures.grid.Grid` (S runs x T topics, judged rows sorted by run,
-topic and position) and a relevance level: ``is_rel`` (rel >= rel_level per row),
+topic and position) and a relevance level (a level below 0 is read as 0: a negative grade
+is never relevant): ``is_rel`` (rel >= rel_level per row),
 ``cum_rel`` (relevant rows at or above each row in its ranking), ``R`` (relevant qrels
 documents per topic), ``rel_ret`` (relevant documents each run retrieved per topic) and
 :meth:`Context.count` (a sum per (run, topic) of selected rows), plus a cache for
@@ -42,7 +43,9 @@ class Context:
             raise ValueError(f"unretrieved must be one of {UNRETRIEVED_POLICIES}")
         if version not in (9, 10):
             raise ValueError(f"version must be 9 or 10, not {version!r}")
-        self.grid, self.rel_level, self.unretrieved = grid, rel_level, unretrieved
+        # a level below 0 is 0: a negative grade means "not judged", never relevant (trec_eval
+        # counts such documents, and unjudged ones, as relevant retrieved but not in num_rel)
+        self.grid, self.rel_level, self.unretrieved = grid, max(int(rel_level), 0), unretrieved
         self.version, self.num_docs = version, num_docs
         self.S, self.T = grid.shape
         self.g, self.pos, self.rel = grid.g, grid.pos, grid.rel
@@ -52,7 +55,7 @@ class Context:
     def variant(self, rel_level: int | None = None, judged_only: bool = False) -> "Context":
         """The context of this grid at another relevance level, or with only the judged
         documents ranked (``judged_only``); this context when neither changes."""
-        level = self.rel_level if rel_level is None else rel_level
+        level = self.rel_level if rel_level is None else max(int(rel_level), 0)
         if level == self.rel_level and not judged_only:
             return self
         key = (level, judged_only)
@@ -69,6 +72,19 @@ class Context:
     @cached_property
     def topic_of_row(self) -> np.ndarray:
         return self.g % self.T
+
+    @property
+    def judged_only(self) -> bool:
+        """Only the judged documents are ranked (trec_eval -J)."""
+        return self.grid.answered is not None
+
+    @property
+    def phantom(self) -> int:
+        """Documents in trec_eval's ranking of a topic the run missed, under -c: one document
+        not in the qrels (trec_eval evaluates it, then zeroes num_ret, unj and the measures
+        named ``utility``, ``relstring`` and ``rbp_resid`` exactly, so not those names with
+        parameters), none under -J, which removes it."""
+        return 0 if self.judged_only else 1
 
     @cached_property
     def is_rel(self) -> np.ndarray:
@@ -107,7 +123,7 @@ class Context:
     @cached_property
     def answered(self) -> np.ndarray:
         """(S, T) the run returned documents for the topic."""
-        return self.grid.n_ret > 0
+        return self.grid.answered_topics
 
     def count(self, mask: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
         """(S, T) float: the rows of ``mask`` counted (or their ``weights`` summed, one
@@ -137,7 +153,8 @@ class Context:
 def safe_div(num, den):
     """num / den, 0 where den is 0."""
     den = np.asarray(den, dtype=np.float64)
-    return np.divide(num, den, out=np.zeros(np.broadcast(num, den).shape), where=den > 0)
+    with np.errstate(invalid="ignore", over="ignore"):  # huge or infinite sums give inf or NaN, as C: no warning
+        return np.divide(num, den, out=np.zeros(np.broadcast(num, den).shape), where=den > 0)
 
 
 def sequential_cumsum(values: np.ndarray, groups: np.ndarray, op=np.add) -> np.ndarray:
@@ -174,10 +191,11 @@ def sequential_cumsum(values: np.ndarray, groups: np.ndarray, op=np.add) -> np.n
 def judged_only_grid(grid: Grid) -> Grid:
     """The grid trec_eval -J evaluates: only the documents judged with a grade >= 0, ranked
     in their order (rank = their position among them), documents retrieved = their
-    number."""
+    number; the topics answered stay those of the whole ranking (trec_eval evaluates a
+    topic whose retrieved documents are all unjudged)."""
     keep = grid.rel >= 0
     g = grid.g[keep]
     pos = position_in_group(group_starts(g)).astype(np.int64) if len(g) else g.astype(np.int64)
     n_ret = np.bincount(g, minlength=grid.n_ret.size).reshape(grid.n_ret.shape).astype(np.int64)
-    return replace(grid, g=g, pos=pos, rel=grid.rel[keep], n_ret=n_ret,
+    return replace(grid, g=g, pos=pos, rel=grid.rel[keep], n_ret=n_ret, answered=grid.answered_topics,
                    docno=None if grid.docno is None else grid.docno[keep])

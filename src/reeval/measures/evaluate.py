@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -77,6 +78,13 @@ def row_sums(x: np.ndarray) -> np.ndarray:
     return np.cumsum(x, axis=1)[:, -1] if x.shape[1] else np.zeros(x.shape[0], dtype=x.dtype)
 
 
+def c_exp(x: np.ndarray) -> np.ndarray:
+    """exp of each value by the C library (``math.exp``), as trec_eval takes it: numpy's own
+    exp can differ in the last bit (exp(log(0.25625)): C 0.25625000000000003, numpy 0.25625),
+    which the fourth printed decimal can show. One value per run: a loop over runs only."""
+    return np.array([math.exp(v) for v in np.asarray(x, dtype=np.float64).ravel()]).reshape(np.shape(x))
+
+
 def aggregate_values(scores: TopicScores, measures, complete: bool = True) -> dict:
     """Per-run values: ``run`` (names), ``num_q``, then one array (one value per run) per measure.
 
@@ -103,7 +111,7 @@ def aggregate_values(scores: TopicScores, measures, complete: bool = True) -> di
             out[m.name] = row_sums(np.where(use, v, 0))
         elif m.aggregate == "gmean":
             logs = row_sums(np.where(use, np.log(np.maximum(v, 1e-5)), 0.0))
-            out[m.name] = np.where(n > 0, np.exp(logs / np.maximum(n, 1)), 0.0)
+            out[m.name] = np.where(n > 0, c_exp(logs / np.maximum(n, 1)), 0.0)
         else:
             total = row_sums(np.where(use, v, 0.0))
             out[m.name] = np.where(n > 0, total / np.maximum(n, 1), np.nan if m.is_asl else 0.0)

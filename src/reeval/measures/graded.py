@@ -8,20 +8,24 @@ a ``i=gain`` parameter says otherwise (``ndcg.1=3,2=9``); a document not judged,
 judged with a negative grade, has gain 0. The ideal ranking of topic q lists the gains
 of its judged documents from the highest down, stopping at the first gain <= 0; L_q is
 its length and IDCG_q(j) the DCG of its first j documents. The discount of rank r is
-log2(r + 1). Sums are formed in ranking order, as trec_eval forms them.
+log2(r + 1). Sums are formed in ranking order, as trec_eval forms them. Gains are
+doubles, as in trec_eval: grades up to 2^53 (:data:`MAX_GAIN_GRADE`), whose doubles are
+the grades themselves, are taken; a larger grade is refused (InputError).
 """
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
 import numpy as np
 
+from reeval.errors import InputError
 from reeval.io.arrays import group_starts, position_in_group
 
 from .context import PADDED_CELLS, Context, safe_div, sequential_cumsum
-from .params import c_atol, pairs, split_trec_eval
+from .params import c_atol, check_persistence, pairs, split_trec_eval
 from .registry import STANDARD_CUTOFFS, Family, Measure, cutoffs, load_families, register
 
 load_families(before=__name__)  # the family modules before this one register first
@@ -92,8 +96,23 @@ class TopicGains:
     high: np.ndarray
 
 
+#: The largest grade the gain measures take: 2^53, the last integer float64 holds exactly
+#: (gains are doubles, as in trec_eval; beyond it a grade's gain is not the grade)
+MAX_GAIN_GRADE = 2**53
+
+
+def check_gain_grades(ctx: Context) -> None:
+    """InputError when a qrels grade exceeds :data:`MAX_GAIN_GRADE` (one line, naming it)."""
+    grades = ctx.grid.qrels_rel
+    if len(grades) and int(grades.max()) > MAX_GAIN_GRADE:
+        raise InputError(f"qrels grade {int(grades.max())}: the gain measures (nDCG, G, dcg, rbp ...) take "
+                         f"grades up to 2^53 = {MAX_GAIN_GRADE}, the integers a double holds exactly")
+
+
 def topic_gains(ctx: Context, params: tuple = ()) -> TopicGains:
-    """The gains of ``params`` (see the module doc) on ctx's grid, once per parameters."""
+    """The gains of ``params`` (see the module doc) on ctx's grid, once per parameters;
+    InputError for a grade above :data:`MAX_GAIN_GRADE`."""
+    check_gain_grades(ctx)
     return ctx.once(("gains", params), lambda: _topic_gains(ctx, gain_levels(params)))
 
 
@@ -220,7 +239,8 @@ def ndcg_rel(ctx: Context, m: Measure) -> np.ndarray:
     prefix = np.zeros(len(g.row))
     prefix[nonzero] = sequential_cumsum(_discounted(ctx, g.row)[nonzero], ctx.g[nonzero])
     at = g.idcg[t, np.minimum(ctx.pos, g.length[t])]
-    terms = np.divide(prefix, at, out=np.zeros(len(prefix)), where=gainful)
+    with np.errstate(divide="ignore", invalid="ignore"):  # a gain map can make IDCG 0 there: inf, as C
+        terms = np.divide(prefix, at, out=np.zeros(len(prefix)), where=gainful)
     L = g.length.astype(np.float64)[None, :]
     idcg = g.idcg[np.arange(ctx.T), g.length][None, :]
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -321,7 +341,11 @@ def rbp(ctx: Context, m: Measure) -> np.ndarray:
 def rbp_resid(ctx: Context, m: Measure) -> np.ndarray:
     """rbp_resid = p^n + (1 - p) * sum over the unjudged documents d among the n retrieved of
     p^(pos_d - 1): the most rbp could rise if every unjudged document had gain 1 (and the
-    ranking went on with such documents); 0 when every document retrieved is judged."""
+    ranking went on with such documents); 0 when every document retrieved is judged. A
+    topic the run did not answer (counted under -c) scores 0 as ``rbp_resid`` and with
+    parameters (``rbp_resid.p=0.8``) the value of trec_eval's ranking of one unjudged
+    document, 1 (0 under -J, :attr:`Context.phantom`): trec_eval 10.0 zeroes the missed
+    topics' value by its name, which the parameters change (docs/semantics.md)."""
     p = persistence(m, 0.9)
     n = ctx.grid.n_ret.ravel()
     powers = ctx.powers(p, int(n.max()) if len(n) else 0)
@@ -339,8 +363,10 @@ def rbp_resid(ctx: Context, m: Measure) -> np.ndarray:
         sel = np.isin(jg, part)
         block[row_of[jg[sel]] - lo, jpos[sel] - 1] = 0.0
         total[part] = np.cumsum(block, axis=1)[:, -1]
-    value = np.where(n > judged, powers[n] + (1.0 - p) * total, 0.0)
-    return value.reshape(ctx.S, ctx.T)
+    value = np.where(n > judged, powers[n] + (1.0 - p) * total, 0.0).reshape(ctx.S, ctx.T)
+    if m.params:  # trec_eval 10 -c zeroes a missed topic's "rbp_resid" only, not "rbp_resid_p=x"
+        value = np.where(ctx.answered, value, float(ctx.phantom))
+    return value
 
 
 #: gdeval's largest grade: ERR's stopping probability is (2^grade - 1) / 2^4
@@ -396,9 +422,14 @@ def _pairs_ok(text: str, keys: tuple) -> bool:
 
 
 def check_gain_pairs(spec: str, found: tuple, keys: tuple = ()) -> None:
-    """ValueError unless every name is a grade (an integer >= 0, given once) or one of ``keys``."""
+    """ValueError unless every name is a grade (an integer >= 0, given once) or one of ``keys``,
+    every value finite (trec_eval reads ``inf`` and prints 0 or -nan) and rbp's p in (0, 1]."""
     grades = []
     for name, value in found:
+        if name == "p":
+            check_persistence(spec, value)
+        if not math.isfinite(value):
+            raise ValueError(f"measure {spec!r}: {name}={value} is not a finite number")
         if name in keys:
             continue
         if not (name.isascii() and name.lstrip("+").isdigit()):

@@ -32,10 +32,18 @@ class Grid:
     qrels_topic: np.ndarray
     qrels_rel: np.ndarray
     qrels_docno: np.ndarray | None
+    #: (S, T) the run retrieved documents for the topic (None: n_ret > 0); a grid of only
+    #: the judged documents (trec_eval -J) keeps the answered topics of the whole ranking
+    answered: np.ndarray | None = None
 
     @property
     def shape(self):
         return len(self.runs), len(self.topics)
+
+    @property
+    def answered_topics(self) -> np.ndarray:
+        """(S, T) the run answered the topic (retrieved documents, judged or not)."""
+        return self.n_ret > 0 if self.answered is None else self.answered
 
 
 def _codes(values, categories) -> np.ndarray:

@@ -97,7 +97,9 @@ def interpolated_values(ctx: Context, levels) -> tuple[np.ndarray, np.ndarray]:
     with k_L above the relevant documents retrieved are skipped (value 0, not counted);
     from the first level with k_L < 1, or above the k of the level after it, every level
     takes the interpolated precision at the first relevant document (0 if none was
-    retrieved) and is counted. With levels in ascending order (iprec_at_recall) this is:
+    retrieved; NaN for a topic answered with no document left to rank, as under -J when
+    every document retrieved is unjudged: trec_eval divides 0 by 0) and is counted. With
+    levels in ascending order (iprec_at_recall) this is:
     k_L < 1 -> the value at the first relevant document, k_L above the relevant retrieved
     -> 0, else the value at the k_L-th.
     """
@@ -108,6 +110,10 @@ def interpolated_values(ctx: Context, levels) -> tuple[np.ndarray, np.ndarray]:
     rel_ret = rel_ret_flat.reshape(S, T)
     first = first.reshape(S, T)
     top = np.where(rel_ret > 0, best[np.minimum(first, max(len(best) - 1, 0))] if len(best) else 0.0, 0.0)
+    # a topic answered with nothing left to rank (-J: every document unjudged): trec_eval's
+    # precision 0 / 0 documents, a NaN (negative, as C's 0.0 / 0.0 on x86), at the levels it reaches
+    empty = (ctx.answered | ctx.judged_only) & (ctx.grid.n_ret == 0)  # a missed topic under -J too
+    top = np.where(empty, -np.nan, top)
     values = np.zeros((S, T, n))
     counted = np.zeros((S, T, n), dtype=bool)
     skipping = np.ones((S, T), dtype=bool)

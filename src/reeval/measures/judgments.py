@@ -69,7 +69,9 @@ def judged(ctx: Context, m: Measure) -> np.ndarray:
 def relstring(ctx: Context, m: Measure) -> np.ndarray:
     """relstring_k: the grades of the top min(k, n_q) documents as text, one character each:
     the grade 0-9, ``>`` above 9, ``-`` not in the qrels, ``.`` graded < 0 (default k =
-    10); per topic only. An array of str."""
+    10); per topic only. An array of str. A topic the run did not answer (under -c) shows
+    ``-`` with parameters (``relstring.5``), trec_eval's ranking of one document not in
+    the qrels, which it clears by the name ``relstring`` only (:attr:`Context.phantom`)."""
     width = int(min(max(int(m.params[0]), 0), int(ctx.grid.n_ret.max()) if ctx.grid.n_ret.size else 0))
     n = np.minimum(ctx.grid.n_ret.ravel(), width)
     chars = np.where(np.arange(width)[None, :] < n[:, None], ord("-"), 0).astype(np.uint8)
@@ -78,7 +80,10 @@ def relstring(ctx: Context, m: Measure) -> np.ndarray:
     code = np.where(rel > 9, ord(">"), np.where(rel >= 0, ord("0") + np.clip(rel, 0, 9), ord(".")))
     chars[ctx.g[top], ctx.pos[top] - 1] = code
     text = chars.view(f"S{width}").ravel() if width else np.full(len(n), b"", dtype="S1")
-    return text.astype(str).astype(object).reshape(ctx.S, ctx.T)
+    out = text.astype(str).astype(object).reshape(ctx.S, ctx.T)
+    if m.name != "relstring" and ctx.phantom and int(m.params[0]) >= 1:
+        out[~ctx.answered] = "-"  # trec_eval's missed-topic ranking, zeroed by the name "relstring" only
+    return out
 
 
 def runid(ctx: Context, m: Measure) -> np.ndarray:

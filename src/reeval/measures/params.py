@@ -108,6 +108,8 @@ def split_ir_measures(spec: str) -> tuple[str, dict, str | None] | None:
             key, eq, value = item.partition("=")
             if not eq or not key:
                 raise ValueError(f"measure {spec!r}: parameters must be key=value")
+            if key in params:
+                raise ValueError(f"measure {spec!r}: {key} is given twice")
             params[key] = value
     return m.group(1), params, m.group(3)
 
@@ -126,15 +128,18 @@ def _split_top(text: str) -> list[str]:
 
 
 def ir_int(spec: str, key: str, text: str) -> int:
-    """An ir_measures integer parameter (``rel=2``, ``@10``)."""
+    """An ir_measures integer parameter (``rel=2``, ``@10``), within int64."""
     try:
-        return int(text)
+        value = int(text)
     except ValueError:
         raise ValueError(f"measure {spec!r}: {key} must be an integer, not {text!r}") from None
+    if not -LONG_MAX - 1 <= value <= LONG_MAX:
+        raise ValueError(f"measure {spec!r}: {key} must be within -2^63 .. 2^63 - 1, not {value}")
+    return value
 
 
 def ir_float(spec: str, key: str, text: str) -> float:
-    """An ir_measures real parameter (``p=0.8``, ``@0.5``)."""
+    """An ir_measures real parameter (``p=0.8``, ``@0.5``): finite."""
     try:
         value = float(text)
     except ValueError:
@@ -142,6 +147,14 @@ def ir_float(spec: str, key: str, text: str) -> float:
     if not math.isfinite(value):
         raise ValueError(f"measure {spec!r}: {key} must be finite")
     return value
+
+
+def check_persistence(spec: str, p: float) -> float:
+    """rbp's persistence p, in (0, 1] (ValueError else: a p above 1 gives a negative rbp,
+    which trec_eval prints)."""
+    if not 0 < p <= 1:
+        raise ValueError(f"measure {spec!r}: p must be in (0, 1], not {p}")
+    return p
 
 
 def ir_bool(spec: str, key: str, text: str) -> bool:
@@ -153,11 +166,15 @@ def ir_bool(spec: str, key: str, text: str) -> bool:
 
 def ir_gains(spec: str, text: str) -> tuple[tuple[str, float], ...]:
     """``{0:0,1:1,2:3}`` -> (('0', 0.0), ('1', 1.0), ('2', 3.0)): a grade -> gain map, as the
-    (level, gain) pairs trec_eval's ``ndcg.0=0,1=1,2=3`` gives."""
+    (level, gain) pairs trec_eval's ``ndcg.0=0,1=1,2=3`` gives; a grade given twice is
+    refused (ValueError), as a key given twice in ``Name(key=...)``."""
     if not (text.startswith("{") and text.endswith("}")):
         raise ValueError(f"measure {spec!r}: gains must be written {{grade:gain,...}}")
     out = []
     for item in filter(None, text[1:-1].split(",")):
         grade, colon, gain = item.partition(":")
         out.append((str(ir_int(spec, "a gains grade", grade)), ir_float(spec, "a gain", gain)))
+    grades = [grade for grade, _ in out]
+    if len(set(grades)) < len(grades):
+        raise ValueError(f"measure {spec!r}: a grade is given two gains")
     return tuple(out)

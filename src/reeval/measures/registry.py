@@ -264,7 +264,7 @@ def cutoffs(*prefixes: str, default=STANDARD_CUTOFFS, name: str | None = None):
     """A parser for ``prefix``, ``prefix_k``, ``prefix.k1,k2`` (trec_eval's integer cutoffs:
     :func:`.params.long_cutoffs`) and ``prefix@k`` (case insensitive; no cutoff =
     ``default``); measures named ``{name}_{k}`` (default: the family's name)."""
-    from .params import long_cutoffs
+    from .params import LONG_MAX, long_cutoffs
 
     pattern = re.compile(r"(%s)(?:([_@])([0-9]+)|\.(.+))?" % "|".join(re.escape(p.lower()) for p in prefixes))
 
@@ -274,8 +274,8 @@ def cutoffs(*prefixes: str, default=STANDARD_CUTOFFS, name: str | None = None):
             return None
         if m.group(3) is not None:
             cuts, explicit = [int(m.group(3))], True
-            if cuts[0] <= 0:
-                raise ValueError(f"measure {spec!r}: cutoffs must be positive integers")
+            if not 0 < cuts[0] <= LONG_MAX:
+                raise ValueError(f"measure {spec!r}: cutoffs must be integers from 1 to 2^63 - 1")
         elif m.group(4) is not None:
             cuts, explicit = long_cutoffs(spec, m.group(4)), True
         else:
@@ -330,13 +330,19 @@ def trec_eval_selection(specs, version: int = 10) -> tuple[list[Measure], list[s
     a family is given parameters twice (``-m P.5 -m P.10``) trec_eval keeps the first;
     reeval computes both and says so in a note.
     """
-    measures = parse_measures(specs, version)
-    explicit: dict[str, list] = {}
-    for spec in specs:
-        for m in parse_measure(spec, version):
-            if m.explicit:
+    found = [(spec, parse_measure(spec, version)) for spec in specs]
+    explicit: dict[str, list] = {}  # family -> the specs giving it trec_eval parameters
+    chosen: dict = {}
+    for spec, measures in found:
+        for m in measures:
+            if m.explicit and m.trec_eval:
                 explicit.setdefault(m.family, []).append(spec)
-    kept = [m for m in measures if m.explicit or m.family not in explicit]
+                chosen.setdefault(m, m)
+    # a set's default measures of such a family go: the parameters' measures take their
+    # place, in the parameters' order (-m all_trec -m ndcg_cut.1,10: ndcg_cut_1, ndcg_cut_10);
+    # ir_measures' variants (AP(rel=2), RR@10) are other measures and replace nothing
+    kept = [m for m in parse_measures(specs, version) if not (m.trec_eval and m.family in explicit)]
+    kept += list(chosen)
     notes = [f"-m {' -m '.join(given)}: trec_eval 10 uses only the first parameters given for "
              f"{family}; reeval computes them all" for family, given in explicit.items() if len(set(given)) > 1]
     return print_order(kept), notes

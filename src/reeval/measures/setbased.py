@@ -74,12 +74,15 @@ def set_f(ctx: Context, m: Measure) -> np.ndarray:
 def utility(ctx: Context, m: Measure) -> np.ndarray:
     """utility = c1 r_q + c2 (n_q - r_q) + c3 (R_q - r_q) + c4 (N + r_q - n_q - R_q), the
     coefficients ``utility.c1,c2,c3,c4`` (default 1, -1, 0, 0), N the documents in the
-    collection (trec_eval -N, default 0); 0 for a topic the run did not answer (trec_eval
-    10 sets it so under -c)."""
+    collection (trec_eval -N, default 0); for a topic the run did not answer (under -c) 0
+    as ``utility``, and with parameters the value of trec_eval's ranking of one document
+    not in the qrels (:attr:`Context.phantom`; none under -J): trec_eval 10.0 zeroes the
+    missed topic's value by the name ``utility`` only."""
     c1, c2, c3, c4 = m.params
     r, n, R = ctx.rel_ret, ctx.n_ret, ctx.R[None, :]
     value = c1 * r + c2 * (n - r) + c3 * (R - r) + c4 * (ctx.num_docs + r - n - R)
-    return np.where(ctx.answered, value, 0.0)
+    missed = 0.0 if m.name == "utility" else c2 * ctx.phantom + c3 * R + c4 * (ctx.num_docs - ctx.phantom - R)
+    return np.where(ctx.answered, value, missed)
 
 
 def real_params(prefix: str, default: tuple, count: int | None = None):

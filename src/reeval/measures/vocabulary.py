@@ -19,7 +19,7 @@ are refused with a message.
 
 from __future__ import annotations
 
-from .params import format_cutoff, ir_bool, ir_float, ir_gains, ir_int, split_ir_measures
+from .params import check_persistence, format_cutoff, ir_bool, ir_float, ir_gains, ir_int, split_ir_measures
 from .registry import FALLBACK_NAMES, FALLBACKS, REGISTRY, Measure, load_families, with_name
 
 load_families(before=__name__)  # the family modules before this one register first
@@ -148,7 +148,7 @@ def _keywords(spec: str, name: str, params: dict) -> dict:
     if "beta" in params:
         kw["beta"] = ir_float(spec, "beta", params["beta"])
     if "p" in params:
-        kw["p"] = ir_float(spec, "p", params["p"])
+        kw["p"] = check_persistence(spec, ir_float(spec, "p", params["p"]))
     if "gains" in params:
         kw["gains"] = ir_gains(spec, params["gains"])
     if params.get("dcg", "log2") != "log2":

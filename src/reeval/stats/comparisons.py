@@ -23,6 +23,7 @@ import pandas as pd
 from reeval.choices import ALL_PAIRS_TESTS, PAIR_CORRECTIONS, PAIRED_TESTS  # the choices, re-exported
 from reeval.errors import InputError
 
+from .checks import check_resamples, check_seed
 from .frames import score_matrix
 
 #: Tests that adjust for all pairs themselves (their p-values are simultaneous).
@@ -188,6 +189,7 @@ def all_pairs_tests(scores, runs=None, tests=("t",), correction: str = "holm", b
     ``seed``/``resamples`` fix the permutation, bootstrap and randomised HSD.
     """
     tests = _check_choices(tests, correction)
+    seed, resamples = check_seed(seed), check_resamples(resamples, "resamples")
     X, labels, _ = score_matrix(scores, runs)
     S = X.shape[0]
     a, b = pairs_of(S, _baseline_row(baseline, labels))
@@ -224,8 +226,8 @@ def discriminative_power(scores, test: str = "randomised_tukey_hsd", alpha: floa
     test, n_pairs, n_significant, percent. The randomised HSD's default B = 2000 keeps
     the Monte Carlo error of a p-value near 0.05 at 0.0049.
     """
-    if not 0 < alpha < 1:
-        raise InputError(f"alpha must be in (0, 1); got {alpha!r}")
+    if isinstance(alpha, (str, bytes, bool)) or not 0 < alpha < 1:
+        raise InputError(f"alpha must be a number in (0, 1); got {alpha!r}")
     columns = list(scores.columns) if isinstance(scores, pd.DataFrame) and scores.index.nlevels == 2 else [None]
     rows = []
     for measure in columns:

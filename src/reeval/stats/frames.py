@@ -22,6 +22,8 @@ import numpy as np
 
 from reeval.errors import InputError
 
+from .checks import numbers
+
 #: Index level names of ``reeval.evaluate(..., per_topic=True)``.
 PER_TOPIC_INDEX = ("run", "query_id")
 
@@ -51,7 +53,7 @@ def _unstack(series, what: str):
     if series.index.has_duplicates:
         raise InputError(f"{what}: a (run, query_id) appears twice")
     wide = series.unstack(level=1).reindex(index=runs, columns=topics)
-    values = wide.to_numpy(dtype=np.float64)
+    values = numbers(wide.to_numpy(), what)
     missing = np.isnan(values)
     keep = ~missing.all(axis=0)
     partly = missing[:, keep].any(axis=0)
@@ -84,12 +86,9 @@ def score_matrix(scores, runs=None, what: str = "scores"):
                              "as evaluate(per_topic=True) returns it")
         X, labels, topics = _unstack(scores, what)
     elif isinstance(scores, pd.DataFrame):
-        X, labels, topics = scores.to_numpy(dtype=np.float64), list(scores.index), list(scores.columns)
+        X, labels, topics = numbers(scores.to_numpy(), what), list(scores.index), list(scores.columns)
     else:
-        try:
-            X = np.asarray(scores, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise InputError(f"{what}: expected numbers (runs x topics)") from None
+        X = numbers(scores, f"{what} (runs x topics)")
     if X.ndim != 2:
         raise InputError(f"{what} must be 2-D (runs x topics), got shape {X.shape}")
     X = np.ascontiguousarray(X)   # row-major whatever the source: the same sums as a matrix
@@ -128,8 +127,8 @@ def run_vector(values, what: str = "values"):
     if isinstance(values, pd.DataFrame):
         values = _one_column(values, what)
     if isinstance(values, pd.Series):
-        return values.to_numpy(dtype=np.float64), list(values.index)
-    v = np.asarray(values, dtype=np.float64)
+        return numbers(values.to_numpy(), what), list(values.index)
+    v = numbers(values, what)
     if v.ndim != 1:
         raise InputError(f"{what} must be 1-D (one value per run), got shape {v.shape}")
     return v, None
@@ -152,4 +151,4 @@ def aligned(a, b, what: str = "a and b"):
             raise InputError(f"{what}: the two series must have the same labels, once each"
                              + (f"; only in one: {', '.join(only)}" if only else ""))
         b = b.reindex(a.index)
-    return np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    return numbers(a, what), numbers(b, what)

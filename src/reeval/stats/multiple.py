@@ -7,6 +7,8 @@ import numpy as np
 
 from reeval.errors import InputError
 
+from .checks import probabilities
+
 CORRECTIONS = ("bonferroni", "holm", "bh")
 
 
@@ -21,15 +23,16 @@ def p_adjust(p, method: str = "holm") -> np.ndarray:
 
     These equal ``statsmodels.stats.multitest.multipletests`` methods "bonferroni",
     "holm" and "fdr_bh". NaN entries stay NaN and do not count in m. A pandas Series
-    (a column of p-values) gives a Series with its index.
+    (a column of p-values) gives a Series with its index. A value outside [0, 1], or
+    not a number, is an InputError (:func:`reeval.stats.checks.probabilities`).
     """
     if method not in CORRECTIONS:
         raise InputError(f"method must be one of {CORRECTIONS}, got {method!r}")
     if hasattr(p, "index") and hasattr(p, "to_numpy"):
         import pandas as pd
 
-        return pd.Series(p_adjust(p.to_numpy(dtype=np.float64), method), index=p.index, name=p.name)
-    p = np.asarray(p, dtype=np.float64)
+        return pd.Series(p_adjust(p.to_numpy(), method), index=p.index, name=p.name)
+    p = probabilities(p)
     out = np.full(p.shape, np.nan)
     flat = p.ravel()
     ok = ~np.isnan(flat)

@@ -31,6 +31,7 @@ import numpy as np
 from reeval.choices import ALTERNATIVES, PAIRED_TESTS  # the choices, re-exported
 from reeval.errors import InputError
 
+from .checks import numbers
 from .frames import aligned
 
 #: Wilcoxon: exact null distribution up to this many non-zero differences.
@@ -43,12 +44,12 @@ _RESULT_KEYS = ("mean_a", "mean_b", "diff", "statistic", "p_value", "ci_low", "c
 
 def _check_alternative(alternative: str) -> None:
     if alternative not in ALTERNATIVES:
-        raise ValueError(f"alternative must be one of {ALTERNATIVES}, got {alternative!r}")
+        raise InputError(f"alternative must be one of {ALTERNATIVES}, got {alternative!r}")
 
 
 def _check_confidence(confidence: float) -> None:
-    if not 0.0 < confidence < 1.0:
-        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
+    if isinstance(confidence, (str, bytes, bool)) or not 0.0 < confidence < 1.0:
+        raise InputError(f"confidence must be a number in (0, 1), got {confidence!r}")
 
 
 def _paired(x, y) -> tuple[np.ndarray, np.ndarray]:
@@ -223,7 +224,7 @@ def wilcoxon_rows(D, alternative: str = "two-sided", method: str = "auto") -> di
     _check_alternative(alternative)
     if method not in ("auto", "exact", "normal"):
         raise ValueError(f"method must be auto, exact or normal, got {method!r}")
-    D = np.asarray(D, dtype=np.float64)
+    D = numbers(D, "D")
     nonzero = D != 0
     m = nonzero.sum(axis=1)
     ranks = np.where(nonzero, _st.rankdata(np.abs(D), axis=1) - (~nonzero).sum(axis=1, keepdims=True), 0.0)
@@ -361,7 +362,7 @@ def ttest_rows(D, alternative: str = "two-sided") -> dict:
     T < 2 gives NaN. Returns {"t": array, "p_value": array}.
     """
     _check_alternative(alternative)
-    D = np.asarray(D, dtype=np.float64)
+    D = numbers(D, "D")
     if D.ndim != 2:
         raise ValueError(f"D must be 2-D (rows x topics), got shape {D.shape}")
     n_rows, T = D.shape
@@ -381,8 +382,8 @@ def sign_test_counts(wins, losses, alternative: str = "two-sided") -> np.ndarray
     from scipy import stats as _st
 
     _check_alternative(alternative)
-    k = np.asarray(wins, dtype=np.int64)
-    n = k + np.asarray(losses, dtype=np.int64)
+    k = numbers(wins, "wins").astype(np.int64)
+    n = k + numbers(losses, "losses").astype(np.int64)
     if (k < 0).any() or (n < k).any():
         raise ValueError("wins and losses must be non-negative counts")
     p = _p_from_null_tails(_st.binom.sf(k - 1, n, 0.5), _st.binom.cdf(k, n, 0.5), alternative)

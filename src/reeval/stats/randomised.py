@@ -44,6 +44,7 @@ import pandas as pd
 
 from reeval.errors import InputError
 
+from .checks import check_resamples, check_seed
 from .frames import score_matrix
 
 #: Default resamples: Monte Carlo standard error sqrt(0.05 * 0.95 / 2000) = 0.0049 at p = 0.05.
@@ -61,9 +62,7 @@ def mc_standard_error(p, resamples: int):
 
 
 def _check_resamples(resamples) -> int:
-    if isinstance(resamples, bool) or not isinstance(resamples, (int, np.integer)) or resamples < 1:
-        raise InputError(f"resamples must be an integer >= 1, got {resamples!r}")
-    return int(resamples)
+    return check_resamples(resamples, "resamples")
 
 
 def topic_permutations(seed: int, resamples: int, T: int, S: int, batch: int):
@@ -108,7 +107,7 @@ def randomised_tukey_hsd(scores, runs=None, resamples: int = HSD_RESAMPLES, seed
     ``attrs``: resamples, seed, statistic. Edge cases: fewer than 2 runs give an empty
     table; no topic gives NaN means and p-values; identical runs give p = 1.
     """
-    resamples = _check_resamples(resamples)
+    resamples, seed = _check_resamples(resamples), check_seed(seed)
     X, labels, _ = score_matrix(scores, runs)
     S, T = X.shape
     ii, jj = np.triu_indices(S, 1)
@@ -218,7 +217,7 @@ def randomised_tukey_hsd_preferences(preferences, runs=None, resamples: int = HS
     Returns one row per pair: run_i, run_j, mean (mean preference of i over j), p_value,
     mc_se; ``attrs``: resamples, seed, statistic. No topic gives NaN.
     """
-    resamples = _check_resamples(resamples)
+    resamples, seed = _check_resamples(resamples), check_seed(seed)
     V, labels = _preference_matrix(preferences, runs, "preferences")
     if not np.isfinite(V).all():
         raise InputError("preferences must be finite (no NaN or inf)")

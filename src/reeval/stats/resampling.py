@@ -3,7 +3,10 @@
 Conventions (alternative, confidence interval, effect size, all-zero differences) are those of
 :mod:`reeval.stats.paired`. Both draw from ``numpy.random.default_rng(seed)`` only, so a seed
 gives the same p-value on every call and in every process; resamples are drawn in chunks of at
-most :data:`RESAMPLE_CHUNK_CELLS` (resample x topic) cells, so memory stays bounded.
+most :data:`RESAMPLE_CHUNK_CELLS` (resample x topic) cells, so memory stays bounded (the
+bootstrap's interval keeps resamples x rows means: at most :data:`BOOTSTRAP_MAX_VALUES`).
+Seeds are integers from 0 to 2^63 - 1 and resamples from 1 to 10^9
+(:mod:`reeval.stats.checks`): anything else is an InputError.
 """
 
 from __future__ import annotations
@@ -12,6 +15,9 @@ import math
 
 import numpy as np
 
+from reeval.errors import InputError
+
+from .checks import check_resamples, check_seed, numbers
 from .paired import (_check_alternative, _check_confidence, _paired, _ratio, _result, effect_size_dz,
                      t_confidence_interval)
 
@@ -22,6 +28,10 @@ PERMUTATION_EXACT_MAX = 20
 
 #: Resampling chunk: at most this many (resample x topic) cells at once (32 MiB float64).
 RESAMPLE_CHUNK_CELLS = 1 << 22
+
+#: The bootstrap keeps every resampled mean (resamples x rows) for its percentile
+#: interval: at most this many (2 GiB of float64), else InputError before drawing any.
+BOOTSTRAP_MAX_VALUES = 1 << 28
 
 
 def _chunk_rows(n_rows: int, width: int, cells: int = RESAMPLE_CHUNK_CELLS):
@@ -91,7 +101,8 @@ def permutation_rows(D, alternative: str = "two-sided", seed: int = 0, n_resampl
     "p_value"}; a row without a non-zero difference has p = 1.
     """
     _check_alternative(alternative)
-    D = np.asarray(D, dtype=np.float64)
+    seed, n_resamples = check_seed(seed), check_resamples(n_resamples)
+    D = numbers(D, "D")
     m = np.count_nonzero(D, axis=1)
     s_obs = D.sum(axis=1)
     tol = 1e-11 * np.abs(D).sum(axis=1)
@@ -101,8 +112,6 @@ def permutation_rows(D, alternative: str = "two-sided", seed: int = 0, n_resampl
         p[exact] = _pick_tail(_exact_sign_flips(D[exact], s_obs[exact], tol[exact], m[exact]), alternative)
     sampled = m > exact_max
     if sampled.any():
-        if n_resamples < 1:
-            raise ValueError("n_resamples must be >= 1")
         c = _monte_carlo_sign_flips(D[sampled], s_obs[sampled], tol[sampled], seed, n_resamples)
         p[sampled] = _pick_tail((c + 1) / (n_resamples + 1), alternative)
     mean = D.mean(axis=1) if D.shape[1] else np.zeros(len(D))
@@ -161,10 +170,12 @@ def bootstrap_rows(D, alternative: str = "two-sided", seed: int = 0, n_resamples
     """
     _check_alternative(alternative)
     _check_confidence(confidence)
-    if n_resamples < 1:
-        raise ValueError("n_resamples must be >= 1")
-    D = np.asarray(D, dtype=np.float64)
+    seed, n_resamples = check_seed(seed), check_resamples(n_resamples)
+    D = numbers(D, "D")
     rows, n = D.shape
+    if n_resamples * rows > BOOTSTRAP_MAX_VALUES:
+        raise InputError(f"n_resamples {n_resamples:,} x {rows:,} rows: the bootstrap interval keeps every "
+                         f"resampled mean, at most {BOOTSTRAP_MAX_VALUES:,} (2 GiB); use fewer resamples")
     nan = np.full(rows, np.nan)
     if n < 2:
         return {"statistic": nan, "p_value": nan, "ci_low": nan, "ci_high": nan.copy()}
