@@ -7,6 +7,9 @@ empty file, every score NaN, every line on a topic the qrels do not judge, ...) 
 out of every analysis: scored, it would get 0 on every topic, count as a system in the
 rareness measures of the other runs, form lexiprecision pairs and enter the ASL study.
 It is named, with the reason, in ``summary/run_inclusion.csv`` and in the rules' logs.
+In ``run_inclusion.csv`` a run of a track the study leaves out (fewer than
+``study.min_runs`` runs, :func:`reeval.archive.inclusion.inclusion_table`) is not
+included either (:func:`study_run_inclusion`), so that "included" means "in the studies".
 
 Every rule's package code selects runs through :func:`included_runs` and counts them
 through :func:`run_inclusion`, so the measures tables, the analyses, ``tracks.csv``
@@ -108,10 +111,23 @@ def excluded_messages(table: pd.DataFrame) -> list[str]:
             for row in table[~table["included"]].itertuples()]
 
 
-def study_run_inclusion(ingest_reports: dict) -> pd.DataFrame:
+#: The start of the reason of a run whose track is left out of the study.
+TRACK_LEFT_OUT = "track left out: "
+
+
+def study_run_inclusion(ingest_reports: dict, tracks: pd.DataFrame | None = None) -> pd.DataFrame:
     """:func:`track_run_inclusion` of every ingested track (track -> path of its ingest
-    report), stacked: ``run_inclusion.csv``."""
+    report), stacked: ``run_inclusion.csv``. With ``tracks`` (``inclusion.csv``'s table:
+    track, included, reason), the runs of a track left out of the study are not included
+    either, their reason ``track left out: <the track's reason>``: a run counted included
+    is one the studies use."""
     frames = [track_run_inclusion(read_ingest_report(ingest_reports[t])) for t in sorted(ingest_reports)]
     if not frames:
         return pd.DataFrame(columns=RUN_INCLUSION_COLUMNS)
-    return pd.concat(frames, ignore_index=True)
+    out = pd.concat(frames, ignore_index=True)
+    if tracks is not None:
+        left_out = tracks[~tracks["included"].astype(bool)].set_index("track")["reason"]
+        runs = out["included"] & out["track"].isin(left_out.index)
+        out.loc[runs, "reason"] = TRACK_LEFT_OUT + out.loc[runs, "track"].map(left_out).astype(str)
+        out.loc[runs, "included"] = False
+    return out
