@@ -34,6 +34,8 @@ from reeval.io.notes import DROP_WORDS, nothing_kept
 DROPS = tuple(DROP_WORDS)
 RUN_INCLUSION_COLUMNS = ["track", "run", "file", "included", "reason", "lines_read", "kept", *DROPS, "kind"]
 _TEXT_COLUMNS = ("track", "file", "kind", "run", "reason", "tag", "first_tag")
+#: The start of the reason of a run whose track is left out of the study.
+TRACK_LEFT_OUT = "track left out: "
 
 
 def read_ingest_report(path) -> pd.DataFrame:
@@ -103,16 +105,14 @@ def included_runs(report: pd.DataFrame) -> list[str]:
 
 
 def excluded_messages(table: pd.DataFrame) -> list[str]:
-    """One log line per run left out of a :func:`run_inclusion` table,
+    """One log line per run left out of a :func:`run_inclusion` table (not the runs of a
+    track left out: its reason says it once),
     ``<track>: run <name> (<file>) left out: <reason>``, and per file not read
     (:func:`track_run_inclusion`), ``<track>: <file> not read: <why>``."""
     return [f"{row.track}: {row.file} {row.reason}" if row.kind == "skipped"
             else f"{row.track}: run {row.run} ({row.file}) left out: {row.reason}"
-            for row in table[~table["included"]].itertuples()]
-
-
-#: The start of the reason of a run whose track is left out of the study.
-TRACK_LEFT_OUT = "track left out: "
+            for row in table[~table["included"]].itertuples()
+            if not str(row.reason).startswith(TRACK_LEFT_OUT)]  # said once, for the track
 
 
 def study_run_inclusion(ingest_reports: dict, tracks: pd.DataFrame | None = None) -> pd.DataFrame:
