@@ -47,10 +47,11 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=3000)
     ap.add_argument("--topics", type=int, default=12)
-    ap.add_argument("--out", default="/tmp/bench_pairs")
+    ap.add_argument("--out", default=None, help="folder of the track (default /tmp/bench_pairs/RUNSxTOPICS; "
+                    "a track already there is reused)")
     ap.add_argument("--only", choices=("rareness", "study", "lexiprecision"), default=None)
     args = ap.parse_args()
-    out = Path(args.out)
+    out = Path(args.out or f"/tmp/bench_pairs/{args.runs}x{args.topics}")
     track = out / "track"
     if not (track / "judged.parquet").exists():
         qrels, runs = write_one_line_track(out / "src", args.runs, args.topics)
