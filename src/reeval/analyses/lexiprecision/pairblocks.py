@@ -189,15 +189,11 @@ def preference_procedure(n_runs: int, n_topics: int, resamples: int) -> str:
             f"{n_runs * (n_runs - 1) // 2} pairs = {cells:.2g} > {HSD_PREFERENCE_CELLS:.0e} cells)")
 
 
-def fold_pairs(pv: PositionVectors, levels: int, keep_values: bool = False, budget: int | None = None,
-               on_block=None) -> PairTotals:
-    """:class:`PairTotals` of every pair of ``pv``, a block at a time; ``on_block(pc)`` is
-    called with each block too (to write its rows)."""
+def fold_pairs(pv: PositionVectors, levels: int, keep_values: bool = False, budget: int | None = None) -> PairTotals:
+    """:class:`PairTotals` of every pair of ``pv``, a block at a time."""
     totals = PairTotals(pv, levels, keep_values=keep_values)
     for block in pair_blocks(pv, levels, budget):
         totals.add(block)
-        if on_block is not None:
-            on_block(block)
     return totals.finish()
 
 

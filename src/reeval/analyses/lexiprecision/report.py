@@ -108,13 +108,11 @@ def _comparisons(judged, qrels, depth, runs, at: dict, rel_level: int, levels: i
         S, T = pv.shape
         keep = (lvl == at["table4"] and opts["hsd_design"] == "randomised"
                 and pb.randomised_preferences(S, T, opts["hsd_resamples"]))
-        totals = pb.PairTotals(pv, levels, keep_values=keep)
         if lvl == rel_level:
+            totals = pb.PairTotals(pv, levels, keep_values=keep)
             write_table_parts(pb.pair_rows(pv, levels, totals), table_schema(lx.pair_columns(levels)), pairs_path)
         else:
-            for block in pb.pair_blocks(pv, levels):
-                totals.add(block)
-            totals.finish()
+            totals = pb.fold_pairs(pv, levels, keep_values=keep)
         out[lvl] = (pv, totals, lx.reciprocal_rank(pv))
     return out
 
