@@ -432,13 +432,9 @@ def parametric_hsd(scores: dict, alpha: float, design: str) -> dict:
     """Parametric Tukey HSD verdicts (q > q_crit at confidence 1 - alpha, the same as
     p < alpha) of each runs x topics matrix of ``scores`` (RR, and the mean-preference
     scores of rrLP and sgnLP: :func:`preference_scores`)."""
-    from reeval.stats.allpairs import tukey_hsd
+    from reeval.stats.allpairs import tukey_hsd_significant
 
-    out = {}
-    for name, X in scores.items():
-        table = tukey_hsd(X, confidence=1.0 - alpha, p_values=False, design=design)
-        out[name] = (table["q"] > table.attrs["q_crit"]).to_numpy()
-    return out
+    return {name: tukey_hsd_significant(X, confidence=1.0 - alpha, design=design) for name, X in scores.items()}
 
 
 def hsd_verdicts(pc: PairComparison, rr: np.ndarray, alpha: float = 0.05, design: str = "randomised",

@@ -33,7 +33,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from reeval.stats.allpairs import tukey_hsd
+from reeval.stats.allpairs import tukey_hsd_significant
 from reeval.stats.correlation import kendall_tau, tau_ap
 
 from . import core as rr
@@ -77,9 +77,9 @@ def discriminative_power(per_topic: dict, levels=LEVELS) -> pd.DataFrame:
     for (measure, alpha), X in per_topic.items():
         row = {"measure": measure, "alpha": rr.alpha_label(alpha), "runs": X.shape[0]}
         for level in levels:
-            out = tukey_hsd(X, confidence=level, p_values=False)
-            row["pairs"] = len(out)
-            row[f"significant_{level * 100:g}"] = int((out["q"] > out.attrs["q_crit"]).sum())
+            significant = tukey_hsd_significant(X, confidence=level)
+            row["pairs"] = len(significant)
+            row[f"significant_{level * 100:g}"] = int(significant.sum())
         rows.append(row)
     return pd.DataFrame(rows)
 
