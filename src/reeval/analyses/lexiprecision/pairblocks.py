@@ -189,6 +189,54 @@ def preference_procedure(n_runs: int, n_topics: int, resamples: int) -> str:
             f"{n_runs * (n_runs - 1) // 2} pairs = {cells:.2g} > {HSD_PREFERENCE_CELLS:.0e} cells)")
 
 
+def _pair_values(totals: PairTotals):
+    """What :func:`~reeval.analyses.lexiprecision.core.hsd_p_values` reads of a
+    PairComparison (rr, sgn, n_pairs, topics), from the folded pairs."""
+    from types import SimpleNamespace
+
+    S = len(totals.pv.runs)
+    return SimpleNamespace(rr=totals.values.get("rrLP"), sgn=totals.values.get("sgnLP"),
+                           n_pairs=S * (S - 1) // 2, topics=totals.pv.topics)
+
+
+def _hsd_measures(totals: PairTotals, resamples: int) -> tuple:
+    """The measures the randomised HSD is run on: all three, or RR alone beyond the cap."""
+    S, T = totals.pv.shape
+    return lx.MEASURES if randomised_preferences(S, T, resamples) else ("RR",)
+
+
+def hsd_verdicts(totals: PairTotals, rr: np.ndarray, alpha: float, design: str, resamples: int,
+                 seed: int) -> dict:
+    """:func:`~reeval.analyses.lexiprecision.core.hsd_verdicts` from the folded pairs
+    (the values of every pair kept when :func:`randomised_preferences`); beyond the cap,
+    rrLP and sgnLP by the topic-blocked parametric HSD of their mean-preference scores."""
+    if design != "randomised":
+        return lx.parametric_hsd({"RR": rr, **totals.preference_scores()}, alpha, design)
+    measures = _hsd_measures(totals, resamples)
+    p = lx.hsd_p_values(_pair_values(totals), rr, resamples, seed, measures)
+    out = {name: values < alpha for name, values in p.items()}
+    if measures != lx.MEASURES:
+        out.update(lx.parametric_hsd(totals.preference_scores(), alpha, "blocked"))
+    return out
+
+
+def hsd_seed_range(totals: PairTotals, rr: np.ndarray, alpha: float, resamples: int, seeds) -> dict:
+    """:func:`~reeval.analyses.lexiprecision.core.hsd_seed_range` from the folded pairs
+    (RR alone beyond the cap)."""
+    return lx.hsd_seed_range(_pair_values(totals), rr, alpha, resamples, seeds, _hsd_measures(totals, resamples))
+
+
+def mark_blocked_preferences(power, n_runs: int, n_topics: int, resamples: int) -> None:
+    """In table 4 (:func:`~reeval.analyses.lexiprecision.core.discriminative_power`),
+    beyond the cap: the rrLP and sgnLP rows of the Tukey HSD name their procedure
+    (:func:`preference_procedure`), with no resamples and one seed. In place."""
+    if randomised_preferences(n_runs, n_topics, resamples):
+        return
+    rows = (power.test == "tukey_hsd") & power.measure.isin(lx.PREFERENCES)
+    power.loc[rows, "procedure"] = preference_procedure(n_runs, n_topics, resamples)
+    power.loc[rows, ["resamples", "seeds"]] = [0, 1]
+
+
 def fold_pairs(pv: PositionVectors, levels: int, keep_values: bool = False, budget: int | None = None) -> PairTotals:
     """:class:`PairTotals` of every pair of ``pv``, a block at a time."""
     totals = PairTotals(pv, levels, keep_values=keep_values)

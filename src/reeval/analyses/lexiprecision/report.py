@@ -129,35 +129,19 @@ def _table4(pv4, totals4, rr4, track: str, opts: dict) -> tuple:
     """(pair tests, table 4) at table 4's level; the randomised HSD's range over seeds
     for a track compared with the paper (:func:`hsd_seeds`). Beyond
     :data:`.pairblocks.HSD_PREFERENCE_CELLS` the preferences take the blocked HSD, and
-    their table 4 rows say so in ``procedure``."""
-    from types import SimpleNamespace
-
+    their table 4 rows say so in ``procedure`` (:func:`.pairblocks.mark_blocked_preferences`)."""
     S, T = pv4.shape
     alpha, design, resamples = opts["alpha"], opts["hsd_design"], opts["hsd_resamples"]
     procedure = {"correction": opts["paired_correction"], "hsd_design": design, "hsd_resamples": resamples}
     seeds = hsd_seeds(opts, track)
-    full = design != "randomised" or pb.randomised_preferences(S, T, resamples)
-    measures = lx.MEASURES if full else ("RR",)
-    values = SimpleNamespace(rr=totals4.values.get("rrLP"), sgn=totals4.values.get("sgnLP"),
-                             n_pairs=S * (S - 1) // 2, topics=pv4.topics)
-
-    def verdicts():
-        if design != "randomised":
-            return lx.parametric_hsd({"RR": rr4, **totals4.preference_scores()}, alpha, design)
-        out = {name: p < alpha for name, p in lx.hsd_p_values(values, rr4, resamples, seeds[0], measures).items()}
-        if not full:
-            out.update(lx.parametric_hsd(totals4.preference_scores(), alpha, "blocked"))
-        return out
-
     ii, jj = pb.pair_range(S, 0, S * (S - 1) // 2)
-    tests = lx.pair_tests_from(pv4.runs, ii, jj, T, totals4.sums, rr4, opts["paired_correction"], verdicts)
-    spread = (lx.hsd_seed_range(values, rr4, alpha, resamples, seeds[1:], measures)
+    tests = lx.pair_tests_from(pv4.runs, ii, jj, T, totals4.sums, rr4, opts["paired_correction"],
+                               lambda: pb.hsd_verdicts(totals4, rr4, alpha, design, resamples, seeds[0]))
+    spread = (pb.hsd_seed_range(totals4, rr4, alpha, resamples, seeds[1:])
               if design == "randomised" and len(seeds) > 1 else None)
     power = lx.discriminative_power(tests, alpha=alpha, seed_range=spread, n_seeds=len(seeds), **procedure)
-    if not full:
-        rows = (power.test == "tukey_hsd") & power.measure.isin(lx.PREFERENCES)
-        power.loc[rows, "procedure"] = pb.preference_procedure(S, T, resamples)
-        power.loc[rows, ["resamples", "seeds"]] = [0, 1]
+    if design == "randomised":
+        pb.mark_blocked_preferences(power, S, T, resamples)
     return tests, power
 
 
