@@ -163,7 +163,10 @@ def test_the_workflow_reads_runs_in_subfolders_and_names_every_file_it_skips(tmp
     table = pd.read_csv(target, keep_default_na=False)
     read = table[table.kind == "run"]
     assert sorted(read.run) == ["Bioinfo-run3", "CincyMedIR-11", "Emory_IRLab_Run1", "HKPU-Gos1-pPRF"]
-    assert read.included.all()
+    # 4 runs, each kept a line, below study.min_runs (5): in no study, so none counted included (issue 34)
+    assert not read.included.any()
+    assert set(read.reason) == {"track left out: 4 runs kept a line; the study needs >= 5; "
+                                "to include it, set study.min_runs: 4"}
     lines = {os.path.basename(r)[:-3]: gzip.decompress(open(r, "rb").read()).count(b"\n") for r in runs[:4]}
     assert read.set_index("run").lines_read.to_dict() == lines  # every line of the run in a subfolder too
     skipped = table[table.kind == "skipped"].set_index("file").reason.to_dict()

@@ -161,7 +161,8 @@ def _runs_refusal(results, got: dict, folder: Path, report: pd.DataFrame, status
     if len(placed) < min_runs:
         network = [r.error for r in results if r.kind == "run" and r.outcome == "unreachable"]
         because = f": {network[0]}" if network else ""  # the hosts of some runs cannot be reached
-        return f"{len(placed)} usable runs of {status['runs_listed']} listed; the study needs >= {min_runs}{because}"
+        return (f"{len(placed)} usable runs of {status['runs_listed']} listed; the study needs >= {min_runs}"
+                f"{because}{min_runs_fix(len(placed))}")
     return None
 
 
@@ -258,8 +259,13 @@ def too_few_runs(n: int, n_files: int, min_runs: int) -> str:
     """Why a track with ``n`` runs that kept a line (of ``n_files``) is below ``study.min_runs``,
     and the setting that would include it (a study needs 2 runs to compare)."""
     left_out = f" ({n_files - n} kept no line)" if n < n_files else ""
-    fix = f"; to include it, set study.min_runs: {n}" if n >= 2 else ""
-    return f"{n} runs kept a line{left_out}; the study needs >= {min_runs}{fix}"
+    return f"{n} runs kept a line{left_out}; the study needs >= {min_runs}{min_runs_fix(n)}"
+
+
+def min_runs_fix(n: int) -> str:
+    """``; to include it, set study.min_runs: n`` for a track of n >= 2 usable runs (a
+    study needs two runs to compare), else nothing."""
+    return f"; to include it, set study.min_runs: {n}" if n >= 2 else ""
 
 
 def _local_counts(report: pd.DataFrame, qrels_path: Path) -> dict:
