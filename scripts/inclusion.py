@@ -12,10 +12,10 @@ with rule_log(sm) as log:
     statuses = {track: read_status(path) for track, path in sm.params.statuses.items()}
     reports = {Path(path).parent.name: path for path in sm.input.reports}  # <results>/tracks/<track>/...
     table = inclusion_table(sm.params.entries, statuses, reports, sm.params.min_runs)
-    runs = study_run_inclusion(reports)
+    runs = study_run_inclusion(reports, table)
     write_table(table, sm.output.tracks)
     write_table(runs, sm.output.runs)
-    log.info("%d of %d tracks included; %d of %d ingested runs kept a line; %d files not read",
+    log.info("%d of %d tracks included; %d of %d ingested runs included; %d files not read",
              int(table.included.sum()), len(table), int(runs.included.sum()), int((runs.kind == "run").sum()),
              int((runs.kind == "skipped").sum()))
     for message in excluded_messages(runs):

@@ -196,3 +196,19 @@ def test_parsed_alphas():
     assert opts["alpha"] == [0.0, "1/R"] and opts["synthetic"]["max_docs"] == 5
     assert opts["synthetic"]["alpha"] == [0.0, 0.5, 1.0] and opts["k"] == 100
     assert opts["fuzziness"] == 0.05 and opts["fuzziness_scale"] == "absolute" and opts["stability_seeds"] == 5
+
+
+def test_stability_of_runs_with_identical_scores_counts_each_distinct_pair_once_with_the_same_bits():
+    """Many short runs share their per-topic scores: pair_stability counts the distinct
+    columns' pairs and copies them, giving the values of counting every pair (issue 31)."""
+    rng = np.random.default_rng(5)
+    distinct = rng.random((50, 6)) * rng.integers(0, 2, (50, 6))
+    means = distinct[:, rng.integers(0, 6, 40)]          # 40 runs, at most 6 distinct
+    means[:, 7] = means[:, 3] + 1e-13                     # within EPS of run 3: a tie, not the same column
+    stab, tied = ra.pair_stability(means)
+    want_stab, want_tied = ra._distinct_pair_stability(means)
+    assert np.array_equal(stab, want_stab) and np.array_equal(tied, want_tied)
+    assert float(stab.mean()) == float(want_stab.mean())
+    ii, jj = np.triu_indices(40, 1)
+    same = (means[:, ii] == means[:, jj]).all(axis=0)
+    assert same.any() and (stab[same] == 0).all() and (tied[same] == 1).all()

@@ -214,3 +214,16 @@ def test_save_figure_writes_each_format_reproducibly_and_closes_the_figure(tmp_p
     assert (tmp_path / "first.pdf").read_bytes()[:5] == b"%PDF-" and b"<svg" in (tmp_path / "first.svg").read_bytes()
     with pytest.raises(ValueError, match="jpg"):
         save_figure(plt.figure(), tmp_path / "x.jpg")
+
+
+def test_a_csv_written_in_batches_has_the_bytes_of_one_pass(tmp_path, monkeypatch):
+    from reeval.io import tables
+
+    df = pd.DataFrame({"run_i": ['a,"b', "c", None, "e", "f"], "p_RR": [0.1, np.nan, 1 / 3, 2.0, 5e-300],
+                       "wins": pd.array([1, None, 3, 4, 5], dtype="Int64"), "hsd_RR": [True, False, True, False, True]})
+    tables.write_table(df, tmp_path / "one.csv")
+    monkeypatch.setattr(tables, "CSV_BATCH_ROWS", 2)
+    tables.write_table(df, tmp_path / "batched.csv")
+    tables.write_table(df.iloc[:0], tmp_path / "empty.csv")
+    assert (tmp_path / "batched.csv").read_bytes() == (tmp_path / "one.csv").read_bytes()
+    assert (tmp_path / "empty.csv").read_text() == "run_i,p_RR,wins,hsd_RR\n"

@@ -505,3 +505,18 @@ def test_tukey_hsd_without_topics_or_runs_warns_nothing(shape, design):
     S = shape[0]
     assert len(out) == S * (S - 1) // 2
     assert out["p_value"].isna().all()
+
+
+@pytest.mark.parametrize("design", ["blocked", "oneway"])
+def test_tukey_hsd_significant_is_the_tables_verdict_without_the_table(design):
+    from reeval.stats.allpairs import tukey_hsd, tukey_hsd_significant
+
+    rng = np.random.default_rng(4)
+    X = rng.random((30, 8)) + np.linspace(0, 1, 30)[:, None]
+    X[5] = X[4]                                   # a pair with q = 0
+    for confidence in (0.95, 0.99):
+        table = tukey_hsd(X, confidence=confidence, p_values=False, design=design)
+        want = (table["q"] > table.attrs["q_crit"]).to_numpy()
+        got = tukey_hsd_significant(X, confidence=confidence, design=design)
+        assert got.dtype == bool and np.array_equal(got, want) and 0 < want.sum() < want.size
+    assert not tukey_hsd_significant(X[:, :1]).any()   # one topic: df = 0

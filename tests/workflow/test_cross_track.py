@@ -78,7 +78,7 @@ def test_workflow_with_every_track_excluded(tmp_path):
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     row = pd.read_csv(results / "summary" / "inclusion.csv").iloc[0]
     assert (row.track, row.source, bool(row.included), row.runs_ingested) == ("small", "local", False, 2)
-    assert row.reason == "2 runs kept a line; the study needs >= 5"
+    assert row.reason == "2 runs kept a line; the study needs >= 5; to include it, set study.min_runs: 2"
     assert assert_outputs_conform(results) > 50
     assert pd.read_parquet(results / "summary" / "runs.parquet").empty
     assert pd.read_csv(results / "study" / "headroom.csv").empty

@@ -163,7 +163,10 @@ def test_the_workflow_reads_runs_in_subfolders_and_names_every_file_it_skips(tmp
     table = pd.read_csv(target, keep_default_na=False)
     read = table[table.kind == "run"]
     assert sorted(read.run) == ["Bioinfo-run3", "CincyMedIR-11", "Emory_IRLab_Run1", "HKPU-Gos1-pPRF"]
-    assert read.included.all()
+    # 4 runs, each kept a line, below study.min_runs (5): in no study, so none counted included (issue 34)
+    assert not read.included.any()
+    assert set(read.reason) == {"track left out: 4 runs kept a line; the study needs >= 5; "
+                                "to include it, set study.min_runs: 4"}
     lines = {os.path.basename(r)[:-3]: gzip.decompress(open(r, "rb").read()).count(b"\n") for r in runs[:4]}
     assert read.set_index("run").lines_read.to_dict() == lines  # every line of the run in a subfolder too
     skipped = table[table.kind == "skipped"].set_index("file").reason.to_dict()
@@ -212,3 +215,45 @@ def test_a_renamed_track_leaves_a_stale_folder_that_is_named_and_marked(tmp_path
                                                                       "runs")]
     assert not any(name.startswith("tracks/new-name") for name in results.stale)
     assert sorted(pd.read_csv(target, keep_default_na=False).track.unique()) == ["new-name"]
+
+
+# ---- issue 34 item 4: inclusion said once and consistently ---------------------------------
+
+def test_runs_of_a_track_below_min_runs_are_not_counted_included_and_the_fix_is_named(tmp_path):
+    from reeval.workflow.closing import inclusion_lines
+
+    tracks = {"big": make_track(tmp_path, "big", good=("g0", "g1", "g2", "g3", "g4"), bad=()),
+              "small": make_track(tmp_path, "small", good=("g0", "g1", "g2", "g3"), bad=("empty",))}
+    reports = {name: d / "ingest_report.csv" for name, d in tracks.items()}
+    inc = inclusion_table({name: {"qrels": "q", "runs": "r"} for name in tracks}, {}, reports, min_runs=5)
+    reason = inc.set_index("track").loc["small", "reason"]
+    assert reason == "4 runs kept a line (1 kept no line); the study needs >= 5; to include it, set study.min_runs: 4"
+    runs = study_run_inclusion(reports, inc)
+    small = runs[runs.track == "small"].set_index("run")
+    assert not small.included.any()
+    assert small.loc["g0", "reason"] == "track left out: " + reason
+    assert small.loc["empty", "reason"].startswith("no line kept")
+    assert runs[runs.track == "big"].included.all()
+    summary = tmp_path / "results" / "summary"
+    summary.mkdir(parents=True)
+    inc.to_csv(summary / "inclusion.csv", index=False)
+    runs.to_csv(summary / "run_inclusion.csv", index=False)
+    lines = inclusion_lines(tmp_path / "results")
+    assert lines[0] == "Tracks: 1 of 2 included (big); runs: 5 of 10 included (4 in tracks left out)."
+    assert any("small" in line and "study.min_runs: 4" in line for line in lines[1:])
+    assert sum("study.min_runs" in line for line in lines) == 1  # said once: the runs are not listed again
+    assert any("small/empty" in line and "no line kept" in line for line in lines)
+
+
+def test_inclusion_csv_counts_a_local_tracks_runs_and_qrels_topics(tmp_path):
+    d = make_track(tmp_path, "t")
+    inc = inclusion_table({"t": {"qrels": "q", "runs": "r"}}, {}, {"t": d / "ingest_report.csv"}, min_runs=2)
+    row = inc.iloc[0]
+    assert (row.runs_listed, row.runs_parsed, row.runs_ingested, row.runs_included, row.qrels_topics) == (7, 7, 7, 3, 3)
+    assert pd.isna(row.runs_fetched)
+
+
+def test_a_track_of_one_run_names_no_min_runs_fix(tmp_path):
+    d = make_track(tmp_path, "t", good=("g0",), bad=())
+    inc = inclusion_table({"t": {"qrels": "q", "runs": "r"}}, {}, {"t": d / "ingest_report.csv"}, min_runs=5)
+    assert inc.iloc[0].reason == "1 runs kept a line; the study needs >= 5"

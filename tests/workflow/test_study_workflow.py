@@ -170,7 +170,8 @@ def test_mirror_study_isolates_failures_and_adds_a_track_incrementally(tmp_path,
     res = tmp_path / "results"
     inc = pd.read_csv(res / "summary" / "inclusion.csv").set_index("track")
     assert inc.included.to_dict() == {"few-runs": False, "no-qrels": False, "old-adhoc": True}
-    assert inc.loc["few-runs", "reason"] == "4 usable runs of 6 listed; the study needs >= 5"
+    assert inc.loc["few-runs", "reason"] == ("4 usable runs of 6 listed; the study needs >= 5; "
+                                             "to include it, set study.min_runs: 4")
     assert inc.loc["no-qrels", "reason"].startswith("qrels not fetched: not in the mirror")
     assert inc.loc["old-adhoc", "runs_ingested"] == 6 and inc.loc["old-adhoc", "qrels_topics"] == 3
     report = pd.read_csv(res / "fetch" / "few-runs" / "fetch_report.csv").set_index("file")

@@ -42,8 +42,9 @@ rule analyses:
         f"{RESULTS}/logs/analyses/{{track}}.log",
     benchmark:
         f"{RESULTS}/benchmarks/analyses/{{track}}.tsv"
-    # bench_scale.py: 1.7 GB peak on the track with the most judged rows (Robust 2004 shape,
-    # lexiprecision's pairs x topics x 20 recall levels); ~1.8 GB at 300 runs x 250 topics
+    # bench_scale.py: 1.7 GB peak on the track with the most judged rows (Robust 2004 shape);
+    # pairs compared in blocks (lexiprecision.pairblocks): bench_pairs.py, 3,000 runs (4.5 M
+    # pairs) x 12 topics: 2.1 GB peak; memory as a function of runs and topics: docs/cluster.md
     threads: 1
     resources:
         mem_mb=lambda wildcards, attempt: 4000 * attempt,

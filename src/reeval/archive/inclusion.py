@@ -161,7 +161,8 @@ def _runs_refusal(results, got: dict, folder: Path, report: pd.DataFrame, status
     if len(placed) < min_runs:
         network = [r.error for r in results if r.kind == "run" and r.outcome == "unreachable"]
         because = f": {network[0]}" if network else ""  # the hosts of some runs cannot be reached
-        return f"{len(placed)} usable runs of {status['runs_listed']} listed; the study needs >= {min_runs}{because}"
+        return (f"{len(placed)} usable runs of {status['runs_listed']} listed; the study needs >= {min_runs}"
+                f"{because}{min_runs_fix(len(placed))}")
     return None
 
 
@@ -221,7 +222,11 @@ def inclusion_table(entries: dict, statuses: dict, ingest_reports: dict, min_run
     path of its ``ingest_report.csv`` (tracks that were ingested). ``runs_ingested``
     counts the track's run files, ``runs_included`` the runs its analyses use
     (:func:`reeval.workflow.run_inclusion.run_inclusion`: runs that kept a line). A track is
-    included when it was ingested and at least ``min_runs`` runs are included.
+    included when it was ingested and at least ``min_runs`` runs are included; one with
+    fewer names the setting that would include it (``study.min_runs: N``). A local track
+    (no fetch status) takes ``runs_listed`` (the files of its runs folder), ``runs_parsed``
+    (those read as runs) and ``qrels_topics`` (the topics of its ``qrels.parquet``) from
+    its ingest.
     """
     rows = []
     for track in sorted(entries):
@@ -236,16 +241,42 @@ def inclusion_table(entries: dict, statuses: dict, ingest_reports: dict, min_run
         elif track not in ingest_reports:
             row.update(included=False, reason="not ingested")
         else:
-            runs = run_inclusion(read_ingest_report(ingest_reports[track]))
+            report = read_ingest_report(ingest_reports[track])
+            runs = run_inclusion(report)
             n = int(runs.included.sum())
             row.update(runs_ingested=len(runs), runs_included=n)
+            if not st:
+                row.update(_local_counts(report, Path(ingest_reports[track]).parent / "qrels.parquet"))
             if n >= min_runs:
                 row.update(included=True, reason="included")
             else:
-                left_out = f" ({len(runs) - n} kept no line)" if n < len(runs) else ""
-                row.update(included=False, reason=f"{n} runs kept a line{left_out}; the study needs >= {min_runs}")
+                row.update(included=False, reason=too_few_runs(n, len(runs), min_runs))
         rows.append(row)
     return pd.DataFrame(rows, columns=INCLUSION_COLUMNS)
+
+
+def too_few_runs(n: int, n_files: int, min_runs: int) -> str:
+    """Why a track with ``n`` runs that kept a line (of ``n_files``) is below ``study.min_runs``,
+    and the setting that would include it (a study needs 2 runs to compare)."""
+    left_out = f" ({n_files - n} kept no line)" if n < n_files else ""
+    return f"{n} runs kept a line{left_out}; the study needs >= {min_runs}{min_runs_fix(n)}"
+
+
+def min_runs_fix(n: int) -> str:
+    """``; to include it, set study.min_runs: n`` for a track of n >= 2 usable runs (a
+    study needs two runs to compare), else nothing."""
+    return f"; to include it, set study.min_runs: {n}" if n >= 2 else ""
+
+
+def _local_counts(report: pd.DataFrame, qrels_path: Path) -> dict:
+    """runs_listed (files of the runs folder: read as runs or skipped), runs_parsed (read as
+    runs) and qrels_topics (distinct topics of the qrels table, when it exists) of a local track."""
+    import pyarrow.parquet as pq
+
+    kinds = report["kind"]
+    topics = len(pq.read_table(qrels_path, columns=["qid"]).column("qid").unique()) if qrels_path.is_file() else None
+    return {"runs_listed": int(kinds.isin(["run", "skipped"]).sum()), "runs_parsed": int((kinds == "run").sum()),
+            "qrels_topics": topics}
 
 
 def included_tracks(inclusion_csv, tracks: dict) -> dict:

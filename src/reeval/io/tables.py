@@ -227,10 +227,18 @@ def _write_parquet(table: pa.Table, path: str) -> None:
     pq.write_table(table, path, compression="zstd")
 
 
+#: A CSV is written this many rows at a time (a table of millions of run pairs is not held twice).
+CSV_BATCH_ROWS = 1 << 18
+
+
 def _write_csv(table: pa.Table, path: str) -> None:
     # integer columns as pandas' nullable integers: 35000, not 35000.0, and an empty
     # field for a missing count; floats, strings and booleans as pandas writes them
-    table.to_pandas(types_mapper=_PANDAS_FOR_CSV.get).to_csv(path, index=False)
+    with open(path, "w", newline="", encoding="utf-8") as out:
+        starts = range(0, max(table.num_rows, 1), CSV_BATCH_ROWS)  # one (empty) batch for no row
+        for k, start in enumerate(starts):
+            batch = table.slice(start, CSV_BATCH_ROWS).to_pandas(types_mapper=_PANDAS_FOR_CSV.get)
+            batch.to_csv(out, index=False, header=k == 0)
 
 
 _TABLE_FORMATS = {".parquet": _write_parquet, ".csv": _write_csv}

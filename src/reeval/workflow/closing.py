@@ -9,8 +9,9 @@ The Snakefile's ``onsuccess`` and ``onerror`` print them below the jobs' lines
     Report: results/report.html (every figure and table in one file; opens offline)
 
 Tracks and runs left out are grouped by reason, one line per reason, naming the first
-tracks (``inclusion.csv`` and ``run_inclusion.csv`` list them all). Only what exists is
-named: a run asked for one target, or one that failed early, says less.
+tracks (``inclusion.csv`` and ``run_inclusion.csv`` list them all). A track below
+``study.min_runs`` names the setting that would include it; its runs count as not
+included and are not listed again. Only what exists is named: a run asked for one target, or one that failed early, says less.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pathlib import Path
 import pandas as pd
 
 from reeval.report.escape import line_text
+from reeval.workflow.run_inclusion import TRACK_LEFT_OUT
 
 #: the cross-track folders holding the studies' figures, in reading order
 FIGURE_FOLDERS = ("study", "lexiprecision", "rareness", "reusability")
@@ -59,7 +61,10 @@ def inclusion_lines(results: Path) -> list[str]:
     runs = (pd.read_csv(runs_csv, keep_default_na=False, dtype={"track": str, "run": str})
             if runs_csv.is_file() else None)
     if runs is not None and len(runs):
+        in_left_out = runs["reason"].astype(str).str.startswith(TRACK_LEFT_OUT)
         line += f"; runs: {int(runs['included'].astype(bool).sum())} of {len(runs)} included"
+        line += f" ({int(in_left_out.sum())} in tracks left out)" if in_left_out.any() else ""
+        runs = runs[~in_left_out]  # said once, on their track's line
     lines = [line + "."]
     lines += left_out_lines(tracks, "track", lambda row: row.track)
     if runs is not None and len(runs):

@@ -7,6 +7,9 @@ empty file, every score NaN, every line on a topic the qrels do not judge, ...) 
 out of every analysis: scored, it would get 0 on every topic, count as a system in the
 rareness measures of the other runs, form lexiprecision pairs and enter the ASL study.
 It is named, with the reason, in ``summary/run_inclusion.csv`` and in the rules' logs.
+In ``run_inclusion.csv`` a run of a track the study leaves out (fewer than
+``study.min_runs`` runs, :func:`reeval.archive.inclusion.inclusion_table`) is not
+included either (:func:`study_run_inclusion`), so that "included" means "in the studies".
 
 Every rule's package code selects runs through :func:`included_runs` and counts them
 through :func:`run_inclusion`, so the measures tables, the analyses, ``tracks.csv``
@@ -31,6 +34,8 @@ from reeval.io.notes import DROP_WORDS, nothing_kept
 DROPS = tuple(DROP_WORDS)
 RUN_INCLUSION_COLUMNS = ["track", "run", "file", "included", "reason", "lines_read", "kept", *DROPS, "kind"]
 _TEXT_COLUMNS = ("track", "file", "kind", "run", "reason", "tag", "first_tag", "sha256")
+#: The start of the reason of a run whose track is left out of the study.
+TRACK_LEFT_OUT = "track left out: "
 
 
 def read_ingest_report(path) -> pd.DataFrame:
@@ -100,18 +105,29 @@ def included_runs(report: pd.DataFrame) -> list[str]:
 
 
 def excluded_messages(table: pd.DataFrame) -> list[str]:
-    """One log line per run left out of a :func:`run_inclusion` table,
+    """One log line per run left out of a :func:`run_inclusion` table (not the runs of a
+    track left out: its reason says it once),
     ``<track>: run <name> (<file>) left out: <reason>``, and per file not read
     (:func:`track_run_inclusion`), ``<track>: <file> not read: <why>``."""
     return [f"{row.track}: {row.file} {row.reason}" if row.kind == "skipped"
             else f"{row.track}: run {row.run} ({row.file}) left out: {row.reason}"
-            for row in table[~table["included"]].itertuples()]
+            for row in table[~table["included"]].itertuples()
+            if not str(row.reason).startswith(TRACK_LEFT_OUT)]  # said once, for the track
 
 
-def study_run_inclusion(ingest_reports: dict) -> pd.DataFrame:
+def study_run_inclusion(ingest_reports: dict, tracks: pd.DataFrame | None = None) -> pd.DataFrame:
     """:func:`track_run_inclusion` of every ingested track (track -> path of its ingest
-    report), stacked: ``run_inclusion.csv``."""
+    report), stacked: ``run_inclusion.csv``. With ``tracks`` (``inclusion.csv``'s table:
+    track, included, reason), the runs of a track left out of the study are not included
+    either, their reason ``track left out: <the track's reason>``: a run counted included
+    is one the studies use."""
     frames = [track_run_inclusion(read_ingest_report(ingest_reports[t])) for t in sorted(ingest_reports)]
     if not frames:
         return pd.DataFrame(columns=RUN_INCLUSION_COLUMNS)
-    return pd.concat(frames, ignore_index=True)
+    out = pd.concat(frames, ignore_index=True)
+    if tracks is not None:
+        left_out = tracks[~tracks["included"].astype(bool)].set_index("track")["reason"]
+        runs = out["included"] & out["track"].isin(left_out.index)
+        out.loc[runs, "reason"] = TRACK_LEFT_OUT + out.loc[runs, "track"].map(left_out).astype(str)
+        out.loc[runs, "included"] = False
+    return out

@@ -168,7 +168,8 @@ class PairComparison:
         return self.ii.size
 
     def to_frame(self) -> pd.DataFrame:
-        """Long table: run_i, run_j, qid, m, i_star, sgnLP, rrLP, sgnLP_suffix, dRR_1..."""
+        """Long table (:func:`pair_columns`): run_i, run_j, qid, m, i_star, sgnLP, rrLP,
+        sgnLP_suffix, dRR_1..."""
         P, T = self.i_star.shape
         p_idx, t_idx = np.divmod(np.arange(P * T), T)
         runs = np.array(self.runs, dtype=object)
@@ -180,6 +181,12 @@ class PairComparison:
         for k in range(self.drr.shape[2]):
             df[f"dRR_{k + 1}"] = self.drr[:, :, k].ravel()
         return df
+
+
+def pair_columns(levels: int) -> list:
+    """The columns of :meth:`PairComparison.to_frame` (``pairs.parquet``)."""
+    return ["run_i", "run_j", "qid", "m", "i_star", "sgnLP", "rrLP", "sgnLP_suffix",
+            *(f"dRR_{k}" for k in range(1, levels + 1))]
 
 
 def _first_difference(Pt: np.ndarray, i: np.ndarray, j: np.ndarray, start: int = 0):
@@ -213,9 +220,20 @@ def _first_difference(Pt: np.ndarray, i: np.ndarray, j: np.ndarray, start: int =
 
 def compare_pairs(pv: PositionVectors, levels: int = DEFAULT_LEVELS,
                   chunk_cells: int = CHUNK_CELLS) -> PairComparison:
-    """sgnLP, rrLP, i*, the suffix sgnLP and dRR_1..levels for all pairs and topics."""
-    S, T = pv.shape
-    ii, jj = np.triu_indices(S, 1)
+    """sgnLP, rrLP, i*, the suffix sgnLP and dRR_1..levels for all pairs and topics.
+
+    Holds pairs x topics x (levels + 3) numbers at once: for many runs use
+    :func:`reeval.analyses.lexiprecision.pairblocks.pair_blocks`, which yields the same
+    values a block of pairs at a time."""
+    ii, jj = np.triu_indices(len(pv.runs), 1)
+    return compare_pair_block(pv, ii, jj, levels, chunk_cells)
+
+
+def compare_pair_block(pv: PositionVectors, ii: np.ndarray, jj: np.ndarray, levels: int = DEFAULT_LEVELS,
+                       chunk_cells: int = CHUNK_CELLS) -> PairComparison:
+    """:func:`compare_pairs` for the pairs (ii[k], jj[k]) only. Every value is computed
+    per pair and topic, so a block's rows equal the same pairs' rows of the whole."""
+    T = pv.shape[1]
     P = ii.size
     i_star = np.zeros((P, T), dtype=np.int32)
     sgn = np.zeros((P, T), dtype=np.int8)
@@ -275,27 +293,56 @@ def ranking_agreement(pc: PairComparison) -> dict:
     A tie of the predictor (suffix identical, or dRR_2 = 0, also when m = 1) counts as a
     disagreement; the tie shares are reported too.
     """
+    return ranking_agreement_from(ranking_counts(pc))
+
+
+def ranking_counts(pc: PairComparison) -> np.ndarray:
+    """The counts behind :func:`ranking_agreement` (they add up over blocks of pairs):
+    pair-topics with dRR_1 != 0, of them suffix agreeing, dRR_2 agreeing, suffix tied,
+    dRR_2 zero (int64)."""
     d1 = pc.drr[:, :, 0]
     use = d1 != 0
     target = np.sign(d1[use])
     suffix = pc.sgn_suffix[use]
     d2 = pc.drr[:, :, 1][use] if pc.drr.shape[2] > 1 else np.zeros(target.size)
     d2 = np.nan_to_num(d2, nan=0.0)
-    n = int(use.sum())
-    pct = (lambda k: 100.0 * k / n if n else math.nan)
-    return {"n_pair_topics": n,
-            "sgnLP_suffix_agree": pct(int((suffix == target).sum())),
-            "dRR2_agree": pct(int((np.sign(d2) == target).sum())),
-            "sgnLP_suffix_ties": pct(int((suffix == 0).sum())),
-            "dRR2_ties": pct(int((d2 == 0).sum()))}
+    return np.array([use.sum(), (suffix == target).sum(), (np.sign(d2) == target).sum(),
+                     (suffix == 0).sum(), (d2 == 0).sum()], dtype=np.int64)
+
+
+def ranking_agreement_from(counts) -> dict:
+    """:func:`ranking_agreement` from :func:`ranking_counts` (summed over blocks)."""
+    n = int(counts[0])
+    pct = (lambda k: 100.0 * int(k) / n if n else math.nan)
+    return {"n_pair_topics": n, "sgnLP_suffix_agree": pct(counts[1]), "dRR2_agree": pct(counts[2]),
+            "sgnLP_suffix_ties": pct(counts[3]), "dRR2_ties": pct(counts[4])}
 
 
 def system_agreement(pc: PairComparison, tol: float = 1e-12) -> dict:
     """Table 2 (system): over run pairs whose mean dRR_1 over topics is non-zero
     (|mean| > tol, as sums of reciprocals need not cancel exactly), the share (%) whose
     mean rrLP and mean sgnLP have the same sign as the mean dRR_1."""
-    T = max(len(pc.topics), 1)  # no topic: every mean is 0, no pair counts
-    mean_rr1 = pc.drr[:, :, 0].sum(axis=1) / T
+    return system_agreement_from(pair_sums(pc), len(pc.topics), tol)
+
+
+def pair_sums(pc: PairComparison) -> dict:
+    """Per pair (rows of ``pc``): the sums over topics of dRR_1 (``dRR1``), rrLP and sgnLP
+    (int64), the sgnLP wins, losses and ties, and the one-sample t-test p-value of rrLP
+    (``p_rrLP``, :func:`reeval.stats.paired.ttest_rows`; NaN without a pair). Each is
+    computed row by row, so blocks of pairs concatenate to the whole."""
+    from reeval.stats.paired import ttest_rows
+
+    T = len(pc.topics)
+    return {"dRR1": pc.drr[:, :, 0].sum(axis=1), "rrLP": pc.rr.sum(axis=1), "sgnLP": pc.sgn.sum(axis=1),
+            "wins": (pc.sgn > 0).sum(axis=1), "losses": (pc.sgn < 0).sum(axis=1),
+            "ties": (pc.sgn == 0).sum(axis=1),
+            "p_rrLP": ttest_rows(pc.rr)["p_value"] if pc.n_pairs and T else np.full(pc.n_pairs, np.nan)}
+
+
+def system_agreement_from(sums: dict, n_topics: int, tol: float = 1e-12) -> dict:
+    """:func:`system_agreement` from :func:`pair_sums` of every pair."""
+    T = max(n_topics, 1)  # no topic: every mean is 0, no pair counts
+    mean_rr1 = sums["dRR1"] / T
     use = np.abs(mean_rr1) > tol
     target = np.sign(mean_rr1[use])
 
@@ -304,17 +351,27 @@ def system_agreement(pc: PairComparison, tol: float = 1e-12) -> dict:
 
     n = int(use.sum())
     return {"n_run_pairs": n,
-            "rrLP_agree": 100.0 * float((sign(pc.rr.sum(axis=1) / T)[use] == target).sum()) / n if n else math.nan,
-            "sgnLP_agree": 100.0 * float((sign(pc.sgn.sum(axis=1) / T)[use] == target).sum()) / n if n else math.nan}
+            "rrLP_agree": 100.0 * float((sign(sums["rrLP"] / T)[use] == target).sum()) / n if n else math.nan,
+            "sgnLP_agree": 100.0 * float((sign(sums["sgnLP"] / T)[use] == target).sum()) / n if n else math.nan}
 
 
 def tie_rates(pc: PairComparison) -> dict:
     """Table 3: share (%) of pairs of rankings (pair of runs x topic) tied under RR
     (p_1 = p'_1, both unretrieved included) and under lexiprecision (identical vectors)."""
-    n = pc.i_star.size
+    return tie_rates_from(tie_rate_counts(pc))
+
+
+def tie_rate_counts(pc: PairComparison) -> np.ndarray:
+    """(pair-topics, tied under LP, tied under RR), int64, adding up over blocks."""
+    return np.array([pc.i_star.size, (pc.i_star == 0).sum(), (pc.drr[:, :, 0] == 0).sum()], dtype=np.int64)
+
+
+def tie_rates_from(counts) -> dict:
+    """:func:`tie_rates` from :func:`tie_rate_counts`."""
+    n = int(counts[0])
     return {"n_pair_topics": n,
-            "LP_ties": 100.0 * float((pc.i_star == 0).sum()) / n if n else math.nan,
-            "RR_ties": 100.0 * float((pc.drr[:, :, 0] == 0).sum()) / n if n else math.nan}
+            "LP_ties": 100.0 * float(counts[1]) / n if n else math.nan,
+            "RR_ties": 100.0 * float(counts[2]) / n if n else math.nan}
 
 
 def mean_preference_scores(pc: PairComparison, values: np.ndarray) -> np.ndarray:
@@ -323,16 +380,26 @@ def mean_preference_scores(pc: PairComparison, values: np.ndarray) -> np.ndarray
 
     For D = dRR_1 this is S/(S-1) * (RR_i(q) - mean_s RR_s(q)): the topic-blocked ANOVA
     (Tukey HSD) on it gives exactly the HSD of RR itself, which is why preference
-    measures are tested through it.
+    measures are tested through it. Computed as (A - B) / (S - 1), A the sums of D(i, j,
+    q) over the pairs where the run is i, B where it is j, each added in pair order
+    (:func:`preference_sums`), so blocks of pairs give the same bits.
     """
     S, T = len(pc.runs), len(pc.topics)
-    out = np.zeros((S, T))
-    np.add.at(out, pc.ii, values)
-    np.add.at(out, pc.jj, -values)
-    return out / max(S - 1, 1)
+    A, B = np.zeros((S, T)), np.zeros((S, T))
+    preference_sums(pc.ii, pc.jj, values, A, B)
+    return (A - B) / max(S - 1, 1)
+
+
+def preference_sums(ii: np.ndarray, jj: np.ndarray, values: np.ndarray, A: np.ndarray, B: np.ndarray) -> None:
+    """Add each pair's row of ``values`` (pairs x topics) to A[ii] and to B[jj], in place,
+    one pair after the other (``numpy.add.at``)."""
+    np.add.at(A, ii, values)
+    np.add.at(B, jj, values)
 
 
 MEASURES = ("RR", "rrLP", "sgnLP")
+#: The measures compared only between two rankings (preferences).
+PREFERENCES = ("rrLP", "sgnLP")
 
 
 #: Tukey HSD procedures of table 4a: the randomised HSD (Carterette 2012, the default) or
@@ -340,30 +407,34 @@ MEASURES = ("RR", "rrLP", "sgnLP")
 HSD_PROCEDURES = ("randomised", "blocked", "oneway")
 
 
-def hsd_p_values(pc: PairComparison, rr: np.ndarray, resamples: int, seed: int) -> dict:
+def hsd_p_values(pc: PairComparison, rr: np.ndarray, resamples: int, seed: int,
+                 measures=MEASURES) -> dict:
     """Randomised Tukey HSD p-values per run pair (pairs in ``pc`` order) of RR (on the
     runs x topics matrix) and of rrLP and sgnLP (on the pairwise preferences: rankings
-    permuted among runs within each topic, reeval.stats.randomised)."""
+    permuted among runs within each topic, reeval.stats.randomised). ``pc`` needs only
+    ``rr`` and ``sgn`` (pairs x topics) for the preference measures among ``measures``."""
     from reeval.stats.randomised import randomised_tukey_hsd, randomised_tukey_hsd_preferences
 
-    return {"RR": randomised_tukey_hsd(rr, resamples=resamples, seed=seed).p_value.to_numpy(),
-            "rrLP": randomised_tukey_hsd_preferences(pc.rr, resamples=resamples, seed=seed).p_value.to_numpy(),
-            "sgnLP": randomised_tukey_hsd_preferences(pc.sgn.astype(np.float64), resamples=resamples,
-                                                      seed=seed).p_value.to_numpy()}
+    compute = {"RR": lambda: randomised_tukey_hsd(rr, resamples=resamples, seed=seed),
+               "rrLP": lambda: randomised_tukey_hsd_preferences(pc.rr, resamples=resamples, seed=seed),
+               "sgnLP": lambda: randomised_tukey_hsd_preferences(pc.sgn.astype(np.float64),
+                                                                 resamples=resamples, seed=seed)}
+    return {name: compute[name]().p_value.to_numpy() for name in measures}
 
 
-def _parametric_hsd(pc: PairComparison, rr: np.ndarray, alpha: float, design: str) -> dict:
+def preference_scores(pc: PairComparison) -> dict:
+    """{"rrLP": ..., "sgnLP": ...}: :func:`mean_preference_scores` of both preferences."""
+    return {"rrLP": mean_preference_scores(pc, pc.rr),
+            "sgnLP": mean_preference_scores(pc, pc.sgn.astype(np.float64))}
+
+
+def parametric_hsd(scores: dict, alpha: float, design: str) -> dict:
     """Parametric Tukey HSD verdicts (q > q_crit at confidence 1 - alpha, the same as
-    p < alpha) of RR and of the mean-preference scores of rrLP and sgnLP."""
-    from reeval.stats.allpairs import tukey_hsd
+    p < alpha) of each runs x topics matrix of ``scores`` (RR, and the mean-preference
+    scores of rrLP and sgnLP: :func:`preference_scores`)."""
+    from reeval.stats.allpairs import tukey_hsd_significant
 
-    scores = {"RR": rr, "rrLP": mean_preference_scores(pc, pc.rr),
-              "sgnLP": mean_preference_scores(pc, pc.sgn.astype(np.float64))}
-    out = {}
-    for name, X in scores.items():
-        table = tukey_hsd(X, confidence=1.0 - alpha, p_values=False, design=design)
-        out[name] = (table["q"] > table.attrs["q_crit"]).to_numpy()
-    return out
+    return {name: tukey_hsd_significant(X, confidence=1.0 - alpha, design=design) for name, X in scores.items()}
 
 
 def hsd_verdicts(pc: PairComparison, rr: np.ndarray, alpha: float = 0.05, design: str = "randomised",
@@ -373,7 +444,7 @@ def hsd_verdicts(pc: PairComparison, rr: np.ndarray, alpha: float = 0.05, design
     if design not in HSD_PROCEDURES:
         raise ValueError(f"hsd_design must be one of {HSD_PROCEDURES}, got {design!r}")
     if design != "randomised":
-        return _parametric_hsd(pc, rr, alpha, design)
+        return parametric_hsd({"RR": rr, **preference_scores(pc)}, alpha, design)
     return {name: p < alpha for name, p in hsd_p_values(pc, rr, resamples, seed).items()}
 
 
@@ -395,40 +466,49 @@ def pair_tests(pc: PairComparison, rr: np.ndarray, alpha: float = 0.05,
     the parametric HSD (reeval.stats.allpairs.tukey_hsd) of RR and of the mean-preference
     scores (:func:`mean_preference_scores`).
     """
+    return pair_tests_from(pc.runs, pc.ii, pc.jj, len(pc.topics), pair_sums(pc), rr, correction,
+                           lambda: hsd_verdicts(pc, rr, alpha, hsd_design, hsd_resamples, hsd_seed))
+
+
+def pair_tests_from(runs, ii, jj, n_topics: int, sums: dict, rr: np.ndarray, correction: str,
+                    verdicts) -> pd.DataFrame:
+    """:func:`pair_tests` from the :func:`pair_sums` of every pair (``ii``, ``jj``) and a
+    function ``verdicts()`` giving the HSD verdicts (called only when there are pairs and
+    topics)."""
     from reeval.stats.allpairs import all_pairs_ttest
     from reeval.stats.multiple import p_adjust
-    from reeval.stats.paired import sign_test_counts, ttest_rows
+    from reeval.stats.paired import sign_test_counts
 
-    T = len(pc.topics)
-    runs = np.array(pc.runs, dtype=object)
-    out = pd.DataFrame({"run_i": runs[pc.ii], "run_j": runs[pc.jj], "topics": T,
-                        "mean_dRR1": pc.drr[:, :, 0].mean(axis=1) if T else np.nan,
-                        "mean_rrLP": pc.rr.mean(axis=1) if T else np.nan,
-                        "mean_sgnLP": pc.sgn.mean(axis=1) if T else np.nan,
-                        "wins": (pc.sgn > 0).sum(axis=1), "losses": (pc.sgn < 0).sum(axis=1),
-                        "ties": (pc.sgn == 0).sum(axis=1)})
-    if pc.n_pairs == 0 or T == 0:
+    T = n_topics
+    names = np.array(runs, dtype=object)
+    out = pd.DataFrame({"run_i": names[ii], "run_j": names[jj], "topics": T,
+                        "mean_dRR1": sums["dRR1"] / T if T else np.nan,
+                        "mean_rrLP": sums["rrLP"] / T if T else np.nan,
+                        "mean_sgnLP": sums["sgnLP"] / T if T else np.nan,
+                        "wins": sums["wins"], "losses": sums["losses"], "ties": sums["ties"]})
+    if ii.size == 0 or T == 0:
         for name in MEASURES:
             out[f"p_{name}"] = out[f"p_{name}_adjusted"] = np.nan
             out[f"hsd_{name}"] = False
         return out
     out["p_RR"] = all_pairs_ttest(rr)["p_value"].to_numpy()
-    out["p_rrLP"] = ttest_rows(pc.rr)["p_value"]
+    out["p_rrLP"] = sums["p_rrLP"]
     out["p_sgnLP"] = sign_test_counts(out["wins"], out["losses"])
     for name in MEASURES:
         out[f"p_{name}_adjusted"] = p_adjust(out[f"p_{name}"].to_numpy(), correction)
-    for name, verdict in hsd_verdicts(pc, rr, alpha, hsd_design, hsd_resamples, hsd_seed).items():
+    for name, verdict in verdicts().items():
         out[f"hsd_{name}"] = verdict
     return out
 
 
-def hsd_seed_range(pc: PairComparison, rr: np.ndarray, alpha: float, resamples: int, seeds) -> dict:
+def hsd_seed_range(pc: PairComparison, rr: np.ndarray, alpha: float, resamples: int, seeds,
+                   measures=MEASURES) -> dict:
     """{measure: (fewest, most)} run pairs significant under the randomised HSD over the
-    ``seeds`` (the spread of table 4a's Monte Carlo counts)."""
-    counts = {name: [] for name in MEASURES}
+    ``seeds`` (the spread of table 4a's Monte Carlo counts), for each of ``measures``."""
+    counts = {name: [] for name in measures}
     if pc.n_pairs and len(pc.topics):
         for seed in seeds:
-            for name, p in hsd_p_values(pc, rr, resamples, seed).items():
+            for name, p in hsd_p_values(pc, rr, resamples, seed, measures).items():
                 counts[name].append(int((p < alpha).sum()))
     return {name: (min(c), max(c)) if c else (0, 0) for name, c in counts.items()}
 

@@ -26,6 +26,7 @@ from reeval.workflow.run_inclusion import included_runs, read_ingest_report
 from . import core as lx
 from . import figures as lf
 from . import incomplete as li
+from . import pairblocks as pb
 from . import paper as lp
 from . import ties as lt
 
@@ -99,12 +100,25 @@ def table_levels(opts: dict, rel_level: int) -> dict:
     return {t: int(chosen.get(t) or rel_level) for t in PAPER_TABLES}
 
 
-def _comparisons(judged, qrels, depth, runs, levels_needed, levels: int) -> dict:
-    """{relevance level: (PositionVectors, PairComparison, RR runs x topics)}."""
+def _comparisons(judged, qrels, depth, runs, at: dict, rel_level: int, levels: int, opts: dict,
+                 pairs_path) -> dict:
+    """{relevance level: (PositionVectors, PairTotals, RR runs x topics)}, every pair
+    compared a block at a time (:mod:`.pairblocks`); the pairs of ``rel_level`` written
+    to ``pairs_path`` on the way."""
+    from reeval.io.tables import table_schema, write_table_parts
+
     out = {}
-    for lvl in sorted(set(levels_needed)):
+    for lvl in sorted({rel_level, *at.values()}):
         pv = lx.position_vectors(judged, qrels, depth, runs=runs, rel_level=lvl, levels=levels)
-        out[lvl] = (pv, lx.compare_pairs(pv, levels=levels), lx.reciprocal_rank(pv))
+        S, T = pv.shape
+        keep = (lvl == at["table4"] and opts["hsd_design"] == "randomised"
+                and pb.randomised_preferences(S, T, opts["hsd_resamples"]))
+        if lvl == rel_level:
+            totals = pb.PairTotals(pv, levels, keep_values=keep)
+            write_table_parts(pb.pair_rows(pv, levels, totals), table_schema(lx.pair_columns(levels)), pairs_path)
+        else:
+            totals = pb.fold_pairs(pv, levels, keep_values=keep)
+        out[lvl] = (pv, totals, lx.reciprocal_rank(pv))
     return out
 
 
@@ -116,34 +130,40 @@ def hsd_seeds(opts: dict, track: str) -> list:
     return seeds if track in (opts.get("paper") or {}) else seeds[:1]
 
 
-def _table4(pc4, rr4, track: str, opts: dict) -> tuple:
+def _table4(pv4, totals4, rr4, track: str, opts: dict) -> tuple:
     """(pair tests, table 4) at table 4's level; the randomised HSD's range over seeds
-    for a track compared with the paper (:func:`hsd_seeds`)."""
-    procedure = {"correction": opts["paired_correction"], "hsd_design": opts["hsd_design"],
-                 "hsd_resamples": opts["hsd_resamples"]}
+    for a track compared with the paper (:func:`hsd_seeds`). Beyond
+    :data:`.pairblocks.HSD_PREFERENCE_CELLS` the preferences take the blocked HSD, and
+    their table 4 rows say so in ``procedure`` (:func:`.pairblocks.mark_blocked_preferences`)."""
+    S, T = pv4.shape
+    alpha, design, resamples = opts["alpha"], opts["hsd_design"], opts["hsd_resamples"]
+    procedure = {"correction": opts["paired_correction"], "hsd_design": design, "hsd_resamples": resamples}
     seeds = hsd_seeds(opts, track)
-    tests = lx.pair_tests(pc4, rr4, alpha=opts["alpha"], hsd_seed=seeds[0], **procedure)
-    spread = (lx.hsd_seed_range(pc4, rr4, opts["alpha"], opts["hsd_resamples"], seeds[1:])
-              if opts["hsd_design"] == "randomised" and len(seeds) > 1 else None)
-    power = lx.discriminative_power(tests, alpha=opts["alpha"], seed_range=spread,
-                                    n_seeds=len(seeds), **procedure)
+    ii, jj = pb.pair_range(S, 0, S * (S - 1) // 2)
+    tests = lx.pair_tests_from(pv4.runs, ii, jj, T, totals4.sums, rr4, opts["paired_correction"],
+                               lambda: pb.hsd_verdicts(totals4, rr4, alpha, design, resamples, seeds[0]))
+    spread = (pb.hsd_seed_range(totals4, rr4, alpha, resamples, seeds[1:])
+              if design == "randomised" and len(seeds) > 1 else None)
+    power = lx.discriminative_power(tests, alpha=alpha, seed_range=spread, n_seeds=len(seeds), **procedure)
+    if design == "randomised":
+        pb.mark_blocked_preferences(power, S, T, resamples)
     return tests, power
 
 
 def _paper_tables(track: str, by_level: dict, at: dict, depth, opts: dict) -> dict:
     """Tables 1-4 and the pair tests, each at its level ``at[table]``."""
     pv1 = by_level[at["table1"]][0]
-    pc2, pc3 = by_level[at["table2"]][1], by_level[at["table3"]][1]
-    _, pc4, rr4 = by_level[at["table4"]]
-    tests, power = _table4(pc4, rr4, track, opts)
+    t2, t3 = by_level[at["table2"]][1], by_level[at["table3"]][1]
+    pv4, t4, rr4 = by_level[at["table4"]]
+    tests, power = _table4(pv4, t4, rr4, track, opts)
     power.insert(0, "relevance_level", at["table4"])
     return {
         "profile": pd.DataFrame([{"track": track, "relevance_level": at["table1"],
                                   **lt.track_profile(pv1, depth)}]),
         "table2_agreement": pd.DataFrame([{"track": track, "relevance_level": at["table2"],
-                                           **lx.ranking_agreement(pc2),
-                                           **{f"system_{k}": v for k, v in lx.system_agreement(pc2).items()}}]),
-        "table3_ties": pd.DataFrame([{"track": track, "relevance_level": at["table3"], **lx.tie_rates(pc3)}]),
+                                           **t2.ranking_agreement(),
+                                           **{f"system_{k}": v for k, v in t2.system_agreement().items()}}]),
+        "table3_ties": pd.DataFrame([{"track": track, "relevance_level": at["table3"], **t3.tie_rates()}]),
         "table4_discriminative_power": power,
         "pair_tests": tests,
     }
@@ -164,9 +184,10 @@ def track_lexiprecision(track: str, track_dir, out_dir, rel_level: int, config: 
     runs = included_runs(read_ingest_report(d))
     levels = int(opts["levels"])
     at = table_levels(opts, rel_level)
-    by_level = _comparisons(judged, qrels, depth, runs, [rel_level, *at.values()], levels)
-    pv, pc, _ = by_level[rel_level]
-    corr, regression = lt.locality(pc)
+    out = Path(out_dir)
+    by_level = _comparisons(judged, qrels, depth, runs, at, rel_level, levels, opts, out / "pairs.parquet")
+    pv, totals, _ = by_level[rel_level]
+    corr, regression = totals.locality()
     removal = lt.label_removal_ties(judged, qrels, depth, runs=runs, rel_level=rel_level,
                                     fractions=opts["label_removal"]["fractions"],
                                     samples=opts["label_removal"]["samples"],
@@ -178,8 +199,8 @@ def track_lexiprecision(track: str, track_dir, out_dir, rel_level: int, config: 
     tables = {
         **_paper_tables(track, by_level, at, depth, opts),
         "fig3_ties_by_p1": lt.tie_probability_by_p1(pv),
-        "fig5_ties_by_level": lt.tie_probability_by_level(pc),
-        "fig6_i_star_ecdf": lt.i_star_distribution(pc),
+        "fig5_ties_by_level": totals.tie_probability_by_level(),
+        "fig6_i_star_ecdf": totals.i_star_distribution(),
         "fig7_correlation": _by_level(corr),
         "fig7_regression": regression,
         "fig8_agreement": li.summarize_agreement(agreement),
@@ -187,13 +208,11 @@ def track_lexiprecision(track: str, track_dir, out_dir, rel_level: int, config: 
         "fig9_label_removal": lt.summarize_label_removal(removal),
         "fig9_label_removal_samples": removal,
     }
-    out = Path(out_dir)
     for name, df in tables.items():
         if "track" not in df.columns:
             df.insert(0, "track", track)
         write_table_pair(df, out, name, columns=TABLE_COLUMNS[name])
     write_table(pv.to_table(), out / "positions.parquet")
-    write_table(pc.to_frame(), out / "pairs.parquet")
     if figures:
         lf.track_figures(track, tables, out, lf.locality_points(pv))
     return tables

@@ -49,23 +49,65 @@ def tie_probability_by_p1(pv: PositionVectors) -> pd.DataFrame:
 def tie_probability_by_level(pc: PairComparison) -> pd.DataFrame:
     """Figure 5: per recall level i, the share of pair-topics (with m >= i) where
     p_i = p'_i (dRR_i = 0, both unretrieved included)."""
+    return tie_probability_by_level_from(level_tie_counts(pc))
+
+
+def level_tie_counts(pc: PairComparison) -> np.ndarray:
+    """(2, levels) int64: pair-topics with dRR_i defined, and with dRR_i = 0 (add up over blocks)."""
     L = pc.drr.shape[2]
     defined = ~np.isnan(pc.drr)
-    n = defined.reshape(-1, L).sum(axis=0)
-    ties = (pc.drr == 0).reshape(-1, L).sum(axis=0)
-    return pd.DataFrame({"level": np.arange(1, L + 1), "pair_topics": n, "ties": ties,
+    return np.stack([defined.reshape(-1, L).sum(axis=0), (pc.drr == 0).reshape(-1, L).sum(axis=0)]).astype(np.int64)
+
+
+def tie_probability_by_level_from(counts: np.ndarray) -> pd.DataFrame:
+    """:func:`tie_probability_by_level` from :func:`level_tie_counts`."""
+    n, ties = counts
+    return pd.DataFrame({"level": np.arange(1, n.size + 1), "pair_topics": n, "ties": ties,
                          "probability": np.where(n > 0, ties / np.maximum(n, 1), np.nan)})
 
 
 def i_star_distribution(pc: PairComparison) -> pd.DataFrame:
     """Figure 6: the empirical CDF of i* over pair-topics that are not tied."""
-    v = pc.i_star[pc.i_star > 0]
-    levels, counts = np.unique(v, return_counts=True)
-    return pd.DataFrame({"i_star": levels, "count": counts,
-                         "ecdf": np.cumsum(counts) / max(v.size, 1)})
+    return i_star_distribution_from(i_star_counts(pc))
 
 
-def locality(pc: PairComparison, max_level: int = 8, lags: int = 4):
+def i_star_counts(pc: PairComparison) -> np.ndarray:
+    """Pair-topics by i* (index i* = 0 .. max i*), int64; arrays of two blocks add up
+    after padding the shorter with zeros (:func:`add_counts`)."""
+    return np.bincount(pc.i_star.ravel().astype(np.int64)).astype(np.int64)
+
+
+def add_counts(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a + b for count vectors of possibly different lengths (the shorter padded with 0)."""
+    if a.size < b.size:
+        a, b = b, a
+    out = a.copy()
+    out[:b.size] += b
+    return out
+
+
+def i_star_distribution_from(counts: np.ndarray) -> pd.DataFrame:
+    """:func:`i_star_distribution` from :func:`i_star_counts`: the i* > 0 with a count."""
+    levels = np.flatnonzero(counts[1:] > 0) + 1
+    c = counts[levels]
+    return pd.DataFrame({"i_star": levels.astype(np.int32), "count": c,
+                         "ecdf": np.cumsum(c) / max(int(c.sum()), 1)})
+
+
+#: Figure 7's recall levels and lags.
+LOCALITY_LEVELS, LOCALITY_LAGS = 8, 4
+
+
+def locality_rows(pc: PairComparison, max_level: int = LOCALITY_LEVELS) -> np.ndarray:
+    """The rows figure 7 uses: dRR_1..dRR_max_level of the pair-topics with m >= max_level,
+    pairs x those topics, in one orientation (:func:`locality` adds -D)."""
+    if pc.drr.shape[2] < max_level:
+        raise ValueError(f"need dRR up to level {max_level}")
+    use = pc.m >= max_level
+    return pc.drr[:, use, :max_level].reshape(-1, max_level)
+
+
+def locality(pc: PairComparison, max_level: int = LOCALITY_LEVELS, lags: int = LOCALITY_LAGS):
     """Figure 7: Pearson correlations among dRR_1..dRR_max_level, and for i = 1 ..
     max_level - lags the least-squares regression of dRR_i on dRR_{i+1..i+lags} (with an
     intercept). Uses the pair-topics with m >= max_level, each pair in both orientations
@@ -74,10 +116,11 @@ def locality(pc: PairComparison, max_level: int = 8, lags: int = 4):
     Returns (correlation DataFrame max_level x max_level, regression DataFrame with
     columns i, j (lag 1..lags), coefficient, plus r2 and n per i).
     """
-    if pc.drr.shape[2] < max_level:
-        raise ValueError(f"need dRR up to level {max_level}")
-    use = pc.m >= max_level
-    D = pc.drr[:, use, :max_level].reshape(-1, max_level)
+    return locality_from(locality_rows(pc, max_level), max_level, lags)
+
+
+def locality_from(D: np.ndarray, max_level: int = LOCALITY_LEVELS, lags: int = LOCALITY_LAGS):
+    """:func:`locality` from the :func:`locality_rows` of every pair (blocks concatenated)."""
     D = np.concatenate([D, -D])
     names = [f"dRR_{k}" for k in range(1, max_level + 1)]
     if D.shape[0] < 3:
@@ -95,6 +138,31 @@ def locality(pc: PairComparison, max_level: int = 8, lags: int = 4):
         r2 = 1.0 - float((resid ** 2).sum()) / ss if ss > 0 else math.nan
         rows += [{"i": i + 1, "j": j + 1, "coefficient": float(coef[j + 1]), "r2": r2,
                   "n": D.shape[0]} for j in range(lags)]
+    return corr, pd.DataFrame(rows)
+
+
+def locality_from_moments(gram: np.ndarray, n_rows: int, lags: int = LOCALITY_LAGS):
+    """:func:`locality` from the cross-products gram = D^T D of its rows (one orientation,
+    ``n_rows`` of them), for tracks whose rows are too many to hold. With both orientations
+    every column's mean is 0 and the intercept 0, so correlation_ab = G_ab / sqrt(G_aa G_bb),
+    the coefficients solve G[x, x] b = G[x, y] and r2 = b . G[x, y] / G_yy. The same
+    statistics as :func:`locality_from`; their last digits may differ (another summation)."""
+    max_level = gram.shape[0]
+    names = [f"dRR_{k}" for k in range(1, max_level + 1)]
+    n = 2 * n_rows
+    if n < 3:
+        return locality_from(np.zeros((n_rows, max_level)), max_level, lags)
+    d = np.sqrt(np.diag(gram))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        corr = pd.DataFrame(gram / np.outer(d, d), index=names, columns=names)
+    rows = []
+    for i in range(max_level - lags):
+        x = slice(i + 1, i + 1 + lags)
+        coef = np.linalg.lstsq(gram[x, x], gram[x, i], rcond=None)[0]
+        ss = float(gram[i, i])
+        r2 = float(coef @ gram[x, i]) / ss if ss > 0 else math.nan
+        rows += [{"i": i + 1, "j": j + 1, "coefficient": float(coef[j]), "r2": r2, "n": n}
+                 for j in range(lags)]
     return corr, pd.DataFrame(rows)
 
 

@@ -36,7 +36,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from reeval.stats.allpairs import tukey_hsd
+from reeval.stats.allpairs import tukey_hsd_significant
 from reeval.stats.correlation import kendall_tau, tau_ap
 
 from . import core as rr
@@ -85,9 +85,9 @@ def discriminative_power(per_topic: dict, levels=LEVELS) -> pd.DataFrame:
     for (measure, alpha), X in per_topic.items():
         row = {"measure": measure, "alpha": rr.alpha_label(alpha), "runs": X.shape[0]}
         for level in levels:
-            out = tukey_hsd(X, confidence=level, p_values=False)
-            row["pairs"] = len(out)
-            row[f"significant_{level * 100:g}"] = int((out["q"] > out.attrs["q_crit"]).sum())
+            significant = tukey_hsd_significant(X, confidence=level)
+            row["pairs"] = len(significant)
+            row[f"significant_{level * 100:g}"] = int(significant.sum())
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -115,9 +115,36 @@ def pair_stability(means: np.ndarray, fuzziness: float = 0.0,
                    scale: str = "absolute") -> tuple[np.ndarray, np.ndarray]:
     """Per pair of runs i < j (triu order), from (trials, S) means: the stability
     max(#trials i > j, #trials j > i) / trials and the share of tied trials; differences
-    within :func:`tie_threshold` are ties and count for neither run. One run against the
-    runs after it at a time: (S - i - 1) x trials contiguous differences, no gathered
-    pair copies."""
+    within :func:`tie_threshold` are ties and count for neither run.
+
+    Runs whose means are equal in every trial (identical per-topic scores: many short
+    runs of one track) tie in every trial (stability 0, tied 1); the other pairs are
+    counted once per pair of distinct columns (:func:`_distinct_pair_stability`) and
+    copied to every pair of runs they stand for, so the values are those of counting every
+    pair, in (distinct columns)^2 x trials instead of S^2 x trials."""
+    R, S = means.shape
+    distinct, column = np.unique(means, axis=1, return_inverse=True)
+    column = column.reshape(-1)
+    U = distinct.shape[1]
+    if U == S:
+        return _distinct_pair_stability(means, fuzziness, scale)
+    stab_u, tied_u = _distinct_pair_stability(distinct, fuzziness, scale)
+    ii, jj = np.triu_indices(S, 1)
+    a, b = column[ii], column[jj]
+    del ii, jj
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    k = lo * U - lo * (lo + 1) // 2 + (hi - lo - 1)
+    same = a == b
+    k[same] = 0
+    if stab_u.size == 0:
+        return np.zeros(a.size), np.ones(a.size)
+    return np.where(same, 0.0, stab_u[k]), np.where(same, 1.0, tied_u[k])
+
+
+def _distinct_pair_stability(means: np.ndarray, fuzziness: float = 0.0,
+                             scale: str = "absolute") -> tuple[np.ndarray, np.ndarray]:
+    """:func:`pair_stability` counting every pair of columns: one run against the runs
+    after it at a time, (S - i - 1) x trials contiguous differences, no gathered pair copies."""
     R, S = means.shape
     by_run = np.ascontiguousarray(means.T)
     stab, tied = np.empty(S * (S - 1) // 2), np.empty(S * (S - 1) // 2)
@@ -226,11 +253,10 @@ class LinearRareness:
 
     def means(self, idx: np.ndarray) -> np.ndarray:
         """(trials, N) run means for the runs ``idx`` (trials, N, no run twice in a row) of
-        each trial; off_s of every run s at once as (subset indicator @ G)[trial, s]."""
+        each trial; off_s = sum_r G[r, s] over the sample's runs r, gathered as the trial's
+        N x N block of G (trials x N^2 numbers: independent of S)."""
         N = idx.shape[1]
-        subset = np.zeros((idx.shape[0], self.G.shape[0]))
-        np.put_along_axis(subset, idx, 1.0, axis=1)
-        off = np.take_along_axis(subset @ self.G, idx, axis=1)
+        off = self.G[idx[:, :, None], idx[:, None, :]].sum(axis=1)   # trials x N x N, not trials x S x S
         P0, P1 = self.P0[idx], self.P1[idx]
         if self.normalized:
             total = P0 - off / (N - 1) if N > 1 else P0
