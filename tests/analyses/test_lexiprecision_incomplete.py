@@ -64,11 +64,11 @@ def test_complete_data_agrees_with_table_2_and_queries_rank_as_the_full_data():
     # rrLP and sgnLP have the same sign: equal ranking agreement, always
     assert (df.ranking_rrLP == df.ranking_sgnLP).all()
     # queries removed: a kept topic's preferences are the full data's
-    q = df[df.removed == "queries"]
+    q = df[df.removal == "queries"]
     assert (q.ranking_dRR1 == 100.0).all() and (q.ranking_rrLP == 100.0).all()
     assert (q[q.fraction_removed == 0.9].n_pair_topics < full.n_pair_topics.iloc[0]).all()
     # labels removed: agreement falls below 100% somewhere
-    lab = df[(df.removed == "labels") & (df.fraction_removed == 0.9)]
+    lab = df[(df.removal == "labels") & (df.fraction_removed == 0.9)]
     assert (lab.ranking_dRR1 < 100.0).any()
 
 
@@ -78,9 +78,9 @@ def test_seeded_and_summarized():
     b = li.incomplete_agreement(t.judged, t.qrels, t.depth, fractions=(0.0, 0.6), samples=3, seed=7)
     pd.testing.assert_frame_equal(a, b)
     s = li.summarize_agreement(a)
-    assert list(s.columns[:2]) == ["removed", "fraction_removed"] and (s.samples == 3).all()
-    g = a[(a.removed == "labels") & (a.fraction_removed == 0.6)]
-    row = s[(s.removed == "labels") & (s.fraction_removed == 0.6)].iloc[0]
+    assert list(s.columns[:2]) == ["removal", "fraction_removed"] and (s.samples == 3).all()
+    g = a[(a.removal == "labels") & (a.fraction_removed == 0.6)]
+    row = s[(s.removal == "labels") & (s.fraction_removed == 0.6)].iloc[0]
     assert row.ranking_dRR1_mean == pytest.approx(g.ranking_dRR1.mean())
     assert row.ranking_dRR1_std == pytest.approx(g.ranking_dRR1.std(ddof=1))
     one = li.summarize_agreement(a[a["sample"] == 0])

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from pdffigures import camera_ready_problems
-from reeval.cli.reusability import read_groups, read_pooled
+from reeval.analyses.reusability.groups import read_groups, read_pooled
 from reeval.analyses.reusability.figures import compared_pairs
 from reeval.analyses.reusability.report import summarize_reusability, track_groups, track_reusability
 from reeval.cli import main

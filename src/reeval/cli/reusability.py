@@ -10,98 +10,13 @@ the command. Imports only argparse until the command runs.
 from __future__ import annotations
 
 import argparse
-import csv
-import os
 
 from reeval.choices import SYSTEMS, UNRETRIEVED_POLICIES, integer_problem
 from reeval.errors import InputError
 from reeval.report.escape import tsv_field
 
-#: the columns of a CSV groups file naming the group, tried in this order
-GROUP_COLUMNS = ("group", "team", "participant")
-#: the columns of a CSV pooled-runs file saying whether a run was pooled, tried in this order
-POOLED_COLUMNS = ("pooled", "contributed judgments")
-#: what such a column says for a pooled run (case-insensitive)
-YES = ("yes", "y", "true", "1")
 #: the default measures of the command (and of the API)
 DEFAULT_MEASURES = ("AP", "P@20")
-
-
-def read_groups(path) -> dict:
-    """run -> group from a file: ``RUN GROUP`` per line (whitespace-separated; blank lines
-    and ``#`` comments skipped), or a ``.csv`` with a header holding ``run`` and one of
-    :data:`GROUP_COLUMNS` (TREC leaderboards: ``team``). A bad line, or a run given two
-    groups, is an InputError naming the file and the line."""
-    out: dict = {}
-
-    def add(run, group, where):
-        if out.get(run, group) != group:
-            raise InputError(f"{where}: run {run!r} is already in group {out[run]!r}")
-        out[run] = group
-
-    try:
-        with open(path, newline="", encoding="utf-8") as f:
-            if str(path).endswith(".csv"):
-                reader = csv.DictReader(f)
-                column = next((c for c in GROUP_COLUMNS if c in (reader.fieldnames or [])), None)
-                if "run" not in (reader.fieldnames or []) or column is None:
-                    raise InputError(f"{path}: line 1: expected a header with run and one of "
-                                     f"{', '.join(GROUP_COLUMNS)}")
-                for row in reader:
-                    run, group = (row.get("run") or "").strip(), (row.get(column) or "").strip()
-                    if not run or not group:
-                        raise InputError(f"{path}: line {reader.line_num}: expected a run and its {column}")
-                    add(run, group, f"{path}: line {reader.line_num}")
-                return out
-            for number, line in enumerate(f, 1):
-                text = line.split("#", 1)[0].split()
-                if not text:
-                    continue
-                if len(text) != 2:
-                    raise InputError(f"{path}: line {number}: expected 'RUN GROUP', found {len(text)} fields")
-                add(text[0], text[1], f"{path}: line {number}")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    return out
-
-
-def groups_option(spec: str | None, runs) -> dict | None:
-    """The groups of ``--groups``: a file (:func:`read_groups`) when ``spec`` names one, else
-    a regular expression searched in the run names (its first capturing group)."""
-    from .core import groups_from_pattern
-
-    if spec is None:
-        return None
-    if os.path.isfile(spec):
-        return read_groups(spec)
-    try:
-        return groups_from_pattern(runs, spec)
-    except ValueError as exc:
-        raise InputError(f"--groups: {spec!r} is neither a file nor a pattern: {exc}") from None
-
-
-def read_pooled(spec: str | None, runs) -> list | None:
-    """The runs of ``--pooled``: a ``.csv`` with ``run`` and one of :data:`POOLED_COLUMNS`
-    (yes/no: a TREC-COVID leaderboard's "contributed judgments"), another file with one
-    run name per line (``#`` comments), or a regular expression searched in the run names."""
-    import re
-
-    if spec is None:
-        return None
-    if not os.path.isfile(spec):
-        try:
-            rx = re.compile(spec)
-        except re.error as exc:
-            raise InputError(f"--pooled: {spec!r} is neither a file nor a pattern: {exc}") from None
-        return [r for r in runs if rx.search(r)]
-    with open(spec, newline="", encoding="utf-8") as f:
-        if not spec.endswith(".csv"):
-            return [w for line in f for w in line.split("#", 1)[0].split()[:1]]
-        reader = csv.DictReader(f)
-        column = next((c for c in POOLED_COLUMNS if c in (reader.fieldnames or [])), None)
-        if "run" not in (reader.fieldnames or []) or column is None:
-            raise InputError(f"{spec}: line 1: expected a header with run and one of {', '.join(POOLED_COLUMNS)}")
-        return [row["run"].strip() for row in reader if (row.get(column) or "").strip().lower() in YES]
 
 
 def reusability_lines(qrels_path, run_paths, measure_specs=None, groups=None, depth: int = 100,
@@ -117,7 +32,8 @@ def reusability_lines(qrels_path, run_paths, measure_specs=None, groups=None, de
     from reeval.io.trecio import run_names
     from reeval.measures import grid_from_track
 
-    from .table import reusability_table, verdicts
+    from reeval.analyses.reusability.groups import groups_option, read_pooled
+    from reeval.analyses.reusability.table import reusability_table, verdicts
 
     columns = measure_columns(measure_specs or list(DEFAULT_MEASURES), precision=precision)
     label = {}

@@ -90,7 +90,7 @@ for _f in dataclasses.fields(LineCounts):  # the ingest report's line counts, an
     if isinstance(_f.default, int):  # not the run's tag
         COLUMN_TYPES[_f.name] = INT
         COLUMN_TYPES[f"dropped_{_f.name}"] = INT
-COLUMN_TYPES.update({"removed": STRING, "samples": INT})  # lexiprecision figure 8 (analyses.lexiprecision.incomplete)
+COLUMN_TYPES.update({"removal": STRING, "samples": INT})  # lexiprecision figure 8 (analyses.lexiprecision.incomplete)
 COLUMN_TYPES.update({k: STRING for k in ("item", "row", "published", "method", "status")})  # analyses.asl.paper rows
 for _stat in ("delta_sort", "kendall_tau", "delta_value"):  # table 2: reeval.analyses.asl.study.mean_std_range
     COLUMN_TYPES.update({f"{_stat}_{k}": FLOAT for k in ("mean", "std", "low", "high", "median")})

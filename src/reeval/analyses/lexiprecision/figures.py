@@ -105,7 +105,7 @@ def plot_fig8(ax, df, removed: str, kind: str) -> None:
     """One panel of figure 8: agreement (%) with full-data dRR_1 of each predictor against
     the fraction removed, the mean over samples and a band of one standard deviation.
     Ranking agreement of sgnLP equals rrLP's (same sign) and is omitted, as in the paper."""
-    d = df[df.removed == removed].sort_values("fraction_removed")
+    d = df[df.removal == removed].sort_values("fraction_removed")
     for key, label, color, style in FIG8_SERIES:
         if kind == "ranking" and key == "sgnLP":
             continue

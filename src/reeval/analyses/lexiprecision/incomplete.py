@@ -43,10 +43,10 @@ from .core import UNRETRIEVED, PositionVectors, _assemble, _grid
 #: the predictors of figure 8, in the paper's order and drawing (solid green dRR_1,
 #: dashed red rrLP, dotted blue sgnLP)
 PREDICTORS = ("dRR1", "rrLP", "sgnLP")
-#: what is removed, as the ``removed`` column says it
+#: what is removed, as the ``removal`` column says it
 REMOVED = ("labels", "queries")
-#: columns of one row per (removed, fraction, sample); ``pairs``: the run pairs compared
-SAMPLE_COLUMNS = (("removed", "fraction_removed", "sample", "pairs", "n_pair_topics", "n_run_pairs")
+#: columns of one row per (removal, fraction, sample); ``pairs``: the run pairs compared
+SAMPLE_COLUMNS = (("removal", "fraction_removed", "sample", "pairs", "n_pair_topics", "n_run_pairs")
                   + tuple(f"ranking_{p}" for p in PREDICTORS) + tuple(f"system_{p}" for p in PREDICTORS))
 #: the agreement columns averaged over samples
 AGREEMENT = tuple(f"{kind}_{p}" for kind in ("ranking", "system") for p in PREDICTORS)
@@ -155,7 +155,7 @@ def _predictors(pv: PositionVectors, ii, jj) -> tuple:
 def incomplete_agreement(judged, qrels, depth, runs=None, rel_level: int = 1,
                          fractions=(0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9),
                          samples: int = 10, seed: int = 0, max_pairs: int = MAX_PAIRS) -> pd.DataFrame:
-    """Figure 8's samples: one row per (removed, fraction, sample) with the agreements of
+    """Figure 8's samples: one row per (removal, fraction, sample) with the agreements of
     :func:`agreement` (columns :data:`SAMPLE_COLUMNS`) over the pairs of
     :func:`compared_pairs`; aggregate with :func:`summarize_agreement`. Central tables as
     :func:`reeval.analyses.lexiprecision.core.position_vectors` takes them."""
@@ -184,20 +184,20 @@ def incomplete_agreement(judged, qrels, depth, runs=None, rel_level: int = 1,
             m = np.bincount(qt[keep & is_rel_q], minlength=T_all)
             sel = keep[row_label]
             part = _predictors(_assemble(grid, g[sel], pos[sel], m_full, m, rel_level, levels=1), ii, jj)
-            rows.append({"removed": "labels", "fraction_removed": float(f), "sample": k, "pairs": len(ii),
+            rows.append({"removal": "labels", "fraction_removed": float(f), "sample": k, "pairs": len(ii),
                          **agreement(full_drr1, *part, every_topic)})
             kept_topics = topic_rank < max(int(round(T * (1.0 - f))), 1)
-            rows.append({"removed": "queries", "fraction_removed": float(f), "sample": k, "pairs": len(ii),
+            rows.append({"removal": "queries", "fraction_removed": float(f), "sample": k, "pairs": len(ii),
                          **agreement(full_drr1, *full, kept_topics)})
     out = pd.DataFrame(rows, columns=list(SAMPLE_COLUMNS))
-    return out.sort_values(["removed", "fraction_removed", "sample"], kind="stable").reset_index(drop=True)
+    return out.sort_values(["removal", "fraction_removed", "sample"], kind="stable").reset_index(drop=True)
 
 
 def summarize_agreement(samples: pd.DataFrame) -> pd.DataFrame:
     """Mean and standard deviation (ddof 1; NaN with one sample) over the samples of each
-    (removed, fraction): ``<agreement>_mean`` and ``<agreement>_std`` for each of
+    (removal, fraction): ``<agreement>_mean`` and ``<agreement>_std`` for each of
     :data:`AGREEMENT`, plus ``samples`` and ``pairs`` (the run pairs compared)."""
-    g = samples.groupby(["removed", "fraction_removed"], sort=True)
+    g = samples.groupby(["removal", "fraction_removed"], sort=True)
     cols = list(AGREEMENT)
     out = g[cols].mean().add_suffix("_mean").join(g[cols].std(ddof=1).add_suffix("_std"))
     out["samples"] = g.size()

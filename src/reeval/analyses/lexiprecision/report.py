@@ -63,7 +63,7 @@ TABLE_COLUMNS = {
     "fig6_i_star_ecdf": ("track", "i_star", "count", "ecdf"),
     "fig7_correlation": ("track", "level") + tuple(f"dRR_{i}" for i in range(1, 9)),
     "fig7_regression": ("track", "i", "j", "coefficient", "r2", "n"),
-    "fig8_agreement": ("track", "removed", "fraction_removed")
+    "fig8_agreement": ("track", "removal", "fraction_removed")
     + tuple(f"{a}_{s}" for a in li.AGREEMENT for s in ("mean", "std")) + ("samples", "pairs"),
     "fig8_agreement_samples": ("track",) + li.SAMPLE_COLUMNS,
     "fig9_label_removal": ("track", "fraction_removed", "RR_ties_mean", "LP_ties_mean", "RR_ties_std",

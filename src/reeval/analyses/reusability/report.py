@@ -48,7 +48,7 @@ def track_groups(entry: dict) -> tuple[dict | str | None, str]:
     fetched run, or None (each run alone)."""
     import os
 
-    from .command import read_groups
+    from .groups import read_groups
 
     spec = entry.get("groups")
     if isinstance(spec, dict):
@@ -83,7 +83,7 @@ def track_reusability(track: str, track_dir, out_dir, measure_specs, groups=None
                       pooled=None, figures: bool = True) -> dict:
     """Compute and write the per-track tables (module doc), and the figure when ``figures``.
     ``groups``: a mapping run -> group, a pattern, or None; ``pooled``: the runs that built
-    the pool, a file or a pattern (:func:`.command.read_pooled`), or None (every run).
+    the pool, a file or a pattern (:func:`.groups.read_pooled`), or None (every run).
     Returns the tables."""
     from reeval.measures import build_grid, parse_measures
     from reeval.workflow.measures_step import read_track_tables
@@ -100,7 +100,7 @@ def track_reusability(track: str, track_dir, out_dir, measure_specs, groups=None
     if isinstance(groups, str):
         groups = groups_from_pattern(grid.runs, groups)
     if isinstance(pooled, str):
-        from .command import read_pooled
+        from .groups import read_pooled
 
         pooled = read_pooled(pooled, grid.runs)
     table = reusability_table(grid, groups, measures, depth=depth, rel_level=rel_level, unretrieved=unretrieved,
