@@ -51,7 +51,9 @@ def test_text_after_the_sixth_field_is_ignored_counted_and_noted(tmp_path, capsy
     with_junk = capsys.readouterr()
     assert main(["score", "-m", "all_trec", "--quiet", qrels, runs[0]]) == 0
     assert with_junk.out == capsys.readouterr().out
-    assert f"{(len(lines) + 2) // 3} lines with text after the sixth field, read without it" in with_junk.err
+    assert f"1 file with text after the sixth field ({(len(lines) + 2) // 3} lines, read without it)" in with_junk.err
+    assert main(["score", "-m", "map", "--verbose", qrels, str(junk)]) == 0  # per file with --verbose
+    assert f"{(len(lines) + 2) // 3} lines with text after the sixth field, read without it" in capsys.readouterr().err
 
 
 def test_bad_score_names_file_and_line(tmp_path):

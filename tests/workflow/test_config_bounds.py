@@ -39,7 +39,7 @@ def refused(cfg) -> str:
      "config tracks.t.synthetic: 'nope' is not a track of the built-in campaign (syn-graded, "),
     (local(measures=["nDCG@1e20"]), "measures: measure 'nDCG@1e20': the cutoff must be an integer"),
     (local(measures=["map", "nDCG@9223372036854775808"]),
-     "measures: 'nDCG@9223372036854775808': 9223372036854775808 is outside the integers a measure accepts"),
+     "measures: measure 'nDCG@9223372036854775808': cutoffs must be integers from 1 to 2^63 - 1"),
     (local(rareness={"k": 100.0}), "config rareness.k: 100.0 is not of type 'integer'"),
 ])
 def test_a_value_a_job_would_fail_on_is_refused_in_one_line_naming_its_key(cfg, expected):
