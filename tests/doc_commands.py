@@ -8,7 +8,8 @@ wrappers, is a command a user types (``COMMANDS``); lines ending in ``\\`` conti
 other optional parts (``[-l LEVEL]``) given. Output lines, YAML and Python blocks are not commands.
 
 How each command runs, in a copy of the project with ``../shared`` beside it (a fresh
-clone's layout), the commands of one page in order (``cd`` and ``export`` carry over):
+clone's layout), the commands of one page in order (``export`` carries over, ``cd`` within
+a code block: each block starts in the project folder; a pipeline runs through bash):
 
 - ``snakemake ...``: as written plus ``-n`` (a dry run: config, schema, DAG and targets
   checked; ``--lint`` and ``--unlock`` run as written);
@@ -70,23 +71,27 @@ class Command:
     line: int
     text: str
     words: list[str]
+    block: int = 0
 
 
 def code_lines(text: str):
-    """(line number, line) of every line inside a shell-like fenced block or an indented
-    block (4 spaces after a blank line, outside fences)."""
-    lines, fence, indented, blank = text.split("\n"), None, False, True
+    """(line number, line, block) of every line inside a shell-like fenced block or an
+    indented block (4 spaces after a blank line, outside fences); ``block`` counts the
+    blocks of the page (a reader copies one block at a time, from the project folder)."""
+    lines, fence, indented, blank, block = text.split("\n"), None, False, True, 0
     for number, line in enumerate(lines, 1):
         if line.startswith("```"):
             fence = None if fence is not None else line[3:].strip()
+            block += fence is not None
             indented = False
             continue
         if fence is not None:
             if fence in ("bash", "sh", "shell", "console"):
-                yield number, line
+                yield number, line, block
         elif line.startswith("    ") and (blank or indented):
+            block += not indented
             indented = True
-            yield number, line[4:]
+            yield number, line[4:], block
         elif line.strip():
             indented = False
         blank = not line.strip()
@@ -112,7 +117,7 @@ def is_command(words: list[str]) -> bool:
 def page_commands(page: Path) -> list[Command]:
     """Every command of a markdown page's code blocks, continuation lines joined."""
     found, pending, start = [], "", 0
-    for number, line in code_lines(page.read_text()):
+    for number, line, block in code_lines(page.read_text()):
         if not pending:
             start = number
         if line.rstrip().endswith("\\"):
@@ -125,7 +130,7 @@ def page_commands(page: Path) -> list[Command]:
             continue
         if words and is_command(words):
             name = str(page.relative_to(ROOT)) if page.is_relative_to(ROOT) else page.name
-            found.append(Command(name, start, text.split(" #")[0].strip(), words))
+            found.append(Command(name, start, text.split(" #")[0].strip(), words, block))
     return found
 
 
@@ -213,10 +218,25 @@ def run_one(words: list[str], cwd: Path, env: dict[str, str]) -> subprocess.Comp
         head = ["make", "-n", *head[1:]]
     elif any(re.search(r"(^|/)benchmarks/[\w-]+\.py$", word) for word in head[:2]):
         return check_benchmark(head, cwd, env)
+    head = [*head[:1], *(expanded for word in head[1:] for expanded in globbed(word, cwd))]
+    if "|" in head:  # a pipeline: through bash, failing when any of its commands fails
+        line = " ".join(w if w == "|" else shlex.quote(w) for w in head)
+        return subprocess.run(["bash", "-o", "pipefail", "-c", line], cwd=cwd, env=env, capture_output=True, text=True)
     try:
         return subprocess.run(head, cwd=cwd, env=env, capture_output=True, text=True)
     except OSError as error:  # not a program (a shell builtin, a missing script)
         return subprocess.CompletedProcess(head, 127, "", str(error))
+
+
+def globbed(word: str, cwd: Path) -> list[str]:
+    """A word as the shell expands it: a pattern with ``*`` or ``?`` that names files of
+    ``cwd`` becomes those files (sorted), anything else stays as written."""
+    import glob
+
+    if not any(c in word for c in "*?"):
+        return [word]
+    found = sorted(glob.glob(word, root_dir=cwd))
+    return found or [word]
 
 
 def check_benchmark(words: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
@@ -246,10 +266,12 @@ def check_pip(words: list[str]) -> str | None:
 def run_page(commands: list[Command], base: Path) -> list[str]:
     """Run a page's commands in order in a fresh project copy; a line per failure."""
     project = project_copy(base)
-    files, cwd, env, failures = track_files(), project, environment(project), []
+    files, cwd, env, failures, block = track_files(), project, environment(project), [], None
     for command in commands:
         if not_run_reason(command.words):
             continue
+        if command.block != block:  # each code block starts in the project folder
+            cwd, block = project, command.block
         words = substitute(command.words, files, base)
         for part in segments(words):
             head = command_words(part)

@@ -48,7 +48,7 @@ def real_run(tmp_path_factory):
 
 def test_every_pdf_of_a_real_track_run_is_camera_ready(real_run):
     n, problems = every_problem(real_run)
-    assert n == 22 and problems == []  # 11 cross-track figures, the 11 of the track (auto: 1 track)
+    assert n == 24 and problems == []  # 12 cross-track figures, the 12 of the track (auto: 1 track)
 
 
 def test_one_track_cross_track_figures_say_so(real_run):
@@ -72,7 +72,7 @@ def test_per_track_figures_are_planned_only_when_asked(tmp_path, setting, drawn)
     cfg["figures"] = {"per_track": setting}
     files = planned_files(study_config(tmp_path, cfg.pop("tracks"), **cfg))
     per_track = {f for f in files if "/tracks/" in f and f.endswith((".png", ".pdf"))}
-    assert len(per_track) == (3 * 22 if drawn else 0), sorted(per_track)[:5]
+    assert len(per_track) == (3 * 24 if drawn else 0), sorted(per_track)[:5]
     assert {f for f in files if f.endswith("study/fig1_p20.pdf")}  # cross-track figures always
 
 
@@ -82,4 +82,4 @@ def test_auto_draws_per_track_figures_for_small_studies_only():
     assert draws_track_figures("auto", 11) and not draws_track_figures("auto", 82)
     assert AUTO_TRACK_FIGURES_MAX_TRACKS == 12 and draws_track_figures(True, 82) and not draws_track_figures(False, 1)
     figures = set(track_files()) - set(track_files(figures=False))
-    assert len(figures) == 22 and all(f.endswith((".png", ".pdf")) for f in figures)
+    assert len(figures) == 24 and all(f.endswith((".png", ".pdf")) for f in figures)
