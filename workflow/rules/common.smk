@@ -51,8 +51,9 @@ TRACKS = sorted(config["tracks"])
 onstart:
     try:
         hold_folder(RESULTS)
-    except InputError as exc:
-        print(f"error: {exc}", file=sys.stderr, flush=True)
+    except InputError as exc:  # one write: print's text and its newline are two, and the
+        sys.stderr.write(f"error: {exc}\n")  # console's thread may write between them
+        sys.stderr.flush()
         sys.exit(1)
 
 

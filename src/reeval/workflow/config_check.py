@@ -68,9 +68,8 @@ def check_measures(specs) -> None:
             raise ConfigError(f"measures: {spec!r} is not a measure name; accepted: {accepted}")
         try:
             measures = parse_measures([spec])
-        except ValueError as exc:  # the accepted names only for a name none of them is
-            listed = f"; accepted: {accepted}" if str(exc).startswith("unknown measure") else ""
-            raise ConfigError(f"measures: {exc}{listed}") from None
+        except ValueError as exc:
+            raise ConfigError(f"measures: {exc}; accepted: {accepted}") from None
         if any(family_of(m).needs_runs for m in measures):
             raise ConfigError(f"measures: {spec!r} is a rareness measure, computed over a set of runs: "
                               f"rareness measures are listed under rareness.measures; accepted here: {accepted}")
