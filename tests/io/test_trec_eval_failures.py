@@ -77,7 +77,7 @@ WHITESPACE_CASES = [  # (which file the line goes in, the line)
     ("run", "\tQ0\tnxfr24sp\t1\t64.767105\tx"),  # the line: five fields after a leading tab
     ("run", "\t1\tQ0\td\t1\t5\tx"), ("run", " 1 Q0 d 1 5 x"), ("run", "1\tQ0\td\t1\t5\tx\t"),
     ("run", "1\tQ0\td\t1\t5\t"), ("run", "1 Q0 d 1 5 "), ("run", "1\tQ0\t\td\t1\t5"), ("run", "1 Q0 d 1 5 \r"),
-    ("run", "1\t\tQ0\td\t\t1\t5\tx"), ("run", "\t \t1\tQ0\td\t1\t5\tx \t "),
+    ("run", "1\t\tQ0\td\t\t1\t5\tx"), ("run", "1\tQ0\td\t1\t\tx"), ("run", "1 Q0 d  5 x"), ("run", "\t \t1\tQ0\td\t1\t5\tx \t "),
     ("qrels", "\t1\t0\td\t1"), ("qrels", "1\t0\td\t1\t"), ("qrels", "\t0\td\t1"), ("qrels", "1 0 d 1 \t "),
     ("qrels", "1\t\t0\td\t1"), ("qrels", "1\t0\td\t"), ("qrels", " \t1 0  d\t1\r"),
 ]
