@@ -2,7 +2,8 @@
 
 Real lines from ../shared/data are mutated (bytes inserted, deleted or replaced, files
 cut short, fields swapped, odd score tokens, CRLF, a BOM, blank and comment lines,
-repeated lines, a tag that changes, whitespace (tabs, spaces) leading or trailing a line). For every generated pair of files ``reeval score``
+repeated lines, a tag that changes, whitespace (tabs, spaces) leading or trailing a line, a
+field emptied between its separators). For every generated pair of files ``reeval score``
 must either exit 1 with one line naming the file (and the line, for a line error), or
 exit 0 with every line of each file accounted for, and wherever the lines it kept differ
 from what trec_eval 10 would keep (``trec_eval_model``), or trec_eval would stop, a note
@@ -64,7 +65,7 @@ def mutated(draw, lines: list[bytes], score_field: int | None):
             break
         i = draw(st.integers(0, len(lines) - 1))
         edit = draw(st.sampled_from(["insert", "delete", "swap", "score", "blank", "comment", "repeat",
-                                     "crlf", "tag", "indent", "trail"]))
+                                     "crlf", "tag", "indent", "trail", "empty"]))
         line = lines[i]
         if edit == "insert":
             at = draw(st.integers(0, len(line)))
@@ -95,6 +96,11 @@ def mutated(draw, lines: list[bytes], score_field: int | None):
             lines[i] = line.rstrip(b"\r\n").rsplit(b" ", 1)[0].rsplit(b"\t", 1)[0] + b" other\n"
         elif edit == "indent":
             lines[i] = draw(st.sampled_from([b"  ", b"\t", b" \t"])) + line
+        elif edit == "empty":  # a field emptied, its separators kept: '\tQ0\td\t1\t5\tx' (issue 31)
+            sep = b"\t" if b"\t" in line else b" "
+            f = line.rstrip(b"\r\n").split(sep)
+            f[draw(st.integers(0, len(f) - 1))] = b""
+            lines[i] = sep.join(f) + b"\n"
         elif edit == "trail":  # whitespace before the line end
             lines[i] = line.rstrip(b"\r\n") + draw(st.sampled_from([b" ", b"\t", b"\t \t"])) + b"\n"
     data = b"".join(lines)
