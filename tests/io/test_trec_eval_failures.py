@@ -1,7 +1,8 @@
 """Where trec_eval 10 itself fails and reeval computes (docs/semantics.md, issue 27): grades far
 beyond any judging scale, and a relevance level below 0. trec_eval 10 is built from
 ../shared/oracles (its own Makefile); the tests skip, naming why, without the tarball or a
-C compiler."""
+C compiler. Also: lines with leading, trailing or doubled whitespace, which reeval reads as
+trec_eval reads them or refuses where trec_eval stops, with the kernels and without."""
 
 import gzip
 import subprocess
@@ -65,3 +66,46 @@ def test_a_grade_of_2_61_crashes_trec_eval_and_reeval_computes(capsys, trec_eval
     assert main(["score", "-m", "ndcg", str(huge), str(run)]) == 1  # gains are doubles: grades up to 2^53
     assert capsys.readouterr().err.count("up to 2^53") == 1
     assert "2^61 - 1 and 2^61 the size wraps around and it crashes" in SEMANTICS
+
+
+# Leading, trailing and doubled whitespace (issue 31 follow-up): trec_eval skips whitespace
+# before a line's first field and reads a run of whitespace as one separator, so a run line
+# starting with a tab is not an empty topic id. Each line is read by reeval as by trec_eval,
+# or refused in one line naming the file and line where trec_eval stops ("Malformed line").
+QRELS_LINE, RUN_LINE = "1 0 d 1", "1 Q0 d 1 5 x"
+WHITESPACE_CASES = [  # (which file the line goes in, the line)
+    ("run", "\tQ0\tnxfr24sp\t1\t64.767105\tx"),  # the issue's line: five fields after a leading tab
+    ("run", "\t1\tQ0\td\t1\t5\tx"), ("run", " 1 Q0 d 1 5 x"), ("run", "1\tQ0\td\t1\t5\tx\t"),
+    ("run", "1\tQ0\td\t1\t5\t"), ("run", "1 Q0 d 1 5 "), ("run", "1\tQ0\t\td\t1\t5"), ("run", "1 Q0 d 1 5 \r"),
+    ("run", "1\t\tQ0\td\t\t1\t5\tx"), ("run", "1\tQ0\td\t1\t\tx"), ("run", "1 Q0 d  5 x"), ("run", "\t \t1\tQ0\td\t1\t5\tx \t "),
+    ("qrels", "\t1\t0\td\t1"), ("qrels", "1\t0\td\t1\t"), ("qrels", "\t0\td\t1"), ("qrels", "1 0 d 1 \t "),
+    ("qrels", "1\t\t0\td\t1"), ("qrels", "1\t0\td\t"), ("qrels", " \t1 0  d\t1\r"),
+]
+
+
+@pytest.mark.parametrize("enabled", [True, False], ids=["kernels", "numpy"])
+@pytest.mark.parametrize("kind, line", WHITESPACE_CASES)
+def test_leading_and_trailing_whitespace_read_as_trec_eval_reads_it_or_refused_where_it_stops(
+        capsys, trec_eval, tmp_path, kind, line, enabled):
+    from reeval.io import compiled
+
+    files = {"qrels": [QRELS_LINE], "run": [RUN_LINE]}
+    files[kind] = [line]  # the case alone: where trec_eval stops, it is its line 1
+    qrels, run = (tmp_path / "qrels", tmp_path / "run")
+    for path in (qrels, run):
+        path.write_bytes("".join(f"{text}\n" for text in files[path.name]).encode())
+    measures = ["-m", "num_ret", "-m", "num_rel", "-m", "map"]
+    theirs = subprocess.run([trec_eval, *measures, str(qrels), str(run)], capture_output=True, text=True, timeout=60)
+    before, compiled.ENABLED = compiled.ENABLED, enabled and compiled._kernels is not None
+    try:
+        code = main(["score", *measures, str(qrels), str(run)])
+    finally:
+        compiled.ENABLED = before
+    out, err = capsys.readouterr()
+    if theirs.returncode != 0:
+        assert "Malformed line 1" in theirs.stderr
+        assert code == 1 and out == "" and err.count("\n") == 1
+        assert err.startswith(f"reeval: {tmp_path / kind}:1: expected "), err
+    else:
+        assert code == 0, err
+        assert out.splitlines() == theirs.stdout.splitlines()

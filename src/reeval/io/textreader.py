@@ -186,20 +186,25 @@ _FLOAT_PATTERN = (r"^[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
 _RUN_FAST_CONVERT = pacsv.ConvertOptions(
     column_types={"qid": pa.string(), "iter": pa.string(), "docno": pa.string(),
                   "rank": pa.string(), "score": pa.float64(), "tag": pa.string()},
-    include_columns=["qid", "docno", "score", "tag"], null_values=[], strings_can_be_null=False,
+    null_values=[], strings_can_be_null=False,
     quoted_strings_can_be_null=False)
 _RUN_FAST_READ = pacsv.ReadOptions(column_names=list(RUN_FIELDS), block_size=1 << 24)
 _NOT_FAST = (b"#", b"\x0b", b"\x0c", b"\x00", b"\\", b"\x1f")
 
 
 def _parse_run_fast(data) -> pa.Table | None:
-    """Read a clean run file with pyarrow's CSV reader, or return None.
+    r"""Read a clean run file with pyarrow's CSV reader, or return None.
 
     Clean: one separator throughout (single tabs, or single spaces), no comment
     character, no other whitespace, no backslash; any line that is blank, has another
     number of fields, an unparsable score or invalid UTF-8 makes the reader fail, and
-    the general line-by-line path (which names the line) takes over. No string is read
-    as null (``null_values=[]``: a score ``NA`` is malformed, not missing).
+    the general line-by-line path (which names the line) takes over. So does a file
+    where a field is empty: a separator leading or trailing a line, or two in a row,
+    which trec_eval reads as one separator after skipping the whitespace before a
+    line's first field (``\tQ0\td\t1\t5\tx`` is five fields for it: it stops with
+    "Malformed line"; pyarrow would read six, the first one empty). No string is read as
+    null (``null_values=[]``: a score ``NA`` is malformed, not missing). Returns the
+    columns qid, docno, score, tag.
     """
     if not len(data) or any(data.find(c) >= 0 for c in _NOT_FAST) or data[:3] == BOM:
         return None
@@ -210,10 +215,14 @@ def _parse_run_fast(data) -> pa.Table | None:
     parse = pacsv.ParseOptions(delimiter=delimiter, quote_char=False, escape_char=False,
                                newlines_in_values=False, ignore_empty_lines=False)
     try:
-        return pacsv.read_csv(pa.BufferReader(pa.py_buffer(data)), read_options=_RUN_FAST_READ,
-                              parse_options=parse, convert_options=_RUN_FAST_CONVERT)
+        table = pacsv.read_csv(pa.BufferReader(pa.py_buffer(data)), read_options=_RUN_FAST_READ,
+                               parse_options=parse, convert_options=_RUN_FAST_CONVERT)
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         return None
+    text = [name for name in RUN_FIELDS if name != "score"]  # an empty score fails to convert
+    if any(pc.min(pc.binary_length(table[name])).as_py() == 0 for name in text):
+        return None
+    return table.select(["qid", "docno", "score", "tag"])
 
 
 def run_columns(path, data, on_malformed: str, counts: LineCounts):
