@@ -1,0 +1,150 @@
+"""Leave one group out for lexicographic precision (analyses/reusability/preference_agreement.py):
+against a hand-written loop over (left-out run, other run, topic) on the small track of
+test_reusability.py, and against lexiprecision's own compare_pairs on a group's reduced qrels."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from reeval.analyses.lexiprecision.core import compare_pairs, position_vectors
+from reeval.analyses.reusability.core import pool_contributions
+from reeval.analyses.reusability.preference_agreement import at_risk_pairs, preference_agreement
+from reeval.api.inputs import load_track
+from reeval.measures import grid_from_track
+from test_reusability import GROUPS, QRELS, RUNS, read_run, reduced_qrels
+
+
+def vector(ranking, relevant):
+    """Positions (1-based) of the relevant documents of a ranking, ascending."""
+    return [i + 1 for i, d in enumerate(ranking) if d in relevant]
+
+
+def sign(x, y, m):
+    """sgnLP of two position lists padded to m with None (not retrieved, worst), by hand."""
+    x, y = x + [None] * (m - len(x)), y + [None] * (m - len(y))
+    for a, b in zip(x, y):
+        if a != b:
+            return 1 if b is None or (a is not None and a < b) else -1
+    return 0
+
+
+def relevant_of(lines, level=1):
+    out = {}
+    for ln in lines:
+        qid, _, doc, rel = ln.split()
+        out.setdefault(qid, set())
+        if int(rel) >= level:
+            out[qid].add(doc)
+    return out
+
+
+def hand_agreement(qrels_path, run_paths, groups, depth):
+    """{group: (pair-topics, disagreeing ones)} by a loop over (s in g, o not in g, topic)."""
+    lines = [ln for ln in open(qrels_path).read().splitlines() if ln.strip()]
+    full = relevant_of(lines)
+    reduced = {g: relevant_of(ls) for g, ls in reduced_qrels(lines, run_paths, groups, depth).items()}
+    rankings = {name: read_run(path) for name, path in run_paths.items()}
+    out = {}
+    for s in run_paths:
+        g = groups.get(s, s)
+        n, bad = out.get(g, (0, 0))
+        for o in run_paths:
+            if groups.get(o, o) == g:
+                continue
+            for qid, rel in full.items():
+                if not rel:
+                    continue
+                red = reduced[g].get(qid, set())
+                before = sign(vector(rankings[s].get(qid, []), rel), vector(rankings[o].get(qid, []), rel), len(rel))
+                after = sign(vector(rankings[s].get(qid, []), red), vector(rankings[o].get(qid, []), red), len(rel))
+                n, bad = n + 1, bad + (before != after)
+        out[g] = (n, bad)
+    return out
+
+
+def track(qrels, runs):
+    tables, names, _ = load_track(str(qrels), [str(p) for p in runs.values()], "float64")
+    return grid_from_track(tables, runs=names, keep_docno=True), tables
+
+
+@pytest.fixture
+def small(tmp_path):
+    (tmp_path / "qrels.txt").write_text(QRELS)
+    runs = {}
+    for name, text in RUNS.items():
+        runs[name] = tmp_path / name
+        runs[name].write_text(text)
+    return tmp_path / "qrels.txt", runs
+
+
+@pytest.mark.parametrize("depth", [1, 2, 3, 100])
+@pytest.mark.parametrize("groups", [GROUPS, {}])
+def test_agreement_equals_a_hand_written_loop_over_pairs_and_topics(small, depth, groups):
+    qrels, runs = small
+    grid, _ = track(qrels, runs)
+    table = preference_agreement(grid, pool_contributions(grid, groups, depth)).set_index("group")
+    expected = hand_agreement(qrels, runs, groups, depth)
+    assert set(table.index) == set(expected)
+    for g, (n, bad) in expected.items():
+        row = table.loc[g]
+        assert row["pair_topics"] == n and row["disagree_sampled"] == bad, g
+        assert row["sampled"] == row["at_risk"]  # small: every pair-topic at risk compared
+        assert row["agreement"] == pytest.approx(100.0 * (n - bad) / n) if n else np.isnan(row["agreement"])
+    assert table.attrs["pair_topics"] == sum(n for n, _ in expected.values())
+
+
+def test_small_track_at_depth_two_loses_preferences(small):
+    """At depth 2, group A's removal flips some of its runs' preferences (not a vacuous check)."""
+    qrels, runs = small
+    grid, _ = track(qrels, runs)
+    table = preference_agreement(grid, pool_contributions(grid, GROUPS, 2)).set_index("group")
+    assert table.loc["A", "disagree_sampled"] > 0 and table.loc["A", "agreement"] < 100
+    assert table.loc["C1", "at_risk"] == 0 and table.loc["C1", "agreement"] == 100
+
+
+def test_one_group_equals_compare_pairs_on_its_reduced_qrels(small):
+    """Group A: lexiprecision's compare_pairs on the full tables and on the tables without A's
+    pool contribution (judged rows and qrels), pairs (A run, other run): the sign changes
+    counted there (a topic the reduced qrels no longer have is a tie) are the table's."""
+    qrels, runs = small
+    grid, tables = track(qrels, runs)
+    pool = pool_contributions(grid, GROUPS, 2)
+    gone = pool.owner == pool.groups.index("A")
+    qr, judged, depth = (getattr(tables, name).to_pandas() for name in ("qrels", "judged", "depth"))
+    qrows = pd.DataFrame({"qid": np.array(grid.topics, dtype=object)[grid.qrels_topic],
+                          "docno": np.asarray(grid.qrels_docno, dtype=object)})[gone]
+    drop = set(zip(qrows.qid.astype(str), qrows.docno.astype(str)))
+    keep_q = [(q, d) not in drop for q, d in zip(qr.qid.astype(str), qr.docno.astype(str))]
+    keep_j = [(q, d) not in drop for q, d in zip(judged.qid.astype(str), judged.docno.astype(str))]
+    names = list(grid.runs)
+    full = compare_pairs(position_vectors(judged, qr, depth, runs=names)).to_frame()
+    red = compare_pairs(position_vectors(judged[keep_j], qr[keep_q], depth, runs=names)).to_frame()
+    assert (np.sign(full.rrLP) == full.sgnLP).all() and (np.sign(red.rrLP) == red.sgnLP).all()
+    members = {"A1", "A2"}
+    cross = full[full.run_i.isin(members) != full.run_j.isin(members)]
+    merged = cross.merge(red, on=["run_i", "run_j", "qid"], how="left", suffixes=("", "_red"))
+    changed = int((merged.sgnLP != merged.sgnLP_red.fillna(0)).sum())
+    row = preference_agreement(grid, pool).set_index("group").loc["A"]
+    assert row["pair_topics"] == len(cross) and row["disagree_sampled"] == changed
+
+
+def test_at_risk_numbering_visits_each_pair_topic_once():
+    run_group = np.array([1, 0, 1, 2, 0, 1])
+    risky = np.array([[True, False], [True, True], [False, True]])
+    N = sum(int((run_group == g).sum() * (run_group != g).sum() * risky[g].sum()) for g in range(3))
+    g, s, o, t = at_risk_pairs(run_group, risky, np.arange(N))
+    seen = set(zip(g.tolist(), s.tolist(), o.tolist(), t.tolist()))
+    assert len(seen) == N
+    assert all(run_group[a] == x != run_group[b] and risky[x, y] for x, a, b, y in seen)
+
+
+def test_above_the_bound_a_seeded_sample_stands_for_the_pairs_at_risk(small):
+    qrels, runs = small
+    grid, _ = track(qrels, runs)
+    pool = pool_contributions(grid, {}, 100)
+    exact = preference_agreement(grid, pool)
+    a = preference_agreement(grid, pool, seed=3, max_pair_topics=5)
+    b = preference_agreement(grid, pool, seed=3, max_pair_topics=5)
+    assert a.attrs["sampled"] == 5 < a.attrs["at_risk"] == exact.attrs["at_risk"]
+    assert a["sampled"].sum() == 5 and a.equals(b)
+    assert 0 <= a.attrs["overall"] <= 100
