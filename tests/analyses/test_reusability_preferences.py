@@ -148,3 +148,40 @@ def test_above_the_bound_a_seeded_sample_stands_for_the_pairs_at_risk(small):
     assert a.attrs["sampled"] == 5 < a.attrs["at_risk"] == exact.attrs["at_risk"]
     assert a["sampled"].sum() == 5 and a.equals(b)
     assert 0 <= a.attrs["overall"] <= 100
+
+
+def test_the_api_and_the_step_carry_the_agreement(small, tmp_path):
+    from reeval.analyses.reusability.table import verdicts
+    from reeval.api.reusability import leave_one_group_out
+
+    qrels, runs = small
+    table = leave_one_group_out(str(qrels), [str(p) for p in runs.values()], GROUPS, depth=2, measures="AP",
+                                preferences=True)
+    grid, _ = track(qrels, runs)
+    want = preference_agreement(grid, pool_contributions(grid, GROUPS, 2))
+    got = table.attrs["preferences"]
+    assert got["overall"] == want.attrs["overall"] and got["by_group"] == want.to_dict("list")
+    v = verdicts(table)
+    assert v.loc[0, "lp_agreement"] == got["overall"] and v.loc[0, "lp_sampled"] == got["sampled"]
+    plain = leave_one_group_out(str(qrels), [str(p) for p in runs.values()], GROUPS, depth=2, measures="AP")
+    assert "preferences" not in plain.attrs and np.isnan(verdicts(plain).loc[0, "lp_agreement"])
+
+
+def test_the_workflow_step_writes_the_agreement_per_group_and_per_track(small, tmp_path):
+    from reeval.analyses.reusability.report import summarize_reusability, track_reusability
+    from reeval.io.ingest import ingest_track, write_track
+
+    qrels, runs = small
+    track_dir, out, summary = tmp_path / "track", tmp_path / "reusability", tmp_path / "summary"
+    write_track(ingest_track("small", str(qrels), [str(p) for p in runs.values()]), track_dir)
+    out.mkdir()
+    summary.mkdir()
+    track_reusability("small", track_dir, out, ["AP", "P@2"], groups=GROUPS, groups_from="config", depth=2,
+                      figures=False)
+    per_group = pd.read_csv(out / "preferences.csv").set_index("group")
+    expected = hand_agreement(qrels, runs, GROUPS, 2)
+    assert {g: (int(r.pair_topics), int(r.disagree_sampled)) for g, r in per_group.iterrows()} == expected
+    n = sum(k for k, _ in expected.values())
+    overall = 100.0 * (n - sum(b for _, b in expected.values())) / n
+    stacked = summarize_reusability({"small": out}, summary)
+    assert stacked["lp_agreement"].to_numpy() == pytest.approx([overall, overall])
