@@ -185,3 +185,22 @@ def test_the_workflow_step_writes_the_agreement_per_group_and_per_track(small, t
     overall = 100.0 * (n - sum(b for _, b in expected.values())) / n
     stacked = summarize_reusability({"small": out}, summary)
     assert stacked["lp_agreement"].to_numpy() == pytest.approx([overall, overall])
+
+
+def test_the_command_prints_the_agreement_last(small, capsys):
+    from reeval.cli import main
+
+    qrels, runs = small
+    (qrels.parent / "groups.txt").write_text("A1 A\nA2 A\nB1 B\n")
+    args = ["reusability", "--quiet", str(qrels), *map(str, runs.values()), "--groups", str(qrels.parent / "groups.txt"),
+            "--depth", "2", "-m", "AP"]
+    assert main(args + ["--preferences"]) == 0
+    last = capsys.readouterr().out.splitlines()[-1]
+    expected = hand_agreement(qrels, runs, GROUPS, 2)
+    n, bad = sum(k for k, _ in expected.values()), sum(b for _, b in expected.values())
+    grid, _ = track(qrels, runs)
+    at_risk = preference_agreement(grid, pool_contributions(grid, GROUPS, 2)).attrs["at_risk"]
+    assert 0 < at_risk < n
+    assert last == (f"verdict sgnLP/rrLP: agreement {100 * (n - bad) / n:.4f} % of {n} (left-out run, other run, "
+                    f"topic), {at_risk} at risk, all compared")
+    assert main(args) == 0 and "sgnLP" not in capsys.readouterr().out
