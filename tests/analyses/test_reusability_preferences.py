@@ -145,9 +145,30 @@ def test_above_the_bound_a_seeded_sample_stands_for_the_pairs_at_risk(small):
     exact = preference_agreement(grid, pool)
     a = preference_agreement(grid, pool, seed=3, max_pair_topics=5)
     b = preference_agreement(grid, pool, seed=3, max_pair_topics=5)
-    assert a.attrs["sampled"] == 5 < a.attrs["at_risk"] == exact.attrs["at_risk"]
-    assert a["sampled"].sum() == 5 and a.equals(b)
+    assert 5 <= a.attrs["sampled"] == a["sampled"].sum() < a.attrs["at_risk"] == exact.attrs["at_risk"]
+    assert a.equals(b) and a.attrs == b.attrs
+    assert ((a["sampled"] >= 1) == (a["at_risk"] >= 1)).all() and (a["sampled"] <= a["at_risk"]).all()
     assert 0 <= a.attrs["overall"] <= 100
+
+
+def test_a_stratified_sample_takes_its_quota_from_each_group_without_repeats():
+    from reeval.analyses.reusability.preference_agreement import sample_at_risk
+
+    at_risk = np.array([0, 10, 1000, 3, 0, 500])
+    index = sample_at_risk(at_risk, 100, seed=0)
+    first = np.cumsum(at_risk) - at_risk
+    per_group = np.bincount(np.searchsorted(first, index, side="right") - 1, minlength=len(at_risk))
+    assert per_group.tolist() == [0, 1, 67, 1, 0, 34]  # ceil(100 a_g / 1513) and len(np.unique(index)) == len(index)
+    assert (np.diff(index) > 0).all() and sample_at_risk(at_risk, 2000, 0).tolist() == list(range(1513))
+    assert np.array_equal(index, sample_at_risk(at_risk, 100, seed=0))
+
+
+def test_a_track_of_one_group_has_no_pairs_and_no_agreement(small):
+    qrels, runs = small
+    grid, _ = track(qrels, runs)
+    table = preference_agreement(grid, pool_contributions(grid, dict.fromkeys(RUNS, "all"), 100))
+    assert table["pair_topics"].tolist() == [0] and np.isnan(table["agreement"]).all()
+    assert np.isnan(table.attrs["overall"]) and table.attrs["sampled"] == 0
 
 
 def test_the_api_and_the_step_carry_the_agreement(small, tmp_path):

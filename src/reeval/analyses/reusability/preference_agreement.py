@@ -14,10 +14,13 @@ A topic whose every relevant document g removed is a tie (sign 0) under the redu
 Only topics where g removed a relevant document can change a sign (removing a non-relevant
 judgment moves no relevant position): the other pair-topics agree and are counted, not
 compared. The pair-topics at risk (s in g, o not in g, t where g removed a relevant
-document) are compared, all of them up to :data:`MAX_PAIR_TOPICS`; above it, that many
-drawn uniformly without replacement with ``seed``, and the share among them stands for all
-at risk (``sampled`` < ``at_risk`` says so; its standard error is at most
-0.5 / sqrt(sampled) of the at-risk share).
+document) are compared, all of them up to :data:`MAX_PAIR_TOPICS`; above it, about that
+many, drawn without replacement with ``seed``, stratified by group: group g gets ceil(B a_g / N) of
+its a_g at-risk pair-topics (B the bound, N = sum a_g), so every group with one at risk is
+compared at least once, and its share among them stands for its a_g (``sampled`` <
+``at_risk`` says so). The track's agreement is the stratified estimate
+sum_g (n_g - a_g d_g / s_g) / sum_g n_g (n_g its pair-topics, s_g compared, d_g of them
+flipped); its standard error is at most 0.5 / sqrt(sampled) x N / sum_g n_g.
 
 Position vectors as lexiprecision builds them: per (run, topic) the ascending trec_eval
 positions of the retrieved relevant documents, then :data:`UNRETRIEVED`. Under g's qrels
@@ -122,6 +125,21 @@ def at_risk_pairs(run_group: np.ndarray, risky: np.ndarray, index: np.ndarray):
     return g, s, o, t
 
 
+def sample_at_risk(at_risk: np.ndarray, bound: int, seed: int) -> np.ndarray:
+    """The at-risk pair-topic numbers compared (sorted): all when sum(at_risk) <= ``bound``;
+    else per group g (its numbers are consecutive, :func:`at_risk_pairs`) ceil(bound a_g / N)
+    of its a_g, drawn without replacement with ``seed`` (module doc). The loop is over groups."""
+    N = int(at_risk.sum())
+    if N <= bound:
+        return np.arange(N)
+    rng = np.random.default_rng(seed)
+    quota = np.minimum(at_risk, -(-bound * at_risk // N))
+    first = np.cumsum(at_risk) - at_risk
+    parts = [first[g] + np.sort(rng.choice(int(at_risk[g]), size=int(quota[g]), replace=False))
+             for g in np.flatnonzero(quota)]
+    return np.concatenate(parts).astype(np.int64)
+
+
 def preference_agreement(grid, pool, rel_level: int = 1, seed: int = 0,
                          max_pair_topics: int = MAX_PAIR_TOPICS):
     """One row per group (:data:`AGREEMENT_COLUMNS`, module doc): its runs, the pair-topics
@@ -142,10 +160,7 @@ def preference_agreement(grid, pool, rel_level: int = 1, seed: int = 0,
     total = per_pair * topics.size
     at_risk = per_pair * risky.sum(axis=1)
     N = int(at_risk.sum())
-    if N > max_pair_topics:
-        index = np.sort(np.random.default_rng(seed).choice(N, size=max_pair_topics, replace=False))
-    else:
-        index = np.arange(N)
+    index = sample_at_risk(at_risk, max_pair_topics, seed)
     g, s, o, t = at_risk_pairs(pool.run_group, risky, index)
     full, reduced = pair_topic_signs(P, owner, g, s, o, t)
     sampled = np.bincount(g, minlength=G)
@@ -153,7 +168,7 @@ def preference_agreement(grid, pool, rel_level: int = 1, seed: int = 0,
     with np.errstate(invalid="ignore", divide="ignore"):
         changed = np.where(sampled > 0, at_risk * disagree / np.maximum(sampled, 1), 0.0)
         agreement = 100.0 * (total - changed) / total
-        overall = 100.0 * (1.0 - (N * disagree.sum() / max(len(index), 1)) / total.sum()) if total.sum() else np.nan
+        overall = 100.0 * (1.0 - changed.sum() / total.sum()) if total.sum() else np.nan
     out = pd.DataFrame({"group": np.array(pool.groups, dtype=object), "runs": size, "pair_topics": total,
                         "at_risk": at_risk, "sampled": sampled, "disagree_sampled": disagree,
                         "agreement": np.where(total > 0, agreement, np.nan)}, columns=list(AGREEMENT_COLUMNS))
