@@ -102,30 +102,55 @@ def test_small_track_at_depth_two_loses_preferences(small):
     assert table.loc["C1", "at_risk"] == 0 and table.loc["C1", "agreement"] == 100
 
 
-def test_one_group_equals_compare_pairs_on_its_reduced_qrels(small):
-    """Group A: lexiprecision's compare_pairs on the full tables and on the tables without A's
-    pool contribution (judged rows and qrels), pairs (A run, other run): the sign changes
-    counted there (a topic the reduced qrels no longer have is a tie) are the table's."""
-    qrels, runs = small
-    grid, tables = track(qrels, runs)
-    pool = pool_contributions(grid, GROUPS, 2)
-    gone = pool.owner == pool.groups.index("A")
-    qr, judged, depth = (getattr(tables, name).to_pandas() for name in ("qrels", "judged", "depth"))
+def changes_by_compare_pairs(grid, tables, groups, depth, group, pooled=None):
+    """(pair-topics, sign changes) of group ``group`` counted with lexiprecision's compare_pairs
+    on the full tables and on the tables less the group's pool contribution (judged rows and
+    qrels), pairs (a run of the group, another run); a topic the reduced qrels no longer
+    have is a tie. Also checks sign(rrLP) = sgnLP on both."""
+    pool = pool_contributions(grid, groups, depth, pooled)
+    gone = pool.owner == pool.groups.index(group)
+    qr, judged, depth_table = (getattr(tables, name).to_pandas() for name in ("qrels", "judged", "depth"))
     qrows = pd.DataFrame({"qid": np.array(grid.topics, dtype=object)[grid.qrels_topic],
                           "docno": np.asarray(grid.qrels_docno, dtype=object)})[gone]
     drop = set(zip(qrows.qid.astype(str), qrows.docno.astype(str)))
     keep_q = [(q, d) not in drop for q, d in zip(qr.qid.astype(str), qr.docno.astype(str))]
     keep_j = [(q, d) not in drop for q, d in zip(judged.qid.astype(str), judged.docno.astype(str))]
     names = list(grid.runs)
-    full = compare_pairs(position_vectors(judged, qr, depth, runs=names)).to_frame()
-    red = compare_pairs(position_vectors(judged[keep_j], qr[keep_q], depth, runs=names)).to_frame()
+    full = compare_pairs(position_vectors(judged, qr, depth_table, runs=names), levels=1).to_frame()
+    red = compare_pairs(position_vectors(judged[keep_j], qr[keep_q], depth_table, runs=names), levels=1).to_frame()
     assert (np.sign(full.rrLP) == full.sgnLP).all() and (np.sign(red.rrLP) == red.sgnLP).all()
-    members = {"A1", "A2"}
+    members = {r for r, code in zip(grid.runs, pool.run_group) if pool.groups[code] == group}
     cross = full[full.run_i.isin(members) != full.run_j.isin(members)]
     merged = cross.merge(red, on=["run_i", "run_j", "qid"], how="left", suffixes=("", "_red"))
-    changed = int((merged.sgnLP != merged.sgnLP_red.fillna(0)).sum())
+    return pool, len(cross), int((merged.sgnLP != merged.sgnLP_red.fillna(0)).sum())
+
+
+def test_one_group_equals_compare_pairs_on_its_reduced_qrels(small):
+    qrels, runs = small
+    grid, tables = track(qrels, runs)
+    pool, n, changed = changes_by_compare_pairs(grid, tables, GROUPS, 2, "A")
     row = preference_agreement(grid, pool).set_index("group").loc["A"]
-    assert row["pair_topics"] == len(cross) and row["disagree_sampled"] == changed
+    assert changed > 0 and row["pair_topics"] == n and row["disagree_sampled"] == changed
+
+
+def test_trec_covid_round1_one_team_equals_compare_pairs_on_its_reduced_qrels():
+    """TREC-COVID round 1 by team at depth 7, pooled runs as its leaderboard says, the team
+    whose runs lose the most preferences."""
+    from conftest import SHARED_DATA
+
+    data = SHARED_DATA / "trec-covid-round1"
+    if not data.is_dir():
+        pytest.skip(f"{data} not found")
+    board = pd.read_csv(data / "meta" / "leaderboard.csv")
+    teams = dict(zip(board["run"], board["team"]))
+    pooled = list(board.loc[board["contributed judgments"] == "yes", "run"])
+    runs = {p.name[:-3]: p for p in sorted((data / "runs").glob("*.gz"))}
+    grid, tables = track(next((data / "qrels").glob("*")), runs)
+    table = preference_agreement(grid, pool_contributions(grid, teams, 7, pooled), max_pair_topics=10 ** 7)
+    worst = table.sort_values("agreement").iloc[0]
+    pool, n, changed = changes_by_compare_pairs(grid, tables, teams, 7, worst["group"], pooled)
+    assert worst["sampled"] == worst["at_risk"] > 0
+    assert changed > 0 and worst["pair_topics"] == n and worst["disagree_sampled"] == changed
 
 
 def test_at_risk_numbering_visits_each_pair_topic_once():
