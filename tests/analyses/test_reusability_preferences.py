@@ -117,7 +117,9 @@ def changes_by_compare_pairs(grid, tables, groups, depth, group, pooled=None):
     keep_j = [(q, d) not in drop for q, d in zip(judged.qid.astype(str), judged.docno.astype(str))]
     names = list(grid.runs)
     full = compare_pairs(position_vectors(judged, qr, depth_table, runs=names), levels=1).to_frame()
-    red = compare_pairs(position_vectors(judged[keep_j], qr[keep_q], depth_table, runs=names), levels=1).to_frame()
+    left = qr[keep_q]
+    depth_left = depth_table[depth_table.qid.astype(str).isin(set(left.qid.astype(str)))]  # as ingest: judged topics
+    red = compare_pairs(position_vectors(judged[keep_j], left, depth_left, runs=names), levels=1).to_frame()
     assert (np.sign(full.rrLP) == full.sgnLP).all() and (np.sign(red.rrLP) == red.sgnLP).all()
     members = {r for r, code in zip(grid.runs, pool.run_group) if pool.groups[code] == group}
     cross = full[full.run_i.isin(members) != full.run_j.isin(members)]
@@ -238,8 +240,8 @@ def test_the_command_prints_the_agreement_last(small, capsys):
 
     qrels, runs = small
     (qrels.parent / "groups.txt").write_text("A1 A\nA2 A\nB1 B\n")
-    args = ["reusability", "--quiet", str(qrels), *map(str, runs.values()), "--groups", str(qrels.parent / "groups.txt"),
-            "--depth", "2", "-m", "AP"]
+    args = ["reusability", "--quiet", str(qrels), *map(str, runs.values()),
+            "--groups", str(qrels.parent / "groups.txt"), "--depth", "2", "-m", "AP"]
     assert main(args + ["--preferences"]) == 0
     last = capsys.readouterr().out.splitlines()[-1]
     expected = hand_agreement(qrels, runs, GROUPS, 2)

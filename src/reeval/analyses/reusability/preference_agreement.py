@@ -15,10 +15,10 @@ Only topics where g removed a relevant document can change a sign (removing a no
 judgment moves no relevant position): the other pair-topics agree and are counted, not
 compared. The pair-topics at risk (s in g, o not in g, t where g removed a relevant
 document) are compared, all of them up to :data:`MAX_PAIR_TOPICS`; above it, about that
-many, drawn without replacement with ``seed``, stratified by group: group g gets ceil(B a_g / N) of
-its a_g at-risk pair-topics (B the bound, N = sum a_g), so every group with one at risk is
-compared at least once, and its share among them stands for its a_g (``sampled`` <
-``at_risk`` says so). The track's agreement is the stratified estimate
+many, drawn without replacement with ``seed``, stratified by group: group g gets
+ceil(B a_g / N) of its a_g at-risk pair-topics (B the bound, N = sum a_g), so every group
+with one at risk is compared at least once, and its share among them stands for its a_g
+(``sampled`` < ``at_risk`` says so). The track's agreement is the stratified estimate
 sum_g (n_g - a_g d_g / s_g) / sum_g n_g (n_g its pair-topics, s_g compared, d_g of them
 flipped); its standard error is at most 0.5 / sqrt(sampled) x N / sum_g n_g.
 
@@ -32,10 +32,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from reeval.analyses.lexiprecision.core import UNRETRIEVED
 from reeval.io.arrays import group_starts, position_in_group
 
-#: Position of a relevant document a run did not retrieve (as lexiprecision's).
-UNRETRIEVED = np.iinfo(np.int32).max
 #: At most this many at-risk pair-topics are compared per track; above, a seeded sample.
 MAX_PAIR_TOPICS = 100_000
 #: At most this many (pair-topic x position) cells are held at once.
