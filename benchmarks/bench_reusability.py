@@ -3,6 +3,7 @@ measures step of the same track (issue 33).
 
     PYTHONPATH=src .venv/bin/python benchmarks/bench_reusability.py [--track-dir DIR ...]
         [--synthetic-runs 300] [--topics 50] [--repeat 3] [--out benchmarks/.data/reusability]
+        [--groups FILE --pooled FILE --depth N]
 
 For each ingested track folder given (a workflow result's ``tracks/<track>``, e.g. after
 ``snakemake --configfile config/shared-data.yaml``) and for one synthetic track of
@@ -11,7 +12,8 @@ process, the measures step (``reeval.workflow.measures_step.track_measures`` wit
 workflow's default measures and those the ASL study reads, as the measures rule) and the reusability step
 (``reeval.analyses.reusability.report.track_reusability`` with the default
 ``reusability.measures``, each run its own group (the most groups: the worst case), pool
-depth 100, its figure only with ``--figures``), best of ``--repeat``, CPU seconds (``time.process_time``) and
+depth 100, its figure only with ``--figures``; ``--groups``/``--pooled``/``--depth`` as
+``reeval reusability`` takes them, for the track folders given), best of ``--repeat``, CPU seconds (``time.process_time``) and
 wall seconds; prints one line per track with the ratio reusability / measures.
 """
 
@@ -53,7 +55,8 @@ def synthetic_track(out: Path, runs: int, topics: int) -> Path:
     return folder
 
 
-def bench(track_dir: Path, out: Path, repeat: int, figures: bool = False) -> str:
+def bench(track_dir: Path, out: Path, repeat: int, figures: bool = False, groups=None, pooled=None,
+          depth: int | None = None) -> str:
     from reeval.analyses.asl.study import REQUIRED_MEASURES
     from reeval.analyses.reusability.report import track_reusability
     from reeval.workflow.measures_step import track_measures
@@ -64,8 +67,9 @@ def bench(track_dir: Path, out: Path, repeat: int, figures: bool = False) -> str
     r_out.mkdir(parents=True, exist_ok=True)
     measures = list(default("measures")) + list(REQUIRED_MEASURES)  # as the workflow's MEASURE_SPECS
     m = timed(lambda: track_measures(name, track_dir, m_out, measures), repeat)
-    r = timed(lambda: track_reusability(name, track_dir, r_out, default("measures", "reusability"),
-                                        depth=default("depth", "reusability"), figures=figures), repeat)
+    depth = depth or default("depth", "reusability")
+    r = timed(lambda: track_reusability(name, track_dir, r_out, default("measures", "reusability"), groups=groups,
+                                        depth=depth, pooled=pooled, figures=figures), repeat)
     return (f"{name}: measures {m[0]:.2f} s CPU ({m[1]:.2f} s wall), reusability {r[0]:.2f} s CPU "
             f"({r[1]:.2f} s wall), ratio {r[0] / m[0]:.2f}")
 
@@ -78,13 +82,19 @@ def main(argv=None) -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--out", type=Path, default=Path("benchmarks/.data/reusability"))
     parser.add_argument("--figures", action="store_true", help="the reusability step draws its figure too")
+    parser.add_argument("--groups", help="the runs' groups of the track folders (as reeval reusability --groups)")
+    parser.add_argument("--pooled", help="their pooled runs (as reeval reusability --pooled)")
+    parser.add_argument("--depth", type=int, help="their pool depth (default: the workflow's)")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
-    dirs = list(args.track_dir)
+    from reeval.analyses.reusability.groups import read_groups
+
+    for d in args.track_dir:
+        print(bench(d, args.out, args.repeat, args.figures, args.groups and read_groups(args.groups), args.pooled,
+                    args.depth), flush=True)
     if args.synthetic_runs:
-        dirs.append(synthetic_track(args.out, args.synthetic_runs, args.topics))
-    for d in dirs:
-        print(bench(d, args.out, args.repeat, args.figures), flush=True)
+        print(bench(synthetic_track(args.out, args.synthetic_runs, args.topics), args.out, args.repeat,
+                    args.figures), flush=True)
 
 
 if __name__ == "__main__":

@@ -47,7 +47,7 @@ def leave_one_group_out(qrels: QrelsInput, runs: RunsInput, groups: Mapping | st
                         depth: int = 100, measures: str | Iterable[str] = ("AP", "P@20"),
                         relevance_level: int = 1, precision: str = "float64", unretrieved: str = "after_last",
                         alpha: float | str = 1.0, systems: str = "all",
-                        pooled: Iterable[str] | None = None) -> pd.DataFrame:
+                        pooled: Iterable[str] | None = None, preferences: bool = False) -> pd.DataFrame:
     """Score each run on the full qrels and on the qrels less its group's pool contribution.
 
     The pool contribution of a group is the judged (topic, document) pairs its runs place in
@@ -71,12 +71,19 @@ def leave_one_group_out(qrels: QrelsInput, runs: RunsInput, groups: Mapping | st
         systems: as :func:`reeval.evaluate`.
         pooled: the names of the runs that contributed to the pool (TREC pooled each
             group's priority runs); None: every run. Every run is scored either way.
+        preferences: also the agreement of lexicographic precision (sgnLP, = sign of rrLP):
+            per group, the share of (left-out run, other run, topic) whose preference is the
+            same on the group's reduced qrels (for both runs) as on the full qrels; above
+            100,000 pair-topics at risk a sample with seed 0 (docs/studies.md).
 
     Returns:
         One row per (run, measure), runs in the order given: ``group, run, measure, score,
         score_logo, delta`` (score_logo - score), ``rank, rank_logo`` (the run's rank among
         all runs, the others on the full qrels), ``removed, removed_relevant`` (pairs removed
-        for the group). ``attrs``: ``depth``, ``higher_is_better`` (per measure), ``notes``.
+        for the group). ``attrs``: ``depth``, ``higher_is_better`` (per measure), ``notes``,
+        and with ``preferences`` a dict ``preferences``: the track's agreement (``overall``,
+        %), ``pair_topics``, ``at_risk``, ``sampled``, ``seed`` and ``by_group`` (columns
+        group, runs, pair_topics, at_risk, sampled, disagree_sampled, agreement as lists).
 
     Raises:
         InputError: bad input (the message names the source, the row and what was expected).
@@ -109,7 +116,7 @@ def leave_one_group_out(qrels: QrelsInput, runs: RunsInput, groups: Mapping | st
     grid = grid_from_track(tables, runs=names, keep_docno=True)
     table = reusability_table(grid, resolve_groups(names, groups), unique, depth=depth, rel_level=level,
                               unretrieved=unretrieved, version=trec_eval_version(precision),
-                              alpha=alpha, systems=systems, pooled=pooled)
+                              alpha=alpha, systems=systems, pooled=pooled, preferences=bool(preferences))
     rename = {m.name: c for c, m in columns.items()}
     table["measure"] = table["measure"].map(lambda n: rename.get(n, n))
     table.attrs["higher_is_better"] = {rename.get(k, k): v for k, v in table.attrs["higher_is_better"].items()}

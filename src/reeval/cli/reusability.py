@@ -3,7 +3,8 @@
 Prints, per measure, a tab-separated table (run, group, score, without its group, delta,
 rank, rank without its group, rank change) and a one-line verdict (largest and mean drop,
 Kendall's tau between the full and the leave-one-group-out orderings, runs moving by more
-than ``--places``); :func:`reusability_lines` gives the lines, :func:`add_parser` registers
+than ``--places``); with ``--preferences`` a last line, the agreement of lexicographic
+precision (:func:`preference_line`); :func:`reusability_lines` gives the lines, :func:`add_parser` registers
 the command. Imports only argparse until the command runs.
 """
 
@@ -21,7 +22,8 @@ DEFAULT_MEASURES = ("AP", "P@20")
 
 def reusability_lines(qrels_path, run_paths, measure_specs=None, groups=None, depth: int = 100,
                       rel_level: int = 1, precision: str = "float64", decimals: int = 4, places: int = 0,
-                      unretrieved: str = "after_last", alpha="1", systems: str = "all", pooled=None, warn=None):
+                      unretrieved: str = "after_last", alpha="1", systems: str = "all", pooled=None, warn=None,
+                      preferences: bool = False):
     """Yield the lines of ``reeval reusability`` (module doc): per measure a header, one line
     per run (in argument order) and the verdict. ``groups``, ``pooled``: the ``--groups`` and
     ``--pooled`` texts."""
@@ -58,7 +60,7 @@ def reusability_lines(qrels_path, run_paths, measure_specs=None, groups=None, de
     grid = grid_from_track(tables, runs=names, keep_docno=True)
     table = reusability_table(grid, group_of, measures, depth=depth, rel_level=rel_level, unretrieved=unretrieved,
                               version=trec_eval_version(precision), alpha=alpha, systems=systems,
-                              pooled=pooled_runs)
+                              pooled=pooled_runs, preferences=preferences)
     verdict = verdicts(table, places).set_index("measure")
     f = f"{{:.{decimals}f}}"
     for m in measures:
@@ -74,6 +76,17 @@ def reusability_lines(qrels_path, run_paths, measure_specs=None, groups=None, de
         yield (f"verdict {label[m.name]}: max drop {f.format(v['max_drop'])} ({tsv_field(v['max_drop_run'])}), "
                f"mean drop {f.format(v['mean_drop'])}, Kendall tau {f.format(v['kendall_tau'])}, "
                f"{v['rank_changes']} of {v['runs']} runs move more than {places} places")
+    if preferences:
+        yield preference_line(table.attrs["preferences"], decimals)
+
+
+def preference_line(pref: dict, decimals: int = 4) -> str:
+    """The verdict line of lexicographic precision's agreement (``attrs["preferences"]`` of
+    :func:`reeval.analyses.reusability.table.reusability_table`)."""
+    sample = (f"{pref['sampled']} compared (a sample, seed {pref['seed']})" if pref["sampled"] < pref["at_risk"]
+              else "all compared")
+    return (f"verdict sgnLP/rrLP: agreement {pref['overall']:.{decimals}f} % of {pref['pair_topics']} "
+            f"(left-out run, other run, topic), {pref['at_risk']} at risk, {sample}")
 
 
 def _integer(name: str):
@@ -107,7 +120,8 @@ def _run(args) -> int:
     for line in reusability_lines(args.qrels, args.runs, args.measure, groups=args.groups, depth=args.depth,
                                   rel_level=args.l, precision="float32" if args.float32 else "float64",
                                   decimals=args.decimals, places=args.places, unretrieved=args.unretrieved,
-                                  alpha=args.alpha, systems=args.systems, pooled=args.pooled, warn=warn):
+                                  alpha=args.alpha, systems=args.systems, pooled=args.pooled, warn=warn,
+                                  preferences=args.preferences):
         print(line)
     return 0
 
@@ -137,6 +151,9 @@ def add_parser(sub, common) -> None:
                         "rareness measures included (default AP and P@20)")
     p.add_argument("--places", type=_places, default=0,
                    help="the verdict counts the runs whose rank changes by more than this (default 0)")
+    p.add_argument("--preferences", action="store_true",
+                   help="also the agreement of lexicographic precision: the share of (left-out run, other run, "
+                        "topic) whose sgnLP (= sign of rrLP) is the same on the group's reduced qrels as on the full")
     p.add_argument("--unretrieved", choices=UNRETRIEVED_POLICIES, default="after_last",
                    help="ASL of an unretrieved relevant document (as reeval score)")
     p.add_argument("--alpha", default="1", metavar="ALPHA", help="rareness weight (as reeval score)")

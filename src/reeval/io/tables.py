@@ -68,7 +68,8 @@ _NAMES = {
         tau tau_ap stability tied_share mean_tau sd_tau best_real old_value new_value delta_sort
         value_ratio max_delta_sort kendall_tau delta_value target_sl share baseline_value rrie
         paper ours paper_share_of_pairs ours_share_of_pairs percent_low percent_high ours_low ours_high
-        fuzziness stability_low stability_high ours_value score_logo delta max_drop mean_drop""",
+        fuzziness stability_low stability_high ours_value score_logo delta max_drop mean_drop
+        agreement lp_agreement""",
     INT: """rel rel_above m found level pair_topics ties tied rankings count i j n p1 sample wins
         losses topics n_pair_topics system_n_run_pairs n_run_pairs n_significant requests runs
         relevance_level k c_k n_systems docs rank pairs significant_95 significant_99 trials
@@ -76,7 +77,8 @@ _NAMES = {
         asl_num_q asl_unretrieved_docs asl_unanswered_topics qrels_topics judgments relevant
         lines_kept year runs_listed runs_fetched runs_parsed runs_ingested runs_paper runs_ours
         bytes attempts unjudged_topics runs_included runs_excluded n_significant_low n_significant_high
-        resamples seeds grade rank_logo removed removed_relevant pool_depth places rank_changes groups""",
+        resamples seeds grade rank_logo removed removed_relevant pool_depth places rank_changes groups
+        at_risk sampled disagree_sampled lp_at_risk lp_sampled""",
     INT32: "pos n_ret i_star",
     INT8: "sgnLP sgnLP_suffix",
     BOOL: "answered asl_unanswered_topic retrieved included hsd_RR hsd_rrLP hsd_sgnLP match",

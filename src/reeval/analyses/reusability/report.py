@@ -8,6 +8,8 @@ Per track (``<results>/tracks/<track>/reusability/``, names in TRACK_TABLES/TRAC
 - ``verdict.csv``: one row per measure (:func:`.table.verdicts`) with the track, where the
   groups came from (``groups_from``) and the pool depth.
 - ``groups.csv``: one row per group: its runs, the pairs removed, the relevant ones.
+- ``preferences.csv``: one row per group: lexicographic precision's agreement
+  (:func:`.preference_agreement.preference_agreement`; the track's is in ``verdict.csv``).
 - figure ``scores`` (PNG + PDF, :func:`.figures.plot_scores`) when per-track figures are drawn.
 
 Across tracks (``<results>/reusability/``): ``verdicts.csv`` (every track's verdicts) and
@@ -30,9 +32,10 @@ import pandas as pd
 
 from reeval.io.tables import write_table, write_table_pair
 
+from .preference_agreement import AGREEMENT_COLUMNS
 from .table import TABLE_COLUMNS, VERDICT_COLUMNS
 
-TRACK_TABLES = ("by_run.parquet", "by_run.csv", "verdict.csv", "groups.csv")
+TRACK_TABLES = ("by_run.parquet", "by_run.csv", "verdict.csv", "groups.csv", "preferences.csv")
 TRACK_FIGURES = ("scores.png", "scores.pdf")
 #: under ``<results>/reusability/``
 SUMMARY_TABLES = ("verdicts.csv",)
@@ -40,6 +43,7 @@ SUMMARY_FIGURES = ("tau_by_track.png", "tau_by_track.pdf")
 BY_RUN_COLUMNS = ("track",) + TABLE_COLUMNS
 TRACK_VERDICT_COLUMNS = ("track", "groups_from") + VERDICT_COLUMNS
 GROUP_COLUMNS = ("track", "group", "runs", "removed", "removed_relevant")
+PREFERENCE_COLUMNS = ("track",) + AGREEMENT_COLUMNS
 
 
 def track_groups(entry: dict) -> tuple[dict | str | None, str]:
@@ -104,7 +108,7 @@ def track_reusability(track: str, track_dir, out_dir, measure_specs, groups=None
 
         pooled = read_pooled(pooled, grid.runs)
     table = reusability_table(grid, groups, measures, depth=depth, rel_level=rel_level, unretrieved=unretrieved,
-                              version=version, alpha=alpha, systems=systems, pooled=pooled)
+                              version=version, alpha=alpha, systems=systems, pooled=pooled, preferences=True)
     table.insert(0, "track", track)
     verdict = verdicts(table, places)
     verdict.insert(0, "groups_from", groups_from)
@@ -114,11 +118,14 @@ def track_reusability(track: str, track_dir, out_dir, measure_specs, groups=None
     write_table(verdict, out / "verdict.csv", columns=list(TRACK_VERDICT_COLUMNS))
     per_group = group_table(table)
     write_table(per_group, out / "groups.csv", columns=list(GROUP_COLUMNS))
+    preferences = pd.DataFrame(table.attrs["preferences"]["by_group"], columns=list(AGREEMENT_COLUMNS))
+    preferences.insert(0, "track", track)
+    write_table(preferences, out / "preferences.csv", columns=list(PREFERENCE_COLUMNS))
     if figures:
         from .figures import plot_scores
 
         plot_scores(table, out / "scores", track)
-    return {"by_run": table, "verdict": verdict, "groups": per_group}
+    return {"by_run": table, "verdict": verdict, "groups": per_group, "preferences": preferences}
 
 
 def group_table(table) -> pd.DataFrame:

@@ -5,7 +5,10 @@
 row: the largest and the mean drop, Kendall's tau between the full and the
 leave-one-group-out orderings, and the runs whose rank moves by more than ``places``.
 A drop is the loss the run suffers: score - score_logo for a measure where higher is
-better, score_logo - score for one where lower is (ASL).
+better, score_logo - score for one where lower is (ASL). With ``preferences``, the table's
+``attrs["preferences"]`` holds lexicographic precision's agreement per group
+(:mod:`.preference_agreement`) and each verdict the track's (``lp_agreement``, %, and
+``lp_sampled``, the pair-topics compared of ``lp_at_risk``).
 """
 
 from __future__ import annotations
@@ -19,17 +22,20 @@ TABLE_COLUMNS = ("group", "run", "measure", "score", "score_logo", "delta", "ran
                  "removed", "removed_relevant")
 #: the columns of :func:`verdicts`, in order
 VERDICT_COLUMNS = ("measure", "runs", "groups", "pool_depth", "max_drop", "max_drop_run", "mean_drop",
-                   "kendall_tau", "places", "rank_changes")
+                   "kendall_tau", "places", "rank_changes", "lp_agreement", "lp_at_risk", "lp_sampled")
 
 
 def reusability_table(grid, groups, measures, depth: int = 100, rel_level: int = 1,
                       unretrieved: str = "after_last", version: int = 10, alpha=1.0, systems: str = "all",
-                      pooled=None):
+                      pooled=None, preferences: bool = False, seed: int = 0):
     """One row per (run, measure) of the runs of ``grid`` (built with ``keep_docno=True``):
     :data:`TABLE_COLUMNS`. ``groups``: run -> group (None: each run alone); ``measures``:
     parsed measures, registered ones and rareness ones (``needs_runs``); ``pooled``: the runs
     that contributed to the pool (None: all). ``attrs`` holds ``depth`` and
-    ``higher_is_better`` (per measure)."""
+    ``higher_is_better`` (per measure), and with ``preferences`` the agreement of
+    lexicographic precision (``preferences``: a dict, the track's ``overall``, ``pair_topics``,
+    ``at_risk``, ``sampled``, ``seed`` and ``by_group``, the columns of
+    :func:`.preference_agreement.preference_agreement` as lists)."""
     import pandas as pd
 
     from reeval.analyses.rareness.core import add_rareness
@@ -59,6 +65,11 @@ def reusability_table(grid, groups, measures, depth: int = 100, rel_level: int =
             "removed": removed, "removed_relevant": removed_rel}))
     table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=list(TABLE_COLUMNS))
     table.attrs.update(depth=int(depth), higher_is_better={m.name: bool(m.higher_is_better) for m in measures})
+    if preferences:
+        from .preference_agreement import preference_agreement
+
+        agreement = preference_agreement(grid, pool, rel_level, seed=seed)
+        table.attrs["preferences"] = {**agreement.attrs, "by_group": agreement.to_dict("list")}
     return table
 
 
@@ -72,12 +83,17 @@ def verdicts(table, places: int = 0):
     """One row per measure (:data:`VERDICT_COLUMNS`): runs, groups, the pool depth, the
     largest drop and its run, the mean drop over the runs, Kendall's tau-b between the full
     scores and the leave-one-group-out scores (each run scored without its group), and the
-    runs whose rank changes by more than ``places``."""
+    runs whose rank changes by more than ``places``; the track's agreement of lexicographic
+    precision when ``attrs`` hold it (else NaN)."""
     import pandas as pd
 
     from reeval.stats.correlation import kendall_tau
 
     hib = table.attrs.get("higher_is_better", {})
+    pref = table.attrs.get("preferences")
+    lp = ({"lp_agreement": pref["overall"], "lp_at_risk": pref["at_risk"], "lp_sampled": pref["sampled"]}
+          if pref is not None
+          else {"lp_agreement": np.nan, "lp_at_risk": np.nan, "lp_sampled": np.nan})
     rows = []
     for measure, part in table.groupby("measure", sort=False):
         d = drops(part, hib)
@@ -89,5 +105,5 @@ def verdicts(table, places: int = 0):
                      "max_drop_run": part["run"].iloc[top] if top is not None else None,
                      "mean_drop": float(np.nanmean(d)) if np.isfinite(d).any() else np.nan,
                      "kendall_tau": kendall_tau(part["score"].to_numpy(), part["score_logo"].to_numpy()),
-                     "places": int(places), "rank_changes": int(moved.sum())})
+                     "places": int(places), "rank_changes": int(moved.sum()), **lp})
     return pd.DataFrame(rows, columns=list(VERDICT_COLUMNS))
