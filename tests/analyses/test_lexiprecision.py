@@ -479,7 +479,7 @@ def test_paper_mapping_and_comparison_rows():
         ("4a", "rrLP"): True, ("4a", "sgnLP"): True, ("4a", "RR"): True,
         ("4b", "rrLP"): True, ("4b", "sgnLP"): True, ("4b", "RR"): False}
     text = lp.comparison_markdown(tables, rows, "none")
-    assert "## a as web (2009)" in text and "11 of 14 cells match" in text
+    assert "## a as web (2009)" in text and "14 cells: 11 exact, 3 differs." in text
     assert "relevance >= 1 (table 1), 1 (2), 2 (3), 2 (4); Tukey HSD blocked, paired tests holm" in text
     assert "No configured track" in lp.comparison_markdown(tables, rows.iloc[:0], "none")
     # the randomised HSD's cells: within 1.5 points of ours and of the range over seeds
@@ -496,7 +496,9 @@ def test_paper_mapping_and_comparison_rows():
     assert (exact.ours_low == exact.ours).all() and (exact.ours_high == exact.ours).all()
     text = lp.comparison_markdown(tables, rows, "none")
     assert "Tukey HSD randomised (2000 permutations, range over 5 seeds)" in text
-    assert "| 4a | rrLP | 23.85 | 24.90 | 23.00-25.50 | yes |" in text
+    assert "| 4a | rrLP | 23.85 | 24.90 | 23.00-25.50 | within Monte Carlo error | ours 23.00-25.50 over 5 seeds |" in text
+    assert "| 4a | sgnLP | 28.28 | 26.00 | 25.90-26.20 | differs | cause unknown |" in text
+    assert "| 4a | RR | 24.11 | 22.80 | 22.50-22.90 | within tolerance | flagged: within 1.5 points" in text
 
 
 def test_table_levels_fall_back_to_the_study_level():

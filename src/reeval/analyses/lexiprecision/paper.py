@@ -123,27 +123,42 @@ def _range(low: float, high: float) -> str:
 
 
 def comparison_markdown(tables: dict, rows: pd.DataFrame, empty_note: str) -> str:
-    """Markdown of :func:`comparison_table`: per track its settings, then one table of
-    cells (paper, ours, match)."""
+    """Markdown of :func:`comparison_table`: per track its settings, the count of its cells
+    by status, then one table of cells (paper, ours, range over seeds, status and note, as
+    :func:`reeval.analyses.papers.comparison.lexiprecision_rows` gives them: the statuses of
+    ``papers/paper_comparison.md``, so a cell matched only by the tolerance is flagged and a
+    known difference says why)."""
+    from reeval.analyses.papers.cells import STATUSES
+    from reeval.analyses.papers.comparison import lexiprecision_rows
+
     src = published("lexiprecision")["source"]
     lines = ["# Lexicographic precision: our numbers beside the paper's", "", f"Paper: {src}.",
              "Tracks are mapped to the paper's benchmark rows by `lexiprecision.paper` in the "
-             "config; a match is equality at the paper's two decimals, except for a Monte Carlo "
-             "cell (table 4a under the randomised HSD, ours from the first seed and its range over "
-             f"every seed): there the paper's value lies within {fmt(MONTE_CARLO_TOLERANCE, 1)} points "
-             "of ours and of the range.", ""]
+             "config. A cell is *exact* when ours prints as the paper's (two decimals); a Monte Carlo "
+             "cell (table 4a under the randomised HSD, ours from the first seed) is *within Monte "
+             "Carlo error* when the paper's value lies in our range over seeds, and *within "
+             f"tolerance* (flagged) when it lies only within {fmt(MONTE_CARLO_TOLERANCE, 1)} points; "
+             "*differs* says why where the cause is known. The three papers' cells together: "
+             "`papers/paper_comparison.md`.", ""]
     if tables["profile"].empty:
         lines += [empty_note, ""]
     if rows.empty:
         lines.append("No configured track is mapped to a benchmark of the paper "
                      "(`lexiprecision: {paper: {<track>: \"deep-pass (2019)\"}}`).")
         return "\n".join(lines) + "\n"
+    cells = lexiprecision_rows(rows, tables)
+    cells = cells[cells.track != ""].assign(table=lambda d: d["item"].str.removeprefix("table "))
+    status = cells.set_index(["track", "table", "column"])[["status", "note"]]
     for (track, label), g in rows.groupby(["track", "benchmark"], sort=False):
+        s = status.reindex(pd.MultiIndex.from_arrays([g.track, g.table.astype(str), g.column]))
+        counts = s.status.value_counts()
+        said = ", ".join(f"{int(counts[k])} {k}" for k in STATUSES if k in counts)
         lines += [f"## {markdown_text(track)} as {markdown_text(label)}", "", _settings(tables, track), "",
-                  f"{int(g.match.sum())} of {len(g)} cells match.", "",
+                  f"{len(g)} cells: {said}.", "",
                   table(pd.DataFrame({"table": g.table, "column": g.column,
                                       "paper": [fmt(float(v), 2) for v in g.paper],
                                       "ours": [fmt(float(v), 2) for v in g.ours],
                                       "range": [_range(lo, hi) for lo, hi in zip(g.ours_low, g.ours_high)],
-                                      "match": ["yes" if m else "no" for m in g.match]})), ""]
+                                      "status": s.status.fillna("").to_numpy(),
+                                      "note": s.note.fillna("").to_numpy()})), ""]
     return "\n".join(lines)
