@@ -212,8 +212,11 @@ def test_every_per_track_job_writes_its_benchmark(default_run):
     cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
     for rule in ("synthetic_track", "ingest", "measures", "analyses", "reusability"):
         for track in cfg["tracks"]:
-            b = pd.read_csv(default_run / "benchmarks" / rule / f"{track}.tsv", sep="\t")
-            assert len(b) == 1 and b.s.iloc[0] > 0 and b.max_rss.iloc[0] > 0, (rule, track)
+            b = pd.read_csv(default_run / "benchmarks" / rule / f"{track}.tsv", sep="\t", na_values=["-", "NA"])
+            # Snakemake samples memory while the job runs: a job of a second on a busy machine
+            # can end before the first sample, and the file then says NA (never 0 or less)
+            rss = b.max_rss.iloc[0]
+            assert len(b) == 1 and b.s.iloc[0] > 0 and (pd.isna(rss) or rss > 0), (rule, track, b.to_dict())
 
 
 def test_generation_and_ingest_come_first(default_run):
