@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import argparse
 
-from reeval.choices import SYSTEMS, UNRETRIEVED_POLICIES, integer_problem
+from reeval.choices import SYSTEMS, UNRETRIEVED_POLICIES
+from reeval.cli.options import integer
 from reeval.errors import InputError
 from reeval.report.escape import tsv_field
 
@@ -89,20 +90,6 @@ def preference_line(pref: dict, decimals: int = 4) -> str:
             f"(left-out run, other run, topic), {pref['at_risk']} at risk, {sample}")
 
 
-def _integer(name: str):
-    """An argparse type: an integer within the bounds of option ``name``."""
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected an integer, not {text!r}") from None
-        problem = integer_problem(name, value)
-        if problem:
-            raise argparse.ArgumentTypeError(f"{problem}, not {value}")
-        return value
-    return parse
-
-
 def _places(text: str) -> int:
     try:
         value = int(text)
@@ -141,7 +128,7 @@ def add_parser(sub, common) -> None:
                    help="the group of each run: a file of 'RUN GROUP' lines, a .csv with run and group (or team, "
                         "participant) columns, or a regular expression whose first group, searched in the run name, "
                         "names it; a run not in it is its own group (default: every run alone)")
-    p.add_argument("--depth", type=_integer("depth"), default=100, help="pool depth (default 100)")
+    p.add_argument("--depth", type=integer("depth"), default=100, help="pool depth (default 100)")
     p.add_argument("--pooled", metavar="FILE|PATTERN",
                    help="the runs that were pooled (default: all): a file of run names, a .csv with run and "
                         "pooled (or 'contributed judgments', yes/no) columns, or a regular expression; every run "
