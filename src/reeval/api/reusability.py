@@ -43,6 +43,16 @@ def resolve_groups(runs, groups) -> dict | None:
     return {str(k): str(v) for k, v in groups.items()}
 
 
+def mean_measures(columns: dict, who: str) -> list:
+    """The measures of ``columns`` (spelling -> Measure) that leave one group out can
+    re-score: numbers with a mean over topics, each once, in order. InputError naming
+    ``who`` when none is (num_*, runid, relstring only)."""
+    found = [m for m in dict.fromkeys(columns.values()) if not m.is_text and m.aggregate == "mean"]
+    if not found:
+        raise InputError(f"{who} needs measures with a mean over topics (not num_*, runid)")
+    return found
+
+
 def leave_one_group_out(qrels: QrelsInput, runs: RunsInput, groups: Mapping | str | re.Pattern | None = None, *,
                         depth: int = 100, measures: str | Iterable[str] = ("AP", "P@20"),
                         relevance_level: int = 1, precision: str = "float64", unretrieved: str = "after_last",
@@ -98,9 +108,7 @@ def leave_one_group_out(qrels: QrelsInput, runs: RunsInput, groups: Mapping | st
     level = _integer("relevance_level", relevance_level)
     depth = _integer("depth", depth)
     columns = measure_columns(measures, precision=precision)
-    unique = [m for m in dict.fromkeys(columns.values()) if not m.is_text and m.aggregate == "mean"]
-    if not unique:
-        raise InputError("measures: leave_one_group_out needs measures with a mean over topics (not num_*, runid)")
+    unique = mean_measures(columns, "measures: leave_one_group_out")
     from reeval.analyses.rareness.core import check_alpha
 
     try:

@@ -29,6 +29,7 @@ def reusability_lines(qrels_path, run_paths, measure_specs=None, groups=None, de
     per run (in argument order) and the verdict. ``groups``, ``pooled``: the ``--groups`` and
     ``--pooled`` texts."""
     from reeval.analyses.rareness.core import check_alpha
+    from reeval.api.reusability import mean_measures
     from reeval.api.scoring import measure_columns
     from reeval.compute import check_tables, trec_eval_version
     from reeval.io.ingest import ingest_track
@@ -42,9 +43,7 @@ def reusability_lines(qrels_path, run_paths, measure_specs=None, groups=None, de
     label = {}
     for column, m in columns.items():
         label.setdefault(m.name, column)
-    measures = [m for m in dict.fromkeys(columns.values()) if not m.is_text and m.aggregate == "mean"]
-    if not measures:
-        raise InputError("reusability needs measures with a mean over topics (not num_*, runid)")
+    measures = mean_measures(columns, "reusability")
     try:
         alpha = check_alpha(alpha)
     except ValueError as exc:
