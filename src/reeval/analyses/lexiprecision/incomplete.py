@@ -36,9 +36,9 @@ import math
 import numpy as np
 import pandas as pd
 
-from reeval.io.arrays import group_starts, position_in_group
 
 from .core import UNRETRIEVED, PositionVectors, _assemble, _grid
+from .ties import kept_rank, label_rows
 
 #: the predictors of figure 8, in the paper's order and drawing (solid green dRR_1,
 #: dashed red rrLP, dotted blue sgnLP)
@@ -125,16 +125,6 @@ def agreement(full_drr1: np.ndarray, drr1: np.ndarray, rr: np.ndarray, sgn: np.n
     return out
 
 
-def _kept_rank(groups: np.ndarray, rng) -> np.ndarray:
-    """Per item, its 0-based rank by a fresh u ~ U(0, 1) within its group (``groups``
-    int codes): keeping ranks < n keeps n items of a group uniformly at random, nested in n."""
-    u = rng.random(groups.size)
-    order = np.lexsort((u, groups))
-    rank = np.empty(groups.size, dtype=np.int64)
-    rank[order] = position_in_group(group_starts(groups[order])) - 1
-    return rank
-
-
 def compared_pairs(S: int, seed: int = 0, max_pairs: int = MAX_PAIRS) -> tuple:
     """(ii, jj): every pair of runs i < j, or above ``max_pairs`` a uniform sample of that
     many (``default_rng([seed, 2])``), sorted."""
@@ -162,22 +152,16 @@ def incomplete_agreement(judged, qrels, depth, runs=None, rel_level: int = 1,
     grid = _grid(judged, qrels, depth, runs, keep_docno=True)
     S, T_all = grid.shape
     qt = grid.qrels_topic
-    n_q = np.bincount(qt, minlength=T_all)
-    is_rel_q = grid.qrels_rel >= rel_level
-    m_full = np.bincount(qt[is_rel_q], minlength=T_all)
-    is_rel = grid.rel >= rel_level
-    g, pos = grid.g[is_rel], grid.pos[is_rel]
+    n_q, m_full, is_rel_q, g, pos, row_label = label_rows(grid, rel_level)
     ii, jj = compared_pairs(S, seed, max_pairs)
     full = _predictors(_assemble(grid, g, pos, m_full, m_full, rel_level, levels=1), ii, jj)
     full_drr1 = full[0]
     T = full_drr1.shape[1]
     every_topic = np.ones(T, dtype=bool)
-    labels = pd.MultiIndex.from_arrays([qt, grid.qrels_docno])
-    row_label = labels.get_indexer(pd.MultiIndex.from_arrays([g % T_all, grid.docno[is_rel]]))
     rows = []
     for k in range(samples):
-        label_rank = _kept_rank(qt, np.random.default_rng([seed, k]))
-        topic_rank = _kept_rank(np.zeros(T, dtype=np.int64), np.random.default_rng([seed, k, 1]))
+        label_rank = kept_rank(qt, np.random.default_rng([seed, k]))
+        topic_rank = kept_rank(np.zeros(T, dtype=np.int64), np.random.default_rng([seed, k, 1]))
         for f in fractions:
             n_keep = np.maximum(np.floor(n_q * (1.0 - f) + 1e-9), 1)
             keep = label_rank < n_keep[qt]

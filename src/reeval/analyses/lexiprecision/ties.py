@@ -185,6 +185,33 @@ def tie_counts(pv: PositionVectors) -> tuple[int, int, int]:
     return total, pairs(c_rr), pairs(c_lp)
 
 
+def kept_rank(groups: np.ndarray, rng) -> np.ndarray:
+    """Per item, its 0-based rank by a fresh u ~ U(0, 1) within its group (``groups``
+    int codes): keeping ranks < n keeps n items of a group uniformly at random, nested in n."""
+    u = rng.random(groups.size)
+    order = np.lexsort((u, groups))
+    rank = np.empty(groups.size, dtype=np.int64)
+    rank[order] = position_in_group(group_starts(groups[order])) - 1
+    return rank
+
+
+def label_rows(grid, rel_level: int):
+    """What removing relevance labels needs of a grid built with docnos: per topic its
+    judged count ``n_q`` and its relevant count ``m_full`` (>= ``rel_level``), which qrels
+    rows are relevant (``is_rel_q``), the retrieved relevant rows' cells ``g`` and positions
+    ``pos``, and for each of them its qrels row (``row_label``)."""
+    T_all = grid.shape[1]
+    qt = grid.qrels_topic
+    n_q = np.bincount(qt, minlength=T_all)
+    is_rel_q = grid.qrels_rel >= rel_level
+    m_full = np.bincount(qt[is_rel_q], minlength=T_all)
+    is_rel = grid.rel >= rel_level
+    g, pos = grid.g[is_rel], grid.pos[is_rel]
+    labels = pd.MultiIndex.from_arrays([qt, grid.qrels_docno])
+    row_label = labels.get_indexer(pd.MultiIndex.from_arrays([g % T_all, grid.docno[is_rel]]))
+    return n_q, m_full, is_rel_q, g, pos, row_label
+
+
 def label_removal_ties(judged, qrels, depth, runs=None, rel_level: int = 1,
                        fractions=(0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9),
                        samples: int = 10, seed: int = 0) -> pd.DataFrame:
@@ -200,22 +227,11 @@ def label_removal_ties(judged, qrels, depth, runs=None, rel_level: int = 1,
     sample); aggregate with :func:`summarize_label_removal`.
     """
     grid = _grid(judged, qrels, depth, runs, keep_docno=True)
-    T_all = grid.shape[1]
-    qt = grid.qrels_topic
-    n_q = np.bincount(qt, minlength=T_all)
-    is_rel_q = grid.qrels_rel >= rel_level
-    m_full = np.bincount(qt[is_rel_q], minlength=T_all)
-    is_rel = grid.rel >= rel_level
-    g, pos = grid.g[is_rel], grid.pos[is_rel]
-    # which qrels row each retrieved relevant row is
-    labels = pd.MultiIndex.from_arrays([qt, grid.qrels_docno])
-    row_label = labels.get_indexer(pd.MultiIndex.from_arrays([g % T_all, grid.docno[is_rel]]))
+    T_all, qt = grid.shape[1], grid.qrels_topic
+    n_q, m_full, is_rel_q, g, pos, row_label = label_rows(grid, rel_level)
     rows = []
     for k in range(samples):
-        u = np.random.default_rng([seed, k]).random(qt.size)
-        order = np.lexsort((u, qt))
-        rank = np.empty(qt.size, dtype=np.int64)
-        rank[order] = position_in_group(group_starts(qt[order])) - 1
+        rank = kept_rank(qt, np.random.default_rng([seed, k]))
         for f in fractions:
             n_keep = np.maximum(np.floor(n_q * (1.0 - f) + 1e-9), 1)
             keep = rank < n_keep[qt]
