@@ -1,5 +1,6 @@
 """One escaping module (issue 31, item 3): each function on the names a careless or hostile
-user gives, checked by what the format's reader makes of the result."""
+user gives, checked by what the format's reader makes of the result; terminal escapes and
+bidi controls in a name (issue 38, items 4 and 5) shown as visible escapes in every format."""
 
 import html
 import re
@@ -8,13 +9,18 @@ import markdown
 import pandas as pd
 import pytest
 
-from reeval.report.escape import html_text, latex_text, line_text, markdown_code, markdown_text, tsv_field
+from reeval.report.escape import (INVISIBLE, console_text, html_text, latex_text, line_text, markdown_code,
+                                  markdown_text, tsv_field)
 from reeval.report.markdown import counts_line, image, table
 from reeval.report.significance_table import render
 
 HOSTILE = ["<script>alert(1)</script>", "<img src=x onerror=alert(1)>", "a|b", "=cmd|calc", "tick`s",
            "$x$ dollars", "new\nline", "tab\there", "back\\slash", "[link](javascript:alert(1))", "*em* _u_",
-           "R&D &lt; &#60;", "P_20", "~~strike~~", "cr\rx", "nul\x00x", "ünï ✓"]
+           "R&D &lt; &#60;", "P_20", "~~strike~~", "cr\rx", "nul\x00x", "ünï ✓",
+           "run\x1b]0;TITLE\x07\x1b[8mhidden", "csi\x9b31m osc\x9dx\x9c", "rev\u202e0.2500\u202c",
+           "iso\u2067x\u2069 mark\u200f\u200e\u061c emb\u202a\u202b\u202d", "sep\u2028par\u2029x"]
+#: the characters no format may write raw: C0 and C1 controls, DEL, bidi controls, separators
+RAW = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
 
 
 def cells_of(rendered: str) -> list[list[str]]:
@@ -68,7 +74,10 @@ def test_latex_text_prints_every_special_character():
 
 
 def unescape_tsv(field: str) -> str:
-    return re.sub(r"\\(.)", lambda m: {"t": "\t", "n": "\n", "r": "\r", "\\": "\\"}[m.group(1)], field)
+    """The name a field stands for: ``\\\\``, ``\\t``, ``\\n``, ``\\r``, ``\\xNN``, ``\\uNNNN``."""
+    named = {"t": "\t", "n": "\n", "r": "\r", "\\": "\\"}
+    return re.sub(r"\\(x[0-9a-f]{2}|u[0-9a-f]{4}|.)",
+                  lambda m: named.get(m.group(1)) or chr(int(m.group(1)[1:], 16)), field)
 
 
 @pytest.mark.parametrize("name", HOSTILE)
@@ -94,3 +103,43 @@ def test_the_significance_table_escapes_run_names_in_each_format():
     assert r"a & \textless{}script\textgreater{} & \textbf{0.5000}$^{b}$ \\" in render(rows, settings, "t", fmt="latex")
     text = render(rows, settings, "t", fmt="text")
     assert len(text.splitlines()) == 4 and "a|b\\nc" in text
+
+
+@pytest.mark.parametrize("escape", [line_text, html_text, markdown_text, markdown_code, latex_text, tsv_field])
+@pytest.mark.parametrize("name", HOSTILE)
+def test_no_format_writes_a_control_bidi_or_separator_character_raw(escape, name):
+    assert not RAW.search(escape(name)), (escape.__name__, escape(name))
+
+
+def test_terminal_and_bidi_controls_show_as_the_escapes_a_python_literal_writes():
+    assert line_text("run\x1b]0;TITLE\x07\x1b[8mhidden") == "run\\x1b]0;TITLE\\x07\\x1b[8mhidden"
+    assert line_text("rev\u202e0.2500\u2066") == "rev\\u202e0.2500\\u2066"
+    assert line_text("csi\x9b") == "csi\\u009b"  # \x9b would read as a byte that is not UTF-8 (reeval.io.bytetext)
+    assert html_text("<\u202e>") == "&lt;\\u202e&gt;" and latex_text("a\u202eb") == r"a\textbackslash{}u202eb"
+    assert markdown_text("a\u202eb") == "a\\\\u202eb" and markdown_code("a\u2067b") == "`a\\u2067b`"
+    assert tsv_field("a\\x1b\x1b\u202e") == "a\\\\x1b\\x1b\\u202e"  # the literal text and the character differ
+    assert line_text("ünï ✓ naïve\u200b") == "ünï ✓ naïve\u200b"  # printable and zero-width characters stay
+
+
+@pytest.mark.parametrize("name", HOSTILE)
+def test_line_text_is_idempotent(name):
+    assert line_text(line_text(name)) == line_text(name)
+
+
+def test_console_text_keeps_tabs_and_lines_and_escapes_every_other_invisible_character():
+    lines = "run\tmap                   \tall\t0.2500\nrun\tP_5                   \tall\t0.4000"
+    assert console_text(lines) is not None and console_text(lines) == lines  # trec_eval's lines, byte for byte
+    hostile = "a\x1b]0;T\x07\tb\u202ec\rd\x9b\ne"
+    assert console_text(hostile) == "a\\x1b]0;T\\x07\tb\\u202ec\\rd\\u009b\ne"
+    assert all(console_text(chr(c)) == (chr(c) if c in (9, 10) else shown) for c, shown in INVISIBLE.items())
+
+
+def test_the_significance_table_shows_terminal_and_bidi_controls_escaped_in_each_format():
+    runs = ["run\x1b]0;T\x07", "rev\u202e0.25"]
+    rows = pd.DataFrame({"measure": ["map"], "test": ["t"], "run_a": [runs[0]], "run_b": [runs[1]], "mean_a": [0.5],
+                         "mean_b": [0.25], "p_adjusted": [0.01]})
+    settings = {"runs": runs, "measures": ["map"], "higher_is_better": {"map": True}, "correction": "none"}
+    for fmt in ("text", "markdown", "latex"):
+        out = render(rows, settings, "t", fmt=fmt)
+        assert not RAW.search(out.replace("\n", "")), (fmt, out)
+        assert "u202e0.25" in out and "x1b" in out and "x07" in out

@@ -50,7 +50,9 @@ class Results(Mapping):
             if name not in self._files:
                 raise KeyError(f"{name!r}: no such table under {self.root} (tables: {', '.join(self._files)})")
             if name in self.stale:
-                warnings.warn(f"reeval: {name} is stale: {self.stale[name]}", ReevalWarning, stacklevel=2)
+                from reeval.report.escape import line_text
+
+                warnings.warn(line_text(f"reeval: {name} is stale: {self.stale[name]}"), ReevalWarning, stacklevel=2)
             path = self._files[name]
             self._read[name] = pd.read_parquet(path) if path.suffix == ".parquet" else read_typed_csv(path)
         return self._read[name]

@@ -94,13 +94,14 @@ def _noted(frame: pd.DataFrame, tables, notes: list) -> pd.DataFrame:
     reading or the numbers differ from trec_eval's or lines were lost (none for the line
     summing up what was read as trec_eval reads it, :data:`reeval.io.notes.AS_TREC_EVAL`)."""
     from reeval.io.notes import AS_TREC_EVAL
+    from reeval.report.escape import line_text
 
     frame.attrs["notes"] = list(notes)
     frame.attrs["ingest_report"] = [dict(row) for row in tables.report_rows]
     differ = [note for note in notes if not note.startswith(AS_TREC_EVAL)]
     if differ:
         more = f" (and {len(differ) - 1} more)" if len(differ) > 1 else ""
-        warnings.warn(f"reeval: {differ[0]}{more}; every note is in the result's .attrs['notes']",
+        warnings.warn(line_text(f"reeval: {differ[0]}{more}; every note is in the result's .attrs['notes']"),
                       ReevalWarning, stacklevel=3)
     return frame
 

@@ -51,9 +51,12 @@ def command_named(argv) -> list[str] | None:
 
 
 def _option_error(parser, args, exc) -> None:
-    """Exit 2 with the command's usage line and the message (argparse's way)."""
+    """Exit 2 with the command's usage line and the message (argparse's way), on one line
+    (:func:`reeval.report.escape.line_text`)."""
+    from reeval.report.escape import line_text
+
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices[args.command]
-    sub.error(str(exc))
+    sub.error(line_text(exc))
 
 
 def process_settings() -> None:
@@ -78,7 +81,8 @@ def run() -> int:
 
 
 def main(argv=None) -> int:
-    """Run a command; bad input ends it with one line on stderr and status 1, never a traceback."""
+    """Run a command; bad input ends it with one line on stderr and status 1, never a traceback
+    (:func:`reeval.cli.options.note`: every name in it shown escaped, a newline as ``\\n``)."""
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(command_named(argv))
     args = parser.parse_args(argv)
@@ -93,6 +97,8 @@ def main(argv=None) -> int:
         sys.stdout.reconfigure(errors="backslashreplace")  # ids print in any locale
     except (AttributeError, ValueError):  # pragma: no cover - a replaced stdout
         pass
+    from reeval.cli.options import note
+
     try:
         return args.func(args)
     except BrokenPipeError:  # pragma: no cover - e.g. piped into head
@@ -101,8 +107,8 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         return 130
     except MemoryError as exc:  # reeval.io.ingest.naming_file names the file being read
-        print(f"reeval: {exc}" if str(exc) else "reeval: out of memory", file=sys.stderr)
+        note(str(exc) or "out of memory")
         return 1
     except (ValueError, OSError) as exc:  # InputError and the option checks of the library
-        print(f"reeval: {exc}".splitlines()[0], file=sys.stderr)
+        note(str(exc).strip("\n"))
         return 1

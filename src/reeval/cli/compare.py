@@ -4,7 +4,7 @@ papers print, or every pair of runs as tab-separated rows."""
 from __future__ import annotations
 
 from reeval.choices import ALL_PAIRS_TESTS, ALTERNATIVES, PAIR_CORRECTIONS
-from reeval.cli.options import INPUTS_HELP, integer, precision, probability, read_inputs, warn
+from reeval.cli.options import INPUTS_HELP, integer, precision, print_lines, probability, read_inputs, warn
 from reeval.cli.score import score_measures
 from reeval.errors import InputError
 from reeval.report.escape import tsv_field
@@ -66,8 +66,7 @@ def command(args) -> int:
     rows = compare_rows(args.qrels, args.runs, args.measure, args.test, correction=args.correction,
                         baseline=args.baseline, alternative=args.alternative, seed=args.seed,
                         n_resamples=args.resamples, rel_level=args.l, precision=precision(args), warn=warn(args))
-    for line in compare_lines(rows, args.format, args.table_test, args.max_p, args.decimals):
-        print(line)
+    print_lines(compare_lines(rows, args.format, args.table_test, args.max_p, args.decimals))
     return 0
 
 

@@ -65,9 +65,9 @@ def measure_markdown() -> str:
 
 def command(args) -> int:
     """Print the table, the formulas or the markdown page."""
-    lines = [measure_markdown()] if args.markdown else measure_table(args.formulas)
-    for line in lines:
-        print(line)
+    from reeval.cli.options import print_lines
+
+    print_lines([measure_markdown()] if args.markdown else measure_table(args.formulas))
     return 0
 
 

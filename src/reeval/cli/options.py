@@ -1,10 +1,16 @@
 """What the commands share: the input options, argparse types checked before any file is
-read, where notes go, and reading a command's qrels and runs."""
+read, where output and notes go, and reading a command's qrels and runs.
+
+Everything a command writes goes through :func:`print_lines` (stdout) or :func:`note`
+(stderr: notes and errors), which show the invisible characters of any name in it (ESC,
+BEL, bidi controls ...: :mod:`reeval.report.escape`) as visible escapes, so that a run's
+file name reaches no terminal raw."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from itertools import islice
 
 from reeval.choices import integer_problem
 
@@ -65,16 +71,35 @@ def precision(args) -> str:
     return "float32" if args.float32 else "float64"
 
 
+def print_lines(lines, chunk: int = 4096) -> None:
+    """Write a command's output ``lines`` to stdout, each followed by a newline, through
+    :func:`reeval.report.escape.console_text` (tabs and newlines kept; a line without an
+    invisible character is written as it is), ``chunk`` lines per write."""
+    from reeval.report.escape import console_text
+
+    lines = iter(lines)
+    while block := list(islice(lines, chunk)):
+        sys.stdout.write(console_text("\n".join(block)) + "\n")
+
+
+def note(line: str) -> None:
+    """Write ``reeval: line`` to stderr as one line (:func:`reeval.report.escape.line_text`):
+    a note or an error, whatever names it quotes."""
+    from reeval.report.escape import line_text
+
+    print(line_text(f"reeval: {line}"), file=sys.stderr)
+
+
 def warn(args):
-    """Where a command's notes on its input files go: stderr, unless --quiet (``verbose``:
-    what was read as trec_eval reads it, per file rather than in one line)."""
+    """Where a command's notes on its input files go: stderr (:func:`note`), unless --quiet
+    (``verbose``: what was read as trec_eval reads it, per file rather than in one line)."""
     if args.quiet:
         return None
 
-    def note(line):
-        print(f"reeval: {line}", file=sys.stderr)
-    note.verbose = getattr(args, "verbose", False)
-    return note
+    def noted(line):
+        note(line)
+    noted.verbose = getattr(args, "verbose", False)
+    return noted
 
 
 def read_inputs(qrels_path, run_paths, precision="float64", warn=None, verbose=False):

@@ -3,7 +3,7 @@ every pair of runs, per topic and on average."""
 
 from __future__ import annotations
 
-from reeval.cli.options import INPUTS_HELP, precision, read_inputs, warn
+from reeval.cli.options import INPUTS_HELP, precision, print_lines, read_inputs, warn
 from reeval.errors import InputError
 from reeval.report.escape import tsv_field
 
@@ -37,9 +37,8 @@ def prefer_lines(qrels_path, run_paths, rel_level=1, precision="float64", decima
 
 def command(args) -> int:
     """Print :func:`prefer_lines` for the parsed options."""
-    for line in prefer_lines(args.qrels, args.runs, rel_level=args.l, precision=precision(args),
-                             decimals=args.decimals, warn=warn(args)):
-        print(line)
+    print_lines(prefer_lines(args.qrels, args.runs, rel_level=args.l, precision=precision(args),
+                             decimals=args.decimals, warn=warn(args)))
     return 0
 
 

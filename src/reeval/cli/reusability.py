@@ -100,15 +100,13 @@ def _places(text: str) -> int:
 
 
 def _run(args) -> int:
-    import sys
+    from reeval.cli.options import print_lines, warn
 
-    warn = None if args.quiet else (lambda line: print(f"reeval: {line}", file=sys.stderr))
-    for line in reusability_lines(args.qrels, args.runs, args.measure, groups=args.groups, depth=args.depth,
+    print_lines(reusability_lines(args.qrels, args.runs, args.measure, groups=args.groups, depth=args.depth,
                                   rel_level=args.l, precision="float32" if args.float32 else "float64",
                                   decimals=args.decimals, places=args.places, unretrieved=args.unretrieved,
-                                  alpha=args.alpha, systems=args.systems, pooled=args.pooled, warn=warn,
-                                  preferences=args.preferences):
-        print(line)
+                                  alpha=args.alpha, systems=args.systems, pooled=args.pooled, warn=warn(args),
+                                  preferences=args.preferences))
     return 0
 
 

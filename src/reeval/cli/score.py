@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 from reeval.choices import SYSTEMS, UNRETRIEVED_POLICIES
-from reeval.cli.options import INPUTS_HELP, integer, precision, read_inputs, warn
+from reeval.cli.options import INPUTS_HELP, integer, precision, print_lines, read_inputs, warn
 from reeval.report.escape import tsv_field
 
 LONG_FAMILIES = {"num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"}
@@ -109,12 +109,11 @@ def _summary_lines(summary, measures, si: int, decimals: int, prefix: str):
 
 def command(args) -> int:
     """Print :func:`score_lines` for the parsed options."""
-    for line in score_lines(args.qrels, args.runs, args.measure, per_topic=args.q,
+    print_lines(score_lines(args.qrels, args.runs, args.measure, per_topic=args.q,
                             complete=args.c, rel_level=args.l, max_depth=args.M,
                             precision=precision(args), decimals=args.decimals,
                             unretrieved=args.unretrieved, alpha=args.alpha, systems=args.systems,
-                            warn=warn(args), summary=not args.n, judged_only=args.J, num_docs=args.N):
-        print(line)
+                            warn=warn(args), summary=not args.n, judged_only=args.J, num_docs=args.N))
     return 0
 
 
