@@ -16,6 +16,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from reeval.errors import InputError  # noqa: E402 (reeval.io.trecio re-exports it, with pyarrow)
+from reeval.report.escape import line_text  # noqa: E402
 
 #: errors of the input, not of the code: a bad line or file (InputError, TrecFormatError),
 #: a file that is missing or cannot be read (OSError: FileNotFoundError from resolve_qrels
@@ -61,10 +62,11 @@ def pause(snakemake):
 
 
 def one_line(exc: BaseException) -> str:
-    """The error as one line: its message (which names the file and line), newlines folded.
+    """The error as one line: its message (which names the file and line), newlines folded,
+    other invisible characters shown escaped (:func:`reeval.report.escape.line_text`).
     Out of memory and a full disk say what to do: the job's memory (``mem_mb``; a SLURM
     retry doubles it), free space or another results folder."""
-    text = " ".join(str(exc).split("\n"))
+    text = line_text(" ".join(str(exc).split("\n")))  # its names' ESC, BEL, bidi controls shown escaped
     if isinstance(exc, MemoryError):
         return (f"error: {text or 'out of memory'}; the job needs more memory than it had (its rule's "
                 f"mem_mb resource; on SLURM a retry asks twice as much)")

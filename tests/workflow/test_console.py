@@ -1,10 +1,16 @@
 """What a workflow run prints (reeval.workflow.console, reeval.workflow.closing); the whole
 run's console is checked in test_workflow.py."""
 
+import io
+import logging
+import re
+from types import SimpleNamespace
+
 import pandas as pd
+from snakemake_interface_logger_plugins.common import LogEvent
 
 from reeval.workflow.closing import closing_lines
-from reeval.workflow.console import error_lines, job_line, log_tail, plan_line
+from reeval.workflow.console import LogHandler, error_lines, job_line, log_tail, plan_line
 
 
 def test_a_finished_job_is_one_line_with_the_progress():
@@ -62,3 +68,35 @@ def test_snakemakes_elapsed_time_is_said_as_a_person_says_it():
     assert humane("Elapsed time: 1 day, 2:03:04.5") == "Elapsed time: 26 h 03 min"
     assert humane("Complete log(s): x") == "Complete log(s): x"
     assert [duration(v) for v in (0.42, 42.4, 120, 7500)] == ["0.4 s", "42 s", "2 min", "2 h 05 min"]
+
+
+def console(*records) -> str:
+    """What the console handler writes for ``records`` (a run's settings, no dry run)."""
+    handler = LogHandler(SimpleNamespace(stdout=True, dryrun=False, verbose=False, debug_dag=False, quiet=set(),
+                                         printshellcmds=False, show_failed_logs=False), None)
+    handler.stream = io.StringIO()
+    for record in records:
+        handler.emit(record)
+    return handler.stream.getvalue()
+
+
+def record(level, message="", **fields):
+    rec = logging.LogRecord("snakemake", level, "", 0, message, None, None)
+    rec.__dict__.update(fields)
+    return rec
+
+
+def test_the_console_shows_terminal_escapes_and_bidi_controls_of_names_and_log_lines_escaped(tmp_path):
+    """Issue 38, item 4: a failed job's log tail and message, a wildcard, the closing lines."""
+    log = tmp_path / "ingest.log"
+    log.write_text("2026-11-27 read\nerror: runs/run\x1b]0;TITLE\x07\x1b[8mhidden:3: expected 6 fields\u202e\n")
+    failed = record(logging.ERROR, event=LogEvent.JOB_ERROR, rule_name="ingest", jobid=3, log=[str(log)], aux={},
+                    rule_msg="msg \x9b2J", wildcards={"track": "t\u2067"})
+    closing = record(logging.INFO, "Tracks: 1 of 1 included (t\x1b[31m).\n  left out, 1 run (t/a\x07)\tx")
+    text = console(failed, closing)
+    assert not re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]", text), text
+    assert text.splitlines() == [
+        "Error in rule ingest (track=t\\u2067), job 3:", "    message: msg \\u009b2J",
+        f"    log: {log} (its last 2 lines:)", "    | 2026-11-27 read",
+        "    | error: runs/run\\x1b]0;TITLE\\x07\\x1b[8mhidden:3: expected 6 fields\\u202e",
+        "Tracks: 1 of 1 included (t\\x1b[31m).", "  left out, 1 run (t/a\\x07)\tx"]

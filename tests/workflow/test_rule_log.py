@@ -48,6 +48,14 @@ def test_bad_input_ends_the_script_with_one_line_in_the_log_and_on_the_console(t
     assert proc.stderr == message + "\n" and proc.stdout == ""
 
 
+def test_the_error_line_shows_a_file_names_terminal_escapes_and_bidi_controls_escaped(tmp_path):
+    """Issue 38, item 4: the ``error:`` line on the console and in the log."""
+    body = "from reeval.errors import InputError; raise InputError('runs/run\\x1b]0;TITLE\\x07\\u202e\\x9b: empty')"
+    proc, log = run_script(tmp_path, body)
+    message = "error: runs/run\\x1b]0;TITLE\\x07\\u202e\\u009b: empty"
+    assert proc.stderr == message + "\n" and log.splitlines()[1].endswith(" " + message)
+
+
 def test_a_bug_keeps_its_traceback_in_the_log(tmp_path):
     proc, log = run_script(tmp_path, "raise KeyError('a bug')")
     assert proc.returncode == 1

@@ -16,6 +16,7 @@ from reeval.analyses.asl.study import REQUIRED_MEASURES as STUDY_MEASURES
 from reeval.workflow.tracks import (ingest_threads, is_fetched, local_track_files, resolve_runs, study_tracks,
                                    track_options)
 from reeval.errors import InputError
+from reeval.report.escape import line_text
 from reeval.workflow.scheduling import coalesce_reevaluation_timers
 from reeval.workflow.folder_lock import hold_folder
 from reeval.workflow.fingerprint import FINGERPRINT, refresh_fingerprint
@@ -52,7 +53,7 @@ onstart:
     try:
         hold_folder(RESULTS)
     except InputError as exc:  # one write: print's text and its newline are two, and the
-        sys.stderr.write(f"error: {exc}\n")  # console's thread may write between them
+        sys.stderr.write(line_text(f"error: {exc}") + "\n")  # console's thread may write between them
         sys.stderr.flush()
         sys.exit(1)
 

@@ -16,6 +16,10 @@ banner, the resources, the scheduler's "Select jobs to execute...", each job's f
 
 A dry run (``-n``), ``--verbose`` and ``--debug-dag`` print exactly what Snakemake prints
 without the plugin; ``--quiet`` hides what it hides there.
+
+Everything it prints goes through :func:`reeval.report.escape.console_text`: an ESC, BEL
+or bidi control in a file name, a log line or a message shows as ``\\x1b``, ``\\x07``,
+``\\u202e`` (lines and tabs kept).
 """
 
 from __future__ import annotations
@@ -27,6 +31,8 @@ from collections import deque
 
 from snakemake_interface_logger_plugins.base import LogHandlerBase
 from snakemake_interface_logger_plugins.common import LogEvent
+
+from reeval.report.escape import console_text
 
 #: lines of a failed job's log shown below its error
 LOG_TAIL = 15
@@ -152,8 +158,8 @@ class LogHandler(LogHandlerBase):
     def emit(self, record: logging.LogRecord) -> None:
         try:
             text = self.text(record)
-            if text:
-                self.stream.write(text + "\n")
+            if text:  # a name in it (a run's file, a log line) sends the terminal no command
+                self.stream.write(console_text(text) + "\n")
                 self.stream.flush()
         except Exception:
             self.handleError(record)
