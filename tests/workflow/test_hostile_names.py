@@ -2,7 +2,9 @@
 run files are named with markup, table separators, backticks, dollars, a newline and a tab,
 and technique groups named likewise; report.html opened in headless Chromium runs no script
 and keeps every table's cells under their headers. Names the workflow cannot take as inputs
-(Snakemake's wildcards and path variables) stop the dry run in one line naming the file."""
+(Snakemake's wildcards and path variables) stop the dry run in one line naming the file.
+Names with terminal escapes (ESC, BEL, an OSC sequence, a C1 control) and bidi controls
+(issue 38, items 4 and 5) reach no console line and no Markdown or HTML output raw."""
 
 import re
 import subprocess
@@ -18,9 +20,16 @@ from reeval.report.escape import line_text
 
 browser = browsers.browser  # the headless Chromium fixture (tests/browser.py)
 
+OSC = "run\x1b]0;TITLE\x07\x1b[8mhidden"
+BIDI = "rev\u202e0.2500\u2066x\u2069"
 NAMES = ["<img src=x onerror=window.pwned=1>", "<script defer>window.pwned=2", "a|b", "=cmd|calc", "tick`s",
-         "$x$ dollar$", "new\nline", "tab\there", "[l](javascript:window.pwned=3)", "plain"]
-GROUPS = {"<b>`w|": ["*`*", "=*"], "s$*": ["[a-p]*", "<*", "$*", "[[]*", "new*", "tab*"]}
+         "$x$ dollar$", "new\nline", "tab\there", "[l](javascript:window.pwned=3)", "plain", OSC, BIDI,
+         "csi\x9b31mred"]
+GROUPS = {"<b>`w|": ["*`*", "=*"], "s$*": ["[a-p]*", "<*", "$*", "[[]*", "new*", "tab*"],
+          "g\u202e\x1b]2;x\x07": ["r*"]}
+#: what no console line nor Markdown or HTML output may hold raw: C0 controls but tab and
+#: newline, DEL, C1 controls, bidi controls, the line and paragraph separators
+RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
 
 
 def track_config(tmp, results, names):
@@ -49,6 +58,7 @@ def hostile_run(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("hostile")
     proc = snakemake("--cores", "2", "--configfile", str(track_config(tmp, tmp / "results", NAMES)))
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    (tmp / "console.txt").write_text(proc.stdout + proc.stderr)
     return tmp / "results"
 
 
@@ -72,7 +82,8 @@ def test_the_report_runs_no_script_and_every_table_keeps_its_cells(hostile_run, 
     shown = [row.find_elements(By.TAG_NAME, "td")[1].text for row in board.find_elements(By.CSS_SELECTOR, "tbody tr")]
     assert sorted(shown) == sorted(line_text(n) for n in NAMES)
     study = browser.find_element(By.ID, "asl-study").text
-    assert "relative reduction in error from <b>`w|" in study and "Runs per group: <b>`w| 2, s$* 8." in study
+    assert "relative reduction in error from <b>`w|" in study
+    assert f"Runs per group: <b>`w| 2, {line_text(list(GROUPS)[2])} 2, s$* 9." in study
     assert "(<script defer>window.pwned=2)" in study or "($x$ dollar$)" in study
 
 
@@ -88,6 +99,30 @@ def test_the_markdown_summaries_keep_each_row_on_one_line_with_its_cells(hostile
             head = len(re.findall(r"<th[ >]", table.split("</thead>")[0]))
             rows = table.split("<tbody>")[1].split("</tbody>")[0].split("</tr>")[:-1]
             assert all(len(re.findall(r"<td[ >]", row)) == head for row in rows), (md, table[:500])
+
+
+def test_no_console_line_markdown_or_html_output_holds_a_terminal_escape_or_bidi_control(hostile_run):
+    console = (hostile_run.parent / "console.txt").read_text()
+    assert not RAW.search(console), console[:3000]
+    outputs = sorted([*hostile_run.rglob("*.md"), *hostile_run.rglob("*.html")])
+    assert len(outputs) > 5
+    for path in outputs:
+        text = path.read_text()
+        assert not RAW.search(text), (path, RAW.search(text).group(), text[max(0, RAW.search(text).start() - 200):][:400])
+    board = (hostile_run / "report.html").read_text()
+    assert "run\\x1b]0;TITLE\\x07\\x1b[8mhidden" in board and "rev\\u202e0.2500\\u2066x\\u2069" in board
+
+
+def test_a_failed_ingest_shows_the_hostile_file_name_escaped_in_its_error_and_log_tail(tmp_path):
+    """A malformed run named with an OSC sequence: the rule's ``error:`` line, the failed
+    job's log tail and the closing lines name it escaped."""
+    path = track_config(tmp_path, tmp_path / "results", ["plain", "second", OSC])
+    (tmp_path / "runs" / OSC).write_text("1 Q0 D1\n")
+    proc = snakemake("--cores", "1", "--configfile", str(path))
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and not RAW.search(out), out[-3000:]
+    shown = line_text(tmp_path / "runs" / OSC)
+    assert sum(f"{shown}:1: expected" in line for line in out.splitlines()) >= 2, out[-3000:]  # error: and tail
 
 
 @pytest.mark.parametrize("name, what", [("br{ace}s", "'{' in a file name as a wildcard"),
