@@ -16,7 +16,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from reeval.errors import InputError  # noqa: E402 (reeval.io.trecio re-exports it, with pyarrow)
-from reeval.report.escape import line_text  # noqa: E402
+from reeval.report.escape import console_text, line_text  # noqa: E402
 
 #: errors of the input, not of the code: a bad line or file (InputError, TrecFormatError),
 #: a file that is missing or cannot be read (OSError: FileNotFoundError from resolve_qrels
@@ -24,11 +24,23 @@ from reeval.report.escape import line_text  # noqa: E402
 BAD_INPUT = (InputError, OSError)
 
 
+class EscapedFormatter(logging.Formatter):
+    """A log record's text with its invisible characters (ESC, BEL, bidi controls in a file
+    name ...) shown escaped (:func:`reeval.report.escape.console_text`): a log read with
+    ``cat`` or ``tail`` sends the terminal no command."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return console_text(super().format(record))
+
+
 def to_log(snakemake):
-    """Send stderr and the ``reeval`` logger to the rule's log file (if it has one)."""
+    """Send stderr and the ``reeval`` logger to the rule's log file (if it has one), its
+    records through :class:`EscapedFormatter`."""
     if snakemake.log:
         sys.stderr = open(snakemake.log[0], "w", buffering=1)
-    logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(message)s", force=True)
+    logging.basicConfig(stream=sys.stderr, level=logging.INFO, force=True)
+    for handler in logging.getLogger().handlers:
+        handler.setFormatter(EscapedFormatter("%(asctime)s %(message)s"))
     return logging.getLogger("reeval")
 
 

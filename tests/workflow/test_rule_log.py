@@ -56,6 +56,11 @@ def test_the_error_line_shows_a_file_names_terminal_escapes_and_bidi_controls_es
     assert proc.stderr == message + "\n" and log.splitlines()[1].endswith(" " + message)
 
 
+def test_a_log_line_naming_a_hostile_file_is_written_escaped(tmp_path):
+    proc, log = run_script(tmp_path, "log.warning('run\\x1b]0;TITLE\\x07 \\u202e0.25: left out'); raise SystemExit(0)")
+    assert proc.returncode == 0 and log.splitlines()[1].endswith(" run\\x1b]0;TITLE\\x07 \\u202e0.25: left out"), log
+
+
 def test_a_bug_keeps_its_traceback_in_the_log(tmp_path):
     proc, log = run_script(tmp_path, "raise KeyError('a bug')")
     assert proc.returncode == 1
