@@ -107,8 +107,8 @@ def test_no_console_line_markdown_or_html_output_holds_a_terminal_escape_or_bidi
     outputs = sorted([*hostile_run.rglob("*.md"), *hostile_run.rglob("*.html")])
     assert len(outputs) > 5
     for path in outputs:
-        text = path.read_text()
-        assert not RAW.search(text), (path, RAW.search(text).group(), text[max(0, RAW.search(text).start() - 200):][:400])
+        found = RAW.search(text := path.read_text())
+        assert not found, (path, found.group(), text[max(0, found.start() - 200):][:400])
     board = (hostile_run / "report.html").read_text()
     assert "run\\x1b]0;TITLE\\x07\\x1b[8mhidden" in board and "rev\\u202e0.2500\\u2066x\\u2069" in board
 
