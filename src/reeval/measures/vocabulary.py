@@ -66,7 +66,7 @@ def parse_ir_measures(spec: str) -> list[Measure] | None:
     """The measure an ir_measures name stands for; None when ``spec`` is not one."""
     parts = split_ir_measures(spec)
     if parts is None:
-        bare = spec.replace(" ", "")
+        bare = spec.strip()
         if bare in NOT_COMPUTED:
             raise ValueError(f"measure {spec!r}: ir_measures' {bare} is not computed by reeval")
         if bare not in IR_MEASURES:
