@@ -258,3 +258,16 @@ def test_a_misspelt_run_in_a_groups_mapping_is_an_input_error():
         leave_one_group_out(qrels, runs, pd.Series({"A": "t", np.nan: "u"}), depth=1, measures="AP")
     board = {"A": "t", "B": "u", "C": "v", "D": "w"}
     assert leave_one_group_out(qrels, runs, board, depth=1, measures="AP")["group"].tolist() == ["t", "u", "v"]
+
+
+def test_a_run_alone_named_as_another_run_s_group_is_refused_not_merged():
+    """A run without a group is its own group, named as the run: when that name is
+    another run's group (B in group "A", run A not in the mapping), the two would be one
+    group and lose their pooled documents together; refused, naming the run."""
+    qrels, runs = issue_38_track()
+    with pytest.raises(InputError, match=r"run 'A' has no group, but 'A' is the group of other runs"):
+        leave_one_group_out(qrels, runs, {"B": "A", "C": "t"}, depth=1, measures="AP")
+    with pytest.raises(InputError, match=r"run 'A' has no group"):
+        leave_one_group_out(qrels, runs, {"A": np.nan, "B": "A", "C": "t"}, depth=1, measures="AP")
+    kept = leave_one_group_out(qrels, runs, {"A": "A", "B": "A", "C": "t"}, depth=1, measures="AP")
+    assert kept["group"].tolist() == ["A", "A", "t"]
