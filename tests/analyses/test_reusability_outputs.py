@@ -113,8 +113,9 @@ def test_the_workflow_step_refuses_a_misspelt_run_in_a_groups_mapping_or_pooled_
     with pytest.raises(InputError, match=r"pooled.txt: 1 name that is no run given: 'B_1'; "):
         track_reusability("small", track_dir, out, ["AP"], pooled=str(pooled), depth=2, figures=False)
     pooled.write_text("A1\nempty_run\n")
-    tables = track_reusability("small", track_dir, out, ["AP"], groups={**GROUPS, "C1": "C", "empty_run": "A", "Z9": "Z"},
-                               groups_from="config", pooled=str(pooled), depth=2, figures=False)
+    every_run_and_more = {**GROUPS, "C1": "C", "empty_run": "A", "Z9": "Z"}
+    tables = track_reusability("small", track_dir, out, ["AP"], groups=every_run_and_more, groups_from="config",
+                               pooled=str(pooled), depth=2, figures=False)
     assert len(tables["by_run"]) == len(runs)
 
 

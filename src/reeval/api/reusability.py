@@ -92,9 +92,10 @@ def leave_one_group_out(qrels: QrelsInput, runs: RunsInput, groups: Mapping | st
         qrels: any form :func:`reeval.evaluate` takes.
         runs: any form :func:`reeval.evaluate` takes.
         groups: run name -> group name (a run missing from it, or whose group is None, NaN
-            or blank, is its own group; a note says so; a misspelt run name is an
-            InputError); a pattern ``"re:<regex>"`` or a compiled ``re.Pattern`` whose first capturing group, searched
-            in each run name, is the group; None: every run is its own group.
+            or blank, is its own group, and a note says so; a misspelt run name is an
+            InputError); a pattern ``"re:<regex>"`` or a compiled ``re.Pattern`` whose first
+            capturing group, searched in each run name, is the group; None: every run is its
+            own group.
         depth: the pool depth (documents of each ranking that were judged), >= 1.
         measures: any :func:`reeval.evaluate` takes (one name or several), ASL and the
             rareness measures included (their rarity is recomputed without the group).
