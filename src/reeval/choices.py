@@ -19,6 +19,10 @@ ALTERNATIVES = ("two-sided", "greater", "less")
 ALL_PAIRS_TESTS = PAIRED_TESTS + ("tukey_hsd", "randomised_tukey_hsd")
 #: p-value adjustments over the pairs of one measure and test ("none": unadjusted)
 PAIR_CORRECTIONS = ("holm", "bonferroni", "bh", "none")
+#: the formats of the comparison table (reeval.compare_runs(...).report(), reeval compare
+#: --format) and the one default of both: text, aligned for a terminal or print()
+REPORT_FORMATS = ("text", "markdown", "latex")
+REPORT_FORMAT = "text"
 
 #: the integer options, command line and API alike: name -> (minimum, maximum). Depths,
 #: grades and relevance levels are int64 (a level beyond it would compare with no grade);

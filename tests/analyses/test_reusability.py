@@ -218,3 +218,56 @@ def test_every_measure_equals_evaluate_on_the_reduced_qrels(small_track, depth):
             for m in measures:
                 got, want = table.loc[(name, m), "score_logo"], alone.loc[name, m]
                 assert got == want or (math.isnan(got) and math.isnan(want)), (group, name, m, got, want)
+
+
+def issue_38_track():
+    """Issue 38's three runs: A and B rank a (relevant), c; C ranks b (relevant), c."""
+    qrels = pd.DataFrame({"qid": ["1"] * 3, "docno": ["a", "b", "c"], "rel": [1, 1, 0]})
+    first_a = pd.DataFrame({"qid": ["1", "1"], "docno": ["a", "c"], "score": [2.0, 1.0]})
+    first_b = pd.DataFrame({"qid": ["1", "1"], "docno": ["b", "c"], "score": [2.0, 1.0]})
+    return qrels, {"A": first_a, "B": first_a.copy(), "C": first_b}
+
+
+@pytest.mark.parametrize("missing", [np.nan, None, "", pd.NA])
+def test_runs_without_a_group_are_each_their_own_group_not_one_group_named_nan(missing):
+    """A leaderboard's empty team cell (NaN) is no group: A and B each keep the document
+    only they pooled at depth 1 in the other's ranking, so each keeps AP 0.5 (a group
+    "nan" holding both would remove a and drop both to 0), as when left out of the mapping;
+    one note names them."""
+    qrels, runs = issue_38_track()
+    with pytest.warns(Warning):
+        table = leave_one_group_out(qrels, runs, {"A": missing, "B": missing, "C": "t"}, depth=1, measures="AP")
+    omitted = leave_one_group_out(qrels, runs, {"C": "t"}, depth=1, measures="AP")
+    assert table["score_logo"].tolist() == omitted["score_logo"].tolist() == [0.5, 0.5, 0.0]
+    assert table["group"].tolist() == ["A", "B", "t"]
+    assert [n for n in table.attrs["notes"] if n.startswith("groups:")] == [
+        "groups: 2 runs without a group (None, NaN or blank), each its own group: 'A', 'B'"]
+
+
+def test_a_misspelt_run_in_a_groups_mapping_is_an_input_error():
+    """A misspelt run name (A_ for A, so that A would be alone) is refused, naming it, as
+    ``pooled`` refuses a name that is no run; so is a run name that is missing. A mapping
+    naming every run and more (a whole campaign's leaderboard) is fine."""
+    qrels, runs = issue_38_track()
+    with pytest.raises(InputError, match=r"^groups: 1 name that is no run given: 'A_'; 1 run given is not named "
+                                         r"there: 'A'$"):
+        leave_one_group_out(qrels, runs, {"A_": "t", "B": "t", "C": "u"}, depth=1, measures="AP")
+    with pytest.raises(InputError, match=r"^pooled: 2 names that are no run given: 'x', 'y'; 2 runs given"):
+        leave_one_group_out(qrels, runs, None, depth=1, measures="AP", pooled=["A", "x", "y"])
+    with pytest.raises(InputError, match="run name in the mapping is missing"):
+        leave_one_group_out(qrels, runs, pd.Series({"A": "t", np.nan: "u"}), depth=1, measures="AP")
+    board = {"A": "t", "B": "u", "C": "v", "D": "w"}
+    assert leave_one_group_out(qrels, runs, board, depth=1, measures="AP")["group"].tolist() == ["t", "u", "v"]
+
+
+def test_a_run_alone_named_as_another_run_s_group_is_refused_not_merged():
+    """A run without a group is its own group, named as the run: when that name is
+    another run's group (B in group "A", run A not in the mapping), the two would be one
+    group and lose their pooled documents together; refused, naming the run."""
+    qrels, runs = issue_38_track()
+    with pytest.raises(InputError, match=r"run 'A' has no group, but 'A' is the group of other runs"):
+        leave_one_group_out(qrels, runs, {"B": "A", "C": "t"}, depth=1, measures="AP")
+    with pytest.raises(InputError, match=r"run 'A' has no group"):
+        leave_one_group_out(qrels, runs, {"A": np.nan, "B": "A", "C": "t"}, depth=1, measures="AP")
+    kept = leave_one_group_out(qrels, runs, {"A": "A", "B": "A", "C": "t"}, depth=1, measures="AP")
+    assert kept["group"].tolist() == ["A", "A", "t"]

@@ -70,6 +70,55 @@ def test_command_bad_options_are_one_line_errors(files, capsys, args, message):
     assert code in (1, 2) and message in err and "Traceback" not in err
 
 
+def test_a_misspelt_run_in_a_groups_or_pooled_file_is_a_one_line_error(files, capsys, tmp_path):
+    """Issue 38: a groups line for A_2 when the run is A2 left A2 silently alone; now the
+    command refuses, naming the unknown names and the runs left unnamed in one line
+    (stderr, status 1), as for a pooled-runs file naming a run not given. A leaderboard
+    naming every run given and more (the whole campaign) is fine."""
+    qrels, runs, _ = files
+    typo = tmp_path / "typo.txt"
+    typo.write_text("A1 A\nA_2 A\nB1 B\nB_2 B\n")
+    assert main(["reusability", qrels, *runs, "--groups", str(typo), "--depth", "2", "--quiet"]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].endswith(f"--groups {typo}: 2 names that are no run given: 'A_2', 'B_2'; "
+                                             "2 runs given are not named there: 'A2', 'C1'")
+    pooled = tmp_path / "pooled.txt"
+    pooled.write_text("A1\nA_2\n")
+    assert main(["reusability", qrels, *runs, "--pooled", str(pooled), "--depth", "2", "--quiet"]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and f"--pooled {pooled}: 1 name that is no run given: 'A_2'; 3 runs given" in err[0]
+    board = tmp_path / "board.csv"
+    board.write_text("run,team,pooled\nA1,A,yes\nA2,A,no\nB1,B,yes\nC1,C,no\nD1,D,yes\n")
+    assert main(["reusability", qrels, *runs, "--groups", str(board), "--pooled", str(board), "--depth", "2",
+                 "--quiet"]) == 0
+    assert capsys.readouterr().out.startswith("# AP (higher is better): pool depth 2, 3 groups, 4 runs, 2 runs pooled")
+
+
+def test_the_workflow_step_refuses_a_misspelt_run_in_a_groups_mapping_or_pooled_file(files, tmp_path):
+    """The track entry's ``groups:`` (a mapping or a file) and ``pooled:`` file: a name that
+    is no run of the track while a run is not named is an error naming both; a run left
+    out at ingest is a run of the track."""
+    qrels, runs, _ = files
+    (tmp_path / "empty_run").write_text("")
+    track_dir = tmp_path / "track"
+    write_track(ingest_track("small", qrels, [*runs, str(tmp_path / "empty_run")]), track_dir)
+    out = tmp_path / "reusability"
+    out.mkdir()
+    with pytest.raises(InputError, match=r"^small: groups: 1 name that is no run given: 'A_2'; 4 runs given are "
+                                         r"not named there: 'A2', 'B1', 'C1', 'empty_run'$"):
+        track_reusability("small", track_dir, out, ["AP"], groups={"A1": "A", "A_2": "A"}, groups_from="config",
+                          depth=2, figures=False)
+    pooled = tmp_path / "pooled.txt"
+    pooled.write_text("A1\nB_1\n")
+    with pytest.raises(InputError, match=r"pooled.txt: 1 name that is no run given: 'B_1'; "):
+        track_reusability("small", track_dir, out, ["AP"], pooled=str(pooled), depth=2, figures=False)
+    pooled.write_text("A1\nempty_run\n")
+    every_run_and_more = {**GROUPS, "C1": "C", "empty_run": "A", "Z9": "Z"}
+    tables = track_reusability("small", track_dir, out, ["AP"], groups=every_run_and_more, groups_from="config",
+                               pooled=str(pooled), depth=2, figures=False)
+    assert len(tables["by_run"]) == len(runs)
+
+
 def test_groups_files_name_the_bad_line(tmp_path):
     bad = tmp_path / "g.txt"
     bad.write_text("A1 A\nA2\n")

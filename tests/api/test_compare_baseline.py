@@ -25,7 +25,7 @@ def test_the_rows_count_the_topics_each_run_scores_above_and_below_the_baseline(
 
 def test_the_report_marks_the_baseline_and_shows_deltas_and_improved_degraded():
     rows = reeval.compare_runs(frame("map"), baseline="base", correction="bonferroni")
-    report = rows.report()
+    report = rows.report(format="markdown")
     lines = report.splitlines()
     assert lines[0] == "| run | map | map delta | map improved | map degraded | map p | map p corrected |"
     assert lines[2] == "| base (baseline) | 0.5000 |  |  |  |  |  |"
@@ -51,4 +51,19 @@ def test_without_a_baseline_the_table_is_the_pairwise_one():
 def test_run_names_are_escaped_in_the_baseline_table():
     values = frame("map").rename(index={"b": "x|y_&"}, level=0)
     rows = reeval.compare_runs(values, baseline="base")
-    assert "x&#124;y\\_&" in rows.report() and r"x\textbar{}y\_\&" in rows.report(format="latex")
+    assert "x&#124;y\\_&" in rows.report(format="markdown") and r"x\textbar{}y\_\&" in rows.report(format="latex")
+
+
+def test_the_report_s_default_format_is_the_command_s():
+    """Issue 39: ``.report()`` defaulted to Markdown and ``reeval compare`` to text; both now
+    take reeval.choices.REPORT_FORMAT (text)."""
+    import inspect
+
+    from reeval.api.comparison import Comparison
+    from reeval.cli.app import build_parser
+
+    compare = build_parser()._subparsers._group_actions[0].choices["compare"]
+    cli_default = next(a.default for a in compare._actions if a.dest == "format")
+    assert inspect.signature(Comparison.report).parameters["format"].default == cli_default == "text"
+    rows = reeval.compare_runs(frame("map"))
+    assert rows.report() == rows.report(format="text") != rows.report(format="markdown")

@@ -150,3 +150,23 @@ def test_reeval_score_and_the_workflow_give_the_same_numbers(tmp_path):
         for run in api.index:
             assert api.loc[run, name] == by_run.loc[run, name] == cli[(run, name)], (run, name)
     assert np.isfinite(api.to_numpy(dtype=float)).all()
+
+
+def test_ir_measures_names_are_read_in_any_case_as_trec_eval_s_are():
+    """Issue 39: `mrr@10` was refused while `ndcg@10` was read. Every ir_measures name is
+    read in any case, as trec_eval's names are, but RBP, which only its case tells apart
+    from trec_eval's rbp (whose persistence defaults to 0.95, not 0.8)."""
+    from reeval.measures.vocabulary import IR_MEASURES
+
+    for name, (_, _, cut_kind, _) in IR_MEASURES.items():
+        spec = name + {"int": "@5", "real": "@0.5", None: ""}[cut_kind]
+        if name == "RBP":
+            with pytest.raises(ValueError, match="unknown measure"):
+                parse_measure("Rbp")
+            continue
+        for variant in (spec.lower(), spec.upper(), spec.swapcase()):
+            assert parse_measure(variant) == parse_measure(spec), (variant, spec)
+    assert [m.name for m in parse_measure("mrr@10")] == ["RR@10"]
+    assert [m.name for m in parse_measure("rbp")] != [m.name for m in parse_measure("RBP")]
+    with pytest.raises(ValueError, match="alpha_nDCG is not computed"):
+        parse_measure("ALPHA_NDCG@5")

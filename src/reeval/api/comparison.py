@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 import pandas as pd
 
-from reeval.choices import ALTERNATIVES, PRECISIONS, SYSTEMS, UNRETRIEVED_POLICIES
+from reeval.choices import ALTERNATIVES, PRECISIONS, REPORT_FORMAT, SYSTEMS, UNRETRIEVED_POLICIES
 from reeval.errors import InputError
 
 from .inputs import is_path, load_track
@@ -29,14 +29,15 @@ class Comparison(pd.DataFrame):
     def _constructor(self):
         return Comparison
 
-    def report(self, test: str | None = None, max_p: float = 0.05, format: str = "markdown",
+    def report(self, test: str | None = None, max_p: float = 0.05, format: str = REPORT_FORMAT,
                decimals: int = 4) -> str:
         """The comparison table of one test (default: the first asked for): a row per run
         (marked a, b, ... or 1, 2, ... beyond 26 runs), the measures as columns, each mean
         followed by the markers of the runs it beats at p_adjusted < ``max_p`` (in the
         measure's direction), the best mean per measure in bold; a caption names the
-        test, its correction and the threshold. ``format``: "markdown", "latex" (booktabs:
-        \\toprule, \\midrule, \\bottomrule) or "text"."""
+        test, its correction and the threshold. ``format``: "text" (the default, as ``reeval
+        compare``'s: :data:`reeval.choices.REPORT_FORMAT`), "markdown" or "latex" (booktabs:
+        \\toprule, \\midrule, \\bottomrule)."""
         from reeval.report.significance_table import FORMATS, render
 
         settings = self.attrs

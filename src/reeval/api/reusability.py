@@ -19,28 +19,51 @@ from .inputs import load_track
 from .scoring import QrelsInput, RunsInput, _choice, _integer, _noted, measure_columns
 
 
-def resolve_groups(runs, groups) -> dict | None:
-    """run -> group from ``groups``: a mapping (a run missing from it is its own group),
-    a regular expression (``re.Pattern``, or a string starting with ``re:``) whose first
-    capturing group names the group, or None (each run alone). InputError otherwise."""
+def resolve_groups(runs, groups) -> tuple[dict | None, list]:
+    """``(run -> group, notes)`` from ``groups``: a mapping (a pandas Series too), a regular
+    expression (``re.Pattern``, or a string starting with ``re:``) whose first capturing
+    group names the group, or None (each run alone).
+
+    A run missing from the mapping is its own group, and so is a run whose group is missing:
+    None, NaN (pandas reads an empty leaderboard cell so) or blank text; one note names those
+    runs. They never share a group (a group "nan" or "None" would remove their pooled
+    documents together). A misspelt run name (a name that is not in ``runs`` while a run
+    of ``runs`` is not in the mapping: :func:`~reeval.analyses.reusability.groups.check_known_runs`;
+    a whole campaign's leaderboard for some of its runs is fine) or a missing one is an
+    InputError; so is anything else."""
     from reeval.analyses.reusability.core import groups_from_pattern
+    from reeval.analyses.reusability.groups import check_known_runs
 
     if groups is None:
-        return None
+        return None, []
     if isinstance(groups, re.Pattern):
         groups = "re:" + groups.pattern
     if isinstance(groups, str):
         if not groups.startswith("re:"):
             raise InputError(f"groups: a mapping run -> group or a pattern 're:<regex>', not {groups!r}")
         try:
-            return groups_from_pattern(runs, groups[3:])
+            return groups_from_pattern(runs, groups[3:]), []
         except ValueError as exc:
             raise InputError(f"groups: {exc}") from None
     if isinstance(groups, pd.Series):
         groups = groups.to_dict()
     if not isinstance(groups, Mapping):
         raise InputError(f"groups: a mapping run -> group, a pattern or None, not {type(groups).__name__}")
-    return {str(k): str(v) for k, v in groups.items()}
+    if any(_missing(k) for k in groups):
+        raise InputError("groups: a run name in the mapping is missing (None, NaN or blank)")
+    check_known_runs([str(k) for k in groups], runs, "groups")
+    alone = [str(k) for k, v in groups.items() if _missing(v)]
+    notes = [f"groups: {len(alone)} run{'s' if len(alone) > 1 else ''} without a group (None, NaN or blank), "
+             f"each its own group: {', '.join(repr(r) for r in alone[:5])}{' ...' if len(alone) > 5 else ''}"
+             ] if alone else []
+    return {str(k): str(v) for k, v in groups.items() if not _missing(v)}, notes
+
+
+def _missing(value) -> bool:
+    """None, NaN, pandas' NA/NaT, or blank text: no value."""
+    if isinstance(value, str):
+        return not value.strip()
+    return pd.api.types.is_scalar(value) and bool(pd.isna(value))
 
 
 def mean_measures(columns: dict, who: str) -> list:
@@ -68,9 +91,11 @@ def leave_one_group_out(qrels: QrelsInput, runs: RunsInput, groups: Mapping | st
     Args:
         qrels: any form :func:`reeval.evaluate` takes.
         runs: any form :func:`reeval.evaluate` takes.
-        groups: run name -> group name (a run missing from it is its own group); a pattern
-            ``"re:<regex>"`` or a compiled ``re.Pattern`` whose first capturing group, searched
-            in each run name, is the group; None: every run is its own group.
+        groups: run name -> group name (a run missing from it, or whose group is None, NaN
+            or blank, is its own group, and a note says so; a misspelt run name is an
+            InputError); a pattern ``"re:<regex>"`` or a compiled ``re.Pattern`` whose first
+            capturing group, searched in each run name, is the group; None: every run is its
+            own group.
         depth: the pool depth (documents of each ranking that were judged), >= 1.
         measures: any :func:`reeval.evaluate` takes (one name or several), ASL and the
             rareness measures included (their rarity is recomputed without the group).
@@ -117,15 +142,16 @@ def leave_one_group_out(qrels: QrelsInput, runs: RunsInput, groups: Mapping | st
         raise InputError(str(exc)) from None
     tables, names, notes = load_track(qrels, runs, precision)
     if pooled is not None:
+        from reeval.analyses.reusability.groups import check_known_runs
+
         pooled = [pooled] if isinstance(pooled, str) else [str(r) for r in pooled]
-        unknown = sorted(set(pooled) - set(names))
-        if unknown:
-            raise InputError(f"pooled: {len(unknown)} names that are no run given, e.g. {unknown[0]!r}")
+        check_known_runs(pooled, names, "pooled", strict=True)
+    group_of, group_notes = resolve_groups(names, groups)
     grid = grid_from_track(tables, runs=names, keep_docno=True)
-    table = reusability_table(grid, resolve_groups(names, groups), unique, depth=depth, rel_level=level,
+    table = reusability_table(grid, group_of, unique, depth=depth, rel_level=level,
                               unretrieved=unretrieved, version=trec_eval_version(precision),
                               alpha=alpha, systems=systems, pooled=pooled, preferences=bool(preferences))
     rename = {m.name: c for c, m in columns.items()}
     table["measure"] = table["measure"].map(lambda n: rename.get(n, n))
     table.attrs["higher_is_better"] = {rename.get(k, k): v for k, v in table.attrs["higher_is_better"].items()}
-    return _noted(table, tables, notes)
+    return _noted(table, tables, [*notes, *group_notes])

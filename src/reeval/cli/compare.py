@@ -3,14 +3,14 @@ papers print, or every pair of runs as tab-separated rows."""
 
 from __future__ import annotations
 
-from reeval.choices import ALL_PAIRS_TESTS, ALTERNATIVES, PAIR_CORRECTIONS
+from reeval.choices import ALL_PAIRS_TESTS, ALTERNATIVES, PAIR_CORRECTIONS, REPORT_FORMAT, REPORT_FORMATS
 from reeval.cli.options import INPUTS_HELP, integer, precision, print_lines, probability, read_inputs, warn
 from reeval.cli.score import score_measures
 from reeval.errors import InputError
 from reeval.report.escape import tsv_field
 
 #: What ``reeval compare --format`` prints: the table (text, markdown, latex) or every row.
-COMPARE_FORMATS = ("text", "markdown", "latex", "pairs")
+COMPARE_FORMATS = REPORT_FORMATS + ("pairs",)
 #: The columns of ``reeval compare --format pairs`` (``reeval.compare_runs``'s).
 PAIRS_COLUMNS = ("measure", "test", "run_a", "run_b", "mean_a", "mean_b", "diff", "effect_size", "p_value",
                  "p_adjusted", "ci_method", "ci_low", "ci_high", "topics_a_higher", "topics_a_lower")
@@ -102,7 +102,7 @@ def add_parser(sub, common) -> None:
     c.add_argument("--seed", type=integer("seed"), default=0,
                    help="seed of the permutation, bootstrap and randomised HSD tests (default 0)")
     c.add_argument("--resamples", type=integer("resamples"), default=10000, help="resamples (default 10000)")
-    c.add_argument("--format", choices=COMPARE_FORMATS, default="text",
+    c.add_argument("--format", choices=COMPARE_FORMATS, default=REPORT_FORMAT,
                    help="text (default), markdown or latex table, or pairs (every row, tab-separated)")
     c.add_argument("--max-p", type=probability, default=0.05, help="threshold of the table's markers (default 0.05)")
     c.add_argument("--table-test", choices=ALL_PAIRS_TESTS, help="the test the table shows (default: the first)")

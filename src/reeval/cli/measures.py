@@ -41,8 +41,10 @@ def measure_markdown() -> str:
     families = sorted(REGISTRY.values(), key=lambda f: f.order)
     lines = ["# Measures", "",
              "Generated from the measure registry (`src/reeval/measures/`) by `reeval measures "
-             "--markdown > docs/measures.md`; a test keeps it current. Most names are case-insensitive "
-             "(`rbp` is trec_eval's, `RBP` ir_measures'); k, k1,k2, x, n and L stand for numbers. "
+             "--markdown > docs/measures.md`; a test keeps it current. Names are read in any case, "
+             "trec_eval's and ir_measures' alike (`MAP`, `mrr@10`, `NDCG@10`), but for `G`, `rbp` and "
+             "`rbp_resid` (trec_eval's) and `RBP` (ir_measures'), which only their case tells apart: "
+             "those as written. k, k1,k2, x, n and L stand for numbers. "
              "`reeval score -m NAME` prints trec_eval's measures in trec_eval's order, reeval's own after; "
              "`reeval.evaluate` and the config's `measures:` take any spelling (rareness measures go under "
              "`rareness.measures`). The last column names what the tests check each family against, "

@@ -72,8 +72,11 @@ def r_precision(ctx: Context, m: Measure) -> np.ndarray:
 
 def rprec_mult_cutoff(x: float, R: np.ndarray) -> np.ndarray:
     """The rank c = (long)(x * R_q + 0.9) at which Rprec_mult_x is measured: trec_eval 9.x's
-    rule, kept in 10 for this measure (C truncation toward zero, in doubles)."""
-    return np.trunc(x * R + 0.9).astype(np.int64)
+    rule, kept in 10 for this measure (C truncation toward zero, in doubles). A product
+    beyond a long (``Rprec_mult.1e300``) gives -2^63, as x86-64's conversion does in C
+    (then c < 1: the value is 0), without a numpy warning."""
+    with np.errstate(invalid="ignore"):
+        return np.trunc(x * R + 0.9).astype(np.int64)
 
 
 def r_precision_mult(ctx: Context, m: Measure) -> np.ndarray:

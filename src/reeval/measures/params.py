@@ -7,7 +7,8 @@ trec_eval reads the text after the first ``.`` of ``-m name.params`` in one of f
 - integer cutoffs (``P.5,10``): each comma-separated item read by C ``atol`` (``23.4`` is
   23), sorted ascending, all positive and distinct; one measure per cutoff, ``P_5``;
 - real cutoffs (``iprec_at_recall..1,.2``): each item read by C ``atof``, sorted, distinct;
-  one measure per cutoff, named with ``%3.2f`` (``iprec_at_recall_0.10``);
+  one measure per cutoff, named with ``%3.2f`` cut to 8 characters (``iprec_at_recall_0.10``,
+  ``Rprec_mult_100000.0``: :func:`format_cutoff`);
 - real parameters (``utility.2,-1,0,0``): read by ``atof`` in the order given, one measure
   named with the parameter text as written (``utility_2,-1,0,0``);
 - pairs (``ndcg.1=3,2=9``, ``rbp.p=0.95``): ``name=value`` items, values read by ``atof``;
@@ -88,25 +89,38 @@ def pairs(spec: str, params: str) -> tuple[tuple[str, float], ...]:
     return tuple(out)
 
 
+#: the characters trec_eval keeps of a real cutoff in a measure's name: ``append_double``
+#: (meas_init.c) gives ``name_%3.2f`` a buffer of strlen(name) + 8 + 2 bytes, the NUL included
+CUTOFF_CHARS = 8
+
+
 def format_cutoff(value: float) -> str:
-    """A real cutoff as trec_eval names it: ``%3.2f`` (0.1 -> ``0.10``)."""
-    return f"{value:3.2f}"
+    """A real cutoff as trec_eval names it: ``%3.2f`` cut to :data:`CUTOFF_CHARS` characters
+    (0.1 -> ``0.10``; 100000 -> ``100000.0``; 1e9 -> ``10000000``), byte for byte what
+    trec_eval prints. So two cutoffs can share a name (0.001 and 0.002: ``0.00``), as there."""
+    return f"{value:3.2f}"[:CUTOFF_CHARS]
 
 
-_IRM = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:\((.*)\))?(?:@([^@()]+))?")
+#: a space inside a name or a number (``r el``, ``1 0``), which Python's syntax refuses
+_SPLIT_TOKEN = re.compile(r"[\w.]\s+[\w.]")
+_IRM = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\((.*)\))?\s*(?:@\s*([^@()\s]+))?\s*")
 
 
 def split_ir_measures(spec: str) -> tuple[str, dict, str | None] | None:
     """``Name(key=value,...)@cutoff`` -> (Name, {key: value text}, cutoff text or None);
-    None when ``spec`` is not of that form or has neither parameters nor a cutoff."""
-    m = _IRM.fullmatch(spec.replace(" ", ""))
+    None when ``spec`` is not of that form or has neither parameters nor a cutoff.
+    Spaces may stand between the parts, as ir_measures (a Python expression) allows
+    (``P @ 5``, ``AP( rel = 2 )``), never inside a name or a number: ``P@1 0`` and
+    ``n DCG@10`` are no names (not P@10 and nDCG@10)."""
+    m = _IRM.fullmatch(spec)
     if not m or (m.group(2) is None and m.group(3) is None):
         return None
     params: dict = {}
     if m.group(2):
         for item in _split_top(m.group(2)):
             key, eq, value = item.partition("=")
-            if not eq or not key:
+            key, value = key.strip(), value.strip()
+            if not eq or not key or _SPLIT_TOKEN.search(key) or _SPLIT_TOKEN.search(value):
                 raise ValueError(f"measure {spec!r}: parameters must be key=value")
             if key in params:
                 raise ValueError(f"measure {spec!r}: {key} is given twice")

@@ -77,11 +77,19 @@ def utility(ctx: Context, m: Measure) -> np.ndarray:
     collection (trec_eval -N, default 0); for a topic the run did not answer (under -c) 0
     as ``utility``, and with parameters the value of trec_eval's ranking of one document
     not in the qrels (:attr:`Context.phantom`; none under -J): trec_eval 10.0 zeroes the
-    missed topic's value by the name ``utility`` only."""
+    missed topic's value by the name ``utility`` only.
+
+    N + r_q - n_q - R_q is counted in integers, as trec_eval counts it, so an N above 2^53
+    gives its value to the bit; infinite coefficients give inf, or NaN where one
+    multiplies a count of 0, as there."""
     c1, c2, c3, c4 = m.params
     r, n, R = ctx.rel_ret, ctx.n_ret, ctx.R[None, :]
-    value = c1 * r + c2 * (n - r) + c3 * (R - r) + c4 * (ctx.num_docs + r - n - R)
-    missed = 0.0 if m.name == "utility" else c2 * ctx.phantom + c3 * R + c4 * (ctx.num_docs - ctx.phantom - R)
+    # trec_eval adds in a C long: so here in int64 (r - n - R <= 0 and small: no overflow)
+    rest = np.int64(ctx.num_docs) + (r - n - R).astype(np.int64)
+    rest_missed = np.int64(ctx.num_docs) - (ctx.phantom + R).astype(np.int64)
+    with np.errstate(invalid="ignore", over="ignore"):  # inf * 0, inf - inf, 1e308 + 1e308: as C
+        value = c1 * r + c2 * (n - r) + c3 * (R - r) + c4 * rest
+        missed = 0.0 if m.name == "utility" else c1 * 0.0 + c2 * ctx.phantom + c3 * R + c4 * rest_missed
     return np.where(ctx.answered, value, missed)
 
 

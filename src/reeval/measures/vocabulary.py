@@ -62,22 +62,30 @@ NOT_COMPUTED = ("alpha_nDCG", "alpha_DCG", "α_nDCG", "α_DCG", "nERR_IA", "ERR_
                 "Compat", "Accuracy")
 
 
+#: ir_measures' names by their lower case: reeval reads them in any case, as it reads
+#: trec_eval's (``mrr@10`` as ``ndcg@10``), but for RBP, which only its case tells apart
+#: from trec_eval's rbp (another default persistence)
+FOLDED = {n.lower(): n for n in IR_MEASURES if n != "RBP"}
+NOT_COMPUTED_FOLDED = {n.lower(): n for n in NOT_COMPUTED}
+
+
+def ir_measures_name(name: str) -> str | None:
+    """ir_measures' spelling of ``name`` written in any case (:data:`FOLDED`), else None."""
+    return name if name in IR_MEASURES else FOLDED.get(name.lower())
+
+
 def parse_ir_measures(spec: str) -> list[Measure] | None:
-    """The measure an ir_measures name stands for; None when ``spec`` is not one."""
+    """The measure an ir_measures name (in any case: :data:`FOLDED`) stands for; None when
+    ``spec`` is not one."""
     parts = split_ir_measures(spec)
-    if parts is None:
-        bare = spec.replace(" ", "")
-        if bare in NOT_COMPUTED:
-            raise ValueError(f"measure {spec!r}: ir_measures' {bare} is not computed by reeval")
-        if bare not in IR_MEASURES:
-            return None
-        parts = (bare, {}, None)
-    name, params, cut = parts
-    if name in NOT_COMPUTED:
-        raise ValueError(f"measure {spec!r}: ir_measures' {name} is not computed by reeval")
-    if name not in IR_MEASURES:
+    name, params, cut = parts if parts is not None else (spec.strip(), {}, None)
+    if name.lower() in NOT_COMPUTED_FOLDED:
+        raise ValueError(f"measure {spec!r}: ir_measures' {NOT_COMPUTED_FOLDED[name.lower()]} is not computed "
+                         "by reeval")
+    known = ir_measures_name(name)
+    if known is None:
         return None
-    return [_measure(spec, name, params, cut)]
+    return [_measure(spec, known, params, cut)]
 
 
 def _measure(spec: str, name: str, params: dict, cut: str | None) -> Measure:

@@ -14,10 +14,12 @@ import string
 import numpy as np
 import pandas as pd
 
+from reeval.choices import REPORT_FORMAT, REPORT_FORMATS
+
 from .escape import latex_text, line_text, markdown_text
 from .markdown import table as markdown_table
 
-FORMATS = ("text", "markdown", "latex")
+FORMATS = REPORT_FORMATS
 TEST_NAMES = {"t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test", "sign": "sign test",
               "permutation": "paired permutation test", "bootstrap": "paired bootstrap test",
               "tukey_hsd": "Tukey's HSD (topic-blocked ANOVA)", "randomised_tukey_hsd": "randomised Tukey HSD"}
@@ -90,7 +92,7 @@ def caption(settings: dict, test: str, max_p: float, n_pairs: int) -> str:
     return f"Markers: the runs each run beats at p < {max_p:g} ({sides} {name}{family})."
 
 
-def render(rows: pd.DataFrame, settings: dict, test: str, max_p: float = 0.05, fmt: str = "markdown",
+def render(rows: pd.DataFrame, settings: dict, test: str, max_p: float = 0.05, fmt: str = REPORT_FORMAT,
            decimals: int = 4) -> str:
     """The table of ``rows`` (one test) as ``fmt`` ("text", "markdown" or "latex").
     ``settings``: runs, measures, higher_is_better ({measure: bool}), alternative,

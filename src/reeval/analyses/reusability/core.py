@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from reeval.errors import InputError
 from reeval.io.arrays import group_starts
 from reeval.measures import Grid, aggregate_values, evaluate_grid, track_depth
 
@@ -72,7 +73,15 @@ def group_codes(runs, groups) -> tuple[list, np.ndarray]:
 
     A run missing from ``groups`` is its own group (named as the run); ``groups=None``
     makes every run its own group. Group names are ordered by first appearance in ``runs``.
+    InputError when a run missing from ``groups`` bears the name of another run's group:
+    the two would silently form one group.
     """
+    if groups is not None:
+        named = {str(g) for r, g in groups.items() if r in set(runs)}
+        clash = [r for r in runs if r not in groups and r in named]
+        if clash:
+            raise InputError(f"groups: run {clash[0]!r} has no group, but {clash[0]!r} is the group of other "
+                             f"runs: give it its group (or another name) so that the two are not one group")
     names = [str(groups.get(r, r)) if groups is not None else r for r in runs]
     order = list(dict.fromkeys(names))
     index = {g: i for i, g in enumerate(order)}

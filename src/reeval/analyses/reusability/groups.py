@@ -56,15 +56,51 @@ def read_groups(path) -> dict:
     return out
 
 
+#: how many names :func:`check_known_runs` quotes before "and N more"
+QUOTED_NAMES = 5
+
+
+def check_known_runs(named, runs, where: str, strict: bool = False) -> None:
+    """InputError, in one line, when ``named`` (the run names of a groups or pooled-runs
+    file or mapping) holds names that are no run of ``runs`` and some run of ``runs`` is
+    not named there: the mark of a misspelt name (``runA_2`` for ``runA2``), which would
+    otherwise leave that run silently alone in its group, or out of the pool. The message
+    quotes both: ``where: 1 name that is no run given: 'runA_2'; 1 run given is not
+    named there: 'runA2'``. A file naming every run given and more (a whole campaign's
+    leaderboard for some of its runs) is accepted; with ``strict`` any unknown name is
+    refused (a list of pooled runs, which need not name every run)."""
+    known, listed = set(runs), set(named)
+    unknown = list(dict.fromkeys(n for n in named if n not in known))
+    unnamed = [r for r in dict.fromkeys(runs) if r not in listed]
+    if not unknown or (not strict and not unnamed):
+        return
+    message = f"{where}: {_names(unknown, 'name that is', 'names that are')} no run given: {_quoted(unknown)}"
+    if unnamed:
+        message += f"; {_names(unnamed, 'run given is', 'runs given are')} not named there: {_quoted(unnamed)}"
+    raise InputError(message)
+
+
+def _names(items, one: str, several: str) -> str:
+    return f"{len(items)} {one if len(items) == 1 else several}"
+
+
+def _quoted(items) -> str:
+    more = f" and {len(items) - QUOTED_NAMES} more" if len(items) > QUOTED_NAMES else ""
+    return ", ".join(repr(n) for n in items[:QUOTED_NAMES]) + more
+
+
 def groups_option(spec: str | None, runs) -> dict | None:
-    """The groups of ``--groups``: a file (:func:`read_groups`) when ``spec`` names one, else
-    a regular expression searched in the run names (its first capturing group)."""
+    """The groups of ``--groups``: a file (:func:`read_groups`) when ``spec`` names one (a
+    misspelt run name in it is an InputError: :func:`check_known_runs`), else a regular
+    expression searched in the run names (its first capturing group)."""
     from .core import groups_from_pattern  # numpy: only for a pattern
 
     if spec is None:
         return None
     if os.path.isfile(spec):
-        return read_groups(spec)
+        groups = read_groups(spec)
+        check_known_runs(groups, runs, f"--groups {spec}")
+        return groups
     try:
         return groups_from_pattern(runs, spec)
     except ValueError as exc:
@@ -74,7 +110,9 @@ def groups_option(spec: str | None, runs) -> dict | None:
 def read_pooled(spec: str | None, runs) -> list | None:
     """The runs of ``--pooled``: a ``.csv`` with ``run`` and one of :data:`POOLED_COLUMNS`
     (yes/no: a TREC-COVID leaderboard's "contributed judgments"), another file with one
-    run name per line (``#`` comments), or a regular expression searched in the run names."""
+    run name per line (``#`` comments), or a regular expression searched in the run names.
+    A misspelt run name is an InputError (:func:`check_known_runs`: strict for a list of
+    names, which need not name the runs not pooled; a ``.csv`` names every run, yes or no)."""
     import re
 
     if spec is None:
@@ -87,9 +125,15 @@ def read_pooled(spec: str | None, runs) -> list | None:
         return [r for r in runs if rx.search(r)]
     with open(spec, newline="", encoding="utf-8") as f:
         if not spec.endswith(".csv"):
-            return [w for line in f for w in line.split("#", 1)[0].split()[:1]]
-        reader = csv.DictReader(f)
-        column = next((c for c in POOLED_COLUMNS if c in (reader.fieldnames or [])), None)
-        if "run" not in (reader.fieldnames or []) or column is None:
-            raise InputError(f"{spec}: line 1: expected a header with run and one of {', '.join(POOLED_COLUMNS)}")
-        return [row["run"].strip() for row in reader if (row.get(column) or "").strip().lower() in YES]
+            pooled = [w for line in f for w in line.split("#", 1)[0].split()[:1]]
+        else:
+            reader = csv.DictReader(f)
+            column = next((c for c in POOLED_COLUMNS if c in (reader.fieldnames or [])), None)
+            if "run" not in (reader.fieldnames or []) or column is None:
+                raise InputError(f"{spec}: line 1: expected a header with run and one of "
+                                 f"{', '.join(POOLED_COLUMNS)}")
+            rows = [(row["run"].strip(), (row.get(column) or "").strip().lower()) for row in reader]
+            check_known_runs([run for run, _ in rows], runs, f"--pooled {spec}")
+            return [run for run, said in rows if said in YES]
+    check_known_runs(pooled, runs, f"--pooled {spec}", strict=True)
+    return pooled

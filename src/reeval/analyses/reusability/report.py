@@ -87,26 +87,30 @@ def track_reusability(track: str, track_dir, out_dir, measure_specs, groups=None
                       pooled=None, figures: bool = True) -> dict:
     """Compute and write the per-track tables (module doc), and the figure when ``figures``.
     ``groups``: a mapping run -> group, a pattern, or None; ``pooled``: the runs that built
-    the pool, a file or a pattern (:func:`.groups.read_pooled`), or None (every run).
+    the pool, a file or a pattern (:func:`.groups.read_pooled`), or None (every run). A
+    groups mapping from the config or a file (``groups_from``), or a pooled-runs file, that
+    names no run of the track (left out at ingest or not) is an InputError naming them.
     Returns the tables."""
     from reeval.measures import build_grid, parse_measures
     from reeval.workflow.measures_step import read_track_tables
     from reeval.workflow.run_inclusion import included_runs, read_ingest_report
 
     from .core import groups_from_pattern
+    from .groups import check_known_runs, read_pooled
     from .table import reusability_table, verdicts
 
     version = 9 if precision == "float32" else 10
     measures = [m for m in parse_measures(list(measure_specs), version) if not m.is_text and m.aggregate == "mean"]
     judged, depth_table, qrels = read_track_tables(track_dir)
-    runs = included_runs(read_ingest_report(track_dir))
-    grid = build_grid(judged, depth_table, qrels, runs=runs, keep_docno=True)
+    report = read_ingest_report(track_dir)
+    every_run = list(report.loc[report["kind"] == "run", "run"])  # those left out at ingest too
+    grid = build_grid(judged, depth_table, qrels, runs=included_runs(report), keep_docno=True)
     if isinstance(groups, str):
         groups = groups_from_pattern(grid.runs, groups)
+    elif groups is not None and groups_from in ("config", "file"):
+        check_known_runs(groups, every_run, f"{track}: groups")
     if isinstance(pooled, str):
-        from .groups import read_pooled
-
-        pooled = read_pooled(pooled, grid.runs)
+        pooled = read_pooled(pooled, every_run)
     table = reusability_table(grid, groups, measures, depth=depth, rel_level=rel_level, unretrieved=unretrieved,
                               version=version, alpha=alpha, systems=systems, pooled=pooled, preferences=True)
     table.insert(0, "track", track)
