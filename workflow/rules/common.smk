@@ -174,7 +174,7 @@ def report_inputs(wildcards):
     """What the report shows: the cross-track outputs, and per usable track its runs'
     means and the PNG figures its analyses declare."""
     files = [*SUMMARY_FILES, *STUDY_FILES, *LEXI_SUMMARY_FILES, *LEXI_SUMMARY_PNGS, *RARENESS_SUMMARY_FILES,
-             *PAPERS_FILES, *REUSABILITY_SUMMARY_FILES]
+             *PAPERS_FILES, *REUSABILITY_SUMMARY_FILES, *AUDIT_SUMMARY_FILES]
     for track in usable_tracks():
         files.append(f"{RESULTS}/tracks/{track}/measures_by_run.parquet")
         files += [f.format(track=track) for step in (rules.analyses, rules.reusability) for f in step.output

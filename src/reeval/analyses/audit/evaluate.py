@@ -1,12 +1,15 @@
-"""reeval's values of a track's runs under an audit setting, from its files: each input read
-once (a stream is spooled to a temporary file first), the track ingested once per ordering
-and gain map, each setting scored once."""
+"""reeval's values of a track's runs under an audit setting: each input read once (a stream is
+spooled to a temporary file first), the track ingested at most once per ordering and gain
+map, each setting scored once. In the workflow the track's own tables (its ingest's Parquet)
+serve the settings read as it was ingested; only a cause that reads the files otherwise
+(another ordering, a gain map) reads them again."""
 
 from __future__ import annotations
 
 import os
 import shutil
 import stat
+import sys
 import tempfile
 from contextlib import ExitStack
 
@@ -16,9 +19,8 @@ import pandas as pd
 
 def spooled(paths, stack: ExitStack) -> list[str]:
     """``paths`` with each one that is not a regular file (a pipe, a FIFO, ``-``) copied once
-    to a temporary file removed when ``stack`` closes, so the audit may read it again."""
-    import sys
-
+    to a temporary file (same base name) removed when ``stack`` closes, so that the audit may
+    read it again."""
     folder = None
     out = []
     for i, path in enumerate(map(str, paths)):
@@ -40,29 +42,36 @@ def spooled(paths, stack: ExitStack) -> list[str]:
 
 
 class TrackEvaluator:
-    """``evaluate(setting, specs)`` for :func:`reeval.analyses.audit.core.audit` on files:
-    a DataFrame indexed by run name with one column per spec (full precision).
+    """``evaluate(setting, specs)`` for :func:`reeval.analyses.audit.core.audit`: a DataFrame
+    indexed by run name with one column per spec (full precision).
 
-    ``run_paths`` are files that can be read again (:func:`spooled`); ``names`` the runs'
-    names as the user gave them (the i-th path's run is named ``names[i]``)."""
+    ``qrels_path``, ``run_paths``: files that can be read again (:func:`spooled`); ``names``:
+    the runs' names as the caller knows them (the i-th path's run is ``names[i]``).
+    ``grade_map``: the track's own relabelling of grades (its files are read with it).
+    ``ingested``: optionally ``(precision, (judged, depth, qrels))``, the track's tables as
+    its ingest wrote them (runs named as ``names``, grades relabelled by ``grade_map``), used
+    for every setting with that precision and the track's own grades, so the files are read
+    only for the other settings.
+    """
 
-    def __init__(self, qrels_path, run_paths, names, warn=None):
+    def __init__(self, qrels_path, run_paths, names, warn=None, ingested=None, grade_map=None):
         from reeval.io.trecio import run_names
 
         self.qrels_path, self.run_paths, self.names, self.warn = qrels_path, list(run_paths), list(names), warn
-        self.read_as = run_names(self.run_paths)
+        self.read_as = run_names(self.run_paths) if run_paths else list(names)
+        self.ingested, self.grade_map = ingested, grade_map
         self._tables: dict = {}
         self._scores: dict = {}
 
     def tables(self, precision: str, grade_map):
-        """The track ingested with this ordering and gain map (once each)."""
+        """The track read from its files with this ordering and gain map (once each)."""
         from reeval.compute import check_tables
         from reeval.io.ingest import ingest_track
 
         key = (precision, tuple(sorted((grade_map or {}).items())))
         if key not in self._tables:
             tables = ingest_track("audit", self.qrels_path, self.run_paths, precision=precision,
-                                  grade_map=grade_map, keep_runs=False)
+                                  grade_map=grade_map, keep_runs=False, tune=False)
             if not self._tables and self.warn is not None:
                 for line in check_tables(tables):
                     self.warn(line)
@@ -71,22 +80,35 @@ class TrackEvaluator:
 
     def limits(self) -> tuple[int, int]:
         """(highest grade, most documents a run ranks for a topic) of the track as given."""
-        tables = self.tables("float64", None)
-        grades = tables.lookup.qrels.rel
-        depth = max((int(p.n_ret.max()) for p in tables.parts if len(p.n_ret)), default=0)
-        return (int(grades.max()) if len(grades) else 1), depth
+        if self.ingested is not None:
+            _, (_, depth, qrels) = self.ingested
+            grades, n_ret = qrels.column("rel").to_numpy(), depth.column("n_ret").to_numpy()
+        else:
+            tables = self.tables("float64", self.grade_map)
+            grades = tables.lookup.qrels.rel
+            n_ret = np.concatenate([p.n_ret for p in tables.parts] or [np.zeros(0, dtype=np.int64)])
+        return (int(grades.max()) if len(grades) else 1), (int(n_ret.max()) if len(n_ret) else 0)
+
+    def grid(self, setting):
+        """The runs x topics grid of the setting's ordering, gain map and depth."""
+        from reeval.measures import build_grid, grid_from_track
+
+        if self.ingested is not None and self.ingested[0] == setting.precision and not setting.zero_below:
+            judged, depth, qrels = self.ingested[1]
+            return build_grid(judged, depth, qrels, runs=self.names, max_depth=setting.depth)
+        tables = self.tables(setting.precision, setting.grade_map(self.grade_map))
+        return grid_from_track(tables, runs=self.read_as, max_depth=setting.depth)
 
     def __call__(self, setting, specs) -> pd.DataFrame:
-        from reeval.compute import score_track, trec_eval_version
-        from reeval.measures import parse_measure
+        from reeval.compute import trec_eval_version
+        from reeval.measures import aggregate_values, evaluate_grid, parse_measure
 
         key = (setting, tuple(specs))
         if key not in self._scores:
             version = trec_eval_version(setting.precision)
             measures = [parse_measure(s, version)[0] for s in specs]
-            tables = self.tables(setting.precision, setting.grade_map())
-            _, summary = score_track(tables, self.read_as, measures, rel_level=setting.level,
-                                     max_depth=setting.depth, complete=setting.complete, version=version)
+            scores = evaluate_grid(self.grid(setting), measures, rel_level=setting.level, version=version)
+            summary = aggregate_values(scores, measures, complete=setting.complete)
             self._scores[key] = pd.DataFrame({s: np.asarray(summary[m.name], dtype=np.float64)
                                               for s, m in zip(specs, measures)},
                                              index=pd.Index(self.names, name="run"))

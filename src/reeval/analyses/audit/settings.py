@@ -30,9 +30,15 @@ class Setting:
     complete: bool = True
     depth: int | None = None
 
-    def grade_map(self) -> dict | None:
-        """The relabelling of qrels grades this setting reads the qrels with (None: as given)."""
-        return {g: 0 for g in range(1, self.level)} if self.zero_below and self.level > 1 else None
+    def grade_map(self, track_map: dict | None = None) -> dict | None:
+        """The relabelling of qrels grades this setting reads the qrels with: the track's own
+        (``track_map``, None: grades as given), then, with ``zero_below``, every grade from 1
+        to ``level - 1`` made 0."""
+        if not (self.zero_below and self.level > 1):
+            return dict(track_map) if track_map else None
+        out = {g: (0 if 1 <= t < self.level else t) for g, t in (track_map or {}).items()}
+        out.update({g: 0 for g in range(1, self.level) if g not in out})
+        return out
 
     def describe(self) -> str:
         """The setting in words: ``relevance >= 2, trec_eval 10 ordering, -c``."""

@@ -1,0 +1,71 @@
+# Official figures against reeval's (reeval.workflow.audit_step, docs/audit.md): per track that
+# gives them (its entry's `official:` file), every published figure beside reeval's value at
+# its block's setting, equal, explained or unexplained; across tracks, the summary and figure.
+from reeval.workflow.audit_step import SUMMARY_FIGURES as AUDIT_SUMMARY_FIGURES
+from reeval.workflow.audit_step import SUMMARY_TABLES as AUDIT_SUMMARY_TABLES
+from reeval.workflow.audit_step import TRACK_AUDIT_FILES, official_file
+
+# the tracks with official figures (a synthetic track has none), each checked once here
+AUDITED = {t: checked(official_file, t, config["tracks"][t]) for t in TRACKS if not is_synthetic(t)}
+AUDITED = {t: path for t, path in AUDITED.items() if path}
+AUDIT_SUMMARY_FILES = [f"{RESULTS}/{name}" for name in AUDIT_SUMMARY_TABLES + AUDIT_SUMMARY_FIGURES]
+
+
+def audit_inputs(wildcards):
+    """A track's official figures, its ingest's tables and the files ingest read (read again only
+    for a cause that reads them otherwise)."""
+    files = ingest_inputs(wildcards)
+    return {"official": AUDITED[wildcards.track], "tables": step_files("ingest", wildcards.track),
+            "qrels": files["qrels"], "runs": files["runs"]}
+
+
+def audit_outputs(wildcards):
+    """The audit tables of the tracks with official figures that go on to ingest."""
+    return [f"{RESULTS}/tracks/{t}/{name}" for t in usable_tracks() if t in AUDITED for name in TRACK_AUDIT_FILES]
+
+
+rule audit:
+    """Per track: each official figure beside reeval's (equal, explained by a named cause, unexplained)."""
+    input:
+        unpack(audit_inputs),
+    output:
+        [f"{RESULTS}/tracks/{{track}}/{name}" for name in TRACK_AUDIT_FILES],
+    params:
+        options=lambda wildcards: track_options(config, wildcards.track),
+        runs=runs_spec,  # the run files as ingest listed them (the same names)
+    log:
+        f"{RESULTS}/logs/audit/{{track}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/audit/{{track}}.tsv"
+    # benchmarks/bench_audit.py: below the track's measures job when its settings reproduce
+    # the figures (no file read again)
+    threads: 1
+    resources:
+        mem_mb=lambda wildcards, attempt: 4000 * attempt,
+        runtime=lambda wildcards, attempt: 10 * attempt,
+    conda:
+        "../../environment.yml"
+    script:
+        "../../scripts/audit.py"
+
+
+rule audit_summary:
+    """Across tracks: the official figures equal, explained and unexplained, tracks by trust."""
+    input:
+        audit_outputs,
+    output:
+        AUDIT_SUMMARY_FILES,
+    params:
+        tracks=lambda wildcards: {t: f"{RESULTS}/tracks/{t}/{TRACK_AUDIT_FILES[0]}"
+                                  for t in usable_tracks() if t in AUDITED},
+        results=RESULTS,
+    log:
+        f"{RESULTS}/logs/audit_summary/audit_summary.log",
+    threads: 1
+    resources:
+        mem_mb=lambda wildcards, attempt: 2000 * attempt,
+        runtime=lambda wildcards, attempt: 10 * attempt,
+    conda:
+        "../../environment.yml"
+    script:
+        "../../scripts/audit_summary.py"
