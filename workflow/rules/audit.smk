@@ -1,27 +1,7 @@
 # Official figures against reeval's (reeval.workflow.audit_step, docs/audit.md): per track that
 # gives them (its entry's `official:` file), every published figure beside reeval's value at
-# its block's setting, equal, explained or unexplained; across tracks, the summary and figure.
-from reeval.workflow.audit_step import SUMMARY_FIGURES as AUDIT_SUMMARY_FIGURES
-from reeval.workflow.audit_step import SUMMARY_TABLES as AUDIT_SUMMARY_TABLES
-from reeval.workflow.audit_step import TRACK_AUDIT_FILES, official_file
-
-# the tracks with official figures (a synthetic track has none), each checked once here
-AUDITED = {t: checked(official_file, t, config["tracks"][t]) for t in TRACKS if not is_synthetic(t)}
-AUDITED = {t: path for t, path in AUDITED.items() if path}
-AUDIT_SUMMARY_FILES = [f"{RESULTS}/{name}" for name in AUDIT_SUMMARY_TABLES + AUDIT_SUMMARY_FIGURES]
-
-
-def audit_inputs(wildcards):
-    """A track's official figures, its ingest's tables and the files ingest read (read again only
-    for a cause that reads them otherwise)."""
-    files = ingest_inputs(wildcards)
-    return {"official": AUDITED[wildcards.track], "tables": step_files("ingest", wildcards.track),
-            "qrels": files["qrels"], "runs": files["runs"]}
-
-
-def audit_outputs(wildcards):
-    """The audit tables of the tracks with official figures that go on to ingest."""
-    return [f"{RESULTS}/tracks/{t}/{name}" for t in usable_tracks() if t in AUDITED for name in TRACK_AUDIT_FILES]
+# its block's setting, equal, explained or unexplained; across tracks, the summary and figure
+# (the tracks audited and the rules' inputs: AUDITED, audit_inputs, audit_outputs in common.smk).
 
 
 rule audit:
@@ -58,7 +38,7 @@ rule audit_summary:
     params:
         tracks=lambda wildcards: {t: f"{RESULTS}/tracks/{t}/{TRACK_AUDIT_FILES[0]}"
                                   for t in usable_tracks() if t in AUDITED},
-        results=RESULTS,
+        results=lambda wildcards, output: str(Path(output[0]).parents[1]),
     log:
         f"{RESULTS}/logs/audit_summary/audit_summary.log",
     threads: 1
