@@ -256,3 +256,20 @@ def test_trec_covid_round_3_judged_figures_of_two_runs_are_flagged_unexplained()
         ["udel_fang_lambdarank", "J@10", "0.9725", "0.9700", "unexplained"],
         ["active_learning", "J@10", "0.9750", "0.9700", "unexplained"],
         ["udel_fang_lambdarank", "J@5", "0.9800", "0.9750", "unexplained"]]
+
+
+@pytest.mark.parametrize("setting", [Setting(level=2, zero_below=True), Setting(level=2, zero_below=True, depth=1000),
+                                     Setting(level=1, complete=False), Setting(level=3)])
+def test_the_ingested_tables_give_the_values_the_files_give(track, tmp_path, setting):
+    """The workflow's evaluator (the track's ingested tables, grades relabelled on them)
+    equals the command's (the files read again with the setting's grade map)."""
+    from reeval.io.ingest import ingest_track
+
+    qrels, runs = track
+    names = run_names(runs)
+    tables = ingest_track("t", str(qrels), [str(r) for r in runs], keep_runs=False, tune=False)
+    ingested = ("float64", (tables.judged, tables.depth, tables.qrels))
+    from_tables = TrackEvaluator(str(qrels), [str(r) for r in runs], names, ingested=ingested)
+    from_files = TrackEvaluator(str(qrels), [str(r) for r in runs], names)
+    pd.testing.assert_frame_equal(from_tables(setting, MEASURES), from_files(setting, MEASURES))
+    assert not from_tables._tables  # no file read again

@@ -1,8 +1,8 @@
 """reeval's values of a track's runs under an audit setting: each input read once (a stream is
 spooled to a temporary file first), the track ingested at most once per ordering and gain
 map, each setting scored once. In the workflow the track's own tables (its ingest's Parquet)
-serve the settings read as it was ingested; only a cause that reads the files otherwise
-(another ordering, a gain map) reads them again."""
+serve every setting of the ordering it was ingested with; only the cause of the other ordering
+reads the files again."""
 
 from __future__ import annotations
 
@@ -41,6 +41,17 @@ def spooled(paths, stack: ExitStack) -> list[str]:
     return out
 
 
+def zero_below(table, level: int):
+    """An Arrow table with its ``rel`` column's grades from 1 to ``level - 1`` made 0 (the
+    relabelling :meth:`reeval.analyses.audit.settings.Setting.grade_map` adds, applied to a
+    track's ingested tables instead of its files)."""
+    import pyarrow as pa
+
+    rel = table.column("rel").to_numpy()
+    return table.set_column(table.schema.get_field_index("rel"), "rel",
+                            pa.array(np.where((rel >= 1) & (rel < level), 0, rel), table.schema.field("rel").type))
+
+
 class TrackEvaluator:
     """``evaluate(setting, specs)`` for :func:`reeval.analyses.audit.core.audit`: a DataFrame
     indexed by run name with one column per spec (full precision).
@@ -50,8 +61,8 @@ class TrackEvaluator:
     ``grade_map``: the track's own relabelling of grades (its files are read with it).
     ``ingested``: optionally ``(precision, (judged, depth, qrels))``, the track's tables as
     its ingest wrote them (runs named as ``names``, grades relabelled by ``grade_map``), used
-    for every setting with that precision and the track's own grades, so the files are read
-    only for the other settings.
+    for every setting with that precision (a setting's grades below its level made 0 on
+    them, :func:`zero_below`), so the files are read again only for the other ordering.
     """
 
     def __init__(self, qrels_path, run_paths, names, warn=None, ingested=None, grade_map=None):
@@ -93,8 +104,10 @@ class TrackEvaluator:
         """The runs x topics grid of the setting's ordering, gain map and depth."""
         from reeval.measures import build_grid, grid_from_track
 
-        if self.ingested is not None and self.ingested[0] == setting.precision and not setting.zero_below:
+        if self.ingested is not None and self.ingested[0] == setting.precision:
             judged, depth, qrels = self.ingested[1]
+            if setting.zero_below:
+                judged, qrels = zero_below(judged, setting.level), zero_below(qrels, setting.level)
             return build_grid(judged, depth, qrels, runs=self.names, max_depth=setting.depth)
         tables = self.tables(setting.precision, setting.grade_map(self.grade_map))
         return grid_from_track(tables, runs=self.read_as, max_depth=setting.depth)

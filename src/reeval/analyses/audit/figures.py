@@ -1,7 +1,7 @@
 """The audit's cross-track figure, ``trust_by_track``: one horizontal bar per track, the share
 of its official figures equal, explained and unexplained (stacked, 0-100 %), the most trusted
-track on top, the figures compared written at the bar's end; a track flagged as probably
-mismatched is marked with an asterisk (its caption says so)."""
+track on top, each track labelled with the figures compared; a track flagged as probably
+mismatched (most MAPs unexplained) is marked with an asterisk, said under the axis."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ PER_TRACK, MARGIN = 0.16, 0.9
 def plot_audit_trust(trust, path_stem) -> None:
     """Draw ``trust`` (:func:`reeval.workflow.audit_step.trust_by_track`) to ``path_stem``.png/pdf."""
     n = len(trust)
-    fig, ax = new_figure("column", height=MARGIN + PER_TRACK * max(n, 3))
+    fig, ax = new_figure("page", height=MARGIN + PER_TRACK * max(n, 3))
     if n == 0:
         ax.set_axis_off()
         note(ax, "no track with official figures", "center center")
@@ -29,12 +29,11 @@ def plot_audit_trust(trust, path_stem) -> None:
     for status, colour in COLOURS.items():
         ax.barh(range(n), share[status], left=left, color=colour, height=0.75, label=status, linewidth=0)
         left = left + share[status]
-    labels = [f"{t}{' *' if m else ''}" for t, m in zip(rows["track"], rows["mismatched"])]
+    labels = [f"{t} ({f:,}){' *' if m else ''}" for t, f, m in zip(rows["track"], rows["figures"], rows["mismatched"])]
     ax.set_yticks(range(n), labels)
     ax.set_ylim(-0.6, n - 0.4)
     ax.set_xlim(0, 100)
-    ax.set_xlabel("official figures (%)")
-    for i, figures in enumerate(rows["figures"]):
-        ax.text(99, i, f"{figures:,}", ha="right", va="center", fontsize=7, color="white")
-    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=3, frameon=False)
+    flagged = "\n* probably mismatched (most MAPs unexplained)" if rows["mismatched"].any() else ""
+    ax.set_xlabel(f"share of the official figures (%); in brackets, the figures compared{flagged}")
+    fig.legend(*ax.get_legend_handles_labels(), loc="outside upper center", ncols=3, frameon=False)
     save_figure_pair(fig, path_stem)
