@@ -34,11 +34,14 @@ rule audit_summary:
     input:
         audit_outputs,
     output:
-        AUDIT_SUMMARY_FILES,
+        tables=[f"{RESULTS}/{name}" for name in AUDIT_SUMMARY_TABLES],
+        figure=report(f"{RESULTS}/{AUDIT_SUMMARY_FIGURES[0]}", caption="../report/audit_trust.rst",
+                      category="Audit", subcategory="across tracks"),
+        pdf=f"{RESULTS}/{AUDIT_SUMMARY_FIGURES[1]}",
     params:
         tracks=lambda wildcards: {t: f"{RESULTS}/tracks/{t}/{TRACK_AUDIT_FILES[0]}"
                                   for t in usable_tracks() if t in AUDITED},
-        results=lambda wildcards, output: str(Path(output[0]).parents[1]),
+        results=lambda wildcards, output: str(Path(output.pdf).parents[1]),
     log:
         f"{RESULTS}/logs/audit_summary/audit_summary.log",
     threads: 1
