@@ -33,6 +33,7 @@ include: "workflow/rules/lexiprecision.smk"
 include: "workflow/rules/analyses.smk"
 include: "workflow/rules/papers.smk"
 include: "workflow/rules/reusability.smk"
+include: "workflow/rules/audit.smk"
 include: "workflow/rules/report.smk"
 
 
@@ -47,5 +48,7 @@ rule all:
         LEXI_SUMMARY_FILES,
         PAPERS_FILES,
         REUSABILITY_SUMMARY_FILES,
+        audit_outputs,
+        AUDIT_SUMMARY_FILES,
         REPORT_HTML,
     default_target: True

@@ -52,6 +52,8 @@ TRACK = "trec2019-dl-passage"
 QRELS_PLACEHOLDERS = ("QRELS", "qrels.txt")
 RUN_PLACEHOLDERS = {"RUN": 0, "run.gz": 0, "run1.gz": 0, "runA.gz": 0, "runA": 0,
                     "run2.gz": 1, "runB.gz": 1, "runB": 1, "runC.gz": 2, "runC": 2}
+#: the placeholder of an official figures file stands for the track's trec-browser scores
+OFFICIAL_PLACEHOLDERS = ("OFFICIAL",)
 #: the other placeholders and the values the test gives them
 PLACEHOLDERS = {"LEVEL": "1", "N": "2", "your-study.yaml": "config/config.yaml"}
 
@@ -146,10 +148,13 @@ def not_run_reason(words: list[str]) -> str | None:
 
 
 def track_files() -> dict[str, str]:
-    """The placeholders' real files: DL-19 passage's qrels and its first three runs."""
+    """The placeholders' real files: DL-19 passage's qrels, its first three runs and its
+    official scores."""
     qrels = sorted((SHARED_DATA / TRACK / "qrels").iterdir())[0]
     runs = sorted((SHARED_DATA / TRACK / "runs").iterdir())
+    official = sorted((SHARED_DATA / TRACK / "meta").iterdir())[0]
     return {**{name: str(qrels) for name in QRELS_PLACEHOLDERS},
+            **{name: str(official) for name in OFFICIAL_PLACEHOLDERS},
             **{name: str(runs[i]) for name, i in RUN_PLACEHOLDERS.items()}}
 
 

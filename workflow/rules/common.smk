@@ -20,6 +20,9 @@ from reeval.report.escape import line_text
 from reeval.workflow.scheduling import coalesce_reevaluation_timers
 from reeval.workflow.folder_lock import hold_folder
 from reeval.workflow.fingerprint import FINGERPRINT, refresh_fingerprint
+from reeval.workflow.audit_step import SUMMARY_FIGURES as AUDIT_SUMMARY_FIGURES
+from reeval.workflow.audit_step import SUMMARY_TABLES as AUDIT_SUMMARY_TABLES
+from reeval.workflow.audit_step import TRACK_AUDIT_FILES, official_file
 
 # Snakemake's rate-limit timers pile up, one more for every finished job, each waking the
 # scheduler every second: keep one pending (reeval.workflow.scheduling, docs/cluster.md)
@@ -175,7 +178,7 @@ def report_inputs(wildcards):
     """What the report shows: the cross-track outputs, and per usable track its runs'
     means and the PNG figures its analyses declare."""
     files = [*SUMMARY_FILES, *STUDY_FILES, *LEXI_SUMMARY_FILES, *LEXI_SUMMARY_PNGS, *RARENESS_SUMMARY_FILES,
-             *PAPERS_FILES, *REUSABILITY_SUMMARY_FILES]
+             *PAPERS_FILES, *REUSABILITY_SUMMARY_FILES, *AUDIT_SUMMARY_FILES]
     for track in usable_tracks():
         files.append(f"{RESULTS}/tracks/{track}/measures_by_run.parquet")
         files += [f.format(track=track) for step in (rules.analyses, rules.reusability) for f in step.output
@@ -194,3 +197,24 @@ def report_captions():
                 text = Path(getattr(flag.caption, "path", flag.caption)).read_text()
                 captions[os.path.relpath(path, RESULTS)] = " ".join(text.replace("``", "").split())
     return captions
+
+
+# The audit of official figures (rules audit and audit_summary, audit.smk)
+
+# the tracks with official figures (a synthetic track has none), each checked once here
+AUDITED = {t: checked(official_file, t, config["tracks"][t]) for t in TRACKS if not is_synthetic(t)}
+AUDITED = {t: path for t, path in AUDITED.items() if path}
+AUDIT_SUMMARY_FILES = [f"{RESULTS}/{name}" for name in AUDIT_SUMMARY_TABLES + AUDIT_SUMMARY_FIGURES]
+
+
+def audit_inputs(wildcards):
+    """A track's official figures, its ingest's tables and the files ingest read (read again only
+    for a cause that reads them otherwise)."""
+    files = ingest_inputs(wildcards)
+    return {"official": AUDITED[wildcards.track], "tables": step_files("ingest", wildcards.track),
+            "qrels": files["qrels"], "runs": files["runs"]}
+
+
+def audit_outputs(wildcards):
+    """The audit tables of the tracks with official figures that go on to ingest."""
+    return [f"{RESULTS}/tracks/{t}/{name}" for t in usable_tracks() if t in AUDITED for name in TRACK_AUDIT_FILES]

@@ -23,6 +23,7 @@ COMMANDS = {
     "compare": "reeval.cli.compare",
     "prefer": "reeval.cli.prefer",
     "reusability": "reeval.cli.reusability",
+    "audit": "reeval.cli.audit",
     "measures": "reeval.cli.measures",
 }
 

@@ -94,6 +94,9 @@ for _f in dataclasses.fields(LineCounts):  # the ingest report's line counts, an
         COLUMN_TYPES[f"dropped_{_f.name}"] = INT
 COLUMN_TYPES.update({"removal": STRING, "samples": INT})  # lexiprecision figure 8 (analyses.lexiprecision.incomplete)
 COLUMN_TYPES.update({k: STRING for k in ("item", "row", "published", "method", "status")})  # analyses.asl.paper rows
+COLUMN_TYPES.update({k: STRING for k in ("block", "official", "cause", "setting", "causes")})  # the audit of
+COLUMN_TYPES.update({"ours_under_cause": FLOAT, "mismatched": BOOL})  # official figures (workflow.audit_step)
+COLUMN_TYPES.update({k: INT for k in ("figures", "equal", "explained", "unexplained", "not_compared")})
 for _stat in ("delta_sort", "kendall_tau", "delta_value"):  # table 2: reeval.analyses.asl.study.mean_std_range
     COLUMN_TYPES.update({f"{_stat}_{k}": FLOAT for k in ("mean", "std", "low", "high", "median")})
     COLUMN_TYPES[f"{_stat}_n"] = INT

@@ -45,6 +45,7 @@ SECTIONS = {
     "rareness": ("Rareness", "rareness", ("summary.md",)),
     "papers": ("The papers, cell by cell", "papers", ("paper_comparison.md",)),
     "reusability": ("Reusability (leave one group out)", "reusability", ()),
+    "audit": ("Official figures against reeval's", "audit", ("summary.md",)),
     "summary": ("Cross-track summary", "summary", ("summary.md",)),
 }
 STYLE = """

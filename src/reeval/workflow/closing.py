@@ -8,6 +8,8 @@ The Snakefile's ``onsuccess`` and ``onerror`` print them below the jobs' lines
     Figures: results/study, results/lexiprecision, results/rareness (13 PNG, each with its PDF); per track in results/tracks/<track>/
     Report: results/report.html (every figure and table in one file; opens offline)
 
+A study whose tracks give official figures adds the audit's count
+(``official scores: 961 of 962 equal, 1 explained, 0 unexplained``, :mod:`reeval.workflow.audit_step`).
 Tracks and runs left out are grouped by reason, one line per reason, naming the first
 tracks (``inclusion.csv`` and ``run_inclusion.csv`` list them all). A track below
 ``study.min_runs`` names the setting that would include it; its runs count as not
@@ -24,9 +26,9 @@ from reeval.report.escape import line_text
 from reeval.workflow.run_inclusion import TRACK_LEFT_OUT
 
 #: the cross-track folders holding the studies' figures, in reading order
-FIGURE_FOLDERS = ("study", "lexiprecision", "rareness", "reusability")
+FIGURE_FOLDERS = ("study", "lexiprecision", "rareness", "reusability", "audit")
 #: the markdown files to read first, in order
-READ_FIRST = ("summary/summary.md", "study/summary.md", "papers/paper_comparison.md")
+READ_FIRST = ("summary/summary.md", "study/summary.md", "papers/paper_comparison.md", "audit/summary.md")
 REPORT = "report.html"
 #: names listed on a left-out line before "and N more"
 NAMES_SHOWN = 6
@@ -96,4 +98,16 @@ def closing_lines(results, failed: bool = False) -> list[str]:
     if failed:
         lines.append("The run stopped with errors (above: each failed job, its log and the log's last lines). "
                      "Fix them and run the same command again: only the missing outputs are made.")
-    return lines + inclusion_lines(results) + where_lines(results)
+    return lines + inclusion_lines(results) + audit_lines(results) + where_lines(results)
+
+
+def audit_lines(results: Path) -> list[str]:
+    """The audit's count of official figures (:func:`reeval.workflow.audit_step.closing_line`),
+    when the run made its summary."""
+    from reeval.workflow.audit_step import SUMMARY_TABLES, closing_line
+
+    path = results / SUMMARY_TABLES[0]
+    if not path.is_file():
+        return []
+    summary = pd.read_csv(path, keep_default_na=False, dtype={"track": str})
+    return [closing_line(summary) + f" (details: {results / SUMMARY_TABLES[1]})"] if len(summary) else []

@@ -161,7 +161,8 @@ def study_tracks(config: dict) -> dict:
 
     ``study.tracks`` is ``all`` or a list of manifest ids; an id the
     manifest does not have is an error naming it. Entries of the config's own
-    ``tracks`` replace manifest entries of the same id.
+    ``tracks`` replace manifest entries of the same id. With ``study.official`` (a folder),
+    a manifest entry gets ``official: <folder>/<id>.csv`` where that file exists.
     """
     tracks = dict(config.get("tracks") or {})
     if not config.get("manifest"):
@@ -173,6 +174,11 @@ def study_tracks(config: dict) -> dict:
         if unknown:
             raise ConfigError(f"study.tracks names tracks that {config['manifest']} does not have: {unknown}")
         manifest = {k: manifest[k] for k in wanted}
+    folder = (config.get("study") or {}).get("official")
+    if folder:
+        manifest = {k: {**entry, "official": str(Path(folder) / f"{k}.csv")}
+                    if (Path(folder) / f"{k}.csv").is_file() and "official" not in entry else entry
+                    for k, entry in manifest.items()}
     return {**manifest, **tracks}
 
 

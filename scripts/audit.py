@@ -1,0 +1,15 @@
+"""Rule audit: one track's official figures beside reeval's."""
+from pathlib import Path
+
+from _log import rule_log
+from reeval.workflow.audit_step import track_audit
+from reeval.workflow.tracks import list_runs
+
+sm = snakemake  # noqa: F821
+with rule_log(sm) as log:
+    runs = list_runs(sm.params.runs).files
+    table = track_audit(Path(sm.input.tables[0]).parent, sm.input.official, sm.input.qrels, runs,
+                        sm.params.options, Path(sm.output[0]).parents[1])
+    counts = table["status"].value_counts()
+    log.info("audit of %s: %d official figures: %s", sm.wildcards.track, len(table),
+             ", ".join(f"{n} {s}" for s, n in counts.items()))

@@ -1,0 +1,8 @@
+"""The audit of official figures: every published figure of a track's runs beside
+reeval's, each equal, explained by a named cause, or unexplained (docs/audit.md).
+
+- :mod:`.official`: the published figures read into one long table (two file formats);
+- :mod:`.settings`: the evaluation settings a block was computed with, and the causes tried,
+  in their fixed order, when a figure differs;
+- :mod:`.core`: the audit itself, given a function that evaluates the track under a setting.
+"""

@@ -1,0 +1,118 @@
+"""The audit: each official figure beside reeval's value at its block's setting, rounded as
+printed, with a status (docs/audit.md):
+
+- ``equal``: reeval at the block's setting prints the official figure;
+- ``explained``: it does under one named cause (:func:`reeval.analyses.audit.settings.causes`),
+  accepted only where it reproduces a whole block (every figure of every run), else a run's
+  whole block (every figure of that run in the block), never one number alone;
+- ``unexplained``: no cause tried reproduces the run's block;
+- ``not compared``: the run is not in the track, or reeval knows no measure of that name.
+
+The audit evaluates through a function ``evaluate(setting, specs)`` returning a DataFrame
+(index run, one column per measure spec, full precision), so that the command line, the
+workflow (which reuses the measures job's values) and the tests give their own.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+
+from .official import decimals
+from .settings import Setting, block_setting, causes
+
+#: the audit table's columns (one row per official figure)
+COLUMNS = ["run", "block", "measure", "official", "ours", "status", "cause", "ours_under_cause", "setting"]
+#: the statuses, from the most to the least trusted
+STATUSES = ["equal", "explained", "unexplained", "not compared"]
+#: official names reeval spells otherwise (the catalog's and leaderboards' own)
+ALIASES = {"rbp_p5": "RBP(p=0.5)", "mrr": "recip_rank", "ndcg_20": "ndcg_cut_20"}
+#: TREC-COVID's leaderboards write Judged@k (the share of the top k judged) as J@k
+JUDGED = re.compile(r"J@(\d+)")
+
+
+def measure_spec(name: str) -> str | None:
+    """The reeval measure an official column names (:data:`ALIASES`, else the name as
+    ``reeval score -m`` reads it, ir_measures' spellings included), or None where it names
+    none or several (a set)."""
+    from reeval.measures import parse_measure
+
+    spec = JUDGED.sub(r"Judged@\1", ALIASES.get(name, name))
+    try:
+        found = parse_measure(spec)
+    except ValueError:
+        return None
+    return spec if len(found) == 1 and not found[0].is_text else None
+
+
+def printed(values: pd.DataFrame, cells: pd.DataFrame) -> np.ndarray:
+    """reeval's value of each cell (its run's row, its spec's column of ``values``) as text,
+    rounded to the decimals its official figure was printed with."""
+    rows = values.index.get_indexer(cells["run"])
+    cols = values.columns.get_indexer(cells["spec"])
+    found = values.to_numpy(dtype=np.float64)[rows, cols]
+    return np.array([f"{v:.{decimals(o)}f}" for v, o in zip(found, cells["official"])], dtype=object)
+
+
+def audit(official: pd.DataFrame, evaluate, track: Setting, runs, max_grade: int, max_depth: int) -> pd.DataFrame:
+    """The audit table (:data:`COLUMNS`) of the figures ``official``
+    (:func:`reeval.analyses.audit.official.read_official`) against the track's ``runs``."""
+    rows = official.assign(spec=official["measure"].map(measure_spec))
+    present = rows["run"].isin(set(runs))
+    known = rows["spec"].notna()
+    rows["ours"] = rows["cause"] = rows["ours_under_cause"] = rows["setting"] = ""
+    rows["status"] = "not compared"
+    rows.loc[~known, "cause"] = "reeval knows no measure of this name"
+    rows.loc[~present, "cause"] = "the run is not in the track"
+    for block, cells in rows[present & known].groupby("block", sort=False):
+        rows.loc[cells.index, ["ours", "status", "cause", "ours_under_cause", "setting"]] = audit_block(
+            cells, block, evaluate, track, max_grade, max_depth)
+    return rows[COLUMNS].reset_index(drop=True)
+
+
+def audit_block(cells, block, evaluate, track, max_grade, max_depth) -> pd.DataFrame:
+    """ours, status, cause, ours_under_cause and setting of the cells of one block (module
+    doc): the causes are tried in order, first on the whole block, then run by run."""
+    base = block_setting(block, track)
+    specs = sorted(cells["spec"].unique())
+    ours = printed(evaluate(base, specs), cells)
+    official = cells["official"].to_numpy(dtype=object)
+    equal = ours == official
+    out = pd.DataFrame({"ours": ours, "status": np.where(equal, "equal", "unexplained"), "cause": "",
+                        "ours_under_cause": "", "setting": base.describe()}, index=cells.index)
+    if equal.all():
+        return out
+    tried = []
+    for cause, setting in causes(base, max_grade, max_depth):  # lazily: the first that fits all ends it
+        alt = printed(evaluate(setting, specs), cells)
+        if (alt == official).all():
+            _explain(out, ~equal, cause, alt)
+            return out
+        tried.append((cause, alt))
+    run = cells["run"].to_numpy()
+    open_runs = set(run[~equal])
+    for cause, alt in tried:
+        fits = pd.Series(alt == official).groupby(run).all()
+        runs = open_runs & set(fits.index[fits.to_numpy()])
+        if runs:
+            _explain(out, ~equal & np.isin(run, list(runs)), cause, alt)
+            open_runs -= runs
+    return out
+
+
+def _explain(out: pd.DataFrame, where: np.ndarray, cause: str, alt: np.ndarray) -> None:
+    """Mark the cells ``where`` explained by ``cause`` (``alt``: the values under it)."""
+    out.loc[where, "status"] = "explained"
+    out.loc[where, "cause"] = cause
+    out.loc[where, "ours_under_cause"] = alt[where]
+
+
+def summary(table: pd.DataFrame) -> pd.DataFrame:
+    """Per block: runs and figures compared, and the figures of each status."""
+    compared = table[table["status"] != "not compared"]
+    counts = table.pivot_table(index="block", columns="status", values="run", aggfunc="size", fill_value=0)
+    counts = counts.reindex(columns=STATUSES, fill_value=0)
+    counts.insert(0, "runs", compared.groupby("block")["run"].nunique().reindex(counts.index, fill_value=0))
+    return counts.reset_index()

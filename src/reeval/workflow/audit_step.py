@@ -1,0 +1,154 @@
+"""The audit step of the workflow (rules ``audit`` and ``audit_summary``, docs/audit.md).
+
+Per track with official figures (its entry's ``official:`` file): ``audit/official.csv`` and
+``.parquet``, one row per figure (:data:`reeval.analyses.audit.core.COLUMNS`). The settings the
+track was ingested with come from its Parquet tables; only a cause that reads the files
+otherwise (the other score ordering, a gain map) reads them again. Across tracks:
+``audit/summary.csv`` and ``summary.md`` (per track and block: runs, figures and their
+statuses, the causes; tracks sorted from the most to the least trusted) and the figure
+``trust_by_track``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from reeval.analyses.audit.core import COLUMNS, STATUSES, audit
+from reeval.io.tables import write_table, write_text
+
+#: a track's audit tables, relative to its folder
+TRACK_AUDIT_FILES = ("audit/official.csv", "audit/official.parquet")
+#: the cross-track outputs, relative to the results folder
+SUMMARY_TABLES = ("audit/summary.csv", "audit/summary.md")
+SUMMARY_FIGURES = ("audit/trust_by_track.png", "audit/trust_by_track.pdf")
+#: the columns of summary.csv: one row per track and block
+SUMMARY_COLUMNS = ["track", "block", "runs", "figures", "equal", "explained", "unexplained", "not_compared",
+                   "causes", "setting", "mismatched"]
+#: a track whose MAP figures are unexplained in more than this share is flagged as probably
+#: matched to the wrong qrels or task
+MISMATCH_SHARE = 0.5
+
+
+def track_audit(track_dir, official_path, qrels_path, run_paths, options, out_dir) -> pd.DataFrame:
+    """Audit one track's official figures and write :data:`TRACK_AUDIT_FILES` under ``out_dir`` (the
+    track's results folder).
+
+    ``options``: the track's reading options (:func:`reeval.workflow.tracks.track_options`):
+    its relevance level, precision and grade map are the audit's base setting."""
+    import pyarrow.parquet as pq
+
+    from reeval.analyses.audit.evaluate import TrackEvaluator
+    from reeval.analyses.audit.official import read_official
+    from reeval.analyses.audit.settings import Setting
+    from reeval.io.trecio import run_names
+
+    from .run_inclusion import included_runs, read_ingest_report
+
+    d = Path(track_dir)
+    tables = tuple(pq.read_table(d / f"{name}.parquet") for name in ("judged", "depth", "qrels"))
+    names = run_names(run_paths)
+    evaluate = TrackEvaluator(qrels_path, run_paths, names, ingested=(options["precision"], tables),
+                              grade_map=options.get("grade_map"))
+    setting = Setting(level=options["relevance_level"], precision=options["precision"])
+    table = audit(read_official(official_path), evaluate, setting, included_runs(read_ingest_report(d)),
+                  *evaluate.limits())
+    write_table(as_written(table), *(Path(out_dir) / name for name in TRACK_AUDIT_FILES))
+    return table
+
+
+def as_written(table: pd.DataFrame) -> pd.DataFrame:
+    """The audit table as the workflow writes it: ``ours`` and ``ours_under_cause`` as numbers
+    (rounded as the figure was printed; empty where not computed), ``official`` as printed."""
+    return table.assign(ours=pd.to_numeric(table["ours"].replace("", np.nan)),
+                        ours_under_cause=pd.to_numeric(table["ours_under_cause"].replace("", np.nan)))
+
+
+def block_summary(track: str, table: pd.DataFrame) -> pd.DataFrame:
+    """One row per block of a track's audit table (:data:`SUMMARY_COLUMNS`)."""
+    rows = []
+    for block, cells in table.groupby("block", sort=True):
+        counts = cells["status"].value_counts()
+        compared = cells[cells["status"] != "not compared"]
+        causes = compared.loc[compared["status"] == "explained", "cause"].value_counts()
+        maps = compared[compared["measure"].str.lower().isin(["map", "ap"])]
+        rows.append({"track": track, "block": block, "runs": compared["run"].nunique(), "figures": len(compared),
+                     **{s: int(counts.get(s, 0)) for s in STATUSES[:3]},
+                     "not_compared": int(counts.get("not compared", 0)),
+                     "causes": "; ".join(f"{c} ({n})" for c, n in causes.items()),
+                     "setting": compared["setting"].iloc[0] if len(compared) else "",
+                     "mismatched": bool(len(maps)) and (maps["status"] == "unexplained").mean() > MISMATCH_SHARE})
+    return pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
+
+
+def summarize_audits(tracks: dict, out_dir) -> pd.DataFrame:
+    """Stack the audits of ``tracks`` (track -> its ``official.csv``) into
+    :data:`SUMMARY_TABLES` and draw :data:`SUMMARY_FIGURES` under ``out_dir`` (the results
+    folder). Tracks sorted by trust: the share of their figures equal or explained, then name."""
+    from reeval.analyses.audit.figures import plot_audit_trust
+
+    frames = [block_summary(t, pd.read_csv(p, dtype=str, keep_default_na=False)) for t, p in tracks.items()]
+    summary = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=SUMMARY_COLUMNS)
+    summary = summary.astype({c: np.int64 for c in ("runs", "figures", "equal", "explained", "unexplained",
+                                                    "not_compared")})
+    trust = trust_by_track(summary)
+    summary = summary.set_index("track").loc[trust["track"]].reset_index() if len(summary) else summary
+    out = Path(out_dir)
+    write_table(summary, out / SUMMARY_TABLES[0], columns=SUMMARY_COLUMNS)
+    write_text(summary_markdown(summary, trust), out / SUMMARY_TABLES[1])
+    plot_audit_trust(trust, out / SUMMARY_FIGURES[0].removesuffix(".png"))
+    return summary
+
+
+def trust_by_track(summary: pd.DataFrame) -> pd.DataFrame:
+    """Per track: figures compared, equal, explained, unexplained and the share trusted
+    (equal or explained), most trusted first (ties by track name)."""
+    per = summary.groupby("track")[["figures", "equal", "explained", "unexplained"]].sum().reset_index()
+    per["trusted"] = np.where(per["figures"] > 0, (per["equal"] + per["explained"]) / per["figures"].clip(lower=1),
+                              np.nan)
+    per["mismatched"] = summary.groupby("track")["mismatched"].any().reindex(per["track"]).to_numpy()
+    return per.sort_values(["trusted", "track"], ascending=[False, True], na_position="last").reset_index(drop=True)
+
+
+def closing_line(summary: pd.DataFrame) -> str:
+    """``official scores: 6,123 of 6,497 equal, 301 explained, 73 unexplained in 3 tracks``."""
+    total = int(summary["figures"].sum())
+    unexplained = summary.loc[summary["unexplained"] > 0, "track"].nunique()
+    return (f"official scores: {int(summary['equal'].sum()):,} of {total:,} equal, "
+            f"{int(summary['explained'].sum()):,} explained, {int(summary['unexplained'].sum()):,} unexplained"
+            + (f" in {unexplained} track{'s' if unexplained != 1 else ''}" if unexplained else ""))
+
+
+def summary_markdown(summary: pd.DataFrame, trust: pd.DataFrame) -> str:
+    """summary.md: the closing line, the tracks by trust, then each block's counts and causes."""
+    from reeval.report.escape import markdown_text
+
+    lines = ["# Official figures against reeval's", "", closing_line(summary) + ".", ""]
+    if not len(summary):
+        return "\n".join(lines + ["No track of this study gives official figures (a track's `official:` file)."]) + "\n"
+    lines += ["| track | figures | equal | explained | unexplained | trusted |", "|---|---:|---:|---:|---:|---:|"]
+    for row in trust.itertuples(index=False):
+        flag = " (probably mismatched: most MAPs unexplained)" if row.mismatched else ""
+        lines.append(f"| {markdown_text(row.track)}{flag} | {row.figures:,} | {row.equal:,} | {row.explained:,} | "
+                     f"{row.unexplained:,} | {row.trusted:.1%} |")
+    lines += ["", "| track | block | runs | setting | equal | explained | unexplained | not compared | causes |",
+              "|---|---|---:|---|---:|---:|---:|---:|---|"]
+    for row in summary.itertuples(index=False):
+        lines.append(f"| {markdown_text(row.track)} | {markdown_text(row.block)} | {row.runs:,} | {row.setting} | "
+                     f"{row.equal:,} | {row.explained:,} | {row.unexplained:,} | {row.not_compared:,} | "
+                     f"{markdown_text(row.causes)} |")
+    return "\n".join(lines) + "\n"
+
+
+def official_file(track: str, entry: dict) -> str | None:
+    """The file of a track's official figures (its entry's ``official:``), None when it gives
+    none. Raises :class:`reeval.errors.InputError` naming the track when the file is missing."""
+    from reeval.errors import InputError
+
+    path = entry.get("official")
+    if path and not Path(path).is_file():
+        raise InputError(f"tracks: {track}: official: {path}: no such file (the track's published figures, "
+                         "docs/audit.md)")
+    return path or None

@@ -1,0 +1,275 @@
+"""The audit of official figures (reeval.analyses.audit, ``reeval audit``): the published
+figures of ../shared/data equal or explained, each cause found on a track built to need it,
+a cause accepted only for a whole block or a run's whole block, and both file formats."""
+
+from __future__ import annotations
+
+import glob
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import reeval
+from conftest import SHARED_DATA, track_files
+from reeval.analyses.audit.core import audit
+from reeval.analyses.audit.evaluate import TrackEvaluator
+from reeval.analyses.audit.official import read_official
+from reeval.analyses.audit.settings import Setting
+from reeval.cli.audit import audit_files
+from reeval.errors import InputError
+from reeval.io.trecio import run_names
+
+MEASURES = ["map", "P_10", "ndcg", "recall_1000", "bpref"]
+
+
+@pytest.fixture(scope="module")
+def track(tmp_path_factory):
+    """A track built so that every cause changes some figure: grades 0-2; run r1 ties scores
+    that differ only beyond float32; r3 lacks topic t4; every run ranks 1,100 documents, with
+    relevant ones beyond rank 1,000."""
+    folder = tmp_path_factory.mktemp("audit-track")
+    rng = np.random.default_rng(7)
+    topics = ["t1", "t2", "t3", "t4"]
+    qrels = [f"{t} 0 d{d} {rng.integers(0, 3)}" for t in topics for d in rng.choice(1500, 80, replace=False)]
+    qrels += [f"{t} 0 d{1400 + i} 2" for t in topics for i in range(5)]  # relevant, ranked beyond 1,000
+    (folder / "qrels").write_text("\n".join(qrels) + "\n")
+    runs = []
+    for name in ("r1", "r2", "r3"):
+        lines = []
+        for t in topics:
+            if name == "r3" and t == "t4":
+                continue
+            docs = list(rng.permutation(1400)[:1095]) + [1400 + i for i in range(5)]
+            scores = 1000.0 - np.arange(len(docs)) * 0.5
+            if name == "r1":  # pairs of scores equal in float32, ordered by docno there
+                scores[:200] = 1.0 + np.repeat(np.arange(100), 2) * 1e-3 + np.tile([0, 1e-12], 100)
+                scores[:200] = scores[:200][::-1].copy()
+                scores[200:] = 0.5 - np.arange(len(docs) - 200) * 1e-4
+            lines += [f"{t} Q0 d{d} {i} {float(s)!r} {name}" for i, (d, s) in enumerate(zip(docs, scores))]
+        (folder / name).write_text("\n".join(lines) + "\n")
+        runs.append(folder / name)
+    return folder / "qrels", runs
+
+
+def figures(qrels, runs, block="trec_eval", runs_only=None, **setting):
+    """Official figures as reeval computes them under a setting, printed to 4 decimals."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", reeval.ReevalWarning)
+        values = reeval.evaluate(qrels, [str(r) for r in runs], MEASURES, **setting)
+    long = values.reset_index().melt(id_vars="run", var_name="measure", value_name="value")
+    long["official"] = long["value"].map(lambda v: f"{v:.4f}")
+    long["block"] = block
+    if runs_only is not None:
+        long = long[long["run"].isin(runs_only)]
+    return long[["run", "block", "measure", "official"]].reset_index(drop=True)
+
+
+def audited(qrels, runs, official, **track_setting):
+    names = run_names(runs)
+    evaluate = TrackEvaluator(str(qrels), [str(r) for r in runs], names)
+    return audit(official, evaluate, Setting(**track_setting), names, *evaluate.limits())
+
+
+def zero_ones(qrels, tmp_path):
+    """The qrels with grade 1 relabelled 0 (as DL-2020's trec_eval block computed nDCG)."""
+    table = pd.read_csv(qrels, sep=" ", header=None, dtype=str)
+    table[3] = table[3].replace("1", "0")
+    path = tmp_path / "qrels-zero-ones"
+    table.to_csv(path, sep=" ", header=False, index=False)
+    return path
+
+
+@pytest.mark.parametrize("cause,setting,track_level", [
+    ("relevance >= 2", {"relevance_level": 2}, 1),
+    ("trec_eval 9.x ordering (scores as float32)", {"precision": "float32"}, 1),
+    ("without -c (topics a run lacks not counted)", {"complete": False}, 1),
+    ("-M 1000 (the first 1,000 documents of each ranking)", {"depth": 1000}, 1),
+])
+def test_each_cause_explains_a_block_computed_under_it(track, cause, setting, track_level):
+    qrels, runs = track
+    table = audited(qrels, runs, figures(qrels, runs, **setting), level=track_level)
+    assert (table["status"] != "equal").any(), "the case must need the cause"
+    assert set(table["status"]) <= {"equal", "explained"}
+    assert set(table.loc[table["status"] == "explained", "cause"]) == {cause}
+    explained = table[table["status"] == "explained"]
+    assert (explained["ours_under_cause"] == explained["official"]).all()
+    assert (explained["ours"] != explained["official"]).all()
+
+
+def test_grades_below_the_level_gaining_zero_explain_ndcg(track, tmp_path):
+    qrels, runs = track
+    official = figures(zero_ones(qrels, tmp_path), runs, relevance_level=2)
+    table = audited(qrels, runs, official, level=2)
+    explained = table[table["status"] == "explained"]
+    assert len(explained) and set(explained["measure"]) == {"ndcg"}
+    assert set(explained["cause"]) == {"grades below 2 gain 0 (nDCG's gains as the binary measures')"}
+    assert set(table["status"]) == {"equal", "explained"}
+
+
+def test_a_cause_is_accepted_run_by_run_when_none_fits_the_whole_block(track):
+    qrels, runs = track
+    official = pd.concat([figures(qrels, runs, runs_only=["r1"], precision="float32"),
+                          figures(qrels, runs, runs_only=["r2"]),
+                          figures(qrels, runs, runs_only=["r3"], complete=False)], ignore_index=True)
+    table = audited(qrels, runs, official).set_index(["run", "measure"])
+    causes = table[table["status"] == "explained"].groupby(level="run")["cause"].unique()
+    assert list(causes["r1"]) == ["trec_eval 9.x ordering (scores as float32)"]
+    assert list(causes["r3"]) == ["without -c (topics a run lacks not counted)"]
+    assert (table.loc["r2", "status"] == "equal").all()
+
+
+def test_a_cause_that_fits_one_number_but_not_the_run_s_block_explains_nothing(track):
+    qrels, runs = track
+    official = figures(qrels, runs)
+    under = figures(qrels, runs, precision="float32").set_index(["run", "measure"])["official"]
+    at = official.set_index(["run", "measure"]).index
+    changed = [key for key in at if key[0] == "r1" and under[key] != official.set_index(["run", "measure"]).loc[key, "official"]]
+    assert changed, "float32 must change some figure of r1"
+    official.loc[at.get_loc(changed[0]), "official"] = under[changed[0]]
+    official.loc[at.get_loc(("r1", "bpref")), "official"] = "0.9999"  # no cause gives this
+    table = audited(qrels, runs, official).set_index(["run", "measure"])
+    assert table.loc[changed[0], "status"] == "unexplained"
+    assert table.loc[("r1", "bpref"), "status"] == "unexplained"
+    assert (table.drop(index=[changed[0], ("r1", "bpref")])["status"] == "equal").all()
+
+
+def test_runs_absent_and_unknown_measures_are_not_compared(track):
+    qrels, runs = track
+    official = pd.concat([figures(qrels, runs),
+                          pd.DataFrame({"run": ["ghost", "r1"], "block": ["trec_eval"] * 2,
+                                        "measure": ["map", "iP10"], "official": ["0.1000", "0.5000"]})],
+                         ignore_index=True)
+    table = audited(qrels, runs, official).set_index(["run", "measure"])
+    assert table.loc[("ghost", "map"), ["status", "cause"]].tolist() == ["not compared", "the run is not in the track"]
+    assert table.loc[("r1", "iP10"), ["status", "cause"]].tolist() == ["not compared",
+                                                                      "reeval knows no measure of this name"]
+
+
+def test_the_long_and_the_wide_formats_read_alike(tmp_path):
+    long = tmp_path / "long.csv"
+    long.write_text("run,block,measure,value\nA,trec_eval,map,0.2500\nA,passages-eval,map,0.1000\n"
+                    "B,trec_eval,map,0.3\n")
+    wide = tmp_path / "wide.tsv"
+    wide.write_text("run\tteam\ttrec_eval:map\tpassages-eval:map\nA\tx\t0.2500\t0.1000\nB\ty\t0.3\t\n")
+    board = tmp_path / "board.csv"
+    board.write_text("tag,team,report,ndcg@10,MAP\nA,x,a.pdf,0.5000,0.2500\n")
+    key = ["run", "block", "measure"]
+    assert read_official(long).sort_values(key).reset_index(drop=True).equals(
+        read_official(wide).sort_values(key).reset_index(drop=True))
+    assert read_official(board).to_dict("records") == [
+        {"run": "A", "block": "official", "measure": "ndcg@10", "official": "0.5000"},
+        {"run": "A", "block": "official", "measure": "MAP", "official": "0.2500"}]
+
+
+@pytest.mark.parametrize("text,message", [
+    ("run,block,measure,value\nA,trec_eval,map,0.25\nA,trec_eval,map,0.26\n", "given twice with two values"),
+    ("run,block,measure,value\nA,trec_eval,map,high\n", "line 2: expected a number for map of run A, not 'high'"),
+    ("run\tmap\nA\t0.25\nB\t0.3x\n", "line 3: expected a number for map of run B, not '0.3x'"),
+    ("run\n", "expected a header and one line per run"),
+])
+def test_a_bad_official_file_is_refused_naming_the_line(tmp_path, text, message):
+    path = tmp_path / "official.csv"
+    path.write_text(text)
+    with pytest.raises(InputError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        read_official(path)
+
+
+def test_the_command_reads_qrels_from_a_pipe_once_and_prints_the_explained_figure(track, tmp_path):
+    qrels, runs = track
+    official = figures(qrels, runs, precision="float32")
+    path = tmp_path / "official.csv"
+    official.rename(columns={"official": "value"}).to_csv(path, index=False)
+    done = subprocess.run([sys.executable, "-m", "reeval.cli", "audit", "-", *map(str, runs), "--official", str(path)],
+                          input=qrels.read_bytes(), capture_output=True, check=True)
+    lines = done.stdout.decode().splitlines()
+    compared = len(official)
+    explained = sum(1 for line in lines if "\texplained\t" in line)
+    assert explained > 0
+    assert lines[0] == (f"official figures: {compared} compared on 3 runs: {compared - explained} equal, "
+                        f"{explained} explained, 0 unexplained")
+    assert lines[1].startswith("block trec_eval (relevance >= 1, trec_eval 10 ordering, -c): 3 runs")
+    assert lines[2] == "run\tblock\tmeasure\tofficial\tours\tstatus\tcause"
+
+
+def test_the_csv_format_holds_every_figure(track, tmp_path):
+    qrels, runs = track
+    path = tmp_path / "official.csv"
+    figures(qrels, runs).rename(columns={"official": "value"}).to_csv(path, index=False)
+    done = subprocess.run([sys.executable, "-m", "reeval.cli", "audit", str(qrels), *map(str, runs),
+                           "--official", str(path), "--format", "csv"], capture_output=True, check=True, text=True)
+    lines = done.stdout.splitlines()
+    assert lines[0] == "run,block,measure,official,ours,status,cause,ours_under_cause,setting"
+    assert len(lines) == 1 + 3 * len(MEASURES) and all(",equal," in line for line in lines[1:])
+
+
+# ---- the published figures of ../shared/data ----
+
+def shared_audit(track: str, level: int):
+    qrels, runs = track_files(track)
+    return audit_files(qrels, runs, glob.glob(str(SHARED_DATA / track / "meta" / "*"))[0], rel_level=level)
+
+
+def test_deep_learning_2019_both_blocks_equal_but_tua1_1_map_explained_by_float32_ordering():
+    table = shared_audit("trec2019-dl-passage", 1)
+    assert table["run"].nunique() == 37 and set(table["block"]) == {"trec_eval", "passages-eval"}
+    differ = table[table["status"] != "equal"]
+    assert differ[["run", "block", "measure", "official", "ours", "status", "cause", "ours_under_cause"]].values.tolist() == [
+        ["TUA1-1", "trec_eval", "map", "0.4723", "0.4724", "explained", "trec_eval 9.x ordering (scores as float32)",
+         "0.4723"]]
+
+
+def test_deep_learning_2020_ndcg_of_the_trec_eval_block_explained_by_grade_1_gaining_0():
+    table = shared_audit("trec2020-dl-passage", 2)
+    compared = table[table["status"] != "not compared"]
+    assert compared["run"].nunique() == 12
+    assert set(compared["status"]) == {"equal", "explained"}
+    explained = compared[compared["status"] == "explained"]
+    assert set(explained["block"]) == {"trec_eval"} and set(explained["measure"]) == {"ndcg", "ndcg_cut_10",
+                                                                                      "ndcg_cut_100", "ndcg_cut_1000"}
+    assert table.loc[table["status"] == "not compared", "run"].nunique() == 47
+
+
+@pytest.mark.parametrize("track,runs", [("trec-covid-round1", 143), ("trec-covid-round2", 12),
+                                        ("trec-covid-round4", 12), ("trec-covid-round5", 12)])
+def test_trec_covid_leaderboards_every_figure_equal_or_explained(track, runs):
+    table = shared_audit(track, 1)
+    compared = table[table["status"] != "not compared"]
+    assert compared["run"].nunique() == runs and set(compared["measure"].str.lower()) >= {"map", "bpref"}
+    assert set(compared["status"]) <= {"equal", "explained"}
+    assert set(table.loc[table["status"] == "not compared", "cause"]) <= {"the run is not in the track"}
+    assert set(table.loc[table["status"] == "explained", "cause"]) <= {"trec_eval 9.x ordering (scores as float32)"}
+
+
+def test_trec_covid_round_3_judged_figures_of_two_runs_are_flagged_unexplained():
+    """Round 3's leaderboard prints J@5/J@10/J@1000 (Judged@k, which trec_eval lacks): two runs'
+    J@10 and one's J@5 are one judged document above ours, under every cause tried (both
+    runs hold tied scores near rank 10: the judged figures' own tool ordered ties otherwise)."""
+    table = shared_audit("trec-covid-round3", 1)
+    compared = table[table["status"] != "not compared"]
+    assert compared["run"].nunique() == 12 and len(compared) == 12 * 8
+    flagged = compared[compared["status"] != "equal"]
+    assert flagged[["run", "measure", "official", "ours", "status"]].values.tolist() == [
+        ["udel_fang_lambdarank", "J@10", "0.9725", "0.9700", "unexplained"],
+        ["active_learning", "J@10", "0.9750", "0.9700", "unexplained"],
+        ["udel_fang_lambdarank", "J@5", "0.9800", "0.9750", "unexplained"]]
+
+
+@pytest.mark.parametrize("setting", [Setting(level=2, zero_below=True), Setting(level=2, zero_below=True, depth=1000),
+                                     Setting(level=1, complete=False), Setting(level=3)])
+def test_the_ingested_tables_give_the_values_the_files_give(track, tmp_path, setting):
+    """The workflow's evaluator (the track's ingested tables, grades relabelled on them)
+    equals the command's (the files read again with the setting's grade map)."""
+    from reeval.io.ingest import ingest_track
+
+    qrels, runs = track
+    names = run_names(runs)
+    tables = ingest_track("t", str(qrels), [str(r) for r in runs], keep_runs=False, tune=False)
+    ingested = ("float64", (tables.judged, tables.depth, tables.qrels))
+    from_tables = TrackEvaluator(str(qrels), [str(r) for r in runs], names, ingested=ingested)
+    from_files = TrackEvaluator(str(qrels), [str(r) for r in runs], names)
+    pd.testing.assert_frame_equal(from_tables(setting, MEASURES), from_files(setting, MEASURES))
+    assert not from_tables._tables  # no file read again

@@ -1,0 +1,66 @@
+"""The audit's cross-track summary (reeval.workflow.audit_step): counts per block, tracks by
+trust, a track whose MAPs mostly disagree flagged, the closing line, an empty study."""
+
+import pandas as pd
+
+from reeval.workflow.audit_step import SUMMARY_COLUMNS, block_summary, closing_line, summarize_audits
+
+
+def table(rows):
+    return pd.DataFrame(rows, columns=["run", "block", "measure", "official", "ours", "status", "cause",
+                                       "ours_under_cause", "setting"])
+
+
+GOOD = table([["a", "trec_eval", "map", "0.1", "0.1", "equal", "", "", "s"],
+              ["b", "trec_eval", "map", "0.2", "0.3", "explained", "c1", "0.2", "s"],
+              ["c", "trec_eval", "map", "0.2", "", "not compared", "the run is not in the track", "", ""]])
+BAD = table([["a", "trec_eval", "map", "0.1", "0.5", "unexplained", "", "", "s"],
+             ["b", "trec_eval", "map", "0.2", "0.6", "unexplained", "", "", "s"],
+             ["b", "trec_eval", "P_10", "0.2", "0.2", "equal", "", "", "s"]])
+
+
+def test_a_block_s_counts_and_causes():
+    row = block_summary("t", GOOD).iloc[0]
+    assert (row.runs, row.figures, row.equal, row.explained, row.unexplained, row.not_compared) == (2, 2, 1, 1, 0, 1)
+    assert row.causes == "c1 (1)" and not row.mismatched
+
+
+def test_a_track_whose_maps_mostly_disagree_is_flagged_and_ranked_last(tmp_path):
+    paths = {}
+    for name, t in {"good": GOOD, "bad": BAD}.items():
+        paths[name] = tmp_path / f"{name}.csv"
+        t.to_csv(paths[name], index=False)
+    summary = summarize_audits(paths, tmp_path / "results")
+    assert list(summary.track) == ["good", "bad"] and list(summary.mismatched) == [False, True]
+    md = (tmp_path / "results" / "audit" / "summary.md").read_text()
+    assert "| bad (probably mismatched: most MAPs unexplained) | 3 | 1 | 0 | 2 | 33.3% |" in md
+    assert closing_line(summary) == "official scores: 2 of 5 equal, 1 explained, 2 unexplained in 1 track"
+    assert (tmp_path / "results" / "audit" / "trust_by_track.pdf").is_file()
+
+
+def test_a_study_without_official_figures_writes_empty_tables(tmp_path):
+    summary = summarize_audits({}, tmp_path)
+    assert list(summary.columns) == SUMMARY_COLUMNS and summary.empty
+    assert list(pd.read_csv(tmp_path / "audit" / "summary.csv").columns) == SUMMARY_COLUMNS
+    assert "No track of this study gives official figures" in (tmp_path / "audit" / "summary.md").read_text()
+
+
+def test_the_closing_line_writes_thousands():
+    summary = pd.DataFrame({"track": ["a", "b"], "figures": [6000, 497], "equal": [5900, 223],
+                            "explained": [100, 201], "unexplained": [0, 73]})
+    assert closing_line(summary) == "official scores: 6,123 of 6,497 equal, 301 explained, 73 unexplained in 1 track"
+
+
+def test_the_trust_figure_fits_the_whole_archive_s_tracks(tmp_path):
+    """One bar per track of config/trec-official (81 tracks, the longest names of the study),
+    some flagged: laid out within the page (the saver refuses a drawing beyond its edge)."""
+    from conftest import ROOT
+    from reeval.analyses.audit.figures import plot_audit_trust
+    from reeval.workflow.audit_step import trust_by_track
+
+    names = sorted(p.stem for p in (ROOT / "config" / "trec-official").glob("*.csv"))
+    rows = pd.DataFrame({"track": names, "figures": 1000, "equal": [900 - 10 * (i % 20) for i in range(len(names))],
+                         "explained": 50, "unexplained": [50 + 10 * (i % 20) for i in range(len(names))],
+                         "mismatched": [i % 20 == 19 for i in range(len(names))]})
+    plot_audit_trust(trust_by_track(rows), tmp_path / "trust")
+    assert (tmp_path / "trust.png").stat().st_size > 0 and (tmp_path / "trust.pdf").stat().st_size > 0
