@@ -9,7 +9,7 @@ official, ours, status, cause); ``--format csv`` prints every figure as CSV inst
 
 from __future__ import annotations
 
-from reeval.cli.options import INPUTS_HELP, warn
+from reeval.cli.options import INPUTS_HELP, print_lines, warn
 from reeval.report.escape import line_text, tsv_field
 
 #: the columns of the tab-separated lines of figures that are not equal
@@ -77,8 +77,7 @@ def command(args) -> int:
     """Print :func:`audit_lines` for the parsed options."""
     table = audit_files(args.qrels, args.runs, args.official, rel_level=args.l,
                         precision="float32" if args.float32 else "float64", warn=warn(args))
-    for line in audit_lines(table, args.format):
-        print(line)
+    print_lines(audit_lines(table, args.format))
     return 0
 
 
