@@ -273,3 +273,20 @@ def test_the_ingested_tables_give_the_values_the_files_give(track, tmp_path, set
     from_files = TrackEvaluator(str(qrels), [str(r) for r in runs], names)
     pd.testing.assert_frame_equal(from_tables(setting, MEASURES), from_files(setting, MEASURES))
     assert not from_tables._tables  # no file read again
+
+
+def test_a_hostile_run_name_reaches_the_terminal_escaped(track, tmp_path):
+    """A run file named with an OSC sequence and a bidi control: the command's lines (the
+    figure lines name the run) hold neither raw."""
+    import shutil
+
+    qrels, runs = track
+    hostile = tmp_path / "r\x1b]0;T\x07\u202eevil"
+    shutil.copy(runs[0], hostile)
+    path = tmp_path / "official.csv"
+    path.write_text(f"run,block,measure,value\n{hostile.name},trec_eval,map,0.9999\n")
+    done = subprocess.run([sys.executable, "-m", "reeval.cli", "audit", str(qrels), str(hostile), "--official", str(path)],
+                          capture_output=True, check=True)
+    out = done.stdout.decode() + done.stderr.decode()
+    assert "\x1b" not in out and "\x07" not in out and "\u202e" not in out
+    assert "r\\x1b]0;T\\x07\\u202eevil\ttrec_eval\tmap\t0.9999" in out
