@@ -247,7 +247,8 @@ def test_trec_covid_leaderboards_every_figure_equal_or_explained(track, runs):
 def test_trec_covid_round_3_judged_figures_of_two_runs_are_flagged_unexplained():
     """Round 3's leaderboard prints J@5/J@10/J@1000 (Judged@k, which trec_eval lacks): two runs'
     J@10 and one's J@5 are one judged document above ours, under every cause tried (both
-    runs hold tied scores near rank 10: the judged figures' own tool ordered ties otherwise)."""
+    runs hold tied scores near rank 10: docno-ascending ties reproduce the three, but change
+    the same runs' nDCG@10 and RBP, which are trec_eval's: no cause fits their whole block)."""
     table = shared_audit("trec-covid-round3", 1)
     compared = table[table["status"] != "not compared"]
     assert compared["run"].nunique() == 12 and len(compared) == 12 * 8
