@@ -80,6 +80,15 @@ def test_two_group_hsd_is_the_pooled_two_sample_t_test():
     assert 0 < (p < 0.05).sum() < p.size
 
 
+@pytest.mark.parametrize("confidence,df", [(0.95, 58), (0.99, 58), (0.95, 88), (0.99, 2)])
+def test_the_two_group_critical_value_is_the_studentized_ranges(confidence, df):
+    from scipy import stats
+
+    from reeval.stats.allpairs import _two_group_q_crit
+
+    assert _two_group_q_crit(confidence, df) == pytest.approx(stats.studentized_range.ppf(confidence, 2, df), rel=1e-7)
+
+
 def test_two_group_hsd_with_one_topic_finds_nothing():
     assert not two_group_hsd_significant(np.array([[0.1], [0.9], [0.5]])).any()
 
