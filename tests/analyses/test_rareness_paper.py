@@ -116,6 +116,8 @@ def test_table1_markdown_gives_both_methods_the_papers_column_and_its_claim():
     assert "paper: DLT20 (document ranking, not passage ranking) 95%" in text
     assert "| AP | 0 | n/a |" in text                               # not computed here
     assert rp.ALPHA_CLAIM in text
+    assert ("the authors' procedure: rises in 2, stays in 0, falls in 0 of 2; the topic-blocked HSD: rises in 0, "
+            "stays in 1, falls in 1 of 2") in text
     assert "| dl | P_rareness@100 | 95% | 0 -> 1 | 21 -> 24 (rises) | 32 -> 31 (falls) |" in text
     assert rp.table1_markdown(disc.iloc[:0], {}, 100) == ""
 
