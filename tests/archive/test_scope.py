@@ -81,6 +81,10 @@ def test_counts_are_printed_beside_the_papers_with_queries_once_known(manifest):
     assert "the ASL paper: 76 tracks, 4,302 run identifiers, 5,043 queries" in text
     assert "left out: 6 tracks, 341 run files: outside the paper's 28 years (1993-2020)" in text
     assert "left out: 5 tracks, 556 run files: runs not in TREC's Past Results" in text
+    assert ("    2020: 5 of 10 tracks, 272 of 828 run files; trec-covid-round1, trec-covid-round2, trec-covid-round3, "
+            "trec-covid-round4, trec-covid-round5: runs not in TREC's Past Results: runs on ir.nist.gov") in text
+    assert "    2009: 0 of 0 tracks" in text and "    2021: 0 of 6 tracks" in text
+    assert len(text.splitlines()) == 7                    # the years that agree are not printed
     inclusion = pd.DataFrame({"track": ["trec2004-robust", "trec2005-robust", "trec-covid-round1", "trec1993-adhoc"],
                               "included": [True, True, True, False], "qrels_topics": [249, 50, 30, 50]})
     assert "299 queries on the 2 tracks included so far" in sc.counts_text(t, "asl-paper", inclusion)
@@ -129,5 +133,6 @@ def test_a_dry_run_of_the_trec_study_prints_its_counts_beside_the_papers_and_dow
     out = proc.stdout + proc.stderr
     assert "study scope asl-paper: 71 of 82 manifest tracks, 5,045 run files" in out
     assert "the ASL paper: 76 tracks, 4,302 run identifiers, 5,043 queries" in out
+    assert "2021: 0 of 6 tracks, 0 of 341 run files" in out  # the years that differ, and why
     assert "fetch                       71" in out            # the jobs it would run: one fetch per track
     assert not results.exists() or not any(results.rglob("*"))  # nothing fetched, nothing written

@@ -105,6 +105,17 @@ def year_table(table: pd.DataFrame, years: tuple[int, int] = PAPER_YEARS) -> pd.
                                        "runs in scope", "left out (why)"])
 
 
+def _short_why(text: str) -> str:
+    """The left-out column of :func:`year_table` with each track's reason said once."""
+    if not text or ": " not in text:
+        return text
+    by_reason: dict = {}
+    for item in text.split("; "):
+        track, _, reason = item.partition(": ")
+        by_reason.setdefault(reason, []).append(track)
+    return "; ".join(f"{', '.join(tracks)}: {reason}" for reason, tracks in by_reason.items())
+
+
 def queries_known(table: pd.DataFrame, inclusion: pd.DataFrame | None) -> tuple[int, int]:
     """(queries, tracks they were counted on): the qrels topics of the in-scope tracks that
     the inclusion table (``summary/inclusion.csv`` of an earlier run) includes; (0, 0) without it."""
@@ -118,7 +129,8 @@ def queries_known(table: pd.DataFrame, inclusion: pd.DataFrame | None) -> tuple[
 
 def counts_text(table: pd.DataFrame, scope: str, inclusion: pd.DataFrame | None = None) -> str:
     """The lines a run or dry run of a manifest study prints: the scope's tracks, runs and
-    queries beside the paper's, and how many tracks each reason leaves out."""
+    queries beside the paper's, the years where the study differs from the manifest (or has
+    no track) with the tracks left out and why, and how many tracks each criterion leaves out."""
     kept = table[table.in_scope]
     queries, counted = queries_known(table, inclusion)
     paper = PAPER_COUNTS
@@ -128,9 +140,14 @@ def counts_text(table: pd.DataFrame, scope: str, inclusion: pd.DataFrame | None 
              f"the ASL paper: {paper['tracks']} tracks, {paper['runs']:,} run identifiers, {paper['queries']:,} queries "
              f"(docs/trec-archive.md: per year, what differs and why)"]
     out = table[~table.in_scope]
+    years = year_table(table) if scope == "asl-paper" else year_table(table, (0, -1))
+    differ = years[(years["tracks in scope"] != years["manifest tracks"]) | (years["manifest tracks"] == 0)]
+    if len(differ):
+        lines.append("  per year, where the study differs from the manifest or has no track:")
+        for y in differ.itertuples(index=False):
+            lines.append(f"    {y[0]}: {y[3]} of {y[1]} tracks, {y[4]:,} of {y[2]:,} run files; {_short_why(y[5])}")
     for criterion in CRITERIA:
         g = out[out.criterion == criterion]
         if len(g):
-            lines.append(f"  left out: {len(g)} tracks, {int(g.runs.sum()):,} run files: {CRITERIA[criterion]} "
-                         f"({', '.join(g.track)})")
+            lines.append(f"  left out: {len(g)} tracks, {int(g.runs.sum()):,} run files: {CRITERIA[criterion]}")
     return "\n".join(lines) + "\n"
