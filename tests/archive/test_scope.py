@@ -37,6 +37,8 @@ def test_each_criterion_of_the_asl_paper_leaves_a_track_out_and_says_which():
     assert sc.asl_paper_reason(entry(host="https://ir.nist.gov/trec-covid/archive/round1")) == \
         ("past results", "runs on ir.nist.gov")
     assert sc.asl_paper_reason(entry(n_runs=4)) == ("run files", "4 run files")
+    assert sc.asl_paper_reason({"year": 2004, "qrels": "q.txt", "runs": "runs/"}) == \
+        ("past results", "files not from a URL")
     # the first criterion that fails is named
     assert sc.asl_paper_reason(entry(year=2021, n_runs=2))[0] == "years"
 

@@ -53,6 +53,8 @@ def asl_paper_reason(entry: dict) -> tuple[str, str] | None:
     year = entry.get("year")
     if year is None or not PAPER_YEARS[0] <= int(year) <= PAPER_YEARS[1]:
         return "years", f"TREC {year}"
+    if "urls" not in entry:  # a local folder or a synthetic track added to the manifest by hand
+        return "past results", "files not from a URL"
     urls = entry.get("urls") or {}
     if not urls.get("qrels"):
         return "qrels", "no qrels URL"
