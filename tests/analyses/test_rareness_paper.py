@@ -18,8 +18,9 @@ OPTS = {"k": 100, "seed": 7, "trials": 1000}
 def stacked_for(track: str, runs: int, topics: int, paper_rows: list, stability=None, table4=None, ns=None) -> dict:
     """Cross-track tables of one track whose values are ``paper_rows``' (so cells can match)."""
     disc = pd.DataFrame([{"track": track, "measure": f"{r['measure']}@100", "alpha": rr.alpha_label(r["alpha"]),
-                          "runs": runs, "pairs": runs * (runs - 1) // 2, "significant_95": r["significant_95"],
-                          "significant_99": r["significant_99"]} for r in paper_rows])
+                          "method": method, "runs": runs, "pairs": runs * (runs - 1) // 2,
+                          "significant_95": r["significant_95"] + shift, "significant_99": r["significant_99"] + shift}
+                         for r in paper_rows for method, shift in (("authors", 0), ("blocked", 1))])
     stab = pd.DataFrame([{"track": track, "measure": f"{r['measure']}@100", "alpha": rr.alpha_label(r["alpha"]),
                           "topics": topics, "sampled_topics": topics // 2, "trials": 1000, "fuzziness": 0.05,
                           "fuzziness_scale": "absolute", "seeds": 5,
@@ -75,6 +76,9 @@ def test_a_mapped_track_of_the_same_collection_matches_cell_by_cell():
     t1 = mine[mine.item == "table 1"]
     assert (t1.status == "exact").sum() == 11 and t1.iloc[0].status == "differs"
     assert t1.iloc[0].note.startswith("cause unknown")
+    # the authors' procedure is the paper's method; the topic-blocked count (here one more) is in the note
+    assert t1.method.str.startswith("Tukey HSD per pair of runs (the authors' procedure").all()
+    assert t1.iloc[1].note.endswith(f"topic-blocked Tukey HSD over all 129 runs: {ref['rows'][0]['significant_99'] + 1}")
     t2 = mine[mine.item == "table 2"]
     assert t2.iloc[0].status == "within Monte Carlo error" and (t2.iloc[1:].status == "exact").all()
     assert "over 5 seeds" in t2.iloc[0].note
@@ -82,6 +86,40 @@ def test_a_mapped_track_of_the_same_collection_matches_cell_by_cell():
     assert (mine[mine.item == "table 3"].status == "within Monte Carlo error").all()
     assert (mine[mine.item == "table 4"].status == "exact").all()
     assert set(out.status) <= set(STATUSES)
+
+
+def discriminative_rows(track: str, values: dict) -> pd.DataFrame:
+    """``values``: {(method, alpha): (significant at 95%, at 99%)} of P_rareness@100 on 12 runs."""
+    return pd.DataFrame([{"track": track, "measure": "P_rareness@100", "alpha": alpha, "method": method,
+                          "runs": 12, "pairs": 66, "significant_95": v95, "significant_99": v99}
+                         for (method, alpha), (v95, v99) in values.items()])
+
+
+def test_alpha_trend_says_which_way_each_method_moves_from_alpha_zero_to_the_largest():
+    disc = discriminative_rows("dl", {("authors", "0"): (21, 13), ("authors", "0.5"): (23, 15),
+                                      ("authors", "1"): (24, 13), ("blocked", "0"): (32, 27),
+                                      ("blocked", "1/R"): (40, 40), ("blocked", "1"): (31, 28)})
+    trend = rp.alpha_trend(disc).set_index(["method", "level"])
+    assert trend.loc[("authors", "95%")].to_dict() == {"track": "dl", "measure": "P_rareness@100", "alphas": "0 -> 1",
+                                                       "first": 21, "last": 24, "direction": "rises"}
+    assert trend.loc[("authors", "99%")].direction == "stays"
+    assert trend.loc[("blocked", "95%")].direction == "falls"   # 1/R is not a number on the alpha axis
+    assert trend.loc[("blocked", "99%")].direction == "rises"
+    assert rp.alpha_trend(discriminative_rows("dl", {("authors", "1"): (1, 1)})).empty   # no alpha = 0
+
+
+def test_table1_markdown_gives_both_methods_the_papers_column_and_its_claim():
+    disc = discriminative_rows("dl", {("authors", "0"): (21, 13), ("authors", "1"): (24, 16),
+                                      ("blocked", "0"): (32, 27), ("blocked", "1"): (31, 27)})
+    text = rp.table1_markdown(disc, {"dl": {"collection": "DLT20", "task": "passage ranking"}}, 100)
+    assert "| P@100 | 0 | 21 | 13 | 32 | 27 | 61 | 15 |" in text
+    assert "paper: DLT20 (document ranking, not passage ranking) 95%" in text
+    assert "| AP | 0 | n/a |" in text                               # not computed here
+    assert rp.ALPHA_CLAIM in text
+    assert ("the authors' procedure: rises in 2, stays in 0, falls in 0 of 2; the topic-blocked HSD: rises in 0, "
+            "stays in 1, falls in 1 of 2") in text
+    assert "| dl | P_rareness@100 | 95% | 0 -> 1 | 21 -> 24 (rises) | 32 -> 31 (falls) |" in text
+    assert rp.table1_markdown(disc.iloc[:0], {}, 100) == ""
 
 
 def test_an_unknown_collection_is_refused():

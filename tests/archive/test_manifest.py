@@ -45,9 +45,9 @@ def test_study_selects_the_candidates_of_1993_2021_without_web_2003(catalog, man
     assert got == want
     assert not any(e["edition"] == "trec12" and e["track"] == "web" for e in manifest.values())
     assert all(1993 <= e["year"] <= 2021 for e in manifest.values())
-    # the study config selects all of them
-    cfg = with_defaults(yaml.safe_load((ROOT / "config" / "trec-study.yaml").read_text()))
-    cfg["manifest"] = str(MANIFEST)
+    # study.scope all (the default) selects all of them; config/trec-study.yaml takes the ASL
+    # paper's scope (tests/archive/test_scope.py)
+    cfg = with_defaults({"manifest": str(MANIFEST)})
     assert set(study_tracks(cfg)) == set(manifest)
 
 
@@ -117,3 +117,46 @@ def test_study_track_selection(tmp_path, manifest):
                                        ("UDInfoPMCT5", None), ("p_unicoil0", "neural")])
 def test_technique_labels_from_tags(tag, label):
     assert technique(tag) == label
+
+
+REVIEWED_TRACKS = ("trec2020-deep-docs", "trec2020-deep-passages")
+
+
+def test_reviewed_technique_labels_rest_on_each_runs_own_description(catalog):
+    """Every label of the reviewed list quotes words of the run's description in the catalog
+    (../shared/catalog/run_descriptions.csv), and the list covers every run of its tracks."""
+    from reeval.archive.manifest import TECHNIQUE_LABELS
+
+    labels = pd.read_csv(TECHNIQUE_LABELS, dtype=str, keep_default_na=False)
+    described = pd.read_csv(CATALOG / "run_descriptions.csv", dtype=str, keep_default_na=False)
+    merged = labels.merge(described, left_on=["edition", "track", "task", "run"],
+                          right_on=["trec_edition", "track", "task", "run_tag"], how="left", validate="1:1")
+    assert merged.description.notna().all() and len(merged) == 123
+    assert all(ev in text for ev, text in zip(merged.evidence, merged.description)), "evidence not in the description"
+    assert set(labels.technique) == {"bm25", "neural", "traditional"} and (labels.reason != "").all()
+    dl20 = described[(described.trec_edition == "trec29") & (described.track == "deep")]
+    assert set(zip(dl20.task, dl20.run_tag)) == set(zip(labels.task, labels.run))
+
+
+def test_re_rankers_a_tag_pattern_files_as_bm25_are_labelled_neural_from_their_descriptions(manifest):
+    runs = {r["run"]: r for t in REVIEWED_TRACKS for r in manifest[t]["urls"]["runs"]}
+    for run in ("p_bm25rm3_duo", "p_d2q_bm25_duo", "CoRT-bm25"):
+        assert technique(run) == "bm25"                             # what the tag says
+        assert runs[run]["technique"] == "neural"                   # what the run was
+    assert 'duoT5 re-rankers' in runs["p_bm25rm3_duo"]["technique_reason"]
+    assert 'its description: "This run comprises candidates from CoRT merged with BM25"' in \
+        runs["CoRT-bm25"]["technique_reason"]
+    # every run of the reviewed tracks is labelled, with its reason
+    assert all(r.get("technique") and r.get("technique_reason") for r in runs.values())
+
+
+def test_dl2020_technique_groups_come_from_the_reviewed_labels(manifest):
+    from reeval.analyses.asl.report import techniques_from_labels
+
+    groups = techniques_from_labels({t: manifest[t] for t in REVIEWED_TRACKS})
+    assert sorted(groups["trec2020-deep-passages"]["groups"]["bm25"]) == \
+        ["bm25_bert_token", "p_bm25", "p_bm25rm3", "terrier-BM25"]
+    assert sorted(groups["trec2020-deep-docs"]["groups"]["bm25"]) == \
+        ["bl_bcai_multfld", "d_bm25", "d_bm25rm3", "nlm-bm25-prf-1", "nlm-bm25-prf-2", "rindri-bm25"]
+    assert groups["trec2020-deep-passages"]["baseline"] == "bm25"
+    assert "CoRT-bm25" in groups["trec2020-deep-passages"]["groups"]["neural"]

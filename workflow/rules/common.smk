@@ -13,8 +13,8 @@ from reeval.workflow.config_check import check_config, check_track_ids, with_def
 from reeval.workflow.outputs import draws_track_figures, track_files
 from reeval.workflow.measures_step import SUMMARY_FILES as SUMMARY_NAMES
 from reeval.analyses.asl.study import REQUIRED_MEASURES as STUDY_MEASURES
-from reeval.workflow.tracks import (ingest_threads, is_fetched, local_track_files, resolve_runs, study_tracks,
-                                   track_options)
+from reeval.workflow.tracks import (ingest_threads, is_fetched, local_track_files, resolve_runs, scope_counts,
+                                   study_tracks, track_options)
 from reeval.errors import InputError
 from reeval.report.escape import line_text
 from reeval.workflow.scheduling import coalesce_reevaluation_timers
@@ -47,6 +47,8 @@ if config["manifest"]:  # a study: the manifest's selected tracks join the confi
     config["tracks"] = checked(study_tracks, config)
     checked(check_track_ids, config["tracks"], config["manifest"])
     config.update(checked(with_defaults, config))  # the manifest's entries: validated, options filled
+    if workflow.is_main_process:  # on every run and dry run: the scope's counts beside the ASL paper's
+        sys.stderr.write(checked(scope_counts, config, f"{RESULTS}/summary/inclusion.csv"))
 TRACKS = sorted(config["tracks"])
 
 

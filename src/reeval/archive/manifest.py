@@ -29,9 +29,19 @@ files, training qrels, passage judgments, modified copies, HTML pages), links un
 where a rule cannot (with the reason). Generation fails if a track is left with zero or
 several candidate files, so a catalog change cannot slip through silently.
 
-Technique labels (``neural``, ``bm25``, ``traditional``): the catalog has no method
-column, so a label is set only where a run tag from 2019 on names the method
-(:data:`TECHNIQUE_PATTERNS`, first match wins); other runs have no ``technique`` key.
+Technique labels (``neural``, ``bm25``, ``traditional``). From evidence where it was
+reviewed: ``technique_labels.csv`` (beside this module) labels every run of the tracks it
+covers (the ASL paper's table 1 tracks, TREC DL 2020 documents and passages) from the run's
+own description in ``run_descriptions.csv``, each label with its reason and the words of the
+description it rests on (``evidence``), written to the run as ``technique`` and
+``technique_reason``. ``bm25``: BM25 alone, with or without pseudo-relevance feedback
+(RM3); ``neural``: a neural model anywhere in the ranking (a re-ranker over BM25, a dense
+first stage, neural document expansion such as doc2query); ``traditional``: any other
+ranking without a neural model (language models, DFR, BM25 with other features, learning to
+rank on non-neural features). A tag says less: ``p_bm25rm3_duo`` is a duoT5 re-ranker.
+Other tracks (not reviewed): a label only where a run tag from 2019 on names the method
+(:data:`TECHNIQUE_PATTERNS`, first match wins), without a reason; other runs have no
+``technique`` key.
 """
 
 from __future__ import annotations
@@ -114,6 +124,21 @@ def technique(run_tag: str) -> str | None:
     return None
 
 
+#: the reviewed technique labels (module doc): edition, track, task, run, technique, evidence, reason
+TECHNIQUE_LABELS = Path(__file__).with_name("technique_labels.csv")
+
+
+def reviewed_techniques(path=TECHNIQUE_LABELS) -> dict:
+    """{(edition, track, task): {run: (technique, reason)}} from the reviewed list; the
+    reason quotes the run description's words the label rests on."""
+    table = pd.read_csv(path, dtype=str, keep_default_na=False)
+    out: dict = {}
+    for r in table.itertuples():
+        key = (r.edition, r.track, r.task or None)
+        out.setdefault(key, {})[r.run] = (r.technique, f'{r.reason}; its description: "{r.evidence}"')
+    return out
+
+
 def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", str(text).lower()).strip("-")
 
@@ -159,6 +184,7 @@ def build_manifest(catalog_dir) -> dict:
     runs = pd.read_csv(catalog_dir / "runs.csv", low_memory=False,
                        usecols=["trec_edition", "track", "catalog_task", "run_tag", "md5", "input_url", "participant"])
     rows = study_rows(tracks)
+    reviewed = reviewed_techniques()
     n_rows = tracks.groupby(["trec_edition", "track"]).size()
     runs = runs[runs.input_url.notna()]
     by_key = {k: g for k, g in runs.groupby(["trec_edition", "track", runs.catalog_task.fillna("")])}
@@ -172,15 +198,21 @@ def build_manifest(catalog_dir) -> dict:
         qrels, topics, reason = choose_qrels(row)
         group = by_key.get((row.trec_edition, row.track, task or ""), runs.iloc[:0])
         run_list = []
+        labels = reviewed.get((row.trec_edition, row.track, task))
         for r in group.sort_values("run_tag").itertuples():
             item = {"run": str(r.run_tag), "url": r.input_url}
             if isinstance(r.md5, str) and r.md5:
                 item["md5"] = r.md5
             if isinstance(r.participant, str) and r.participant.strip():
                 item["participant"] = r.participant.strip()
-            label = technique(str(r.run_tag)) if row.year >= TECHNIQUE_FROM_YEAR else None
-            if label:
-                item["technique"] = label
+            if labels is not None:
+                if str(r.run_tag) not in labels:
+                    raise ValueError(f"{tid}: run {r.run_tag} is not in the reviewed list {TECHNIQUE_LABELS.name}")
+                item["technique"], item["technique_reason"] = labels[str(r.run_tag)]
+            else:
+                label = technique(str(r.run_tag)) if row.year >= TECHNIQUE_FROM_YEAR else None
+                if label:
+                    item["technique"] = label
             run_list.append(item)
         urls = {"qrels": [{"url": u} for u in qrels]}
         if topics:
@@ -208,7 +240,7 @@ HEADER = """\
 
 
 def write_manifest(manifest: dict, path) -> None:
-    """Write the manifest as YAML (runs one per line, flow style)."""
+    """Write the manifest as YAML (runs one per line, flow style, never wrapped)."""
     class Dumper(yaml.SafeDumper):
         pass
 
@@ -217,7 +249,7 @@ def write_manifest(manifest: dict, path) -> None:
         return dumper.represent_mapping("tag:yaml.org,2002:map", data, flow_style=flow)
 
     Dumper.add_representer(dict, represent_dict)
-    text = yaml.dump({"tracks": manifest}, Dumper=Dumper, sort_keys=False, width=200,
+    text = yaml.dump({"tracks": manifest}, Dumper=Dumper, sort_keys=False, width=10_000,
                      default_flow_style=False)
     Path(path).write_text(HEADER + text)
 

@@ -1,4 +1,5 @@
-"""Tests over every pair of runs of a track: paired t-tests for all pairs and Tukey's HSD.
+"""Tests over every pair of runs of a track: paired t-tests for all pairs, Tukey's HSD over
+all runs, and the two-group HSD of each pair alone (the rareness authors' procedure).
 
 Input: a runs x topics score matrix (``(S, T)``, the same topic order in every row), a
 DataFrame with one column per topic, or ``reeval.evaluate(per_topic=True)``'s frame with
@@ -219,3 +220,43 @@ def tukey_hsd_significant(scores, confidence: float = 0.95, design: str = "block
     se = math.sqrt(ss / df / T)
     q = _ratio(np.abs(run_means[ii] - run_means[jj]), np.full(ii.size, se))
     return q > _studentized_range_ppf(float(confidence), S, df)
+
+
+def two_group_hsd_significant(scores, confidence: float = 0.95) -> np.ndarray:
+    """Per pair i < j (``numpy.triu_indices`` order): is the pair significant under a Tukey
+    HSD whose only two groups are runs i and j, each run's T per-topic scores a sample
+    (topics not paired, their order ignored)? The rareness authors' ``discriminative_power(...,
+    test='hsd')`` runs this, one statsmodels ``pairwise_tukeyhsd`` per pair of runs.
+
+    With run means m_i and within-run sums of squares SS_i = sum_t (x_it - m_i)^2:
+    MSE_ij = (SS_i + SS_j) / (2T - 2) on df = 2T - 2, q_ij = |m_i - m_j| / sqrt(MSE_ij / T),
+    significant when q_ij > q_crit, the studentized range's ``confidence`` quantile for k = 2
+    groups and df (statsmodels' test, reject = q > q_crit). With k = 2, Q = sqrt(2) |T| for
+    T Student's t on df, so q_crit = sqrt(2) t_{(1 + confidence)/2, df} exactly (computed so:
+    ``scipy.stats.studentized_range.ppf`` integrates for seconds to give the same number), and
+    q = sqrt(2) |t| with t the pooled two-sample t statistic (``scipy.stats.ttest_ind(x_i,
+    x_j)``): the verdict of that t-test at 1 - confidence.
+    Every pair from the S run means and SS_i: O(S T + S^2) arithmetic, no loop over pairs.
+    Edge cases: T < 2 (df = 0): nothing significant; MSE_ij = 0 (both runs constant):
+    significant exactly when the means differ.
+    """
+    _check_confidence(confidence)
+    X, _, _ = score_matrix(scores, None)
+    S, T = X.shape
+    ii, jj = np.triu_indices(S, 1)
+    if T < 2:
+        return np.zeros(ii.size, dtype=bool)
+    means = X.mean(axis=1)
+    ss = ((X - means[:, None]) ** 2).sum(axis=1)
+    df = 2 * T - 2
+    se = np.sqrt((ss[ii] + ss[jj]) / df / T)
+    q = _ratio(np.abs(means[ii] - means[jj]), se)
+    return q > _two_group_q_crit(float(confidence), df)
+
+
+@functools.lru_cache(maxsize=64)
+def _two_group_q_crit(confidence: float, df: int) -> float:
+    """The studentized range's ``confidence`` quantile for k = 2: sqrt(2) t_{(1 + confidence)/2, df}."""
+    from scipy import stats as _st
+
+    return math.sqrt(2.0) * float(_st.t.ppf((1.0 + confidence) / 2.0, df))

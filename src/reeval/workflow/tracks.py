@@ -160,26 +160,62 @@ def study_tracks(config: dict) -> dict:
     """Every track of a config: its ``tracks`` plus the selected ``manifest`` entries.
 
     ``study.tracks`` is ``all`` or a list of manifest ids; an id the
-    manifest does not have is an error naming it. Entries of the config's own
-    ``tracks`` replace manifest entries of the same id. With ``study.official`` (a folder),
-    a manifest entry gets ``official: <folder>/<id>.csv`` where that file exists.
+    manifest does not have is an error naming it. ``study.scope`` (:mod:`reeval.archive.scope`)
+    keeps the manifest tracks it selects (``all``: every one); a listed id outside it is an
+    error naming its reason. ``manifest_options`` (track -> reading options, e.g.
+    ``relevance_level: 1``) replace those of the manifest entries (of the study's tracks; an id
+    the manifest does not have is an error naming it). With ``study.official`` (a folder), a
+    manifest entry gets ``official: <folder>/<id>.csv`` where that file exists. Entries of the
+    config's own ``tracks`` replace manifest entries of the same id.
     """
     tracks = dict(config.get("tracks") or {})
     if not config.get("manifest"):
         return tracks
+    from reeval.archive.scope import scope_table
+
     manifest = load_manifest(config["manifest"])
+    scope = config["study"].get("scope", "all")
+    table = scope_table(manifest, scope)
     wanted = config["study"]["tracks"]
     if wanted != "all":
         unknown = sorted(set(wanted) - set(manifest))
         if unknown:
             raise ConfigError(f"study.tracks names tracks that {config['manifest']} does not have: {unknown}")
+        outside = table[table.track.isin(wanted) & ~table.in_scope]
+        if len(outside):
+            raise ConfigError(f"study.tracks names tracks outside study.scope {scope}: "
+                              + "; ".join(f"{t} ({r})" for t, r in zip(outside.track, outside.reason)))
         manifest = {k: manifest[k] for k in wanted}
+    else:
+        kept = set(table.track[table.in_scope])
+        manifest = {k: v for k, v in manifest.items() if k in kept}
+    options = config.get("manifest_options") or {}
+    absent = sorted(set(options) - set(table.track))
+    if absent:
+        raise ConfigError(f"manifest_options names tracks that {config['manifest']} does not have: {absent}")
+    manifest = {k: {**v, **options.get(k, {})} for k, v in manifest.items()}
     folder = (config.get("study") or {}).get("official")
     if folder:
         manifest = {k: {**entry, "official": str(Path(folder) / f"{k}.csv")}
                     if (Path(folder) / f"{k}.csv").is_file() and "official" not in entry else entry
                     for k, entry in manifest.items()}
     return {**manifest, **tracks}
+
+
+def scope_counts(config: dict, inclusion_csv=None) -> str:
+    """The lines a manifest study prints on every run and dry run
+    (:func:`reeval.archive.scope.counts_text`): its scope's tracks, runs and queries beside the
+    ASL paper's; queries from ``inclusion_csv`` (an earlier run's ``summary/inclusion.csv``)
+    when it exists. "" without a manifest."""
+    if not config.get("manifest"):
+        return ""
+    import pandas as pd
+
+    from reeval.archive.scope import counts_text, scope_table
+
+    scope = config["study"].get("scope", "all")
+    inclusion = pd.read_csv(inclusion_csv) if inclusion_csv and Path(inclusion_csv).is_file() else None
+    return counts_text(scope_table(load_manifest(config["manifest"]), scope), scope, inclusion)
 
 
 def is_fetched(entry: dict) -> bool:

@@ -7,8 +7,9 @@ there is no Python loop over trials, runs, topics or pairs of runs.
 
 - :func:`rank_correlation`: Kendall tau-b (and tau_AP) between the ranking of runs by a
   rareness measure and by its base (alpha = 0: P@k, AP cut at k), per alpha (figure 2).
-- :func:`discriminative_power`: run pairs significantly different under the
-  topic-blocked Tukey HSD of :func:`reeval.stats.allpairs.tukey_hsd` at 95% and 99% (table 1).
+- :func:`discriminative_power`: run pairs significantly different by Tukey's HSD at 95% and
+  99% (table 1), by the authors' procedure (a two-group HSD per pair of runs, topics
+  unpaired) and by the topic-blocked HSD over all runs of :func:`reeval.stats.allpairs.tukey_hsd`.
 - :func:`stability`: Buckley & Voorhees as the paper applies it (section 4.4) and its
   authors' code runs it: R trials each sample floor(T/2) topics without replacement; in a
   trial two runs tie when their means differ by at most the *fuzziness* (absolute 0.05 in
@@ -36,7 +37,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from reeval.stats.allpairs import tukey_hsd_significant
+from reeval.stats.allpairs import tukey_hsd_significant, two_group_hsd_significant
 from reeval.stats.correlation import kendall_tau, tau_ap
 
 from . import core as rr
@@ -74,22 +75,41 @@ def rank_correlation(means: dict, base: dict) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def discriminative_power(per_topic: dict, levels=LEVELS) -> pd.DataFrame:
-    """Pairs of runs significantly different by the topic-blocked Tukey HSD.
+#: the methods of :func:`discriminative_power` (the ``method`` column of ``discriminative.csv``):
+#: ``authors``: the rareness authors' released procedure (ecir2023 ``utils.discriminative_power(scores,
+#: alpha, test='hsd')``: one two-group Tukey HSD per pair of runs, topics unpaired,
+#: :func:`reeval.stats.allpairs.two_group_hsd_significant`), the paper's table 1;
+#: ``blocked``: one topic-blocked Tukey HSD over all runs at once
+#: (:func:`reeval.stats.allpairs.tukey_hsd_significant`), the textbook design for runs x topics
+DISCRIMINATIVE_METHODS = ("authors", "blocked")
 
-    ``per_topic``: {(measure, alpha): (S, T) scores}. A pair counts at level L when its
-    studentized range q exceeds q_crit(L) (equivalently p < 1 - L). Returns measure, alpha,
-    runs, pairs, and one ``significant_<L%>`` column per level.
+
+def discriminative_power(per_topic: dict, levels=LEVELS, methods=DISCRIMINATIVE_METHODS) -> pd.DataFrame:
+    """Pairs of runs significantly different by Tukey's HSD, per method (DISCRIMINATIVE_METHODS).
+
+    ``per_topic``: {(measure, alpha): (S, T) scores}, each measure's own scores (the authors'
+    script hands its P_rareness scores to its AP_rareness rows; here AP rows are AP scores).
+    A pair counts at level L when its studentized range q exceeds q_crit(L) (p < 1 - L):
+    ``authors`` with the pair's two runs as the only groups (k = 2, df = 2T - 2), ``blocked``
+    with all S runs and topics as blocks (k = S, df = (S - 1)(T - 1)). Returns measure,
+    alpha, method, runs, pairs, and one ``significant_<L%>`` column per level.
     """
+    tests = {"authors": lambda X, level: two_group_hsd_significant(X, confidence=level),
+             "blocked": lambda X, level: tukey_hsd_significant(X, confidence=level)}
+    unknown = [m for m in methods if m not in tests]
+    if unknown:
+        raise ValueError(f"discriminative power: unknown method {unknown[0]!r}; known: {DISCRIMINATIVE_METHODS}")
     rows = []
     for (measure, alpha), X in per_topic.items():
-        row = {"measure": measure, "alpha": rr.alpha_label(alpha), "runs": X.shape[0]}
-        for level in levels:
-            significant = tukey_hsd_significant(X, confidence=level)
-            row["pairs"] = len(significant)
-            row[f"significant_{level * 100:g}"] = int(significant.sum())
-        rows.append(row)
-    return pd.DataFrame(rows)
+        S = X.shape[0]
+        for method in methods:
+            row = {"measure": measure, "alpha": rr.alpha_label(alpha), "method": method, "runs": S,
+                   "pairs": S * (S - 1) // 2}
+            for level in levels:
+                row[f"significant_{level * 100:g}"] = int(tests[method](X, level).sum())
+            rows.append(row)
+    return pd.DataFrame(rows, columns=["measure", "alpha", "method", "runs", "pairs",
+                                       *(f"significant_{level * 100:g}" for level in levels)])
 
 
 def topic_samples(n_topics: int, size: int, trials: int, seed: int) -> np.ndarray:

@@ -10,8 +10,14 @@ is not the collection's, so that every row comparing the two says so).
   table 1 (pairs significant at 95% and 99%), table 2 (stability), table 3 (TREC-8: mean
   tau over samples of N runs) and table 4 (TREC-8 topic 431: the rarity of five documents).
   A collection no track stands for gives ``data not here`` rows naming what is needed.
-- :func:`table2_markdown`, :func:`table3_markdown`, :func:`table4_markdown`: the tables in
-  the paper's form, ours per track, the paper's values beside them where a track is mapped.
+- :func:`table1_markdown`, :func:`table2_markdown`, :func:`table3_markdown`,
+  :func:`table4_markdown`: the tables in the paper's form, ours per track, the paper's values
+  beside them where a track is mapped; table 1 with both methods and, beside the paper's
+  claim that discriminative power rises with α, which way each moves (:func:`alpha_trend`).
+
+Table 1's method is the authors' procedure (their released ``discriminative_power(...,
+test='hsd')``: one two-group Tukey HSD per pair of runs, topics unpaired); the
+topic-blocked HSD over all runs is given beside it in the note.
 """
 
 from __future__ import annotations
@@ -28,7 +34,7 @@ from reeval.report.escape import markdown_text as escape
 from reeval.report.markdown import fmt, table
 
 from . import core as rr
-from .figures import n_systems_rows
+from .figures import n_systems_rows, numeric_alpha
 
 STUDY = "rareness"
 #: the paper's rows of tables 1 and 2: (family, alpha, as printed)
@@ -159,7 +165,8 @@ def _mapped_rows(stacked: dict, track: str, task: str, collection: str, ref: dic
     out = []
     for r, (_, _, label) in zip(ref["rows"], PAPER_ROWS):
         row = f"{label}, α = {r['alpha']:g}"
-        out += _table1_cells(t, _one(disc, measure=t.name(r["measure"]), alpha=rr.alpha_label(r["alpha"])), r, row)
+        where = {"measure": t.name(r["measure"]), "alpha": rr.alpha_label(r["alpha"])}
+        out += _table1_cells(t, _one(disc, **where, method="authors"), _one(disc, **where, method="blocked"), r, row)
         out.append(_table2_cell(t, _one(stab, measure=t.name(r["measure"]), alpha=rr.alpha_label(r["alpha"])), r, row))
     if "table3" in ref:
         out += _table3_rows(t, stacked["n_systems"][stacked["n_systems"].track == track])
@@ -168,8 +175,9 @@ def _mapped_rows(stacked: dict, track: str, task: str, collection: str, ref: dic
     return out
 
 
-def _table1_cells(t: _Track, d, r: dict, row: str) -> list:
-    """Table 1's two cells (95%, 99%) of one paper row; ``d``: our discriminative row."""
+def _table1_cells(t: _Track, d, blocked, r: dict, row: str) -> list:
+    """Table 1's two cells (95%, 99%) of one paper row; ``d``: our discriminative row by the
+    authors' procedure (the paper's method), ``blocked``: by the topic-blocked HSD (in the note)."""
     out = []
     for level_pct, key in ((95, "significant_95"), (99, "significant_99")):
         column = f"{t.collection} {level_pct}%"
@@ -181,9 +189,12 @@ def _table1_cells(t: _Track, d, r: dict, row: str) -> list:
         ours = float(d[key])
         status, note = t.status(EXACT if ours == r[key] else DIFFERS)
         share = f"share of pairs: paper {r[key] / t.ref['pairs']:.3f}, ours {ours / d['pairs']:.3f}" if d["pairs"] else ""
-        out.append(cell(STUDY, "table 1", row, column, r[key], status, _join(note, share), ours=ours, digits=0,
-                        track=t.track, method=f"Tukey HSD (topic-blocked), {level_pct}%, all {int(d['pairs'])} run "
-                                              f"pairs; k = {t.k}, {t.level_text}"))
+        other = (f"topic-blocked Tukey HSD over all {int(d['runs'])} runs: {int(blocked[key])}"
+                 if blocked is not None else "")
+        out.append(cell(STUDY, "table 1", row, column, r[key], status, _join(note, share, other), ours=ours, digits=0,
+                        track=t.track, method=f"Tukey HSD per pair of runs (the authors' procedure: two groups, "
+                                              f"topics unpaired), {level_pct}%, {int(d['pairs'])} run pairs; "
+                                              f"k = {t.k}, {t.level_text}"))
     return out
 
 
@@ -250,6 +261,78 @@ def _table4_rows(t: _Track, t4: pd.DataFrame) -> list:
 
 
 # ------------------------------------------------------------------ the tables in the paper's form
+
+#: the paper's claim about table 1 (section 4.3), which :func:`alpha_trend` checks on our tracks
+ALPHA_CLAIM = "Increasing α tends to increase discriminative power across test collections."
+
+
+def _direction(first: int, last: int) -> str:
+    return "rises" if last > first else "falls" if last < first else "stays"
+
+
+def alpha_trend(disc: pd.DataFrame) -> pd.DataFrame:
+    """Which way discriminative power moves from α = 0 to the largest numeric α, per track,
+    measure, method and level: track, measure, method, level, alphas (``0 -> 1``), first,
+    last, direction (``rises``, ``falls`` or ``stays``). Tracks without α = 0 or a larger
+    numeric α give no row."""
+    cols = ["track", "measure", "method", "level", "alphas", "first", "last", "direction"]
+    num = numeric_alpha(disc)
+    rows = []
+    for (track, measure, method), g in num.groupby(["track", "measure", "method"], sort=True):
+        zero, top = g[g.alpha_value == 0], g[g.alpha_value == g.alpha_value.max()]
+        if zero.empty or g.alpha_value.max() <= 0:
+            continue
+        for level in ("95", "99"):
+            first, last = int(zero[f"significant_{level}"].iloc[0]), int(top[f"significant_{level}"].iloc[0])
+            rows.append({"track": track, "measure": measure, "method": method, "level": f"{level}%",
+                         "alphas": f"0 -> {top.alpha.iloc[0]}", "first": first, "last": last,
+                         "direction": _direction(first, last)})
+    return pd.DataFrame(rows, columns=cols)
+
+
+def table1_markdown(disc: pd.DataFrame, mapping: dict | None, k: int) -> str:
+    """Table 1 as the paper prints it, per track: pairs significant at 95% and 99% by the
+    authors' procedure and by the topic-blocked HSD, the paper's column beside a mapped
+    track; then the paper's claim (:data:`ALPHA_CLAIM`) and which way each method moves on
+    each track (:func:`alpha_trend`). "" without a row."""
+    if disc.empty:
+        return ""
+    known, mapped = published(STUDY), paper_tracks(mapping)
+    parts = []
+    for track in sorted(disc.track.unique()):
+        d = disc[disc.track == track]
+        out = pd.DataFrame({"metric": [label for _, _, label in PAPER_ROWS],
+                            "α": [f"{a:g}" for _, a, _ in PAPER_ROWS]})
+        for method, head in (("authors", "authors' procedure"), ("blocked", "topic-blocked HSD")):
+            for level in ("95", "99"):
+                vals = [_one(d, measure=_name(f, k), alpha=rr.alpha_label(a), method=method) for f, a, _ in PAPER_ROWS]
+                out[f"{head} {level}%"] = ["n/a" if v is None else fmt(int(v[f"significant_{level}"])) for v in vals]
+        if track in mapped:
+            collection, task = mapped[track]
+            ref = known[collection]
+            note = "" if task == ref["task"] else f" ({ref['task']}, not {task})"
+            for level in ("95", "99"):
+                out[f"paper: {collection}{note} {level}%"] = [fmt(r[f"significant_{level}"]) for r in ref["rows"]]
+        pairs = int(d.pairs.max())
+        parts.append(f"**{escape(track)}**: {int(d.runs.max())} runs, {pairs:,} pairs.\n\n" + table(out))
+    trend = alpha_trend(disc)
+    if len(trend):
+        wide = trend.assign(moves=[f"{a} -> {b} ({m})" for a, b, m in zip(trend["first"], trend["last"],
+                                                                           trend.direction)])
+        wide = wide.pivot_table(index=["track", "measure", "level", "alphas"], columns="method", values="moves",
+                                aggfunc="first").reset_index()
+        wide.columns.name = None
+        wide = wide.rename(columns={"authors": "authors' procedure", "blocked": "topic-blocked HSD"})
+        tally = "; ".join(
+            f"{head}: rises in {(g.direction == 'rises').sum()}, stays in {(g.direction == 'stays').sum()}, "
+            f"falls in {(g.direction == 'falls').sum()} of {len(g)}"
+            for method, head in (("authors", "the authors' procedure"), ("blocked", "the topic-blocked HSD"))
+            for g in [trend[trend.method == method]] if len(g))
+        parts.append(f"The paper (section 4.3): \"{ALPHA_CLAIM}\" On our tracks ({tally} track x measure x level "
+                     "rows), pairs significant at α = 0 and at the largest α, and which way each method moves:\n\n"
+                     + table(wide))
+    return "\n\n".join(p.rstrip("\n") for p in parts) + "\n"
+
 
 def table2_markdown(stability: pd.DataFrame, mapping: dict | None, k: int) -> str:
     """Table 2 as the paper prints it (rows: P@100, P rareness at 0.5 and 1, AP ...; one

@@ -56,7 +56,7 @@ TABLE_COLUMNS = {
     "by_run": ("track", "run", "measure", "alpha", "value", "rank"),
     "documents": ("track", "qid", "docno", "k", "c_k", "n_systems", "rarity", "rarity_norm"),
     "tau": ("track", "measure", "alpha", "tau", "tau_ap"),
-    "discriminative": ("track", "measure", "alpha", "runs", "pairs", "significant_95", "significant_99"),
+    "discriminative": ("track", "measure", "alpha", "method", "runs", "pairs", "significant_95", "significant_99"),
     "stability": ("track", *ra.STABILITY_COLUMNS),
     "n_systems": ("track", "measure", "alpha", "n_systems", "trials", "valid_trials", "mean_tau", "sd_tau"),
     "synthetic": ("track", "qid", "num_rel", "measure", "system", "alpha", "docs", "score", "rank",
@@ -216,7 +216,7 @@ def tracks_table(stacked: dict) -> pd.DataFrame:
 
 
 def summary_markdown(stacked: dict, n_tracks: int, opts: dict | None = None) -> str:
-    """``rareness/summary.md``: the cross-track figures, :func:`tracks_table` and tables 2-4
+    """``rareness/summary.md``: the cross-track figures, :func:`tracks_table` and tables 1-4
     in the paper's form (template ``rareness_summary.md``)."""
     opts = opts or {}
     k = int(opts.get("k", 100))
@@ -225,6 +225,7 @@ def summary_markdown(stacked: dict, n_tracks: int, opts: dict | None = None) -> 
                   no_track_note="" if n_tracks else NO_TRACK_INCLUDED,
                   one_track_note=rf.ONE_TRACK_NOTE + "." if n_tracks == 1 else "",
                   tracks_table=table(tracks_table(stacked)),
+                  table1=rpaper.table1_markdown(stacked["discriminative"], opts.get("paper"), k) or "No track.",
                   table2=rpaper.table2_markdown(stacked["stability"], opts.get("paper"), k) or "No track.",
                   table3=rpaper.table3_markdown(stacked["n_systems"], opts.get("paper")),
                   table4=rpaper.table4_markdown(stacked["table4"], rarest) or "No track.")
