@@ -15,7 +15,9 @@ say what the schema cannot say clearly, before any job runs:
   integer parameter (a cutoff) within int64 (:func:`check_measures`), and
   ``reusability.measures`` (measures with a mean over topics, rareness ones included).
 - ``results`` names a folder: not an existing file (:func:`check_results`; the schema
-  refuses ``''``, which would put every output under ``/``).
+  refuses ``''``, which would put every output under ``/``), and neither inside a local
+  track's ``runs`` or ``qrels`` nor holding them (:func:`check_results_apart`): the workflow
+  would read its own outputs as runs.
 - ``grade_map`` keys are integers within int64 (written as numbers or as strings of digits,
   as ``--config`` gives them; the schema bounds the values), :func:`check_grade_maps`.
 
@@ -28,7 +30,11 @@ on it): :data:`INT64` bounds what numpy holds, as the command line bounds it
 from __future__ import annotations
 
 import copy
+import fnmatch
+import glob
+import os
 import re
+import reprlib
 from functools import lru_cache
 from pathlib import Path
 
@@ -45,8 +51,24 @@ TRACK_ID_RULE = "ASCII letters, digits, '.', '_', '-' and '+', not starting with
 INT64 = (-(2**63), 2**63 - 1)
 
 
+#: the most characters of a config value an error message quotes
+QUOTE_LIMIT = 200
+
+
 class ConfigError(InputError):
     """A config value the workflow cannot use; the message names it and what is accepted."""
+
+
+def quoted(value, limit: int = QUOTE_LIMIT) -> str:
+    """``repr(value)`` for an error message, at most about ``limit`` characters: a long string
+    or a deep or long list or mapping is cut (``...``) before it is spelled out, so a value
+    built from YAML aliases (millions of items sharing a few objects) costs no more than
+    ``limit`` characters to quote."""
+    short = reprlib.Repr()  # its keyword arguments need Python 3.12
+    short.maxlevel, short.maxdict, short.maxlist, short.maxtuple, short.maxset = 3, 6, 6, 6, 6
+    short.maxstring = short.maxother = short.maxlong = limit
+    text = short.repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def check_track_ids(ids, where: str = "tracks") -> None:
@@ -103,6 +125,61 @@ def check_results(results) -> None:
     if isinstance(results, str) and results and Path(results).exists() and not Path(results).is_dir():
         raise ConfigError(f"config results: {results!r} is a file; results must name a folder "
                           f"(made if absent)")
+
+
+def check_results_apart(results: str, tracks: dict) -> None:
+    """Raise ConfigError if the results folder lies inside a local track's ``runs`` or
+    ``qrels`` (a folder, a file, a glob or a list of them), or one of them inside the results.
+
+    Inside a runs folder the workflow would read its own outputs as runs (the first run
+    fails on ``inputs.json``, the next finds a cycle); inside the results, a track's inputs
+    sit among files the workflow writes and removes. Paths are compared resolved (symbolic
+    links followed, relative ones from the working directory); for a glob, the results are
+    inside it when the glob names the results folder or a folder above it (what
+    :func:`reeval.workflow.tracks.list_runs` would walk). Synthetic and fetched tracks are not
+    checked: the workflow writes their files itself."""
+    out = _real(results)
+    for track, entry in tracks.items():
+        if not isinstance(entry, dict) or "synthetic" in entry:
+            continue
+        for key in ("qrels", "runs"):
+            specs = entry.get(key)
+            for spec in specs if isinstance(specs, list) else [specs]:
+                if not isinstance(spec, str) or not spec:
+                    continue
+                base, pattern = _static_part(spec)
+                if _names_or_holds(pattern, base, out):
+                    raise ConfigError(f"config results {quoted(results)} is inside tracks.{track}.{key} "
+                                      f"{quoted(spec)}: the workflow would read its own outputs as inputs; "
+                                      f"choose a results folder outside every track's runs and qrels")
+                if base.is_relative_to(out):
+                    raise ConfigError(f"config tracks.{track}.{key} {quoted(spec)} is inside results "
+                                      f"{quoted(results)}, where the workflow writes; keep a track's runs and "
+                                      f"qrels outside the results folder")
+
+
+def _real(path: str) -> Path:
+    """``path`` absolute, with every symbolic link of its existing part followed."""
+    return Path(os.path.realpath(os.path.abspath(path)))
+
+
+def _static_part(spec: str) -> tuple[Path, tuple]:
+    """A path or glob split at its first component holding a wildcard: (that folder,
+    resolved; the components from there on, empty for a plain path)."""
+    parts = Path(spec).parts
+    for i, part in enumerate(parts):
+        if glob.has_magic(part):
+            return _real(str(Path(*parts[:i])) if i else "."), parts[i:]
+    return _real(spec), ()
+
+
+def _names_or_holds(pattern: tuple, base: Path, target: Path) -> bool:
+    """True if ``base`` joined with the glob components ``pattern`` names ``target`` or a
+    folder above it; with no pattern, if ``target`` is ``base`` or inside it."""
+    if not target.is_relative_to(base):
+        return False
+    rel = target.relative_to(base).parts
+    return len(rel) >= len(pattern) and all(fnmatch.fnmatchcase(r, p) for r, p in zip(rel, pattern))
 
 
 def check_grade_maps(config: dict) -> None:
