@@ -9,7 +9,8 @@ from snakemake.exceptions import WorkflowError
 
 sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 
-from reeval.workflow.config_check import check_config, check_results_apart, check_track_ids, with_defaults
+from reeval.workflow.config_check import (check_config, check_config_file, check_results_apart, check_track_ids,
+                                          with_defaults)
 from reeval.workflow.outputs import draws_track_figures, track_files
 from reeval.workflow.measures_step import SUMMARY_FILES as SUMMARY_NAMES
 from reeval.analyses.asl.study import REQUIRED_MEASURES as STUDY_MEASURES
@@ -34,8 +35,13 @@ def checked(check, *args):
         raise WorkflowError(str(exc)) from None
 
 
-# the config checked, then validated against the schema (src/reeval/workflow/schema.yaml) and
-# filled with its defaults: from here on every key is present, no rule states a default
+# Snakemake has read the config files already, keeping the last of a key given twice: each is
+# read again to refuse that (check_config_file). The config checked (first its size with YAML
+# aliases expanded, before anything walks it), then validated against the schema
+# (src/reeval/workflow/schema.yaml) and filled with its defaults: from here on every key is
+# present, no rule states a default
+for _path in workflow.configfiles:
+    checked(check_config_file, _path)
 checked(check_config, config)
 config.update(checked(with_defaults, config))
 RESULTS = config["results"]
