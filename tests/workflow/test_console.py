@@ -62,3 +62,38 @@ def test_snakemakes_elapsed_time_is_said_as_a_person_says_it():
     assert humane("Elapsed time: 1 day, 2:03:04.5") == "Elapsed time: 26 h 03 min"
     assert humane("Complete log(s): x") == "Complete log(s): x"
     assert [duration(v) for v in (0.42, 42.4, 120, 7500)] == ["0.4 s", "42 s", "2 min", "2 h 05 min"]
+
+
+def test_after_a_failure_the_closing_lines_name_the_failed_jobs_and_describe_nothing_stale_as_current(tmp_path):
+    res = tmp_path / "results"
+    (res / "summary").mkdir(parents=True)
+    (res / "summary" / "summary.md").write_text("#")
+    (res / "report.html").write_text("<html>")
+    pd.DataFrame({"track": ["t"], "included": [True], "reason": ["included"]}).to_csv(
+        res / "summary" / "inclusion.csv", index=False)
+    stale = [str(res / "summary" / "inclusion.csv"), str(res / "report.html")]
+    lines = closing_lines(res, failed=True, failed_jobs=[("ingest t1", "runs/bad:2: expected 6 or more fields"),
+                                                         ("measures t\x1b[8m", None)], stale=stale)
+    assert lines[0] == "The run stopped with errors: 2 jobs failed; above, each failed job with its log's last lines."
+    assert lines[1:3] == ["  failed: ingest t1 (runs/bad:2: expected 6 or more fields)", "  failed: measures t\\x1b[8m"]
+    assert lines[3] == f"Stale: 2 outputs of an earlier run were not made again (report.html, summary/inclusion.csv under {res})"
+    assert not any(line.startswith("Tracks:") for line in lines)  # inclusion.csv is stale: not read
+    assert lines[4:] == [f"Read first: {res / 'summary' / 'summary.md'}",
+                         f"Report: not made; {res / 'report.html'} is an earlier run's",
+                         "Fix the errors and run the same command again: only what is missing or stale is made."]
+    interrupted = closing_lines(res, failed=True)
+    assert interrupted[0].startswith("The run stopped with errors, none in a job: interrupted")
+    assert interrupted[1].startswith("Tracks: 1 of 1 included") and interrupted[-2].startswith(f"Report: {res}")
+    assert interrupted[-1] == "Run the same command again: only what is missing or stale is made."
+
+
+def test_a_failed_jobs_error_line_is_read_from_its_log(tmp_path):
+    from reeval.workflow.closing import error_line
+
+    log = tmp_path / "t.log"
+    log.write_text("2026-11-27 13:01:58,403 reading\n2026-11-27 13:01:58,403 error: runs/bad:2: expected 6\n")
+    assert error_line([str(log)]) == "runs/bad:2: expected 6"
+    log.write_text("error: plain\nTraceback\n")
+    assert error_line([str(log), str(tmp_path / "absent.log")]) == "plain"
+    log.write_text("no error here\n")
+    assert error_line([str(log)]) is None

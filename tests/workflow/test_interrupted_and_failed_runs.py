@@ -64,3 +64,32 @@ def test_after_an_interrupted_job_the_same_command_redoes_it_and_goes_on(tmp_pat
         assert not marker.exists()  # the job redone: Snakemake took its mark away
     finally:
         marker.unlink(missing_ok=True)
+
+
+def test_after_a_failure_the_closing_lines_say_what_failed_and_what_is_stale_and_claim_no_report(tmp_path):
+    """Issue 38 item 7: a complete run with an empty run file (left out), then that file deleted
+    and a malformed run added: ingest fails, and the closing lines no longer describe the
+    earlier run's inclusion or report as current."""
+    config = tiny_study(tmp_path, {"r1": run_lines("r1", 0), "r2": run_lines("r2", 1), "empty_run": []})
+    cfg = yaml.safe_load(config.read_text())
+    cfg["study"] = {"min_runs": 2}
+    config.write_text(yaml.safe_dump(cfg))
+    results = tmp_path / "results"
+    first = snakemake("--cores", "2", "--configfile", str(config))
+    assert first.returncode == 0, first.stderr[-3000:]
+    assert "  left out, 1 run (t/empty_run): no line kept: empty file" in first.stderr
+    assert f"Report: {results / 'report.html'} (every figure" in first.stderr
+    os.remove(tmp_path / "runs" / "empty_run")
+    bad = write_lines(tmp_path / "runs" / "bad", ["1 Q0 D0 1 2 bad", "1 Q0 D1 2"])
+    second = snakemake("--cores", "2", "--configfile", str(config))
+    assert second.returncode != 0
+    closing = second.stderr[second.stderr.index("The run stopped with errors"):]
+    assert closing.startswith("The run stopped with errors: 1 job failed; above, each failed job")
+    assert f"  failed: ingest t ({bad}:2: expected 6" in closing
+    stale = next(line for line in closing.splitlines() if line.startswith("Stale: "))
+    assert " outputs of an earlier run were not made again (report.html, summary/inclusion.csv, " in stale
+    assert stale.endswith(f"under {results})")
+    assert "t/empty_run" not in closing and "Tracks:" not in closing  # the earlier run's inclusion, not said
+    assert f"Report: not made; {results / 'report.html'} is an earlier run's" in closing
+    assert "(every figure and table in one file" not in closing
+    assert "\nFix the errors and run the same command again: only what is missing or stale is made.\n" in closing
