@@ -100,3 +100,38 @@ def test_the_console_shows_terminal_escapes_and_bidi_controls_of_names_and_log_l
         f"    log: {log} (its last 2 lines:)", "    | 2026-11-27 read",
         "    | error: runs/run\\x1b]0;TITLE\\x07\\x1b[8mhidden:3: expected 6 fields\\u202e",
         "Tracks: 1 of 1 included (t\\x1b[31m).", "  left out, 1 run (t/a\\x07)\tx"]
+
+
+def test_after_a_failure_the_closing_lines_name_the_failed_jobs_and_describe_nothing_stale_as_current(tmp_path):
+    res = tmp_path / "results"
+    (res / "summary").mkdir(parents=True)
+    (res / "summary" / "summary.md").write_text("#")
+    (res / "report.html").write_text("<html>")
+    pd.DataFrame({"track": ["t"], "included": [True], "reason": ["included"]}).to_csv(
+        res / "summary" / "inclusion.csv", index=False)
+    stale = [str(res / "summary" / "inclusion.csv"), str(res / "report.html")]
+    lines = closing_lines(res, failed=True, failed_jobs=[("ingest t1", "runs/bad:2: expected 6 or more fields"),
+                                                         ("measures t\x1b[8m", None)], stale=stale)
+    assert lines[0] == "The run stopped with errors: 2 jobs failed; above, each failed job with its log's last lines."
+    assert lines[1:3] == ["  failed: ingest t1 (runs/bad:2: expected 6 or more fields)", "  failed: measures t\\x1b[8m"]
+    assert lines[3] == f"Stale: 2 outputs of an earlier run were not made again (report.html, summary/inclusion.csv under {res})"
+    assert not any(line.startswith("Tracks:") for line in lines)  # inclusion.csv is stale: not read
+    assert lines[4:] == [f"Read first: {res / 'summary' / 'summary.md'}",
+                         f"Report: not made; {res / 'report.html'} is an earlier run's",
+                         "Fix the errors and run the same command again: only what is missing or stale is made."]
+    interrupted = closing_lines(res, failed=True)
+    assert interrupted[0].startswith("The run stopped with errors, none in a job: interrupted")
+    assert interrupted[1].startswith("Tracks: 1 of 1 included") and interrupted[-2].startswith(f"Report: {res}")
+    assert interrupted[-1] == "Run the same command again: only what is missing or stale is made."
+
+
+def test_a_failed_jobs_error_line_is_read_from_its_log(tmp_path):
+    from reeval.workflow.closing import error_line
+
+    log = tmp_path / "t.log"
+    log.write_text("2026-11-27 13:01:58,403 reading\n2026-11-27 13:01:58,403 error: runs/bad:2: expected 6\n")
+    assert error_line([str(log)]) == "runs/bad:2: expected 6"
+    log.write_text("error: plain\nTraceback\n")
+    assert error_line([str(log), str(tmp_path / "absent.log")]) == "plain"
+    log.write_text("no error here\n")
+    assert error_line([str(log)]) is None

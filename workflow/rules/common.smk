@@ -9,7 +9,8 @@ from snakemake.exceptions import WorkflowError
 
 sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 
-from reeval.workflow.config_check import check_config, check_track_ids, with_defaults
+from reeval.workflow.config_check import (check_config, check_config_file, check_results_apart, check_track_ids,
+                                          with_defaults)
 from reeval.workflow.outputs import draws_track_figures, track_files
 from reeval.workflow.measures_step import SUMMARY_FILES as SUMMARY_NAMES
 from reeval.analyses.asl.study import REQUIRED_MEASURES as STUDY_MEASURES
@@ -19,7 +20,7 @@ from reeval.errors import InputError
 from reeval.report.escape import line_text
 from reeval.workflow.scheduling import coalesce_reevaluation_timers
 from reeval.workflow.folder_lock import hold_folder
-from reeval.workflow.fingerprint import FINGERPRINT, refresh_fingerprint
+from reeval.workflow.fingerprint import FINGERPRINT, changed_fingerprint, refresh_fingerprint
 from reeval.workflow.audit_step import SUMMARY_FIGURES as AUDIT_SUMMARY_FIGURES
 from reeval.workflow.audit_step import SUMMARY_TABLES as AUDIT_SUMMARY_TABLES
 from reeval.workflow.audit_step import TRACK_AUDIT_FILES, official_file
@@ -38,8 +39,13 @@ def checked(check, *args):
         raise WorkflowError(str(exc)) from None
 
 
-# the config checked, then validated against the schema (src/reeval/workflow/schema.yaml) and
-# filled with its defaults: from here on every key is present, no rule states a default
+# Snakemake has read the config files already, keeping the last of a key given twice: each is
+# read again to refuse that (check_config_file). The config checked (first its size with YAML
+# aliases expanded, before anything walks it), then validated against the schema
+# (src/reeval/workflow/schema.yaml) and filled with its defaults: from here on every key is
+# present, no rule states a default
+for _path in workflow.configfiles:
+    checked(check_config_file, _path)
 checked(check_config, config)
 config.update(checked(with_defaults, config))
 RESULTS = config["results"]
@@ -50,6 +56,9 @@ if config["manifest"]:  # a study: the manifest's selected tracks join the confi
     if workflow.is_main_process:  # on every run and dry run: the scope's counts beside the ASL paper's
         sys.stderr.write(checked(scope_counts, config, f"{RESULTS}/summary/inclusion.csv"))
 TRACKS = sorted(config["tracks"])
+# the results folder apart from every local track's runs and qrels: inside a runs folder the
+# workflow would read its own outputs as runs (reeval.workflow.config_check)
+checked(check_results_apart, RESULTS, config["tracks"])
 
 
 # one workflow at a time on the results folder, held until this process ends; not taken by a
@@ -67,9 +76,20 @@ LOCAL_FILES = checked(local_track_files, config["tracks"])  # track -> its qrels
 # per local track, a file rewritten only when an input's content (not its mtime) changes:
 # ingest depends on it, so `cp -p` of new content reruns it (reeval.workflow.fingerprint)
 INPUT_FINGERPRINTS = {t: f"{RESULTS}/tracks/{t}/{FINGERPRINT}" for t in LOCAL_FILES}
+# A dry run (-n) writes nothing in the results: a fingerprint that would change is written to
+# Snakemake's own temporary folder instead (removed when it ends), newer than the tables, so
+# the plan shows the ingest a real run would do
+DRY_RUN = bool(getattr(workflow.output_settings, "dryrun", False))
 if workflow.is_main_process:
     for _track, _files in LOCAL_FILES.items():
-        checked(refresh_fingerprint, f"{RESULTS}/tracks/{_track}", [_files["qrels"], *_files["runs"]])
+        _folder, _inputs = f"{RESULTS}/tracks/{_track}", [_files["qrels"], *_files["runs"]]
+        if not DRY_RUN:
+            checked(refresh_fingerprint, _folder, _inputs)
+        elif (_text := checked(changed_fingerprint, _folder, _inputs)) is not None:
+            _planned = workflow.snakemake_tmp_dir / "fingerprints" / _track / FINGERPRINT
+            _planned.parent.mkdir(parents=True, exist_ok=True)
+            _planned.write_text(_text)
+            INPUT_FINGERPRINTS[_track] = str(_planned)
 SUMMARY_FILES = [f"{RESULTS}/summary/{name}" for name in SUMMARY_NAMES]
 INCLUSION = f"{RESULTS}/summary/inclusion.csv"
 RUN_INCLUSION = f"{RESULTS}/summary/run_inclusion.csv"

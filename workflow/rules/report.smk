@@ -3,7 +3,7 @@
 # common.smk), and the closing lines every run prints (reeval.workflow.closing).
 from snakemake.logging import logger
 
-from reeval.workflow.closing import closing_lines
+from reeval.workflow.closing import closing_lines, run_outcome
 
 REPORT_HTML = f"{RESULTS}/report.html"
 
@@ -36,4 +36,6 @@ onsuccess:
 
 
 onerror:
-    logger.error("\n".join(closing_lines(RESULTS, failed=True)))
+    # what failed, and the outputs an earlier run left that this one did not make again
+    _failed, _stale = run_outcome(workflow)
+    logger.error("\n".join(closing_lines(RESULTS, failed=True, failed_jobs=_failed, stale=_stale)))

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import json
 
-from .config_check import _resolved, load_schema
+from .config_check import MAX_CONFIG_ITEMS, _resolved, load_schema
 
-INTRO = """# Configuration
+INTRO = f"""# Configuration
 
 Generated from the config schema, `src/reeval/workflow/schema.yaml`, the one place a default
 is stated (`python -m reeval.workflow.config_doc > docs/configuration.md`; a test keeps this
@@ -20,6 +20,12 @@ page current). The workflow validates a config against the schema and fills in e
 default (`reeval.workflow.config_check.with_defaults`) before any rule reads it; an unknown
 key or a wrong value stops it with a message naming the key, e.g.
 `config defaults.precision: 'double' is not one of ['float64', 'float32']`.
+
+Before that, each config file (and the manifest) is read as written: a key given twice in
+one mapping stops the workflow naming the key and both lines (YAML would keep the last
+value silently), and so does a config that spells out more than {MAX_CONFIG_ITEMS:,} values once its
+YAML aliases (`*name`) are expanded. A message quotes at most a few hundred characters of
+a value.
 
 Two defaults depend on other keys: a track's reading option (`relevance_level`,
 `precision`, `on_malformed`, `grade_map`) that its entry does not set is the `defaults`

@@ -17,7 +17,9 @@ stale. So, for a track given by local files, the workflow keeps beside its table
 
 :func:`refresh_fingerprint` runs when the workflow is parsed (common.smk): cost, a ``stat``
 per file, and a read of the files that changed (SHA-256 at about 340 MB/s on one core of the
-test machine; the first run of a track reads every file once). The ingest job copies the
+test machine; the first run of a track reads every file once). A dry run writes neither file:
+it asks :func:`changed_fingerprint` instead, and gives ingest the new text from a temporary
+file outside the results when it differs. The ingest job copies the
 sizes and hashes into the ingest report (:func:`add_input_hashes`: columns ``bytes`` and
 ``sha256``), hashing there the files no cache holds (a synthetic or fetched track).
 A file that is not a regular file (a FIFO) is listed with no hash: reading it would consume it.
@@ -88,6 +90,17 @@ def _write_if_changed(path: Path, text: str) -> bool:
         pass
     atomic_write(path, lambda tmp: Path(tmp).write_text(text))
     return True
+
+
+def changed_fingerprint(folder, paths) -> str | None:
+    """The fingerprint text :func:`refresh_fingerprint` would write for ``paths``, or None when
+    ``folder``'s fingerprint already says it. Writes nothing (a dry run's question; a file
+    whose ``stat`` changed is hashed again on every such call, as the cache is not updated)."""
+    text = fingerprint_text(input_hashes(paths, read_cache(folder)))
+    try:
+        return None if (Path(folder) / FINGERPRINT).read_text() == text else text
+    except OSError:
+        return text
 
 
 def refresh_fingerprint(folder, paths) -> Path:
