@@ -335,12 +335,28 @@ def mean_std_range(x) -> dict:
             "median": float(np.median(x)) if n else math.nan, "n": n}
 
 
+def geometric_range(x) -> dict:
+    """A range that fits ratios (positive numbers): the geometric mean ``gmean`` =
+    exp(mean(log x)) divided and multiplied by the geometric sd exp(sd(log x), ddof=1),
+    ``glow`` to ``ghigh`` (always > 0), and ``gn``, the finite values > 0 it is over (a
+    ratio of 0 or below has no logarithm and is left out); NaN below 2 such values."""
+    x = np.asarray(x, dtype=np.float64)
+    x = x[np.isfinite(x) & (x > 0)]
+    if x.size < 2:
+        g = float(x[0]) if x.size else math.nan
+        return {"gmean": g, "glow": math.nan, "ghigh": math.nan, "gn": int(x.size)}
+    logs = np.log(x)
+    gmean, gsd = math.exp(float(logs.mean())), math.exp(float(logs.std(ddof=1)))
+    return {"gmean": gmean, "glow": gmean / gsd, "ghigh": gmean * gsd, "gn": int(x.size)}
+
+
 def reordering_across_tracks(by_track: pd.DataFrame, by_run: pd.DataFrame) -> pd.DataFrame:
     """One row per comparison across tracks, as the paper's table 2 reports it.
 
     DeltaSort: the largest per track, then mean/std across tracks. Kendall's tau: per
     track, then across tracks. DeltaValue: new/old pooled over every run of every track
-    ("averaged over all systems in all tracks").
+    ("averaged over all systems in all tracks"), and, since mean - std of a ratio can fall
+    below 0, its :func:`geometric_range` (``delta_value_gmean``, ``_glow``, ``_ghigh``, ``_gn``).
     """
     rows = []
     for name, _, _ in COMPARISONS:
@@ -351,6 +367,7 @@ def reordering_across_tracks(by_track: pd.DataFrame, by_run: pd.DataFrame) -> pd
                             ("delta_value", r.value_ratio)):
             s = mean_std_range(values)
             row.update({f"{col}_{k}": v for k, v in s.items()})
+        row.update({f"delta_value_{k}": v for k, v in geometric_range(r.value_ratio).items()})
         rows.append(row)
     return pd.DataFrame(rows)
 
