@@ -293,3 +293,48 @@ def test_unknown_statuses_are_refused():
 def test_monte_carlo_status(ours, low, high, want):
     assert monte_carlo_status(0.071, ours, low, high, 3) == want
     assert want in STATUSES
+
+
+def counts_sentence(rows) -> str:
+    """The sentence docs/studies.md gives for a comparison's counts."""
+    said = ", ".join(f"{int((rows.status == s).sum())} {s}" for s in STATUSES if (rows.status == s).any())
+    return f"{len(rows)} cells: {said}."
+
+
+def test_docs_studies_counts_are_the_comparisons_on_the_lexiprecision_paper_config(tmp_path):
+    """docs/studies.md counts the "deep-pass (2019)" cells of config/lexiprecision-paper.yaml:
+    the sentence is the one the comparison gives, computed here on the full DL-2019 track
+    with the config's settings (figures 8-9's label removal left out: no table of 1-4 reads it)."""
+    from pathlib import Path
+
+    import yaml
+
+    from conftest import ingested
+    from reeval.analyses.lexiprecision import paper as lp
+    from reeval.analyses.lexiprecision.report import study_level, track_lexiprecision
+    from reeval.io.ingest import write_track
+    from reeval.workflow.config_check import with_defaults
+
+    root = Path(__file__).resolve().parents[2]
+    config = with_defaults(yaml.safe_load((root / "config" / "lexiprecision-paper.yaml").read_text()))
+    opts = {**config["lexiprecision"], "label_removal": {**config["lexiprecision"]["label_removal"],
+                                                         "fractions": [0.0], "samples": 1}}
+    track = "trec2019-dl-passage"
+    write_track(ingested(track, precision=config["tracks"][track]["precision"]), tmp_path / "in")
+    tables = track_lexiprecision(track, tmp_path / "in", tmp_path / "out", study_level(config, track), opts,
+                                 figures=False)
+    rows = pc.lexiprecision_rows(lp.comparison_table(tables, opts["paper"]), tables)
+    mine = rows[rows.track == track]
+    sentence = counts_sentence(mine)
+    assert sentence == ("14 cells: 10 exact, 2 reproduced by another method, 1 within Monte Carlo error, "
+                        "1 differs.")
+    text = " ".join((root / "docs" / "studies.md").read_text().split())
+    assert f"deep-pass (2019) row, {sentence}" in text
+    t4b = mine[mine["item"] == "table 4b"].set_index("column")
+    assert t4b.loc["rrLP", ["reproduced", "other_setting", "other_value"]].tolist() == ["14.86", "holm", "15.02"]
+    t2 = mine[mine["item"] == "table 2"].set_index("column")
+    assert t2.loc["sgnLP", ["reproduced", "other_setting", "other_value"]].tolist() == [
+        "90.45", "relevance >= 2", "87.07"]
+    t3 = mine[mine["item"] == "table 3"].set_index("column")
+    assert t3.loc["dRR_1", ["reproduced", "other_setting", "other_value"]].tolist() == [
+        "56.89", "relevance >= 1", "75.54"]
