@@ -187,7 +187,7 @@ def _table2(table2: pd.DataFrame, paper: dict) -> list:
     the values the statistic can take (DeltaSort in %, Kendall's tau at most 1; DeltaValue
     by :func:`delta_value_text`); ``ours`` the mean, ``ours_low``/``_high`` the range."""
     rows = []
-    method = ("largest DeltaSort per track (10% and paired t-test p <= 0.05), Kendall tau-b, DeltaValue new/old; "
+    method = ("largest DeltaSort per track (10% and paired t-test p at most 0.05), Kendall tau-b, DeltaValue new/old; "
               "(mean - sd) to (mean + sd) across tracks")
     by = table2.set_index("comparison") if len(table2) else None
     for key, label in TABLE2_LABELS.items():
