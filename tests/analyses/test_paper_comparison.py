@@ -338,3 +338,23 @@ def test_docs_studies_counts_are_the_comparisons_on_the_lexiprecision_paper_conf
     t3 = mine[mine["item"] == "table 3"].set_index("column")
     assert t3.loc["dRR_1", ["reproduced", "other_setting", "other_value"]].tolist() == [
         "56.89", "relevance >= 1", "75.54"]
+
+
+def test_the_lecture_notes_interpolation_table_by_the_rule_they_state():
+    """The notes print 0.55 at recall 0.4 (0.67 and 0.43 averaged): their stated rule, the
+    highest precision at recall at least L, which trec_eval 9.x's level rounding computes;
+    trec_eval 10 (reeval's default) reaches 0.4 on the 3-relevant query at recall 1/3 and
+    gives 0.5 there, 0.583 on average, beside each cell. The average row's other cells
+    differ only by the notes' arithmetic (rounded values averaged, rounded half up)."""
+    from reeval.analyses.papers.notes import notes_rows
+
+    rows = notes_rows().set_index(["row", "column"])
+    assert len(rows) == 33 and set(rows.status) == {"exact", "differs"}
+    assert rows.loc[("Average", "recall 0.4"), ["published", "reproduced", "other_value", "status"]].tolist() == [
+        "0.55", "0.55", "0.58", "exact"]
+    assert rows.loc[("Ranking 2", "recall 0.4"), ["reproduced", "other_value"]].tolist() == ["0.43", "0.50"]
+    assert rows.loc[("Ranking 2", "recall 0.4"), "ours_value"] == pytest.approx(3 / 7)
+    differ = rows[rows.status == "differs"]
+    assert list(differ.index.get_level_values(0).unique()) == ["Average"]
+    assert differ.note.str.startswith("the notes average their rounded values").all()
+    assert differ.loc[("Average", "recall 0.3"), "note"].endswith("(0.67 + 0.5) / 2, and round half up: 0.59")

@@ -12,7 +12,9 @@
   ``data not here`` rows;
 - ASL: the study's own cell-by-cell table (``<results>/study/paper_comparison.csv``,
   :func:`reeval.analyses.asl.paper.paper_rows`: tables 1-2, appendix A.1, the headline
-  claims) turned into rows by :func:`asl_rows`.
+  claims) turned into rows by :func:`asl_rows`;
+- the lecture notes' interpolated precision table, computed on their own example
+  (:func:`reeval.analyses.papers.notes.notes_rows`).
 
 Statuses (:data:`reeval.analyses.papers.cells.STATUSES`), decided before the value is
 compared (../shared/DESIGN.md, "Paper comparisons"): first the data (a lexiprecision track
@@ -45,6 +47,7 @@ from reeval.report.markdown import table
 
 from .cells import (ANOTHER_METHOD, DIFFERS, EXACT, MONTE_CARLO, NOT_HERE, STATUSES, TOLERANCE, cell, decimals,
                     frame, printed)
+from .notes import notes_rows
 from .published import published
 
 #: the files of rule ``papers`` under ``<results>/papers/``
@@ -349,7 +352,7 @@ def paper_comparison(results, asl_mapping: dict | None = None) -> pd.DataFrame:
     study = pd.read_csv(results / "study" / "paper_comparison.csv", dtype={"published": str, "reproduced": str})
     return combine(asl_rows(study, asl_mapping),
                    lexiprecision_rows(_read_csv(lexi / "paper_comparison.csv"), tables),
-                   _read_csv(results / "rareness" / "paper_comparison.csv"))
+                   _read_csv(results / "rareness" / "paper_comparison.csv"), notes_rows())
 
 
 def write_paper_comparison(results, out_dir, asl_mapping: dict | None = None) -> pd.DataFrame:
