@@ -53,10 +53,10 @@ def by(out, table, column, track="dl19"):
 
 def test_every_lexiprecision_cell_has_a_row_unmapped_benchmarks_are_data_not_here():
     out = pc.lexiprecision_rows(lexi_cells(), lexi_tables())
-    assert len(out) == N_LEXI_CELLS and list(out.columns) == list(COLUMNS)
+    assert len(out[out["item"] != "text"]) == N_LEXI_CELLS and list(out.columns) == list(COLUMNS)
     mine = out[out.track == "dl19"]
     assert len(mine) == 4 + 2 + 2 + 3 + 3 and (mine.status == "exact").all()
-    rest = out[out.track == ""]
+    rest = out[(out.track == "") & (out["item"] != "text")]
     assert (rest.status == "data not here").all() and rest.note.str.startswith("needs ").all()
     assert "robust (2004) (110 runs, 249 requests)" in set(rest.needs)
     assert rest.apply(lambda r: f'lexiprecision: {{paper: {{<track>: "{r.row}"}}}}' in r.to_add, axis=1).all()
@@ -126,7 +126,7 @@ def test_a_track_with_fewer_runs_is_data_not_here_with_ours_beside_even_where_it
                                                               ("2", "sgnLP"): {"ours": 93.5}})
     out = pc.lexiprecision_rows(cells, lexi_tables("dl20", runs=12))
     mine = out[out.track == "dl20"]
-    assert (mine.status == "data not here").all() and (mine.reproduced != "").all()
+    assert len(mine) == 14 and (mine.status == "data not here").all() and (mine.reproduced != "").all()
     assert mine.note.str.startswith("on 12 of the benchmark's 59 runs, 54 of its 54 requests").all()
     assert by(out, "2", "sgnLP", "dl20").reproduced == "93.50"
 
@@ -245,11 +245,13 @@ def test_counts_by_status_come_first_then_cells_with_ours_then_one_line_per_miss
         md.index("## Data not here")
     assert first < cells < missing
     tail = md[missing:]
-    assert "- lexiprecision: robust (2004) (110 runs, 249 requests): 14 cells (table 1, table 2, table 3, " \
-           "table 4a, table 4b); add its qrels and runs under `tracks:`" in tail
+    assert "- lexiprecision: robust (2004) (110 runs, 249 requests): 15 cells (table 1, table 2, table 3, " \
+           "table 4a, table 4b, text); add its qrels and runs under `tracks:`" in tail
     assert "- asl: TREC DL 2020 document ranking (64 runs): 12 cells (table 1)" in tail
     assert "- asl: the paper's 76 TREC tracks: 17 cells (table 2, appendix A.1)" in tail
-    assert tail.count("\n- ") == len(LEXI["benchmarks"]) - 1 + 2
+    # one line per dataset: the unmapped benchmarks, the ASL's two, the text's DL 2021 and web
+    assert tail.count("\n- ") == len(LEXI["benchmarks"]) - 1 + 2 + 2
+    assert "the web track runs (web (2009) ... web (2014)): 1 cell (text)" in tail
     assert "| holm: 10.36 |" in md[cells:missing]
     for entity in ("&#", "&lt;", "&gt;", "&amp;"):
         assert entity not in md
@@ -320,15 +322,18 @@ def test_docs_studies_counts_are_the_comparisons_on_the_lexiprecision_paper_conf
     opts = {**config["lexiprecision"], "label_removal": {**config["lexiprecision"]["label_removal"],
                                                          "fractions": [0.0], "samples": 1}}
     track = "trec2019-dl-passage"
+    text = " ".join((root / "docs" / "studies.md").read_text().split())
     write_track(ingested(track, precision=config["tracks"][track]["precision"]), tmp_path / "in")
     tables = track_lexiprecision(track, tmp_path / "in", tmp_path / "out", study_level(config, track), opts,
                                  figures=False)
     rows = pc.lexiprecision_rows(lp.comparison_table(tables, opts["paper"]), tables)
-    mine = rows[rows.track == track]
+    mine = rows[(rows.track == track) & (rows["item"] != "text")]
     sentence = counts_sentence(mine)
+    claim = rows[(rows.track == track) & (rows["item"] == "text")].iloc[0]
+    assert (claim.status, claim.reproduced) == ("differs", "12")
+    assert "figure 6's claim (fewer than ten recall levels capture 90% of the pairs) does not hold: 12" in text
     assert sentence == ("14 cells: 10 exact, 2 reproduced by another method, 1 within Monte Carlo error, "
                         "1 differs.")
-    text = " ".join((root / "docs" / "studies.md").read_text().split())
     assert f"deep-pass (2019) row, {sentence}" in text
     t4b = mine[mine["item"] == "table 4b"].set_index("column")
     assert t4b.loc["rrLP", ["reproduced", "other_setting", "other_value"]].tolist() == ["14.86", "holm", "15.02"]
@@ -358,3 +363,28 @@ def test_the_lecture_notes_interpolation_table_by_the_rule_they_state():
     assert list(differ.index.get_level_values(0).unique()) == ["Average"]
     assert differ.note.str.startswith("the notes average their rounded values").all()
     assert differ.loc[("Average", "recall 0.3"), "note"].endswith("(0.67 + 0.5) / 2, and round half up: 0.59")
+
+
+def test_the_lexiprecision_texts_numbers_and_its_figure_6_claim_are_rows():
+    """The text's relevant-retrieved numbers are for benchmarks no track here stands for;
+    the claim that fewer than ten recall levels capture 90% of the pairs is checked on each
+    mapped track: on the benchmark's data it holds (exact) or not (differs), on part of
+    them it is data not here with ours beside."""
+    ecdf = pd.DataFrame({"track": ["dl19"] * 3 + ["dl20"] * 2, "i_star": [1, 9, 12, 1, 4],
+                         "ecdf": [0.5, 0.88, 0.91, 0.6, 0.95]})
+    tables = {**lexi_tables(), "fig6_i_star_ecdf": ecdf}
+    out = pc.lexiprecision_rows(lexi_cells(), tables)
+    text = out[out["item"] == "text"]
+    numbers = text[text.row.str.startswith("relevant items")]
+    assert list(numbers.column) == ["DL 2021", "web", "robust", "ml-1m"] and (numbers.status == "data not here").all()
+    assert numbers.set_index("column").published["DL 2021"] == "38.74 +- 21.75"
+    claim = text[text.track == "dl19"].iloc[0]
+    assert (claim.status, claim.reproduced) == ("differs", "12")
+    assert claim.note == "12 recall levels capture 90% of the non-tied pairs: the claim does not hold on deep-pass (2019)"
+    ecdf.loc[2, "i_star"] = 9.0
+    holds = pc.lexiprecision_rows(lexi_cells(), {**tables, "fig6_i_star_ecdf": ecdf})
+    assert holds[(holds["item"] == "text") & (holds.track == "dl19")].status.iloc[0] == "exact"
+    part = pc.lexiprecision_rows(lexi_cells("dl20", "deep-pass (2020)"),
+                                 {**lexi_tables("dl20", runs=12), "fig6_i_star_ecdf": ecdf})
+    row = part[(part["item"] == "text") & (part.track == "dl20")].iloc[0]
+    assert row.status == "data not here" and row.reproduced == "4" and row.note.startswith("on 12 of the benchmark's")

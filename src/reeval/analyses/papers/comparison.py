@@ -48,6 +48,7 @@ from reeval.report.markdown import table
 from .cells import (ANOTHER_METHOD, DIFFERS, EXACT, MONTE_CARLO, NOT_HERE, STATUSES, TOLERANCE, cell, decimals,
                     frame, printed)
 from .notes import notes_rows
+from .texts import text_rows
 from .published import published
 
 #: the files of rule ``papers`` under ``<results>/papers/``
@@ -166,6 +167,9 @@ def lexiprecision_rows(cells: pd.DataFrame, tables: dict) -> pd.DataFrame:
     power = tables.get("table4_discriminative_power", pd.DataFrame(columns=["track", "test", "measure"]))
     levels = _lexi_levels(tables)
     rows, done = [], set(cells.benchmark) if len(cells) else set()
+    mapped = dict(zip(cells.track, cells.benchmark)) if len(cells) else {}
+    sufficient = {t: lexi_sufficiency(tables.get("profile", pd.DataFrame()), t, ref["benchmarks"][b]["table1"])
+                  for t, b in mapped.items()}
     for benchmark, values in ref["benchmarks"].items():
         if benchmark in done:
             continue
@@ -202,7 +206,8 @@ def lexiprecision_rows(cells: pd.DataFrame, tables: dict) -> pd.DataFrame:
                              status, note, ours=float(r.ours), low=float(r.ours_low), high=float(r.ours_high),
                              digits=digits, track=track, method=method,
                              other_setting=other if other_text else "", other_value=other_text))
-    return frame(rows)
+    ecdf = tables.get("fig6_i_star_ecdf", pd.DataFrame(columns=["track", "i_star", "ecdf"]))
+    return pd.concat([frame(rows), text_rows(mapped, ecdf, sufficient)], ignore_index=True)
 
 
 def combine(*parts: pd.DataFrame) -> pd.DataFrame:
@@ -259,7 +264,7 @@ def missing_data_lines(rows: pd.DataFrame) -> list[str]:
                                              sort=False):
         items = ", ".join(dict.fromkeys(g["item"]))
         add = next((a for a in g.to_add.fillna("") if a), "")
-        lines.append(f"- {escape(study)}: {escape(needs)}: {len(g)} cells ({escape(items)})"
+        lines.append(f"- {escape(study)}: {escape(needs)}: {len(g)} cell{'s' if len(g) != 1 else ''} ({escape(items)})"
                      + (f"; add {add}" if add else ""))
     return lines
 
@@ -348,7 +353,7 @@ def paper_comparison(results, asl_mapping: dict | None = None) -> pd.DataFrame:
     results = Path(results)
     lexi = results / "lexiprecision"
     tables = {name: pd.read_parquet(lexi / f"{name}.parquet") for name in
-              ("profile", "table2_agreement", "table3_ties", "table4_discriminative_power")}
+              ("profile", "table2_agreement", "table3_ties", "table4_discriminative_power", "fig6_i_star_ecdf")}
     study = pd.read_csv(results / "study" / "paper_comparison.csv", dtype={"published": str, "reproduced": str})
     return combine(asl_rows(study, asl_mapping),
                    lexiprecision_rows(_read_csv(lexi / "paper_comparison.csv"), tables),
