@@ -83,18 +83,26 @@ def test_lexiprecision_statuses_and_known_reasons():
 
 def test_a_level_the_paper_does_not_state_is_named_with_ours_under_the_other_choice():
     """Lexiprecision tables 2-3 do not say which grades count (issue 37: DL-2019 table 2,
-    90.45/88.87 at >= 1, 87.07/84.68 at >= 2): the status is the chosen level's; the other
-    level and ours under it are in the row."""
-    cells = lexi_cells(changes={("2", "sgnLP"): {"ours": 87.07, "other_ours": 90.45,
-                                                 "setting": "relevance >= 2", "other_setting": "relevance >= 1"},
-                                ("2", "dRR_2"): {"other_ours": 84.68}})
+    90.45/88.87 at >= 1, 87.07/84.68 at >= 2; table 3, 2.63/56.89 at >= 2, 0.94/75.54 at
+    >= 1). The comparison takes table 2 at grade > 0 and table 3 at table 4's level whatever
+    the configuration's (a track read at level 2 throughout here), and gives the other level
+    and ours under it in the row."""
+    cells = lexi_cells(changes={("2", "sgnLP"): {"ours": 87.07, "other_ours": 90.45},
+                                ("2", "dRR_2"): {"ours": 84.68, "other_ours": 88.87},
+                                ("3", "rrLP, sgnLP"): {"ours": 2.63, "other_ours": 0.94},
+                                ("3", "dRR_1"): {"ours": 56.89, "other_ours": 75.54}})
+    for table in ("2", "3"):
+        cells.loc[cells.table == table, ["setting", "other_setting"]] = ["relevance >= 2", "relevance >= 1"]
     out = pc.lexiprecision_rows(cells, lexi_tables(level=2))
     sgn, drr = by(out, "2", "sgnLP"), by(out, "2", "dRR_2")
-    assert sgn.status == "differs" and (sgn.reproduced, sgn.other_setting, sgn.other_value) == (
-        "87.07", "relevance >= 1", "90.45")
-    assert "the paper does not state which grades count: at relevance >= 1, 90.45" in sgn.note
-    assert drr.status == "exact" and (drr.other_setting, drr.other_value) == ("relevance >= 2", "84.68")
-    assert "the paper does not state the level" in drr.method
+    assert sgn.status == "exact" and (sgn.reproduced, sgn.other_setting, sgn.other_value) == (
+        "90.45", "relevance >= 2", "87.07")
+    assert "the paper does not state which grades count: at relevance >= 2, 87.07" in sgn.note
+    assert sgn.method == "relevance >= 1 (the paper does not state the level)"
+    assert drr.status == "exact" and (drr.reproduced, drr.other_value) == ("88.87", "84.68")
+    ties = by(out, "3", "dRR_1")
+    assert ties.status == "exact" and (ties.reproduced, ties.other_setting, ties.other_value) == (
+        "56.89", "relevance >= 1", "75.54")
 
 
 def test_another_method_is_a_status_of_its_own_with_both_values():

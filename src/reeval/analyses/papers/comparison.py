@@ -70,10 +70,34 @@ ADD = {
 }
 
 
+def paper_level(table_: str, table4_level) -> int | None:
+    """The relevance level the comparison takes for a lexiprecision table whose level the
+    paper does not state, whatever the configuration's: table 2 at grade > 0 (1, pref_eval's
+    default, and what prints its DL-2019 row), table 3 at table 4's level (the track's
+    official binary level, as the paper's DL-2019 row shows); None for the other tables."""
+    if table_ == "2":
+        return 1
+    if table_ == "3" and table4_level is not None:
+        return int(table4_level)
+    return None
+
+
+def _at_paper_level(r, level):
+    """The lexiprecision comparison row ``r`` with ours at relevance ``level`` when its
+    ``other_setting`` is that level (ours and the other choice swapped), else as it is."""
+    if level is None or str(getattr(r, "other_setting", "")) != f"relevance >= {level}":
+        return r
+    ours, other = float(r.other_ours), float(r.ours)
+    return r._replace(ours=ours, ours_low=ours, ours_high=ours, setting=r.other_setting,
+                      other_setting=r.setting, other_ours=other)
+
+
 def _lexi_method(power: pd.DataFrame, levels: dict, track: str, table_: str, column: str, setting: str) -> tuple[str, dict]:
     """(method text, table-4 row as a dict or {}) of one lexiprecision cell of ``track``;
     ``setting``: the level or correction ours used (the comparison table's ``setting``)."""
     level = levels.get((track, table_[0]))
+    if setting.startswith("relevance >= "):
+        level = int(setting.removeprefix("relevance >= "))
     lv = f"relevance >= {level}" if level is not None else ""
     if not table_.startswith("4"):
         return lv + (" (the paper does not state the level)" if table_ in LEXI_UNSTATED_LEVEL else ""), {}
@@ -184,9 +208,11 @@ def lexiprecision_rows(cells: pd.DataFrame, tables: dict) -> pd.DataFrame:
                                          ref["benchmarks"][g.benchmark.iloc[0]]["table1"])
         for r in g.itertuples(index=False):
             table_ = str(r.table)
+            r = _at_paper_level(r, paper_level(table_, levels.get((track, "4"))))
             setting = str(getattr(r, "setting", "") or "")
             method, method_row = _lexi_method(power, levels, track, table_, r.column, setting)
-            level = levels.get((track, table_[0]))
+            level = int(setting.removeprefix("relevance >= ")) if setting.startswith("relevance >= ") else \
+                levels.get((track, table_[0]))
             text = _lexi_printed(ref["benchmarks"][r.benchmark][f"table{table_}"][
                 list(ref["columns"][f"table{table_}"]).index(r.column)])
             digits = decimals(text)
@@ -197,7 +223,8 @@ def lexiprecision_rows(cells: pd.DataFrame, tables: dict) -> pd.DataFrame:
             else:
                 status, note = _lexi_status(r, method_row, digits)
                 if table_ == "1" and level not in (None, 1):
-                    note = _join(f"relevance >= {level} here; the paper's table 1 counts grade > 0", note)
+                    note = _join(f"relevance >= {level} here; the paper's table 1 counts grade > 0",
+                                 "" if note == "cause unknown" else note)
             if status == ANOTHER_METHOD and not str(getattr(r, "setting", "")).lower() == "bonferroni":
                 other, other_text = setting, printed(float(r.ours), digits)   # ours is the other method
             if table_ in LEXI_UNSTATED_LEVEL and other_text:
