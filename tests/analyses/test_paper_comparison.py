@@ -103,6 +103,14 @@ def test_a_level_the_paper_does_not_state_is_named_with_ours_under_the_other_cho
     ties = by(out, "3", "dRR_1")
     assert ties.status == "exact" and (ties.reproduced, ties.other_setting, ties.other_value) == (
         "56.89", "relevance >= 1", "75.54")
+    # table 1 too, at grade > 0: rel/request 95.40 (58.16 at >= 2); a count the level does not change shows no other
+    cells = lexi_cells(changes={("1", "rel/request"): {"ours": 58.16, "other_ours": 95.40},
+                                ("1", "runs"): {"other_ours": 37.0}})
+    cells.loc[cells.table == "1", ["setting", "other_setting"]] = ["relevance >= 2", "relevance >= 1"]
+    out = pc.lexiprecision_rows(cells, lexi_tables(level=2))
+    rel, runs = by(out, "1", "rel/request"), by(out, "1", "runs")
+    assert (rel.status, rel.reproduced, rel.other_value) == ("exact", "95.40", "58.16")
+    assert (runs.status, runs.reproduced, runs.other_setting) == ("exact", "37", "")
 
 
 def test_another_method_is_a_status_of_its_own_with_both_values():

@@ -103,7 +103,8 @@ COLUMN_TYPES.update({f"delta_value_{k}": FLOAT for k in ("gmean", "glow", "ghigh
 # another correction) with ours under it (analyses.lexiprecision.report, .paper; analyses.papers.cells)
 COLUMN_TYPES.update({k: STRING for k in ("setting", "other_setting", "other_value", "needs", "to_add")})
 COLUMN_TYPES.update({k: FLOAT for k in ("other_ours", "other_relevance_level", "other_sgnLP_suffix_agree",
-                                        "other_dRR2_agree", "other_LP_ties", "other_RR_ties")})
+                                        "other_dRR2_agree", "other_LP_ties", "other_RR_ties", "other_requests",
+                                        "other_runs", "other_rel_per_request", "other_docs_per_request")})
 
 #: Columns named after a measure (``M`` below: a name of the measures registry):
 #: (pattern, type); a pattern with a group applies only when the group is a measure name.

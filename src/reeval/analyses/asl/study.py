@@ -141,13 +141,16 @@ def atomized_precision(docs: pd.DataFrame, tm: TrackMatrices,
     Equation 2" applied to every document) or 0 as MAP does (``"zero"``: this step then
     removes only the coupling through rel_qd, and the next step also moves the
     unretrieved documents from 0 to 1/ASL_qd). NaN for topics without relevant documents.
-    ``docs`` is ``asl_by_document`` (one row per run x relevant document).
+    ``docs`` is ``asl_by_document`` (one row per run x relevant document). Under eq. 3
+    (``asl: unretrieved: eq3``) an unretrieved document of a topic where the run retrieved
+    no irrelevant document has ASL_qd = irrel_q = 0: its precision is 1 (the shortest
+    search length), not 1/0.
     """
     if unretrieved not in UNRETRIEVED_PRECISION:
         raise ValueError(f"unretrieved precision must be one of {UNRETRIEVED_PRECISION}")
     S, T = tm.shape
     g = category_codes(docs["run"], tm.runs) * T + category_codes(docs["qid"], tm.topics)
-    p = 1.0 / docs["asl"].to_numpy(dtype=np.float64)
+    p = 1.0 / np.maximum(docs["asl"].to_numpy(dtype=np.float64), 1.0)
     if unretrieved == "zero":
         p = np.where(docs["retrieved"].to_numpy(), p, 0.0)
     total = np.bincount(g, weights=p, minlength=S * T).reshape(S, T)

@@ -60,7 +60,7 @@ def paper_tracks(mapping: dict | None) -> dict:
 def _ours(tables: dict, track: str, sub: str) -> list:
     """Our cells of a sub-table: (value, low, high, monte_carlo, setting, other_setting,
     other_value) per printed column; low = high = value except for table 4's randomised HSD
-    (its range over seeds). Tables 2-3: the other relevance level where computed; table 4b:
+    (its range over seeds). Tables 1-3: the other relevance level where computed; table 4b:
     the paper's stated Bonferroni where computed, Holm as the other."""
     name, keys = OURS[sub]
     df = tables[name][tables[name].track == track]

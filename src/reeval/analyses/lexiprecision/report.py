@@ -48,7 +48,8 @@ SUMMARY_FIGURES = ("fig2_theoretical_ties", "fig3_ties_by_p1", "fig5_ties_by_lev
 #: table has no row; the writer refuses a table whose columns differ.
 TABLE_COLUMNS = {
     "profile": ("track", "relevance_level", "requests", "runs", "rel_per_request", "docs_per_request",
-                "rel_retrieved_per_ranking"),
+                "rel_retrieved_per_ranking", "other_relevance_level", "other_requests", "other_runs",
+                "other_rel_per_request", "other_docs_per_request"),
     "table2_agreement": ("track", "relevance_level", "n_pair_topics", "sgnLP_suffix_agree", "dRR2_agree", "sgnLP_suffix_ties",
                          "dRR2_ties", "system_n_run_pairs", "system_rrLP_agree", "system_sgnLP_agree")
     + ("other_relevance_level", "other_sgnLP_suffix_agree", "other_dRR2_agree"),
@@ -103,11 +104,12 @@ def table_levels(opts: dict, rel_level: int) -> dict:
 
 
 #: the paper's tables whose relevance level the paper does not state (the lexiprecision
-#: paper does not say which grades count as relevant in tables 2 and 3): for a track compared
+#: paper does not say which grades count as relevant in tables 1-3): for a track compared
 #: with the paper they are also computed at :func:`other_level`, named beside the cell
-UNSTATED_LEVEL_TABLES = ("table2", "table3")
+UNSTATED_LEVEL_TABLES = ("table1", "table2", "table3")
 #: their columns given at the other level (``other_<column>``)
-OTHER_COLUMNS = {"table2": ("sgnLP_suffix_agree", "dRR2_agree"), "table3": ("LP_ties", "RR_ties")}
+OTHER_COLUMNS = {"table1": ("requests", "runs", "rel_per_request", "docs_per_request"),
+                 "table2": ("sgnLP_suffix_agree", "dRR2_agree"), "table3": ("LP_ties", "RR_ties")}
 
 
 def other_level(level: int, rel_level: int) -> int:
@@ -180,9 +182,9 @@ def _table4(pv4, totals4, rr4, track: str, opts: dict) -> tuple:
 def _other(by_level: dict, others: dict, table: str, values) -> dict:
     """``other_relevance_level`` and ``other_<column>`` of a table whose level the paper
     does not state, at ``others[table]`` (NaN for a track not compared with the paper);
-    ``values``: PairTotals -> {column: value} (:data:`OTHER_COLUMNS`)."""
+    ``values``: (PositionVectors, PairTotals, RR) -> {column: value} (:data:`OTHER_COLUMNS`)."""
     lvl = others.get(table)
-    got = values(by_level[lvl][1]) if lvl is not None else {}
+    got = values(by_level[lvl]) if lvl is not None else {}
     return {"other_relevance_level": lvl if lvl is not None else math.nan,
             **{f"other_{k}": got.get(k, math.nan) for k in OTHER_COLUMNS[table]}}
 
@@ -198,13 +200,14 @@ def _paper_tables(track: str, by_level: dict, at: dict, depth, opts: dict, other
     power.insert(0, "relevance_level", at["table4"])
     return {
         "profile": pd.DataFrame([{"track": track, "relevance_level": at["table1"],
-                                  **lt.track_profile(pv1, depth)}]),
+                                  **lt.track_profile(pv1, depth),
+                                  **_other(by_level, others, "table1", lambda c: lt.track_profile(c[0], depth))}]),
         "table2_agreement": pd.DataFrame([{"track": track, "relevance_level": at["table2"],
                                            **t2.ranking_agreement(),
                                            **{f"system_{k}": v for k, v in t2.system_agreement().items()},
-                                           **_other(by_level, others, "table2", lambda t: t.ranking_agreement())}]),
+                                           **_other(by_level, others, "table2", lambda c: c[1].ranking_agreement())}]),
         "table3_ties": pd.DataFrame([{"track": track, "relevance_level": at["table3"], **t3.tie_rates(),
-                                      **_other(by_level, others, "table3", lambda t: t.tie_rates())}]),
+                                      **_other(by_level, others, "table3", lambda c: c[1].tie_rates())}]),
         "table4_discriminative_power": power,
         "pair_tests": tests,
     }

@@ -59,7 +59,7 @@ KNOWN_DIFFERENCES = {
 }
 LEXI_MONTE_CARLO_TOLERANCE = 1.5
 #: the lexiprecision tables whose relevance level the paper does not state
-LEXI_UNSTATED_LEVEL = ("2", "3")
+LEXI_UNSTATED_LEVEL = ("1", "2", "3")
 #: what to add to the configuration for a dataset no track stands for, per study
 ADD = {
     "lexiprecision": "its qrels and runs under `tracks:` and `lexiprecision: {{paper: {{<track>: \"{label}\"}}}}`",
@@ -72,10 +72,10 @@ ADD = {
 
 def paper_level(table_: str, table4_level) -> int | None:
     """The relevance level the comparison takes for a lexiprecision table whose level the
-    paper does not state, whatever the configuration's: table 2 at grade > 0 (1, pref_eval's
-    default, and what prints its DL-2019 row), table 3 at table 4's level (the track's
+    paper does not state, whatever the configuration's: tables 1-2 at grade > 0 (1, pref_eval's
+    default, and what prints its DL-2019 rows), table 3 at table 4's level (the track's
     official binary level, as the paper's DL-2019 row shows); None for the other tables."""
-    if table_ == "2":
+    if table_ in ("1", "2"):
         return 1
     if table_ == "3" and table4_level is not None:
         return int(table4_level)
@@ -225,6 +225,8 @@ def lexiprecision_rows(cells: pd.DataFrame, tables: dict) -> pd.DataFrame:
                 if table_ == "1" and level not in (None, 1):
                     note = _join(f"relevance >= {level} here; the paper's table 1 counts grade > 0",
                                  "" if note == "cause unknown" else note)
+            if table_ == "1" and other_text == text and status == EXACT:
+                other, other_text = "", ""   # a count that does not depend on the level
             if status == ANOTHER_METHOD and not str(getattr(r, "setting", "")).lower() == "bonferroni":
                 other, other_text = setting, printed(float(r.ours), digits)   # ours is the other method
             if table_ in LEXI_UNSTATED_LEVEL and other_text:
