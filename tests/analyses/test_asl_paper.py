@@ -127,7 +127,7 @@ def test_delta_value_range_below_zero_is_flagged_with_a_range_of_ratios_beside_i
            "delta_value_glow": 0.2, "delta_value_ghigh": 1.25, "delta_value_gn": 98}
     text, fits = delta_value_text(row)
     assert text == "-1.377x to 2.825x (flagged: mean - sd below 0, impossible for a ratio)"
-    assert fits == "geometric mean / and * geometric sd: 0.200x to 1.250x over the 98 ratios > 0"
+    assert fits == "geometric mean divided and multiplied by the geometric sd: 0.200x to 1.250x over the 98 ratios > 0"
     assert delta_value_text({**row, "delta_value_low": 0.3}) == ("0.300x to 2.825x", "")
 
 

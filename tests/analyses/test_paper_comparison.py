@@ -243,7 +243,7 @@ def test_table2_puts_ours_in_ours_and_flags_a_ratio_range_below_zero():
     assert t2.loc["Kendall", "reproduced"] == "0.5 to 1.0"        # clipped: tau is at most 1
     value = t2.loc["DeltaValue"]
     assert value.reproduced == "-1.377x to 2.825x (flagged: mean - sd below 0, impossible for a ratio)"
-    assert "geometric mean / and * geometric sd: 0.200x to 1.250x over the 98 ratios > 0" in value.note
+    assert "geometric mean divided and multiplied by the geometric sd: 0.200x to 1.250x over the 98 ratios > 0" in value.note
     assert (value.ours_low, value.ours_high) == (-1.377, 2.825)
     assert (t2.status == "data not here").all()
 
