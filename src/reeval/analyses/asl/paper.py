@@ -175,9 +175,9 @@ def delta_value_text(r, digits: int = 3) -> tuple[str, str]:
     if low >= 0:
         return text, ""
     glow, ghigh = r.get("delta_value_glow", math.nan), r.get("delta_value_ghigh", math.nan)
-    fits = (f"geometric mean divided and multiplied by the geometric sd: {float(glow):.{digits}f}x to {float(ghigh):.{digits}f}x "
-            f"over the {int(r['delta_value_gn'])} ratios > 0" if glow is not None and np.isfinite(glow)
-            else "no range of ratios (fewer than 2 ratios > 0)")
+    fits = (f"geometric mean divided and multiplied by the geometric sd: {float(glow):.{digits}f}x to "
+            f"{float(ghigh):.{digits}f}x over the {int(r['delta_value_gn'])} ratios > 0"
+            if glow is not None and np.isfinite(glow) else "no range of ratios (fewer than 2 ratios > 0)")
     return f"{text} (flagged: mean - sd below 0, impossible for a ratio)", fits
 
 

@@ -119,7 +119,8 @@ def comparison_rows(stacked: dict, mapping: dict | None, options: dict, levels: 
 def _not_here(collection: str, ref: dict) -> list:
     dataset = f"{ref['collection']} ({ref['runs']} runs, {ref['topics']} topics)"
     need = f"needs {dataset}"
-    where = dict(needs=dataset, to_add=f"its qrels and runs under `tracks:` and `rareness: {{paper: {{<track>: {collection}}}}}`")
+    where = dict(needs=dataset,
+                 to_add=f"its qrels and runs under `tracks:` and `rareness: {{paper: {{<track>: {collection}}}}}`")
     out = []
     for r, (_, _, label) in zip(ref["rows"], PAPER_ROWS):
         for item, column, key in (("table 1", f"{collection} 95%", "significant_95"),
