@@ -158,7 +158,10 @@ def comparison_markdown(tables: dict, rows: pd.DataFrame, empty_note: str) -> st
     src = published("lexiprecision")["source"]
     lines = ["# Lexicographic precision: our numbers beside the paper's", "", f"Paper: {src}.",
              "Tracks are mapped to the paper's benchmark rows by `lexiprecision.paper` in the "
-             "config. A cell is *exact* when ours prints as the paper's (two decimals); a Monte Carlo "
+             "config. The data decide first: a track with other runs or requests than the benchmark "
+             "gives *data not here*, ours beside. Then a cell is *exact* when the paper's stated method "
+             "prints the paper's value (two decimals), *reproduced by another method* when only another "
+             "does (table 4b: Holm beside the stated Bonferroni); a Monte Carlo "
              "cell (table 4a under the randomised HSD, ours from the first seed) is *within Monte "
              "Carlo error* when the paper's value lies in our range over seeds, and *within "
              f"tolerance* (flagged) when it lies only within {fmt(MONTE_CARLO_TOLERANCE, 1)} points; "
