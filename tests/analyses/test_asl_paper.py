@@ -1,6 +1,7 @@
 """The ASL paper's cells beside ours (reeval.analyses.asl.paper), its appendix A.1 worked
 example, and config/asl-paper.yaml's table 1 on the shared DL-2020 passage track."""
 
+import math
 from pathlib import Path
 
 import numpy as np
@@ -8,9 +9,10 @@ import pandas as pd
 import pytest
 import yaml
 
-from reeval.analyses.asl.paper import ROW_COLUMNS, headline_claims, paper_rows, printed
+from reeval.analyses.asl.paper import (ROW_COLUMNS, delta_value_text, headline_claims, paper_rows, printed,
+                                      table1_sufficiency)
 from reeval.analyses.asl.views import map_share
-from reeval.analyses.asl.study import HEADROOM_COLUMNS
+from reeval.analyses.asl.study import HEADROOM_COLUMNS, geometric_range
 from reeval.analyses.asl.techniques import TECHNIQUE_COLUMNS, technique_table
 from reeval.analyses.papers.published import published
 
@@ -70,7 +72,10 @@ PAPER_PASSAGES = {"bm25": {"P_20": (0.517, "b"), "ASL@g1-10": (51.2, "b"), "map"
 
 
 @pytest.mark.parametrize("n_runs", [12, 59])
-def test_paper_rows_status(n_runs):
+def test_paper_rows_status_is_decided_by_the_data_first(n_runs):
+    """Run names unknown: the track's run count against the campaign's 59. On 12 runs every
+    passage cell is data not here, the equal ones too, with ours beside; on 59 the equal
+    cells are exact and the other differs."""
     values = {g: dict(ms) for g, ms in PAPER_PASSAGES.items()}
     values["neural"]["map"] = (0.55, "n")      # one cell off the paper's 0.572
     head, tech = _frames(n_runs, values)
@@ -81,19 +86,57 @@ def test_paper_rows_status(n_runs):
     t1 = rows[rows["item"] == "table 1"].set_index(["row", "column"])
     assert len(t1) == 24
     assert (t1.xs("documents BM25", level=1).status == "data not here").all()
-    assert t1.loc[("P@20", "passages BM25"), "status"] == "exact"
-    assert t1.loc[("ASL", "passages neural"), "status"] == "exact"        # 215.0 prints 215
-    assert t1.loc[("ASL@g1-10", "passages RRIE"), "status"] == "exact"    # (50.2 - 5.1) / 50.2 = 90%
+    passages = t1[t1.index.get_level_values(1).str.startswith("passages")]
     off = t1.loc[("MAP", "passages neural")]
-    assert off.status == ("data not here" if n_runs < 59 else "differs") and off.ours == 0.55
-    assert "0.550 (n)" in off.note
+    assert off.ours == 0.55 and off.reproduced == "0.550"
     if n_runs < 59:
-        assert "holds 12 of the campaign's 59 runs" in off.note
+        assert (passages.status == "data not here").all() and (passages.reproduced != "").all()
+        assert off.note.startswith("on 12 of the campaign's 59 runs: 0.550 (n)")
+    else:
+        assert off.status == "differs" and off.note == "ours 0.550 (n) on 59 of the campaign's 59 runs"
+        assert t1.loc[("P@20", "passages BM25"), "status"] == "exact"
+        assert t1.loc[("ASL", "passages neural"), "status"] == "exact"        # 215.0 prints 215
+        assert t1.loc[("ASL@g1-10", "passages RRIE"), "status"] == "exact"    # (50.2 - 5.1) / 50.2 = 90%
     # nothing mapped: every table 1 cell needs data
     none = paper_rows({"headroom": head, "techniques": tech, "table2": empty.assign(comparison=[]),
                        "map_share": pd.DataFrame(columns=["track", "share"])})
     assert (none[none["item"] == "table 1"].status == "data not here").all()
     assert set(none["item"]) == {"table 1", "table 2", "appendix A.1", "headline claims"}
+
+
+def test_table1_sufficiency_needs_every_campaign_run_that_could_be_in_the_cells_groups():
+    campaign = {"runs": 4, "run_names": ["b1", "b2", "n1", "x"]}
+    groups = {"bm25": ["b*"], "neural": ["n*"]}
+    assert table1_sufficiency(["b1", "b2", "n1", "x"], campaign, groups, ("bm25",)) == (
+        True, "4 of the campaign's 4 runs")
+    # an absent run of the group, or one no group names, could be the group's best
+    assert table1_sufficiency(["b1", "n1", "x"], campaign, groups, ("bm25",))[0] is False
+    assert table1_sufficiency(["b1", "b2", "n1"], campaign, groups, ("bm25",))[0] is False
+    # absent runs all in the other group: the BM25 cell's data are here, not the neural one's
+    assert table1_sufficiency(["b1", "b2", "x"], {"runs": 4, "run_names": ["b1", "b2", "n1", "x"]},
+                              {"bm25": ["b*"], "neural": ["n*"], "other": ["x"]}, ("bm25",)) == (
+        True, "3 of the campaign's 4 runs")
+    assert table1_sufficiency(["b1", "b2", "x"], campaign, groups, ("neural",))[0] is False
+    # names unknown: the run count decides
+    assert table1_sufficiency(["r"] * 59, {"runs": 59}, groups, ("bm25",))[0] is True
+    assert table1_sufficiency(["r"] * 12, {"runs": 59}, groups, ("bm25",)) == (False, "12 of the campaign's 59 runs")
+
+
+def test_delta_value_range_below_zero_is_flagged_with_a_range_of_ratios_beside_it():
+    row = {"delta_value_low": -1.377, "delta_value_high": 2.825, "delta_value_mean": 0.724,
+           "delta_value_glow": 0.2, "delta_value_ghigh": 1.25, "delta_value_gn": 98}
+    text, fits = delta_value_text(row)
+    assert text == "-1.377x to 2.825x (flagged: mean - sd below 0, impossible for a ratio)"
+    assert fits == "geometric mean divided and multiplied by the geometric sd: 0.200x to 1.250x over the 98 ratios > 0"
+    assert delta_value_text({**row, "delta_value_low": 0.3}) == ("0.300x to 2.825x", "")
+
+
+def test_geometric_range_fits_ratios():
+    g = geometric_range([0.5, 2.0, 0.0, -1.0, float("nan")])   # 0 and below have no logarithm
+    assert g["gn"] == 2 and g["gmean"] == pytest.approx(1.0)
+    assert g["glow"] == pytest.approx(1 / math.exp(math.log(4) / math.sqrt(2)))
+    assert g["glow"] > 0 and g["ghigh"] == pytest.approx(1 / g["glow"])
+    assert math.isnan(geometric_range([3.0])["glow"])
 
 
 def test_headline_claims_count_tracks():
@@ -111,31 +154,36 @@ def test_published_table1_campaigns():
     assert {r["measure"] for r in asl["table1"]} == {"P@20", "ASL@g1-10", "MAP", "ASL"}
 
 
-def test_asl_paper_config_table1_on_the_shared_dl2020_passage_track(tmp_path):
-    """Done-when of issue 32: config/asl-paper.yaml's table 1 passage cells equal the
-    paper's for every cell whose best run is in the configured track (here p_bm25's
-    ASL@g1-10, 51), and no cell differs: the others are 'data not here' (12 of 59 runs)."""
+def test_table1_at_the_papers_settings_on_the_shared_dl2020_passage_track(tmp_path):
+    """Table 1 is computed at the paper's settings whatever the track's configuration
+    (config/shared-data.yaml reads DL-2020 at level 2): p_bm25's ASL@g1-10 prints the
+    paper's 51 and its ASL 354 by eq. 3 (354.37; 355 with irrel + 1). The track holds 12 of
+    the campaign's 59 runs, so the passage cells are data not here, ours beside."""
     from conftest import ingested
+    from reeval.analyses.asl.report import table1_by_run
     from reeval.io.ingest import write_track
-    from reeval.analyses.asl.study import headroom
     from reeval.workflow.measures_step import track_measures
 
-    config = yaml.safe_load((ROOT / "config" / "asl-paper.yaml").read_text())
+    config = yaml.safe_load((ROOT / "config" / "shared-data.yaml").read_text())
     track = config["study"]["paper"]["passages"]
-    assert config["tracks"][track]["relevance_level"] == 1
-    tables = ingested(track)
+    assert config["tracks"][track]["relevance_level"] == 2
     d = tmp_path / "dl20"
-    write_track(tables, d)
-    track_measures(track, d, d, ["official", "P_20", "ASL", "ASL@g1", "ASL@g1-10"], rel_level=1)
-    by_run = pd.read_parquet(d / "measures_by_run.parquet")
+    write_track(ingested(track), d)
+    by_run = table1_by_run(track, d, "float32").set_index("run")
+    assert f"{by_run.loc['p_bm25', 'ASL@g1-10']:.0f}" == "51"
+    assert by_run.loc["p_bm25", "ASL"] == pytest.approx(354.3706, abs=1e-4)
+    track_measures(track, d, d / "plus1", ["ASL"], rel_level=1, precision="float32")   # irrel + 1
+    plus1 = pd.read_parquet(d / "plus1" / "measures_by_run.parquet").set_index("run")
+    assert f"{plus1.loc['p_bm25', 'ASL']:.0f}" == "355"
     spec = config["study"]["techniques"][track]
-    head = pd.DataFrame([headroom(by_run, track)], columns=HEADROOM_COLUMNS)
-    tech = technique_table(by_run, spec, track)
+    tech = technique_table(by_run.reset_index(), spec, track)
+    head = pd.DataFrame([{c: np.nan for c in HEADROOM_COLUMNS} | {"track": track, "n_runs": len(by_run)}])
     rows = paper_rows({"headroom": head, "techniques": tech, "table2": pd.DataFrame({"comparison": []}),
-                       "map_share": pd.DataFrame(columns=["track", "share"])}, config["study"]["paper"])
+                       "map_share": pd.DataFrame(columns=["track", "share"]),
+                       "table1_runs": {track: list(by_run.index)}}, config["study"]["paper"],
+                      config["study"]["techniques"])
     t1 = rows[rows["item"] == "table 1"].set_index(["row", "column"])
-    passages = t1[t1.index.get_level_values(1).str.startswith("passages")]
-    assert passages.loc[("ASL@g1-10", "passages BM25"), "status"] == "exact"
-    assert "(p_bm25)" in passages.loc[("ASL@g1-10", "passages BM25"), "note"]
-    assert not (passages.status == "differs").any()
-    assert set(passages.status) <= {"exact", "data not here"}
+    cell = t1.loc[("ASL@g1-10", "passages BM25")]
+    assert (cell.status, cell.reproduced) == ("data not here", "51")
+    assert cell.note.startswith("on 12 of the campaign's 59 runs: 51 (p_bm25)")
+    assert "relevance >= 1, an unretrieved relevant document at irrel_q (eq. 3)" in cell.method

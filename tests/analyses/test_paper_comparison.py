@@ -13,13 +13,18 @@ N_LEXI_CELLS = sum(len(c) for c in LEXI["columns"].values()) * len(LEXI["benchma
 
 
 def lexi_cells(track="dl19", benchmark="deep-pass (2019)", changes=None):
-    """The lexiprecision paper_comparison table of one track whose cells equal the paper's."""
+    """The lexiprecision paper_comparison table of one track whose cells equal the paper's
+    (table 4b by the stated Bonferroni, Holm as the other; tables 2-3 at >= 1, >= 2 beside)."""
     rows = []
     for sub, cols in LEXI["columns"].items():
+        table = sub.removeprefix("table")
+        setting, other = {"4a": ("randomised", ""), "4b": ("bonferroni", "holm"),
+                          "1": ("relevance >= 1", "")}.get(table, ("relevance >= 1", "relevance >= 2"))
         for column, v in zip(cols, LEXI["benchmarks"][benchmark][sub]):
-            rows.append({"track": track, "benchmark": benchmark, "table": sub.removeprefix("table"),
+            rows.append({"track": track, "benchmark": benchmark, "table": table,
                          "column": column, "paper": float(v), "ours": float(v), "ours_low": float(v),
-                         "ours_high": float(v), "match": True})
+                         "ours_high": float(v), "match": True, "setting": setting, "other_setting": other,
+                         "other_ours": float(v) - 3 if other else float("nan")})
     df = pd.DataFrame(rows)
     for (table, column), values in (changes or {}).items():
         key = (df.table == table) & (df.column == column)
@@ -28,13 +33,17 @@ def lexi_cells(track="dl19", benchmark="deep-pass (2019)", changes=None):
     return df
 
 
-def lexi_tables(track="dl19", level=1, correction="holm", resamples=1000):
+def lexi_tables(track="dl19", level=1, resamples=1000, runs=None):
     power = pd.DataFrame([{"track": track, "relevance_level": level, "test": test, "procedure": proc,
                            "measure": m, "resamples": res, "seeds": 5 if res else 1}
-                          for test, proc, res in (("tukey_hsd", "randomised", resamples), ("paired", correction, 0))
+                          for test, proc, res in (("tukey_hsd", "randomised", resamples), ("paired", "holm", 0),
+                                                  ("paired", "bonferroni", 0))
                           for m in ("rrLP", "sgnLP", "RR")])
     level_table = pd.DataFrame({"track": [track], "relevance_level": [level]})
-    return {"profile": level_table, "table2_agreement": level_table, "table3_ties": level_table,
+    benchmark = {"dl19": "deep-pass (2019)", "dl20": "deep-pass (2020)"}[track]
+    requests, n_runs = LEXI["benchmarks"][benchmark]["table1"][:2]
+    profile = level_table.assign(requests=requests if runs is None else requests, runs=n_runs if runs is None else runs)
+    return {"profile": profile, "table2_agreement": level_table, "table3_ties": level_table,
             "table4_discriminative_power": power}
 
 
@@ -44,12 +53,13 @@ def by(out, table, column, track="dl19"):
 
 def test_every_lexiprecision_cell_has_a_row_unmapped_benchmarks_are_data_not_here():
     out = pc.lexiprecision_rows(lexi_cells(), lexi_tables())
-    assert len(out) == N_LEXI_CELLS and list(out.columns) == list(COLUMNS)
+    assert len(out[out["item"] != "text"]) == N_LEXI_CELLS and list(out.columns) == list(COLUMNS)
     mine = out[out.track == "dl19"]
     assert len(mine) == 4 + 2 + 2 + 3 + 3 and (mine.status == "exact").all()
-    rest = out[out.track == ""]
+    rest = out[(out.track == "") & (out["item"] != "text")]
     assert (rest.status == "data not here").all() and rest.note.str.startswith("needs ").all()
-    assert "needs robust (2004) (110 runs, 249 requests)" in set(rest.note)
+    assert "robust (2004) (110 runs, 249 requests)" in set(rest.needs)
+    assert rest.apply(lambda r: f'lexiprecision: {{paper: {{<track>: "{r.row}"}}}}' in r.to_add, axis=1).all()
 
 
 def test_lexiprecision_statuses_and_known_reasons():
@@ -57,34 +67,84 @@ def test_lexiprecision_statuses_and_known_reasons():
         ("4a", "rrLP"): {"ours": 16.97, "ours_low": 16.37, "ours_high": 16.97},   # paper 16.52: in the range
         ("4a", "sgnLP"): {"ours": 17.27, "ours_low": 17.27, "ours_high": 17.27},  # paper 18.47: known
         ("4a", "RR"): {"ours": 14.0, "ours_low": 13.9, "ours_high": 14.1},         # paper 13.21: 0.79 away
-        ("2", "sgnLP"): {"ours": 87.07},                                           # paper 90.45
+        ("2", "sgnLP"): {"ours": 87.07, "other_ours": 90.45},                      # paper 90.45
     })
     out = pc.lexiprecision_rows(cells, lexi_tables())
     assert by(out, "4a", "rrLP").status == "within Monte Carlo error"
-    assert "ours 16.37-16.97 over 5 seeds" in by(out, "4a", "rrLP").note
+    assert "ours 16.37 to 16.97 over 5 seeds" in by(out, "4a", "rrLP").note
     assert by(out, "4a", "sgnLP").status == "differs"
     assert by(out, "4a", "sgnLP").note.startswith("sgnLP 115 vs 123 pairs: cause unknown")
     rr = by(out, "4a", "RR")
     assert rr.status == "within tolerance" and rr.note.startswith("flagged")
-    assert by(out, "2", "sgnLP").status == "differs" and by(out, "2", "sgnLP").note == "cause unknown"
-    b = by(out, "4b", "rrLP")
-    assert b.status == "exact" and "paper's Bonferroni reproduces as Holm" in b.note
-    assert "paired test, holm" in b.method and "relevance >= 1" in b.method
     assert "1000 permutations, 5 seeds" in by(out, "4a", "rrLP").method
+    b = by(out, "4b", "rrLP")
+    assert b.status == "exact" and "paired test, bonferroni" in b.method and "relevance >= 1" in b.method
 
 
-def test_lexiprecision_with_bonferroni_differs_with_the_reason_and_levels_are_named():
-    cells = lexi_cells(changes={("4b", "RR"): {"ours": 9.0}, ("1", "rel/request"): {"ours": 58.16}})
-    out = pc.lexiprecision_rows(cells, lexi_tables(level=2, correction="bonferroni"))
-    assert by(out, "4b", "RR").note.startswith("paper's Bonferroni reproduces as Holm (set the correction to holm)")
-    assert by(out, "1", "rel/request").note.startswith("relevance >= 2 here; the paper's tables 1-2 count grade > 0")
+def test_a_level_the_paper_does_not_state_is_named_with_ours_under_the_other_choice():
+    """Lexiprecision tables 2-3 do not say which grades count (issue 37: DL-2019 table 2,
+    90.45/88.87 at >= 1, 87.07/84.68 at >= 2; table 3, 2.63/56.89 at >= 2, 0.94/75.54 at
+    >= 1). The comparison takes table 2 at grade > 0 and table 3 at table 4's level whatever
+    the configuration's (a track read at level 2 throughout here), and gives the other level
+    and ours under it in the row."""
+    cells = lexi_cells(changes={("2", "sgnLP"): {"ours": 87.07, "other_ours": 90.45},
+                                ("2", "dRR_2"): {"ours": 84.68, "other_ours": 88.87},
+                                ("3", "rrLP, sgnLP"): {"ours": 2.63, "other_ours": 0.94},
+                                ("3", "dRR_1"): {"ours": 56.89, "other_ours": 75.54}})
+    for table in ("2", "3"):
+        cells.loc[cells.table == table, ["setting", "other_setting"]] = ["relevance >= 2", "relevance >= 1"]
+    out = pc.lexiprecision_rows(cells, lexi_tables(level=2))
+    sgn, drr = by(out, "2", "sgnLP"), by(out, "2", "dRR_2")
+    assert sgn.status == "exact" and (sgn.reproduced, sgn.other_setting, sgn.other_value) == (
+        "90.45", "relevance >= 2", "87.07")
+    assert "the paper does not state which grades count: at relevance >= 2, 87.07" in sgn.note
+    assert sgn.method == "relevance >= 1 (the paper does not state the level)"
+    assert drr.status == "exact" and (drr.reproduced, drr.other_value) == ("88.87", "84.68")
+    ties = by(out, "3", "dRR_1")
+    assert ties.status == "exact" and (ties.reproduced, ties.other_setting, ties.other_value) == (
+        "56.89", "relevance >= 1", "75.54")
+    # table 1 too, at grade > 0: rel/request 95.40 (58.16 at >= 2); a count the level does not change shows no other
+    cells = lexi_cells(changes={("1", "rel/request"): {"ours": 58.16, "other_ours": 95.40},
+                                ("1", "runs"): {"other_ours": 37.0}})
+    cells.loc[cells.table == "1", ["setting", "other_setting"]] = ["relevance >= 2", "relevance >= 1"]
+    out = pc.lexiprecision_rows(cells, lexi_tables(level=2))
+    rel, runs = by(out, "1", "rel/request"), by(out, "1", "runs")
+    assert (rel.status, rel.reproduced, rel.other_value) == ("exact", "95.40", "58.16")
+    assert (runs.status, runs.reproduced, runs.other_setting) == ("exact", "37", "")
 
 
-def test_a_track_with_fewer_runs_says_so_in_each_row():
-    cells = lexi_cells("dl20", "deep-pass (2020)", changes={("1", "runs"): {"ours": 12.0}})
-    out = pc.lexiprecision_rows(cells, lexi_tables("dl20"))
+def test_another_method_is_a_status_of_its_own_with_both_values():
+    """Table 4b says Bonferroni; on DL-2019 Bonferroni gives 14.86 and 9.91 where the paper
+    prints 15.02 and 10.36, which Holm gives: those cells are "reproduced by another method",
+    both values shown; sgnLP (17.42 both ways) is exact."""
+    cells = lexi_cells(changes={("4b", "rrLP"): {"ours": 14.86, "other_ours": 15.02},
+                                ("4b", "sgnLP"): {"other_ours": 17.42},
+                                ("4b", "RR"): {"ours": 9.91, "other_ours": 10.36}})
+    out = pc.lexiprecision_rows(cells, lexi_tables())
+    rr_lp, sgn, rr = by(out, "4b", "rrLP"), by(out, "4b", "sgnLP"), by(out, "4b", "RR")
+    assert rr_lp.status == "reproduced by another method"
+    assert (rr_lp.published, rr_lp.reproduced, rr_lp.other_setting, rr_lp.other_value) == (
+        "15.02", "14.86", "holm", "15.02")
+    assert "the stated Bonferroni gives 14.86" in rr_lp.note and "paired test, bonferroni" in rr_lp.method
+    assert sgn.status == "exact" and rr.status == "reproduced by another method"
+    # neither method prints the paper's value: differs
+    off = pc.lexiprecision_rows(lexi_cells(changes={("4b", "RR"): {"ours": 9.0, "other_ours": 9.5}}), lexi_tables())
+    assert by(off, "4b", "RR").status == "differs"
+
+
+def test_another_method_without_its_value_is_refused():
+    with pytest.raises(ValueError, match="needs the other method and its value"):
+        cell("lexiprecision", "table 4b", "x", "RR", "1.00", "reproduced by another method", ours=1.0)
+
+
+def test_a_track_with_fewer_runs_is_data_not_here_with_ours_beside_even_where_it_equals_the_paper():
+    cells = lexi_cells("dl20", "deep-pass (2020)", changes={("1", "runs"): {"ours": 12.0},
+                                                              ("2", "sgnLP"): {"ours": 93.5}})
+    out = pc.lexiprecision_rows(cells, lexi_tables("dl20", runs=12))
     mine = out[out.track == "dl20"]
-    assert mine.note.str.contains("12 runs here, 59 in the paper").all()
+    assert len(mine) == 14 and (mine.status == "data not here").all() and (mine.reproduced != "").all()
+    assert mine.note.str.startswith("on 12 of the benchmark's 59 runs, 54 of its 54 requests").all()
+    assert by(out, "2", "sgnLP", "dl20").reproduced == "93.50"
 
 
 TABLE1_MEASURES = {"P@20": "P_20", "ASL@g1-10": "ASL@g1-10", "MAP": "map", "ASL": "ASL"}
@@ -103,25 +163,33 @@ def asl_techniques(track="dl20"):
     return pd.DataFrame(rows)
 
 
-def asl_study_rows(tech, n_runs=59):
-    """The ASL study's paper_comparison table (as rule study writes it) for a track of
-    ``n_runs`` runs standing for table 1's passage half."""
-    head = pd.DataFrame({"track": ["dl20"], "n_runs": [n_runs], "P_20": [0.5], "ASL@g1-10": [30.0], "ASL": [200.0]})
+CAMPAIGN = published("asl")["table1_campaign"]["passages"]["run_names"]
+GROUPS = {"bm25": ["p_bm25*"], "neural": ["1", "pash_*"]}
+
+
+def asl_study_rows(tech, runs=tuple(CAMPAIGN), groups=None):
+    """The ASL study's paper_comparison table (as rule study writes it) for a track holding
+    ``runs`` of the DL 2020 passage campaign, standing for table 1's passage half."""
+    head = pd.DataFrame({"track": ["dl20"], "n_runs": [len(runs)], "P_20": [0.5], "ASL@g1-10": [30.0],
+                         "ASL": [200.0]})
     frames = {"headroom": head, "techniques": tech, "table2": pd.DataFrame(),
-              "map_share": pd.DataFrame(columns=["track", "share"])}
-    return asl_paper.paper_rows(frames, {"passages": "dl20"}).drop(columns="paper")
+              "map_share": pd.DataFrame(columns=["track", "share"]), "table1_runs": {"dl20": list(runs)}}
+    spec = {"dl20": {"baseline": "bm25", "groups": groups or GROUPS}}
+    return asl_paper.paper_rows(frames, {"passages": "dl20"}, spec).drop(columns="paper")
 
 
-def test_asl_table1_passage_half_exact_and_document_half_not_here():
+def test_asl_table1_passage_half_exact_on_the_whole_campaign_and_document_half_not_here():
     out = pc.asl_rows(asl_study_rows(asl_techniques()), {"passages": "dl20"})
     table1 = out[out.item == "table 1"]
     assert len(table1) == 24
     passages = table1[table1.column.str.startswith("passages")]
     assert (passages.status == "exact").all() and (passages.track == "dl20").all()
     assert set(passages[passages.column == "passages RRIE"].reproduced) == {"39%", "90%", "29%", "19%"}
+    assert set(passages[passages.row == "MAP"].reproduced) == {"0.400", "0.572", "29%"}
     docs = table1[table1.column.str.startswith("documents")]
-    assert (docs.status == "data not here").all() and (docs.track == "").all()
-    assert (out[out.item != "table 1"].reproduced == "").all()
+    assert (docs.status == "data not here").all() and (docs.track == "").all() and (docs.reproduced == "").all()
+    assert set(docs.needs) == {"TREC DL 2020 document ranking (64 runs)"}
+    assert (docs.to_add.str.contains("study: {paper: {documents: <track>}}", regex=False)).all()
 
 
 def test_asl_table1_differs_on_the_whole_campaign_and_is_not_here_on_part_of_it():
@@ -129,9 +197,80 @@ def test_asl_table1_differs_on_the_whole_campaign_and_is_not_here_on_part_of_it(
     tech.loc[tech.measure == "ASL", "value"] += 10
     row = pc.asl_rows(asl_study_rows(tech), {"passages": "dl20"}).query("row == 'ASL' and column == 'passages BM25'")
     assert row.status.iloc[0] == "differs" and row.reproduced.iloc[0] == "274"
-    part = pc.asl_rows(asl_study_rows(tech, n_runs=12), {"passages": "dl20"})
+    part = pc.asl_rows(asl_study_rows(tech, runs=CAMPAIGN[:12]), {"passages": "dl20"})
     row = part.query("row == 'ASL' and column == 'passages BM25'").iloc[0]
-    assert row.status == "data not here" and "12 of the campaign's 59 runs" in row.note
+    assert row.status == "data not here" and row.note.startswith("on 12 of the campaign's 59 runs: 274 (best_bm25)")
+    assert row.reproduced == "274"
+    # equal to the paper on part of the campaign: still data not here, ours beside
+    equal = pc.asl_rows(asl_study_rows(asl_techniques(), runs=CAMPAIGN[:12]), {"passages": "dl20"})
+    row = equal.query("row == 'ASL@g1-10' and column == 'passages BM25'").iloc[0]
+    assert row.status == "data not here" and row.reproduced == "51"
+
+
+def test_a_partial_track_that_differs_says_differs_where_the_cells_runs_are_all_here():
+    """The runs a cell needs are its groups' runs of the campaign: with every absent run
+    known to be in the other group, the BM25 cells' data suffice on 3 of the 59 runs, and
+    a value off the paper's differs; the neural and RRIE cells, whose runs are absent, are
+    data not here."""
+    groups = {"bm25": ["p_bm25*"], "neural": [n for n in CAMPAIGN if not n.startswith("p_bm25")]}
+    bm25_runs = [n for n in CAMPAIGN if n.startswith("p_bm25")]
+    tech = asl_techniques()
+    tech.loc[(tech.measure == "ASL") & (tech.group == "bm25"), "value"] += 10
+    out = pc.asl_rows(asl_study_rows(tech, runs=bm25_runs + ["pash_f1"], groups=groups), {"passages": "dl20"})
+    t1 = out[(out.item == "table 1") & out.column.str.startswith("passages")].set_index(["row", "column"])
+    assert t1.loc[("ASL", "passages BM25"), "status"] == "differs"
+    assert t1.loc[("ASL", "passages BM25"), "note"] == "ours 274 (best_bm25) on 4 of the campaign's 59 runs"
+    assert t1.loc[("P@20", "passages BM25"), "status"] == "exact"
+    assert (t1.xs("passages neural", level=1).status == "data not here").all()
+    assert (t1.xs("passages RRIE", level=1).status == "data not here").all()
+
+
+def test_table2_puts_ours_in_ours_and_flags_a_ratio_range_below_zero():
+    table2 = pd.DataFrame([{"comparison": "atomize_p", "n_tracks": 11,
+                            "delta_sort_mean": 40.0, "delta_sort_std": 10.0, "delta_sort_low": 30.0,
+                            "delta_sort_high": 50.0, "delta_sort_median": 40.0, "delta_sort_n": 11,
+                            "kendall_tau_mean": 0.8, "kendall_tau_std": 0.3, "kendall_tau_low": 0.5,
+                            "kendall_tau_high": 1.1, "kendall_tau_median": 0.8, "kendall_tau_n": 11,
+                            "delta_value_mean": 0.724, "delta_value_std": 2.101, "delta_value_low": -1.377,
+                            "delta_value_high": 2.825, "delta_value_median": 0.5, "delta_value_n": 100,
+                            "delta_value_gmean": 0.5, "delta_value_glow": 0.2, "delta_value_ghigh": 1.25,
+                            "delta_value_gn": 98}])
+    frames = {"headroom": pd.DataFrame({"track": [], "n_runs": []}), "techniques": asl_techniques().iloc[0:0],
+              "table2": table2, "map_share": pd.DataFrame(columns=["track", "share"])}
+    out = pc.asl_rows(asl_paper.paper_rows(frames).drop(columns="paper"))
+    t2 = out[(out.item == "table 2") & (out.row == "Atomize P")].set_index("column")
+    assert t2.loc["DeltaSort", "reproduced"] == "30% to 50%"
+    assert t2.loc["Kendall", "reproduced"] == "0.5 to 1.0"        # clipped: tau is at most 1
+    value = t2.loc["DeltaValue"]
+    assert value.reproduced == "-1.377x to 2.825x (flagged: mean - sd below 0, impossible for a ratio)"
+    assert "geometric mean divided and multiplied by the geometric sd: 0.200x to 1.250x over the 98 ratios > 0" in value.note
+    assert (value.ours_low, value.ours_high) == (-1.377, 2.825)
+    assert (t2.status == "data not here").all()
+
+
+def test_counts_by_status_come_first_then_cells_with_ours_then_one_line_per_missing_dataset():
+    lexi = pc.lexiprecision_rows(lexi_cells(changes={("4b", "RR"): {"ours": 9.91, "other_ours": 10.36}}),
+                                 lexi_tables())
+    asl = pc.asl_rows(asl_study_rows(asl_techniques(), runs=CAMPAIGN[:12]), {"passages": "dl20"})
+    rows = pc.combine(asl, lexi)
+    md = pc.comparison_markdown(rows)
+    counts = pc.status_counts(rows).set_index("paper")
+    assert counts.loc["all", "cells"] == len(rows) == counts.loc[["asl", "lexiprecision"], "cells"].sum()
+    assert counts.loc["lexiprecision", "reproduced by another method"] == 1
+    first, cells, missing = md.index("| paper | exact |"), md.index("## Cells with a value of ours"), \
+        md.index("## Data not here")
+    assert first < cells < missing
+    tail = md[missing:]
+    assert "- lexiprecision: robust (2004) (110 runs, 249 requests): 15 cells (table 1, table 2, table 3, " \
+           "table 4a, table 4b, text); add its qrels and runs under `tracks:`" in tail
+    assert "- asl: TREC DL 2020 document ranking (64 runs): 12 cells (table 1)" in tail
+    assert "- asl: the paper's 76 TREC tracks: 17 cells (table 2, appendix A.1)" in tail
+    # one line per dataset: the unmapped benchmarks, the ASL's two, the text's DL 2021 and web
+    assert tail.count("\n- ") == len(LEXI["benchmarks"]) - 1 + 2 + 2
+    assert "the web track runs (web (2009) ... web (2014)): 1 cell (text)" in tail
+    assert "| holm: 10.36 |" in md[cells:missing]
+    for entity in ("&#", "&lt;", "&gt;", "&amp;"):
+        assert entity not in md
 
 
 def test_summary_lines_count_each_status_and_markdown_escapes_names():
@@ -139,10 +278,23 @@ def test_summary_lines_count_each_status_and_markdown_escapes_names():
                                   track="a|b")]),
                       frame([cell("asl", "table 1", "ASL", "passages BM25", "264", "exact", ours=264.0)]))
     lines = pc.summary_lines(rows)
-    assert lines[0] == "2 published cells: 1 exact, 0 within Monte Carlo error, 0 within tolerance, 1 differs, 0 data not here"
+    assert lines[0] == ("2 published cells: 1 exact, 0 reproduced by another method, 0 within Monte Carlo error, "
+                        "0 within tolerance, 1 differs, 0 data not here")
     assert lines[1:] == ["- rareness: 1 differs", "- asl: 1 exact"]
     md = pc.comparison_markdown(rows)
     assert "a&#124;b" in md and "| a|b" not in md
+
+
+def test_rows_of_an_older_writer_get_the_new_columns_empty():
+    old = frame([cell("rareness", "table 1", "P@100", "DLT20 95%", "61", "data not here")]).drop(
+        columns=["other_setting", "other_value", "needs", "to_add"])
+    out = pc.combine(old)
+    assert list(out.columns) == list(COLUMNS) and out.other_setting.iloc[0] == ""
+
+
+def test_printed_ranges_read_a_to_b():
+    assert pc.as_range("26-60%") == "26% to 60%" and pc.as_range("0.3-0.6x") == "0.3x to 0.6x"
+    assert pc.as_range("0.7-0.9") == "0.7 to 0.9" and pc.as_range("0.456") == "0.456"
 
 
 def test_unknown_statuses_are_refused():
@@ -159,3 +311,96 @@ def test_unknown_statuses_are_refused():
 def test_monte_carlo_status(ours, low, high, want):
     assert monte_carlo_status(0.071, ours, low, high, 3) == want
     assert want in STATUSES
+
+
+def counts_sentence(rows) -> str:
+    """The sentence docs/studies.md gives for a comparison's counts."""
+    said = ", ".join(f"{int((rows.status == s).sum())} {s}" for s in STATUSES if (rows.status == s).any())
+    return f"{len(rows)} cells: {said}."
+
+
+def test_docs_studies_counts_are_the_comparisons_on_the_lexiprecision_paper_config(tmp_path):
+    """docs/studies.md counts the "deep-pass (2019)" cells of config/lexiprecision-paper.yaml:
+    the sentence is the one the comparison gives, computed here on the full DL-2019 track
+    with the config's settings (figures 8-9's label removal left out: no table of 1-4 reads it)."""
+    from pathlib import Path
+
+    import yaml
+
+    from conftest import ingested
+    from reeval.analyses.lexiprecision import paper as lp
+    from reeval.analyses.lexiprecision.report import study_level, track_lexiprecision
+    from reeval.io.ingest import write_track
+    from reeval.workflow.config_check import with_defaults
+
+    root = Path(__file__).resolve().parents[2]
+    config = with_defaults(yaml.safe_load((root / "config" / "lexiprecision-paper.yaml").read_text()))
+    opts = {**config["lexiprecision"], "label_removal": {**config["lexiprecision"]["label_removal"],
+                                                         "fractions": [0.0], "samples": 1}}
+    track = "trec2019-dl-passage"
+    text = " ".join((root / "docs" / "studies.md").read_text().split())
+    write_track(ingested(track, precision=config["tracks"][track]["precision"]), tmp_path / "in")
+    tables = track_lexiprecision(track, tmp_path / "in", tmp_path / "out", study_level(config, track), opts,
+                                 figures=False)
+    rows = pc.lexiprecision_rows(lp.comparison_table(tables, opts["paper"]), tables)
+    mine = rows[(rows.track == track) & (rows["item"] != "text")]
+    sentence = counts_sentence(mine)
+    claim = rows[(rows.track == track) & (rows["item"] == "text")].iloc[0]
+    assert (claim.status, claim.reproduced) == ("differs", "12")
+    assert "figure 6's claim (fewer than ten recall levels capture 90% of the pairs) does not hold: 12" in text
+    assert sentence == ("14 cells: 10 exact, 2 reproduced by another method, 1 within Monte Carlo error, "
+                        "1 differs.")
+    assert f"deep-pass (2019) row, {sentence}" in text
+    t4b = mine[mine["item"] == "table 4b"].set_index("column")
+    assert t4b.loc["rrLP", ["reproduced", "other_setting", "other_value"]].tolist() == ["14.86", "holm", "15.02"]
+    t2 = mine[mine["item"] == "table 2"].set_index("column")
+    assert t2.loc["sgnLP", ["reproduced", "other_setting", "other_value"]].tolist() == [
+        "90.45", "relevance >= 2", "87.07"]
+    t3 = mine[mine["item"] == "table 3"].set_index("column")
+    assert t3.loc["dRR_1", ["reproduced", "other_setting", "other_value"]].tolist() == [
+        "56.89", "relevance >= 1", "75.54"]
+
+
+def test_the_lecture_notes_interpolation_table_by_the_rule_they_state():
+    """The notes print 0.55 at recall 0.4 (0.67 and 0.43 averaged): their stated rule, the
+    highest precision at recall at least L, which trec_eval 9.x's level rounding computes;
+    trec_eval 10 (reeval's default) reaches 0.4 on the 3-relevant query at recall 1/3 and
+    gives 0.5 there, 0.583 on average, beside each cell. The average row's other cells
+    differ only by the notes' arithmetic (rounded values averaged, rounded half up)."""
+    from reeval.analyses.papers.notes import notes_rows
+
+    rows = notes_rows().set_index(["row", "column"])
+    assert len(rows) == 33 and set(rows.status) == {"exact", "differs"}
+    assert rows.loc[("Average", "recall 0.4"), ["published", "reproduced", "other_value", "status"]].tolist() == [
+        "0.55", "0.55", "0.58", "exact"]
+    assert rows.loc[("Ranking 2", "recall 0.4"), ["reproduced", "other_value"]].tolist() == ["0.43", "0.50"]
+    assert rows.loc[("Ranking 2", "recall 0.4"), "ours_value"] == pytest.approx(3 / 7)
+    differ = rows[rows.status == "differs"]
+    assert list(differ.index.get_level_values(0).unique()) == ["Average"]
+    assert differ.note.str.startswith("the notes average their rounded values").all()
+    assert differ.loc[("Average", "recall 0.3"), "note"].endswith("(0.67 + 0.5) / 2, and round half up: 0.59")
+
+
+def test_the_lexiprecision_texts_numbers_and_its_figure_6_claim_are_rows():
+    """The text's relevant-retrieved numbers are for benchmarks no track here stands for;
+    the claim that fewer than ten recall levels capture 90% of the pairs is checked on each
+    mapped track: on the benchmark's data it holds (exact) or not (differs), on part of
+    them it is data not here with ours beside."""
+    ecdf = pd.DataFrame({"track": ["dl19"] * 3 + ["dl20"] * 2, "i_star": [1, 9, 12, 1, 4],
+                         "ecdf": [0.5, 0.88, 0.91, 0.6, 0.95]})
+    tables = {**lexi_tables(), "fig6_i_star_ecdf": ecdf}
+    out = pc.lexiprecision_rows(lexi_cells(), tables)
+    text = out[out["item"] == "text"]
+    numbers = text[text.row.str.startswith("relevant items")]
+    assert list(numbers.column) == ["DL 2021", "web", "robust", "ml-1m"] and (numbers.status == "data not here").all()
+    assert numbers.set_index("column").published["DL 2021"] == "38.74 +- 21.75"
+    claim = text[text.track == "dl19"].iloc[0]
+    assert (claim.status, claim.reproduced) == ("differs", "12")
+    assert claim.note == "12 recall levels capture 90% of the non-tied pairs: the claim does not hold on deep-pass (2019)"
+    ecdf.loc[2, "i_star"] = 9.0
+    holds = pc.lexiprecision_rows(lexi_cells(), {**tables, "fig6_i_star_ecdf": ecdf})
+    assert holds[(holds["item"] == "text") & (holds.track == "dl19")].status.iloc[0] == "exact"
+    part = pc.lexiprecision_rows(lexi_cells("dl20", "deep-pass (2020)"),
+                                 {**lexi_tables("dl20", runs=12), "fig6_i_star_ecdf": ecdf})
+    row = part[(part["item"] == "text") & (part.track == "dl20")].iloc[0]
+    assert row.status == "data not here" and row.reproduced == "4" and row.note.startswith("on 12 of the benchmark's")

@@ -45,12 +45,14 @@ def test_every_published_cell_has_a_row_and_a_status():
     assert set(t8.published) == {"0.81", "0.62", "0.41", "0.22", "0.08"}
 
 
-def test_a_track_on_another_task_differs_in_every_row_and_says_so():
+def test_a_track_on_another_task_is_data_not_here_in_every_row_with_ours_beside_and_says_so():
+    """The data decide first: the very same numbers on another task (and 12 of 64 runs) are
+    no reproduction, so every cell is data not here, ours beside it."""
     ref = published("rareness")["DLT20"]
     stacked = stacked_for("dl", 12, 54, ref["rows"])  # the very same numbers
     out = rp.comparison_rows(stacked, {"dl": {"collection": "DLT20", "task": "passage ranking"}}, OPTS, {"dl": 2})
     mine = out[out.track == "dl"]
-    assert len(mine) == 18 and (mine.status == "differs").all()
+    assert len(mine) == 18 and (mine.status == "data not here").all() and (mine.reproduced != "").all()
     assert mine.note.str.contains("different task: dl is passage ranking, the paper's collection document ranking").all()
     assert mine.note.str.contains("12 runs here, 64 in the paper").all()
     assert mine.method.str.contains("relevance >= 2").all()
@@ -211,3 +213,19 @@ def test_table4_topic_configured_then_the_papers_then_the_most_judged(tiny_hits)
     assert _table4_topic(hits, {"paper": {"tiny": "DLT20"}}, "tiny") == 0
     with pytest.raises(ConfigError, match="rareness.table4.topics: topic 'zz' is not a qrels topic of track 'tiny'"):
         _table4_topic(hits, {"table4": {"topics": {"tiny": "zz"}}}, "tiny")
+
+
+def test_table1_takes_the_authors_procedure_when_discriminative_has_a_method_column():
+    """Issue 37, item 5: table 1's cells are the ``authors`` rows of ``discriminative``'s
+    ``method`` column (the per-pair two-group HSD of the authors' code), the method says so,
+    and the ``blocked`` rows (the topic-blocked HSD over all runs) are named in the note."""
+    ref = published("rareness")["TREC-8"]
+    stacked = stacked_for("t8", 129, 50, ref["rows"])
+    authors = stacked["discriminative"].assign(method="authors")
+    blocked = authors.assign(method="blocked", significant_95=authors.significant_95 + 5)
+    stacked["discriminative"] = pd.concat([blocked, authors], ignore_index=True)
+    out = rp.comparison_rows(stacked, {"t8": "TREC-8"}, OPTS, {"t8": 1})
+    t1 = out[(out.track == "t8") & (out["item"] == "table 1")]
+    assert len(t1) == 12 and (t1.status == "exact").all()
+    assert t1.method.str.startswith("Tukey HSD per pair of runs (the authors' procedure").all()
+    assert t1.note.str.contains("topic-blocked Tukey HSD over all 129 runs").all()

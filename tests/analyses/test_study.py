@@ -443,3 +443,18 @@ def test_technique_groups_from_manifest_labels():
     labelled = techniques_from_labels(manifest["tracks"])
     assert labelled and all(set(v["groups"]) >= {"bm25"} and len(v["groups"]) >= 2 for v in labelled.values())
     assert all(manifest["tracks"][t]["year"] >= 2019 for t in labelled)
+
+
+def test_atomized_precision_of_an_eq3_search_length_of_0_is_1_not_infinite():
+    """Under eq. 3 an unretrieved relevant document of a topic where the run retrieved only
+    relevant documents has ASL_qd = irrel_q = 0 (config/asl-paper.yaml on DL-2019 stopped
+    with "scores must be finite"): the atomize step takes its precision as 1."""
+    from reeval.analyses.asl.study import atomized_precision
+
+    by_topic = pd.DataFrame({"track": "t", "run": "r", "qid": ["q"], "ASL": [0.5], "map": [0.5], "P_20": [0.05],
+                             "recip_rank": [1.0], "ASL@g1": [1.0], "ASL@g1-10": [0.5]})
+    docs = pd.DataFrame({"run": "r", "qid": "q", "docno": ["a", "b"], "asl": [1.0, 0.0],
+                         "precision": [1.0, 0.0], "retrieved": [True, False]})
+    tm = track_matrices(by_topic, "t")
+    p = atomized_precision(docs, tm)
+    assert np.isfinite(p).all() and p[0, 0] == 1.0

@@ -19,6 +19,8 @@ rule study:
                                           track=usable_tracks()),
         tracks=lambda wildcards: [f for t in usable_tracks() for f in step_files("study", t)],
         inclusion=INCLUSION,
+        table1=lambda wildcards: [f for t in usable_tracks() if t in (config["study"]["paper"] or {}).values()
+                                  for f in step_files("ingest", t)],
     output:
         tables=[f"{STUDY_DIR}/{name}.{ext}" for name in STUDY_TABLES for ext in ("parquet", "csv")
                 if name != "table2"],
@@ -39,6 +41,10 @@ rule study:
         tracks={track: f"{RESULTS}/tracks/{track}" for track in TRACKS},
         options=STUDY_OPTIONS,
         track_figures=TRACK_FIGURES,
+        # table 1 is recomputed at the paper's settings from the ingested tables of the
+        # tracks study.paper maps (reeval.analyses.asl.report.table1_by_run), in their precision
+        precision={track: track_options(config, track)["precision"]
+                   for track in (config["study"]["paper"] or {}).values() if track in TRACKS},
     log:
         f"{RESULTS}/logs/study/study.log",
     threads: 1

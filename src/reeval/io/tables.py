@@ -100,6 +100,14 @@ COLUMN_TYPES.update({k: INT for k in ("figures", "equal", "explained", "unexplai
 for _stat in ("delta_sort", "kendall_tau", "delta_value"):  # table 2: reeval.analyses.asl.study.mean_std_range
     COLUMN_TYPES.update({f"{_stat}_{k}": FLOAT for k in ("mean", "std", "low", "high", "median")})
     COLUMN_TYPES[f"{_stat}_n"] = INT
+# table 2's DeltaValue as ratios: reeval.analyses.asl.study.geometric_range
+COLUMN_TYPES.update({f"delta_value_{k}": FLOAT for k in ("gmean", "glow", "ghigh")} | {"delta_value_gn": INT})
+# the papers' comparisons: the setting ours used and the other choice (a level the paper does not state,
+# another correction) with ours under it (analyses.lexiprecision.report, .paper; analyses.papers.cells)
+COLUMN_TYPES.update({k: STRING for k in ("setting", "other_setting", "other_value", "needs", "to_add")})
+COLUMN_TYPES.update({k: FLOAT for k in ("other_ours", "other_relevance_level", "other_sgnLP_suffix_agree",
+                                        "other_dRR2_agree", "other_LP_ties", "other_RR_ties", "other_requests",
+                                        "other_runs", "other_rel_per_request", "other_docs_per_request")})
 
 #: Columns named after a measure (``M`` below: a name of the measures registry):
 #: (pattern, type); a pattern with a group applies only when the group is a measure name.

@@ -177,11 +177,44 @@ def per_document_figures(track: str, hist, diff, best, median, by_run, out: Path
 
 # ------------------------------------------------------------------ across tracks
 
-def study(tracks: dict, out_dir, options: dict, track_figures: bool = True) -> dict:
+#: the measures of table 1 at the paper's settings (:func:`table1_by_run`)
+TABLE1_MEASURE_SPECS = ("P_20", "map", "ASL", "ASL@g1-10", "num_ret")
+
+
+def table1_by_run(track: str, track_dir, precision: str = "float64") -> pd.DataFrame:
+    """Per run of a track (its included runs), table 1's measures at the paper's settings
+    (:data:`reeval.analyses.asl.paper.TABLE1_SETTINGS`: relevance >= 1, eq. 3), whatever
+    the track's configured level and ASL policy; ``precision`` the track's (float32:
+    trec_eval 9.x's ordering)."""
+    from reeval.measures import build_grid, evaluate_grid
+    from reeval.workflow.measures_step import read_track_tables, run_table, workflow_measures
+    from reeval.workflow.run_inclusion import included_runs, read_ingest_report
+
+    judged, depth, qrels = read_track_tables(track_dir)
+    measures = workflow_measures(list(TABLE1_MEASURE_SPECS), precision)
+    grid = build_grid(judged, depth, qrels, runs=included_runs(read_ingest_report(track_dir)))
+    scores = evaluate_grid(grid, measures, version=9 if precision == "float32" else 10, **paper.TABLE1_SETTINGS)
+    return run_table(track, scores, measures)
+
+
+def _table1_sources(dirs: dict, options: dict, precision: dict) -> dict:
+    """Table 1 at the paper's settings for the tracks ``study.paper`` maps (and that have
+    technique groups): ``table1`` (the technique table) and ``table1_runs`` (their runs)."""
+    mapped = [t for t in dict.fromkeys((options.get("paper") or {}).values())
+              if t in dirs and t in options["techniques"]]
+    by_run = {t: table1_by_run(t, dirs[t], precision.get(t, "float64")) for t in mapped}
+    frames = [techniques.technique_table(by_run[t], options["techniques"][t], t) for t in mapped]
+    table1 = (pd.concat(frames, ignore_index=True) if frames
+              else pd.DataFrame(columns=techniques.TECHNIQUE_COLUMNS))
+    return {"table1": table1, "table1_runs": {t: by_run[t].run.tolist() for t in mapped}}
+
+
+def study(tracks: dict, out_dir, options: dict, track_figures: bool = True, precision: dict | None = None) -> dict:
     """Cross-track tables, figures 1-4 and summary.md from per-track folders
-    ``{track: track_dir}`` (each holding the measures tables and ``study/``). With no
-    track the tables keep their columns and summary.md says why they are empty.
-    ``track_figures``: whether the tracks have figures 5-6 for summary.md to show."""
+    ``{track: track_dir}`` (each holding the ingested and measures tables and ``study/``).
+    With no track the tables keep their columns and summary.md says why they are empty.
+    ``track_figures``: whether the tracks have figures 5-6 for summary.md to show;
+    ``precision``: track -> its precision, for table 1 at the paper's settings."""
     out = Path(out_dir)
     dirs = {t: Path(p) for t, p in tracks.items()}
     by_runs = {t: pd.read_parquet(d / "measures_by_run.parquet") for t, d in dirs.items()}
@@ -196,8 +229,9 @@ def study(tracks: dict, out_dir, options: dict, track_figures: bool = True) -> d
     tech = pd.concat(tech_frames, ignore_index=True) if tech_frames else pd.DataFrame(columns=techniques.TECHNIQUE_COLUMNS)
     for name, df in zip(STUDY_TABLES, (head, reord, reord_runs, table2, share, tech)):
         write_table_pair(df, out, name)
-    cells = paper.paper_rows({"headroom": head, "techniques": tech, "table2": table2, "map_share": share},
-                             options.get("paper"))
+    cells = paper.paper_rows({"headroom": head, "techniques": tech, "table2": table2, "map_share": share,
+                              **_table1_sources(dirs, options, precision or {})},
+                             options.get("paper"), options["techniques"])
     # every row is this paper's: the file leaves out the constant `paper` column (typed as
     # a number, the lexiprecision comparison's published value, in the column registry)
     write_table_pair(cells.drop(columns="paper"), out, "paper_comparison")

@@ -141,13 +141,16 @@ def atomized_precision(docs: pd.DataFrame, tm: TrackMatrices,
     Equation 2" applied to every document) or 0 as MAP does (``"zero"``: this step then
     removes only the coupling through rel_qd, and the next step also moves the
     unretrieved documents from 0 to 1/ASL_qd). NaN for topics without relevant documents.
-    ``docs`` is ``asl_by_document`` (one row per run x relevant document).
+    ``docs`` is ``asl_by_document`` (one row per run x relevant document). Under eq. 3
+    (``asl: unretrieved: eq3``) an unretrieved document of a topic where the run retrieved
+    no irrelevant document has ASL_qd = irrel_q = 0: its precision is 1 (the shortest
+    search length), not 1/0.
     """
     if unretrieved not in UNRETRIEVED_PRECISION:
         raise ValueError(f"unretrieved precision must be one of {UNRETRIEVED_PRECISION}")
     S, T = tm.shape
     g = category_codes(docs["run"], tm.runs) * T + category_codes(docs["qid"], tm.topics)
-    p = 1.0 / docs["asl"].to_numpy(dtype=np.float64)
+    p = 1.0 / np.maximum(docs["asl"].to_numpy(dtype=np.float64), 1.0)
     if unretrieved == "zero":
         p = np.where(docs["retrieved"].to_numpy(), p, 0.0)
     total = np.bincount(g, weights=p, minlength=S * T).reshape(S, T)
@@ -335,12 +338,28 @@ def mean_std_range(x) -> dict:
             "median": float(np.median(x)) if n else math.nan, "n": n}
 
 
+def geometric_range(x) -> dict:
+    """A range that fits ratios (positive numbers): the geometric mean ``gmean`` =
+    exp(mean(log x)) divided and multiplied by the geometric sd exp(sd(log x), ddof=1),
+    ``glow`` to ``ghigh`` (always > 0), and ``gn``, the finite values > 0 it is over (a
+    ratio of 0 or below has no logarithm and is left out); NaN below 2 such values."""
+    x = np.asarray(x, dtype=np.float64)
+    x = x[np.isfinite(x) & (x > 0)]
+    if x.size < 2:
+        g = float(x[0]) if x.size else math.nan
+        return {"gmean": g, "glow": math.nan, "ghigh": math.nan, "gn": int(x.size)}
+    logs = np.log(x)
+    gmean, gsd = math.exp(float(logs.mean())), math.exp(float(logs.std(ddof=1)))
+    return {"gmean": gmean, "glow": gmean / gsd, "ghigh": gmean * gsd, "gn": int(x.size)}
+
+
 def reordering_across_tracks(by_track: pd.DataFrame, by_run: pd.DataFrame) -> pd.DataFrame:
     """One row per comparison across tracks, as the paper's table 2 reports it.
 
     DeltaSort: the largest per track, then mean/std across tracks. Kendall's tau: per
     track, then across tracks. DeltaValue: new/old pooled over every run of every track
-    ("averaged over all systems in all tracks").
+    ("averaged over all systems in all tracks"), and, since mean - std of a ratio can fall
+    below 0, its :func:`geometric_range` (``delta_value_gmean``, ``_glow``, ``_ghigh``, ``_gn``).
     """
     rows = []
     for name, _, _ in COMPARISONS:
@@ -351,6 +370,7 @@ def reordering_across_tracks(by_track: pd.DataFrame, by_run: pd.DataFrame) -> pd
                             ("delta_value", r.value_ratio)):
             s = mean_std_range(values)
             row.update({f"{col}_{k}": v for k, v in s.items()})
+        row.update({f"delta_value_{k}": v for k, v in geometric_range(r.value_ratio).items()})
         rows.append(row)
     return pd.DataFrame(rows)
 

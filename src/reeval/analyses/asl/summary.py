@@ -17,7 +17,7 @@ from reeval.report.markdown import counts_line, fmt, image, render, table
 from reeval.analyses.papers.published import published
 
 from . import study as S
-from .paper import headline_claims, paper_rows
+from .paper import delta_value_text, headline_claims, paper_rows
 
 #: the summary's sections, in order (a test checks the headings of summary.md against it)
 SECTIONS = ("Headroom (section 4.2, figures 1-4)", "Technique reanalysis (section 4.3, table 1)",
@@ -135,7 +135,7 @@ def table2_rows(table2: pd.DataFrame, paper: dict) -> str:
                      "DeltaSort (ours)": _range(r, "delta_sort", 1, 0, "%", DELTA_SORT_BOUNDS),
                      "DeltaSort (paper)": p["delta_sort"],
                      "Kendall (ours)": _range(r, "kendall_tau", bounds=KENDALL_BOUNDS), "Kendall (paper)": p["kendall"],
-                     "DeltaValue (ours)": _range(r, "delta_value", 1, 3, "x") if has_value else "",
+                     "DeltaValue (ours)": "; ".join(filter(None, delta_value_text(r))) if has_value else "",
                      "DeltaValue median (ours)": fmt(r["delta_value_median"], 3) + "x" if has_value else "",
                      "DeltaValue (paper)": p["delta_value"], "tracks": r["n_tracks"]})
     return table(pd.DataFrame(rows))
@@ -220,8 +220,8 @@ def table1_comparison(cells: pd.DataFrame) -> str:
             shown.append(h)
     if shown:
         rows = pd.concat(shown)
-        blocks.insert(0, table(rows[["row", "column", "published", "status", "note"]].rename(
-            columns={"row": "measure", "column": "cell", "published": "paper"})))
+        blocks.insert(0, table(rows[["row", "column", "published", "reproduced", "status", "note"]].rename(
+            columns={"row": "measure", "column": "cell", "published": "paper", "reproduced": "ours"})))
     return "\n\n".join(blocks)
 
 

@@ -515,7 +515,7 @@ def hsd_seed_range(pc: PairComparison, rr: np.ndarray, alpha: float, resamples: 
 
 def discriminative_power(tests: pd.DataFrame, alpha: float = 0.05, correction: str = "holm",
                          hsd_design: str = "randomised", hsd_resamples: int = 2000,
-                         seed_range: dict | None = None, n_seeds: int = 1) -> pd.DataFrame:
+                         seed_range: dict | None = None, n_seeds: int = 1, also=()) -> pd.DataFrame:
     """Table 4 from :func:`pair_tests` (run with the same ``correction``, ``hsd_design``
     and ``hsd_resamples``, recorded in the ``procedure`` and ``resamples`` columns): share
     (%) of run pairs significantly different, (a) ``tukey_hsd`` and (b) ``paired``
@@ -525,18 +525,26 @@ def discriminative_power(tests: pd.DataFrame, alpha: float = 0.05, correction: s
     the range of the count over the tests' seed and the other seeds whose range
     ``seed_range`` holds (:func:`hsd_seed_range`), ``n_seeds`` in all (column ``seeds``;
     ``resamples`` is B); for the other procedures the count itself (``resamples`` 0,
-    ``seeds`` 1)."""
+    ``seeds`` 1). ``also``: further corrections of the paired tests, each a row per measure
+    after the ones of ``correction`` (their p-values adjusted from the tests' raw ones), so a
+    comparison can show another method beside the configured one."""
+    from reeval.stats.multiple import p_adjust
+
     P = len(tests)
     rows = []
     randomised = hsd_design == "randomised"
-    for test, procedure in (("tukey_hsd", hsd_design), ("paired", correction)):
+    procedures = [("tukey_hsd", hsd_design), ("paired", correction)]
+    procedures += [("paired", c) for c in also if c != correction]
+    for test, procedure in procedures:
         for name in MEASURES:
             if P == 0:
                 k = 0
             elif test == "tukey_hsd":
                 k = int(tests[f"hsd_{name}"].sum())
-            else:
+            elif procedure == correction:
                 k = int((tests[f"p_{name}_adjusted"] < alpha).sum())
+            else:
+                k = int((p_adjust(tests[f"p_{name}"].to_numpy(), procedure) < alpha).sum())
             monte_carlo = test == "tukey_hsd" and randomised
             other = (seed_range or {}).get(name, (k, k)) if monte_carlo else (k, k)
             low, high = min(k, *other), max(k, *other)

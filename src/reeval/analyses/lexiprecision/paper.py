@@ -16,8 +16,14 @@ from reeval.report.escape import markdown_text
 from reeval.report.markdown import fmt, table
 from reeval.analyses.papers.published import published
 
-#: Columns of ``paper_comparison.csv``.
-COLUMNS = ("track", "benchmark", "table", "column", "paper", "ours", "ours_low", "ours_high", "match")
+#: Columns of ``paper_comparison.csv``: ``setting`` the relevance level or correction ours
+#: was computed with; ``other_setting`` and ``other_ours`` the other choice (a level the
+#: paper does not state, tables 2-3; Holm beside table 4b's stated Bonferroni) and ours
+#: under it (NaN when not computed).
+COLUMNS = ("track", "benchmark", "table", "column", "paper", "ours", "ours_low", "ours_high", "match",
+           "setting", "other_setting", "other_ours")
+#: the paired tests' correction table 4b states ("Paired test with Bonferroni correction")
+STATED_CORRECTION = "bonferroni"
 #: A Monte Carlo cell (the randomised HSD of table 4a) matches when the paper's value is
 #: within this many percentage points of ours and of the range [ours_low, ours_high].
 MONTE_CARLO_TOLERANCE = 1.5
@@ -52,22 +58,39 @@ def paper_tracks(mapping: dict | None) -> dict:
 
 
 def _ours(tables: dict, track: str, sub: str) -> list:
-    """Our cells of a sub-table: (value, low, high, monte_carlo) per printed column; low =
-    high = value except for table 4's randomised HSD (its range over seeds)."""
+    """Our cells of a sub-table: (value, low, high, monte_carlo, setting, other_setting,
+    other_value) per printed column; low = high = value except for table 4's randomised HSD
+    (its range over seeds). Tables 1-3: the other relevance level where computed; table 4b:
+    the paper's stated Bonferroni where computed, Holm as the other."""
     name, keys = OURS[sub]
     df = tables[name][tables[name].track == track]
     if name != "table4_discriminative_power":
-        values = [float(df[k].iloc[0]) if len(df) else math.nan for k in keys]
-        return [(v, v, v, False) for v in values]
-    found = df.set_index(["test", "measure"])
+        level = f"relevance >= {int(df.relevance_level.iloc[0])}" if len(df) else ""
+        other_level = df["other_relevance_level"].iloc[0] if len(df) and "other_relevance_level" in df else math.nan
+        other = f"relevance >= {int(other_level)}" if not pd.isna(other_level) else ""
+        out = []
+        for k in keys:
+            v = float(df[k].iloc[0]) if len(df) else math.nan
+            o = float(df[f"other_{k}"].iloc[0]) if other and f"other_{k}" in df else math.nan
+            out.append((v, v, v, False, level, other, o))
+        return out
     out = []
-    for k in keys:
-        if k not in found.index:
-            out.append((math.nan, math.nan, math.nan, False))
+    for test, measure in keys:
+        rows = df[(df.test == test) & (df.measure == measure)]
+        if rows.empty:
+            out.append((math.nan, math.nan, math.nan, False, "", "", math.nan))
             continue
-        row = found.loc[k]
+        row, other = rows.iloc[0], None
+        if test == "paired":
+            stated = rows[rows.procedure.str.lower() == STATED_CORRECTION]
+            if len(stated):
+                row = stated.iloc[0]
+            rest = rows[rows.procedure.str.lower() != str(row.procedure).lower()]
+            other = rest.iloc[0] if len(rest) else None
         out.append((float(row.percent_significant), float(row.percent_low), float(row.percent_high),
-                    bool(row.resamples > 0)))
+                    bool(row.resamples > 0), str(row.procedure),
+                    str(other.procedure) if other is not None else "",
+                    float(other.percent_significant) if other is not None else math.nan))
     return out
 
 
@@ -93,11 +116,12 @@ def comparison_table(tables: dict, mapping: dict | None) -> pd.DataFrame:
         if track not in have:
             continue
         for sub in (s for n in numbers for s in SUBTABLES[n]):
-            for column, paper, (ours, low, high, mc) in zip(ref["columns"][sub], ref["benchmarks"][label][sub],
-                                                            _ours(tables, track, sub)):
+            for column, paper, (ours, low, high, mc, setting, other, other_ours) in zip(
+                    ref["columns"][sub], ref["benchmarks"][label][sub], _ours(tables, track, sub)):
                 rows.append({"track": track, "benchmark": label, "table": sub.removeprefix("table"),
                              "column": column, "paper": float(paper), "ours": ours, "ours_low": low,
-                             "ours_high": high, "match": _match(float(paper), ours, low, high, mc)})
+                             "ours_high": high, "match": _match(float(paper), ours, low, high, mc),
+                             "setting": setting, "other_setting": other, "other_ours": other_ours})
     return pd.DataFrame(rows, columns=list(COLUMNS))
 
 
@@ -119,7 +143,7 @@ def _settings(tables: dict, track: str) -> str:
 
 
 def _range(low: float, high: float) -> str:
-    return "" if low == high or math.isnan(low) else f"{fmt(float(low), 2)}-{fmt(float(high), 2)}"
+    return "" if low == high or math.isnan(low) else f"{fmt(float(low), 2)} to {fmt(float(high), 2)}"
 
 
 def comparison_markdown(tables: dict, rows: pd.DataFrame, empty_note: str) -> str:
@@ -134,7 +158,10 @@ def comparison_markdown(tables: dict, rows: pd.DataFrame, empty_note: str) -> st
     src = published("lexiprecision")["source"]
     lines = ["# Lexicographic precision: our numbers beside the paper's", "", f"Paper: {src}.",
              "Tracks are mapped to the paper's benchmark rows by `lexiprecision.paper` in the "
-             "config. A cell is *exact* when ours prints as the paper's (two decimals); a Monte Carlo "
+             "config. The data decide first: a track with other runs or requests than the benchmark "
+             "gives *data not here*, ours beside. Then a cell is *exact* when the paper's stated method "
+             "prints the paper's value (two decimals), *reproduced by another method* when only another "
+             "does (table 4b: Holm beside the stated Bonferroni); a Monte Carlo "
              "cell (table 4a under the randomised HSD, ours from the first seed) is *within Monte "
              "Carlo error* when the paper's value lies in our range over seeds, and *within "
              f"tolerance* (flagged) when it lies only within {fmt(MONTE_CARLO_TOLERANCE, 1)} points; "

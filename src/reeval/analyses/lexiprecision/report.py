@@ -48,10 +48,13 @@ SUMMARY_FIGURES = ("fig2_theoretical_ties", "fig3_ties_by_p1", "fig5_ties_by_lev
 #: table has no row; the writer refuses a table whose columns differ.
 TABLE_COLUMNS = {
     "profile": ("track", "relevance_level", "requests", "runs", "rel_per_request", "docs_per_request",
-                "rel_retrieved_per_ranking"),
+                "rel_retrieved_per_ranking", "other_relevance_level", "other_requests", "other_runs",
+                "other_rel_per_request", "other_docs_per_request"),
     "table2_agreement": ("track", "relevance_level", "n_pair_topics", "sgnLP_suffix_agree", "dRR2_agree", "sgnLP_suffix_ties",
-                         "dRR2_ties", "system_n_run_pairs", "system_rrLP_agree", "system_sgnLP_agree"),
-    "table3_ties": ("track", "relevance_level", "n_pair_topics", "LP_ties", "RR_ties"),
+                         "dRR2_ties", "system_n_run_pairs", "system_rrLP_agree", "system_sgnLP_agree")
+    + ("other_relevance_level", "other_sgnLP_suffix_agree", "other_dRR2_agree"),
+    "table3_ties": ("track", "relevance_level", "n_pair_topics", "LP_ties", "RR_ties")
+    + ("other_relevance_level", "other_LP_ties", "other_RR_ties"),
     "table4_discriminative_power": ("track", "relevance_level", "test", "procedure", "measure", "n_run_pairs",
                                     "n_significant", "percent_significant", "n_significant_low",
                                     "n_significant_high", "percent_low", "percent_high", "resamples", "seeds"),
@@ -100,15 +103,33 @@ def table_levels(opts: dict, rel_level: int) -> dict:
     return {t: int(chosen.get(t) or rel_level) for t in PAPER_TABLES}
 
 
+#: the paper's tables whose relevance level the paper does not state (the lexiprecision
+#: paper does not say which grades count as relevant in tables 1-3): for a track compared
+#: with the paper they are also computed at :func:`other_level`, named beside the cell
+UNSTATED_LEVEL_TABLES = ("table1", "table2", "table3")
+#: their columns given at the other level (``other_<column>``)
+OTHER_COLUMNS = {"table1": ("requests", "runs", "rel_per_request", "docs_per_request"),
+                 "table2": ("sgnLP_suffix_agree", "dRR2_agree"), "table3": ("LP_ties", "RR_ties")}
+
+
+def other_level(level: int, rel_level: int) -> int:
+    """The other choice of relevance level for a table at ``level`` whose level the paper
+    does not state: 1 (grade > 0) when the table is at another level, else the study's
+    level ``rel_level`` (the track's official one), or 2 when that is also 1."""
+    if level != 1:
+        return 1
+    return rel_level if rel_level != 1 else 2
+
+
 def _comparisons(judged, qrels, depth, runs, at: dict, rel_level: int, levels: int, opts: dict,
-                 pairs_path) -> dict:
+                 pairs_path, extra_levels=()) -> dict:
     """{relevance level: (PositionVectors, PairTotals, RR runs x topics)}, every pair
     compared a block at a time (:mod:`.pairblocks`); the pairs of ``rel_level`` written
-    to ``pairs_path`` on the way."""
+    to ``pairs_path`` on the way; ``extra_levels`` computed too."""
     from reeval.io.tables import table_schema, write_table_parts
 
     out = {}
-    for lvl in sorted({rel_level, *at.values()}):
+    for lvl in sorted({rel_level, *at.values(), *extra_levels}):
         pv = lx.position_vectors(judged, qrels, depth, runs=runs, rel_level=lvl, levels=levels)
         S, T = pv.shape
         keep = (lvl == at["table4"] and opts["hsd_design"] == "randomised"
@@ -130,6 +151,11 @@ def hsd_seeds(opts: dict, track: str) -> list:
     return seeds if track in (opts.get("paper") or {}) else seeds[:1]
 
 
+#: the paired tests' corrections table 4 gives for a track compared with the paper: the
+#: paper's stated Bonferroni and Holm's step-down, which reproduces its DL-2019 cells
+PAPER_CORRECTIONS = ("bonferroni", "holm")
+
+
 def _table4(pv4, totals4, rr4, track: str, opts: dict) -> tuple:
     """(pair tests, table 4) at table 4's level; the randomised HSD's range over seeds
     for a track compared with the paper (:func:`hsd_seeds`). Beyond
@@ -144,14 +170,29 @@ def _table4(pv4, totals4, rr4, track: str, opts: dict) -> tuple:
                                lambda: pb.hsd_verdicts(totals4, rr4, alpha, design, resamples, seeds[0]))
     spread = (pb.hsd_seed_range(totals4, rr4, alpha, resamples, seeds[1:])
               if design == "randomised" and len(seeds) > 1 else None)
-    power = lx.discriminative_power(tests, alpha=alpha, seed_range=spread, n_seeds=len(seeds), **procedure)
+    # a track compared with the paper: both Bonferroni (table 4b's stated correction) and Holm
+    also = PAPER_CORRECTIONS if track in (opts.get("paper") or {}) else ()
+    power = lx.discriminative_power(tests, alpha=alpha, seed_range=spread, n_seeds=len(seeds), also=also,
+                                    **procedure)
     if design == "randomised":
         pb.mark_blocked_preferences(power, S, T, resamples)
     return tests, power
 
 
-def _paper_tables(track: str, by_level: dict, at: dict, depth, opts: dict) -> dict:
-    """Tables 1-4 and the pair tests, each at its level ``at[table]``."""
+def _other(by_level: dict, others: dict, table: str, values) -> dict:
+    """``other_relevance_level`` and ``other_<column>`` of a table whose level the paper
+    does not state, at ``others[table]`` (NaN for a track not compared with the paper);
+    ``values``: (PositionVectors, PairTotals, RR) -> {column: value} (:data:`OTHER_COLUMNS`)."""
+    lvl = others.get(table)
+    got = values(by_level[lvl]) if lvl is not None else {}
+    return {"other_relevance_level": lvl if lvl is not None else math.nan,
+            **{f"other_{k}": got.get(k, math.nan) for k in OTHER_COLUMNS[table]}}
+
+
+def _paper_tables(track: str, by_level: dict, at: dict, depth, opts: dict, others: dict | None = None) -> dict:
+    """Tables 1-4 and the pair tests, each at its level ``at[table]``; tables 2 and 3 also
+    at ``others[table]`` (:data:`UNSTATED_LEVEL_TABLES`) when given."""
+    others = others or {}
     pv1 = by_level[at["table1"]][0]
     t2, t3 = by_level[at["table2"]][1], by_level[at["table3"]][1]
     pv4, t4, rr4 = by_level[at["table4"]]
@@ -159,11 +200,14 @@ def _paper_tables(track: str, by_level: dict, at: dict, depth, opts: dict) -> di
     power.insert(0, "relevance_level", at["table4"])
     return {
         "profile": pd.DataFrame([{"track": track, "relevance_level": at["table1"],
-                                  **lt.track_profile(pv1, depth)}]),
+                                  **lt.track_profile(pv1, depth),
+                                  **_other(by_level, others, "table1", lambda c: lt.track_profile(c[0], depth))}]),
         "table2_agreement": pd.DataFrame([{"track": track, "relevance_level": at["table2"],
                                            **t2.ranking_agreement(),
-                                           **{f"system_{k}": v for k, v in t2.system_agreement().items()}}]),
-        "table3_ties": pd.DataFrame([{"track": track, "relevance_level": at["table3"], **t3.tie_rates()}]),
+                                           **{f"system_{k}": v for k, v in t2.system_agreement().items()},
+                                           **_other(by_level, others, "table2", lambda c: c[1].ranking_agreement())}]),
+        "table3_ties": pd.DataFrame([{"track": track, "relevance_level": at["table3"], **t3.tie_rates(),
+                                      **_other(by_level, others, "table3", lambda c: c[1].tie_rates())}]),
         "table4_discriminative_power": power,
         "pair_tests": tests,
     }
@@ -184,8 +228,11 @@ def track_lexiprecision(track: str, track_dir, out_dir, rel_level: int, config: 
     runs = included_runs(read_ingest_report(d))
     levels = int(opts["levels"])
     at = table_levels(opts, rel_level)
+    others = ({t: other_level(at[t], rel_level) for t in UNSTATED_LEVEL_TABLES}
+              if track in (opts.get("paper") or {}) else {})
     out = Path(out_dir)
-    by_level = _comparisons(judged, qrels, depth, runs, at, rel_level, levels, opts, out / "pairs.parquet")
+    by_level = _comparisons(judged, qrels, depth, runs, at, rel_level, levels, opts, out / "pairs.parquet",
+                            others.values())
     pv, totals, _ = by_level[rel_level]
     corr, regression = totals.locality()
     removal = lt.label_removal_ties(judged, qrels, depth, runs=runs, rel_level=rel_level,
@@ -197,7 +244,7 @@ def track_lexiprecision(track: str, track_dir, out_dir, rel_level: int, config: 
                                         samples=opts["label_removal"]["samples"],
                                         seed=opts["label_removal"]["seed"])
     tables = {
-        **_paper_tables(track, by_level, at, depth, opts),
+        **_paper_tables(track, by_level, at, depth, opts, others),
         "fig3_ties_by_p1": lt.tie_probability_by_p1(pv),
         "fig5_ties_by_level": totals.tie_probability_by_level(),
         "fig6_i_star_ecdf": totals.i_star_distribution(),

@@ -11,8 +11,20 @@ paper comparison (:mod:`.comparison`) stacks them. A row is one cell a paper pri
   ``ours_low``/``ours_high``: its range over seeds for a Monte Carlo cell (else ours);
 - ``track``: the track standing for the paper's data (empty when none does);
 - ``method``: how ours was computed (test, correction, relevance level, seed, resamples);
+- ``other_setting`` and ``other_value``: the other method that reproduces the cell
+  (``reproduced by another method``), or the other choice of a setting the paper does not
+  state (e.g. ``relevance >= 2``), and ours under it as the paper prints the cell;
 - ``status``: one of :data:`STATUSES`; ``note``: the reason of ``differs``, the interval of
-  ``within Monte Carlo error``, the data needed for ``data not here``, a different task.
+  ``within Monte Carlo error``, the data needed for ``data not here``, a different task;
+- ``needs`` and ``to_add``: for a ``data not here`` cell, the dataset it needs and what to add
+  to the configuration for it (the comparison groups these cells by ``needs``).
+
+A status is decided before the value is compared (../shared/DESIGN.md, "Paper
+comparisons"): first whether the data suffice (else ``data not here``, ours beside where
+we have it), then the method: ``exact`` is the paper's stated method, at its settings,
+printing its value; ``reproduced by another method`` another method that prints it (both
+values in the row); otherwise ``within Monte Carlo error``, ``within tolerance`` or
+``differs``.
 """
 
 from __future__ import annotations
@@ -23,26 +35,34 @@ import pandas as pd
 
 #: the columns of every paper comparison table, in order
 COLUMNS = ("study", "item", "row", "column", "published", "reproduced", "ours_value", "ours_low", "ours_high",
-           "track", "method", "status", "note")
-EXACT, MONTE_CARLO, TOLERANCE, DIFFERS, NOT_HERE = ("exact", "within Monte Carlo error", "within tolerance",
-                                                   "differs", "data not here")
+           "track", "method", "other_setting", "other_value", "status", "note", "needs", "to_add")
+EXACT, ANOTHER_METHOD, MONTE_CARLO, TOLERANCE, DIFFERS, NOT_HERE = (
+    "exact", "reproduced by another method", "within Monte Carlo error", "within tolerance", "differs",
+    "data not here")
 #: every status a cell can have, in the order the summary lines count them
-STATUSES = (EXACT, MONTE_CARLO, TOLERANCE, DIFFERS, NOT_HERE)
+STATUSES = (EXACT, ANOTHER_METHOD, MONTE_CARLO, TOLERANCE, DIFFERS, NOT_HERE)
+#: the statuses of a cell whose data are here (all but :data:`NOT_HERE`)
+DATA_HERE = STATUSES[:-1]
 
 
 def cell(study: str, item: str, row: str, column: str, published, status: str, note: str = "",
          ours: float = math.nan, low: float | None = None, high: float | None = None, digits: int | None = None,
-         track: str = "", method: str = "") -> dict:
+         track: str = "", method: str = "", other_setting: str = "", other_value: str = "", needs: str = "",
+         to_add: str = "") -> dict:
     """One row of :data:`COLUMNS`. ``reproduced`` is ``ours`` with ``digits`` decimals (the
     paper's; None: as an integer when whole, else 4 decimals), empty when ours is NaN;
-    ``low``/``high`` default to ``ours``. ValueError for a status not in :data:`STATUSES`."""
+    ``low``/``high`` default to ``ours``. ValueError for a status not in :data:`STATUSES`,
+    and for ``reproduced by another method`` without the other method and its value."""
     if status not in STATUSES:
         raise ValueError(f"status {status!r} is not one of {STATUSES}")
+    if status == ANOTHER_METHOD and not (other_setting and other_value):
+        raise ValueError(f"status {status!r} needs the other method and its value")
     ours = float(ours)
     return {"study": study, "item": item, "row": str(row), "column": str(column), "published": str(published),
             "reproduced": printed(ours, digits), "ours_value": ours,
             "ours_low": ours if low is None else float(low), "ours_high": ours if high is None else float(high),
-            "track": track, "method": method, "status": status, "note": note}
+            "track": track, "method": method, "other_setting": other_setting, "other_value": other_value,
+            "status": status, "note": note, "needs": needs, "to_add": to_add}
 
 
 def printed(value: float, digits: int | None = None) -> str:
@@ -73,6 +93,11 @@ def monte_carlo_status(published: float, ours: float, low: float, high: float, d
     return MONTE_CARLO if low - half <= published <= high + half else DIFFERS
 
 
-def frame(rows: list) -> pd.DataFrame:
-    """Rows of :func:`cell` as a DataFrame with :data:`COLUMNS` (also when empty)."""
-    return pd.DataFrame(rows, columns=list(COLUMNS))
+def frame(rows) -> pd.DataFrame:
+    """Rows of :func:`cell` (a list, or a DataFrame from an older writer) as a DataFrame with
+    :data:`COLUMNS` (also when empty); a column the rows lack is empty text."""
+    df = pd.DataFrame(rows)
+    for col in COLUMNS:
+        if col not in df.columns:
+            df[col] = ""
+    return df[list(COLUMNS)]

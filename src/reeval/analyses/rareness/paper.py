@@ -69,7 +69,8 @@ def _one(df: pd.DataFrame, **where):
 
 
 def _data_note(track: str, task: str, ref: dict, runs, topics) -> tuple[bool, str]:
-    """(whether ours is on other data, the note saying how) for a mapped track."""
+    """(whether ours is on other data than the paper's: another task, other runs or
+    topics; the note saying how) for a mapped track."""
     parts = []
     if task != ref["task"]:
         parts.append(f"different task: {track} is {task}, the paper's collection {ref['task']}")
@@ -77,13 +78,15 @@ def _data_note(track: str, task: str, ref: dict, runs, topics) -> tuple[bool, st
         parts.append(f"{int(runs)} runs here, {ref['runs']} in the paper")
     if topics is not None and not (isinstance(topics, float) and math.isnan(topics)) and int(topics) != ref["topics"]:
         parts.append(f"{int(topics)} topics here, {ref['topics']} in the paper")
-    return task != ref["task"], "; ".join(parts)
+    return bool(parts), "; ".join(parts)
 
 
-def _status(value_status: str, other_task: bool, note: str) -> tuple[str, str]:
-    """A cell on another task differs whatever its value (a coincidence is no reproduction)."""
-    if other_task and value_status != NOT_HERE:
-        return DIFFERS, note
+def _status(value_status: str, other_data: bool, note: str) -> tuple[str, str]:
+    """The data decide first (../shared/DESIGN.md, "Paper comparisons"): a cell on other
+    data than the paper's (another task, other runs or topics) is ``data not here``
+    whatever its value, ours beside it (a coincidence is no reproduction)."""
+    if other_data and value_status != NOT_HERE:
+        return NOT_HERE, _join(note, "ours beside, on these data")
     if value_status == DIFFERS and not note:
         return DIFFERS, "cause unknown"
     return value_status, note
@@ -112,23 +115,26 @@ def comparison_rows(stacked: dict, mapping: dict | None, options: dict, levels: 
 
 
 def _not_here(collection: str, ref: dict) -> list:
-    need = f"needs {ref['collection']} ({ref['runs']} runs, {ref['topics']} topics)"
+    dataset = f"{ref['collection']} ({ref['runs']} runs, {ref['topics']} topics)"
+    need = f"needs {dataset}"
+    where = dict(needs=dataset,
+                 to_add=f"its qrels and runs under `tracks:` and `rareness: {{paper: {{<track>: {collection}}}}}`")
     out = []
     for r, (_, _, label) in zip(ref["rows"], PAPER_ROWS):
         for item, column, key in (("table 1", f"{collection} 95%", "significant_95"),
                                   ("table 1", f"{collection} 99%", "significant_99"),
                                   ("table 2", collection, "stability")):
-            out.append(cell(STUDY, item, f"{label}, α = {r['alpha']:g}", column, r[key], NOT_HERE, need))
+            out.append(cell(STUDY, item, f"{label}, α = {r['alpha']:g}", column, r[key], NOT_HERE, need, **where))
     if "table3" in ref:
         t3 = ref["table3"]
         for family in ("P_rareness", "AP_rareness"):
             for n, v in zip(t3["n_systems"], t3[family]):
                 out.append(cell(STUDY, "table 3", f"{family}@100 (α = {t3['alpha']:g})", f"N = {n}", f"{v:.3f}",
-                                NOT_HERE, need))
+                                NOT_HERE, need, **where))
     if "table4" in ref:
         for d in ref["table4"]["documents"]:
             out.append(cell(STUDY, "table 4", f"topic {ref['table4']['topic']}, {d['docno']}", "rareness",
-                            f"{d['rarity']:.2f}", NOT_HERE, need))
+                            f"{d['rarity']:.2f}", NOT_HERE, need, **where))
     return out
 
 
@@ -140,12 +146,12 @@ class _Track:
     ref: dict
     k: int
     level_text: str
-    other_task: bool
+    other_data: bool
     data_note: str
     seed: int
 
     def status(self, value_status: str) -> tuple[str, str]:
-        return _status(value_status, self.other_task, self.data_note)
+        return _status(value_status, self.other_data, self.data_note)
 
     def name(self, family: str) -> str:
         return _name(family, self.k)
@@ -155,13 +161,13 @@ def _mapped_rows(stacked: dict, track: str, task: str, collection: str, ref: dic
     """Every published cell of ``collection`` beside ``track``'s values."""
     disc = stacked["discriminative"][stacked["discriminative"].track == track]
     stab = stacked["stability"][stacked["stability"].track == track]
-    other_task, data = _data_note(track, task, ref, disc.runs.max() if len(disc) else None,
+    other_data, data = _data_note(track, task, ref, disc.runs.max() if len(disc) else None,
                                   stab.topics.max() if len(stab) else None)
     if level not in (None, 1):  # the authors' code counts grade >= 1 as relevant
         data = _join(data, f"relevance >= {level} here, >= 1 in the authors' code")
     t = _Track(track, collection, ref, int(opts["k"]),
                f"relevance >= {level}" if level is not None else "the track's relevance level",
-               other_task, data, int(opts["seed"]))
+               other_data, data, int(opts["seed"]))
     out = []
     for r, (_, _, label) in zip(ref["rows"], PAPER_ROWS):
         row = f"{label}, α = {r['alpha']:g}"
@@ -208,7 +214,7 @@ def _table2_cell(t: _Track, s, r: dict, row: str) -> dict:
     status, note = t.status(monte_carlo_status(r["stability"], float(s.stability), float(s.stability_low),
                                                float(s.stability_high), digits))
     return cell(STUDY, "table 2", row, t.collection, published_text, status,
-                _join(note, f"ours {s.stability_low:.3f}-{s.stability_high:.3f} over {int(s.seeds)} seeds"),
+                _join(note, f"ours {s.stability_low:.3f} to {s.stability_high:.3f} over {int(s.seeds)} seeds"),
                 ours=float(s.stability), low=float(s.stability_low), high=float(s.stability_high), digits=digits,
                 track=t.track,
                 method=f"Buckley & Voorhees: {int(s.trials)} trials of {int(s.sampled_topics)} of {int(s.topics)} "
@@ -233,7 +239,7 @@ def _table3_rows(t: _Track, ns: pd.DataFrame) -> list:
             low, high = float(r.mean_tau) - 2 * se, float(r.mean_tau) + 2 * se
             status, note = t.status(monte_carlo_status(v, float(r.mean_tau), low, high, 3))
             out.append(cell(STUDY, "table 3", row, column, f"{v:.3f}", status,
-                            _join(note, f"ours {low:.3f}-{high:.3f} (mean ± 2 standard errors over the trials)"),
+                            _join(note, f"ours {low:.3f} to {high:.3f} (mean ± 2 standard errors over the trials)"),
                             ours=float(r.mean_tau), low=low, high=high, digits=3, track=t.track,
                             method=f"algorithm 1: {int(r.trials)} samples of N runs, rareness over the sample, "
                                    f"Kendall tau-b with the full ranking; seed {t.seed}; k = {t.k}, {t.level_text}"))
