@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from reeval.analyses.papers.cells import COLUMNS, STATUSES
+from reeval.analyses.papers.cells import COLUMNS, STATUSES, frame
 from reeval.analyses.papers.published import published
 from reeval.analyses.rareness import analysis as ra
 from reeval.analyses.rareness import core as rr
@@ -38,8 +38,8 @@ def test_every_published_cell_has_a_row_and_a_status():
     out = rp.comparison_rows(stacked_for("x", 3, 4, []), {}, OPTS)
     assert list(out.columns) == list(COLUMNS) and set(out.status) == {"data not here"}
     # tables 1 and 2: 6 rows x (95%, 99%, stability) for 4 collections; TREC-8's table 3
-    # (2 measures x 6 N) and table 4 (5 documents)
-    assert len(out) == 4 * 18 + 12 + 5
+    # (2 measures x 6 N) and table 4 (5 documents); the text: 4 claims, figure 1's 3 counts
+    assert len(out) == 4 * 18 + 12 + 5 + 4 + 3
     assert out.note.str.startswith("needs ").all()
     t8 = out[(out.item == "table 4")]
     assert set(t8.published) == {"0.81", "0.62", "0.41", "0.22", "0.08"}
@@ -51,7 +51,7 @@ def test_a_track_on_another_task_is_data_not_here_in_every_row_with_ours_beside_
     ref = published("rareness")["DLT20"]
     stacked = stacked_for("dl", 12, 54, ref["rows"])  # the very same numbers
     out = rp.comparison_rows(stacked, {"dl": {"collection": "DLT20", "task": "passage ranking"}}, OPTS, {"dl": 2})
-    mine = out[out.track == "dl"]
+    mine = out[(out.track == "dl") & (out["item"] != "text")]  # the tables; the text: its claims on the track
     assert len(mine) == 18 and (mine.status == "data not here").all() and (mine.reproduced != "").all()
     assert mine.note.str.contains("different task: dl is passage ranking, the paper's collection document ranking").all()
     assert mine.note.str.contains("12 runs here, 64 in the paper").all()
@@ -73,7 +73,7 @@ def test_a_mapped_track_of_the_same_collection_matches_cell_by_cell():
     stacked = stacked_for("t8", 129, 50, rows, table4=t4, ns=ns)
     stacked["stability"].loc[0, "stability"] += 0.004                 # prints differently, inside the range
     out = rp.comparison_rows(stacked, {"t8": "TREC-8"}, OPTS)
-    mine = out[out.track == "t8"].reset_index(drop=True)
+    mine = out[(out.track == "t8") & (out["item"] != "text")].reset_index(drop=True)
     assert len(mine) == 18 + 12 + 5
     t1 = mine[mine.item == "table 1"]
     assert (t1.status == "exact").sum() == 11 and t1.iloc[0].status == "differs"
@@ -229,3 +229,50 @@ def test_table1_takes_the_authors_procedure_when_discriminative_has_a_method_col
     assert len(t1) == 12 and (t1.status == "exact").all()
     assert t1.method.str.startswith("Tukey HSD per pair of runs (the authors' procedure").all()
     assert t1.note.str.contains("topic-blocked Tukey HSD over all 129 runs").all()
+
+def _claims_stacked(disc_95, stab, taus, synthetic_docs=None):
+    """Cross-track tables of one track t: P_rareness@100's discriminative counts (authors) at
+    alpha 0, 0.5, 1 (and a blocked row that must be ignored), its stability and tau."""
+    alphas = ["0", "0.5", "1"]
+    disc = pd.DataFrame({"track": "t", "measure": "P_rareness@100", "alpha": alphas, "method": "authors",
+                         "runs": 10, "pairs": 45, "significant_95": disc_95, "significant_99": disc_95})
+    disc = pd.concat([disc, disc.assign(method="blocked", significant_95=99, significant_99=99)], ignore_index=True)
+    stacked = {"discriminative": disc,
+               "stability": pd.DataFrame({"track": "t", "measure": "P_rareness@100", "alpha": alphas, "stability": stab}),
+               "tau": pd.DataFrame({"track": "t", "measure": "P_rareness@100", "alpha": alphas, "tau": taus}),
+               "synthetic": pd.DataFrame(columns=["track", "qid", "system", "alpha", "docs", "rank", "n_systems"])}
+    if synthetic_docs:
+        rows = [{"track": "t", "qid": "1127540", "system": "rare", "alpha": a, "docs": d, "rank": 1 if d >= need else 3,
+                 "n_systems": 13} for a, need in synthetic_docs.items() for d in range(1, 50)]
+        stacked["synthetic"] = pd.DataFrame(rows)
+    return stacked
+
+
+def test_the_paper_s_claims_are_rows_saying_whether_they_hold_on_our_tracks():
+    """Issue 37, item 7: each claim of the rareness paper a row per track, data not here (none of
+    ours is the paper's collections), ours the share of comparisons that hold, the failures named."""
+    from reeval.analyses.rareness.claims import claim_rows
+
+    rows = frame(claim_rows(_claims_stacked([10, 12, 14], [0.5, 0.6, 0.7], [1.0, 0.9, 0.8])))
+    claims = rows[rows.column == "claim"].set_index("row")
+    assert len(claims) == 4 and (claims.status == "data not here").all() and (claims.reproduced == "1.000").all()
+    assert (claims.note.str.endswith("(not the paper's data): holds")).all()
+    worse = frame(claim_rows(_claims_stacked([10, 10, 9], [0.5, 0.4, 0.7], [1.0, 0.7, 0.8]))).set_index("row")
+    more = worse.loc["our metrics have higher discriminative power than baselines (4.3)"]
+    assert more.reproduced == "0.000" and "does not hold in 4 of 4" in more.note and "α=1: 9 vs 10 (95%)" in more.note
+    assert worse.loc["a higher stability score in all cases vs. their classic counterparts (4.4)"].reproduced == "0.500"
+    tau = worse.loc["steady trends of decreasing rank correlation with increasing alpha (4.2, figure 2)"]
+    assert tau.reproduced == "0.500" and "α 0.5 -> 1: 0.700 -> 0.800" in tau.note
+
+
+def test_figure_1_s_counts_come_from_the_synthetic_table_of_the_paper_s_topic():
+    from reeval.analyses.rareness.claims import claim_rows
+
+    rows = frame(claim_rows(_claims_stacked([1, 2, 3], [0.1, 0.2, 0.3], [1, 0.9, 0.8], {"1": 3, "0.5": 8, "0": 13})))
+    fig1 = rows[rows.row.str.startswith("figure 1")].set_index("column")
+    assert fig1.loc[["α = 1", "α = 0.5", "α = 0"], "published"].tolist() == ["28", "33", "44"]
+    assert fig1.loc[["α = 1", "α = 0.5", "α = 0"], "reproduced"].tolist() == ["3", "8", "13"]
+    assert (fig1.status == "data not here").all() and fig1.note.str.contains("12 runs").all()
+    empty = {"discriminative": pd.DataFrame(columns=["track"]), "synthetic": pd.DataFrame()}
+    alone = frame(claim_rows(empty))
+    assert len(alone) == 7 and (alone.reproduced == "").all() and (alone.status == "data not here").all()

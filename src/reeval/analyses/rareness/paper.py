@@ -34,6 +34,7 @@ from reeval.report.escape import markdown_text as escape
 from reeval.report.markdown import fmt, table
 
 from . import core as rr
+from .claims import claim_rows
 from .figures import n_systems_rows, numeric_alpha
 
 STUDY = "rareness"
@@ -111,7 +112,7 @@ def comparison_rows(stacked: dict, mapping: dict | None, options: dict, levels: 
             continue
         for track in mapped:
             rows += _mapped_rows(stacked, track, tracks[track][1], collection, ref, options, levels.get(track))
-    return frame(rows)
+    return frame(rows + claim_rows(stacked))
 
 
 def _not_here(collection: str, ref: dict) -> list:
