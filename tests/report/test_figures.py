@@ -34,7 +34,7 @@ def test_the_saver_embeds_truetype_fonts_even_for_a_figure_drawn_without_the_sty
 
 
 @pytest.mark.parametrize("problem, message", [
-    ("wide", "more than a page"), ("small", "under 7 pt"), ("cut", "beyond the figure"),
+    ("wide", "more than a page"), ("small", "under 7 pt"), ("cut", "past the edge\" reaches .* beyond the right edge"),
 ])
 def test_the_saver_refuses_a_figure_that_is_not_camera_ready(tmp_path, problem, message):
     from reeval.report.figures import figure_style, new_figure, pyplot, save_figure
@@ -225,3 +225,67 @@ def test_per_track_figures_7_and_8_in_the_papers_form_are_camera_ready(small_stu
     texts = " ".join(t for t, _ in figure_facts(tmp_path / "fig8_agreement.pdf")["texts"])
     assert "labels removed" in texts and "queries removed" in texts and "sgnLP" in texts
     assert "$" not in " ".join(t for t, _ in figure_facts(tmp_path / "fig7_locality.pdf")["texts"])
+
+
+def edge_tick_panels():
+    """Four panels from 0.98 to 1.01 under long titles, as the cross-track reusability figure
+    of the full simulated study (every track's tau between 0.99 and 1, issue 41 item 4): at
+    the width constrained layout measures, ticks every 0.02; at the final, wider one every
+    0.01, with "1.01" on the right edge of the right-most panel."""
+    from reeval.report.figures import new_figure
+
+    fig, axes = new_figure("page", height=2.1, nrows=1, ncols=4, squeeze=False)
+    for ax in axes.ravel():
+        ax.plot([0.98, 1.01], [0.98, 1.01])
+        ax.set_xlim(0.98, 1.01)
+        ax.set_ylim(0.98, 1.01)
+        ax.set_title("AP_rareness@100\nagainst map_cut_100")
+        ax.set_ylabel("τ of AP_rareness@100")
+    fig.suptitle("Kendall's τ, full qrels against leave one group out")
+    return fig
+
+
+def test_a_tick_label_that_appears_on_the_edge_after_the_layout_is_made_room_for(tmp_path):
+    from reeval.report.figures import figure_style, freeze_ticks, overflow, overflow_message, pyplot, save_figure
+
+    with figure_style():
+        fig = edge_tick_panels()
+        fig.draw_without_rendering()  # one layout, as the saver did before
+        assert overflow_message(fig) == ('the x tick label "1.01" of panel 4 of 4 ("AP_rareness@100") reaches '
+                                         f"{overflow(fig):.2f} in beyond the right edge")
+        freeze_ticks(fig)
+        fig.draw_without_rendering()  # laid out again with the ticks it draws
+        assert overflow(fig) == 0 and overflow_message(fig) is None
+        assert [t.get_text() for t in fig.axes[-1].get_xticklabels()] == ["0.98", "0.99", "1.00", "1.01"]
+        pyplot().close(fig)
+        save_figure(edge_tick_panels(), tmp_path / "edge.pdf")
+    assert camera_ready_problems(tmp_path / "edge.pdf") == []
+
+
+def test_a_layout_check_that_fails_names_what_reaches_beyond_the_edge(tmp_path):
+    from reeval.report.figures import FigureError, figure_style, new_figure, save_figure
+
+    with figure_style():
+        fig, ax = new_figure("column")
+        ax.set_title("a panel")
+        fig.text(0.9, 0.5, "a note past the edge")
+        with pytest.raises(FigureError) as caught:
+            save_figure(fig, tmp_path / "cut.png")
+    assert caught.value.path == tmp_path / "cut.png"
+    assert caught.value.reason.startswith('the text "a note past the edge" reaches 0.')
+    assert caught.value.reason.endswith(" in beyond the right edge") and "title" not in caught.value.reason
+
+
+def test_a_figure_that_cannot_be_drawn_is_replaced_by_a_sentence_saying_why(tmp_path, caplog):
+    from reeval.report.figures import FIGURE_LOG, FigureError, drawn_or_told
+
+    with caplog.at_level("WARNING", logger=FIGURE_LOG):
+        with drawn_or_told(tmp_path / "scores"):
+            raise FigureError(tmp_path / "scores.png", 'the x tick label "0.050" reaches 0.05 in beyond the right edge')
+    assert f"figure {tmp_path / 'scores'}.png not drawn: the x tick label" in caplog.text
+    text = "".join(t for t, _ in figure_facts(tmp_path / "scores.pdf")["texts"]).replace(" ", "")  # "fi gure"
+    assert "Thisfigurecouldnotbedrawn:thextickla" in text and (tmp_path / "scores.png").is_file()
+    assert camera_ready_problems(tmp_path / "scores.pdf") == []
+    with drawn_or_told(tmp_path / "bug"):
+        raise KeyError("P_100")  # a bug in a drawing costs the figure only, said the same way
+    assert "KeyError:'P_100'" in "".join(t for t, _ in figure_facts(tmp_path / "bug.pdf")["texts"]).replace(" ", "")
