@@ -276,9 +276,21 @@ def test_a_layout_check_that_fails_names_what_reaches_beyond_the_edge(tmp_path):
     assert caught.value.reason.endswith(" in beyond the right edge") and "title" not in caught.value.reason
 
 
-def test_a_figure_that_cannot_be_drawn_is_replaced_by_a_sentence_saying_why(tmp_path, caplog):
-    from reeval.report.figures import FIGURE_LOG, FigureError, drawn_or_told
+def test_a_figure_that_cannot_be_drawn_is_replaced_by_a_sentence_saying_why(tmp_path, caplog, monkeypatch):
+    from reeval.report.figures import (FIGURE_LOG, STRICT, FigureError, drawn_or_told, figure_style, new_figure,
+                                       save_figure_pair)
 
+    with figure_style():
+        fig, ax = new_figure("column")
+        fig.text(0.9, 0.5, "a note past the edge")
+        with pytest.raises(FigureError):  # the test suite's switch: a figure problem fails the test
+            save_figure_pair(fig, tmp_path / "note")
+        monkeypatch.delenv(STRICT)
+        fig, ax = new_figure("column")
+        fig.text(0.9, 0.5, "a note past the edge")
+        save_figure_pair(fig, tmp_path / "note")  # the report's saver: the sentence in the figure's place
+    assert "Thisfigurecouldnotbedrawn:thetext\"anotepastthe" in "".join(
+        t for t, _ in figure_facts(tmp_path / "note.pdf")["texts"]).replace(" ", "")
     with caplog.at_level("WARNING", logger=FIGURE_LOG):
         with drawn_or_told(tmp_path / "scores"):
             raise FigureError(tmp_path / "scores.png", 'the x tick label "0.050" reaches 0.05 in beyond the right edge')

@@ -86,15 +86,18 @@ with rule_log(SimpleNamespace(log=[sys.argv[1] + ".log"], rule="reusability")) a
 def test_a_failed_jobs_log_tail_is_the_jobs_own_lines_and_a_lost_figure_is_said_on_the_console(tmp_path):
     """Issue 38 item 11: the tail a failed job shows was 14 lines of fontTools chatter (its
     PDF font subsetting logs at INFO); the rule's log now holds the job's own lines."""
+    import os
     import re
     import subprocess
     import sys
 
     from conftest import ROOT
+    from reeval.report.figures import STRICT
 
     stem = tmp_path / "job"
+    env = {k: v for k, v in os.environ.items() if k != STRICT}  # as in a real run
     proc = subprocess.run([sys.executable, "-c", JOB, str(stem), str(ROOT / "scripts")], capture_output=True,
-                          text=True)
+                          text=True, env=env)
     assert proc.returncode == 1
     shown = error_lines({"rule_name": "reusability", "jobid": 3, "log": [f"{stem}.log"]})
     assert shown[1] == f"    log: {stem}.log (its last 3 lines:)"

@@ -12,9 +12,11 @@ figure wider than a page, a text under 7 pt or a drawing past the figure's edge 
 :class:`FigureError` naming what reaches beyond (:func:`overflow_message`), embeds TrueType
 fonts whatever style the figure was drawn in, and is byte-reproducible: PDF and SVG without
 a creation date, SVG ids salted by a constant, each file written atomically
-(:func:`reeval.io.atomic.atomic_write`). A workflow step draws each figure inside
-:func:`drawn_or_told`: a figure that fails is written as a sentence saying why
-(:func:`failure_figure`) and logged on :data:`FIGURE_LOG`, and the step goes on.
+(:func:`reeval.io.atomic.atomic_write`). A report figure never ends its step: one the
+saver refuses is written by :func:`save_figure_pair` as a sentence saying why
+(:func:`failure_figure`) and logged on :data:`FIGURE_LOG`; a step that draws inside
+:func:`drawn_or_told` does the same for any error of the drawing. (The test suite sets
+:data:`STRICT`: there, both raise.)
 
 Helpers shared by the figures: :func:`integer_ticks` (counts and discrete axes),
 :func:`coinciding` (series drawn on top of each other, to say so), :func:`across_tracks`
@@ -38,6 +40,7 @@ matplotlib is imported by these functions, never by importing this module.
 
 from __future__ import annotations
 
+import os
 import textwrap
 from contextlib import contextmanager
 from pathlib import Path
@@ -502,13 +505,35 @@ def _stem_paths(path_stem) -> tuple:
 
 def save_figure_pair(fig, path_stem) -> None:
     """:func:`save_figure` to ``<path_stem>.png`` and ``<path_stem>.pdf`` (every report
-    figure is written as that pair); ``path_stem`` has no suffix (a dot in it stays)."""
-    save_figure(fig, *_stem_paths(path_stem))
+    figure is written as that pair); ``path_stem`` has no suffix (a dot in it stays). A
+    figure the saver refuses (:class:`FigureError`) is written as :func:`failure_figure`
+    and said on :data:`FIGURE_LOG` (:func:`tell_failure`): a report figure never ends the
+    step that draws it (the test suite sets :data:`STRICT`, which raises instead)."""
+    try:
+        save_figure(fig, *_stem_paths(path_stem))
+    except FigureError as exc:
+        if os.environ.get(STRICT) == "1":
+            raise
+        tell_failure(path_stem, exc.reason)
 
 
 #: the logger that says a figure was not drawn; the rule scripts' frame (scripts/_log.py)
 #: also prints its records on the console
 FIGURE_LOG = "reeval.figures"
+#: a test's switch, unset in any real run: "1" makes :func:`save_figure_pair` and
+#: :func:`drawn_or_told` raise the figure's error instead of writing the sentence, so that
+#: a test of a figure fails on a figure that could not be drawn (tests/conftest.py sets it)
+STRICT = "REEVAL_TEST_STRICT_FIGURES"
+
+
+def tell_failure(path_stem, reason: str) -> None:
+    """Say that the figure ``<path_stem>`` was not drawn and why: a warning on
+    :data:`FIGURE_LOG` and the figure's files written as :func:`failure_figure`."""
+    import logging
+
+    logging.getLogger(FIGURE_LOG).warning(
+        "warning: figure %s.png not drawn: %s; the report shows this sentence in its place", path_stem, reason)
+    failure_figure(path_stem, reason)
 
 
 def failure_figure(path_stem, reason: str) -> None:
@@ -531,18 +556,16 @@ def failure_figure(path_stem, reason: str) -> None:
 @contextmanager
 def drawn_or_told(path_stem):
     """Run the drawing of the figure ``<path_stem>`` (PNG + PDF) so that its failure never
-    ends the step: any exception in the body is logged as a warning on :data:`FIGURE_LOG`
-    (the figure's path and the reason; the traceback at debug level) and the pair is written
-    as :func:`failure_figure` stating it. A figure is a view of tables the step has written
-    before; the report goes on with the sentence in the figure's place."""
+    ends the step: any exception in the body (a refused layout, a bug in a drawing) is said
+    by :func:`tell_failure` (the traceback at debug level on :data:`FIGURE_LOG`). A figure
+    is a view of tables the step has written before; the report goes on with the sentence
+    in the figure's place. Under :data:`STRICT` (tests) the exception propagates."""
     import logging
 
     try:
         yield
     except Exception as exc:  # noqa: BLE001 (whatever the drawing raised: a figure never costs the report)
-        reason = exc.reason if isinstance(exc, FigureError) else f"{type(exc).__name__}: {exc}"
-        log = logging.getLogger(FIGURE_LOG)
-        log.warning("warning: figure %s.png not drawn: %s; the report shows this sentence in its place",
-                    path_stem, reason)
-        log.debug("the figure's error", exc_info=True)
-        failure_figure(path_stem, reason)
+        if os.environ.get(STRICT) == "1":
+            raise
+        logging.getLogger(FIGURE_LOG).debug("the figure's error", exc_info=True)
+        tell_failure(path_stem, exc.reason if isinstance(exc, FigureError) else f"{type(exc).__name__}: {exc}")
