@@ -227,6 +227,28 @@ def test_per_track_figures_7_and_8_in_the_papers_form_are_camera_ready(small_stu
     assert "$" not in " ".join(t for t, _ in figure_facts(tmp_path / "fig7_locality.pdf")["texts"])
 
 
+def test_figure_8_letters_its_four_panels_and_figure_9_tells_rr_from_lexiprecision(small_study, tmp_path,
+                                                                                     monkeypatch):
+    """Issue 39 item 7: figure 8's two top panels were both "(a)"; figure 9 drew RR and
+    lexiprecision in one colour and named one dashed line "rrLP, sgnLP" (their ties are the
+    same: sgnLP is rrLP's sign), which read as a line missing. Now (a)-(d), and RR solid
+    green, rrLP dashed red (the paper's), labelled as one line for both."""
+    from matplotlib.colors import to_hex
+
+    from reeval.analyses.lexiprecision import figures as lf
+    from reeval.analyses.lexiprecision.report import TRACK_TABLES
+
+    seen = {}
+    monkeypatch.setattr(lf, "save_figure_pair", lambda fig, stem: seen.setdefault(stem.name, fig))
+    d = small_study / "tracks" / "syn-graded" / "lexiprecision"
+    tables = {name: pd.read_parquet(d / f"{name}.parquet") for name in TRACK_TABLES}
+    lf.track_figures("syn-graded", tables, tmp_path)
+    titles = [ax.get_title()[:4] for ax in seen["fig8_agreement"].axes]
+    assert titles == ["(a) ", "(b) ", "(c) ", "(d) "]
+    lines = {ln.get_label(): (ln.get_linestyle(), to_hex(ln.get_color())) for ln in seen["fig9_label_removal"].axes[0].get_lines()}
+    assert lines == {"RR": ("-", "#009e73"), "rrLP = sgnLP (the same ties)": ("--", "#d55e00")}
+
+
 def edge_tick_panels():
     """Four panels from 0.98 to 1.01 under long titles, as the cross-track reusability figure
     of the full simulated study (every track's tau between 0.99 and 1, issue 41 item 4): at
