@@ -6,8 +6,9 @@ decorates a drawing function) follows the venues' PDF checks: fonts embedded as 
 :data:`MIN_TEXT_PT` at the figure's printed size, figures a paper column
 (:data:`COLUMN` inches) or a page (:data:`PAGE`) wide, made by :func:`new_figure`. The
 saver (:func:`save_figure`, :func:`save_figure_pair`) keeps the figure's own size (no
-tight bounding box that would rescale it), lays it out again with its ticks fixed
-(:func:`freeze_ticks`: the layout then makes room for every tick label drawn), refuses a
+tight bounding box that would rescale it), lays it out again with its ticks fixed when the
+first layout reaches past an edge (:func:`freeze_ticks`: the layout then makes room for
+every tick label drawn), refuses a
 figure wider than a page, a text under 7 pt or a drawing past the figure's edge with a
 :class:`FigureError` naming what reaches beyond (:func:`overflow_message`), embeds TrueType
 fonts whatever style the figure was drawn in, and is byte-reproducible: PDF and SVG without
@@ -327,6 +328,10 @@ def overflow(fig) -> float:
     return float(max(0.0, -box.x0, -box.y0, box.x1 - w, box.y1 - h))
 
 
+#: inches a drawing may reach past the figure's edge (a glyph's antialiasing, not a cut)
+OVERFLOW_TOLERANCE = 0.02
+
+
 def freeze_ticks(fig) -> None:
     """Fix every axis of ``fig`` to the ticks it has as last laid out (a FixedLocator).
 
@@ -393,7 +398,7 @@ def figure_elements(fig) -> list:
     return [(d, a) for d, a in out if shown(a)]
 
 
-def overflowing(fig, tolerance: float = 0.02) -> list:
+def overflowing(fig, tolerance: float = OVERFLOW_TOLERANCE) -> list:
     """``(description, inches, edge)`` of each element of ``fig`` (:func:`figure_elements`)
     that reaches more than ``tolerance`` inches beyond an edge of the figure as last laid
     out, the farthest first; an element past two edges is listed at its farthest."""
@@ -411,7 +416,7 @@ def overflowing(fig, tolerance: float = 0.02) -> list:
     return sorted(found, key=lambda f: -f[1])
 
 
-def overflow_message(fig, tolerance: float = 0.02) -> str | None:
+def overflow_message(fig, tolerance: float = OVERFLOW_TOLERANCE) -> str | None:
     """Why the drawing of ``fig`` does not fit its edges, naming what reaches beyond
     (:func:`overflowing`; up to three elements), or None when it fits within ``tolerance``."""
     cut = overflow(fig)
@@ -472,7 +477,8 @@ def save_figure(fig, *paths, dpi: int = 200) -> None:
     Every figure is saved the same way: at its own size (no tight bounding box), ``dpi``
     for the raster, TrueType fonts, texts with math scripts enlarged (:func:`enlarge_math`),
     titles wrapped to their width (:func:`fit_titles`), laid out again with the ticks it
-    got fixed (:func:`freeze_ticks`: the layout then makes room for every tick label drawn),
+    got fixed when the first layout reaches past an edge (:func:`freeze_ticks`: the layout
+    then makes room for every tick label drawn),
     laid out once for every format, no timestamp (:data:`FIGURE_METADATA`), SVG ids salted
     by a constant; each file atomically. Raises :class:`FigureError` (a ValueError), before
     writing anything, for a figure wider than :data:`PAGE`, with a text under
@@ -486,12 +492,13 @@ def save_figure(fig, *paths, dpi: int = 200) -> None:
             raise FigureError(paths[0], f"the figure is {width:g} in wide, more than a page ({PAGE} in)")
         enlarge_math(fig)
         fit_titles(fig)
-        freeze_ticks(fig)
-        fit_titles(fig)  # laid out again, now with the ticks that are drawn
+        if overflow(fig) > OVERFLOW_TOLERANCE:  # (what fits as laid out is written as laid out)
+            freeze_ticks(fig)
+            fit_titles(fig)  # laid out again, now with the ticks that are drawn
         small = small_texts(fig)
         if small:
             raise FigureError(paths[0], f"text under {MIN_TEXT_PT:g} pt: {small[:3]}")
-        cut = overflow_message(fig)
+        cut = overflow_message(fig, OVERFLOW_TOLERANCE)
         if cut:
             raise FigureError(paths[0], cut)
         _write(fig, formats, dpi)
