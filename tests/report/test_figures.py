@@ -323,3 +323,21 @@ def test_a_figure_that_cannot_be_drawn_is_replaced_by_a_sentence_saying_why(tmp_
     with drawn_or_told(tmp_path / "bug"):
         raise KeyError("P_100")  # a bug in a drawing costs the figure only, said the same way
     assert "KeyError:'P_100'" in "".join(t for t, _ in figure_facts(tmp_path / "bug.pdf")["texts"]).replace(" ", "")
+
+
+def test_tick_labels_that_touch_on_a_narrow_panel_are_thinned(tmp_path):
+    """A panel 1 in wide from 0.0725 to 0.1375 (P_rareness@100 of the CAsT 2021 track beside
+    a legend) got "0.075", "0.100", "0.125" touching; the saver thins them to two."""
+    from reeval.report.figures import crowded, figure_style, new_figure, thin_ticks
+
+    with figure_style():
+        fig, ax = new_figure(1.0, 1.5)
+        ax.set_xlim(0.0725, 0.1375)
+        ax.set_ylabel("without its group")
+        fig.draw_without_rendering()
+        assert [t.label1.get_text() for t in ax.xaxis._update_ticks()] == ["0.075", "0.100", "0.125"]
+        assert crowded(ax.xaxis) and not crowded(ax.yaxis)
+        assert thin_ticks(fig)
+        fig.draw_without_rendering()
+        assert [t.label1.get_text() for t in ax.xaxis._update_ticks()] == ["0.08", "0.12"]
+        assert not crowded(ax.xaxis) and not thin_ticks(fig)

@@ -353,6 +353,45 @@ def freeze_ticks(fig) -> None:
             axis.set_minor_locator(FixedLocator(minor))
 
 
+def crowded(axis, pad_pt: float = 2.0) -> bool:
+    """Whether two neighbouring tick labels that ``axis`` draws (as last laid out) come
+    closer than ``pad_pt`` points: "0.075" touching "0.100" on a narrow panel."""
+    renderer = axis.get_figure(root=True).canvas.get_renderer()
+    across = axis.axis_name == "x"
+    boxes = sorted((t.label1.get_window_extent(renderer) for t in axis._update_ticks()
+                    if t.label1.get_visible() and t.label1.get_text()), key=lambda b: b.x0 if across else b.y0)
+    pad = renderer.points_to_pixels(pad_pt)
+    return any((b.x0 < a.x1 + pad) if across else (b.y0 < a.y1 + pad) for a, b in zip(boxes, boxes[1:]))
+
+
+#: tick steps (times a power of ten) of an axis thinned by :func:`thin_ticks`: matplotlib's
+#: 1, 2, 2.5, 5, 10 and also 3, 4, 6, 8, without which a short axis (0.0725 to 0.1375) keeps
+#: three ticks 0.025 apart (every coarser step of those leaves one tick in view, and the
+#: locator then falls back to the finer one)
+THIN_STEPS = (1, 2, 2.5, 3, 4, 5, 6, 8, 10)
+
+
+def thin_ticks(fig) -> bool:
+    """Fewer ticks on each axis of ``fig`` whose tick labels touch (:func:`crowded`), as long
+    as its locator picks them (matplotlib's default, :func:`integer_ticks`: a MaxNLocator,
+    whose other settings stay): one interval fewer at a time, down to one, on the steps
+    :data:`THIN_STEPS`. Returns
+    whether any axis changed (the figure then needs laying out again)."""
+    from matplotlib.ticker import MaxNLocator
+
+    changed = False
+    for ax in (a for a in fig.axes if a.get_visible() and a.axison):
+        for axis in (ax.xaxis, ax.yaxis):
+            locator = axis.get_major_locator()
+            if not isinstance(locator, MaxNLocator):
+                continue
+            nbins = len(axis._update_ticks()) - 2  # intervals of one tick fewer than drawn
+            while nbins >= 1 and crowded(axis):
+                locator.set_params(nbins=nbins, steps=THIN_STEPS)
+                changed, nbins = True, nbins - 1
+    return changed
+
+
 def _panel(fig, ax) -> str:
     """``panel 4 of 6 ("AP_rareness@100")`` (the first line of its title), or ``the axes``
     of a one-panel figure."""
@@ -476,8 +515,9 @@ def save_figure(fig, *paths, dpi: int = 200) -> None:
 
     Every figure is saved the same way: at its own size (no tight bounding box), ``dpi``
     for the raster, TrueType fonts, texts with math scripts enlarged (:func:`enlarge_math`),
-    titles wrapped to their width (:func:`fit_titles`), laid out again with the ticks it
-    got fixed when the first layout reaches past an edge (:func:`freeze_ticks`: the layout
+    titles wrapped to their width (:func:`fit_titles`), fewer ticks where tick labels touch
+    (:func:`thin_ticks`), laid out again with the ticks it got fixed when the layout reaches
+    past an edge (:func:`freeze_ticks`: the layout
     then makes room for every tick label drawn),
     laid out once for every format, no timestamp (:data:`FIGURE_METADATA`), SVG ids salted
     by a constant; each file atomically. Raises :class:`FigureError` (a ValueError), before
@@ -492,6 +532,8 @@ def save_figure(fig, *paths, dpi: int = 200) -> None:
             raise FigureError(paths[0], f"the figure is {width:g} in wide, more than a page ({PAGE} in)")
         enlarge_math(fig)
         fit_titles(fig)
+        if thin_ticks(fig):
+            fit_titles(fig)  # laid out again with fewer ticks where their labels touched
         if overflow(fig) > OVERFLOW_TOLERANCE:  # (what fits as laid out is written as laid out)
             freeze_ticks(fig)
             fit_titles(fig)  # laid out again, now with the ticks that are drawn
