@@ -393,14 +393,17 @@ def thin_ticks(fig) -> bool:
 
 
 def _panel(fig, ax) -> str:
-    """``panel 4 of 6 ("AP_rareness@100")`` (the first line of its title), or ``the axes``
-    of a one-panel figure."""
-    shown = [a for a in fig.axes if a.get_visible()]
-    if len(shown) <= 1:
+    """``panel 4 of 6 ("AP_rareness@100")`` (the first line of its title; panels counted
+    among the axes drawn with their axis), ``the axes`` of a one-panel figure, ``a cell
+    without axes`` (a legend's, say)."""
+    shown = [a for a in fig.axes if a.get_visible() and a.axison]
+    if ax not in shown:
+        return "a cell without axes"
+    if len(shown) == 1:
         return "the axes"
     title = next((t.get_text().split("\n")[0] for t in (ax.title, ax._left_title, ax._right_title)
                   if t.get_text()), "")
-    where = f"panel {shown.index(ax) + 1} of {len(shown)}" if ax in shown else "a panel"
+    where = f"panel {shown.index(ax) + 1} of {len(shown)}"
     return where + (f' ("{title}")' if title else "")
 
 
