@@ -17,6 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from reeval.errors import InputError  # noqa: E402 (reeval.io.trecio re-exports it, with pyarrow)
 from reeval.report.escape import console_text, line_text  # noqa: E402
+from reeval.report.figures import FIGURE_LOG  # noqa: E402
 
 #: errors of the input, not of the code: a bad line or file (InputError, TrecFormatError),
 #: a file that is missing or cannot be read (OSError: FileNotFoundError from resolve_qrels
@@ -34,14 +35,30 @@ class EscapedFormatter(logging.Formatter):
 
 
 def to_log(snakemake):
-    """Send stderr and the ``reeval`` logger to the rule's log file (if it has one), its
-    records through :class:`EscapedFormatter`."""
+    """Send stderr and the ``reeval`` logger to the rule's log file (if it has one).
+
+    The log holds the job's own lines: ``reeval``'s from INFO, other libraries' from WARNING
+    only (fontTools, which matplotlib calls to embed a PDF's fonts, logs a dozen INFO lines
+    per figure, which would fill the tail a failed job shows). A figure that was not drawn
+    (:data:`reeval.report.figures.FIGURE_LOG`) is also said on the console. Every record goes
+    through :class:`EscapedFormatter`."""
     if snakemake.log:
         sys.stderr = open(snakemake.log[0], "w", buffering=1)
-    logging.basicConfig(stream=sys.stderr, level=logging.INFO, force=True)
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, force=True)
     for handler in logging.getLogger().handlers:
         handler.setFormatter(EscapedFormatter("%(asctime)s %(message)s"))
-    return logging.getLogger("reeval")
+    log = logging.getLogger("reeval")
+    log.setLevel(logging.INFO)
+    figures = logging.getLogger(FIGURE_LOG)
+    for handler in [h for h in figures.handlers if getattr(h, "reeval_console", False)]:
+        figures.removeHandler(handler)
+    if sys.stderr is not sys.__stderr__:
+        console = logging.StreamHandler(sys.__stderr__)
+        console.setLevel(logging.WARNING)
+        console.setFormatter(EscapedFormatter("%(message)s"))
+        console.reeval_console = True
+        figures.addHandler(console)
+    return log
 
 
 #: a test's switch, unset in any real run: RULE:FILE makes the first job of RULE create FILE
@@ -76,14 +93,18 @@ def pause(snakemake):
 def one_line(exc: BaseException) -> str:
     """The error as one line: its message (which names the file and line), newlines folded,
     other invisible characters shown escaped (:func:`reeval.report.escape.line_text`).
-    Out of memory and a full disk say what to do: the job's memory (``mem_mb``; a SLURM
-    retry doubles it), free space or another results folder."""
+    Out of memory, a full disk and a file-size limit say what to do: the job's memory
+    (``mem_mb``; a SLURM retry doubles it), free space or another results folder, a higher
+    limit."""
     text = line_text(" ".join(str(exc).split("\n")))  # its names' ESC, BEL, bidi controls shown escaped
     if isinstance(exc, MemoryError):
         return (f"error: {text or 'out of memory'}; the job needs more memory than it had (its rule's "
                 f"mem_mb resource; on SLURM a retry asks twice as much)")
     if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
         return f"error: {text}; free space on that disk or give `results:` a folder on another one"
+    if isinstance(exc, OSError) and exc.errno == errno.EFBIG:
+        return (f"error: {text}; a limit on the size of a file stops it (`ulimit -f` in the shell that "
+                "ran Snakemake, or the file system's largest file): raise the limit")
     return "error: " + text
 
 

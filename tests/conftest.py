@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import glob
+import os
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+#: a figure that cannot be drawn fails its test (and the workflow jobs tests run) instead of
+#: being written as a sentence saying so (reeval.report.figures.STRICT)
+os.environ["REEVAL_TEST_STRICT_FIGURES"] = "1"
 SHARED_DATA = (ROOT.parent / "shared" / "data").resolve()
 REFERENCE = (ROOT.parent / "shared" / "reference").resolve()
 

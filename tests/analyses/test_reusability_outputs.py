@@ -7,7 +7,8 @@ import sys
 import pandas as pd
 import pytest
 
-from pdffigures import camera_ready_problems
+from conftest import ROOT
+from pdffigures import camera_ready_problems, figure_facts
 from reeval.analyses.reusability.groups import read_groups, read_pooled
 from reeval.analyses.reusability.figures import compared_pairs
 from reeval.analyses.reusability.report import summarize_reusability, track_groups, track_reusability
@@ -230,3 +231,89 @@ def test_rule_options_of_a_config_with_defaults():
     assert (t["depth"], t["groups"], t["groups_from"], t["relevance_level"]) == (7, "^(.)", "pattern", 2)
     assert (u["depth"], u["groups"], u["groups_from"], u["pooled"]) == (100, None, "each run alone", None)
     assert u["measures"][:3] == ["AP", "P@20", "ASL"] and u["alpha"] == 1 and u["systems"] == "all"
+
+
+CATALOG = ROOT.parent / "shared" / "catalog"
+
+
+def test_the_cross_track_figure_of_a_study_shaped_as_the_full_simulated_one_fits(tmp_path):
+    """Issue 41 item 4: the full simulated study (82 tracks from the catalog) stopped in
+    reusability_summary, "the drawing reaches 0.06 in beyond the figure's edge": at full
+    scale every track's tau lies between 0.99 and 1, and the tick label "1.01" of the
+    right-most panel stuck out. The step on 82 tracks of the catalog's names, shaped so."""
+    import numpy as np
+
+    from reeval.analyses.reusability.report import TRACK_VERDICT_COLUMNS
+    from reeval.synth.campaign import campaign_specs
+
+    if not (CATALOG / "tracks.csv").is_file():
+        pytest.skip(f"the TREC catalog is not at {CATALOG} (../shared/catalog beside the project)")
+    specs = campaign_specs(CATALOG / "tracks.csv", CATALOG / "runs.csv")
+    assert len(specs) == 82
+    measures = ["map", "P_20", "ASL", "P_100", "P_rareness@100", "map_cut_100", "AP_rareness@100"]
+    taus = np.random.default_rng(41).uniform(0.99, 1.0, (len(specs), len(measures)))
+    taus[:2] = [[0.99], [1.0]]  # every measure's tau from 0.99 to 1 over the tracks
+    folders = {}
+    for (track, spec), tau in zip(specs.items(), taus):
+        verdict = pd.DataFrame({c: 0 for c in TRACK_VERDICT_COLUMNS}, index=range(len(measures))).assign(
+            track=track, groups_from="each run alone", measure=measures, runs=spec.n_runs, groups=spec.n_runs,
+            pool_depth=100, kendall_tau=tau, max_drop_run="r1")
+        folders[track] = tmp_path / track
+        folders[track].mkdir()
+        verdict.to_csv(folders[track] / "verdict.csv", index=False)
+    summarize_reusability(folders, tmp_path / "summary")
+    pdf = tmp_path / "summary" / "tau_by_track.pdf"
+    assert camera_ready_problems(pdf) == []
+    assert "82 tracks" in [t for t, _ in figure_facts(pdf)["texts"]]  # drawn, not the sentence of a failure
+
+
+def test_the_scores_figure_of_16_runs_on_8_topics_with_small_p_at_100_fits(tmp_path):
+    """Issue 38 item 6: 16 runs with plain names in 8 groups, P@100 between 0.003 and 0.06 on
+    8 topics; "0.06" (the tick on the right edge of the P_100 panel) stuck out by 0.05 in."""
+    import numpy as np
+
+    from reeval.analyses.reusability.figures import plot_scores
+
+    rng = np.random.default_rng(2)
+    rows = []
+    for m in ["map", "P_20", "ASL", "P_100", "P_rareness@100", "map_cut_100", "AP_rareness@100"]:
+        for r in range(16):
+            top = 0.06 if m in ("P_100", "P_rareness@100") else 300 if m == "ASL" else 0.4
+            s = rng.uniform(5 if m == "ASL" else 0, top)
+            rows.append({"measure": m, "group": f"g{r % 8}", "run": f"run{r}", "score": s,
+                         "score_logo": s * rng.uniform(0.8, 1)})
+    table = pd.DataFrame(rows)
+    table.attrs["depth"] = 100
+    plot_scores(table, tmp_path / "scores", "t1")
+    assert camera_ready_problems(tmp_path / "scores.pdf") == []
+
+
+def test_a_figure_that_fails_costs_neither_the_tables_nor_the_report(files, tmp_path, monkeypatch, caplog):
+    """The per-track step writes its tables, then a figure that says why it is missing; the
+    report embeds that figure where the scores would be."""
+    from reeval.analyses.reusability import figures
+    from reeval.report.figures import STRICT, FigureError
+    from reeval.report.html import data_uri, report_html
+
+    def too_wide(table, path_stem, track=""):
+        raise FigureError(f"{path_stem}.png", 'the x tick label "0.050" of panel 4 of 8 reaches 0.05 in beyond '
+                                              "the right edge")
+
+    monkeypatch.setattr(figures, "plot_scores", too_wide)
+    monkeypatch.delenv(STRICT)  # as in a real run
+    qrels, runs, _ = files
+    results = tmp_path / "results"
+    track_dir = results / "tracks" / "small"
+    write_track(ingest_track("small", qrels, runs), track_dir)
+    out = track_dir / "reusability"
+    track_reusability("small", track_dir, out, ["AP", "P@2"], groups=GROUPS, groups_from="config", depth=2)
+    assert all((out / name).is_file() for name in ("by_run.csv", "verdict.csv", "groups.csv", "preferences.csv"))
+    assert "scores.png not drawn: the x tick label \"0.050\"" in caplog.text
+    text = "".join(t for t, _ in figure_facts(out / "scores.pdf")["texts"]).replace(" ", "")
+    assert text.startswith("Thisfigurecouldnotbedrawn:thexticklabel\"0.050\"")
+    inclusion = results / "summary" / "inclusion.csv"
+    inclusion.parent.mkdir(parents=True)
+    pd.DataFrame({"track": ["small"], "included": [True], "reason": ["included"], "runs_included": [4]}).to_csv(
+        inclusion, index=False)
+    html = report_html(results, [out / "scores.png", out / "verdict.csv"], inclusion)
+    assert data_uri(out / "scores.png") in html  # the sentence, where the figure would be

@@ -230,6 +230,20 @@ def test_headroom_and_histograms():
     assert signed_bucket_counts([-12, -3, 0, 0, 4, 10, 11], [1, 10]).tolist() == [1, 1, 3, 2]  # 0 with the smallest losses, as the paper's middle two buckets
 
 
+
+def test_real_valued_buckets_are_labelled_half_open_so_that_neighbours_share_no_end():
+    """Issue 39 item 7: figures 2 and 4 (the best run's ASL@g1-10 and ASL per track, means)
+    labelled their buckets "1\u201310", "10\u201320": 10 seemed to fall in both."""
+    from reeval.analyses.asl.report import headroom_histograms
+
+    assert bucket_labels([1, 10, 20, 50], integer=False) == ["[1, 10)", "[10, 20)", "[20, 50)", "\u226550"]
+    head = pd.DataFrame({"P_20": [0.1, 1.0], "map": [0.05, 0.2], "ASL@g1-10": [10.0, 9.5], "ASL": [60.0, 1000.0]})
+    hist = headroom_histograms(head, [1, 10, 20, 50, 100, 1000])
+    assert hist["P_20"][0][0] == "[0.0, 0.1)" and hist["P_20"][0][-1] == "[0.9, 1.0]"
+    assert list(hist["P_20"][1]) == [0, 1, 0, 0, 0, 0, 0, 0, 0, 1]  # 1.0 in the last, closed bin
+    assert dict(zip(*hist["ASL@g1-10"])) == {"[1, 10)": 1, "[10, 20)": 1, "[20, 50)": 0, "[50, 100)": 0,
+                                             "[100, 1000)": 0, "\u22651000": 0}
+
 def test_document_views(tiny):
     _, by_run, docs = tiny
     best, median = best_and_median_run(by_run)

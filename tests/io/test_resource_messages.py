@@ -112,3 +112,28 @@ def test_a_rule_script_says_out_of_memory_and_full_disk_in_one_line_with_what_to
     finally:
         sys.stderr = stderr
         logging.basicConfig(stream=sys.stderr, force=True)
+
+
+def test_a_file_size_limit_names_the_file_being_written(tmp_path):
+    """Issue 38 item 11: under `ulimit -f` a write fails with "[Errno 27] File too large" and
+    no file name (Python ignores the SIGXFSZ that would kill it); pyarrow's error has the
+    errno too. The table writer names the file, as for a full disk."""
+    script = ("import sys, pandas as pd\n"
+              "from reeval.io.tables import write_table\n"
+              "try:\n"
+              "    write_table(pd.DataFrame({'score': [i / 7 for i in range(200000)]}), sys.argv[1])\n"
+              "except OSError as exc:\n"
+              "    print(exc)\n")
+    for name in ("big.csv", "big.parquet"):
+        target = tmp_path / name
+        proc = subprocess.run(["bash", "-c", 'ulimit -f 16 && exec "$0" -c "$1" "$2"', sys.executable, script,
+                               str(target)], capture_output=True, text=True)
+        assert proc.stdout == f"[Errno 27] File too large: writing {target}\n", proc.stderr
+        assert list(tmp_path.glob(".*.tmp")) == [] and not target.exists()
+
+
+def test_a_rule_script_says_what_to_do_about_a_file_size_limit(tmp_path):
+    log_module = rule_log_module()
+    line = log_module.one_line(OSError(errno.EFBIG, "File too large: writing /r/t/by_run.parquet"))
+    assert line.startswith("error: [Errno 27] File too large: writing /r/t/by_run.parquet; a limit on the size")
+    assert "`ulimit -f`" in line

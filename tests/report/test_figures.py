@@ -34,7 +34,7 @@ def test_the_saver_embeds_truetype_fonts_even_for_a_figure_drawn_without_the_sty
 
 
 @pytest.mark.parametrize("problem, message", [
-    ("wide", "more than a page"), ("small", "under 7 pt"), ("cut", "beyond the figure"),
+    ("wide", "more than a page"), ("small", "under 7 pt"), ("cut", "past the edge\" reaches .* beyond the right edge"),
 ])
 def test_the_saver_refuses_a_figure_that_is_not_camera_ready(tmp_path, problem, message):
     from reeval.report.figures import figure_style, new_figure, pyplot, save_figure
@@ -225,3 +225,119 @@ def test_per_track_figures_7_and_8_in_the_papers_form_are_camera_ready(small_stu
     texts = " ".join(t for t, _ in figure_facts(tmp_path / "fig8_agreement.pdf")["texts"])
     assert "labels removed" in texts and "queries removed" in texts and "sgnLP" in texts
     assert "$" not in " ".join(t for t, _ in figure_facts(tmp_path / "fig7_locality.pdf")["texts"])
+
+
+def test_figure_8_letters_its_four_panels_and_figure_9_tells_rr_from_lexiprecision(small_study, tmp_path,
+                                                                                     monkeypatch):
+    """Issue 39 item 7: figure 8's two top panels were both "(a)"; figure 9 drew RR and
+    lexiprecision in one colour and named one dashed line "rrLP, sgnLP" (their ties are the
+    same: sgnLP is rrLP's sign), which read as a line missing. Now (a)-(d), and RR solid
+    green, rrLP dashed red (the paper's), labelled as one line for both."""
+    from matplotlib.colors import to_hex
+
+    from reeval.analyses.lexiprecision import figures as lf
+    from reeval.analyses.lexiprecision.report import TRACK_TABLES
+
+    seen = {}
+    monkeypatch.setattr(lf, "save_figure_pair", lambda fig, stem: seen.setdefault(stem.name, fig))
+    d = small_study / "tracks" / "syn-graded" / "lexiprecision"
+    tables = {name: pd.read_parquet(d / f"{name}.parquet") for name in TRACK_TABLES}
+    lf.track_figures("syn-graded", tables, tmp_path)
+    titles = [ax.get_title()[:4] for ax in seen["fig8_agreement"].axes]
+    assert titles == ["(a) ", "(b) ", "(c) ", "(d) "]
+    lines = {ln.get_label(): (ln.get_linestyle(), to_hex(ln.get_color())) for ln in seen["fig9_label_removal"].axes[0].get_lines()}
+    assert lines == {"RR": ("-", "#009e73"), "rrLP = sgnLP (the same ties)": ("--", "#d55e00")}
+
+
+def edge_tick_panels():
+    """Four panels from 0.98 to 1.01 under long titles, as the cross-track reusability figure
+    of the full simulated study (every track's tau between 0.99 and 1, issue 41 item 4): at
+    the width constrained layout measures, ticks every 0.02; at the final, wider one every
+    0.01, with "1.01" on the right edge of the right-most panel."""
+    from reeval.report.figures import new_figure
+
+    fig, axes = new_figure("page", height=2.1, nrows=1, ncols=4, squeeze=False)
+    for ax in axes.ravel():
+        ax.plot([0.98, 1.01], [0.98, 1.01])
+        ax.set_xlim(0.98, 1.01)
+        ax.set_ylim(0.98, 1.01)
+        ax.set_title("AP_rareness@100\nagainst map_cut_100")
+        ax.set_ylabel("τ of AP_rareness@100")
+    fig.suptitle("Kendall's τ, full qrels against leave one group out")
+    return fig
+
+
+def test_a_tick_label_that_appears_on_the_edge_after_the_layout_is_made_room_for(tmp_path):
+    from reeval.report.figures import figure_style, freeze_ticks, overflow, overflow_message, pyplot, save_figure
+
+    with figure_style():
+        fig = edge_tick_panels()
+        fig.draw_without_rendering()  # one layout, as the saver did before
+        assert overflow_message(fig) == ('the x tick label "1.01" of panel 4 of 4 ("AP_rareness@100") reaches '
+                                         f"{overflow(fig):.2f} in beyond the right edge")
+        freeze_ticks(fig)
+        fig.draw_without_rendering()  # laid out again with the ticks it draws
+        assert overflow(fig) == 0 and overflow_message(fig) is None
+        assert [t.get_text() for t in fig.axes[-1].get_xticklabels()] == ["0.98", "0.99", "1.00", "1.01"]
+        pyplot().close(fig)
+        save_figure(edge_tick_panels(), tmp_path / "edge.pdf")
+    assert camera_ready_problems(tmp_path / "edge.pdf") == []
+
+
+def test_a_layout_check_that_fails_names_what_reaches_beyond_the_edge(tmp_path):
+    from reeval.report.figures import FigureError, figure_style, new_figure, save_figure
+
+    with figure_style():
+        fig, ax = new_figure("column")
+        ax.set_title("a panel")
+        fig.text(0.9, 0.5, "a note past the edge")
+        with pytest.raises(FigureError) as caught:
+            save_figure(fig, tmp_path / "cut.png")
+    assert caught.value.path == tmp_path / "cut.png"
+    assert caught.value.reason.startswith('the text "a note past the edge" reaches 0.')
+    assert caught.value.reason.endswith(" in beyond the right edge") and "title" not in caught.value.reason
+
+
+def test_a_figure_that_cannot_be_drawn_is_replaced_by_a_sentence_saying_why(tmp_path, caplog, monkeypatch):
+    from reeval.report.figures import (FIGURE_LOG, STRICT, FigureError, drawn_or_told, figure_style, new_figure,
+                                       save_figure_pair)
+
+    with figure_style():
+        fig, ax = new_figure("column")
+        fig.text(0.9, 0.5, "a note past the edge")
+        with pytest.raises(FigureError):  # the test suite's switch: a figure problem fails the test
+            save_figure_pair(fig, tmp_path / "note")
+        monkeypatch.delenv(STRICT)
+        fig, ax = new_figure("column")
+        fig.text(0.9, 0.5, "a note past the edge")
+        save_figure_pair(fig, tmp_path / "note")  # the report's saver: the sentence in the figure's place
+    assert "Thisfigurecouldnotbedrawn:thetext\"anotepastthe" in "".join(
+        t for t, _ in figure_facts(tmp_path / "note.pdf")["texts"]).replace(" ", "")
+    with caplog.at_level("WARNING", logger=FIGURE_LOG):
+        with drawn_or_told(tmp_path / "scores"):
+            raise FigureError(tmp_path / "scores.png", 'the x tick label "0.050" reaches 0.05 in beyond the right edge')
+    assert f"figure {tmp_path / 'scores'}.png not drawn: the x tick label" in caplog.text
+    text = "".join(t for t, _ in figure_facts(tmp_path / "scores.pdf")["texts"]).replace(" ", "")  # "fi gure"
+    assert "Thisfigurecouldnotbedrawn:thextickla" in text and (tmp_path / "scores.png").is_file()
+    assert camera_ready_problems(tmp_path / "scores.pdf") == []
+    with drawn_or_told(tmp_path / "bug"):
+        raise KeyError("P_100")  # a bug in a drawing costs the figure only, said the same way
+    assert "KeyError:'P_100'" in "".join(t for t, _ in figure_facts(tmp_path / "bug.pdf")["texts"]).replace(" ", "")
+
+
+def test_tick_labels_that_touch_on_a_narrow_panel_are_thinned(tmp_path):
+    """A panel 1 in wide from 0.0725 to 0.1375 (P_rareness@100 of the CAsT 2021 track beside
+    a legend) got "0.075", "0.100", "0.125" touching; the saver thins them to two."""
+    from reeval.report.figures import crowded, figure_style, new_figure, thin_ticks
+
+    with figure_style():
+        fig, ax = new_figure(1.0, 1.5)
+        ax.set_xlim(0.0725, 0.1375)
+        ax.set_ylabel("without its group")
+        fig.draw_without_rendering()
+        assert [t.label1.get_text() for t in ax.xaxis._update_ticks()] == ["0.075", "0.100", "0.125"]
+        assert crowded(ax.xaxis) and not crowded(ax.yaxis)
+        assert thin_ticks(fig)
+        fig.draw_without_rendering()
+        assert [t.label1.get_text() for t in ax.xaxis._update_ticks()] == ["0.08", "0.12"]
+        assert not crowded(ax.xaxis) and not thin_ticks(fig)

@@ -4,6 +4,7 @@ run's console is checked in test_workflow.py."""
 import io
 import logging
 import re
+import sys
 from types import SimpleNamespace
 
 import pandas as pd
@@ -11,6 +12,8 @@ from snakemake_interface_logger_plugins.common import LogEvent
 
 from reeval.workflow.closing import closing_lines
 from reeval.workflow.console import LogHandler, error_lines, job_line, log_tail, plan_line
+from _log import rule_log
+from reeval.report.figures import FigureError, drawn_or_told, figure_style, new_figure, save_figure_pair
 
 
 def test_a_finished_job_is_one_line_with_the_progress():
@@ -135,3 +138,46 @@ def test_a_failed_jobs_error_line_is_read_from_its_log(tmp_path):
     assert error_line([str(log), str(tmp_path / "absent.log")]) == "plain"
     log.write_text("no error here\n")
     assert error_line([str(log)]) is None
+
+
+JOB = """
+sys.path.insert(0, sys.argv[2])
+
+with rule_log(SimpleNamespace(log=[sys.argv[1] + ".log"], rule="reusability")) as log:
+    log.info("reusability of t1: 16 runs in 8 groups")
+    with figure_style():
+        fig, ax = new_figure()
+        ax.plot([0, 1], [1, 0])
+        save_figure_pair(fig, sys.argv[1] + "-drawn")  # fontTools logs a dozen INFO lines per PDF
+    with drawn_or_told(sys.argv[1] + "-scores"):
+        raise FigureError(sys.argv[1] + "-scores.png", 'the x tick label "0.050" reaches 0.05 in beyond the right edge')
+    raise OSError(27, "File too large: writing /r/by_run.parquet")
+"""
+
+
+def test_a_failed_jobs_log_tail_is_the_jobs_own_lines_and_a_lost_figure_is_said_on_the_console(tmp_path):
+    """Issue 38 item 11: the tail a failed job shows was 14 lines of fontTools chatter (its
+    PDF font subsetting logs at INFO); the rule's log now holds the job's own lines."""
+    import os
+    import re
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+    from reeval.report.figures import STRICT
+
+    stem = tmp_path / "job"
+    env = {k: v for k, v in os.environ.items() if k != STRICT}  # as in a real run
+    proc = subprocess.run([sys.executable, "-c", JOB, str(stem), str(ROOT / "scripts")], capture_output=True,
+                          text=True, env=env)
+    assert proc.returncode == 1
+    shown = error_lines({"rule_name": "reusability", "jobid": 3, "log": [f"{stem}.log"]})
+    assert shown[1] == f"    log: {stem}.log (its last 3 lines:)"
+    tail = [re.sub(r"^    \| \S+ \S+ ", "", line) for line in shown[2:]]  # without "    | <date> <time> "
+    assert tail == [
+        "reusability of t1: 16 runs in 8 groups",
+        f'warning: figure {stem}-scores.png not drawn: the x tick label "0.050" reaches 0.05 in beyond the right '
+        "edge; the report shows this sentence in its place",
+        "error: [Errno 27] File too large: writing /r/by_run.parquet; a limit on the size of a file stops it "
+        "(`ulimit -f` in the shell that ran Snakemake, or the file system's largest file): raise the limit"]
+    assert proc.stderr.splitlines() == tail[1:]  # the console: the lost figure and the error

@@ -45,14 +45,19 @@ def stale_temporaries(path) -> list[Path]:
     return sorted(path.parent / e.name for e in entries if pattern.fullmatch(e.name) and not e.is_dir())
 
 
+#: errors of a write that name no file: a full disk (Errno 28), a full quota (122) and a
+#: file-size limit (27, ``ulimit -f``; Python ignores the SIGXFSZ that would kill it)
+NAMELESS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+
+
 def atomic_write(path, write) -> None:
     """Call ``write(tmp)`` then rename ``tmp`` to ``path``: no partial file under the final name.
 
     ``tmp`` is :func:`temporary_path` (a string); temporaries an interrupted earlier
     write of ``path`` left are removed first (:func:`stale_temporaries`). The file gets
     the permissions of an ordinary new file (0666 less the umask). If ``write`` fails,
-    the temporary file is removed and the error raised; a full disk or quota (Errno 28,
-    122), which names no file, is raised naming ``path``.
+    the temporary file is removed and the error raised; a full disk, quota or file-size
+    limit (:data:`NAMELESS`), which names no file, is raised naming ``path``.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -65,6 +70,6 @@ def atomic_write(path, write) -> None:
         os.replace(tmp, path)
     except BaseException as exc:
         tmp.unlink(missing_ok=True)
-        if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT) and not exc.filename:
+        if isinstance(exc, OSError) and exc.errno in NAMELESS and not exc.filename:
             raise OSError(exc.errno, f"{os.strerror(exc.errno)}: writing {path}") from None  # name the file
         raise

@@ -6,10 +6,18 @@ decorates a drawing function) follows the venues' PDF checks: fonts embedded as 
 :data:`MIN_TEXT_PT` at the figure's printed size, figures a paper column
 (:data:`COLUMN` inches) or a page (:data:`PAGE`) wide, made by :func:`new_figure`. The
 saver (:func:`save_figure`, :func:`save_figure_pair`) keeps the figure's own size (no
-tight bounding box that would rescale it), refuses a figure wider than a page or a text
-under 7 pt, embeds TrueType fonts whatever style the figure was drawn in, and is
-byte-reproducible: PDF and SVG without a creation date, SVG ids salted by a constant,
-each file written atomically (:func:`reeval.io.atomic.atomic_write`).
+tight bounding box that would rescale it), lays it out again with its ticks fixed when the
+first layout reaches past an edge (:func:`freeze_ticks`: the layout then makes room for
+every tick label drawn), refuses a
+figure wider than a page, a text under 7 pt or a drawing past the figure's edge with a
+:class:`FigureError` naming what reaches beyond (:func:`overflow_message`), embeds TrueType
+fonts whatever style the figure was drawn in, and is byte-reproducible: PDF and SVG without
+a creation date, SVG ids salted by a constant, each file written atomically
+(:func:`reeval.io.atomic.atomic_write`). A report figure never ends its step: one the
+saver refuses is written by :func:`save_figure_pair` as a sentence saying why
+(:func:`failure_figure`) and logged on :data:`FIGURE_LOG`; a step that draws inside
+:func:`drawn_or_told` does the same for any error of the drawing. (The test suite sets
+:data:`STRICT`: there, both raise.)
 
 Helpers shared by the figures: :func:`integer_ticks` (counts and discrete axes),
 :func:`coinciding` (series drawn on top of each other, to say so), :func:`across_tracks`
@@ -33,6 +41,8 @@ matplotlib is imported by these functions, never by importing this module.
 
 from __future__ import annotations
 
+import os
+import textwrap
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -268,8 +278,6 @@ def enlarge_math(fig) -> None:
 def fill(line: str, chars: int) -> str:
     """``line`` wrapped at ``chars`` characters between words only: a word longer than a
     line stays whole, and math (``$...$``) is never split, so mathtext still renders."""
-    import textwrap
-
     parts = line.split("$")
     for k in range(1, len(parts) - 1, 2):  # the math segments (each closed by a $)
         parts[k] = parts[k].replace(" ", "\x00")
@@ -320,6 +328,158 @@ def overflow(fig) -> float:
     return float(max(0.0, -box.x0, -box.y0, box.x1 - w, box.y1 - h))
 
 
+#: inches a drawing may reach past the figure's edge (a glyph's antialiasing, not a cut)
+OVERFLOW_TOLERANCE = 0.02
+
+
+def freeze_ticks(fig) -> None:
+    """Fix every axis of ``fig`` to the ticks it has as last laid out (a FixedLocator).
+
+    Why: matplotlib's default locator picks the number of ticks from the axis's length, and
+    constrained layout measures the tick labels at the size of its own last pass, then
+    resizes the axes. A panel resized a little wider can gain a tick at its edge (limits
+    0.98 to 1.01: ticks every 0.02 at the measured width, every 0.01 at the final one, so
+    "1.01" sits on the right edge) whose label the layout never made room for: half of it
+    past the figure's edge. With the ticks fixed, a second layout measures the labels that
+    are drawn. (Ticks outside the view are kept: matplotlib draws only those inside.)"""
+    from matplotlib.ticker import FixedLocator
+
+    for ax in fig.axes:
+        if not ax.axison:
+            continue
+        for axis in (ax.xaxis, ax.yaxis):
+            major, minor = axis.get_majorticklocs(), axis.get_minorticklocs()
+            axis.set_major_locator(FixedLocator(major))
+            axis.set_minor_locator(FixedLocator(minor))
+
+
+def crowded(axis, pad_pt: float = 2.0) -> bool:
+    """Whether two neighbouring tick labels that ``axis`` draws (as last laid out) come
+    closer than ``pad_pt`` points: "0.075" touching "0.100" on a narrow panel."""
+    renderer = axis.get_figure(root=True).canvas.get_renderer()
+    across = axis.axis_name == "x"
+    boxes = sorted((t.label1.get_window_extent(renderer) for t in axis._update_ticks()
+                    if t.label1.get_visible() and t.label1.get_text()), key=lambda b: b.x0 if across else b.y0)
+    pad = renderer.points_to_pixels(pad_pt)
+    return any((b.x0 < a.x1 + pad) if across else (b.y0 < a.y1 + pad) for a, b in zip(boxes, boxes[1:]))
+
+
+#: tick steps (times a power of ten) of an axis thinned by :func:`thin_ticks`: matplotlib's
+#: 1, 2, 2.5, 5, 10 and also 3, 4, 6, 8, without which a short axis (0.0725 to 0.1375) keeps
+#: three ticks 0.025 apart (every coarser step of those leaves one tick in view, and the
+#: locator then falls back to the finer one)
+THIN_STEPS = (1, 2, 2.5, 3, 4, 5, 6, 8, 10)
+
+
+def thin_ticks(fig) -> bool:
+    """Fewer ticks on each axis of ``fig`` whose tick labels touch (:func:`crowded`), as long
+    as its locator picks them (matplotlib's default, :func:`integer_ticks`: a MaxNLocator,
+    whose other settings stay): one interval fewer at a time, down to one, on the steps
+    :data:`THIN_STEPS`. Returns
+    whether any axis changed (the figure then needs laying out again)."""
+    from matplotlib.ticker import MaxNLocator
+
+    changed = False
+    for ax in (a for a in fig.axes if a.get_visible() and a.axison):
+        for axis in (ax.xaxis, ax.yaxis):
+            locator = axis.get_major_locator()
+            if not isinstance(locator, MaxNLocator):
+                continue
+            nbins = len(axis._update_ticks()) - 2  # intervals of one tick fewer than drawn
+            while nbins >= 1 and crowded(axis):
+                locator.set_params(nbins=nbins, steps=THIN_STEPS)
+                changed, nbins = True, nbins - 1
+    return changed
+
+
+def _panel(fig, ax) -> str:
+    """``panel 4 of 6 ("AP_rareness@100")`` (the first line of its title; panels counted
+    among the axes drawn with their axis), ``the axes`` of a one-panel figure, ``a cell
+    without axes`` (a legend's, say)."""
+    shown = [a for a in fig.axes if a.get_visible() and a.axison]
+    if ax not in shown:
+        return "a cell without axes"
+    if len(shown) == 1:
+        return "the axes"
+    title = next((t.get_text().split("\n")[0] for t in (ax.title, ax._left_title, ax._right_title)
+                  if t.get_text()), "")
+    where = f"panel {shown.index(ax) + 1} of {len(shown)}"
+    return where + (f' ("{title}")' if title else "")
+
+
+def _quoted(text: str, chars: int = 40) -> str:
+    """``"text"`` on one line (line breaks as spaces), cut at ``chars`` characters."""
+    one = " ".join(text.split())
+    return '"' + (one if len(one) <= chars else one[:chars - 1] + "\u2026") + '"'
+
+
+def figure_elements(fig) -> list:
+    """``(description, artist)`` of what ``fig`` draws that a layout places: the figure's
+    titles, texts and legends, and per visible axes its titles, axis labels, offset texts,
+    the labels of the ticks it draws (those in view), texts and legend; the axes itself last."""
+    from matplotlib.text import Text
+
+    def shown(a):
+        return a is not None and a.get_visible() and (not isinstance(a, Text) or a.get_text().strip())
+
+    def texts(kind, items, where=""):
+        return [(f"the {kind} {_quoted(t.get_text())}{where}", t) for t in items if shown(t)]
+
+    out = texts("figure's title", [getattr(fig, k, None) for k in ("_suptitle", "_supxlabel", "_supylabel")])
+    out += texts("text", fig.texts) + [("the figure's legend", leg) for leg in fig.legends]
+    for ax in (a for a in fig.axes if a.get_visible()):
+        of = f" of {_panel(fig, ax)}"
+        out += texts("title", (ax.title, ax._left_title, ax._right_title), of)
+        if ax.axison:
+            for name, axis in (("x", ax.xaxis), ("y", ax.yaxis)):
+                out += texts(f"{name} label", [axis.label], of) + texts(f"{name} offset", [axis.offsetText], of)
+                for tick in axis._update_ticks():  # the ticks matplotlib draws (those in view)
+                    out += texts(f"{name} tick label", (tick.label1, tick.label2), of)
+        out += texts("text", ax.texts, f" in {_panel(fig, ax)}")
+        out += [(f"the legend{of}", ax.get_legend()), (_panel(fig, ax), ax)]
+    return [(d, a) for d, a in out if shown(a)]
+
+
+def overflowing(fig, tolerance: float = OVERFLOW_TOLERANCE) -> list:
+    """``(description, inches, edge)`` of each element of ``fig`` (:func:`figure_elements`)
+    that reaches more than ``tolerance`` inches beyond an edge of the figure as last laid
+    out, the farthest first; an element past two edges is listed at its farthest."""
+    renderer = fig.canvas.get_renderer()
+    w, h = fig.bbox.width, fig.bbox.height
+    found = []
+    for what, artist in figure_elements(fig):
+        e = artist.get_window_extent(renderer)
+        if not np.isfinite(e.extents).all():
+            continue
+        edges = {"left": -e.x0, "bottom": -e.y0, "right": e.x1 - w, "top": e.y1 - h}
+        edge, past = max(edges.items(), key=lambda kv: kv[1])
+        if past / fig.dpi > tolerance:
+            found.append((what, past / fig.dpi, edge))
+    return sorted(found, key=lambda f: -f[1])
+
+
+def overflow_message(fig, tolerance: float = OVERFLOW_TOLERANCE) -> str | None:
+    """Why the drawing of ``fig`` does not fit its edges, naming what reaches beyond
+    (:func:`overflowing`; up to three elements), or None when it fits within ``tolerance``."""
+    cut = overflow(fig)
+    if cut <= tolerance:
+        return None
+    found = overflowing(fig, tolerance)
+    if not found:
+        return f"the drawing reaches {cut:.2f} in beyond the figure's edge"
+    named = "; ".join(f"{what} reaches {inches:.2f} in beyond the {edge} edge" for what, inches, edge in found[:3])
+    more = f" (and {len(found) - 3} more)" if len(found) > 3 else ""
+    return named + more
+
+
+class FigureError(ValueError):
+    """A figure the saver refuses: ``path`` (the first file it was to write) and ``reason``."""
+
+    def __init__(self, path, reason: str):
+        super().__init__(f"{path}: {reason}")
+        self.path, self.reason = path, reason
+
+
 def small_texts(fig) -> list:
     """``(text, smallest glyph in pt)`` of every visible, non-empty text of ``fig`` with a
     glyph under :data:`MIN_TEXT_PT` (:func:`smallest_size`)."""
@@ -329,49 +489,135 @@ def small_texts(fig) -> list:
             if t.get_visible() and t.get_text().strip() and smallest_size(t) < MIN_TEXT_PT - 1e-9]
 
 
+def _formats(paths) -> list:
+    """``(path, format)`` of each path by its suffix; FigureError for a format not saved."""
+    formats = []
+    for path in paths:
+        fmt = Path(path).suffix.lstrip(".").lower()
+        if fmt not in FIGURE_METADATA:
+            raise FigureError(path, f"a figure is saved as {sorted(FIGURE_METADATA)}, not {fmt!r}")
+        formats.append((path, fmt))
+    return formats
+
+
+def _write(fig, formats, dpi: int) -> None:
+    """Write ``fig`` as laid out (no layout again) to each ``(path, format)``, atomically."""
+    import matplotlib
+
+    # laid out once before: each format draws at those positions (the layout takes half
+    # of a draw's time)
+    fig.set_layout_engine("none")
+    with matplotlib.rc_context(rc_params()):
+        for path, fmt in formats:
+            atomic_write(path, lambda tmp, fmt=fmt: fig.savefig(
+                tmp, format=fmt, dpi=dpi, metadata=FIGURE_METADATA[fmt]))
+
+
 def save_figure(fig, *paths, dpi: int = 200) -> None:
     """Save ``fig`` to each path, the format following the suffix (png, pdf, svg), then close it.
 
     Every figure is saved the same way: at its own size (no tight bounding box), ``dpi``
     for the raster, TrueType fonts, texts with math scripts enlarged (:func:`enlarge_math`),
-    titles wrapped to their width (:func:`fit_titles`), laid out once for every format, no
-    timestamp (:data:`FIGURE_METADATA`), SVG ids salted by a constant; each file atomically. Raises ValueError, before writing anything, for
-    a figure wider than :data:`PAGE`, with a text under :data:`MIN_TEXT_PT` or a drawing
-    reaching beyond the figure's edge (:func:`overflow`).
+    titles wrapped to their width (:func:`fit_titles`), fewer ticks where tick labels touch
+    (:func:`thin_ticks`), laid out again with the ticks it got fixed when the layout reaches
+    past an edge (:func:`freeze_ticks`: the layout
+    then makes room for every tick label drawn),
+    laid out once for every format, no timestamp (:data:`FIGURE_METADATA`), SVG ids salted
+    by a constant; each file atomically. Raises :class:`FigureError` (a ValueError), before
+    writing anything, for a figure wider than :data:`PAGE`, with a text under
+    :data:`MIN_TEXT_PT` or a drawing reaching beyond the figure's edge; the message names
+    the elements that do (:func:`overflow_message`).
     """
-    import matplotlib
-
     try:
-        formats = []
-        for path in paths:
-            fmt = Path(path).suffix.lstrip(".").lower()
-            if fmt not in FIGURE_METADATA:
-                raise ValueError(f"{path}: a figure is saved as {sorted(FIGURE_METADATA)}, not {fmt!r}")
-            formats.append((path, fmt))
+        formats = _formats(paths)
         width = fig.get_figwidth()
         if width > PAGE + 1e-9:
-            raise ValueError(f"{paths[0]}: the figure is {width:g} in wide, more than a page ({PAGE} in)")
+            raise FigureError(paths[0], f"the figure is {width:g} in wide, more than a page ({PAGE} in)")
         enlarge_math(fig)
         fit_titles(fig)
+        if thin_ticks(fig):
+            fit_titles(fig)  # laid out again with fewer ticks where their labels touched
+        if overflow(fig) > OVERFLOW_TOLERANCE:  # (what fits as laid out is written as laid out)
+            freeze_ticks(fig)
+            fit_titles(fig)  # laid out again, now with the ticks that are drawn
         small = small_texts(fig)
         if small:
-            raise ValueError(f"{paths[0]}: text under {MIN_TEXT_PT:g} pt: {small[:3]}")
-        cut = overflow(fig)
-        if cut > 0.02:
-            raise ValueError(f"{paths[0]}: the drawing reaches {cut:.2f} in beyond the figure's edge "
-                             "(a title or legend too long for its width)")
-        # laid out once above: each format draws at those positions (the layout takes half
-        # of a draw's time)
-        fig.set_layout_engine("none")
-        with matplotlib.rc_context(rc_params()):
-            for path, fmt in formats:
-                atomic_write(path, lambda tmp, fmt=fmt: fig.savefig(
-                    tmp, format=fmt, dpi=dpi, metadata=FIGURE_METADATA[fmt]))
+            raise FigureError(paths[0], f"text under {MIN_TEXT_PT:g} pt: {small[:3]}")
+        cut = overflow_message(fig, OVERFLOW_TOLERANCE)
+        if cut:
+            raise FigureError(paths[0], cut)
+        _write(fig, formats, dpi)
     finally:
         pyplot().close(fig)
 
 
+def _stem_paths(path_stem) -> tuple:
+    return Path(f"{path_stem}.png"), Path(f"{path_stem}.pdf")
+
+
 def save_figure_pair(fig, path_stem) -> None:
     """:func:`save_figure` to ``<path_stem>.png`` and ``<path_stem>.pdf`` (every report
-    figure is written as that pair); ``path_stem`` has no suffix (a dot in it stays)."""
-    save_figure(fig, Path(f"{path_stem}.png"), Path(f"{path_stem}.pdf"))
+    figure is written as that pair); ``path_stem`` has no suffix (a dot in it stays). A
+    figure the saver refuses (:class:`FigureError`) is written as :func:`failure_figure`
+    and said on :data:`FIGURE_LOG` (:func:`tell_failure`): a report figure never ends the
+    step that draws it (the test suite sets :data:`STRICT`, which raises instead)."""
+    try:
+        save_figure(fig, *_stem_paths(path_stem))
+    except FigureError as exc:
+        if os.environ.get(STRICT) == "1":
+            raise
+        tell_failure(path_stem, exc.reason)
+
+
+#: the logger that says a figure was not drawn; the rule scripts' frame (scripts/_log.py)
+#: also prints its records on the console
+FIGURE_LOG = "reeval.figures"
+#: a test's switch, unset in any real run: "1" makes :func:`save_figure_pair` and
+#: :func:`drawn_or_told` raise the figure's error instead of writing the sentence, so that
+#: a test of a figure fails on a figure that could not be drawn (tests/conftest.py sets it)
+STRICT = "REEVAL_TEST_STRICT_FIGURES"
+
+
+def tell_failure(path_stem, reason: str) -> None:
+    """Say that the figure ``<path_stem>`` was not drawn and why: a warning on
+    :data:`FIGURE_LOG` and the figure's files written as :func:`failure_figure`."""
+    import logging
+
+    logging.getLogger(FIGURE_LOG).warning(
+        "warning: figure %s.png not drawn: %s; the report shows this sentence in its place", path_stem, reason)
+    failure_figure(path_stem, reason)
+
+
+def failure_figure(path_stem, reason: str) -> None:
+    """Write ``<path_stem>.png`` and ``.pdf`` as a column-wide figure that says, in words, that
+    the figure could not be drawn and why (``reason``, wrapped): what a reader of the report
+    sees where the figure would be. Drawn without the saver's checks, so it is always written."""
+    chars = int((COLUMN - 0.2) * 72 / (0.58 * MIN_TEXT_PT))
+    text = textwrap.fill(f"This figure could not be drawn: {reason}. Its data are in the tables beside it.",
+                         chars)  # a long word (a path) broken too: the sentence stays on the figure
+    with figure_style():
+        fig, ax = new_figure("column", height=0.3 + 0.14 * (text.count("\n") + 1))
+        ax.set_axis_off()
+        ax.text(0.0, 1.0, text, transform=ax.transAxes, ha="left", va="top", fontsize=MIN_TEXT_PT)
+        try:
+            _write(fig, _formats(_stem_paths(path_stem)), 200)
+        finally:
+            pyplot().close(fig)
+
+
+@contextmanager
+def drawn_or_told(path_stem):
+    """Run the drawing of the figure ``<path_stem>`` (PNG + PDF) so that its failure never
+    ends the step: any exception in the body (a refused layout, a bug in a drawing) is said
+    by :func:`tell_failure` (the traceback at debug level on :data:`FIGURE_LOG`). A figure
+    is a view of tables the step has written before; the report goes on with the sentence
+    in the figure's place. Under :data:`STRICT` (tests) the exception propagates."""
+    import logging
+
+    try:
+        yield
+    except Exception as exc:  # noqa: BLE001 (whatever the drawing raised: a figure never costs the report)
+        if os.environ.get(STRICT) == "1":
+            raise
+        logging.getLogger(FIGURE_LOG).debug("the figure's error", exc_info=True)
+        tell_failure(path_stem, exc.reason if isinstance(exc, FigureError) else f"{type(exc).__name__}: {exc}")

@@ -241,9 +241,10 @@ def study(tracks: dict, out_dir, options: dict, track_figures: bool = True, prec
 
 
 def headroom_histograms(head: pd.DataFrame, asl_edges) -> dict:
-    """measure -> (labels, counts) over tracks: P@20 and MAP in 0.1 bins on [0, 1],
-    ASL@g1-10 and ASL in the ``asl_edges`` buckets ([e_k, e_k+1), last open)."""
-    unit = [f"{k / 10:.1f}\u2013{(k + 1) / 10:.1f}" for k in range(10)]
+    """measure -> (labels, counts) over tracks: P@20 and MAP in 0.1 bins on [0, 1] (labelled
+    ``[0.0, 0.1)`` ... ``[0.9, 1.0]``), ASL@g1-10 and ASL in the ``asl_edges`` buckets
+    ([e_k, e_k+1), last open; :func:`views.bucket_labels`, half-open)."""
+    unit = [f"[{k / 10:.1f}, {(k + 1) / 10:.1f}{')' if k < 9 else ']'}" for k in range(10)]  # as unit_histogram
     out = {}
     for m in ("P_20", "map"):
         out[m] = (unit, views.unit_histogram(head[m].to_numpy(dtype=float)) if len(head) else np.zeros(10, int))

@@ -23,14 +23,16 @@ DASH, MINUS = "\u2013", "\u2212"
 
 
 def bucket_labels(edges, integer: bool = True) -> list:
-    """Labels of the buckets [e_k, e_k+1) and [e_last, inf): ``"a–b"`` (an en dash) with
-    b = e_k+1 - 1 for integer values (``"a"`` when a = b), ``"≥e_last"`` for the last."""
+    """Labels of the buckets [e_k, e_k+1) and [e_last, inf): for integer values ``"a–b"``
+    (an en dash) with b = e_k+1 - 1 (``"a"`` when a = b); for real values (a mean such as
+    ASL@g1-10) the half-open ``"[a, b)"``, so that neighbours never share an end ("1–10",
+    "10–20" would both seem to hold 10); ``"≥e_last"`` for the last."""
     labels = []
     for a, b in zip(edges[:-1], edges[1:]):
         if integer:
             labels.append(f"{a:g}" if b - 1 == a else f"{a:g}{DASH}{b - 1:g}")
         else:
-            labels.append(f"{a:g}{DASH}{b:g}")
+            labels.append(f"[{a:g}, {b:g})")
     labels.append(f"\u2265{edges[-1]:g}")
     return labels
 

@@ -19,7 +19,10 @@ from reeval.report.figures import (FEW_TRACKS, MANY_LINES, PAGE, PALETTE, across
                                    save_figure_pair, track_styles, wrapped)
 
 #: the two measures of figure 9 and how they are drawn (the legend says which is which)
-FIG9_SERIES = (("RR", "-", "RR (solid)"), ("LP", "--", "rrLP, sgnLP (dashed)"))
+#: figure 9's series: (column prefix, line style, legend label, colour of a one-track figure),
+#: as the paper draws them (RR solid green, rrLP dashed red); sgnLP ties exactly where rrLP
+#: does (it is rrLP's sign), so the one dashed line is both, and its label says so
+FIG9_SERIES = (("RR", "-", "RR", "#009E73"), ("LP", "--", "rrLP = sgnLP (the same ties)", "#D55E00"))
 #: first-relevant positions p1 grouped for figure 3 across many tracks (a bin is [e_k, e_k+1))
 P1_BIN_EDGES = (1, 2, 3, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 10 ** 9)
 ONE_TRACK_NOTE = "1 track: no distribution across tracks"
@@ -78,14 +81,14 @@ def _fig6_axes(ax) -> None:
 
 
 def plot_fig9(ax, df, color=None, label_prefix: str = "") -> None:
-    """RR (solid) and lexicographic precision (dashed) ties against the fraction of labels
-    removed, each with a band of +- one std over the samples."""
+    """RR (solid) and lexicographic precision (dashed; rrLP and sgnLP tie on the same pairs)
+    ties against the fraction of labels removed, each with a band of +- one std over the
+    samples; in ``color`` (a track's), else each series in its own (:data:`FIG9_SERIES`)."""
     x = df.fraction_removed
-    for measure, style, name in FIG9_SERIES:
+    for measure, style, name, own in FIG9_SERIES:
         mean, std = df[f"{measure}_ties_mean"], df[f"{measure}_ties_std"].fillna(0)
-        line, = ax.plot(x, mean, linestyle=style, color=color, label=f"{label_prefix}{name}")
-        color = line.get_color()
-        ax.fill_between(x, mean - std, mean + std, alpha=0.2, color=color, linewidth=0)
+        ax.plot(x, mean, linestyle=style, color=color or own, label=f"{label_prefix}{name}")
+        ax.fill_between(x, mean - std, mean + std, alpha=0.2, color=color or own, linewidth=0)
     _fig9_axes(ax)
 
 
@@ -127,7 +130,7 @@ def agreement_figure(track: str, df: pd.DataFrame, path_stem) -> None:
     samples = int(df.samples.max()) if len(df) else 0
     for ax, (removed, kind) in zip(axes.ravel(), FIG8_PANELS):
         plot_fig8(ax, df, removed, kind)
-        ax.set_title(f"({'a' if removed == 'labels' else 'b'}) {removed} removed: {kind} agreement")
+        ax.set_title(f"({'abcd'[FIG8_PANELS.index((removed, kind))]}) {removed} removed: {kind} agreement")
         if removed == "queries" and kind == "ranking" and len(df):
             ax.set_ylim(90, 101)
             note(ax, "100% by construction: a kept query's\npreferences are the full data's", "lower left")
@@ -373,15 +376,15 @@ def fig9_across_tracks(df: pd.DataFrame, tracks: list, colors: dict, path_stem, 
 
     fig, ax = new_figure("column", 2.8)
     n = len(tracks)
-    style = [Line2D([], [], color="black", linestyle=s, label=label) for _, s, label in FIG9_SERIES]
+    style = [Line2D([], [], color="black", linestyle=s, label=label) for _, s, label, _ in FIG9_SERIES]
     if n <= FEW_TRACKS:
         for track, g in df.groupby("track", sort=True):
-            for measure, s, _ in FIG9_SERIES:
+            for measure, s, _, _ in FIG9_SERIES:
                 ax.plot(g.fraction_removed, g[f"{measure}_ties_mean"], linestyle=s, color=colors[track])
         handles = style + [Line2D([], [], color=colors[t], label=t) for t in tracks]
     else:
         handles = []
-        for (measure, s, label), color in zip(FIG9_SERIES, PALETTE):
+        for measure, s, label, color in FIG9_SERIES:
             across_tracks(ax, df, "fraction_removed", f"{measure}_ties_mean", color, linestyle=s)
             handles.append(Line2D([], [], color=color, linestyle=s, label=f"{label}: median of the tracks"))
         handles += band_legend_handles()[1:]

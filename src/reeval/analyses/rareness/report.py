@@ -28,6 +28,7 @@ import pandas as pd
 from reeval.archive.inclusion import NO_TRACK_FIGURE_NOTE, NO_TRACK_INCLUDED
 from reeval.io.tables import read_stacked, write_table, write_table_pair, write_text
 from reeval.measures import build_grid
+from reeval.report.figures import drawn_or_told
 from reeval.report.markdown import fmt, render, table
 from reeval.analyses.papers.published import published
 from reeval.workflow.config_check import ConfigError
@@ -127,10 +128,13 @@ def track_rareness(track: str, track_dir, out_dir, opts: dict, rel_level: int = 
             write_table(df, out / "by_topic.parquet", columns=TABLE_COLUMNS[name])
         else:
             write_table_pair(df, out, name, columns=TABLE_COLUMNS[name])
-    if figures:
-        rf.plot_tau(tables["tau"], out / "tau", title=track)
-        rf.plot_n_systems(tables["n_systems"], out / "n_systems", title=f"{track}: N sampled runs")
-        rf.plot_synthetic(tables["synthetic"], out / "synthetic", title=track)
+    if figures:  # a figure that cannot be drawn says so in its files (drawn_or_told)
+        with drawn_or_told(out / "tau"):
+            rf.plot_tau(tables["tau"], out / "tau", title=track)
+        with drawn_or_told(out / "n_systems"):
+            rf.plot_n_systems(tables["n_systems"], out / "n_systems", title=f"{track}: N sampled runs")
+        with drawn_or_told(out / "synthetic"):
+            rf.plot_synthetic(tables["synthetic"], out / "synthetic", title=track)
     return tables
 
 
@@ -188,7 +192,8 @@ def summarize_rareness(tracks: dict, out_dir, opts: dict, levels: dict | None = 
     write_table(rpaper.comparison_rows(stacked, opts.get("paper"), opts, levels), out / "paper_comparison.csv")
     names = sorted(tracks)
     for what, stem in (("tau", "tau_by_track"), ("n_systems", "n_systems_by_track")):
-        rf.by_track_figure(what, stacked[what], names, out / stem, NO_TRACK_FIGURE_NOTE)
+        with drawn_or_told(out / stem):
+            rf.by_track_figure(what, stacked[what], names, out / stem, NO_TRACK_FIGURE_NOTE)
     write_text(summary_markdown(stacked, len(names), opts), out / "summary.md")
 
 

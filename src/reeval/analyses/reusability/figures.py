@@ -74,7 +74,7 @@ def plot_scores(table, path_stem, track: str = "") -> None:
     if few and axes:
         handles, labels = axes[0].get_legend_handles_labels()
         if spare is not None:
-            spare.legend(handles, labels, loc="center", title="group", ncols=1 + (len(labels) > 4))
+            spare.legend(handles, labels, loc="center", title="group")  # one column: no wider than a panel
         else:
             axes[0].legend(handles, labels, loc="upper left", title="group")
     elif axes:

@@ -12,6 +12,9 @@ Per track (``<results>/tracks/<track>/reusability/``, names in TRACK_TABLES/TRAC
   (:func:`.preference_agreement.preference_agreement`; the track's is in ``verdict.csv``).
 - figure ``scores`` (PNG + PDF, :func:`.figures.plot_scores`) when per-track figures are drawn.
 
+A figure that cannot be drawn never ends the step (:func:`reeval.report.figures.drawn_or_told`):
+the tables are written first, and the figure's files then state why it is missing.
+
 Across tracks (``<results>/reusability/``): ``verdicts.csv`` (every track's verdicts) and
 the figure ``tau_by_track`` (:func:`.figures.plot_tau_by_track`).
 
@@ -31,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from reeval.io.tables import write_table, write_table_pair
+from reeval.report.figures import drawn_or_told
 
 from .preference_agreement import AGREEMENT_COLUMNS
 from .table import TABLE_COLUMNS, VERDICT_COLUMNS
@@ -128,7 +132,8 @@ def track_reusability(track: str, track_dir, out_dir, measure_specs, groups=None
     if figures:
         from .figures import plot_scores
 
-        plot_scores(table, out / "scores", track)
+        with drawn_or_told(out / "scores"):
+            plot_scores(table, out / "scores", track)
     return {"by_run": table, "verdict": verdict, "groups": per_group, "preferences": preferences}
 
 
@@ -151,6 +156,7 @@ def summarize_reusability(tracks: dict, out_dir) -> pd.DataFrame:
     stacked = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
     out = Path(out_dir)
     write_table(stacked, out / "verdicts.csv", columns=columns)
-    plot_tau_by_track(stacked.astype({"kendall_tau": np.float64}), out / "tau_by_track")
+    with drawn_or_told(out / "tau_by_track"):
+        plot_tau_by_track(stacked.astype({"kendall_tau": np.float64}), out / "tau_by_track")
     return stacked
 
