@@ -4,7 +4,6 @@ run's console is checked in test_workflow.py."""
 import io
 import logging
 import re
-import sys
 from types import SimpleNamespace
 
 import pandas as pd
@@ -12,8 +11,6 @@ from snakemake_interface_logger_plugins.common import LogEvent
 
 from reeval.workflow.closing import closing_lines
 from reeval.workflow.console import LogHandler, error_lines, job_line, log_tail, plan_line
-from _log import rule_log
-from reeval.report.figures import FigureError, drawn_or_told, figure_style, new_figure, save_figure_pair
 
 
 def test_a_finished_job_is_one_line_with_the_progress():
@@ -141,7 +138,11 @@ def test_a_failed_jobs_error_line_is_read_from_its_log(tmp_path):
 
 
 JOB = """
+import sys
+from types import SimpleNamespace
 sys.path.insert(0, sys.argv[2])
+from _log import rule_log
+from reeval.report.figures import FigureError, drawn_or_told, figure_style, new_figure, save_figure_pair
 
 with rule_log(SimpleNamespace(log=[sys.argv[1] + ".log"], rule="reusability")) as log:
     log.info("reusability of t1: 16 runs in 8 groups")
