@@ -147,6 +147,6 @@ def summarize_reusability(tracks: dict, out_dir) -> pd.DataFrame:
     stacked = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
     out = Path(out_dir)
     write_table(stacked, out / "verdicts.csv", columns=columns)
-    plot_tau_by_track(stacked.astype({"kendall_tau": np.float64}), out / "tau_by_track")
+    plot_tau_by_track(stacked.astype({"kendall_tau_left_out": np.float64}), out / "tau_by_track")
     return stacked
 
