@@ -8,7 +8,9 @@ The Snakefile's ``onsuccess`` and ``onerror`` print them below the jobs' lines
     Figures: results/study, results/lexiprecision, results/rareness (13 PNG, each with its PDF); per track in results/tracks/<track>/
     Report: results/report.html (every figure and table in one file; opens offline)
 
-Tracks and runs left out are grouped by reason, one line per reason, naming the first
+After a run that succeeded, the runs scored without some of their lines (a duplicate
+document, a NaN score, a malformed line) come after the inclusion lines, each with its
+counts (:func:`dropped_lines`). Tracks and runs left out are grouped by reason, one line per reason, naming the first
 tracks (``inclusion.csv`` and ``run_inclusion.csv`` list them all). A track below
 ``study.min_runs`` names the setting that would include it; its runs count as not
 included and are not listed again. Only what exists is named: a run asked for one target, or one that failed early, says less.
@@ -21,6 +23,7 @@ from pathlib import Path
 import pandas as pd
 
 from reeval.report.escape import line_text
+from reeval.report.html import dropped_by_track
 from reeval.workflow.run_inclusion import TRACK_LEFT_OUT
 
 #: the cross-track folders holding the studies' figures, in reading order
@@ -72,6 +75,30 @@ def inclusion_lines(results: Path) -> list[str]:
     return lines
 
 
+def dropped_lines(results: Path) -> list[str]:
+    """The runs scored without some of their lines (a duplicate document, a NaN score, a
+    malformed line: :func:`reeval.report.html.dropped_by_track`), each with its counts,
+    from ``run_inclusion.csv``; none when no included run lost a line::
+
+        Scored without some of their lines, 2 runs (counts per run: results/summary/run_inclusion.csv):
+          clef/sis.TMAL30Q_BM25: 311 duplicate
+          clef/nan-run: 2 nan_score
+
+    A run that kept no line is not among them: it is left out, on the lines above."""
+    path = results / "summary" / "run_inclusion.csv"
+    if not path.is_file():
+        return []
+    lost = [(track, run, why) for track, runs in dropped_by_track(path).items() for run, why in runs.items()]
+    if not lost:
+        return []
+    lines = [f"Scored without some of their lines, {len(lost)} run{'' if len(lost) == 1 else 's'} "
+             f"(counts per run: {path}):"]
+    lines += [f"  {line_text(track)}/{line_text(run)}: {why}" for track, run, why in lost[:NAMES_SHOWN]]
+    if len(lost) > NAMES_SHOWN:
+        lines.append(f"  and {len(lost) - NAMES_SHOWN} more")
+    return lines
+
+
 def where_lines(results: Path) -> list[str]:
     """Where the summaries, the figures and the report are (those that exist)."""
     lines = []
@@ -96,4 +123,4 @@ def closing_lines(results, failed: bool = False) -> list[str]:
     if failed:
         lines.append("The run stopped with errors (above: each failed job, its log and the log's last lines). "
                      "Fix them and run the same command again: only the missing outputs are made.")
-    return lines + inclusion_lines(results) + where_lines(results)
+    return lines + inclusion_lines(results) + ([] if failed else dropped_lines(results)) + where_lines(results)
