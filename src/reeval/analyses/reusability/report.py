@@ -122,10 +122,23 @@ def track_reusability(track: str, track_dir, out_dir, measure_specs, groups=None
     preferences.insert(0, "track", track)
     write_table(preferences, out / "preferences.csv", columns=list(PREFERENCE_COLUMNS))
     if figures:
-        from .figures import plot_scores
-
-        plot_scores(table, out / "scores", track)
+        track_reusability_figure(track, out)
     return {"by_run": table, "verdict": verdict, "groups": per_group, "preferences": preferences}
+
+
+def track_reusability_figure(track: str, out_dir) -> None:
+    """The figure ``scores`` of one track, drawn from the ``by_run.parquet`` and the pool
+    depth of ``verdict.csv`` :func:`track_reusability` wrote in ``out_dir`` (the rule
+    ``track_figures``, apart from the per-track job, so that whether a study draws it is no
+    input of that job)."""
+    from .figures import plot_scores
+
+    out = Path(out_dir)
+    table = pd.read_parquet(out / "by_run.parquet")
+    depth = pd.read_csv(out / "verdict.csv", usecols=["pool_depth"])["pool_depth"]
+    if len(depth):
+        table.attrs["depth"] = int(depth.iloc[0])
+    plot_scores(table, out / "scores", track)
 
 
 def group_table(table) -> pd.DataFrame:
