@@ -34,6 +34,7 @@ include: "workflow/rules/analyses.smk"
 include: "workflow/rules/papers.smk"
 include: "workflow/rules/reusability.smk"
 include: "workflow/rules/audit.smk"
+include: "workflow/rules/track_figures.smk"
 include: "workflow/rules/report.smk"
 
 

@@ -10,15 +10,15 @@ sm = snakemake  # noqa: F821
 with rule_log(sm) as log:
     track, track_dir = sm.wildcards.track, Path(sm.input.ingest[0]).parent
     tables = track_rareness(track, track_dir, Path(sm.output.rareness[0]).parent, sm.params.rareness,
-                            rel_level=sm.params.rareness_level, figures=sm.params.figures)
+                            rel_level=sm.params.rareness_level, figures=False)
     log.info("rareness of %s: %d runs, %d measure x alpha rows", track,
              tables["by_run"]["run"].nunique(), len(tables["tau"]))
     info = track_study(track, track_dir, Path(sm.output.study[0]).parent, sm.params.study,
-                       figures=sm.params.figures)
+                       figures=False)
     log.info("study of %s: %d runs, best %s, median %s", info["track"], info["runs"], info["best"],
              info["median"])
     tables = track_lexiprecision(track, track_dir, Path(sm.output.lexiprecision[0]).parent,
                                  rel_level=sm.params.lexiprecision_level,
-                                 config=dict(sm.params.lexiprecision), figures=sm.params.figures)
+                                 config=dict(sm.params.lexiprecision), figures=False)
     log.info("lexiprecision of %s: %d run pairs, relevance level %d", track, len(tables["pair_tests"]),
              sm.params.lexiprecision_level)

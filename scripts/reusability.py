@@ -11,10 +11,14 @@ with rule_log(sm) as log:
                                o["measures"], groups=o["groups"], groups_from=o["groups_from"], depth=o["depth"],
                                rel_level=o["relevance_level"], precision=o["precision"],
                                unretrieved=o["unretrieved"], places=o["places"], alpha=o["alpha"],
-                               systems=o["systems"], pooled=o["pooled"], figures=sm.params.figures)
+                               systems=o["systems"], pooled=o["pooled"], figures=False)
     v = tables["verdict"]
     log.info("reusability of %s: %d runs in %d groups (%s), pool depth %d", sm.wildcards.track,
              int(v["runs"].max()) if len(v) else 0, int(v["groups"].max()) if len(v) else 0,
              o["groups_from"], o["depth"])
+    beyond = tables["by_run"].attrs["beyond_depth"]
+    if beyond.judged_beyond:  # reeval.analyses.reusability.depth: verdict.csv's judged_beyond_depth
+        log.warning("%s: %s: judged beyond the pool depth, leave-one-group-out does not test it (pool_depth: "
+                    "in its entry, if it was pooled)", sm.wildcards.track, beyond.sentence())
     if o["groups_from"] == "each run alone":
         log.warning("%s: no groups given (groups: in its entry): every run is left out alone", sm.wildcards.track)

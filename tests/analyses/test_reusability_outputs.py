@@ -36,12 +36,15 @@ def test_command_prints_a_table_and_a_verdict_per_measure(files, capsys):
                  "--quiet"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "# AP (higher is better): pool depth 2, 3 groups, 4 runs"
-    assert out[1].split("\t") == ["run", "group", "score", "without_group", "delta", "rank", "rank_without_group",
+    assert out[1].split("\t") == ["run", "group", "score", "without_group", "delta", "rank", "rank_inserted",
                                   "rank_change"]
     assert out[3].split("\t") == ["A2", "A", "0.2500", "0.0000", "-0.2500", "3", "3", "+0"]
     assert out[4].split("\t") == ["B1", "B", "0.4167", "0.1204", "-0.2963", "2", "3", "-1"]
-    assert out[6].startswith("verdict AP: max drop 0.2963 (B1), mean drop 0.1422, Kendall tau 0.9129, 1 of 4")
-    assert out[6].endswith("of 4 runs move more than 0 places")
+    # every document of this small track is judged: at depth 2 it is judged beyond the pool depth
+    assert out[6] == ("verdict AP: not a test of this collection (the qrels judge most of the documents below the "
+                      "pool depth 2 for 2 of the 3 runs that retrieved below it); max drop 0.2963 (B1), mean drop "
+                      "0.1422, Kendall tau full vs left-out ranking 0.9129, inserted rank: 1 of 4 runs move more "
+                      "than 0 places")
     assert out[7].startswith("# P@2 (higher is better)") and len(out) == 14
 
 
@@ -206,7 +209,7 @@ def test_cross_track_figure_draws_measures_whose_tau_is_undefined(tmp_path):
     from reeval.analyses.reusability.figures import plot_tau_by_track
 
     verdicts = pd.DataFrame({"track": ["t1"] * 3 + ["t2"] * 3, "measure": ["map", "P_100", "P_rareness@100"] * 2,
-                             "kendall_tau": [0.9, float("nan"), 0.8, 1.0, float("nan"), 0.7]})
+                             "kendall_tau_left_out": [0.9, float("nan"), 0.8, 1.0, float("nan"), 0.7]})
     plot_tau_by_track(verdicts, tmp_path / "tau")
     assert camera_ready_problems(tmp_path / "tau.pdf") == []
 
@@ -257,7 +260,7 @@ def test_the_cross_track_figure_of_a_study_shaped_as_the_full_simulated_one_fits
     for (track, spec), tau in zip(specs.items(), taus):
         verdict = pd.DataFrame({c: 0 for c in TRACK_VERDICT_COLUMNS}, index=range(len(measures))).assign(
             track=track, groups_from="each run alone", measure=measures, runs=spec.n_runs, groups=spec.n_runs,
-            pool_depth=100, kendall_tau=tau, max_drop_run="r1")
+            pool_depth=100, kendall_tau_left_out=tau, max_drop_run="r1")
         folders[track] = tmp_path / track
         folders[track].mkdir()
         verdict.to_csv(folders[track] / "verdict.csv", index=False)

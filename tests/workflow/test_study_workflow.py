@@ -20,7 +20,7 @@ from faultserver import FaultServer
 ncompress = pytest.importorskip("ncompress", reason="ncompress (test extra) writes the .Z fixture")
 
 SNAKEMAKE = [sys.executable, "-m", "snakemake"]
-PER_TRACK_ANALYSES = {"analyses", "reusability"}
+PER_TRACK_ANALYSES = {"analyses", "reusability", "track_figures"}  # these studies: at most 12 tracks
 CROSS_TRACK_ANALYSES = {"rareness_summary", "study", "lexiprecision_summary", "papers", "reusability_summary"}
 RULES = {"all", "fetch", "ingest", "measures", "inclusion", "summary", "synthetic_track", "report", "total"} | \
     PER_TRACK_ANALYSES | CROSS_TRACK_ANALYSES

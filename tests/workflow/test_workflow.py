@@ -210,7 +210,7 @@ def test_lexiprecision_outputs(default_run):
 
 def test_every_per_track_job_writes_its_benchmark(default_run):
     cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
-    for rule in ("synthetic_track", "ingest", "measures", "analyses", "reusability"):
+    for rule in ("synthetic_track", "ingest", "measures", "analyses", "reusability", "track_figures"):
         for track in cfg["tracks"]:
             b = pd.read_csv(default_run / "benchmarks" / rule / f"{track}.tsv", sep="\t", na_values=["-", "NA"])
             # Snakemake samples memory while the job runs: a job of a second on a busy machine
@@ -244,10 +244,14 @@ def test_the_run_prints_one_line_per_job_and_where_the_results_are(default_run):
     lines = console_of(default_run).read_text().splitlines()
     assert len(lines) <= 60 and max(map(len, lines)) <= 400, lines
     jobs = job_order("\n".join(lines))
-    # 3 tracks x 5 per-track rules, 7 cross-track rules and all
-    assert len(jobs) == 24 and jobs[-1] == "all" and "report" in jobs, jobs
+    # 3 tracks x 6 per-track rules (track_figures: 3 tracks draw their figures), 8 cross-track rules and all
+    assert len(jobs) == 27 and jobs[-1] == "all" and "report" in jobs, jobs
     text = "\n".join(lines)
     assert "Tracks: 3 of 3 included (syn-graded, syn-mixed, syn-shallow); runs: 24 of 24 included." in text
+    # the synthetic campaign repeats a document in two runs: ingest keeps the first, the run says so
+    assert ("Scored without some of their lines, 2 runs (counts per run: "
+            f"{default_run / 'summary' / 'run_inclusion.csv'}):\n  syn-graded/run02: 1 duplicate\n"
+            "  syn-mixed/run04: 1 duplicate\n") in text
     assert f"{default_run / 'summary' / 'summary.md'}" in text and f"{default_run / 'study' / 'summary.md'}" in text
     assert f"Report: {default_run / 'report.html'}" in text
     assert "input:" not in text and "output:" not in text and "reason:" not in text
@@ -269,7 +273,7 @@ def test_rerun_is_a_no_op_and_a_new_track_schedules_only_its_jobs(default_run, t
     dry = snakemake("-n", "--configfile", str(cfg_path))
     out = dry.stdout + dry.stderr
     # the new track's own jobs, and every cross-track job once
-    per_track = {"ingest", "measures", "analyses", "reusability"}
+    per_track = {"ingest", "measures", "analyses", "reusability", "track_figures"}  # 4 tracks: figures drawn
     cross_track = {"inclusion", "summary", "rareness_summary", "study", "lexiprecision_summary", "papers",
                    "reusability_summary", "report"}
     rules = per_track | cross_track | {"all", "synthetic_track", "fetch", "total"}

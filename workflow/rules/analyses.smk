@@ -10,8 +10,8 @@ rule analyses:
     """Per track: rareness measures and the ECIR 2023 analyses (Kendall tau per alpha, Tukey
     HSD discriminative power, stability, number of systems, the synthetic rare/common
     experiment); the ASL study's reordering ablation (table 2 per track), appendix A.1 and
-    figures 5-6; lexicographic precision of every pair of runs (tables 2-4, figures 3, 5,
-    6, 7, 9)."""
+    tables of figures 5-6; lexicographic precision of every pair of runs (tables 2-4, the
+    tables of figures 3, 5-9). The figures themselves: rule track_figures."""
     input:
         ingest=step_files("ingest"),
         measures=step_files("measures"),
@@ -19,25 +19,12 @@ rule analyses:
         rareness=step_files("rareness"),
         study=step_files("study"),
         lexiprecision=step_files("lexiprecision"),
-        **track_figure_outputs("rareness", {
-            stem: dict(caption=f"../report/rareness_{stem}.rst", category="Rareness", subcategory="{track}")
-            for stem in ("tau", "n_systems", "synthetic")}),
-        **track_figure_outputs("study", {
-            "fig5_document_asl": dict(caption="../report/fig5.rst", category="ASL study",
-                                      subcategory="Per-document ASL (figure 5)", labels={"track": "{track}"}),
-            "fig6_asl_difference": dict(caption="../report/fig6.rst", category="ASL study",
-                                        subcategory="Per-document ASL differences (figure 6)",
-                                        labels={"track": "{track}"})}),
-        **track_figure_outputs("lexiprecision", {
-            name: dict(caption=caption(name), category="Lexicographic precision", subcategory="{track}")
-            for name in LEXI_TRACK_FIGURES}),
     params:
-        rareness=RARENESS,
+        rareness=lambda wildcards: own_section(RARENESS, "rareness", wildcards.track),
         rareness_level=lambda wildcards: track_options(config, wildcards.track)["relevance_level"],
         study=track_study_options(STUDY_OPTIONS),
-        lexiprecision=LEXI_CONFIG,
+        lexiprecision=lambda wildcards: own_section(LEXI_CONFIG, "lexiprecision", wildcards.track),
         lexiprecision_level=lambda wildcards: study_level(config, wildcards.track),
-        figures=TRACK_FIGURES,
     log:
         f"{RESULTS}/logs/analyses/{{track}}.log",
     benchmark:

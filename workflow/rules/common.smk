@@ -14,7 +14,8 @@ from reeval.workflow.config_check import (check_config, check_config_file, check
 from reeval.workflow.outputs import draws_track_figures, track_files
 from reeval.workflow.measures_step import SUMMARY_FILES as SUMMARY_NAMES
 from reeval.analyses.asl.study import REQUIRED_MEASURES as STUDY_MEASURES
-from reeval.workflow.tracks import (ingest_threads, is_fetched, local_track_files, resolve_runs, scope_counts,
+from reeval.workflow.tracks import (ingest_threads, is_fetched, local_track_files, own_section, resolve_runs,
+                                   scope_counts,
                                    study_tracks, track_options)
 from reeval.errors import InputError
 from reeval.report.escape import line_text
@@ -105,11 +106,10 @@ def step_files(step, track="{track}"):
 
 
 def track_figure_outputs(step, reports):
-    """The figures of a per-track step as named outputs, none when figures.per_track is off.
-    Each PNG goes in the report (``reports`` maps a figure stem to the keywords of report(),
-    caption, category ...), each PDF beside it as <stem>_pdf."""
-    if not TRACK_FIGURES:
-        return {}
+    """The figures of a per-track step as named outputs (of rule track_figures; the default
+    target asks for them when figures.per_track draws them). Each PNG goes in the report
+    (``reports`` maps a figure stem to the keywords of report(), caption, category ...),
+    each PDF beside it as <stem>_pdf."""
     out = {}
     for stem, keywords in reports.items():
         out[stem] = report(f"{RESULTS}/tracks/{{track}}/{step}/{stem}.png", **keywords)
@@ -198,13 +198,13 @@ def ingest_reports(wildcards):
 
 def report_inputs(wildcards):
     """What the report shows: the cross-track outputs, and per usable track its runs'
-    means and the PNG figures its analyses declare."""
+    means and, when figures.per_track draws them, its figures (rule track_figures)."""
     files = [*SUMMARY_FILES, *STUDY_FILES, *LEXI_SUMMARY_FILES, *LEXI_SUMMARY_PNGS, *RARENESS_SUMMARY_FILES,
              *PAPERS_FILES, *REUSABILITY_SUMMARY_FILES, *AUDIT_SUMMARY_FILES]
     for track in usable_tracks():
         files.append(f"{RESULTS}/tracks/{track}/measures_by_run.parquet")
-        files += [f.format(track=track) for step in (rules.analyses, rules.reusability) for f in step.output
-                  if f.endswith(".png")]
+        if TRACK_FIGURES:
+            files += [f.format(track=track) for f in rules.track_figures.output if f.endswith(".png")]
     return files
 
 

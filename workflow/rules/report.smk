@@ -13,6 +13,7 @@ rule report:
     input:
         files=report_inputs,
         inclusion=INCLUSION,
+        run_inclusion=RUN_INCLUSION,  # the runs scored without some of their lines, flagged
     output:
         REPORT_HTML,
     params:

@@ -15,12 +15,8 @@ rule reusability:
         step_files("ingest"),
     output:
         step_files("reusability"),
-        **track_figure_outputs("reusability", {
-            "scores": dict(caption="../report/reusability_scores.rst", category="Reusability",
-                           subcategory="{track}")}),
     params:
         options=lambda wildcards: reusability_options(config, wildcards.track),
-        figures=TRACK_FIGURES,
     log:
         f"{RESULTS}/logs/reusability/{{track}}.log",
     benchmark:

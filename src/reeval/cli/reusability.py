@@ -1,9 +1,10 @@
 """``reeval reusability QRELS RUN... --groups FILE|PATTERN --depth N -m ...``.
 
 Prints, per measure, a tab-separated table (run, group, score, without its group, delta,
-rank, rank without its group, rank change) and a one-line verdict (largest and mean drop,
-Kendall's tau between the full and the leave-one-group-out orderings, runs moving by more
-than ``--places``); with ``--preferences`` a last line, the agreement of lexicographic
+rank, inserted rank, rank change) and a one-line verdict (:func:`verdict_line`: largest and
+mean drop, Kendall's tau between the full ranking and the left-out ranking, runs whose
+inserted rank moves by more than ``--places``; first, when the qrels are judged beyond the
+pool depth, that the collection is not tested); with ``--preferences`` a last line, the agreement of lexicographic
 precision (:func:`preference_line`); :func:`reusability_lines` gives the lines, :func:`add_parser` registers
 the command. Imports only argparse until the command runs.
 """
@@ -62,6 +63,10 @@ def reusability_lines(qrels_path, run_paths, measure_specs=None, groups=None, de
                               version=trec_eval_version(precision), alpha=alpha, systems=systems,
                               pooled=pooled_runs, preferences=preferences)
     verdict = verdicts(table, places).set_index("measure")
+    beyond = table.attrs["beyond_depth"]
+    if beyond.judged_beyond and warn is not None:
+        warn(f"{beyond.sentence()}: judged beyond the pool depth, leave-one-group-out at depth {depth} does not "
+             "test this collection (give --depth the depth it was pooled to, if it was pooled)")
     f = f"{{:.{decimals}f}}"
     for m in measures:
         part = table[table["measure"] == m.name]
@@ -69,15 +74,30 @@ def reusability_lines(qrels_path, run_paths, measure_specs=None, groups=None, de
         pooled_text = "" if pooled_runs is None else f", {len(set(pooled_runs) & set(names))} runs pooled"
         yield (f"# {label[m.name]} ({'higher' if m.higher_is_better else 'lower'} is better): pool depth {depth}, "
                f"{v['groups']} groups, {v['runs']} runs{pooled_text}")
-        yield "run\tgroup\tscore\twithout_group\tdelta\trank\trank_without_group\trank_change"
+        yield "run\tgroup\tscore\twithout_group\tdelta\trank\trank_inserted\trank_change"
         for row in part.itertuples(index=False):
             yield "\t".join([tsv_field(row.run), tsv_field(row.group), f.format(row.score), f.format(row.score_logo),
                              f.format(row.delta), str(row.rank), str(row.rank_logo), f"{row.rank - row.rank_logo:+d}"])
-        yield (f"verdict {label[m.name]}: max drop {f.format(v['max_drop'])} ({tsv_field(v['max_drop_run'])}), "
-               f"mean drop {f.format(v['mean_drop'])}, Kendall tau {f.format(v['kendall_tau'])}, "
-               f"{v['rank_changes']} of {v['runs']} runs move more than {places} places")
+        yield verdict_line(label[m.name], v, places, f, beyond)
     if preferences:
         yield preference_line(table.attrs["preferences"], decimals)
+
+
+def verdict_line(name: str, v, places: int, f: str, beyond=None) -> str:
+    """The verdict of one measure (``v``: its row of
+    :func:`reeval.analyses.reusability.table.verdicts`, ``f`` the number format), its two
+    rankings named apart: Kendall's tau of the *left-out ranking* (every run scored without
+    its group) against the full one, and the runs whose *inserted rank* (a run's left-out
+    score among the others' full scores) moves by more than ``places``; first, when the
+    qrels are judged beyond the pool depth (``beyond``, :mod:`reeval.analyses.reusability.depth`),
+    that the test does not test the collection."""
+    head = f"verdict {name}: "
+    if beyond is not None and beyond.judged_beyond:
+        head += f"not a test of this collection ({beyond.sentence()}); "
+    return (f"{head}max drop {f.format(v['max_drop'])} ({tsv_field(v['max_drop_run'])}), "
+            f"mean drop {f.format(v['mean_drop'])}, "
+            f"Kendall tau full vs left-out ranking {f.format(v['kendall_tau_left_out'])}, "
+            f"inserted rank: {v['rank_changes_inserted']} of {v['runs']} runs move more than {places} places")
 
 
 def preference_line(pref: dict, decimals: int = 4) -> str:
@@ -116,9 +136,13 @@ def add_parser(sub, common) -> None:
     p = sub.add_parser("reusability", parents=[common], help="leave one group out: is the collection reusable?",
                        description="Leave one group out: each group's runs scored without the judged documents "
                                    "only that group's runs placed in their top --depth (trec_eval order). Prints "
-                                   "per measure: run, group, score, score without its group, delta, ranks and the "
-                                   "rank change, then a verdict (largest and mean drop, Kendall tau between the two "
-                                   "orderings, runs moving more than --places places).")
+                                   "per measure: run, group, score, score without its group, delta, its rank, its "
+                                   "inserted rank (its score without its group among the other runs' full scores) and "
+                                   "the rank change, then a verdict: largest and mean drop, Kendall tau between the "
+                                   "full ranking and the left-out ranking (every run scored without its group), the "
+                                   "runs whose inserted rank moves more than --places places. When the qrels judge "
+                                   "most documents below --depth for most runs (every candidate judged), the verdict "
+                                   "says the collection is not tested.")
     p.add_argument("qrels", help="qrels file")
     p.add_argument("runs", nargs="+", help="run files")
     p.add_argument("--groups", metavar="FILE|PATTERN",

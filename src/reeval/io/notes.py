@@ -37,6 +37,21 @@ def nothing_kept(row) -> str:
     return f"{_n(read, 'line')} read: " + ", ".join(f"{n} {words}" for n, words in drops)
 
 
+#: the drops that take from a run lines it would be scored on: trec_eval refuses a run with a
+#: duplicate document or a line it cannot read and scores a NaN score as a number. The other
+#: drops (blank and comment lines, lines on topics without judgments) trec_eval passes over
+#: too, and they change no score.
+LOST = ("duplicate", "nan_score", "malformed")
+
+
+def lost_lines(row) -> str | None:
+    """The lines a run was scored without, by the ingest report's names, largest first:
+    ``311 duplicate, 2 nan_score``; None when it lost none (:data:`LOST`). ``row``: an
+    ingest report or ``run_inclusion.csv`` row (a dict or a pandas row)."""
+    counts = sorted(((int(row[k]), k) for k in LOST if int(row[k]) > 0), key=lambda c: -c[0])
+    return ", ".join(f"{n} {name}" for n, name in counts) or None
+
+
 def file_notes(row: dict) -> list[str]:
     """Notes on one file of an ingest report (a row of ``ingest_report.csv`` as a dict)."""
     return [note for note, _ in tagged_notes(row)]

@@ -66,7 +66,7 @@ _NAMES = {
         RR_ties_mean RR_ties_std fraction_removed percent_significant mean_dRR1 mean_rrLP mean_sgnLP
         p_RR p_rrLP p_sgnLP p_RR_adjusted p_rrLP_adjusted p_sgnLP_adjusted rarity rarity_norm
         tau tau_ap stability tied_share mean_tau sd_tau best_real old_value new_value delta_sort
-        value_ratio max_delta_sort kendall_tau delta_value target_sl share baseline_value rrie
+        value_ratio max_delta_sort kendall_tau kendall_tau_left_out delta_value target_sl share baseline_value rrie
         paper ours paper_share_of_pairs ours_share_of_pairs percent_low percent_high ours_low ours_high
         fuzziness stability_low stability_high ours_value score_logo delta max_drop mean_drop
         agreement lp_agreement""",
@@ -77,11 +77,11 @@ _NAMES = {
         asl_num_q asl_unretrieved_docs asl_unanswered_topics qrels_topics judgments relevant
         lines_kept year runs_listed runs_fetched runs_parsed runs_ingested runs_paper runs_ours
         bytes attempts unjudged_topics runs_included runs_excluded n_significant_low n_significant_high
-        resamples seeds grade rank_logo removed removed_relevant pool_depth places rank_changes groups
+        resamples seeds grade rank_logo removed removed_relevant pool_depth places rank_changes_inserted groups
         at_risk sampled disagree_sampled lp_at_risk lp_sampled""",
     INT32: "pos n_ret i_star",
     INT8: "sgnLP sgnLP_suffix",
-    BOOL: "answered asl_unanswered_topic retrieved included hsd_RR hsd_rrLP hsd_sgnLP match",
+    BOOL: "answered asl_unanswered_topic retrieved included hsd_RR hsd_rrLP hsd_sgnLP match judged_beyond_depth",
 }
 
 #: The registry: column name -> Arrow type, for every column of every table the project

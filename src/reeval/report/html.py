@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from reeval.io.notes import LOST, lost_lines
 from reeval.report.escape import html_text
 from reeval.report.markdown import fmt
 
@@ -170,9 +171,30 @@ def read_table(path: Path) -> pd.DataFrame:
     return pd.read_csv(path, keep_default_na=False, na_values=[""], dtype_backend="numpy_nullable")
 
 
-def leaderboard(by_run: pd.DataFrame) -> pd.DataFrame:
+#: the leaderboard's column naming the lines each run was scored without (when one was)
+DROPPED = "lines dropped"
+
+
+def dropped_by_track(run_inclusion_csv) -> dict:
+    """track -> {run: the lines it was scored without, ``311 duplicate``} of the included runs
+    of ``run_inclusion.csv`` that lost lines (:func:`reeval.io.notes.lost_lines`)."""
+    runs = pd.read_csv(run_inclusion_csv, keep_default_na=False, dtype={"track": str, "run": str})
+    if not {"included", "kind", *LOST} <= set(runs.columns):  # not a table the workflow wrote
+        return {}
+    runs = runs[runs["included"].astype(bool) & (runs["kind"] == "run")]
+    out = {}
+    for _, row in runs.iterrows():
+        why = lost_lines(row)
+        if why:
+            out.setdefault(row["track"], {})[row["run"]] = why
+    return out
+
+
+def leaderboard(by_run: pd.DataFrame, dropped: dict | None = None) -> pd.DataFrame:
     """A track's runs ranked by MAP (best first; ASL instead when there is no MAP), with the
-    :data:`LEADERBOARD` measures it has under their names as read."""
+    :data:`LEADERBOARD` measures it has under their names as read; with ``dropped`` (run ->
+    the lines it was scored without, :func:`dropped_by_track`), a column :data:`DROPPED`
+    after the run's name, empty for a run that lost none."""
     cols = [c for c in LEADERBOARD if c in by_run.columns]
     key = "map" if "map" in cols else (cols[0] if cols else "run")
     ascending = key.startswith("ASL") or key == "run"
@@ -181,7 +203,17 @@ def leaderboard(by_run: pd.DataFrame) -> pd.DataFrame:
         board[c] = board[c].round(0).astype("Int64")
     board = board.rename(columns=LEADERBOARD).reset_index(drop=True)
     board.insert(0, "rank", np.arange(1, len(board) + 1))
+    if dropped:
+        board.insert(2, DROPPED, board["run"].astype(str).map(dropped).fillna(""))
     return board
+
+
+#: below a leaderboard with a run that lost lines: what the column says
+DROPPED_NOTE = (f"<p>{DROPPED}: the lines of the run its scores leave out, by the ingest report's reason "
+                f"({', '.join(LOST)}: a document repeated within a topic, the first one in trec_eval's "
+                "order kept; a score that is not a number; a line that cannot be read as six fields); trec_eval "
+                "refuses a run with a duplicate or malformed line. Every count: "
+                '<a href="summary/run_inclusion.csv">summary/run_inclusion.csv</a>.</p>')
 
 
 def front_page(inclusion: pd.DataFrame, boards: dict, sections: list) -> str:
@@ -198,9 +230,11 @@ def front_page(inclusion: pd.DataFrame, boards: dict, sections: list) -> str:
         row = inclusion[inclusion.track.astype(str) == track]
         status = "included" if len(row) and bool(row.included.iloc[0]) else \
             f'<span class="out">left out: {html_text(str(row.reason.iloc[0]) if len(row) else "not in inclusion.csv")}</span>'
+        lost = int((board[DROPPED] != "").sum()) if DROPPED in board else 0
+        flag = f', <span class="out">{lost} scored without some of their lines</span>' if lost else ""
         parts.append(f'<details id="track-{anchor(track)}"{" open" if open_all else ""}><summary><b>'
-                     f"{html_text(track)}</b>: {len(board)} runs, {status}</summary>"
-                     f"{html_table(board, max_rows=len(board))}"
+                     f"{html_text(track)}</b>: {len(board)} runs, {status}{flag}</summary>"
+                     f"{html_table(board, max_rows=len(board))}{DROPPED_NOTE if lost else ''}"
                      f'<p><a href="#figs-{anchor(track)}">its figures</a> · '
                      f'<a href="tracks/{html_text(track)}/measures_by_run.csv">measures_by_run.csv</a></p></details>')
     return "\n".join(parts)
@@ -239,21 +273,24 @@ def per_track_section(results: Path, tracks: list, pngs: list, captions: dict) -
     return "\n".join(parts)
 
 
-def report_html(results, files, inclusion_csv, title: str = "reeval report", captions: dict | None = None) -> str:
+def report_html(results, files, inclusion_csv, title: str = "reeval report", captions: dict | None = None,
+                run_inclusion_csv=None) -> str:
     """The whole report of a results folder as one HTML string.
 
     ``files``: the run's outputs to show (PNG figures, CSV tables, the tracks'
     ``measures_by_run.parquet``); ``captions``: figure path pattern (relative to ``results``,
-    ``{track}`` wildcards) -> caption text.
+    ``{track}`` wildcards) -> caption text; ``run_inclusion_csv``: its runs that lost lines
+    are flagged on their leaderboards (:func:`dropped_by_track`).
     """
     results = Path(results)
     captions = captions or {}
     files = sorted({Path(f) for f in files})
     inclusion = read_table(Path(inclusion_csv)).astype({"track": str})
+    dropped = dropped_by_track(run_inclusion_csv) if run_inclusion_csv else {}
     boards = {}
     for f in files:
         if f.name == "measures_by_run.parquet" and f.parent.parent.name == "tracks":
-            boards[f.parent.name] = leaderboard(pd.read_parquet(f))
+            boards[f.parent.name] = leaderboard(pd.read_parquet(f), dropped.get(f.parent.name))
     boards = dict(sorted(boards.items()))
     sections, bodies = [], []
     for sid, (name, folder, md) in SECTIONS.items():

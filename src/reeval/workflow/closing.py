@@ -10,7 +10,9 @@ The Snakefile's ``onsuccess`` and ``onerror`` print them below the jobs' lines
 
 A study whose tracks give official figures adds the audit's count
 (``official scores: 961 of 962 equal, 1 explained, 0 unexplained``, :mod:`reeval.workflow.audit_step`).
-Tracks and runs left out are grouped by reason, one line per reason, naming the first
+After a run that succeeded, the runs scored without some of their lines (a duplicate
+document, a NaN score, a malformed line) come after the inclusion lines, each with its
+counts (:func:`dropped_lines`). Tracks and runs left out are grouped by reason, one line per reason, naming the first
 tracks (``inclusion.csv`` and ``run_inclusion.csv`` list them all). A track below
 ``study.min_runs`` names the setting that would include it; its runs count as not
 included and are not listed again. Only what exists is named: a run asked for one target, or one that failed early, says less.
@@ -37,6 +39,7 @@ from pathlib import Path
 import pandas as pd
 
 from reeval.report.escape import line_text
+from reeval.report.html import dropped_by_track
 from reeval.workflow.run_inclusion import TRACK_LEFT_OUT
 
 #: the cross-track folders holding the studies' figures, in reading order
@@ -90,6 +93,30 @@ def inclusion_lines(results: Path) -> list[str]:
     return lines
 
 
+def dropped_lines(results: Path) -> list[str]:
+    """The runs scored without some of their lines (a duplicate document, a NaN score, a
+    malformed line: :func:`reeval.report.html.dropped_by_track`), each with its counts,
+    from ``run_inclusion.csv``; none when no included run lost a line::
+
+        Scored without some of their lines, 2 runs (counts per run: results/summary/run_inclusion.csv):
+          clef/sis.TMAL30Q_BM25: 311 duplicate
+          clef/nan-run: 2 nan_score
+
+    A run that kept no line is not among them: it is left out, on the lines above."""
+    path = results / "summary" / "run_inclusion.csv"
+    if not path.is_file():
+        return []
+    lost = [(track, run, why) for track, runs in dropped_by_track(path).items() for run, why in runs.items()]
+    if not lost:
+        return []
+    lines = [f"Scored without some of their lines, {len(lost)} run{'' if len(lost) == 1 else 's'} "
+             f"(counts per run: {path}):"]
+    lines += [f"  {line_text(track)}/{line_text(run)}: {why}" for track, run, why in lost[:NAMES_SHOWN]]
+    if len(lost) > NAMES_SHOWN:
+        lines.append(f"  and {len(lost) - NAMES_SHOWN} more")
+    return lines
+
+
 def where_lines(results: Path, stale=frozenset()) -> list[str]:
     """Where the summaries, the figures and the report are (those that exist and are not
     among the ``stale`` paths); a stale report is named as an earlier run's."""
@@ -139,7 +166,7 @@ def closing_lines(results, failed: bool = False, failed_jobs=(), stale=()) -> li
     :func:`run_outcome` gives them), then only what is current, and what to do."""
     results = Path(results)
     if not failed:
-        return inclusion_lines(results) + audit_lines(results) + where_lines(results)
+        return inclusion_lines(results) + dropped_lines(results) + audit_lines(results) + where_lines(results)
     stale = sorted(os.path.normpath(p) for p in stale)
     current = [] if str(results / "summary" / "inclusion.csv") in stale else inclusion_lines(results)
     current += [] if str(results / "audit" / "summary.csv") in stale else audit_lines(results)

@@ -249,3 +249,35 @@ def ingest_threads(entry: dict, run_files=()) -> int:
     except OSError:
         return 2
     return 2 if size >= INGEST_TWO_THREADS_BYTES else 1
+
+
+#: per study section, the mappings keyed by track id (paths of keys) that per-track jobs
+#: read, and the keys only the cross-track job reads: a per-track job's params hold its own
+#: track's entries only (:func:`own_section`)
+TRACK_KEYED = {
+    "rareness": {"keyed": (("synthetic", "topics"), ("table4", "topics"), ("paper",)),
+                 "cross_track": (("table4", "rarest"),)},
+    "lexiprecision": {"keyed": (("paper",),), "cross_track": (("figure2",),)},
+}
+
+
+def own_section(options: dict, section: str, track: str) -> dict:
+    """``options``, the config section ``section`` (its defaults filled in), as one track's
+    job reads it: every mapping keyed by
+    track id (:data:`TRACK_KEYED`) reduced to ``track``'s entry (or none), the keys only the
+    cross-track job reads left out. A per-track job whose params held another track's
+    entry, or the whole study's, would rerun for every track when that entry changed."""
+    import copy
+
+    out = copy.deepcopy(options)
+    for *parents, key in TRACK_KEYED[section]["keyed"]:
+        node = out
+        for p in parents:
+            node = node[p]
+        node[key] = {k: v for k, v in (node.get(key) or {}).items() if str(k) == track}
+    for *parents, key in TRACK_KEYED[section]["cross_track"]:
+        node = out
+        for p in parents:
+            node = node[p]
+        node.pop(key, None)
+    return out

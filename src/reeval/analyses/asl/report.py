@@ -35,6 +35,8 @@ from .figures import bar_histogram
 from .summary import HEADROOM_FIGURES, MEASURE_LABELS, write_summary
 
 TRACK_OPTION_KEYS = ("reorder", "map_share_target", "document_buckets", "difference_buckets")
+#: the options figures 5 and 6 of a track read (:func:`track_study_figures`)
+FIGURE_OPTION_KEYS = ("document_buckets", "difference_buckets")
 TRACK_STUDY_TABLES = ("reordering.parquet", "reordering_by_run.parquet", "map_share.parquet",
                       "document_asl.csv", "asl_difference.csv")
 TRACK_STUDY_FIGURES = ("fig5_document_asl", "fig6_asl_difference")
@@ -130,6 +132,18 @@ def track_study(track: str, track_dir, out_dir, options: dict, figures: bool = T
     write_table(runs_tab, out / "reordering_by_run.parquet", columns=S.REORDERING_BY_RUN_COLUMNS)
     write_table(share, out / "map_share.parquet", columns=views.MAP_SHARE_COLUMNS)
 
+    hist, diff, best, median = track_histograms(docs, by_run, options)
+    write_table(hist, out / "document_asl.csv")
+    write_table(diff, out / "asl_difference.csv")
+    if figures:
+        track_study_figures(track, d, out, options)
+    return {"track": track, "runs": len(tm.runs), "best": best, "median": median}
+
+
+def track_histograms(docs: pd.DataFrame, by_run: pd.DataFrame, options: dict) -> tuple:
+    """``(hist, diff, best, median)``: the tables of figures 5 and 6 of one track, the best
+    run's per-document ASL in ``options["document_buckets"]`` and the best minus the median
+    run's in ``options["difference_buckets"]`` (zero counts when no run has an ASL)."""
     best, median = views.best_and_median_run(by_run)
     edges, diff_edges = options["document_buckets"], options["difference_buckets"]
     if best is None:
@@ -141,11 +155,20 @@ def track_study(track: str, track_dir, out_dir, options: dict, figures: bool = T
     hist.insert(0, "run", best)
     diff.insert(0, "best_run", best)
     diff.insert(1, "median_run", median)
-    write_table(hist, out / "document_asl.csv")
-    write_table(diff, out / "asl_difference.csv")
-    if figures:
-        per_document_figures(track, hist, diff, best, median, by_run, out, len(diff_edges))
-    return {"track": track, "runs": len(tm.runs), "best": best, "median": median}
+    return hist, diff, best, median
+
+
+def track_study_figures(track: str, track_dir, out_dir, options: dict) -> None:
+    """Figures 5 and 6 of one track, drawn from its measures tables in ``track_dir``
+    (``measures_by_run.parquet``, ``asl_by_document.parquet``) into ``out_dir``: the rule
+    ``track_figures``, apart from the per-track study, so that whether a study draws them
+    is no input of the study's per-track job. ``options``: the bucket edges
+    (:data:`FIGURE_OPTION_KEYS`)."""
+    d = Path(track_dir)
+    by_run = pd.read_parquet(d / "measures_by_run.parquet")
+    docs = pd.read_parquet(d / "asl_by_document.parquet")
+    hist, diff, best, median = track_histograms(docs, by_run, options)
+    per_document_figures(track, hist, diff, best, median, by_run, Path(out_dir), len(options["difference_buckets"]))
 
 
 def per_document_figures(track: str, hist, diff, best, median, by_run, out: Path, k: int) -> None:

@@ -261,8 +261,43 @@ def track_lexiprecision(track: str, track_dir, out_dir, rel_level: int, config: 
         write_table_pair(df, out, name, columns=TABLE_COLUMNS[name])
     write_table(pv.to_table(), out / "positions.parquet")
     if figures:
-        lf.track_figures(track, tables, out, lf.locality_points(pv))
+        track_lexiprecision_figures(track, out, rel_level)
     return tables
+
+
+#: the tables of :func:`track_lexiprecision` its figures draw (with ``positions.parquet``)
+FIGURE_TABLES = ("fig3_ties_by_p1", "fig5_ties_by_level", "fig6_i_star_ecdf", "fig7_correlation",
+                 "fig7_regression", "fig8_agreement", "fig9_label_removal")
+
+
+def track_lexiprecision_figures(track: str, out_dir, rel_level: int) -> None:
+    """Figures 3, 5, 6, 7, 8 and 9 of one track, drawn from the tables
+    :func:`track_lexiprecision` wrote in ``out_dir`` (:data:`FIGURE_TABLES`; figure 7's
+    points from ``positions.parquet``, :func:`read_positions`): the rule ``track_figures``,
+    apart from the per-track analyses, so that whether a study draws them is no input of those."""
+    out = Path(out_dir)
+    tables = {name: pd.read_parquet(out / f"{name}.parquet") for name in FIGURE_TABLES}
+    pv = read_positions(out / "positions.parquet", rel_level)
+    lf.track_figures(track, tables, out, lf.locality_points(pv))
+
+
+def read_positions(path, rel_level: int, levels: int = 8) -> lx.PositionVectors:
+    """The position vectors ``positions.parquet`` holds (one row per run x topic, runs
+    major, as :meth:`reeval.analyses.lexiprecision.core.PositionVectors.to_table` writes
+    them) at relevance level ``rel_level``: positions beyond ``found`` are UNRETRIEVED and
+    the last axis is max(``levels``, the most found) long (the default 8: figure 7's
+    dRR_1..dRR_8)."""
+    t = pq.read_table(path)
+    qid, run = t.column("qid").to_pylist(), t.column("run").to_pylist()
+    n_topics = next((i for i, r in enumerate(run) if r != run[0]), len(run)) if run else 0
+    runs, topics = run[::n_topics] if n_topics else [], qid[:n_topics]
+    found = t.column("found").to_numpy().astype(np.int64).reshape(len(runs), n_topics)
+    width = max(levels, int(found.max()) if found.size else 0)
+    positions = np.full((len(runs), n_topics, width), lx.UNRETRIEVED, dtype=np.int32)
+    filled = np.arange(width)[None, None, :] < found[:, :, None]
+    positions[filled] = t.column("positions").combine_chunks().flatten().to_numpy()
+    m = t.column("m").to_numpy()[:n_topics].astype(np.int64)
+    return lx.PositionVectors(runs, topics, m, found, positions, rel_level)
 
 
 def _by_level(corr: pd.DataFrame) -> pd.DataFrame:

@@ -128,14 +128,24 @@ def track_rareness(track: str, track_dir, out_dir, opts: dict, rel_level: int = 
             write_table(df, out / "by_topic.parquet", columns=TABLE_COLUMNS[name])
         else:
             write_table_pair(df, out, name, columns=TABLE_COLUMNS[name])
-    if figures:  # a figure that cannot be drawn says so in its files (drawn_or_told)
-        with drawn_or_told(out / "tau"):
-            rf.plot_tau(tables["tau"], out / "tau", title=track)
-        with drawn_or_told(out / "n_systems"):
-            rf.plot_n_systems(tables["n_systems"], out / "n_systems", title=f"{track}: N sampled runs")
-        with drawn_or_told(out / "synthetic"):
-            rf.plot_synthetic(tables["synthetic"], out / "synthetic", title=track)
+    if figures:
+        track_rareness_figures(track, out)
     return tables
+
+
+def track_rareness_figures(track: str, out_dir) -> None:
+    """The figures ``tau``, ``n_systems`` and ``synthetic`` of one track, drawn from the
+    tables :func:`track_rareness` wrote in ``out_dir`` (the rule ``track_figures``, apart
+    from the per-track analyses, so that whether a study draws them is no input of those). A
+    figure that cannot be drawn says so in its files (:func:`reeval.report.figures.drawn_or_told`)."""
+    out = Path(out_dir)
+    t = {name: pd.read_parquet(out / f"{name}.parquet") for name in ("tau", "n_systems", "synthetic")}
+    with drawn_or_told(out / "tau"):
+        rf.plot_tau(t["tau"], out / "tau", title=track)
+    with drawn_or_told(out / "n_systems"):
+        rf.plot_n_systems(t["n_systems"], out / "n_systems", title=f"{track}: N sampled runs")
+    with drawn_or_told(out / "synthetic"):
+        rf.plot_synthetic(t["synthetic"], out / "synthetic", title=track)
 
 
 def _synthetic(hits: rr.Hits, opts: dict, track: str) -> pd.DataFrame:

@@ -113,7 +113,7 @@ def compared_pairs(measures) -> list:
 @figure_style()
 def plot_tau_by_track(verdicts, path_stem) -> None:
     """The cross-track figure (module doc) of the stacked per-track verdicts (``track``,
-    ``measure``, ``kendall_tau``)."""
+    ``measure``, ``kendall_tau_left_out``)."""
     measures = list(dict.fromkeys(verdicts["measure"]))
     pairs = compared_pairs(measures)
     if not pairs:  # no track, or no measure with a base to compare
@@ -124,7 +124,7 @@ def plot_tau_by_track(verdicts, path_stem) -> None:
     else:
         # every measure a column, also one whose tau is undefined (NaN: not drawn) on every track
         tau = verdicts.drop_duplicates(["track", "measure"]).pivot(index="track", columns="measure",
-                                                                     values="kendall_tau")
+                                                                     values="kendall_tau_left_out")
         fig, axes, _ = _grid(len(pairs))
         for ax, (base, m) in zip(axes, pairs):
             x, y = tau[base].to_numpy(float), tau[m].to_numpy(float)

@@ -130,11 +130,24 @@ def track_reusability(track: str, track_dir, out_dir, measure_specs, groups=None
     preferences.insert(0, "track", track)
     write_table(preferences, out / "preferences.csv", columns=list(PREFERENCE_COLUMNS))
     if figures:
-        from .figures import plot_scores
-
-        with drawn_or_told(out / "scores"):
-            plot_scores(table, out / "scores", track)
+        track_reusability_figure(track, out)
     return {"by_run": table, "verdict": verdict, "groups": per_group, "preferences": preferences}
+
+
+def track_reusability_figure(track: str, out_dir) -> None:
+    """The figure ``scores`` of one track, drawn from the ``by_run.parquet`` and the pool
+    depth of ``verdict.csv`` :func:`track_reusability` wrote in ``out_dir`` (the rule
+    ``track_figures``, apart from the per-track job, so that whether a study draws it is no
+    input of that job). A figure that cannot be drawn says so in its files (:func:`drawn_or_told`)."""
+    from .figures import plot_scores
+
+    out = Path(out_dir)
+    table = pd.read_parquet(out / "by_run.parquet")
+    depth = pd.read_csv(out / "verdict.csv", usecols=["pool_depth"])["pool_depth"]
+    if len(depth):
+        table.attrs["depth"] = int(depth.iloc[0])
+    with drawn_or_told(out / "scores"):
+        plot_scores(table, out / "scores", track)
 
 
 def group_table(table) -> pd.DataFrame:
@@ -157,6 +170,6 @@ def summarize_reusability(tracks: dict, out_dir) -> pd.DataFrame:
     out = Path(out_dir)
     write_table(stacked, out / "verdicts.csv", columns=columns)
     with drawn_or_told(out / "tau_by_track"):
-        plot_tau_by_track(stacked.astype({"kendall_tau": np.float64}), out / "tau_by_track")
+        plot_tau_by_track(stacked.astype({"kendall_tau_left_out": np.float64}), out / "tau_by_track")
     return stacked
 

@@ -2,8 +2,10 @@
 
 :func:`reusability_table` scores every run on the full qrels and without its group
 (:mod:`.core`), one row per (run, measure); :func:`verdicts` sums each measure up in one
-row: the largest and the mean drop, Kendall's tau between the full and the
-leave-one-group-out orderings, and the runs whose rank moves by more than ``places``.
+row: the largest and the mean drop, Kendall's tau between the full ranking and the
+left-out ranking (every run scored without its group), and the runs whose inserted rank
+(its left-out score among the others' full scores) moves by more than ``places``; whether
+the qrels are judged beyond the pool depth (:mod:`.depth`), when the test does not apply.
 A drop is the loss the run suffers: score - score_logo for a measure where higher is
 better, score_logo - score for one where lower is (ASL). With ``preferences``, the table's
 ``attrs["preferences"]`` holds lexicographic precision's agreement per group
@@ -16,13 +18,15 @@ from __future__ import annotations
 import numpy as np
 
 from .core import logo_ranks, logo_rareness, logo_topic_values, pool_contributions, ranks, run_means, topics_left
+from .depth import judged_beyond_depth
 
 #: the columns of :func:`reusability_table`, in order
 TABLE_COLUMNS = ("group", "run", "measure", "score", "score_logo", "delta", "rank", "rank_logo",
                  "removed", "removed_relevant")
 #: the columns of :func:`verdicts`, in order
-VERDICT_COLUMNS = ("measure", "runs", "groups", "pool_depth", "max_drop", "max_drop_run", "mean_drop",
-                   "kendall_tau", "places", "rank_changes", "lp_agreement", "lp_at_risk", "lp_sampled")
+VERDICT_COLUMNS = ("measure", "runs", "groups", "pool_depth", "judged_beyond_depth", "max_drop", "max_drop_run",
+                   "mean_drop", "kendall_tau_left_out", "places", "rank_changes_inserted", "lp_agreement",
+                   "lp_at_risk", "lp_sampled")
 
 
 def reusability_table(grid, groups, measures, depth: int = 100, rel_level: int = 1,
@@ -64,7 +68,8 @@ def reusability_table(grid, groups, measures, depth: int = 100, rel_level: int =
             "rank": ranks(a, m.higher_is_better), "rank_logo": logo_ranks(a, b, m.higher_is_better),
             "removed": removed, "removed_relevant": removed_rel}))
     table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=list(TABLE_COLUMNS))
-    table.attrs.update(depth=int(depth), higher_is_better={m.name: bool(m.higher_is_better) for m in measures})
+    table.attrs.update(depth=int(depth), higher_is_better={m.name: bool(m.higher_is_better) for m in measures},
+                       beyond_depth=judged_beyond_depth(grid, depth))
     if preferences:
         from .preference_agreement import preference_agreement
 
@@ -80,11 +85,18 @@ def drops(table, higher_is_better: dict) -> np.ndarray:
 
 
 def verdicts(table, places: int = 0):
-    """One row per measure (:data:`VERDICT_COLUMNS`): runs, groups, the pool depth, the
-    largest drop and its run, the mean drop over the runs, Kendall's tau-b between the full
-    scores and the leave-one-group-out scores (each run scored without its group), and the
-    runs whose rank changes by more than ``places``; the track's agreement of lexicographic
-    precision when ``attrs`` hold it (else NaN)."""
+    """One row per measure (:data:`VERDICT_COLUMNS`): runs, groups, the pool depth, whether
+    the qrels are judged beyond it (:func:`.depth.judged_beyond_depth`: then the test does
+    not test the collection; NA when ``attrs`` do not say), the largest drop and its run,
+    the mean drop over the runs, and the two rankings, named apart:
+
+    - ``kendall_tau_left_out``: Kendall's tau-b between the full ranking and the *left-out
+      ranking*, every run ranked by its score without its group (all runs so at once);
+    - ``rank_changes_inserted``: the runs whose *inserted rank* (its score without its
+      group placed among the other runs' full scores, as a new system is compared with the
+      official runs: ``rank_logo``) differs from its full rank by more than ``places``.
+
+    Then the track's agreement of lexicographic precision when ``attrs`` hold it (else NaN)."""
     import pandas as pd
 
     from reeval.stats.correlation import kendall_tau
@@ -94,6 +106,7 @@ def verdicts(table, places: int = 0):
     lp = ({"lp_agreement": pref["overall"], "lp_at_risk": pref["at_risk"], "lp_sampled": pref["sampled"]}
           if pref is not None
           else {"lp_agreement": np.nan, "lp_at_risk": np.nan, "lp_sampled": np.nan})
+    beyond = table.attrs.get("beyond_depth")
     rows = []
     for measure, part in table.groupby("measure", sort=False):
         d = drops(part, hib)
@@ -101,9 +114,10 @@ def verdicts(table, places: int = 0):
         moved = np.abs(part["rank_logo"].to_numpy() - part["rank"].to_numpy()) > places
         rows.append({"measure": measure, "runs": len(part), "groups": part["group"].nunique(),
                      "pool_depth": table.attrs.get("depth"),
+                     "judged_beyond_depth": beyond.judged_beyond if beyond is not None else pd.NA,
                      "max_drop": float(d[top]) if top is not None else np.nan,
                      "max_drop_run": part["run"].iloc[top] if top is not None else None,
                      "mean_drop": float(np.nanmean(d)) if np.isfinite(d).any() else np.nan,
-                     "kendall_tau": kendall_tau(part["score"].to_numpy(), part["score_logo"].to_numpy()),
-                     "places": int(places), "rank_changes": int(moved.sum()), **lp})
+                     "kendall_tau_left_out": kendall_tau(part["score"].to_numpy(), part["score_logo"].to_numpy()),
+                     "places": int(places), "rank_changes_inserted": int(moved.sum()), **lp})
     return pd.DataFrame(rows, columns=list(VERDICT_COLUMNS))
