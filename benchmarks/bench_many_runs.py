@@ -108,7 +108,7 @@ def read_benchmarks(results: Path, sizes: list[int], shapes: list[int]) -> list[
 def print_tables(rows: list[dict], sizes: list[int], shapes: list[int]) -> None:
     """Markdown: per shape, one row per rule, wall / CPU / peak by runs, then the growth."""
     for lines in shapes:
-        print(f"\nruns of {lines} line{'s' if lines > 1 else ''}: wall s / CPU s / peak MB per job")
+        print(f"\nRuns of {lines:,} line{'s' if lines > 1 else ''}: wall s / CPU s / peak MB per job\n")
         print("| rule | " + " | ".join(f"{n:,} runs" for n in sizes) + f" | CPU x{sizes[-1] // sizes[0]} runs |")
         print("|---" * (len(sizes) + 2) + "|")
         for rule in PER_TRACK_RULES:
