@@ -34,26 +34,66 @@ def check_tables(tables, verbose: bool = False) -> list[str]:
 
 
 def alike_runs(tables) -> list[list[str]]:
-    """Groups of runs (names, two or more each) of an ingested track that rank the same
-    documents of the qrels at the same positions, and as many others, on every topic: the
-    same numbers for every measure (a file given under two names, most likely). Runs are
-    grouped by their documents per topic first (a small array), and only runs sharing those
-    are compared line by line (topic, position and qrels row of every kept line)."""
+    """Groups of runs (names, two or more each, in the order of the track's runs; groups in
+    the order of their first run) of an ingested track that rank the same documents of the
+    qrels at the same positions, and as many others, on every topic: the same numbers for
+    every measure (a file given under two names, most likely).
+
+    Linear in the runs: each run gets a key in three steps, each computed only for the runs
+    that share the previous ones (:func:`split_by`): its documents per topic (``n_ret``,
+    which also fixes ``topic`` and ``pos``, since a run's lines are sorted by topic and
+    numbered 1..n_ret in each), the sum of its qrels rows (a pass over one array), then
+    a SHA-256 digest of its qrels rows. Only runs of one digest are compared line by line
+    (topic, position and qrels row of every kept line, :func:`same_lines`), so a collision
+    of digests can never make two different runs alike."""
+    groups = [list(tables.parts)]
+    for key in (_depth_key, _sum_key, _digest_key):
+        groups = [group for parts in groups for group in split_by(parts, key) if len(group) > 1]
+    alike = [group for parts in groups for group in split_by(parts, None) if len(group) > 1]
+    order = {id(part): i for i, part in enumerate(tables.parts)}
+    return [[part.name for part in group] for group in sorted(alike, key=lambda g: order[id(g[0])])]
+
+
+def split_by(parts, key) -> list[list]:
+    """``parts`` in groups of one ``key(part)`` each, in the order of their first part; with
+    ``key`` None, in groups of equal lines (:func:`same_lines`), each part compared with the
+    first part of each group met so far (as many comparisons as groups: one or two for
+    the parts of one digest)."""
+    groups: dict = {}
+    if key is not None:
+        for part in parts:
+            groups.setdefault(key(part), []).append(part)
+        return list(groups.values())
+    found: list[list] = []
+    for part in parts:
+        for group in found:
+            if same_lines(group[0], part):
+                group.append(part)
+                break
+        else:
+            found.append([part])
+    return found
+
+
+def same_lines(a, b) -> bool:
+    """Whether two runs keep the same lines: topic, position and qrels row of each."""
     import numpy as np
 
-    by_depth: dict = {}
-    for part in tables.parts:
-        by_depth.setdefault((len(part.pos), np.asarray(part.n_ret).tobytes()), []).append(part)
-    alike = []
-    for parts in by_depth.values():
-        while len(parts) > 1:
-            first, rest = parts[0], parts[1:]
-            same = [p for p in rest if all(np.array_equal(getattr(p, k), getattr(first, k))
-                                           for k in ("topic", "pos", "qrow"))]
-            if same:
-                alike.append([first.name] + [p.name for p in same])
-            parts = [p for p in rest if all(p is not q for q in same)]
-    return alike
+    return all(np.array_equal(getattr(a, k), getattr(b, k)) for k in ("topic", "pos", "qrow"))
+
+
+def _depth_key(part) -> tuple:
+    return len(part.pos), part.n_ret.tobytes()
+
+
+def _sum_key(part) -> int:
+    return int(part.qrow.sum())
+
+
+def _digest_key(part) -> bytes:
+    import hashlib
+
+    return hashlib.sha256(part.qrow.data if part.qrow.flags.c_contiguous else part.qrow.tobytes()).digest()
 
 
 def copies_note(names) -> str:

@@ -252,3 +252,16 @@ def test_the_command_prints_the_agreement_last(small, capsys):
     assert last == (f"verdict sgnLP/rrLP: agreement {100 * (n - bad) / n:.4f} % of {n} (left-out run, other run, "
                     f"topic), {at_risk} at risk, all compared")
     assert main(args) == 0 and "sgnLP" not in capsys.readouterr().out
+
+
+def test_the_agreement_per_group_is_shared_not_deep_copied_by_pandas_operations(small):
+    """Issue 41 item 1: pandas deep-copies ``attrs`` into every result, and ``by_group``
+    holds lists as long as the groups (24 of 33 s of a reusability job at 3,000 runs)."""
+    from reeval.api.reusability import leave_one_group_out
+
+    qrels, runs = small
+    table = leave_one_group_out(str(qrels), [str(p) for p in runs.values()], GROUPS, depth=2, measures="AP",
+                                preferences=True)
+    derived = table[table["measure"] == table["measure"].iloc[0]].copy()
+    assert derived.attrs["preferences"] is table.attrs["preferences"]
+    assert derived.attrs["preferences"]["by_group"] == table.attrs["preferences"]["by_group"]

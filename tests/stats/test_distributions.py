@@ -84,3 +84,13 @@ def test_kendall_tau_long_vectors_go_to_scipy_and_agree_on_both_sides_of_the_bou
     pairwise = correlation.kendall_tau(a, b)
     monkeypatch.setattr(correlation, "KENDALL_PAIRWISE_MAX", 10)
     assert correlation.kendall_tau(a, b) == pairwise == stats.kendalltau(a, b).statistic
+
+
+def test_kendall_tau_of_many_runs_is_no_pass_over_every_pair(monkeypatch):
+    """Issue 41 item 1: 3,000 runs counted 4.5 M pairs per call (pair by pair up to 4,096);
+    above 1,000 runs scipy's O(n log n) count gives the same value."""
+    rng = np.random.default_rng(41)
+    a = np.round(rng.normal(size=3000), 2)
+    b = np.round(a + rng.normal(size=3000), 2)
+    monkeypatch.setattr(correlation, "_chunk_rows", lambda *args: pytest.fail("pair by pair at 3,000 runs"))
+    assert correlation.kendall_tau(a, b) == stats.kendalltau(a, b).statistic

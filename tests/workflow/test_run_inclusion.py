@@ -71,6 +71,15 @@ def test_a_run_that_kept_no_line_is_left_out_with_its_reason(tmp_path):
     assert len(messages) == 4 and messages[0].startswith("t: run allnan (") and "2 with a NaN score" in messages[0]
 
 
+def test_run_inclusion_reads_the_report_without_a_pandas_row_per_run(tmp_path, monkeypatch):
+    """Issue 41 item 1: ``iterrows`` cost 0.5 ms a run (1.6 s at 3,000 runs); the same
+    reasons come from the rows as dicts."""
+    report = read_ingest_report(make_track(tmp_path, "t"))
+    want = run_inclusion(report)
+    monkeypatch.setattr(pd.DataFrame, "iterrows", lambda self: pytest.fail("a pandas row per run"))
+    pd.testing.assert_frame_equal(run_inclusion(report), want)
+
+
 def test_runs_that_kept_no_line_change_no_analysis(tmp_path):
     """The track with four runs that keep no line gives the tables of the track without their files."""
     with_bad, without = make_track(tmp_path / "a", "t"), make_track(tmp_path / "b", "t", bad=())

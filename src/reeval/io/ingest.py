@@ -127,11 +127,15 @@ def prepare_qrels(lines: QrelsLines, grade_map: dict | None = None) -> tuple[Qre
     """
     topics, rank = sorted_ids(lines.qids)
     topic = rank[lines.qid] if len(lines.qid) else np.zeros(0, dtype=np.int64)
-    doc_code = lines.docno.codes()
-    order = np.lexsort((doc_code, topic))
+    if lines.docno.has_backslash():  # escaped texts sort by the bytes they stand for
+        doc_code = lines.docno.codes()
+        order = np.lexsort((doc_code, topic))
+        new = np.ones(len(order), dtype=bool)
+        new[1:] = (topic[order[1:]] != topic[order[:-1]]) | (doc_code[order[1:]] != doc_code[order[:-1]])
+    else:  # one sort by topic and docno bytes
+        order, new = lines.docno.grouped_order(topic)
     repeat = np.zeros(len(order), dtype=bool)  # row i equals row i + 1: not the last
-    if len(order) > 1:
-        repeat[:-1] = (topic[order[1:]] == topic[order[:-1]]) & (doc_code[order[1:]] == doc_code[order[:-1]])
+    repeat[:-1] = ~new[1:]
     dup = np.zeros(len(order), dtype=bool)
     dup[order[repeat]] = True
     keep = order[~repeat]

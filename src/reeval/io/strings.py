@@ -115,7 +115,10 @@ class Strings:
         w = max(1, (int(length.max(initial=0)) + 7) // 8)
         padded = np.zeros((n, 8 * w), dtype=np.uint8)
         total = int(length.sum())
-        if total:
+        if n and int(length.min()) == int(length.max()):  # one length (most docno schemes): a reshape
+            width = int(length[0])
+            padded[:, :width] = self.data[self.offsets[0]:self.offsets[-1]].reshape(n, width)
+        elif total:
             row = np.repeat(np.arange(n, dtype=np.int64), length)
             col = np.arange(total, dtype=np.int64) - np.repeat(self.offsets[:-1] - self.offsets[0], length)
             padded[row, col] = self.data[self.offsets[0]:self.offsets[-1]]
@@ -141,13 +144,27 @@ class Strings:
             return np.zeros(0, dtype=np.int64)
         if self.has_backslash():
             return self._unescaped_codes()
-        words = self.words()
-        order = np.lexsort([words[:, j] for j in range(words.shape[1] - 1, -1, -1)])
-        new = np.ones(len(self), dtype=bool)
-        new[1:] = (words[order[1:]] != words[order[:-1]]).any(axis=1)
+        order, new = self.grouped_order()
         code = np.empty(len(self), dtype=np.int64)
         code[order] = np.cumsum(new) - 1
         return code
+
+    def grouped_order(self, groups: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(indices sorting the strings by ``groups`` then bytes, stably; mask of the sorted
+        rows that differ from the row before them in group or bytes, the first row
+        included): one sort of the 8-byte words and the groups. Texts with a backslash
+        must be ordered by :meth:`codes` instead (they stand for other bytes)."""
+        words = self.words()
+        keys = [words[:, j] for j in range(words.shape[1] - 1, -1, -1)]
+        order = np.lexsort(keys if groups is None else keys + [groups])
+        new = np.ones(len(order), dtype=bool)
+        if len(order) > 1:
+            w = words[order]
+            new[1:] = (w[1:] != w[:-1]).any(axis=1)
+            if groups is not None:
+                g = groups[order]
+                new[1:] |= g[1:] != g[:-1]
+        return order, new
 
     def _unescaped_codes(self) -> np.ndarray:
         """:meth:`codes` by the bytes escaped texts stand for (Python; rare)."""

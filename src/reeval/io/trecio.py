@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -142,12 +143,14 @@ def run_names(paths) -> list[str]:
         seen[key] = p
     base = [run_name_from_path(p) for p in paths]
     names = list(base)
-    group = [i for i, n in enumerate(base) if base.count(n) > 1]
-    forms = {i: _name_forms(paths[i]) for i in group}
-    for i in group:
-        others = [forms[j] for j in group if base[j] == base[i] and j != i]
-        names[i] = next((f for level, f in enumerate(forms[i])
-                         if all(o[level] != f for o in others)), paths[i])
+    sharing: dict = {}  # run name -> the paths' indices that have it (linear in paths)
+    for i, n in enumerate(base):
+        sharing.setdefault(n, []).append(i)
+    for group in (g for g in sharing.values() if len(g) > 1):
+        forms = [_name_forms(paths[i]) for i in group]
+        used = [Counter(level) for level in zip(*forms)]  # how many of the group have each form
+        for i, own in zip(group, forms):
+            names[i] = next((f for level, f in enumerate(own) if used[level][f] == 1), paths[i])
     if len(set(names)) != len(names):  # pragma: no cover - distinct files always differ
         raise InputError(f"run files {paths} cannot be given distinct names; rename them")
     return names

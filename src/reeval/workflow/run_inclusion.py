@@ -71,7 +71,7 @@ def run_inclusion(report: pd.DataFrame) -> pd.DataFrame:
     :func:`exclusion_reason`. Rows sorted by run.
     """
     runs = report[report["kind"] == "run"].sort_values("run", kind="stable")
-    reasons = [exclusion_reason(row) for _, row in runs.iterrows()]
+    reasons = [exclusion_reason(row) for row in runs.to_dict("records")]  # dicts: iterrows costs 0.5 ms a run
     out = runs.reindex(columns=RUN_INCLUSION_COLUMNS).reset_index(drop=True)
     out["included"] = np.array([r is None for r in reasons], dtype=bool)
     out["reason"] = [r or "included" for r in reasons]
