@@ -226,7 +226,8 @@ def report_captions():
 # the tracks with official figures (a synthetic track has none), each checked once here
 AUDITED = {t: checked(official_file, t, config["tracks"][t]) for t in TRACKS if not is_synthetic(t)}
 AUDITED = {t: path for t, path in AUDITED.items() if path}
-AUDIT_SUMMARY_FILES = [f"{RESULTS}/{name}" for name in AUDIT_SUMMARY_TABLES + AUDIT_SUMMARY_FIGURES]
+# the audit's summary only for a study with official figures (none: no audit/ folder at all)
+AUDIT_SUMMARY_FILES = [f"{RESULTS}/{name}" for name in AUDIT_SUMMARY_TABLES + AUDIT_SUMMARY_FIGURES] if AUDITED else []
 
 
 def audit_inputs(wildcards):
