@@ -13,6 +13,7 @@ from scipy.special import comb
 
 from conftest import REFERENCE, ingested, write_lines
 from reeval.analyses.lexiprecision import core as lx
+from reeval.analyses.lexiprecision import significance as ls
 from reeval.analyses.lexiprecision import ties as lt
 from reeval.cli import main
 from reeval.io.ingest import ingest_track
@@ -225,7 +226,7 @@ def test_mean_preference_hsd_on_rr_equals_hsd_of_rr():
     s = lx.mean_preference_scores(pc, pc.drr[:, :, 0])
     assert np.allclose(s, 7 / 6 * (rr - rr.mean(axis=0)))
     np.testing.assert_allclose(tukey_hsd(s)["p_value"], tukey_hsd(rr)["p_value"], atol=1e-9)
-    tests = lx.pair_tests(pc, rr, hsd_design="blocked")
+    tests = ls.pair_tests(pc, rr, hsd_design="blocked")
     assert len(tests) == 21
     for k, (i, j) in enumerate(zip(pc.ii, pc.jj)):
         assert tests.p_RR[k] == pytest.approx(st.ttest_rel(rr[i], rr[j]).pvalue, nan_ok=True)
@@ -236,17 +237,17 @@ def test_mean_preference_hsd_on_rr_equals_hsd_of_rr():
     full = tukey_hsd(rr)
     assert (tests.hsd_RR == (full.p_value < 0.05)).all()
     np.testing.assert_array_equal(tests.p_RR_adjusted, holm(tests.p_RR))   # the default family: all pairs
-    table = lx.discriminative_power(tests, hsd_design="blocked")
+    table = ls.discriminative_power(tests, hsd_design="blocked")
     assert list(table.test) == ["tukey_hsd"] * 3 + ["paired"] * 3
     assert list(table.procedure) == ["blocked"] * 3 + ["holm"] * 3
     assert (table.resamples == 0).all() and (table.n_significant_low == table.n_significant).all()
     assert table.n_significant.iloc[0] == tests.hsd_RR.sum()
     assert table.n_significant.iloc[5] == (tests.p_sgnLP_adjusted < 0.05).sum()
-    bonf = lx.pair_tests(pc, rr, correction="bonferroni", hsd_design="oneway")
+    bonf = ls.pair_tests(pc, rr, correction="bonferroni", hsd_design="oneway")
     assert (bonf.p_RR_adjusted == np.minimum(1, 21 * tests.p_RR)).all()
     oneway = tukey_hsd(rr, design="oneway")
     assert (bonf.hsd_RR == (oneway.p_value < 0.05)).all()
-    table = lx.discriminative_power(bonf, correction="bonferroni", hsd_design="oneway")
+    table = ls.discriminative_power(bonf, correction="bonferroni", hsd_design="oneway")
     assert list(table.procedure) == ["oneway"] * 3 + ["bonferroni"] * 3
 
 
@@ -254,7 +255,7 @@ def test_the_randomised_hsd_of_table_4a_and_its_range_over_seeds():
     from reeval.stats.randomised import randomised_tukey_hsd, randomised_tukey_hsd_preferences
 
     _, pc, rr = seven_runs()
-    tests = lx.pair_tests(pc, rr, hsd_resamples=300, hsd_seed=4)        # randomised: the default
+    tests = ls.pair_tests(pc, rr, hsd_resamples=300, hsd_seed=4)        # randomised: the default
     assert (tests.hsd_RR == (randomised_tukey_hsd(rr, resamples=300, seed=4).p_value < 0.05)).all()
     assert (tests.hsd_sgnLP == (randomised_tukey_hsd_preferences(pc.sgn, resamples=300, seed=4).p_value
                                 < 0.05)).all()
@@ -262,7 +263,7 @@ def test_the_randomised_hsd_of_table_4a_and_its_range_over_seeds():
     np.testing.assert_array_equal(randomised_tukey_hsd_preferences(pc.drr[:, :, 0], resamples=300, seed=4).p_value,
                                   randomised_tukey_hsd(rr, resamples=300, seed=4).p_value)
     spread = {"RR": (0, 5), "rrLP": (2, 2), "sgnLP": (9, 12)}
-    table = lx.discriminative_power(tests, hsd_resamples=300, seed_range=spread, n_seeds=3).set_index(["test", "measure"])
+    table = ls.discriminative_power(tests, hsd_resamples=300, seed_range=spread, n_seeds=3).set_index(["test", "measure"])
     for name, (low, high) in spread.items():
         k = table.loc[("tukey_hsd", name), "n_significant"]
         assert table.loc[("tukey_hsd", name), "n_significant_low"] == min(k, low)
@@ -270,7 +271,7 @@ def test_the_randomised_hsd_of_table_4a_and_its_range_over_seeds():
         assert table.loc[("tukey_hsd", name), "percent_high"] == pytest.approx(100 * max(k, high) / 21)
     assert (table.loc["tukey_hsd", "resamples"] == 300).all() and (table.loc["tukey_hsd", "seeds"] == 3).all()
     assert (table.loc["paired", "resamples"] == 0).all() and (table.loc["paired", "seeds"] == 1).all()
-    ranged = lx.hsd_seed_range(pc, rr, 0.05, 300, [4, 5])
+    ranged = ls.hsd_seed_range(pc, rr, 0.05, 300, [4, 5])
     counts = [int((randomised_tukey_hsd(rr, resamples=300, seed=s).p_value < 0.05).sum()) for s in (4, 5)]
     assert ranged["RR"] == (min(counts), max(counts))
 
@@ -526,19 +527,19 @@ def test_full_dl2019_passage_track_reproduces_the_papers_cells(precision):
     assert pv1.shape == pv2.shape == (37, 43)
     agree = lx.ranking_agreement(pc1)            # table 2 at grade > 0
     ties = lx.tie_rates(pc2)                     # table 3 at grade >= 2
-    tests = lx.pair_tests(pc2, lx.reciprocal_rank(pv2), correction="holm")   # table 4b at grade >= 2
-    power = lx.discriminative_power(tests).set_index(["test", "measure"]).n_significant
+    tests = ls.pair_tests(pc2, lx.reciprocal_rank(pv2), correction="holm")   # table 4b at grade >= 2
+    power = ls.discriminative_power(tests).set_index(["test", "measure"]).n_significant
     ours = {("2", "sgnLP"): agree["sgnLP_suffix_agree"], ("2", "dRR_2"): agree["dRR2_agree"],
             ("3", "rrLP, sgnLP"): ties["LP_ties"], ("3", "dRR_1"): ties["RR_ties"],
             **{("4b", m): 100 * power["paired", m] / 666 for m in ("rrLP", "sgnLP", "RR")}}
     assert {k: round(v, 2) for k, v in ours.items()} == DEEP_PASS_2019
     assert (power["paired", "rrLP"], power["paired", "sgnLP"], power["paired", "RR"]) == (100, 116, 69)
     # Bonferroni proper misses 1 and 3 of those pairs
-    bonf = lx.discriminative_power(lx.pair_tests(pc2, lx.reciprocal_rank(pv2), correction="bonferroni"),
+    bonf = ls.discriminative_power(ls.pair_tests(pc2, lx.reciprocal_rank(pv2), correction="bonferroni"),
                                    correction="bonferroni").set_index(["test", "measure"]).n_significant
     assert (bonf["paired", "rrLP"], bonf["paired", "sgnLP"], bonf["paired", "RR"]) == (99, 116, 66)
     # table 4 of a track compared with the paper carries both corrections, from one set of tests
-    both = lx.discriminative_power(tests, also=("bonferroni", "holm"))
+    both = ls.discriminative_power(tests, also=("bonferroni", "holm"))
     paired = both[both.test == "paired"].set_index(["procedure", "measure"]).n_significant
     assert [paired["bonferroni", m] for m in ("rrLP", "sgnLP", "RR")] == [99, 116, 66]
     assert [paired["holm", m] for m in ("rrLP", "sgnLP", "RR")] == [100, 116, 69]
@@ -563,11 +564,11 @@ def test_full_dl2019_passage_track_reproduces_table_4a_with_the_randomised_hsd()
     tables = ingested("trec2019-dl-passage")
     pv, pc = compare(tables, rel_level=2)
     rr = lx.reciprocal_rank(pv)
-    tests = lx.pair_tests(pc, rr, hsd_seed=0)
-    spread = lx.hsd_seed_range(pc, rr, 0.05, 2000, [1, 2, 3, 4])
-    power = lx.discriminative_power(tests, seed_range=spread, n_seeds=5).set_index(["test", "measure"])
+    tests = ls.pair_tests(pc, rr, hsd_seed=0)
+    spread = ls.hsd_seed_range(pc, rr, 0.05, 2000, [1, 2, 3, 4])
+    power = ls.discriminative_power(tests, seed_range=spread, n_seeds=5).set_index(["test", "measure"])
     counts = {m: tuple(power.loc[("tukey_hsd", m), k] for k in ("n_significant", "n_significant_low",
-                                                               "n_significant_high")) for m in lx.MEASURES}
+                                                               "n_significant_high")) for m in ls.MEASURES}
     assert counts == {"rrLP": (113, 109, 113), "sgnLP": (115, 115, 115), "RR": (88, 88, 88)}
     for name, paper in (("rrLP", 16.52), ("sgnLP", 18.47), ("RR", 13.21)):
         row = power.loc[("tukey_hsd", name)]

@@ -11,6 +11,7 @@ import pytest
 from conftest import write_lines
 from reeval.analyses.lexiprecision import core as lx
 from reeval.analyses.lexiprecision import pairblocks as pb
+from reeval.analyses.lexiprecision import significance as ls
 from reeval.analyses.lexiprecision import ties as lt
 from reeval.io.ingest import ingest_track, write_track
 from reeval.workflow.config_check import section_with_defaults
@@ -78,9 +79,9 @@ def test_blocks_of_pairs_give_the_tables_of_the_whole_bit_for_bit(budget):
     assert np.array_equal(totals.values["rrLP"], pc.rr) and np.array_equal(totals.values["sgnLP"], pc.sgn)
     rr = lx.reciprocal_rank(pv)
     for design in ("blocked", "randomised"):
-        want = lx.pair_tests(pc, rr, hsd_design=design, hsd_resamples=100)
-        got = lx.pair_tests_from(pv.runs, pc.ii, pc.jj, len(pv.topics), totals.sums, rr, "holm",
-                                 lambda: lx.hsd_verdicts(pc, rr, 0.05, design, 100, 0))
+        want = ls.pair_tests(pc, rr, hsd_design=design, hsd_resamples=100)
+        got = ls.pair_tests_from(pv.runs, pc.ii, pc.jj, len(pv.topics), totals.sums, rr, "holm",
+                                 lambda: ls.hsd_verdicts(pc, rr, 0.05, design, 100, 0))
         pd.testing.assert_frame_equal(got, want, check_exact=True)
 
 
@@ -174,6 +175,6 @@ def test_beyond_the_cap_the_preferences_take_the_blocked_hsd_and_table_4_says_so
     pv = lx.position_vectors(*(pd.read_parquet(track / f"{n}.parquet") for n in ("judged", "qrels", "depth")),
                              runs=sorted(pd.read_parquet(track / "depth.parquet").run.unique()))
     pc = lx.compare_pairs(pv)
-    want = lx.parametric_hsd(lx.preference_scores(pc), 0.05, "blocked")
+    want = ls.parametric_hsd(ls.preference_scores(pc), 0.05, "blocked")
     for name in ("rrLP", "sgnLP"):
         assert np.array_equal(tables["pair_tests"][f"hsd_{name}"].to_numpy(), want[name])

@@ -58,103 +58,10 @@ from .arrays import positions_from_counts
 from .matching import QrelsLookup, dedupe_and_match
 from .notes import nothing_kept
 from .ordering import trec_order
+from .qrels import QRELS_COLUMNS, Qrels, _text_column, prepare_qrels, remap_grades, sorted_ids  # re-exported
 from .sources import check_read_once
 from .strings import Strings
 from .trecio import InputError, LineCounts, QrelsLines, read_qrels, read_run, run_names
-
-
-@dataclass
-class Qrels:
-    """Deduplicated judgments sorted by topic then docno, in byte order.
-
-    ``topics`` are the judged topic ids in byte order; row i judges document
-    ``docno[i]`` of topic ``topics[topic[i]]`` with grade ``rel[i]``.
-    """
-
-    topics: list
-    topic: np.ndarray
-    docno: Strings
-    rel: np.ndarray
-
-    def __len__(self) -> int:
-        return len(self.rel)
-
-    def to_table(self):
-        """qid, docno, rel as an Arrow table (``qrels.parquet``)."""
-        import pyarrow as pa
-
-        return pa.table({"qid": _text_column(self.topic, self.topics), "docno": self.docno.to_arrow(),
-                         "rel": pa.array(self.rel, pa.int64())}, schema=_schema("qrels"))
-
-    @classmethod
-    def from_table(cls, table) -> "Qrels":
-        """From an Arrow table (qid, docno, rel) without repeated (qid, docno)."""
-        from .trecio import _encoded
-
-        qids, qid = _encoded(table["qid"].combine_chunks())
-        lines = QrelsLines(qids, qid, Strings.from_arrow(table["docno"]), table["rel"].to_numpy().astype(np.int64),
-                           np.arange(1, table.num_rows + 1), LineCounts())
-        qrels, repeats = prepare_qrels(lines)
-        if repeats.any():
-            raise ValueError("Qrels.from_table needs qrels without repeated (qid, docno)")
-        return qrels
-
-
-def _text_column(codes: np.ndarray, values: list, encoded: bool = False):
-    """An Arrow string column of ``values[codes]`` (dictionary-encoded if asked)."""
-    import pyarrow as pa
-
-    dictionary = pa.array(values, type=pa.string())
-    column = pa.DictionaryArray.from_arrays(pa.array(np.asarray(codes, dtype=np.int32)), dictionary)
-    return column if encoded else column.cast(pa.string())
-
-
-def sorted_ids(values: list) -> tuple[list, np.ndarray]:
-    """(the distinct ids ``values`` in byte order, the rank of each of them in it)."""
-    codes = Strings.from_list(values).codes()
-    ordered = [None] * len(values)
-    for v, c in zip(values, codes.tolist()):
-        ordered[c] = v
-    return ordered, codes
-
-
-def prepare_qrels(lines: QrelsLines, grade_map: dict | None = None) -> tuple[Qrels, np.ndarray]:
-    """Judgments by topic and docno in byte order, the last of a repeated (qid, docno)
-    kept; -> (qrels, mask of the lines dropped as repeats, in file order).
-
-    ``grade_map`` relabels grades first (:func:`remap_grades`). A stable sort brings a
-    pair's lines together in file order; all but the last of each run are dropped.
-    """
-    topics, rank = sorted_ids(lines.qids)
-    topic = rank[lines.qid] if len(lines.qid) else np.zeros(0, dtype=np.int64)
-    if lines.docno.has_backslash():  # escaped texts sort by the bytes they stand for
-        doc_code = lines.docno.codes()
-        order = np.lexsort((doc_code, topic))
-        new = np.ones(len(order), dtype=bool)
-        new[1:] = (topic[order[1:]] != topic[order[:-1]]) | (doc_code[order[1:]] != doc_code[order[:-1]])
-    else:  # one sort by topic and docno bytes
-        order, new = lines.docno.grouped_order(topic)
-    repeat = np.zeros(len(order), dtype=bool)  # row i equals row i + 1: not the last
-    repeat[:-1] = ~new[1:]
-    dup = np.zeros(len(order), dtype=bool)
-    dup[order[repeat]] = True
-    keep = order[~repeat]
-    rel = remap_grades(lines.rel, grade_map)[keep]
-    return Qrels(topics, topic[keep], lines.docno.take(keep), rel), dup
-
-
-def remap_grades(rel: np.ndarray, grade_map: dict | None) -> np.ndarray:
-    """Relevance grades replaced by ``grade_map`` (e.g. {1: 0}); other grades unchanged.
-
-    Reproduces evaluations run on relabelled qrels, such as the DL-2020 passage
-    ``trec_eval`` block, whose nDCG treats grade 1 as 0.
-    """
-    if not grade_map:
-        return rel
-    new = rel.copy()
-    for src, dst in grade_map.items():
-        new[rel == int(src)] = int(dst)
-    return new
 
 
 @dataclass
@@ -331,7 +238,7 @@ def _concat(tables, schema):
 
 _SCHEMA_COLUMNS = {"runs": ["run", "qid", "docno", "score", "tag", "pos"],
                    "judged": ["run", "qid", "docno", "pos", "rel"],
-                   "depth": ["run", "qid", "n_ret"], "qrels": ["qid", "docno", "rel"]}
+                   "depth": ["run", "qid", "n_ret"], "qrels": QRELS_COLUMNS}
 
 
 def _schema(name: str):

@@ -10,15 +10,12 @@ both (:func:`dedupe_and_match`); without them numpy and pandas' hash index do
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from . import compiled
+from .qrels import Qrels
 from .strings import Strings
-
-if TYPE_CHECKING:  # ingest builds a Qrels with the helpers it imports from here
-    from .ingest import Qrels
 
 
 _M1 = np.uint64(0x9E3779B97F4A7C15)
@@ -121,8 +118,6 @@ class QrelsLookup:
         ``mask`` narrows the compiled path's hashes (tests use it to force collisions).
         The numpy path re-seeds on the rare collision of two qrels pair hashes.
         """
-        from .ingest import Qrels
-
         if not isinstance(qrels, Qrels):
             qrels = Qrels.from_table(qrels)
         kernels = compiled.kernels()

@@ -19,7 +19,7 @@ import pyarrow.csv as pacsv
 
 from .bytetext import escape_text, needs_escape
 from .sources import BOM
-from .trecio import QRELS_FIELDS, RUN_FIELDS, LineCounts, TrecFormatError, lone_cr_count
+from .trecformat import QRELS_FIELDS, RUN_FIELDS, LineCounts, TrecFormatError, lone_cr_count
 
 _INT_PATTERN = r"^[+-]?[0-9]+$"
 

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from .escape import latex_text as latex_escape, markdown_text as _markdown_text
-from .significance_table import CORRECTION_NAMES
+from .test_names import CORRECTION_NAMES
 
 #: the columns shown per measure for a run compared with the baseline
 PER_MEASURE = ("mean", "delta", "improved", "degraded", "p", "p corrected")

@@ -16,14 +16,12 @@ import pandas as pd
 
 from reeval.choices import REPORT_FORMAT, REPORT_FORMATS
 
+from .baseline_table import render_baseline
 from .escape import latex_text, line_text, markdown_text
 from .markdown import table as markdown_table
+from .test_names import CORRECTION_NAMES, TEST_NAMES  # re-exported
 
 FORMATS = REPORT_FORMATS
-TEST_NAMES = {"t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test", "sign": "sign test",
-              "permutation": "paired permutation test", "bootstrap": "paired bootstrap test",
-              "tukey_hsd": "Tukey's HSD (topic-blocked ANOVA)", "randomised_tukey_hsd": "randomised Tukey HSD"}
-CORRECTION_NAMES = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg"}
 
 
 def run_markers(runs) -> list[str]:
@@ -102,8 +100,6 @@ def render(rows: pd.DataFrame, settings: dict, test: str, max_p: float = 0.05, f
     runs, measures = list(settings["runs"]), list(settings["measures"])
     rows = rows[rows.test == test]
     if settings.get("baseline") is not None:
-        from .baseline_table import render_baseline
-
         return render_baseline(rows, settings, TEST_NAMES[test], fmt, decimals, max_p)
     n_pairs = int(len(rows) / max(1, len(measures)))
     text = caption(settings, test, max_p, n_pairs)

@@ -37,7 +37,8 @@ from importlib import import_module
 #: public name -> the submodule defining it
 _NAMES = {
     "paired": ("paired_t", "wilcoxon_test", "sign_test", "paired_test", "ttest_rows", "wilcoxon_rows",
-               "sign_test_counts", "t_confidence_interval", "effect_size_dz", "PAIRED_TESTS", "ALTERNATIVES"),
+               "sign_test_counts", "PAIRED_TESTS", "ALTERNATIVES"),
+    "conventions": ("t_confidence_interval", "effect_size_dz"),
     "resampling": ("permutation_test", "bootstrap_test", "permutation_rows", "bootstrap_rows"),
     "multiple": ("p_adjust", "bonferroni", "holm", "benjamini_hochberg", "CORRECTIONS"),
     "allpairs": ("all_pairs_ttest", "tukey_hsd", "HSD_DESIGNS"),

@@ -29,116 +29,14 @@ import math
 import numpy as np
 
 from reeval.choices import ALTERNATIVES, PAIRED_TESTS  # the choices, re-exported
-from reeval.errors import InputError
 
 from .checks import numbers
-from .frames import aligned
+from .conventions import (_check_alternative, _check_confidence, _p_from_null_tails, _paired, _ratio, _result,
+                          _t_pvalue, effect_size_dz, t_confidence_interval)  # the last two re-exported
+from .resampling import bootstrap_test, permutation_test
 
 #: Wilcoxon: exact null distribution up to this many non-zero differences.
 WILCOXON_EXACT_MAX = 50
-
-
-_RESULT_KEYS = ("mean_a", "mean_b", "diff", "statistic", "p_value", "ci_low", "ci_high",
-                "effect_size", "n")
-
-
-def _check_alternative(alternative: str) -> None:
-    if alternative not in ALTERNATIVES:
-        raise InputError(f"alternative must be one of {ALTERNATIVES}, got {alternative!r}")
-
-
-def _check_confidence(confidence: float) -> None:
-    if isinstance(confidence, (str, bytes, bool)) or not 0.0 < confidence < 1.0:
-        raise InputError(f"confidence must be a number in (0, 1), got {confidence!r}")
-
-
-def _paired(x, y) -> tuple[np.ndarray, np.ndarray]:
-    """Validate two per-topic score vectors (same length, 1-D, finite) as float64; two
-    Series (one run's values from ``reeval.evaluate(per_topic=True)``, e.g.
-    ``by_topic.loc["runA", "AP"]``) are aligned on their topics first."""
-    x, y = aligned(x, y, "x and y")
-    if x.ndim != 1 or y.ndim != 1 or x.shape != y.shape:
-        raise InputError(f"x and y must be 1-D of the same length, got {x.shape} and {y.shape}")
-    if not (np.isfinite(x).all() and np.isfinite(y).all()):
-        raise InputError("x and y must be finite (no NaN or inf)")
-    return x, y
-
-
-def _p_from_null_tails(p_greater, p_less, alternative: str):
-    """Two-sided p = min(1, 2 min(P_greater, P_less)) (symmetric nulls); else one tail."""
-    if alternative == "greater":
-        return p_greater
-    if alternative == "less":
-        return p_less
-    return np.minimum(1.0, 2.0 * np.minimum(p_greater, p_less))
-
-
-def _t_pvalue(t, df, alternative: str):
-    """p-value of Student's t with ``df`` degrees of freedom (vectorized)."""
-    from .distributions import t_cdf, t_sf
-
-    t = np.asarray(t, dtype=np.float64)
-    if alternative == "greater":
-        return t_sf(t, df)
-    if alternative == "less":
-        return t_cdf(t, df)
-    return np.minimum(1.0, 2.0 * t_sf(np.abs(t), df))
-
-
-def _ratio(num, den):
-    """num / den elementwise, with 0/0 = 0 and c/0 = +-inf (no warnings)."""
-    num = np.asarray(num, dtype=np.float64)
-    den = np.asarray(den, dtype=np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = num / den
-    out = np.where(den == 0, np.where(num == 0, 0.0, np.copysign(np.inf, num)), out)
-    return out if out.ndim else float(out)
-
-
-def effect_size_dz(d) -> float:
-    """Cohen's d_z of paired differences: mean(d) / sd(d), sd with ddof=1 (unitless).
-
-    Edge cases: NaN for fewer than 2 differences; when sd(d) = 0, 0 if mean(d) = 0 and
-    +-inf otherwise.
-    """
-    d = np.asarray(d, dtype=np.float64)
-    if d.size < 2:
-        return math.nan
-    return float(_ratio(d.mean(), d.std(ddof=1)))
-
-
-def t_confidence_interval(d, confidence: float = 0.95,
-                          alternative: str = "two-sided") -> tuple[float, float]:
-    """t-based confidence interval for the mean of ``d`` (units of ``d``).
-
-    Two-sided: mean +- t_{(1+c)/2, n-1} * sd / sqrt(n); "greater": [mean - t_{c, n-1} *
-    sd / sqrt(n), inf); "less": (-inf, mean + t_{c, n-1} * sd / sqrt(n)]. sd has ddof=1.
-    NaN bounds for fewer than 2 values; a zero sd gives the degenerate [mean, mean].
-    """
-    from .distributions import t_ppf
-
-    _check_alternative(alternative)
-    _check_confidence(confidence)
-    d = np.asarray(d, dtype=np.float64)
-    n = d.size
-    if n < 2:
-        return math.nan, math.nan
-    mean = float(d.mean())
-    se = float(d.std(ddof=1)) / math.sqrt(n)
-    if alternative == "two-sided":
-        half = float(t_ppf((1 + confidence) / 2, n - 1)) * se
-        return mean - half, mean + half
-    half = float(t_ppf(confidence, n - 1)) * se
-    return (mean - half, math.inf) if alternative == "greater" else (-math.inf, mean + half)
-
-
-def _result(x, y, statistic, p_value, ci, effect) -> dict:
-    return dict(zip(_RESULT_KEYS, (
-        float(x.mean()) if x.size else math.nan,
-        float(y.mean()) if y.size else math.nan,
-        float((x - y).mean()) if x.size else math.nan,
-        float(statistic), float(p_value), float(ci[0]), float(ci[1]), float(effect),
-        int(x.size))))
 
 
 def paired_t(x, y, alternative: str = "two-sided", confidence: float = 0.95) -> dict:
@@ -344,8 +242,6 @@ def paired_test(x, y, test: str = "t", alternative: str = "two-sided", seed: int
         return wilcoxon_test(x, y, alternative, confidence)
     if test == "sign":
         return sign_test(x, y, alternative, confidence, zero_method)
-    from .resampling import bootstrap_test, permutation_test  # they use this module's helpers
-
     if test == "permutation":
         return permutation_test(x, y, alternative, seed, n_resamples, confidence)
     if test == "bootstrap":

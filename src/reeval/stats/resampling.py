@@ -18,8 +18,8 @@ import numpy as np
 from reeval.errors import InputError
 
 from .checks import check_resamples, check_seed, numbers
-from .paired import (_check_alternative, _check_confidence, _paired, _ratio, _result, effect_size_dz,
-                     t_confidence_interval)
+from .conventions import (_check_alternative, _check_confidence, _paired, _ratio, _result, effect_size_dz,
+                          t_confidence_interval)
 
 #: Permutation test: exact enumeration of all 2^m sign flips up to m non-zero differences
 #: (2^20 = 1,048,576 sums, 8 MiB), Monte Carlo beyond.

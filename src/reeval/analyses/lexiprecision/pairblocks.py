@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import core as lx
+from . import significance as ls
 from . import ties as lt
 from .core import PairComparison, PositionVectors
 
@@ -109,8 +110,8 @@ class PairTotals:
     def __post_init__(self):
         S, T = self.pv.shape
         self.by_level = np.zeros((2, self.levels), dtype=np.int64)
-        self.pref = {name: (np.zeros((S, T)), np.zeros((S, T))) for name in lx.PREFERENCES}
-        self._sums, self._values = [], {name: [] for name in lx.PREFERENCES}
+        self.pref = {name: (np.zeros((S, T)), np.zeros((S, T))) for name in ls.PREFERENCES}
+        self._sums, self._values = [], {name: [] for name in ls.PREFERENCES}
 
     def add(self, pc: PairComparison) -> None:
         """Fold one block of pairs in (blocks in pair order)."""
@@ -190,7 +191,7 @@ def preference_procedure(n_runs: int, n_topics: int, resamples: int) -> str:
 
 
 def _pair_values(totals: PairTotals):
-    """What :func:`~reeval.analyses.lexiprecision.core.hsd_p_values` reads of a
+    """What :func:`~reeval.analyses.lexiprecision.significance.hsd_p_values` reads of a
     PairComparison (rr, sgn, n_pairs, topics), from the folded pairs."""
     from types import SimpleNamespace
 
@@ -202,37 +203,37 @@ def _pair_values(totals: PairTotals):
 def _hsd_measures(totals: PairTotals, resamples: int) -> tuple:
     """The measures the randomised HSD is run on: all three, or RR alone beyond the cap."""
     S, T = totals.pv.shape
-    return lx.MEASURES if randomised_preferences(S, T, resamples) else ("RR",)
+    return ls.MEASURES if randomised_preferences(S, T, resamples) else ("RR",)
 
 
 def hsd_verdicts(totals: PairTotals, rr: np.ndarray, alpha: float, design: str, resamples: int,
                  seed: int) -> dict:
-    """:func:`~reeval.analyses.lexiprecision.core.hsd_verdicts` from the folded pairs
+    """:func:`~reeval.analyses.lexiprecision.significance.hsd_verdicts` from the folded pairs
     (the values of every pair kept when :func:`randomised_preferences`); beyond the cap,
     rrLP and sgnLP by the topic-blocked parametric HSD of their mean-preference scores."""
     if design != "randomised":
-        return lx.parametric_hsd({"RR": rr, **totals.preference_scores()}, alpha, design)
+        return ls.parametric_hsd({"RR": rr, **totals.preference_scores()}, alpha, design)
     measures = _hsd_measures(totals, resamples)
-    p = lx.hsd_p_values(_pair_values(totals), rr, resamples, seed, measures)
+    p = ls.hsd_p_values(_pair_values(totals), rr, resamples, seed, measures)
     out = {name: values < alpha for name, values in p.items()}
-    if measures != lx.MEASURES:
-        out.update(lx.parametric_hsd(totals.preference_scores(), alpha, "blocked"))
+    if measures != ls.MEASURES:
+        out.update(ls.parametric_hsd(totals.preference_scores(), alpha, "blocked"))
     return out
 
 
 def hsd_seed_range(totals: PairTotals, rr: np.ndarray, alpha: float, resamples: int, seeds) -> dict:
-    """:func:`~reeval.analyses.lexiprecision.core.hsd_seed_range` from the folded pairs
+    """:func:`~reeval.analyses.lexiprecision.significance.hsd_seed_range` from the folded pairs
     (RR alone beyond the cap)."""
-    return lx.hsd_seed_range(_pair_values(totals), rr, alpha, resamples, seeds, _hsd_measures(totals, resamples))
+    return ls.hsd_seed_range(_pair_values(totals), rr, alpha, resamples, seeds, _hsd_measures(totals, resamples))
 
 
 def mark_blocked_preferences(power, n_runs: int, n_topics: int, resamples: int) -> None:
-    """In table 4 (:func:`~reeval.analyses.lexiprecision.core.discriminative_power`),
+    """In table 4 (:func:`~reeval.analyses.lexiprecision.significance.discriminative_power`),
     beyond the cap: the rrLP and sgnLP rows of the Tukey HSD name their procedure
     (:func:`preference_procedure`), with no resamples and one seed. In place."""
     if randomised_preferences(n_runs, n_topics, resamples):
         return
-    rows = (power.test == "tukey_hsd") & power.measure.isin(lx.PREFERENCES)
+    rows = (power.test == "tukey_hsd") & power.measure.isin(ls.PREFERENCES)
     power.loc[rows, "procedure"] = preference_procedure(n_runs, n_topics, resamples)
     power.loc[rows, ["resamples", "seeds"]] = [0, 1]
 

@@ -28,6 +28,7 @@ from . import figures as lf
 from . import incomplete as li
 from . import pairblocks as pb
 from . import paper as lp
+from . import significance as ls
 from . import ties as lt
 
 #: Per-track tables, each written as <name>.parquet and <name>.csv.
@@ -166,13 +167,13 @@ def _table4(pv4, totals4, rr4, track: str, opts: dict) -> tuple:
     procedure = {"correction": opts["paired_correction"], "hsd_design": design, "hsd_resamples": resamples}
     seeds = hsd_seeds(opts, track)
     ii, jj = pb.pair_range(S, 0, S * (S - 1) // 2)
-    tests = lx.pair_tests_from(pv4.runs, ii, jj, T, totals4.sums, rr4, opts["paired_correction"],
+    tests = ls.pair_tests_from(pv4.runs, ii, jj, T, totals4.sums, rr4, opts["paired_correction"],
                                lambda: pb.hsd_verdicts(totals4, rr4, alpha, design, resamples, seeds[0]))
     spread = (pb.hsd_seed_range(totals4, rr4, alpha, resamples, seeds[1:])
               if design == "randomised" and len(seeds) > 1 else None)
     # a track compared with the paper: both Bonferroni (table 4b's stated correction) and Holm
     also = PAPER_CORRECTIONS if track in (opts.get("paper") or {}) else ()
-    power = lx.discriminative_power(tests, alpha=alpha, seed_range=spread, n_seeds=len(seeds), also=also,
+    power = ls.discriminative_power(tests, alpha=alpha, seed_range=spread, n_seeds=len(seeds), also=also,
                                     **procedure)
     if design == "randomised":
         pb.mark_blocked_preferences(power, S, T, resamples)
