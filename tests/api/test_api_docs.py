@@ -33,3 +33,22 @@ def test_every_python_example_of_the_api_page_runs(tmp_path, monkeypatch, data):
     printed = run_examples(API_PAGE, tmp_path, monkeypatch, data, "trec-covid-round1")
     assert ("143 runs" if data == "real" else "8 runs") in printed
     assert "expected a number in score" in printed and "duplicate line" in printed
+
+
+def test_where_to_go_next_names_every_command():
+    """Issue 39 item 8: docs/index.md's "Where to go next" left out `reeval reusability`."""
+    from reeval.cli.app import COMMANDS
+
+    index = (ROOT / "docs" / "index.md").read_text()
+    section = index.split("## Where to go next", 1)[1].split("\n## ", 1)[0]
+    assert [name for name in COMMANDS if not re.search(f"`(reeval )?{name}`", section)] == []
+
+
+def test_the_strict_site_build_refuses_a_link_to_a_missing_anchor():
+    """The generated measures page links each family to its heading and index.md links to
+    sections of other pages: MkDocs checks those anchors only when told (``validation:
+    anchors: warn``, a warning that ``--strict`` makes an error)."""
+    import yaml
+
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text())
+    assert config["validation"]["anchors"] == "warn"
