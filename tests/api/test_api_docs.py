@@ -8,24 +8,48 @@ import sys
 
 import pytest
 
+import browser as browsers
 from conftest import ROOT
 from docs_examples import run_examples
 
 API_PAGE = ROOT / "docs" / "api.md"
+browser = browsers.browser  # the headless Chromium fixture (tests/browser.py)
 
 
-def test_the_site_builds_strictly(tmp_path):
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """(the built site's folder, mkdocs build --strict's result), built once per module."""
     pytest.importorskip("mkdocs", reason="the docs extra (pip install -e '.[docs]') builds the site")
     pytest.importorskip("mkdocstrings", reason="the docs extra (pip install -e '.[docs]') builds the site")
+    tmp_path = tmp_path_factory.mktemp("docs")
     done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(ROOT / "mkdocs.yml"),
                            "-d", str(tmp_path / "site")], capture_output=True, text=True, cwd=ROOT,
                           env={"NO_MKDOCS_2_WARNING": "1", "PATH": "", "HOME": str(tmp_path),
                                "PYTHONPATH": str(ROOT / "src")})
+    return tmp_path / "site", done
+
+
+def test_the_site_builds_strictly(site):
+    folder, done = site
     assert done.returncode == 0, done.stderr
     warnings = [line for line in done.stderr.splitlines() if re.match(r"(\x1b\[\d+m)*(WARNING|ERROR)\b", line)]
     assert not warnings, "\n".join(warnings)  # not hidden by -q: every warning fails the test
-    assert (tmp_path / "site" / "api" / "index.html").is_file()
-    assert "reeval.api.scoring.evaluate" in (tmp_path / "site" / "api" / "index.html").read_text()
+    assert (folder / "api" / "index.html").is_file()
+    assert "reeval.api.scoring.evaluate" in (folder / "api" / "index.html").read_text()
+
+
+def test_the_measures_table_fits_the_page_at_1280_px(site, browser):
+    """Issue 39 item 8: the measures table's last column was cut off on screen (6 columns,
+    730 px in Material's 720 px text column at a 1280 px window: it scrolled sideways)."""
+    folder, done = site
+    assert done.returncode == 0, done.stderr
+    browser.set_window_size(1280, 1000)
+    browser.get((folder / "measures" / "index.html").as_uri())
+    table, shown = browser.execute_script(
+        "const t = document.querySelector('article table');"
+        "const w = t.closest('.md-typeset__scrollwrap') || t.parentElement;"
+        "return [t.scrollWidth, w.clientWidth];")
+    assert table <= shown
 
 
 @pytest.mark.parametrize("data", ["synthetic", "real"])
