@@ -3,6 +3,7 @@
 collection judged beyond the pool depth is detected from the data and said not to be tested
 (reeval.analyses.reusability.depth)."""
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -95,3 +96,15 @@ def test_verdicts_csv_says_whether_the_collection_is_judged_beyond_the_depth(tmp
     no_attrs = verdicts(pd.DataFrame({"group": ["g"], "run": ["r"], "measure": ["P_2"], "score": [0.5],
                                       "score_logo": [0.5], "delta": [0.0], "rank": [1], "rank_logo": [1]}))
     assert no_attrs["judged_beyond_depth"].isna().all()
+
+
+def test_the_verdict_rounds_kendall_tau_so_identical_rankings_read_one():
+    """Issue 39 item 5: verdicts.csv held tau 0.9999999999999999 for two rankings that agree
+    (scores 3, 2, 2 left out as 3.5, 2.5, 2.5: tau-b is 1 up to a last-place error)."""
+    from reeval.stats.correlation import kendall_tau
+
+    assert kendall_tau(np.array([3.0, 2.0, 2.0]), np.array([3.5, 2.5, 2.5])) != 1.0   # the noise removed
+    table = pd.DataFrame({"group": ["a", "b", "c"], "run": ["a", "b", "c"], "measure": "P_2",
+                          "score": [3.0, 2.0, 2.0], "score_logo": [3.5, 2.5, 2.5], "delta": 0.0,
+                          "rank": [1, 2, 2], "rank_logo": [1, 2, 2]})
+    assert verdicts(table).loc[0, "kendall_tau_left_out"] == 1.0

@@ -320,3 +320,38 @@ def test_a_figure_that_fails_costs_neither_the_tables_nor_the_report(files, tmp_
         inclusion, index=False)
     html = report_html(results, [out / "scores.png", out / "verdict.csv"], inclusion)
     assert data_uri(out / "scores.png") in html  # the sentence, where the figure would be
+
+
+def test_the_reusability_figures_name_each_measure_one_way_as_ir_measures_does(tmp_path):
+    """Issue 39 item 5: the figures showed map, P_20, map_cut_100 beside P_rareness@100; they
+    now print ir_measures' names (AP, P@20, AP@100) while verdicts.csv keeps reeval's."""
+    import numpy as np
+
+    from reeval.analyses.reusability.figures import plot_scores, plot_tau_by_track
+
+    measures = ["map", "P_20", "ASL", "P_100", "P_rareness@100", "map_cut_100", "AP_rareness@100"]
+    verdicts = pd.DataFrame({"track": np.repeat(["t1", "t2"], len(measures)), "measure": measures * 2,
+                             "kendall_tau_left_out": np.linspace(0.7, 1.0, 2 * len(measures))})
+    plot_tau_by_track(verdicts, tmp_path / "tau")
+    texts = " ".join(t for t, _ in figure_facts(tmp_path / "tau.pdf")["texts"])
+    for shown in ("τ of AP", "τ of P@20", "τ of P@100", "τ of AP@100", "τ of P_rareness@100", "τ of ASL"):
+        assert shown in texts
+    assert not any(name in texts for name in ("map", "P_20", "P_100 ", "cut"))
+    table = pd.DataFrame({"group": ["g1", "g2", "g3"] * 2, "run": ["a", "b", "c"] * 2,
+                          "measure": ["map"] * 3 + ["P_20"] * 3, "score": [0.3, 0.2, 0.1, 0.5, 0.4, 0.3],
+                          "score_logo": [0.3, 0.19, 0.1, 0.5, 0.35, 0.3]})
+    plot_scores(table, tmp_path / "scores", "t1")
+    texts = [t for t, _ in figure_facts(tmp_path / "scores.pdf")["texts"]]
+    assert "AP" in texts and "P@20" in texts and "map" not in texts and "P_20" not in texts
+
+
+def test_display_names_are_ir_measures_names_that_read_back_as_the_same_measure():
+    from reeval.measures import parse_measure
+    from reeval.measures.vocabulary import display_name
+
+    shown = {n: display_name(n) for n in ("map", "map_cut_100", "P_20", "ndcg_cut_10", "recip_rank", "recall_1000",
+                                          "success_1", "Rprec", "bpref", "ASL", "P_rareness@100", "RR@10")}
+    assert shown == {"map": "AP", "map_cut_100": "AP@100", "P_20": "P@20", "ndcg_cut_10": "nDCG@10",
+                     "recip_rank": "RR", "recall_1000": "R@1000", "success_1": "Success@1", "Rprec": "Rprec",
+                     "bpref": "Bpref", "ASL": "ASL", "P_rareness@100": "P_rareness@100", "RR@10": "RR@10"}
+    assert all([m.name for m in parse_measure(d)] == [n] for n, d in shown.items())

@@ -33,7 +33,7 @@ def test_the_report_marks_the_baseline_and_shows_deltas_and_improved_degraded():
     assert b[1:5] == ["0.6000", "+0.1000", "3", "1"]
     row = rows.set_index("run_a").loc["b"]
     assert row.p_adjusted == min(1.0, 2 * row.p_value)   # Bonferroni over the 2 runs
-    assert [b[5], b[6].rstrip(" |*")] == [f"{row.p_value:.4g}", f"{row.p_adjusted:.4g}"]
+    assert [b[5], b[6].rstrip(" |*")] == [f"{row.p_value:.3f}", f"{row.p_adjusted:.3f}"]
     assert "Bonferroni-corrected over the 2 runs compared with the baseline" in report
 
 
@@ -67,3 +67,16 @@ def test_the_report_s_default_format_is_the_command_s():
     assert inspect.signature(Comparison.report).parameters["format"].default == cli_default == "text"
     rows = reeval.compare_runs(frame("map"))
     assert rows.report() == rows.report(format="text") != rows.report(format="markdown")
+
+
+def test_p_values_below_a_thousandth_are_printed_as_a_floor_in_every_table_format():
+    """Issue 39 item 5: ``3.518e-05`` is not what a paper prints; the table writes fixed
+    notation with a floor, in text, Markdown and LaTeX alike."""
+    index = pd.MultiIndex.from_tuples([(r, f"q{t}") for r in ("base", "b") for t in range(40)],
+                                      names=["run", "query_id"])
+    values = [0.1 + 0.001 * t for t in range(40)] + [0.5 + 0.002 * (t % 3) for t in range(40)]
+    rows = reeval.compare_runs(pd.DataFrame({"map": values}, index=index), baseline="base")
+    assert rows.p_value.iloc[0] < 1e-10
+    for fmt, floor in (("text", "< 0.001"), ("markdown", "&lt; 0.001"), ("latex", r"\textless{} 0.001")):
+        report = rows.report(format=fmt)
+        assert floor in report and "e-" not in report, fmt

@@ -140,7 +140,7 @@ def test_compare_prints_one_table_for_many_runs(capsys, tmp_path):
         paths.append(write_lines(tmp_path / name, lines))
     code, lines, _ = run(capsys, "compare", q, *paths, "-m", "map", "-m", "P@3", "--test", "t", "--test", "tukey_hsd")
     assert code == 0
-    assert lines[0].split() == ["run", "map", "P_3"]
+    assert lines[0].split() == ["run", "map", "P@3"]
     assert [line.split() for line in lines[1:4]] == [["a", "good", "1.0000*c", "1.0000*c"],
                                                      ["b", "mid", "0.9458", "0.8611"],
                                                      ["c", "bad", "0.8509", "0.6667"]]
@@ -148,7 +148,7 @@ def test_compare_prints_one_table_for_many_runs(capsys, tmp_path):
                                "Holm-adjusted over the 3 pairs of each measure)")
     import reeval
     table = reeval.compare_runs(q, paths, ["map", "P@3"], tests=["t", "tukey_hsd"])
-    assert lines == table.report(format="text").replace("P@3", "P_3").splitlines()
+    assert lines == table.report(format="text").splitlines()
     _, latex, _ = run(capsys, "compare", q, *paths, "--format", "latex", "--table-test", "tukey_hsd",
                       "--test", "t", "--test", "tukey_hsd", "--max-p", "0.01")
     assert latex[0] == "\\begin{table}" and "\\toprule" in latex and "Tukey's HSD" in latex[2] and "p \\textless{} 0.01" in latex[2]
@@ -203,6 +203,21 @@ def test_integer_options_at_their_bounds_compute(capsys):
     assert (code, out[-1]) == (0, "num_rel               \tall\t12037")  # every judgment
     code, out, _ = run(capsys, "score", "-l", 2**63 - 1, "-m", "num_rel", qrels, run_)
     assert (code, out[-1]) == (0, "num_rel               \tall\t0")
+
+
+def test_compare_heads_each_column_with_the_measure_name_as_asked(capsys, tmp_path):
+    """Issue 39 item 5: ``-m nDCG@10 --format latex`` headed its column ``ndcg_cut_10``."""
+    q = write_lines(tmp_path / "q", [f"{t} 0 D{d} {int(d < 3)}" for t in range(1, 6) for d in range(8)])
+    paths = [write_lines(tmp_path / n, [f"{t} Q0 D{d} 0 {(d * (k + 3)) % 8} {n}" for t in range(1, 6)
+                                        for d in range(8)]) for k, n in enumerate(["a", "b"])]
+    _, latex, _ = run(capsys, "compare", q, *paths, "-m", "nDCG@10", "-m", "map", "--format", "latex")
+    assert latex[5] == r" & Run & nDCG@10 & map \\"
+    _, markdown, _ = run(capsys, "compare", q, *paths, "-m", "nDCG@10", "--format", "markdown")
+    assert markdown[0].split("|")[3].strip() == "nDCG@10"
+    _, text, _ = run(capsys, "compare", q, *paths, "-m", "nDCG@10", "-m", "P.5,10")
+    assert text[0].split() == ["run", "nDCG@10", "P_5", "P_10"]   # a list of cutoffs keeps reeval's names
+    _, pairs, _ = run(capsys, "compare", q, *paths, "-m", "nDCG@10", "--format", "pairs")
+    assert pairs[1].split("\t")[0] == "nDCG@10"
 
 
 def test_compare_with_a_baseline_prints_the_baseline_form(capsys, tmp_path):

@@ -8,6 +8,7 @@ R = 3, relevant at ranks 2 and 4, D not retrieved, 4 documents retrieved.
 """
 
 import math
+import re
 
 import pytest
 
@@ -176,6 +177,34 @@ def test_docs_measures_is_the_registry_s_table():
     """docs/measures.md is what ``reeval measures --markdown`` prints (regenerate it so)."""
     page = ROOT / "docs" / "measures.md"
     assert page.read_text() == cli.measure_markdown() + "\n", "run: reeval measures --markdown > docs/measures.md"
+
+
+def test_every_family_in_the_measures_table_links_to_its_definition_on_the_page():
+    """Issue 39 item 8: the family names link to their headings; the page rendered as MkDocs
+    renders it (Python-Markdown's tables and toc) holds an element with each linked id."""
+    import markdown
+
+    page = cli.measure_markdown()
+    table = [line for line in page.splitlines() if line.startswith("| [`")]
+    links = [re.match(r"\| \[`([^`]+)`\]\(#([^)]+)\)", line).groups() for line in table]
+    assert [name for name, _ in links] == [f.name for f in sorted(REGISTRY.values(), key=lambda f: f.order)]
+    html = markdown.markdown(page, extensions=["tables", "toc"])
+    ids = re.findall(r'<h3 id="([^"]+)"><code>([^<]+)</code></h3>', html)
+    assert sorted(ids) == sorted((anchor, name) for name, anchor in links)   # each anchor its family's heading
+
+
+def test_the_measures_page_gives_each_rareness_family_its_formula():
+    """Issue 39 item 8: the rareness formulas were only in docs/studies.md."""
+    page = cli.measure_markdown()
+    sections = dict(re.split(r"\n\n", part, maxsplit=1) for part in page.split("### ")[1:])
+    expected = {"`P_rareness`": "P_rareness@k = (1/k) x sum over relevant d in the top k of (1 + alpha R(d))",
+                "`AP_rareness`": "AP_rareness@k = (1/R_q) x sum over relevant d at rank r <= k of [sum over "
+                                 "relevant d' at rank <= r of (1 + alpha R(d'))] / r",
+                "`P_rareness_norm`": "(1 - alpha) + alpha R'(d)", "`AP_rareness_norm`": "(1 - alpha) + alpha R'(d)"}
+    for heading, formula in expected.items():
+        assert formula in sections[heading] and "R(d) = 1 - S_d/S" in sections[heading], heading
+    for heading in ("`P_rareness_norm`", "`AP_rareness_norm`"):
+        assert "R'(d) = 1 - (S_d - 1)/(S - 1)" in sections[heading]
 
 
 def test_the_schema_names_the_registry_s_rareness_families():

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from reeval.report.markdown import counts_line, fill, fmt, image, render, table
+from reeval.report.markdown import counts_line, fill, fmt, fmt_p, image, render, table
 
 
 @pytest.mark.parametrize("value, digits, text", [
@@ -78,3 +78,10 @@ def test_a_table_cell_shows_a_name_literally_in_markdown_and_its_html():
     cell = rendered.split("<td>")[1].split("</td>")[0]
     assert html_module.unescape(cell) == line_text(name)
     assert table(pd.DataFrame({"x": ["trec2020-dl-passage (x)"]})).endswith("| trec2020-dl-passage (x) |")
+
+
+@pytest.mark.parametrize("p, text", [(3.518e-05, "< 0.001"), (0.000999, "< 0.001"), (0.001, "0.001"),
+                                     (0.0456, "0.046"), (1.0, "1.000"), (0.0, "< 0.001"), (float("nan"), "n/a"),
+                                     (None, "n/a")])
+def test_p_values_are_written_in_fixed_notation_with_a_floor(p, text):
+    assert fmt_p(p) == text

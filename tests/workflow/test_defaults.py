@@ -147,3 +147,12 @@ def _has(cfg, path):
 def test_docs_configuration_is_the_schema_s_table():
     page = ROOT / "docs" / "configuration.md"
     assert page.read_text() == markdown(), "run: python -m reeval.workflow.config_doc > docs/configuration.md"
+
+
+def test_every_key_of_the_configuration_page_says_what_it_means():
+    """Issue 39 item 8: lexiprecision.table_relevance.table1-4 had an empty meaning column."""
+    rows = [line for line in markdown().splitlines() if line.startswith("| `")]
+    assert len(rows) > 50
+    empty = [row.split(" | ")[0] for row in rows if not row.rstrip(" |").split(" | ")[-1].strip()
+             or row.endswith("|  |")]
+    assert empty == []

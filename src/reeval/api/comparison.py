@@ -189,11 +189,24 @@ def _from_inputs(qrels, runs, measures, baseline, relevance_level, precision, de
                               options["alternative"], options["seed"], options["resamples"], rel_level=level,
                               max_depth=depth, unretrieved=unretrieved, alpha=alpha, systems=systems,
                               version=trec_eval_version(precision))
-    spelled = {m.name: column for column, m in columns.items()}   # the caller's spelling of each
-    result = Comparison(rows.assign(measure=rows["measure"].map(spelled)))
-    result.attrs.update(rows.attrs, measures=[spelled[m] for m in rows.attrs["measures"]],
-                        higher_is_better={spelled[m]: v for m, v in rows.attrs["higher_is_better"].items()})
-    return result, tables, notes
+    return asked_names(rows, columns), tables, notes
+
+
+def asked_names(rows: pd.DataFrame, columns: dict) -> Comparison:
+    """The rows of :func:`reeval.compute.compare_runs_track` as a :class:`Comparison` whose
+    measures carry the caller's spelling: ``columns`` is
+    :func:`~reeval.api.scoring.measure_columns`' {name as asked: Measure} (``nDCG@10``, not
+    ``ndcg_cut_10``; a set's members keep reeval's names), applied to the measure column
+    and to the attrs the table reads (measures, higher_is_better)."""
+    spelled = {m.name: column for column, m in columns.items()}
+
+    def name(m):
+        return spelled.get(m, m)
+
+    result = Comparison(rows.assign(measure=rows["measure"].map(name)))
+    result.attrs.update(rows.attrs, measures=[name(m) for m in rows.attrs["measures"]],
+                        higher_is_better={name(m): v for m, v in rows.attrs["higher_is_better"].items()})
+    return result
 
 
 def _two_runs(run_a, run_b):

@@ -20,7 +20,10 @@ def compare_rows(qrels_path, run_paths, measure_specs=None, tests=None, correcti
                  alternative="two-sided", seed=0, n_resamples=10000, rel_level=1, precision="float64",
                  unretrieved="after_last", warn=None):
     """The rows of ``reeval compare``: :func:`reeval.compute.compare_runs_track` on the runs
-    read from ``run_paths`` (``attrs``: the settings its table needs)."""
+    read from ``run_paths`` (``attrs``: the settings its table needs), each measure named as
+    asked (``-m nDCG@10`` heads its column ``nDCG@10``, as ``reeval.compare_runs`` does)."""
+    from reeval.api.comparison import asked_names
+    from reeval.api.scoring import measure_columns
     from reeval.compute import check_compare, compare_runs_track, level_notes, trec_eval_version
     from reeval.io.trecio import run_names
     from reeval.measures import parse_measures
@@ -34,9 +37,10 @@ def compare_rows(qrels_path, run_paths, measure_specs=None, tests=None, correcti
     for note in level_notes(rel_level) if warn else ():
         warn(note)
     names = run_names(run_paths)
-    return compare_runs_track(tables, names, measures, list(dict.fromkeys(tests or ["t"])), correction, baseline,
+    rows = compare_runs_track(tables, names, measures, list(dict.fromkeys(tests or ["t"])), correction, baseline,
                               alternative, seed, n_resamples, rel_level=rel_level, unretrieved=unretrieved,
                               version=version)
+    return asked_names(rows, measure_columns(measure_specs or ["map"], precision=precision))
 
 
 def compare_lines(rows, fmt="text", test=None, max_p=0.05, decimals=4):

@@ -47,22 +47,38 @@ def measure_markdown() -> str:
              "those as written. k, k1,k2, x, n and L stand for numbers. "
              "`reeval score -m NAME` prints trec_eval's measures in trec_eval's order, reeval's own after; "
              "`reeval.evaluate` and the config's `measures:` take any spelling (rareness measures go under "
-             "`rareness.measures`). The last column names what the tests check each family against, "
-             "topic by topic, on every shared track.", "",
-             "| family | spellings | what it is | direction | run value | checked against |",
-             "|---|---|---|---|---|---|"]
+             "`rareness.measures`). Each family links to its definition below, which also names what "
+             "the tests check the family against, topic by topic, on every shared track.", "",
+             "| family | spellings | what it is | direction |",
+             "|---|---|---|---|"]
     for f in families:
-        run_value = f.aggregate + (", over the runs given together" if f.needs_runs else "")
-        lines.append(f"| `{f.name}` | {', '.join(f'`{n}`' for n in f.names)} | {cell(f.description)} | "
-                     f"{f.direction} | {run_value} | {cell(f.checked_against)} |")
+        lines.append(f"| [`{f.name}`](#{family_anchor(f.name)}) | {', '.join(f'`{n}`' for n in f.names)} | "
+                     f"{cell(f.description)} | {cell(direction_cell(f))} |")
     lines += ["", "Named sets: " + "; ".join(f"`{name}` = {', '.join(specs)}" for name, specs in SETS.items()) +
               ". Under trec_eval 9.x semantics (`--trec-eval-9`, `precision: float32`) `all_trec` lacks unj, "
               "rbp and rbp_resid, as 9.x's did.", "", "## Definitions", ""]
     for module in (classic, interpolated, graded, setbased, judgments, textbook, vocabulary, asl):
         lines += [" ".join(plain_doc(p).split()) for p in module.__doc__.split("\n\n")[1:]] + [""]
     for f in families:
-        lines += [f"### `{f.name}`", "", " ".join(plain_doc(f.doc).split()) if f.doc else f.description, ""]
+        lines += [f"### `{f.name}`", "", " ".join(plain_doc(f.doc).split()) if f.doc else f.description, "",
+                  f"Run value: {f.aggregate}{', over the runs given together' if f.needs_runs else ''}. "
+                  f"Checked against: {f.checked_against}.", ""]
     return "\n".join(lines)
+
+
+def family_anchor(name: str) -> str:
+    """The anchor of the heading ``### `name``` on the generated page: its text lowercased,
+    as GitHub and Python-Markdown's toc (MkDocs) both make it of a name of letters, digits
+    and underscores (the registry's family names; unique in lower case, checked by a test)."""
+    return name.lower()
+
+
+def direction_cell(family) -> str:
+    """The table's direction column: higher or lower is better, a count or text, with the
+    run value when it is not the mean over topics (``gmean``) and ``over the runs`` for a
+    family computed over the runs given together."""
+    extra = [family.aggregate] if family.aggregate not in ("mean", "none", "sum", "count") else []
+    return ", ".join([family.direction, *extra] + (["over the runs"] if family.needs_runs else []))
 
 
 def command(args) -> int:

@@ -196,6 +196,28 @@ def _trec_form(name: str, family: str, cutoff, kw: dict):
     return family, cutoff, extra, IR_MEASURES[name][3]
 
 
+#: trec_eval's names with a cutoff (``{prefix}_{k}``) -> ir_measures' name (``{name}@{k}``)
+DISPLAY_CUTOFFS = {"map_cut": "AP", "P": "P", "recall": "R", "ndcg_cut": "nDCG", "success": "Success"}
+#: trec_eval's names without a cutoff -> ir_measures' primary name (``map`` -> ``AP``,
+#: ``recip_rank`` -> ``RR``): the first name :data:`IR_MEASURES` lists for that default measure
+DISPLAY_NAMES = {trec: name for name, (_, _, _, trec) in reversed(IR_MEASURES.items()) if trec is not None}
+
+
+def display_name(name: str) -> str:
+    """The name a figure or a table meant for reading gives the measure reeval names ``name``:
+    ir_measures' spelling of a trec_eval name (``map`` -> ``AP``, ``map_cut_100`` ->
+    ``AP@100``, ``P_20`` -> ``P@20``, ``ndcg_cut_10`` -> ``nDCG@10``, ``recip_rank`` ->
+    ``RR``), which reads back as the same measure; any other name as it is
+    (``ASL``, ``P_rareness@100``, ``RR@10``, ``ndcg_rel``). CSV and Parquet columns keep
+    reeval's names: they are keys, joined across tables."""
+    if name in DISPLAY_NAMES:
+        return DISPLAY_NAMES[name]
+    prefix, _, k = name.rpartition("_")
+    if prefix in DISPLAY_CUTOFFS and k.isdigit() and not k.startswith("0"):
+        return f"{DISPLAY_CUTOFFS[prefix]}@{k}"
+    return name
+
+
 FALLBACKS.append(parse_ir_measures)
 FALLBACK_NAMES.extend(["AP@k", "AP(rel=n)", "P(rel=n)@k", "RR@k", "RR(rel=n)@k", "nDCG(gains={g:x,...})@k",
                        "P(judged_only=True)@k", "SetP", "SetR", "SetF(beta=x)", "SetAP", "NumRet", "NumRel",

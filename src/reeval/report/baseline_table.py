@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from .escape import latex_text as latex_escape, markdown_text as _markdown_text
+from .markdown import fmt_p
 from .test_names import CORRECTION_NAMES
 
 #: the columns shown per measure for a run compared with the baseline
@@ -25,8 +26,9 @@ def baseline_cells(rows: pd.DataFrame, settings: dict, decimals: int,
     " (baseline)"), then the others in order; per measure :data:`PER_MEASURE`. improved
     counts the topics where the run is better than the baseline in the measure's
     direction (higher, or lower for ASL), degraded where it is worse; the baseline's own
-    row has its means and blanks. p-values to ``decimals`` significant digits; a corrected
-    p-value below ``max_p`` is followed by " *"."""
+    row has its means and blanks. p-values in fixed notation with a floor
+    (:func:`.markdown.fmt_p`: ``0.046``, ``< 0.001``); a corrected p-value below ``max_p``
+    is followed by " *"."""
     runs, measures, baseline = list(settings["runs"]), list(settings["measures"]), settings["baseline"]
     header = ["run"] + [f"{m} {c}" if c != "mean" else m for m in measures for c in PER_MEASURE]
     by_pair = {(r.run_a, r.measure): r for r in rows.itertuples(index=False)}
@@ -49,7 +51,7 @@ def baseline_cells(rows: pd.DataFrame, settings: dict, decimals: int,
                         else (r.topics_a_lower, r.topics_a_higher))
             star = " *" if r.p_adjusted < max_p else ""
             cells += [f"{r.mean_a:.{decimals}f}", f"{r.diff:+.{decimals}f}", str(int(up)), str(int(down)),
-                      f"{r.p_value:.{decimals}g}", f"{r.p_adjusted:.{decimals}g}{star}"]
+                      fmt_p(r.p_value), f"{fmt_p(r.p_adjusted)}{star}"]
         body.append(cells)
     return header, body
 

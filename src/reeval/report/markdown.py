@@ -34,6 +34,22 @@ def fmt(value, digits: int = MEASURE_DECIMALS) -> str:
     return f"{value:.{digits}f}"
 
 
+#: decimals of a p-value in a table meant for reading; below 10**-P_DECIMALS it is written
+#: as a floor, "< 0.001" (CSV and tab-separated outputs keep full precision)
+P_DECIMALS = 3
+
+
+def fmt_p(p, decimals: int = P_DECIMALS) -> str:
+    """A p-value as report text, in fixed notation with a floor: ``n/a`` for None and NaN;
+    below ``10**-decimals`` the floor ``< 0.001`` (for 3 decimals); else ``decimals``
+    decimals (``fmt_p(3.518e-05) == "< 0.001"``, ``fmt_p(0.0456) == "0.046"``,
+    ``fmt_p(0.001) == "0.001"``, ``fmt_p(1.0) == "1.000"``). Never scientific notation."""
+    if p is None or not math.isfinite(p):
+        return "n/a"
+    floor = 10.0 ** -decimals
+    return f"< {floor:.{decimals}f}" if p < floor else f"{p:.{decimals}f}"
+
+
 def table(df: pd.DataFrame, markup=()) -> str:
     """A DataFrame as a markdown table: a header row of the column names, a ``|---|``
     separator, one row per row with each cell as ``str(cell)`` (format the cells first).

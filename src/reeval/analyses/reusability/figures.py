@@ -8,6 +8,10 @@ Kendall's tau between the full and the leave-one-group-out orderings of each tra
 base's on x and the measure's on y (one point per track, the identity line): ASL and P@20
 against AP, a rareness measure against the measure it weights (P@k, AP@k); a measure
 that is there only as a rareness measure's base gets no panel of its own.
+
+Both figures name a measure one way, ir_measures' (:func:`reeval.measures.vocabulary.display_name`:
+AP, P@20, AP@100, P_rareness@100, ASL), where the tables' ``measure`` column keeps reeval's
+(map, P_20, map_cut_100), the key that joins them with the other tables.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import math
 import numpy as np
 
 from reeval.archive.inclusion import NO_TRACK_FIGURE_NOTE
+from reeval.measures.vocabulary import display_name
 from reeval.report.figures import PALETTE, figure_style, new_figure, note, save_figure_pair
 
 #: at most this many groups get a colour each (and a legend entry)
@@ -68,7 +73,7 @@ def plot_scores(table, path_stem, track: str = "") -> None:
             ax.scatter(part["score"], part["score_logo"], s=7, color=PALETTE[0], alpha=0.7, linewidths=0)
         _identity(ax, part["score"], part["score_logo"])
         tau = kendall_tau(part["score"].to_numpy(), part["score_logo"].to_numpy())
-        ax.set_title(f"{m}\nτ = {tau:.3f}" if np.isfinite(tau) else m)
+        ax.set_title(f"{display_name(m)}\nτ = {tau:.3f}" if np.isfinite(tau) else display_name(m))
         ax.set_xlabel("full qrels")
         ax.set_ylabel("without its group")
     if few and axes:
@@ -130,9 +135,9 @@ def plot_tau_by_track(verdicts, path_stem) -> None:
             x, y = tau[base].to_numpy(float), tau[m].to_numpy(float)
             ax.scatter(x, y, s=10, color=PALETTE[0], linewidths=0)
             _identity(ax, x, y)
-            ax.set_xlabel(f"τ of {base}")
-            ax.set_ylabel(f"τ of {m}")
-            ax.set_title(f"{m}\nagainst {base}")
+            ax.set_xlabel(f"τ of {display_name(base)}")
+            ax.set_ylabel(f"τ of {display_name(m)}")
+            ax.set_title(f"{display_name(m)}\nagainst {display_name(base)}")
         note(axes[0], f"{tau.shape[0]} track{'s' * (tau.shape[0] != 1)}", loc="upper left")
     fig.suptitle("Kendall's τ, full qrels against leave one group out")
     save_figure_pair(fig, path_stem)

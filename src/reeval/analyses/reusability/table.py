@@ -27,6 +27,11 @@ TABLE_COLUMNS = ("group", "run", "measure", "score", "score_logo", "delta", "ran
 VERDICT_COLUMNS = ("measure", "runs", "groups", "pool_depth", "judged_beyond_depth", "max_drop", "max_drop_run",
                    "mean_drop", "kendall_tau_left_out", "places", "rank_changes_inserted", "lp_agreement",
                    "lp_at_risk", "lp_sampled")
+#: decimals ``kendall_tau_left_out`` is rounded to: tau-b's square root and division leave a
+#: few units in the last place (0.9999999999999999 for two identical rankings with a tie);
+#: 12 decimals remove that noise and keep every value tau can take over up to 10**5 runs
+#: (its steps are 1 / (n (n - 1) / 2) >= 2e-10)
+TAU_DECIMALS = 12
 
 
 def reusability_table(grid, groups, measures, depth: int = 100, rel_level: int = 1,
@@ -101,7 +106,9 @@ def verdicts(table, places: int = 0):
     the mean drop over the runs, and the two rankings, named apart:
 
     - ``kendall_tau_left_out``: Kendall's tau-b between the full ranking and the *left-out
-      ranking*, every run ranked by its score without its group (all runs so at once);
+      ranking*, every run ranked by its score without its group (all runs so at once),
+      rounded to :data:`TAU_DECIMALS` decimals (a statistic, not a measure: the float noise
+      of its computation is no information; NaN stays NaN);
     - ``rank_changes_inserted``: the runs whose *inserted rank* (its score without its
       group placed among the other runs' full scores, as a new system is compared with the
       official runs: ``rank_logo``) differs from its full rank by more than ``places``.
@@ -128,6 +135,7 @@ def verdicts(table, places: int = 0):
                      "max_drop": float(d[top]) if top is not None else np.nan,
                      "max_drop_run": part["run"].iloc[top] if top is not None else None,
                      "mean_drop": float(np.nanmean(d)) if np.isfinite(d).any() else np.nan,
-                     "kendall_tau_left_out": kendall_tau(part["score"].to_numpy(), part["score_logo"].to_numpy()),
+                     "kendall_tau_left_out": round(kendall_tau(part["score"].to_numpy(), part["score_logo"].to_numpy()),
+                                                   TAU_DECIMALS),
                      "places": int(places), "rank_changes_inserted": int(moved.sum()), **lp})
     return pd.DataFrame(rows, columns=list(VERDICT_COLUMNS))
