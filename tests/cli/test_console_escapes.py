@@ -99,3 +99,19 @@ def test_a_compare_baseline_not_among_the_runs_is_named_escaped(track):
     code, _, err = reeval("compare", "--quiet", "--baseline", "base\x1b]0;x\x07", qrels, *runs)
     assert code == 1 and err.count("\n") == 1 and not RAW.search(err.rstrip("\n")), err
     assert "base\\x1b]0;x\\x07" in err and "run\\x1b]0;TITLE" in err
+
+
+@pytest.mark.parametrize("argv, shown", [
+    (["score", "q", "r", "--x" + OSC + BIDI], "unrecognized arguments: --x" + line_text(OSC + BIDI)),
+    (["compare", "q", "a", "b", "--seed", "1", "extra" + BIDI + "\n" + C1], "unrecognized arguments: extra"),
+    (["compare", "q", "a", "b", "--test", "t" + OSC], "argument --test: invalid choice: 't" + line_text(OSC)),
+    (["prefer", "q", "a", "b", "-l", "1" + BIDI], "argument -l: expected an integer, not '1" + line_text(BIDI)),
+    (["comp\u202eare" + OSC], "invalid choice: 'comp\\u202eare"),
+])
+def test_argparses_own_errors_show_a_hostile_argument_escaped_on_one_line(argv, shown):
+    """Issue 39 item 6: an unknown option echoed ESC and bidi controls raw to the terminal."""
+    code, out, err = reeval(*argv)
+    assert (code, out) == (2, ""), err
+    assert err.startswith("usage: reeval"), err
+    last = err.rstrip("\n").splitlines()[-1]
+    assert ": error: " in last and shown in last and not RAW.search(err.replace("\n", "")), err

@@ -30,12 +30,27 @@ COMMANDS = {
 DESCRIPTION = "The reeval command line: evaluate runs as trec_eval does, compare them, list the measures."
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse's parser whose own errors (an unknown option, a missing argument, an
+    ambiguous abbreviation) show the arguments they quote escaped
+    (:func:`reeval.report.escape.line_text`), as every other line reeval prints: an
+    argument holding ESC or a bidi control reaches the terminal as ``\\x1b``, ``\\u202e``.
+    The subcommands' parsers are of this class too (argparse makes them of their parent's)."""
+
+    def error(self, message):
+        """Exit 2 with the usage line and ``PROG: error: message``, the message on one line."""
+        from reeval.report.escape import line_text
+
+        self.print_usage(sys.stderr)
+        self.exit(2, f"{self.prog}: error: {line_text(message)}\n")
+
+
 def build_parser(commands=None) -> argparse.ArgumentParser:
     """The command line with ``commands`` (names of :data:`COMMANDS`; default all), each
-    added by its module's ``add_parser`` and sharing the input options."""
+    added by its module's ``add_parser`` and sharing the input options (a :class:`Parser`)."""
     from reeval.cli.options import input_options
 
-    parser = argparse.ArgumentParser(prog="reeval", description=DESCRIPTION)
+    parser = Parser(prog="reeval", description=DESCRIPTION)
     parser.add_argument("--version", action="version", version=f"reeval {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="{" + ",".join(COMMANDS) + "}")
     common = input_options()
@@ -53,11 +68,9 @@ def command_named(argv) -> list[str] | None:
 
 def _option_error(parser, args, exc) -> None:
     """Exit 2 with the command's usage line and the message (argparse's way), on one line
-    (:func:`reeval.report.escape.line_text`)."""
-    from reeval.report.escape import line_text
-
+    (:meth:`Parser.error`)."""
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices[args.command]
-    sub.error(line_text(exc))
+    sub.error(str(exc))
 
 
 def process_settings() -> None:
