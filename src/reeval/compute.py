@@ -198,18 +198,20 @@ def per_topic_matrices(scores, measures) -> dict:
 def compare_runs_track(tables, names, measures, tests=("t",), correction="holm", baseline=None,
                        alternative="two-sided", seed=0, n_resamples=10000, rel_level=1, max_depth=None,
                        unretrieved="after_last", alpha=1.0, systems="all", version=10):
-    """Every pair of the runs ``names`` (or each run against ``baseline``) under each test,
+    """Every pair of the runs ``names`` (or each run against ``baseline``: a name, or an
+    index into ``names``, :func:`reeval.stats.comparisons.baseline_name`) under each test,
     per measure: the rows of :func:`reeval.stats.comparisons.all_pairs_tests` with the
     measure's name first, measures in the order given. Per-topic values as
     :func:`score_track` computes them under trec_eval ``version``'s conventions
     (:func:`per_topic_matrices` pairs them). ``attrs``
     holds what the comparison table needs: runs, measures, higher_is_better, tests,
-    correction, alternative, seed, resamples, baseline."""
+    correction, alternative, seed, resamples, baseline (the baseline's name)."""
     import pandas as pd
 
-    from reeval.stats.comparisons import all_pairs_tests
+    from reeval.stats.comparisons import all_pairs_tests, baseline_name
 
     check_compare(measures, n_resamples)
+    baseline = baseline_name(baseline, names)
     scores, _ = score_track(tables, names, measures, rel_level=rel_level, max_depth=max_depth,
                             unretrieved=unretrieved, alpha=alpha, systems=systems, version=version)
     frames = []

@@ -51,25 +51,56 @@ class Comparison(pd.DataFrame):
         return render(pd.DataFrame(self), settings, test, max_p, format, _integer("decimals", decimals))
 
 
-def _check(tests, correction, alternative, resamples, seed) -> list:
-    from reeval.stats.comparisons import ALL_PAIRS_TESTS, PAIR_CORRECTIONS
+#: PyTerrier's and statsmodels' names of a correction (``multipletests(method=...)``;
+#: ``Experiment(correction=None)``: none) -> reeval's (:data:`reeval.choices.PAIR_CORRECTIONS`)
+CORRECTION_ALIASES = {"fdr_bh": "bh", None: "none"}
 
-    tests = [tests] if isinstance(tests, str) else list(tests)
+
+def one_of(name: str, value, alias: str, alias_value, default=None):
+    """An option given under reeval's ``name`` or PyTerrier's ``alias`` (``tests``/``test``,
+    ``measures``/``eval_metrics``): the one given, else ``default``; both is an InputError."""
+    if value is not None and alias_value is not None:
+        raise InputError(f"give {name}= or {alias}= (PyTerrier's name), not both")
+    found = value if value is not None else alias_value
+    return default if found is None else found
+
+
+def pair_correction(correction) -> str:
+    """reeval's name of ``correction``: ``holm``, ``bonferroni``, ``bh`` or ``none``, or
+    statsmodels' ``fdr_bh`` (= ``bh``) and PyTerrier's ``None`` (= ``none``). Another of
+    statsmodels' methods (``sidak``, ``holm-sidak``, ``fdr_by`` ...) is an InputError."""
+    from reeval.stats.comparisons import PAIR_CORRECTIONS
+
+    key = CORRECTION_ALIASES.get(correction, correction) if isinstance(correction, (str, type(None))) else correction
+    if key not in PAIR_CORRECTIONS:
+        raise InputError(f"correction must be one of {', '.join(PAIR_CORRECTIONS)} (statsmodels' names: holm, "
+                         f"bonferroni, fdr_bh; None: none); got {correction!r}")
+    return key
+
+
+def _check(tests, correction, alternative, resamples, seed) -> tuple[list, str]:
+    """(tests as a list, reeval's correction), each checked."""
+    from reeval.stats.comparisons import ALL_PAIRS_TESTS
+
+    tests = [tests] if isinstance(tests, str) or callable(tests) else list(tests)
     if not tests:
         raise InputError("tests: no test given")
     for test in tests:
+        if callable(test):
+            raise InputError(f"tests: name a test ({', '.join(ALL_PAIRS_TESTS)}), not a function: the table's "
+                             "caption names the test and its correction")
         _choice("tests", test, ALL_PAIRS_TESTS)
-    _choice("correction", correction, PAIR_CORRECTIONS)
+    correction = pair_correction(correction)
     _choice("alternative", alternative, ALTERNATIVES)
     _integer("resamples", resamples)
     _integer("seed", seed)
-    return tests
+    return tests, correction
 
 
 def _from_frame(frame: pd.DataFrame, runs, measures, **options) -> Comparison:
     """The comparison of ``evaluate(per_topic=True)``'s frame: the measures are its columns
     (or those named), their directions from the registry."""
-    from reeval.stats.comparisons import all_pairs_tests
+    from reeval.stats.comparisons import all_pairs_tests, baseline_name
 
     names = list(frame.columns) if measures is None else [str(m) for m in
                                                           ([measures] if isinstance(measures, str) else measures)]
@@ -78,12 +109,13 @@ def _from_frame(frame: pd.DataFrame, runs, measures, **options) -> Comparison:
         raise InputError(f"measures: {missing[0]!r} is not a column of the frame; columns: "
                          f"{', '.join(map(str, frame.columns))}")
     directions = {m: _higher_is_better(m) for m in names}
+    order = list(runs) if runs is not None else list(pd.unique(frame.index.get_level_values(0)))
+    options["baseline"] = baseline_name(options.get("baseline"), order)
     frames = []
     for m in names:
         table = all_pairs_tests(frame[m], runs=runs, **options)
         table.insert(0, "measure", m)
         frames.append(table)
-    order = list(runs) if runs is not None else list(pd.unique(frame.index.get_level_values(0)))
     result = Comparison(pd.concat(frames, ignore_index=True))
     result.attrs.update(runs=order, measures=names, higher_is_better=directions, **options)
     return result
@@ -101,11 +133,12 @@ def _higher_is_better(name: str) -> bool:
 
 
 def compare_runs(qrels: QrelsInput | pd.DataFrame, runs: RunsInput | None = None,
-                 measures: str | Iterable[str] | None = None, *, tests: str | Iterable[str] = ("t",),
-                 correction: str = "holm", baseline: str | None = None, alternative: str = "two-sided",
+                 measures: str | Iterable[str] | None = None, *, tests: str | Iterable[str] | None = None,
+                 correction: str | None = "holm", baseline: str | int | None = None, alternative: str = "two-sided",
                  relevance_level: int = 1, precision: str = "float64", seed: int = 0, resamples: int = 10000,
                  depth: int | None = None, unretrieved: str = "after_last", alpha: float | str = 1.0,
-                 systems: str = "all") -> Comparison:
+                 systems: str = "all", test: str | Iterable[str] | None = None,
+                 eval_metrics: str | Iterable[str] | None = None) -> Comparison:
     """Significance tests between every pair of runs (or each run against ``baseline``).
 
     Args:
@@ -114,14 +147,19 @@ def compare_runs(qrels: QrelsInput | pd.DataFrame, runs: RunsInput | None = None
             every column a measure unless ``measures`` names some; ``runs`` may then pick
             and order runs by name).
         runs: two or more runs in any form :func:`reeval.evaluate` takes.
-        measures: per-topic measures (default ``map``; not ``num_*`` or ``gm_map``).
-        tests: any of ``t``, ``wilcoxon``, ``sign``, ``permutation``, ``bootstrap``,
-            ``tukey_hsd`` (topic-blocked ANOVA), ``randomised_tukey_hsd`` (Carterette's
-            permutation form); see docs/statistics.md.
+        measures: per-topic measures (default ``map``; not ``num_*`` or ``gm_map``), as
+            names or ir_measures objects (``nDCG@10``).
+        tests: one or a list of ``t`` (the default), ``wilcoxon``, ``sign``,
+            ``permutation``, ``bootstrap``, ``tukey_hsd`` (topic-blocked ANOVA),
+            ``randomised_tukey_hsd`` (Carterette's permutation form); see docs/statistics.md.
         correction: ``holm``, ``bonferroni``, ``bh`` or ``none``, over the pairs of each
-            measure and test; the Tukey tests' p-values are simultaneous already and kept.
-        baseline: a run name: compare every other run with it (run_a = the run, run_b =
-            the baseline) instead of every pair.
+            measure and test; statsmodels' ``fdr_bh`` is ``bh``, ``None`` is ``none``
+            (PyTerrier's names). The Tukey tests' p-values are simultaneous already and kept.
+        baseline: a run's name, or its index in the runs' order (an int: ``baseline=0``
+            is the first run, as in PyTerrier; a run named "0" is ``baseline="0"``):
+            compare every other run with it (run_a = the run, run_b = the baseline)
+            instead of every pair. A name not among the runs, or an index out of range,
+            is an InputError.
         alternative: ``two-sided``; ``greater`` (run_a better) or ``less``, paired tests only.
         relevance_level: as :func:`reeval.evaluate`.
         precision: as :func:`reeval.evaluate`.
@@ -133,6 +171,8 @@ def compare_runs(qrels: QrelsInput | pd.DataFrame, runs: RunsInput | None = None
         alpha: as :func:`reeval.evaluate`.
         systems: as :func:`reeval.evaluate`. Topics are paired over every qrels topic, ASL
             measures over those with a relevant document.
+        test: PyTerrier's name of ``tests`` (one name or a list); giving both is an InputError.
+        eval_metrics: PyTerrier's name of ``measures``; giving both is an InputError.
 
     Returns:
         A :class:`Comparison` (a DataFrame): one row per (measure, test, run_a, run_b),
@@ -144,6 +184,8 @@ def compare_runs(qrels: QrelsInput | pd.DataFrame, runs: RunsInput | None = None
     Raises:
         InputError: bad input or options (one line naming what was expected).
     """
+    tests = one_of("tests", tests, "test", test, ("t",))
+    measures = one_of("measures", measures, "eval_metrics", eval_metrics)
     result, tables, notes = _compare_runs(qrels, runs, measures, tests, correction, baseline, alternative,
                                           relevance_level, precision, seed, resamples, depth, unretrieved,
                                           alpha, systems)
@@ -153,7 +195,7 @@ def compare_runs(qrels: QrelsInput | pd.DataFrame, runs: RunsInput | None = None
 def _compare_runs(qrels, runs, measures, tests, correction, baseline, alternative, relevance_level,
                   precision, seed, resamples, depth, unretrieved, alpha, systems) -> tuple:
     """(Comparison, ingested tables or None, notes) of :func:`compare_runs`."""
-    tests = _check(tests, correction, alternative, resamples, seed)
+    tests, correction = _check(tests, correction, alternative, resamples, seed)
     options = dict(tests=tests, correction=correction, alternative=alternative, seed=seed, resamples=resamples)
     if isinstance(qrels, pd.DataFrame) and tuple(qrels.index.names) == ("run", "query_id"):
         result, tables, notes = _from_frame(qrels, runs, measures, baseline=baseline, **options), None, []

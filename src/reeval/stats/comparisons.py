@@ -174,8 +174,8 @@ def _check_choices(tests, correction: str) -> list:
 
 def all_pairs_tests(scores, runs=None, tests=("t",), correction: str = "holm", baseline=None,
                     alternative: str = "two-sided", seed: int = 0, resamples: int = 10000) -> pd.DataFrame:
-    """Every pair of runs (or each run against ``baseline``, a run name or row index)
-    under each of ``tests``, one row per (test, pair).
+    """Every pair of runs (or each run against ``baseline``, a run's name or row index:
+    :func:`baseline_name`) under each of ``tests``, one row per (test, pair).
 
     ``scores``: runs x topics (a matrix, or ``reeval.evaluate(per_topic=True)``'s frame
     with one measure, :func:`reeval.stats.frames.score_matrix`). Columns :data:`COLUMNS`:
@@ -207,13 +207,36 @@ def all_pairs_tests(scores, runs=None, tests=("t",), correction: str = "holm", b
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=list(COLUMNS))
 
 
-def _baseline_row(baseline, labels) -> int | None:
+def baseline_name(baseline, names):
+    """The run of ``names`` that ``baseline`` designates, or None (no baseline).
+
+    A string is a run's name; an integer (Python's or numpy's, not a bool) is an index
+    into ``names``, 0 to len(names) - 1, as PyTerrier's ``Experiment(baseline=0)``. The
+    type decides, so a run named ``"0"`` is ``baseline="0"`` and ``baseline=0`` is the first
+    run whatever its name. Anything else, a name not among ``names`` or an index out of
+    range is an InputError naming what was expected.
+    """
+    import numbers
+
+    names = [str(n) for n in names]
     if baseline is None:
         return None
-    hits = [k for k, name in enumerate(labels) if name == baseline]
-    if not hits:
-        raise InputError(f"baseline {baseline!r} is not one of the runs: {', '.join(map(str, labels))}")
-    return hits[0]
+    if isinstance(baseline, numbers.Integral) and not isinstance(baseline, (bool, np.bool_)):
+        if not 0 <= baseline < len(names):
+            raise InputError(f"baseline {int(baseline)} is not an index of the {len(names)} runs given "
+                             f"(0 to {len(names) - 1}): {', '.join(names)}")
+        return names[int(baseline)]
+    if not isinstance(baseline, str):
+        raise InputError(f"baseline must be a run's name (a str) or its index (an int); got {baseline!r}")
+    if baseline not in names:
+        raise InputError(f"baseline {baseline!r} is not one of the runs: {', '.join(names)}")
+    return baseline
+
+
+def _baseline_row(baseline, labels) -> int | None:
+    """The row of :func:`baseline_name` in ``labels``, or None."""
+    name = baseline_name(baseline, labels)
+    return None if name is None else [str(label) for label in labels].index(name)
 
 
 def discriminative_power(scores, test: str = "randomised_tukey_hsd", alpha: float = 0.05,
