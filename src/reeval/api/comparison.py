@@ -31,24 +31,25 @@ class Comparison(pd.DataFrame):
 
     def report(self, test: str | None = None, max_p: float = 0.05, format: str = REPORT_FORMAT,
                decimals: int = 4) -> str:
-        """The comparison table of one test (default: the first asked for): a row per run
-        (marked a, b, ... or 1, 2, ... beyond 26 runs), the measures as columns, each mean
-        followed by the markers of the runs it beats at p_adjusted < ``max_p`` (in the
-        measure's direction), the best mean per measure in bold; a caption names the
-        test, its correction and the threshold. ``format``: "text" (the default, as ``reeval
-        compare``'s: :data:`reeval.choices.REPORT_FORMAT`), "markdown" or "latex" (booktabs:
-        \\toprule, \\midrule, \\bottomrule)."""
-        from reeval.report.significance_table import FORMATS, render
+        """The comparison table of ``test``, or (the default) of each test run, one after
+        another in the order asked for, separated by a blank line (as ``reeval compare``
+        prints them): a row per run (marked a, b, ... or 1, 2, ... beyond 26 runs), the
+        measures as columns, each mean followed by the markers of the runs it beats at
+        p_adjusted < ``max_p`` (in the measure's direction), the best mean per measure in
+        bold; a caption names the test, its correction and the threshold. ``format``:
+        "text" (the default, as ``reeval compare``'s: :data:`reeval.choices.REPORT_FORMAT`),
+        "markdown" or "latex" (booktabs: \\toprule, \\midrule, \\bottomrule)."""
+        from reeval.report.significance_table import FORMATS, render_each
 
         settings = self.attrs
-        test = settings["tests"][0] if test is None else test
-        if test not in settings["tests"]:
+        if test is not None and test not in settings["tests"]:
             raise InputError(f"test {test!r} was not run; the comparison has {', '.join(settings['tests'])}")
         if format not in FORMATS:
             raise InputError(f"format must be one of {', '.join(FORMATS)}; got {format!r}")
         if not 0 < max_p <= 1:
             raise InputError(f"max_p must be in (0, 1]; got {max_p!r}")
-        return render(pd.DataFrame(self), settings, test, max_p, format, _integer("decimals", decimals))
+        return render_each(pd.DataFrame(self), settings, settings["tests"] if test is None else [test], max_p, format,
+                           _integer("decimals", decimals))
 
 
 #: PyTerrier's and statsmodels' names of a correction (``multipletests(method=...)``;

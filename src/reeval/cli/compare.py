@@ -45,13 +45,15 @@ def compare_rows(qrels_path, run_paths, measure_specs=None, tests=None, correcti
 
 def compare_lines(rows, fmt="text", test=None, max_p=0.05, decimals=4):
     """Yield what ``reeval compare`` prints of :func:`compare_rows`' ``rows``: the table of
-    ``test`` (default the first) in ``fmt`` (:func:`reeval.report.significance_table.render`),
-    or with ``pairs`` a header and one tab-separated line per row (p-values to ``decimals``
-    significant digits, the other numbers to ``decimals`` decimals)."""
+    ``test``, or (default) of each test run in turn, blank-line separated, in ``fmt``
+    (:func:`reeval.report.significance_table.render_each`), or with ``pairs`` a header and
+    one tab-separated line per row, every test's (p-values to ``decimals`` significant
+    digits, the other numbers to ``decimals`` decimals)."""
     if fmt != "pairs":
-        from reeval.report.significance_table import render
+        from reeval.report.significance_table import render_each
 
-        yield from render(rows, rows.attrs, test or rows.attrs["tests"][0], max_p, fmt, decimals).splitlines()
+        tests = [test] if test else rows.attrs["tests"]
+        yield from render_each(rows, rows.attrs, tests, max_p, fmt, decimals).splitlines()
         return
     yield "\t".join(PAIRS_COLUMNS)
     for r in rows.itertuples(index=False):
@@ -85,7 +87,8 @@ def add_parser(sub, common) -> None:
                        description="Compare runs topic by topic: every pair of runs (or each run against "
                                    "--baseline) under each test. Prints a table: a row per run (marked a, b, "
                                    "...), the mean of each measure followed by the markers of the runs it beats "
-                                   "at adjusted p < --max-p, and a caption naming the test (with --baseline: "
+                                   "at adjusted p < --max-p, and a caption naming the test, one table per "
+                                   "--test in turn (--table-test: one of them; with --baseline: "
                                    "the baseline's row marked, per run and measure its delta, the topics improved "
                                    "and degraded, p and corrected p); --format pairs "
                                    "prints every pair instead (measure, test, run_a, run_b, means, diff, "
@@ -109,5 +112,6 @@ def add_parser(sub, common) -> None:
     c.add_argument("--format", choices=COMPARE_FORMATS, default=REPORT_FORMAT,
                    help="text (default), markdown or latex table, or pairs (every row, tab-separated)")
     c.add_argument("--max-p", type=probability, default=0.05, help="threshold of the table's markers (default 0.05)")
-    c.add_argument("--table-test", choices=ALL_PAIRS_TESTS, help="the test the table shows (default: the first)")
+    c.add_argument("--table-test", choices=ALL_PAIRS_TESTS,
+                   help="the one test whose table is shown (default: a table for each --test)")
     c.set_defaults(func=command, check=check, min_runs=2)

@@ -118,6 +118,14 @@ def render(rows: pd.DataFrame, settings: dict, test: str, max_p: float = 0.05, f
     return _aligned([["", "run", *measures], *body]) + "\n" + text + " *: the best mean of each measure.\n"
 
 
+def render_each(rows: pd.DataFrame, settings: dict, tests, max_p: float = 0.05, fmt: str = REPORT_FORMAT,
+                decimals: int = 4) -> str:
+    """The table of each of ``tests`` in turn (:func:`render`, each with the caption that
+    names its test), separated by a blank line: two booktabs ``table`` environments in
+    LaTeX, two tables each followed by its caption in Markdown and text."""
+    return "\n".join(render(rows, settings, test, max_p, fmt, decimals) for test in tests)
+
+
 def _text_cell(value: str, marks: str, best: bool) -> str:
     return f"{value}{'*' if best else ' '}{marks}".rstrip()
 
