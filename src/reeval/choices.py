@@ -19,6 +19,9 @@ ALTERNATIVES = ("two-sided", "greater", "less")
 ALL_PAIRS_TESTS = PAIRED_TESTS + ("tukey_hsd", "randomised_tukey_hsd")
 #: p-value adjustments over the pairs of one measure and test ("none": unadjusted)
 PAIR_CORRECTIONS = ("holm", "bonferroni", "bh", "none")
+#: statsmodels' name of a correction (``multipletests(method="fdr_bh")``) -> reeval's;
+#: PyTerrier's ``Experiment(correction=None)`` is "none" (reeval.compare_runs only)
+STATSMODELS_CORRECTIONS = {"fdr_bh": "bh"}
 #: the formats of the comparison table (reeval.compare_runs(...).report(), reeval compare
 #: --format) and the one default of both: text, aligned for a terminal or print()
 REPORT_FORMATS = ("text", "markdown", "latex")

@@ -64,3 +64,12 @@ def test_with_a_baseline_each_test_has_its_baseline_table(capsys, track):
     captions = [line for line in lines if line.startswith("Each run against the baseline bad")]
     assert len(captions) == 2 and CAPTIONS["t"] in captions[0] and CAPTIONS["wilcoxon"] in captions[1]
     assert sum(line.split()[:2] == ["bad", "(baseline)"] for line in lines) == 2
+
+
+def test_statsmodels_fdr_bh_on_the_command_line_is_bh(capsys, track):
+    """``--correction fdr_bh`` (statsmodels' name, accepted by reeval.compare_runs) prints
+    what ``--correction bh`` prints."""
+    q, paths = track
+    args = ("compare", q, *paths, "--test", "t", "--format", "pairs", "--quiet", "--correction")
+    assert printed(capsys, *args, "fdr_bh") == printed(capsys, *args, "bh")
+    assert printed(capsys, *args, "fdr_bh") != printed(capsys, *args, "none")

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 import pandas as pd
 
-from reeval.choices import ALTERNATIVES, PRECISIONS, REPORT_FORMAT, SYSTEMS, UNRETRIEVED_POLICIES
+from reeval.choices import ALTERNATIVES, PRECISIONS, REPORT_FORMAT, STATSMODELS_CORRECTIONS, SYSTEMS, UNRETRIEVED_POLICIES
 from reeval.errors import InputError
 
 from .inputs import is_path, load_track
@@ -54,7 +54,7 @@ class Comparison(pd.DataFrame):
 
 #: PyTerrier's and statsmodels' names of a correction (``multipletests(method=...)``;
 #: ``Experiment(correction=None)``: none) -> reeval's (:data:`reeval.choices.PAIR_CORRECTIONS`)
-CORRECTION_ALIASES = {"fdr_bh": "bh", None: "none"}
+CORRECTION_ALIASES = {**STATSMODELS_CORRECTIONS, None: "none"}
 
 
 def one_of(name: str, value, alias: str, alias_value, default=None):

@@ -3,7 +3,8 @@ papers print, or every pair of runs as tab-separated rows."""
 
 from __future__ import annotations
 
-from reeval.choices import ALL_PAIRS_TESTS, ALTERNATIVES, PAIR_CORRECTIONS, REPORT_FORMAT, REPORT_FORMATS
+from reeval.choices import (ALL_PAIRS_TESTS, ALTERNATIVES, PAIR_CORRECTIONS, REPORT_FORMAT, REPORT_FORMATS,
+                            STATSMODELS_CORRECTIONS)
 from reeval.cli.options import INPUTS_HELP, integer, precision, print_lines, probability, read_inputs, warn
 from reeval.cli.score import score_measures
 from reeval.errors import InputError
@@ -69,7 +70,8 @@ def command(args) -> int:
     """Print :func:`compare_lines` of :func:`compare_rows` for the parsed options."""
     if args.table_test and args.table_test not in (args.test or ["t"]):
         raise InputError(f"--table-test {args.table_test} is not among the tests run ({', '.join(args.test or ['t'])})")
-    rows = compare_rows(args.qrels, args.runs, args.measure, args.test, correction=args.correction,
+    correction = STATSMODELS_CORRECTIONS.get(args.correction, args.correction)
+    rows = compare_rows(args.qrels, args.runs, args.measure, args.test, correction=correction,
                         baseline=args.baseline, alternative=args.alternative, seed=args.seed,
                         n_resamples=args.resamples, rel_level=args.l, precision=precision(args), warn=warn(args))
     print_lines(compare_lines(rows, args.format, args.table_test, args.max_p, args.decimals))
@@ -101,8 +103,9 @@ def add_parser(sub, common) -> None:
                    help="per-topic measure, repeatable (default map)")
     c.add_argument("--test", action="append", choices=ALL_PAIRS_TESTS,
                    help="test, repeatable (default t); tukey_hsd and randomised_tukey_hsd test all runs at once")
-    c.add_argument("--correction", choices=PAIR_CORRECTIONS, default="holm",
-                   help="adjustment of the paired tests' p-values over the pairs of each measure (default holm)")
+    c.add_argument("--correction", choices=PAIR_CORRECTIONS + tuple(STATSMODELS_CORRECTIONS), default="holm",
+                   help="adjustment of the paired tests' p-values over the pairs of each measure (default holm; "
+                        "fdr_bh, statsmodels' name, is bh)")
     c.add_argument("--baseline", metavar="RUN", help="compare each run with this one (a run name) instead of all pairs")
     c.add_argument("--alternative", choices=ALTERNATIVES, default="two-sided",
                    help="two-sided (default); greater: run_a better than run_b (paired tests only); less")
