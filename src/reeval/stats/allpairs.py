@@ -18,7 +18,7 @@ import pandas as pd
 
 from .frames import score_matrix
 from .multiple import p_adjust
-from .paired import _check_alternative, _check_confidence, _ratio, _t_pvalue
+from .conventions import _check_alternative, _check_confidence, _ratio, _t_pvalue
 
 
 def all_pairs_ttest(scores, runs=None, alternative: str = "two-sided",

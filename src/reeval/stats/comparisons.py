@@ -146,7 +146,7 @@ def pair_tests(X: np.ndarray, a, b, test: str = "t", alternative: str = "two-sid
 
 def _effect_sizes(X, a, b) -> np.ndarray:
     """Cohen's d_z = mean(d) / sd(d) (ddof 1) of each pair; NaN below 2 topics."""
-    from .paired import _ratio
+    from .conventions import _ratio
 
     if X.shape[1] < 2:
         return np.full(a.size, np.nan)

@@ -28,7 +28,7 @@ import numpy as np
 
 from reeval.errors import InputError
 
-from .paired import _check_alternative
+from .conventions import _check_alternative
 
 ONE_SAMPLE_TESTS = ("t", "wilcoxon", "bootstrap")
 TWO_SAMPLE_TESTS = ("t", "rank_sum", "bootstrap")
