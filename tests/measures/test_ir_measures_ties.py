@@ -207,3 +207,26 @@ def test_reeval_score_ties_ir_measures_prints_ir_measures_values():
         values = {q: v for (m, q), v in cli.items() if m == printed_as.get(name, name)}
         assert len(values) == len(theirs[name]) == 100, name
         assert all(abs(values[q] - theirs[name][q]) <= NAMES[name] for q in values), name
+
+
+def test_compare_runs_and_reeval_compare_rank_ties_as_asked(tmp_path):
+    """compare_runs' means are evaluate's under either tie order; `reeval compare --ties`."""
+    qrels = write_lines(tmp_path / "qrels", ALL_EQUAL_QRELS)
+    run_a = write_lines(tmp_path / "run_a", ALL_EQUAL_RUN)
+    run_b = write_lines(tmp_path / "run_b", [line.replace(" 0.5 ", " 0.25 ") for line in ALL_EQUAL_RUN])
+    runs = [str(run_a), str(run_b)]
+    for ties, expected in (("trec_eval", 1 / 3), ("ir_measures", 1.0)):  # topics 1 and 2 tied throughout
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", reeval.ReevalWarning)  # the topics of equal scores
+            means = reeval.evaluate(str(qrels), runs, ["RR@1", "Judged@1"], ties=ties)
+            rows = reeval.compare_runs(str(qrels), runs, ["RR@1", "Judged@1"], ties=ties)
+        for name in ("RR@1", "Judged@1"):
+            row = rows[rows.measure == name].iloc[0]
+            assert (row.mean_a, row.mean_b) == (means.loc["run_a", name], means.loc["run_b", name])
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+            assert main(["compare", "--ties", ties, "--format", "pairs", "--decimals", "17", "-m", "RR@1", str(qrels),
+                         *runs]) == 0
+        header, line = out.getvalue().splitlines()[:2]
+        assert float(dict(zip(header.split("\t"), line.split("\t")))["mean_a"]) == pytest.approx(expected, abs=1e-15)
+        assert means.loc["run_a", "RR@1"] == pytest.approx(expected, abs=1e-15)
