@@ -140,6 +140,9 @@ def score_track(tables, names, measures, rel_level=1, max_depth=None, unretrieve
     grid = judged_only_grid(retrieved) if judged_only else retrieved
     scores = evaluate_grid(grid, groups.pop(main, []), **options)
     for order, group in groups.items():
+        if any(order not in part.orders for part in tables.parts):
+            raise ValueError(f"the track was ingested without the ordering {order} that ties={ties!r} needs "
+                             "(ingest it with orders=needed_orders(measures, ties, precision))")
         other = grid_from_track(tables, runs=names, max_depth=max_depth, ordering=order)
         scores.values.update(evaluate_grid(judged_only_grid(other) if judged_only else other, group, **options).values)
     add_rareness(scores, grid, rare, alpha, rel_level=rel_level, systems=systems)

@@ -35,3 +35,16 @@ def test_each_tie_rule_orders_as_a_plain_sort(monkeypatch, kernels, precision, r
     names = [f"d{i}" for i in rng.permutation(n)]  # distinct docnos, as after deduplication
     order = ranked_order(topic, Strings.from_list(names), score, precision, rule=rule)
     assert list(order) == reference(topic, names, score, precision, rule)
+
+
+def test_scoring_under_a_tie_order_the_track_was_not_ingested_with_is_refused(tmp_path):
+    from conftest import write_lines
+    from reeval.compute import score_track
+    from reeval.io.ingest import ingest_track
+    from reeval.measures import parse_measure
+
+    qrels = write_lines(tmp_path / "qrels", ["1 0 a 1"])
+    run = write_lines(tmp_path / "run", ["1 Q0 a 1 0 r", "1 Q0 b 2 0 r"])
+    tables = ingest_track("t", qrels, [run], keep_runs=False)
+    with pytest.raises(ValueError, match="ingested without the ordering"):
+        score_track(tables, ["run"], parse_measure("RR@1"), ties="ir_measures")
