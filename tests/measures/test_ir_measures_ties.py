@@ -16,7 +16,6 @@ import io
 import subprocess
 import warnings
 
-import numpy as np
 import pytest
 
 from conftest import SHARED_DATA, track_files, write_lines
