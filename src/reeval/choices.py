@@ -6,6 +6,9 @@ implement them import them from here, so the two cannot disagree.
 
 #: score precision of the trec_eval ordering: float64 (trec_eval 10) or float32 (9.x, pytrec_eval)
 PRECISIONS = ("float64", "float32")
+#: how tied scores are ordered: trec_eval's order (docno descending) for every measure, or
+#: for each measure the order of the provider ir_measures computes it with (reeval.measures.providers)
+TIES = ("trec_eval", "ir_measures")
 #: ASL of a relevant document the run did not retrieve: irrel + 1 (equation 1) or irrel (equation 3)
 UNRETRIEVED_POLICIES = ("after_last", "eq3")
 #: rareness: S counts every run given, or per topic the runs that answered it

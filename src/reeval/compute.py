@@ -104,7 +104,8 @@ def copies_note(names) -> str:
 
 
 def score_track(tables, names, measures, rel_level=1, max_depth=None, unretrieved="after_last",
-                alpha=1.0, systems="all", complete=True, judged_only=False, num_docs=0, version=10):
+                alpha=1.0, systems="all", complete=True, judged_only=False, num_docs=0, version=10,
+                ties="trec_eval"):
     """``(scores, summary)`` of the runs ``names`` (in that order) of a track.
 
     ``scores``: :class:`reeval.measures.TopicScores` (per run and qrels topic);
@@ -117,18 +118,33 @@ def score_track(tables, names, measures, rel_level=1, max_depth=None, unretrieve
     (-J, after -M, as trec_eval; a topic the run answered with unjudged documents only is
     still answered, as trec_eval counts it), ``num_docs`` is the collection size (-N, for
     utility); ``version`` the trec_eval whose conventions apply where 9.x and 10 differ
-    (:func:`trec_eval_version`).
+    (:func:`trec_eval_version`). ``ties="ir_measures"`` ranks each measure whose
+    ir_measures provider breaks ties otherwise as that provider does
+    (:mod:`reeval.measures.providers`), on the orderings the track was ingested with
+    (:func:`needed_orders`), one grid per ordering.
     """
     from reeval.analyses.rareness.core import add_rareness, check_alpha
     from reeval.measures import aggregate_values, evaluate_grid, family_of, grid_from_track
     from reeval.measures.context import judged_only_grid
+    from reeval.measures.providers import TREC_EVAL_RULE, ordering
 
     rare = [m for m in measures if family_of(m).needs_runs]
     alpha = check_alpha(alpha)
+    main = (TREC_EVAL_RULE, precision_of(version))
+    groups: dict = {}
+    for m in measures:
+        if m not in rare:
+            groups.setdefault(ordering(m, ties, precision_of(version)), []).append(m)
+    options = dict(rel_level=rel_level, unretrieved=unretrieved, version=version, num_docs=num_docs)
     retrieved = grid_from_track(tables, runs=names, max_depth=max_depth, keep_docno=bool(rare))
     grid = judged_only_grid(retrieved) if judged_only else retrieved
-    scores = evaluate_grid(grid, [m for m in measures if m not in rare], rel_level=rel_level,
-                           unretrieved=unretrieved, version=version, num_docs=num_docs)
+    scores = evaluate_grid(grid, groups.pop(main, []), **options)
+    for order, group in groups.items():
+        if any(order not in part.orders for part in tables.parts):
+            raise ValueError(f"the track was ingested without the ordering {order} that ties={ties!r} needs "
+                             "(ingest it with orders=needed_orders(measures, ties, precision))")
+        other = grid_from_track(tables, runs=names, max_depth=max_depth, ordering=order)
+        scores.values.update(evaluate_grid(judged_only_grid(other) if judged_only else other, group, **options).values)
     add_rareness(scores, grid, rare, alpha, rel_level=rel_level, systems=systems)
     summary = aggregate_values(scores, measures, complete=complete)
     if any(m.family == "runid" for m in measures):
@@ -168,6 +184,20 @@ def level_notes(rel_level: int) -> list[str]:
             "(trec_eval 10 would count them as relevant retrieved but not in num_rel)"]
 
 
+def needed_orders(measures, ties: str = "trec_eval", precision: str = "float64") -> tuple:
+    """The orderings besides trec_eval's that ingest must place the runs' lines in for
+    :func:`score_track` to rank ``measures`` under ``ties`` (none for ``trec_eval``)."""
+    from reeval.measures.providers import other_orderings
+
+    return other_orderings(measures, ties, precision)
+
+
+def precision_of(version: int) -> str:
+    """The score precision of a trec_eval version's conventions (:func:`trec_eval_version`'s
+    inverse): float32 for 9, float64 for 10."""
+    return "float32" if version == 9 else "float64"
+
+
 def trec_eval_version(precision: str) -> int:
     """The trec_eval whose conventions a precision stands for: 10 (``float64``) or 9
     (``float32``: trec_eval 9.x and pytrec_eval read scores as floats)."""
@@ -197,13 +227,13 @@ def per_topic_matrices(scores, measures) -> dict:
 
 def compare_runs_track(tables, names, measures, tests=("t",), correction="holm", baseline=None,
                        alternative="two-sided", seed=0, n_resamples=10000, rel_level=1, max_depth=None,
-                       unretrieved="after_last", alpha=1.0, systems="all", version=10):
+                       unretrieved="after_last", alpha=1.0, systems="all", version=10, ties="trec_eval"):
     """Every pair of the runs ``names`` (or each run against ``baseline``: a name, or an
     index into ``names``, :func:`reeval.stats.comparisons.baseline_name`) under each test,
     per measure: the rows of :func:`reeval.stats.comparisons.all_pairs_tests` with the
     measure's name first, measures in the order given. Per-topic values as
-    :func:`score_track` computes them under trec_eval ``version``'s conventions
-    (:func:`per_topic_matrices` pairs them). ``attrs``
+    :func:`score_track` computes them under trec_eval ``version``'s conventions and
+    ``ties`` (:func:`per_topic_matrices` pairs them). ``attrs``
     holds what the comparison table needs: runs, measures, higher_is_better, tests,
     correction, alternative, seed, resamples, baseline (the baseline's name)."""
     import pandas as pd
@@ -213,7 +243,7 @@ def compare_runs_track(tables, names, measures, tests=("t",), correction="holm",
     check_compare(measures, n_resamples)
     baseline = baseline_name(baseline, names)
     scores, _ = score_track(tables, names, measures, rel_level=rel_level, max_depth=max_depth,
-                            unretrieved=unretrieved, alpha=alpha, systems=systems, version=version)
+                            unretrieved=unretrieved, alpha=alpha, systems=systems, version=version, ties=ties)
     frames = []
     for name, X in per_topic_matrices(scores, measures).items():
         table = all_pairs_tests(X, runs=names, tests=tests, correction=correction, baseline=baseline,

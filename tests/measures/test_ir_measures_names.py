@@ -7,7 +7,8 @@ step the same numbers.
 ir_measures' own providers order tied documents by docno ascending, trec_eval (and reeval,
 and pytrec_eval) descending: the runs are given to both with each document's score
 replaced by minus its rank in trec_eval's order, so that no two tie and the comparison is
-of the formulas (docs/semantics.md says where tied runs differ). Those scores are
+of the formulas (docs/semantics.md says where tied runs differ;
+test_ir_measures_ties.py compares tied runs under ``ties="ir_measures"``). Those scores are
 integers, exact in float32, so the pytrec_eval provider (trec_eval 9.x) and reeval's 9.x
 semantics see the same ranking; iprec_at_recall is compared under 9.x's rounding, which
 is pytrec_eval's.

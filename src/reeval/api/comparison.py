@@ -13,7 +13,8 @@ from collections.abc import Iterable
 
 import pandas as pd
 
-from reeval.choices import ALTERNATIVES, PRECISIONS, REPORT_FORMAT, STATSMODELS_CORRECTIONS, SYSTEMS, UNRETRIEVED_POLICIES
+from reeval.choices import (ALTERNATIVES, PRECISIONS, REPORT_FORMAT, STATSMODELS_CORRECTIONS, SYSTEMS, TIES,
+                            UNRETRIEVED_POLICIES)
 from reeval.errors import InputError
 
 from .inputs import is_path, load_track
@@ -139,7 +140,7 @@ def compare_runs(qrels: QrelsInput | pd.DataFrame, runs: RunsInput | None = None
                  relevance_level: int = 1, precision: str = "float64", seed: int = 0, resamples: int = 10000,
                  depth: int | None = None, unretrieved: str = "after_last", alpha: float | str = 1.0,
                  systems: str = "all", test: str | Iterable[str] | None = None,
-                 eval_metrics: str | Iterable[str] | None = None) -> Comparison:
+                 eval_metrics: str | Iterable[str] | None = None, ties: str = "trec_eval") -> Comparison:
     """Significance tests between every pair of runs (or each run against ``baseline``).
 
     Args:
@@ -174,6 +175,8 @@ def compare_runs(qrels: QrelsInput | pd.DataFrame, runs: RunsInput | None = None
             measures over those with a relevant document.
         test: PyTerrier's name of ``tests`` (one name or a list); giving both is an InputError.
         eval_metrics: PyTerrier's name of ``measures``; giving both is an InputError.
+        ties: as :func:`reeval.evaluate` (``ir_measures``: each measure's ties ordered as
+            ir_measures' provider of it orders them).
 
     Returns:
         A :class:`Comparison` (a DataFrame): one row per (measure, test, run_a, run_b),
@@ -189,12 +192,12 @@ def compare_runs(qrels: QrelsInput | pd.DataFrame, runs: RunsInput | None = None
     measures = one_of("measures", measures, "eval_metrics", eval_metrics)
     result, tables, notes = _compare_runs(qrels, runs, measures, tests, correction, baseline, alternative,
                                           relevance_level, precision, seed, resamples, depth, unretrieved,
-                                          alpha, systems)
+                                          alpha, systems, ties=ties)
     return _noted(result, tables, notes) if tables is not None else result
 
 
 def _compare_runs(qrels, runs, measures, tests, correction, baseline, alternative, relevance_level,
-                  precision, seed, resamples, depth, unretrieved, alpha, systems) -> tuple:
+                  precision, seed, resamples, depth, unretrieved, alpha, systems, ties="trec_eval") -> tuple:
     """(Comparison, ingested tables or None, notes) of :func:`compare_runs`."""
     tests, correction = _check(tests, correction, alternative, resamples, seed)
     options = dict(tests=tests, correction=correction, alternative=alternative, seed=seed, resamples=resamples)
@@ -202,21 +205,22 @@ def _compare_runs(qrels, runs, measures, tests, correction, baseline, alternativ
         result, tables, notes = _from_frame(qrels, runs, measures, baseline=baseline, **options), None, []
     else:
         result, tables, notes = _from_inputs(qrels, runs, measures, baseline, relevance_level, precision, depth,
-                                             unretrieved, alpha, systems, options)
+                                             unretrieved, alpha, systems, options, ties)
     return result, tables, notes
 
 
 def _from_inputs(qrels, runs, measures, baseline, relevance_level, precision, depth, unretrieved, alpha,
-                 systems, options) -> tuple:
+                 systems, options, ties="trec_eval") -> tuple:
     """Read qrels and runs as :func:`reeval.evaluate` does and test every pair."""
     from reeval.analyses.rareness.core import check_alpha
-    from reeval.compute import compare_runs_track, trec_eval_version
+    from reeval.compute import compare_runs_track, needed_orders, trec_eval_version
 
     if runs is None:
         raise InputError("runs: give two or more runs (or pass evaluate(per_topic=True)'s frame alone)")
     _choice("precision", precision, PRECISIONS)
     _choice("unretrieved", unretrieved, UNRETRIEVED_POLICIES)
     _choice("systems", systems, SYSTEMS)
+    _choice("ties", ties, TIES)
     level = _integer("relevance_level", relevance_level)
     depth = None if depth is None else _integer("depth", depth)
     try:
@@ -225,13 +229,13 @@ def _from_inputs(qrels, runs, measures, baseline, relevance_level, precision, de
         raise InputError(str(exc)) from None
     columns = measure_columns(("map",) if measures is None else measures, precision=precision)
     unique = list(dict.fromkeys(columns.values()))
-    tables, names, notes = load_track(qrels, runs, precision)
+    tables, names, notes = load_track(qrels, runs, precision, needed_orders(unique, ties, precision))
     if len(names) < 2:
         raise InputError("compare_runs needs at least two runs")
     rows = compare_runs_track(tables, names, unique, options["tests"], options["correction"], baseline,
                               options["alternative"], options["seed"], options["resamples"], rel_level=level,
                               max_depth=depth, unretrieved=unretrieved, alpha=alpha, systems=systems,
-                              version=trec_eval_version(precision))
+                              version=trec_eval_version(precision), ties=ties)
     return asked_names(rows, columns), tables, notes
 
 

@@ -20,7 +20,7 @@ from typing import Union
 import numpy as np
 import pandas as pd
 
-from reeval.choices import PRECISIONS, SYSTEMS, UNRETRIEVED_POLICIES, integer_problem
+from reeval.choices import PRECISIONS, SYSTEMS, TIES, UNRETRIEVED_POLICIES, integer_problem
 from reeval.errors import InputError, ReevalWarning
 
 from .inputs import load_track
@@ -117,7 +117,7 @@ def _values(m, x) -> np.ndarray:
 def evaluate(qrels: QrelsInput, runs: RunsInput, measures: str | Iterable[str] = ("official",), *,
              relevance_level: int = 1, per_topic: bool = False, complete: bool = True,
              precision: str = "float64", depth: int | None = None, unretrieved: str = "after_last",
-             alpha: float | str = 1.0, systems: str = "all") -> pd.DataFrame:
+             alpha: float | str = 1.0, systems: str = "all", ties: str = "trec_eval") -> pd.DataFrame:
     """Evaluate runs against qrels as ``reeval score -c`` does, as a DataFrame.
 
     Args:
@@ -147,6 +147,11 @@ def evaluate(qrels: QrelsInput, runs: RunsInput, measures: str | Iterable[str] =
         unretrieved: ASL of an unretrieved relevant document, ``after_last`` or ``eq3``.
         alpha: rareness weight, a number >= 0 or ``"1/R"``.
         systems: rareness counts over ``all`` runs given, or per topic those that ``answered``.
+        ties: ``trec_eval`` (tied scores ordered by docno descending, for every measure) or
+            ``ir_measures``: each measure ranked as the provider ir_measures 0.4 computes it
+            with ranks (RR@k and Judged@k: docno ascending; RBP(rel=n): the order the lines
+            came in; ERR@k and the pytrec_eval measures: trec_eval's; docs/semantics.md). With
+            ``precision="float32"`` as well, the values are ir_measures'.
 
     Returns:
         One row per run (index ``run``, in the order given) and one column per measure,
@@ -161,12 +166,13 @@ def evaluate(qrels: QrelsInput, runs: RunsInput, measures: str | Iterable[str] =
         InputError: bad input (the message names the source, the row and what was expected).
     """
     from reeval.analyses.rareness.core import check_alpha
-    from reeval.compute import score_notes, score_track, trec_eval_version
+    from reeval.compute import needed_orders, score_notes, score_track, trec_eval_version
 
     per_topic, complete = _flag("per_topic", per_topic), _flag("complete", complete)
     _choice("precision", precision, PRECISIONS)
     _choice("unretrieved", unretrieved, UNRETRIEVED_POLICIES)
     _choice("systems", systems, SYSTEMS)
+    _choice("ties", ties, TIES)
     level = _integer("relevance_level", relevance_level)
     depth = None if depth is None else _integer("depth", depth)
     columns = measure_columns(measures, precision=precision)
@@ -175,10 +181,10 @@ def evaluate(qrels: QrelsInput, runs: RunsInput, measures: str | Iterable[str] =
     except ValueError as exc:
         raise InputError(str(exc)) from None
     unique = list(dict.fromkeys(columns.values()))
-    tables, names, notes = load_track(qrels, runs, precision)
+    tables, names, notes = load_track(qrels, runs, precision, needed_orders(unique, ties, precision))
     scores, summary = score_track(tables, names, unique, rel_level=level, max_depth=depth,
                                   unretrieved=unretrieved, alpha=alpha, systems=systems, complete=complete,
-                                  version=trec_eval_version(precision))
+                                  version=trec_eval_version(precision), ties=ties)
     notes = notes + score_notes(scores, names, complete, level, trec_eval_version(precision))
     if not per_topic:
         frame = pd.DataFrame({c: _values(m, summary[m.name]) for c, m in columns.items() if m.name in summary},

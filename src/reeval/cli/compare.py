@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from reeval.choices import (ALL_PAIRS_TESTS, ALTERNATIVES, PAIR_CORRECTIONS, REPORT_FORMAT, REPORT_FORMATS,
                             STATSMODELS_CORRECTIONS)
-from reeval.cli.options import INPUTS_HELP, integer, precision, print_lines, probability, read_inputs, warn
+from reeval.cli.options import INPUTS_HELP, add_ties, integer, precision, print_lines, probability, read_inputs, warn
 from reeval.cli.score import score_measures
 from reeval.errors import InputError
 from reeval.report.escape import tsv_field
@@ -19,13 +19,14 @@ PAIRS_COLUMNS = ("measure", "test", "run_a", "run_b", "mean_a", "mean_b", "diff"
 
 def compare_rows(qrels_path, run_paths, measure_specs=None, tests=None, correction="holm", baseline=None,
                  alternative="two-sided", seed=0, n_resamples=10000, rel_level=1, precision="float64",
-                 unretrieved="after_last", warn=None):
+                 unretrieved="after_last", warn=None, ties="trec_eval"):
     """The rows of ``reeval compare``: :func:`reeval.compute.compare_runs_track` on the runs
     read from ``run_paths`` (``attrs``: the settings its table needs), each measure named as
-    asked (``-m nDCG@10`` heads its column ``nDCG@10``, as ``reeval.compare_runs`` does)."""
+    asked (``-m nDCG@10`` heads its column ``nDCG@10``, as ``reeval.compare_runs`` does);
+    ``ties``: the tie order (:func:`reeval.compute.score_track`)."""
     from reeval.api.comparison import asked_names
     from reeval.api.scoring import measure_columns
-    from reeval.compute import check_compare, compare_runs_track, level_notes, trec_eval_version
+    from reeval.compute import check_compare, compare_runs_track, level_notes, needed_orders, trec_eval_version
     from reeval.io.trecio import run_names
     from reeval.measures import parse_measures
 
@@ -34,13 +35,14 @@ def compare_rows(qrels_path, run_paths, measure_specs=None, tests=None, correcti
     version = trec_eval_version(precision)
     measures = list(dict.fromkeys(parse_measures(measure_specs or ["map"], version)))
     check_compare(measures, n_resamples)
-    tables = read_inputs(qrels_path, run_paths, precision=precision, warn=warn)
+    tables = read_inputs(qrels_path, run_paths, precision=precision, warn=warn,
+                         orders=needed_orders(measures, ties, precision))
     for note in level_notes(rel_level) if warn else ():
         warn(note)
     names = run_names(run_paths)
     rows = compare_runs_track(tables, names, measures, list(dict.fromkeys(tests or ["t"])), correction, baseline,
                               alternative, seed, n_resamples, rel_level=rel_level, unretrieved=unretrieved,
-                              version=version)
+                              version=version, ties=ties)
     return asked_names(rows, measure_columns(measure_specs or ["map"], precision=precision))
 
 
@@ -73,7 +75,8 @@ def command(args) -> int:
     correction = STATSMODELS_CORRECTIONS.get(args.correction, args.correction)
     rows = compare_rows(args.qrels, args.runs, args.measure, args.test, correction=correction,
                         baseline=args.baseline, alternative=args.alternative, seed=args.seed,
-                        n_resamples=args.resamples, rel_level=args.l, precision=precision(args), warn=warn(args))
+                        n_resamples=args.resamples, rel_level=args.l, precision=precision(args), warn=warn(args),
+                        ties=args.ties)
     print_lines(compare_lines(rows, args.format, args.table_test, args.max_p, args.decimals))
     return 0
 
@@ -117,4 +120,5 @@ def add_parser(sub, common) -> None:
     c.add_argument("--max-p", type=probability, default=0.05, help="threshold of the table's markers (default 0.05)")
     c.add_argument("--table-test", choices=ALL_PAIRS_TESTS,
                    help="the one test whose table is shown (default: a table for each --test)")
+    add_ties(c)
     c.set_defaults(func=command, check=check, min_runs=2)

@@ -12,7 +12,7 @@ import argparse
 import sys
 from itertools import islice
 
-from reeval.choices import integer_problem
+from reeval.choices import TIES, integer_problem
 
 INPUTS_HELP = ("files, pipes, FIFOs, /dev/stdin or - (standard input); plain, gzip, bzip2 or compress (.Z), "
                "recognised from their bytes")
@@ -66,6 +66,16 @@ def input_options() -> argparse.ArgumentParser:
     return common
 
 
+def add_ties(parser) -> None:
+    """``--ties``: trec_eval's order of tied documents (default) or ir_measures' (per measure,
+    its provider's: :mod:`reeval.measures.providers`)."""
+    parser.add_argument("--ties", choices=TIES, default="trec_eval",
+                        help="order of documents with equal scores: trec_eval (docno descending, default) or "
+                             "ir_measures (each measure as the ir_measures provider computing it orders them: RR@k "
+                             "and Judged@k by docno ascending, RBP(rel=n) as the lines came, the others as "
+                             "trec_eval; with --trec-eval-9 too, ir_measures' values; docs/semantics.md)")
+
+
 def precision(args) -> str:
     """float32 (trec_eval 9.x semantics) with --trec-eval-9 or its older name --float32."""
     return "float32" if args.float32 else "float64"
@@ -102,8 +112,9 @@ def warn(args):
     return noted
 
 
-def read_inputs(qrels_path, run_paths, precision="float64", warn=None, verbose=False):
-    """Ingest the qrels and runs of a command (no runs table: the measures read the parts).
+def read_inputs(qrels_path, run_paths, precision="float64", warn=None, verbose=False, orders=()):
+    """Ingest the qrels and runs of a command (no runs table: the measures read the parts;
+    ``orders``: the other orderings its measures need, :func:`reeval.compute.needed_orders`).
 
     ``warn`` (a callable, e.g. printing to stderr) receives one line per file that had
     lines dropped or read differently from trec_eval, then one line summing up what was
@@ -113,7 +124,7 @@ def read_inputs(qrels_path, run_paths, precision="float64", warn=None, verbose=F
     from reeval.compute import check_tables
     from reeval.io.ingest import ingest_track
 
-    tables = ingest_track("cli", qrels_path, run_paths, precision=precision, keep_runs=False)
+    tables = ingest_track("cli", qrels_path, run_paths, precision=precision, keep_runs=False, orders=orders)
     notes = check_tables(tables, verbose or getattr(warn, "verbose", False))
     if warn is not None:
         for line in notes:

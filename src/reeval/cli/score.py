@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 from reeval.choices import SYSTEMS, UNRETRIEVED_POLICIES
-from reeval.cli.options import INPUTS_HELP, integer, precision, print_lines, read_inputs, warn
+from reeval.cli.options import INPUTS_HELP, add_ties, integer, precision, print_lines, read_inputs, warn
 from reeval.report.escape import tsv_field
 
 LONG_FAMILIES = {"num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"}
@@ -47,19 +47,20 @@ def score_measures(measure_specs, precision: str = "float64"):
 def score_lines(qrels_path, run_paths, measure_specs=None, per_topic=False, complete=False,
                 rel_level=1, max_depth=None, precision="float64", decimals=4,
                 unretrieved="after_last", alpha=1.0, systems="all", warn=None, summary=True,
-                judged_only=False, num_docs=0):
+                judged_only=False, num_docs=0, ties="trec_eval"):
     """Yield the output lines of ``reeval score`` (see the module doc): trec_eval 10's lines
     for the same options, in its order (trec_eval 9.x's with ``precision="float32"``:
     no lines for the topics a run missed under ``-c -q``), then reeval's own measures.
-    The values are :func:`reeval.compute.score_track`'s; notes on the files and on
-    options trec_eval would read otherwise go to ``warn``."""
+    The values are :func:`reeval.compute.score_track`'s (``ties``: its tie order); notes on
+    the files and on options trec_eval would read otherwise go to ``warn``."""
     from reeval.analyses.rareness.core import check_alpha
-    from reeval.compute import score_notes, score_track, trec_eval_version
+    from reeval.compute import needed_orders, score_notes, score_track, trec_eval_version
     from reeval.io.trecio import run_names
 
     measures, notes = score_measures(measure_specs, precision)
     check_alpha(alpha)
-    tables = read_inputs(qrels_path, run_paths, precision=precision, warn=warn)
+    tables = read_inputs(qrels_path, run_paths, precision=precision, warn=warn,
+                         orders=needed_orders(measures, ties, precision))
     for note in notes:
         if warn is not None:
             warn(note)
@@ -67,7 +68,7 @@ def score_lines(qrels_path, run_paths, measure_specs=None, per_topic=False, comp
     scores, summary_values = score_track(tables, names, measures, rel_level=rel_level, max_depth=max_depth,
                                          unretrieved=unretrieved, alpha=alpha, systems=systems,
                                          complete=complete, judged_only=judged_only, num_docs=num_docs,
-                                         version=trec_eval_version(precision))
+                                         version=trec_eval_version(precision), ties=ties)
     for note in score_notes(scores, names, complete, rel_level, trec_eval_version(precision)) if warn else ():
         warn(note)
     multi = len(run_paths) > 1
@@ -113,7 +114,8 @@ def command(args) -> int:
                             complete=args.c, rel_level=args.l, max_depth=args.M,
                             precision=precision(args), decimals=args.decimals,
                             unretrieved=args.unretrieved, alpha=args.alpha, systems=args.systems,
-                            warn=warn(args), summary=not args.n, judged_only=args.J, num_docs=args.N))
+                            warn=warn(args), summary=not args.n, judged_only=args.J, num_docs=args.N,
+                            ties=args.ties))
     return 0
 
 
@@ -158,4 +160,5 @@ def add_parser(sub, common) -> None:
     p.add_argument("--systems", choices=SYSTEMS, default="all",
                    help="rareness: S = every RUN given (all, default) or, per topic, the runs "
                         "that answered it (answered)")
+    add_ties(p)
     p.set_defaults(func=command, check=check)

@@ -46,7 +46,7 @@ import ctypes
 import os
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
@@ -57,7 +57,7 @@ from reeval.choices import PRECISIONS
 from .arrays import positions_from_counts
 from .matching import QrelsLookup, dedupe_and_match
 from .notes import nothing_kept
-from .ordering import trec_order
+from .ordering import ordering_key, ranked_order, trec_order, uniform_topics
 from .qrels import QRELS_COLUMNS, Qrels, _text_column, prepare_qrels, remap_grades, sorted_ids  # re-exported
 from .sources import check_read_once
 from .strings import Strings
@@ -70,7 +70,10 @@ class RunPart:
     ``pos`` (1-based trec_eval position) and ``qrow`` (qrels row, -1 if not judged) of
     every kept line in trec_eval order; ``n_ret`` documents per qrels topic; the report
     row; and, when the runs table is kept, the ``kept`` lines' docno, score and tag in that
-    order (:class:`KeptLines`: only these, not the whole file read, stay in memory)."""
+    order (:class:`KeptLines`: only these, not the whole file read, stay in memory).
+    ``orders``: for each other ordering asked for (``(tie rule, precision)``,
+    :func:`reeval.io.ordering.ranked_order`), the 1-based position of every kept line in
+    it, aligned with ``pos``."""
 
     name: str
     topic: np.ndarray
@@ -79,6 +82,7 @@ class RunPart:
     n_ret: np.ndarray
     row: dict
     kept: "KeptLines | None" = None
+    orders: dict = field(default_factory=dict)
 
     @property
     def judged(self) -> np.ndarray:
@@ -118,28 +122,32 @@ def skipped_row(track: str, path, reason: str) -> dict:
 
 
 def load_run(name: str, path, lookup: QrelsLookup | Future, track: str, precision: str = "float64",
-             on_malformed: str = "error", keep_runs: bool = True) -> RunPart:
+             on_malformed: str = "error", keep_runs: bool = True, orders=()) -> RunPart:
     """Read, filter, rank and judge one run file (see :class:`RunPart` and :func:`judge_run`).
 
     ``lookup`` may be a future of it: the file is read before waiting for the qrels."""
     lines = read_run(path, on_malformed=on_malformed)
     if isinstance(lookup, Future):
         lookup = lookup.result()
-    return judge_run(name, path, lines, lookup, track, precision, keep_runs)
+    return judge_run(name, path, lines, lookup, track, precision, keep_runs, orders)
 
 
 def judge_run(name: str, path, lines, lookup: QrelsLookup, track: str, precision: str = "float64",
-              keep_runs: bool = True) -> RunPart:
+              keep_runs: bool = True, orders=()) -> RunPart:
     """Filter, rank and judge the parsed lines of one run file (see :class:`RunPart`).
 
     Lines of topics the qrels do not judge are dropped and counted, then repeated
-    (topic, docno) lines after the first in trec_eval order.
+    (topic, docno) lines after the first in trec_eval order. The report row counts the
+    topics whose scores are all equal (``tied_topics``: their order is the tie rule's,
+    whatever the rank column says). ``orders``: the other orderings (``(tie rule,
+    precision)``) to place the kept lines in (:attr:`RunPart.orders`).
     """
     counts = lines.counts
     run_topic = lookup.topic_codes(lines.qids)  # code of each of the run's topic ids, -1 if not judged
     topic = run_topic[lines.qid] if len(lines.qid) else np.zeros(0, dtype=np.int64)
     keep = topic >= 0
     counts.unjudged_topic = int(len(keep) - keep.sum())
+    line_topic = topic
     order = trec_order(topic, lines.docno, lines.score, precision, keep=keep)
     topic = topic[order]
     dup, qrow = dedupe_and_match(lookup, topic, lines.docno, order)
@@ -151,8 +159,23 @@ def judge_run(name: str, path, lines, lookup: QrelsLookup, track: str, precision
     pos = positions_from_counts(n_ret)  # topic is sorted
     row = _report_row(track, path, "run", name, counts, n_tags=int((np.bincount(lines.tag, minlength=1) > 0).sum()),
                       first_tag=lines.tags[int(lines.tag[0])] if len(lines.tag) else None,
-                      n_topics=int((n_ret > 0).sum()), unjudged_topics=int((run_topic < 0).sum()))
-    return RunPart(name, topic, pos, qrow, n_ret, row, KeptLines.of(lines, order) if keep_runs else None)
+                      n_topics=int((n_ret > 0).sum()), unjudged_topics=int((run_topic < 0).sum()),
+                      tied_topics=uniform_topics(n_ret, ordering_key(lines.score[order], precision)))
+    other = {o: other_positions(line_topic, lines, order, n_ret, *o) for o in orders if o != ("docno_desc", precision)}
+    return RunPart(name, topic, pos, qrow, n_ret, row, KeptLines.of(lines, order) if keep_runs else None, other)
+
+
+def other_positions(topic: np.ndarray, lines, order: np.ndarray, n_ret: np.ndarray, rule: str,
+                    precision: str) -> np.ndarray:
+    """The 1-based position of each kept line (``order``: line indices in trec_eval order)
+    in another ordering of the same lines (:func:`reeval.io.ordering.ranked_order`);
+    ``topic``: the topic code of every line read."""
+    keep = np.zeros(len(topic), dtype=bool)
+    keep[order] = True
+    other = ranked_order(topic, lines.docno, lines.score, precision, keep=keep, rule=rule)
+    at = np.empty(len(topic), dtype=np.int64)
+    at[other] = positions_from_counts(n_ret)  # other is sorted by topic too
+    return at[order]
 
 
 @dataclass
@@ -298,7 +321,8 @@ def tune_memory() -> bool:
 
 def ingest_track(track: str, qrels_path, run_paths, precision: str = "float64",
                  on_malformed: str = "error", grade_map: dict | None = None,
-                 threads: int = 2, keep_runs: bool = True, tune: bool = True, skipped=()) -> TrackTables:
+                 threads: int = 2, keep_runs: bool = True, tune: bool = True, skipped=(),
+                 orders=()) -> TrackTables:
     """Read a track's qrels and runs once each and judge every run (see the module doc).
 
     ``skipped``: (path, reason) of the files of the track's runs folder that are not read
@@ -311,6 +335,8 @@ def ingest_track(track: str, qrels_path, run_paths, precision: str = "float64",
     ``runs`` table (only ``runs.parquet`` needs it). Qrels without a judgment are an
     :class:`InputError`. Calls :func:`tune_memory` (process-wide malloc and numpy settings)
     unless ``tune`` is False (the Python API leaves a caller's process as it is).
+    ``orders``: other orderings (``(tie rule, precision)``) each run's kept lines are also
+    placed in (:attr:`RunPart.orders`), for measures ranked as another tool ranks.
     """
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {PRECISIONS}, not {precision!r}")
@@ -323,7 +349,7 @@ def ingest_track(track: str, qrels_path, run_paths, precision: str = "float64",
 
     def load(job):
         with naming_file(job[1]):
-            return load_run(*job, ready, track, precision, on_malformed, keep_runs)
+            return load_run(*job, ready, track, precision, on_malformed, keep_runs, orders)
 
     # A regular qrels file is read while the first run files are (a stream, perhaps the
     # standard input a run also names, is read before any run begins)

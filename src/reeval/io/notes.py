@@ -61,7 +61,9 @@ def tagged_notes(row: dict) -> list[tuple[str, bool]]:
     """(note, as_trec_eval) for each note on one file: ``as_trec_eval`` when reeval reads
     those lines as trec_eval 10 does (lines on topics without judgments, text after the
     sixth field, comment and blank lines of a run, several tags), so the numbers are
-    trec_eval's; False where they differ or something was lost."""
+    trec_eval's; False where they differ, something was lost, or the run's own order is
+    not the one used (topics whose scores are all equal, ranked by docno, not by the rank
+    column: said once per file, with the number of such topics)."""
     qrels = row.get("kind") == "qrels"
     get = lambda key: int(row.get(key) or 0)  # noqa: E731 - missing or NaN columns count 0
     notes = []
@@ -104,6 +106,9 @@ def tagged_notes(row: dict) -> list[tuple[str, bool]]:
         else:
             notes.append((f"{_n(get('duplicate'), 'duplicate line')} dropped (the first in trec_eval "
                           "order kept; trec_eval stops with 'duplicate docs')", False))
+    if get("tied_topics"):
+        notes.append((f"{_n(get('tied_topics'), 'topic')} whose scores are all equal: ranked by docno alone "
+                      "(descending, as trec_eval does without saying so), its rank column ignored", False))
     if get("non_utf8_lines"):
         notes.append((f"{_n(get('non_utf8_lines'), 'line')} with bytes that are not UTF-8, "
                       "shown as \\xNN", False))

@@ -4,6 +4,10 @@ Scores are compared as IEEE floats mapped to unsigned integers that sort the sam
 (:func:`descending_float_bits`), so one integer sort orders topics and scores; tied scores
 are then ordered by docno descending, with the compiled kernels when built, else pyarrow's
 string sort (or :meth:`reeval.io.strings.Strings.order` for escaped ids).
+
+The other tie rules (:data:`TIE_RULES`) are those of ir_measures' own providers
+(:mod:`reeval.measures.providers`): docno ascending, or the lines' input order
+(:func:`ranked_order`).
 """
 
 from __future__ import annotations
@@ -53,6 +57,68 @@ def topic_score_order(qcodes: np.ndarray, key: np.ndarray) -> np.ndarray:
     return by_score[np.argsort(qcodes[by_score].astype(small), kind="stable")]
 
 
+#: how tied scores are ordered: trec_eval's docno descending (byte order), docno ascending
+#: (ir_measures' msmarco and judged providers), or the order of the lines as read (a stable
+#: sort, ir_measures' cwl_eval provider)
+TIE_RULES = ("docno_desc", "docno_asc", "input")
+
+
+def ordering_key(score: np.ndarray, precision: str = "float64") -> np.ndarray:
+    """The scores as the ranking compares them: ``-0.0`` turned into ``0.0`` (they tie), and
+    with ``precision="float32"`` rounded to float32 (beyond its range infinite, as a C cast)."""
+    if precision not in PRECISIONS:
+        raise ValueError(f"precision must be one of {PRECISIONS}, not {precision!r}")
+    key = score + 0.0  # + 0.0 turns -0.0 into 0.0
+    if precision == "float32":
+        with np.errstate(over="ignore"):
+            key = key.astype(np.float32)
+    return key
+
+
+def ranked_order(topic: np.ndarray, docno: Strings, score: np.ndarray, precision: str = "float64",
+                 keep: np.ndarray | None = None, rule: str = "docno_desc") -> np.ndarray:
+    """Rows of a run in the order of topic code ascending, score descending, ties by ``rule``.
+
+    ``docno_desc`` is :func:`trec_order`; ``input`` keeps tied rows in the order read (one
+    stable sort by topic and score); ``docno_asc`` reverses each block of tied rows of
+    trec_eval's order (rows with the same docno in a block, which ingest drops as duplicates,
+    would come out in the reverse of their input order).
+    """
+    if rule not in TIE_RULES:
+        raise ValueError(f"tie rule must be one of {TIE_RULES}, not {rule!r}")
+    if rule == "input":
+        rows = None if keep is None or keep.all() else np.flatnonzero(keep)
+        key = ordering_key(score, precision)
+        local = topic_score_order(topic if rows is None else topic[rows], key if rows is None else key[rows])
+        return local if rows is None else rows[local]
+    order = trec_order(topic, docno, score, precision, keep)
+    return order if rule == "docno_desc" else reverse_ties(order, topic, ordering_key(score, precision))
+
+
+def reverse_ties(order: np.ndarray, topic: np.ndarray, key: np.ndarray) -> np.ndarray:
+    """``order`` with each maximal block of consecutive rows of equal (topic, key) reversed."""
+    if len(order) < 2:
+        return order
+    same = (topic[order][1:] == topic[order][:-1]) & (key[order][1:] == key[order][:-1])
+    if not same.any():
+        return order
+    new = np.r_[True, ~same]
+    starts = np.flatnonzero(new)
+    ends = np.r_[starts[1:], len(order)]
+    block = np.cumsum(new) - 1
+    return order[starts[block] + ends[block] - 1 - np.arange(len(order))]
+
+
+def uniform_topics(n_ret: np.ndarray, key: np.ndarray) -> int:
+    """Topics with two documents or more whose scores are all equal: ``n_ret`` documents per
+    topic, ``key`` the ranking's scores (:func:`ordering_key`) sorted by topic, each topic's
+    descending (so a topic's scores are all equal when its first equals its last)."""
+    ends = np.cumsum(n_ret)
+    starts = ends - n_ret
+    several = n_ret >= 2
+    return int((key[starts[several]] == key[ends[several] - 1]).sum())
+
+
 def trec_order(topic: np.ndarray, docno: Strings, score: np.ndarray, precision: str = "float64",
                keep: np.ndarray | None = None) -> np.ndarray:
     """Rows of a run (indices into its parsed lines) in trec_eval order.
@@ -62,13 +128,8 @@ def trec_order(topic: np.ndarray, docno: Strings, score: np.ndarray, precision: 
     scores are compared as float32 (beyond its range they are infinite, as in a C
     cast). ``-0.0`` ties with ``0.0``. ``keep`` (boolean mask) restricts the lines ordered.
     """
-    if precision not in PRECISIONS:
-        raise ValueError(f"precision must be one of {PRECISIONS}, not {precision!r}")
     rows = None if keep is None or keep.all() else np.flatnonzero(keep)
-    key = score + 0.0  # + 0.0 turns -0.0 into 0.0
-    if precision == "float32":
-        with np.errstate(over="ignore"):
-            key = key.astype(np.float32)
+    key = ordering_key(score, precision)
     codes = topic if rows is None else topic[rows]
     local = topic_score_order(codes, key if rows is None else key[rows])
     order = local if rows is None else rows[local]

@@ -76,7 +76,7 @@ _NAMES = {
         valid_trials sampled_topics n0 n1 n_docs n_closest n_runs n_topics n_tracks n_tags
         asl_num_q asl_unretrieved_docs asl_unanswered_topics qrels_topics judgments relevant
         lines_kept year runs_listed runs_fetched runs_parsed runs_ingested runs_paper runs_ours
-        bytes attempts unjudged_topics runs_included runs_excluded n_significant_low n_significant_high
+        bytes attempts unjudged_topics tied_topics runs_included runs_excluded n_significant_low n_significant_high
         resamples seeds grade rank_logo removed removed_relevant pool_depth places rank_changes_inserted groups
         at_risk sampled disagree_sampled lp_at_risk lp_sampled""",
     INT32: "pos n_ret i_star",

@@ -157,7 +157,7 @@ _classic("Rprec", ('Rprec',), "precision at R_q, the number of relevant document
 _classic("bpref", ('bpref',), "binary preference: relevant above judged non-relevant", exact("bpref"), bpref)
 _classic("recip_rank", ('recip_rank', 'RR', 'MRR', 'RR@k'), "reciprocal rank of the first relevant document "
          "(RR@k: within the top k)", exact("recip_rank", "RR", "MRR"), reciprocal_rank, native=lambda m: m.cutoff is None,
-         oracle="RR@k: ir_measures (its msmarco provider)")
+         oracle="RR@k: ir_measures (its msmarco provider; tied documents in its order with ties='ir_measures')")
 _classic("P", ('P', 'P_k', 'P.k1,k2', 'P@k'), "precision at k (P alone: the standard cutoffs)", cutoffs("p"), precision)
 _classic("recall", ('recall', 'recall_k', 'recall.k1,k2', 'R@k'), "recall at k", cutoffs("recall", "r"), recall)
 _classic("gm_bpref", ('gm_bpref',), "geometric mean of bpref over topics (bpref floored at 1e-5)", exact("gm_bpref"),

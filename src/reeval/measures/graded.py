@@ -472,7 +472,8 @@ _graded("ndcg_cut", ('ndcg_cut', 'ndcg_cut_k', 'ndcg_cut.k1,k2', 'nDCG@k'), "nDC
         oracle="nDCG(gains=...)@k: ir_measures (pytrec_eval on the mapped grades)", **_TREC)
 _graded("rbp", ('rbp', 'rbp.p=x', 'RBP(p=x)', 'RBP(rel=n)'), "rank-biased precision (p = 0.9; ir_measures' RBP: 0.8)",
         gain_params("rbp", case=True, keys=("p",)), rbp, native=lambda m: m.rel is None and not m.name.startswith("RBP"),
-        oracle="RBP(rel=n): ir_measures (its cwl_eval provider)", **_TREC)
+        oracle="RBP(rel=n): ir_measures (its cwl_eval provider; tied documents in its order with "
+               "ties='ir_measures')", **_TREC)
 _graded("rbp_resid", ('rbp_resid', 'rbp_resid.p=x'), "how much rbp could rise if every unjudged document had gain 1",
         gain_params("rbp_resid", case=True, keys=("p",)), rbp_resid, **_TREC)
 _graded("ERR", ('ERR', 'ERR@k'), "expected reciprocal rank (gdeval's: grades capped at 4)", _err_parse, err,

@@ -144,7 +144,8 @@ def build_grid(judged, depth, qrels, runs=None, max_depth: int | None = None,
                 qrels_docno=_col(qrels, "docno") if keep_docno else None)
 
 
-def grid_from_track(tables, runs=None, max_depth: int | None = None, keep_docno: bool = False) -> Grid:
+def grid_from_track(tables, runs=None, max_depth: int | None = None, keep_docno: bool = False,
+                    ordering: tuple | None = None) -> Grid:
     """The grid of an ingested track (:class:`reeval.io.ingest.TrackTables`) straight from its
     numpy parts, no Arrow table: equal to ``build_grid(tables.judged, tables.depth,
     tables.qrels, runs, max_depth, keep_docno)``.
@@ -152,6 +153,8 @@ def grid_from_track(tables, runs=None, max_depth: int | None = None, keep_docno:
     ``runs`` fixes the run order (default: the sorted names of the runs that answered a
     topic); a name without a part gets no row. Each part is sorted by topic and
     position, so concatenating them in run order gives the grid's (run, topic, pos) order.
+    ``ordering``: another ordering the track was ingested with (a key of each part's
+    ``orders``): its positions instead, each part's judged rows sorted by them.
     """
     q = tables.lookup.qrels
     parts = {part.name: part for part in tables.parts}
@@ -167,10 +170,13 @@ def grid_from_track(tables, runs=None, max_depth: int | None = None, keep_docno:
         if part is None:
             continue
         at = part.judged
+        part_pos = part.pos if ordering is None else part.orders[ordering]
         if max_depth is not None:
-            at = at[part.pos[at] <= max_depth]
+            at = at[part_pos[at] <= max_depth]
+        if ordering is not None:  # the topics stay sorted; within each, by the other positions
+            at = at[np.lexsort((part_pos[at], part.topic[at]))]
         g.append(si * T + part.topic[at])
-        pos.append(part.pos[at].astype(np.int64))
+        pos.append(part_pos[at].astype(np.int64))
         qrow.append(part.qrow[at])
         n_ret[si] = part.n_ret if max_depth is None else np.minimum(part.n_ret, max_depth)
     join = (lambda xs: np.concatenate(xs) if xs else np.zeros(0, dtype=np.int64))

@@ -118,7 +118,7 @@ register(Family("unj", ('unj', 'unj_k', 'unj.k1,k2'), "fraction of the top k not
                 doc=unjudged.__doc__))
 register(Family("Judged", ('Judged', 'Judged@k'), "ir_measures' judgment rate of the top k",
                 lambda spec, family: _judged_parse(spec, family), judged, doc=judged.__doc__,
-                oracle="ir_measures (its judged provider)"))
+                oracle="ir_measures (its judged provider; tied documents in its order with ties='ir_measures')"))
 
 
 def _judged_parse(spec: str, family: Family):

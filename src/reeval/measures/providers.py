@@ -1,0 +1,67 @@
+"""Which of ir_measures' providers computes a measure, and how that provider orders ties.
+
+ir_measures (0.4.3) asks its providers in turn (runtime, pytrec_eval, cwl_eval, compat,
+pyndeval, judged, msmarco, gdeval, accuracy, ranx) and the first that supports a measure
+computes it. Each ranks a topic's documents by score descending and breaks ties its own
+way (``ties="ir_measures"`` ranks each measure as its provider does):
+
+============  ===============================================  =======  ===================
+provider      reeval's measures it computes                    scores   tied documents
+============  ===============================================  =======  ===================
+pytrec_eval   P, AP, nDCG, RR without cutoff, R, Rprec, Bpref,  float32  docno descending
+              infAP, SetP/R/F/AP, NumRet, NumRel, Success,
+              IPrec (trec_eval 9.x)
+msmarco       RR@k (rel=n)                                     float64  docno ascending
+judged        Judged@k                                         float64  docno ascending
+cwl_eval      RBP(rel=n)                                       float64  as the lines came
+gdeval        ERR@k                                            float64  docno descending
+============  ===============================================  =======  ===================
+
+pytrec_eval's float32 is reeval's ``precision="float32"`` (with it, pytrec_eval's
+9.x conventions too): this module leaves the precision of those measures to the caller
+and gives the others their provider's float64. ir_measures has no provider for RR@k with
+judged_only=True, RBP without rel=, ERR without a cutoff, nor for reeval's own measures
+(ASL, rareness ...): they keep trec_eval's order.
+"""
+
+from __future__ import annotations
+
+from reeval.choices import TIES
+
+#: the ordering every measure has by default: trec_eval's tie rule (the precision is the caller's)
+TREC_EVAL_RULE = "docno_desc"
+
+
+def provider(m) -> str | None:
+    """The ir_measures provider of measure ``m`` other than pytrec_eval (msmarco, judged,
+    cwl_eval, gdeval), or None: pytrec_eval's measures, and those ir_measures lacks."""
+    if m.family == "recip_rank" and m.cutoff is not None and not m.judged_only:
+        return "msmarco"
+    if m.family == "Judged":
+        return "judged"
+    if m.family == "rbp" and m.rel is not None:
+        return "cwl_eval"
+    if m.family == "ERR" and m.cutoff is not None:
+        return "gdeval"
+    return None
+
+
+#: (tie rule, precision) of each provider that is not pytrec_eval (reeval.io.ordering.TIE_RULES)
+PROVIDER_ORDERS = {"msmarco": ("docno_asc", "float64"), "judged": ("docno_asc", "float64"),
+                   "cwl_eval": ("input", "float64"), "gdeval": ("docno_desc", "float64")}
+
+
+def ordering(m, ties: str = "trec_eval", precision: str = "float64") -> tuple[str, str]:
+    """``(tie rule, precision)`` measure ``m`` is ranked with: trec_eval's order at
+    ``precision`` unless ``ties="ir_measures"`` names a provider with an order of its own."""
+    if ties not in TIES:
+        raise ValueError(f"ties must be one of {', '.join(TIES)}, not {ties!r}")
+    own = provider(m) if ties == "ir_measures" else None
+    return PROVIDER_ORDERS[own] if own is not None else (TREC_EVAL_RULE, precision)
+
+
+def other_orderings(measures, ties: str = "trec_eval", precision: str = "float64") -> tuple:
+    """The orderings besides trec_eval's at ``precision`` that ``measures`` need (ingest
+    places each run's lines in them: :func:`reeval.io.ingest.ingest_track`'s ``orders``)."""
+    main = (TREC_EVAL_RULE, precision)
+    return tuple(dict.fromkeys(o for o in (ordering(m, ties, precision) for m in measures) if o != main))
