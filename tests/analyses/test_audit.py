@@ -137,6 +137,74 @@ def test_a_cause_that_fits_one_number_but_not_the_run_s_block_explains_nothing(t
     assert (table.drop(index=[changed[0], ("r1", "bpref")])["status"] == "equal").all()
 
 
+@pytest.fixture(scope="module")
+def tied(tmp_path_factory):
+    """A track whose runs hold many tied scores among judged and unjudged documents: the
+    run files, and the same rankings written in docno-ascending order of ties with distinct
+    scores (each a run of the same name, in another folder): the figures of the second are
+    what a program ordering ties by docno ascending prints for the first."""
+    folder = tmp_path_factory.mktemp("audit-tied")
+    rng = np.random.default_rng(11)
+    topics = ["t1", "t2", "t3"]
+    (folder / "qrels").write_text("".join(f"{t} 0 d{d:03d} {rng.integers(0, 3)}\n"
+                                          for t in topics for d in rng.choice(80, 40, replace=False)))
+    (folder / "asc").mkdir()
+    runs = []
+    for name in ("r1", "r2"):
+        rows = pd.DataFrame([(t, f"d{d:03d}", float(20 - i // 4)) for t in topics
+                             for i, d in enumerate(rng.permutation(80)[:50])], columns=["qid", "docno", "score"])
+        (folder / name).write_text("".join(f"{q} Q0 {d} 0 {s!r} {name}\n" for q, d, s in rows.itertuples(index=False)))
+        asc = rows.sort_values(["qid", "score", "docno"], ascending=[True, False, True])
+        asc["score"] = 1000.0 - asc.groupby("qid").cumcount()
+        (folder / "asc" / name).write_text("".join(f"{q} Q0 {d} 0 {s!r} {name}\n"
+                                                   for q, d, s in asc.itertuples(index=False)))
+        runs.append(folder / name)
+    return folder / "qrels", runs, [folder / "asc" / r.name for r in runs]
+
+
+def test_reversing_ties_moves_each_tied_line_to_the_mirror_position_of_its_group():
+    from reeval.analyses.audit.evaluate import ties_reversed
+
+    topic = np.array([0, 0, 0, 0, 0, 1, 1, 1])
+    pos = np.array([1, 2, 3, 4, 5, 1, 2, 3])
+    score = np.array([9.0, 5.0, 5.0, 5.0, 1.0, 5.0, 5.0, 4.0])  # a tie across topics is no tie
+    assert ties_reversed(topic, pos, score).tolist() == [1, 4, 3, 2, 5, 2, 1, 3]
+
+
+def test_ties_by_docno_ascending_explain_a_block_computed_in_that_order(tied):
+    qrels, runs, ascending = tied
+    table = audited(qrels, runs, figures(qrels, ascending))
+    assert (table["status"] != "equal").any(), "the case must need the cause"
+    assert set(table["status"]) == {"equal", "explained"}
+    assert set(table.loc[table["status"] == "explained", "cause"]) == {"docno-ascending ties (another program's order)"}
+
+
+def test_a_block_is_audited_per_program_the_judged_figures_apart_from_trec_eval_s(tied):
+    """A leaderboard prints trec_eval's figures and, from another program ordering ties by
+    docno ascending, Judged@10 (which trec_eval lacks): the cause explains the Judged@10
+    figures as their own unit, and trec_eval's stay equal."""
+    qrels, runs, ascending = tied
+    from_trec_eval = figures(qrels, runs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", reeval.ReevalWarning)
+        judged = reeval.evaluate(qrels, [str(r) for r in ascending], ["Judged@10"])["Judged@10"]
+    official = pd.concat([from_trec_eval, pd.DataFrame({"run": judged.index, "block": "trec_eval", "measure": "J@10",
+                                                        "official": judged.map(lambda v: f"{v:.4f}").to_numpy()})],
+                         ignore_index=True)
+    table = audited(qrels, runs, official)
+    assert table.loc[table["measure"] != "J@10", "status"].eq("equal").all()
+    judged_rows = table[table["measure"] == "J@10"]
+    assert judged_rows["status"].eq("explained").any() and set(judged_rows["status"]) <= {"equal", "explained"}
+    assert set(table.loc[table["status"] == "explained", "cause"]) == {"docno-ascending ties (another program's order)"}
+
+
+def test_the_program_of_a_figure_is_trec_eval_only_for_trec_eval_s_own_names():
+    from reeval.analyses.audit.core import program
+
+    assert [program(m) for m in ("map", "P@5", "ndcg_cut_10", "bpref")] == ["trec_eval"] * 4
+    assert [program(m) for m in ("Judged@10", "RBP(p=0.5)")] == ["Judged", "rbp"]
+
+
 def test_runs_absent_and_unknown_measures_are_not_compared(track):
     qrels, runs = track
     official = pd.concat([figures(qrels, runs),
@@ -244,19 +312,19 @@ def test_trec_covid_leaderboards_every_figure_equal_or_explained(track, runs):
     assert set(table.loc[table["status"] == "explained", "cause"]) <= {"trec_eval 9.x ordering (scores as float32)"}
 
 
-def test_trec_covid_round_3_judged_figures_of_two_runs_are_flagged_unexplained():
-    """Round 3's leaderboard prints J@5/J@10/J@1000 (Judged@k, which trec_eval lacks): two runs'
-    J@10 and one's J@5 are one judged document above ours, under every cause tried (both
-    runs hold tied scores near rank 10: docno-ascending ties reproduce the three, but change
-    the same runs' nDCG@10 and RBP, which are trec_eval's: no cause fits their whole block)."""
+def test_trec_covid_round_3_judged_figures_are_explained_by_another_program_s_ties():
+    """Round 3's leaderboard prints J@5/J@10/J@1000 (Judged@k, which trec_eval lacks, so another
+    program's): ties by docno ascending reproduce all 36 of them, two runs' J@10 and one's J@5
+    only so; every figure trec_eval computes (and RBP) is equal in trec_eval's order."""
     table = shared_audit("trec-covid-round3", 1)
     compared = table[table["status"] != "not compared"]
     assert compared["run"].nunique() == 12 and len(compared) == 12 * 8
     flagged = compared[compared["status"] != "equal"]
-    assert flagged[["run", "measure", "official", "ours", "status"]].values.tolist() == [
-        ["udel_fang_lambdarank", "J@10", "0.9725", "0.9700", "unexplained"],
-        ["active_learning", "J@10", "0.9750", "0.9700", "unexplained"],
-        ["udel_fang_lambdarank", "J@5", "0.9800", "0.9750", "unexplained"]]
+    assert flagged[["run", "measure", "official", "ours", "status", "ours_under_cause"]].values.tolist() == [
+        ["udel_fang_lambdarank", "J@10", "0.9725", "0.9700", "explained", "0.9725"],
+        ["active_learning", "J@10", "0.9750", "0.9700", "explained", "0.9750"],
+        ["udel_fang_lambdarank", "J@5", "0.9800", "0.9750", "explained", "0.9800"]]
+    assert set(flagged["cause"]) == {"docno-ascending ties (another program's order)"}
 
 
 @pytest.mark.parametrize("setting", [Setting(level=2, zero_below=True), Setting(level=2, zero_below=True, depth=1000),

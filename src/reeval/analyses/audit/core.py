@@ -8,6 +8,12 @@ printed, with a status (docs/audit.md):
 - ``unexplained``: no cause tried reproduces the run's block;
 - ``not compared``: the run is not in the track, or reeval knows no measure of that name.
 
+A block is audited per program (:func:`program`): the figures trec_eval prints under their own
+names are one unit, and each family trec_eval (9.x, the archive's) does not compute, as
+TREC-COVID's ``J@k`` or ``rbp_p5``, is a unit of its own, since whoever published them computed
+those with another program, whose settings (its order of ties) may differ from trec_eval's.
+"Block" below means such a unit.
+
 The audit evaluates through a function ``evaluate(setting, specs)`` returning a DataFrame
 (index run, one column per measure spec, full precision), so that the command line, the
 workflow (which reuses the measures job's values) and the tests give their own.
@@ -47,6 +53,18 @@ def measure_spec(name: str) -> str | None:
     return spec if len(found) == 1 and not found[0].is_text else None
 
 
+def program(spec: str) -> str:
+    """The program a figure of this reeval measure was computed with, as far as the name
+    tells: ``trec_eval`` where trec_eval computes it under this name (``map``, ``P_5``,
+    ``ndcg_cut_10``), else the measure's family (``Judged``, ``rbp``: trec_eval 9.x has
+    neither, and RBP(p=0.5) is not trec_eval 10's name)."""
+    from reeval.measures import REGISTRY, parse_measure
+
+    measure = parse_measure(spec)[0]
+    family = REGISTRY[measure.family]
+    return "trec_eval" if family.trec_eval and family.native(measure) else family.name
+
+
 def printed(values: pd.DataFrame, cells: pd.DataFrame) -> np.ndarray:
     """reeval's value of each cell (its run's row, its spec's column of ``values``) as text,
     rounded to the decimals its official figure was printed with."""
@@ -66,7 +84,8 @@ def audit(official: pd.DataFrame, evaluate, track: Setting, runs, max_grade: int
     rows["status"] = "not compared"
     rows.loc[~known, "cause"] = "reeval knows no measure of this name"
     rows.loc[~present, "cause"] = "the run is not in the track"
-    for block, cells in rows[present & known].groupby("block", sort=False):
+    rows["program"] = rows.loc[present & known, "spec"].map(program)
+    for (block, _), cells in rows[present & known].groupby(["block", "program"], sort=False):
         rows.loc[cells.index, ["ours", "status", "cause", "ours_under_cause", "setting"]] = audit_block(
             cells, block, evaluate, track, max_grade, max_depth)
     return rows[COLUMNS].reset_index(drop=True)

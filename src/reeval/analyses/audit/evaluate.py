@@ -1,8 +1,8 @@
 """reeval's values of a track's runs under an audit setting: each input read once (a stream is
 spooled to a temporary file first), the track ingested at most once per ordering and gain
 map, each setting scored once. In the workflow the track's own tables (its ingest's Parquet)
-serve every setting of the ordering it was ingested with; only the cause of the other ordering
-reads the files again."""
+serve every setting of the ordering it was ingested with; only the causes of another ordering
+(float32 scores, ties by docno ascending) read the files again."""
 
 from __future__ import annotations
 
@@ -52,6 +52,40 @@ def zero_below(table, level: int):
                             pa.array(np.where((rel >= 1) & (rel < level), 0, rel), table.schema.field("rel").type))
 
 
+def ties_reversed(topic: np.ndarray, pos: np.ndarray, score: np.ndarray) -> np.ndarray:
+    """The positions of a run's lines with each group of tied scores in reverse order.
+
+    The lines are given in trec_eval order (``topic`` codes grouped, ``pos`` 1-based and
+    consecutive within a topic, ties by docno descending). A group of equal ``score`` in one
+    topic holds the positions ``first .. last`` in either order, so reversing it (docno
+    ascending) moves a line from ``pos`` to ``first + last - pos``. A line without a tie keeps
+    its position; no line leaves its topic. Scores compare as given (float32 scores for
+    trec_eval 9.x's ties)."""
+    n = len(pos)
+    if n == 0:
+        return pos.copy()
+    starts = np.r_[True, (topic[1:] != topic[:-1]) | (score[1:] != score[:-1])]
+    group = np.cumsum(starts) - 1
+    ends = np.r_[starts[1:], True]
+    return pos[starts][group] + pos[ends][group] - pos
+
+
+def reversed_ties(tables, precision: str):
+    """A track's tables (read with its kept lines' scores) with every run's ties ordered by
+    docno ascending (:func:`ties_reversed`); the lines' order follows the new positions."""
+    from dataclasses import replace
+
+    from reeval.io.ingest import TrackTables
+
+    parts = []
+    for part in tables.parts:
+        score = part.kept.score.astype(np.float32 if precision == "float32" else np.float64)
+        pos = ties_reversed(part.topic, part.pos, score)
+        order = np.lexsort((pos, part.topic))
+        parts.append(replace(part, topic=part.topic[order], pos=pos[order], qrow=part.qrow[order], kept=None))
+    return TrackTables(tables.lookup, parts, tables.report_rows, keep_runs=False)
+
+
 class TrackEvaluator:
     """``evaluate(setting, specs)`` for :func:`reeval.analyses.audit.core.audit`: a DataFrame
     indexed by run name with one column per spec (full precision).
@@ -74,15 +108,18 @@ class TrackEvaluator:
         self._tables: dict = {}
         self._scores: dict = {}
 
-    def tables(self, precision: str, grade_map):
-        """The track read from its files with this ordering and gain map (once each)."""
+    def tables(self, precision: str, grade_map, ties: str = "trec_eval"):
+        """The track read from its files with this ordering, gain map and order of ties (once
+        each)."""
         from reeval.compute import check_tables
         from reeval.io.ingest import ingest_track
 
-        key = (precision, tuple(sorted((grade_map or {}).items())))
+        key = (precision, tuple(sorted((grade_map or {}).items())), ties)
         if key not in self._tables:
             tables = ingest_track("audit", self.qrels_path, self.run_paths, precision=precision,
-                                  grade_map=grade_map, keep_runs=False, tune=False)
+                                  grade_map=grade_map, keep_runs=ties != "trec_eval", tune=False)
+            if ties != "trec_eval":
+                tables = reversed_ties(tables, precision)
             if not self._tables and self.warn is not None:
                 for line in check_tables(tables):
                     self.warn(line)
@@ -101,15 +138,15 @@ class TrackEvaluator:
         return (int(grades.max()) if len(grades) else 1), (int(n_ret.max()) if len(n_ret) else 0)
 
     def grid(self, setting):
-        """The runs x topics grid of the setting's ordering, gain map and depth."""
+        """The runs x topics grid of the setting's ordering, gain map, depth and ties."""
         from reeval.measures import build_grid, grid_from_track
 
-        if self.ingested is not None and self.ingested[0] == setting.precision:
+        if self.ingested is not None and self.ingested[0] == setting.precision and setting.ties == "trec_eval":
             judged, depth, qrels = self.ingested[1]
             if setting.zero_below:
                 judged, qrels = zero_below(judged, setting.level), zero_below(qrels, setting.level)
             return build_grid(judged, depth, qrels, runs=self.names, max_depth=setting.depth)
-        tables = self.tables(setting.precision, setting.grade_map(self.grade_map))
+        tables = self.tables(setting.precision, setting.grade_map(self.grade_map), setting.ties)
         return grid_from_track(tables, runs=self.read_as, max_depth=setting.depth)
 
     def __call__(self, setting, specs) -> pd.DataFrame:

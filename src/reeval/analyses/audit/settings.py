@@ -4,8 +4,9 @@ the audit tries, in a fixed order.
 A :class:`Setting` is everything that changes reeval's value of a measure for the same
 files: the relevance level (trec_eval ``-l``), the gain of the grades below it, the ordering
 of tied scores (trec_eval 10's float64, or 9.x's float32, which ties scores equal in float32
-and rounds interpolation levels as 9.x did), whether topics a run lacks count (``-c``) and the
-depth kept (``-M``).
+and rounds interpolation levels as 9.x did), whether topics a run lacks count (``-c``), the
+depth kept (``-M``) and the order of tied scores (trec_eval's docno descending, or ascending as
+another program may order them).
 
 A block's setting is known for the common blocks (:data:`KNOWN_BLOCKS`: DL's
 ``passages-eval`` counts grades >= 2 as relevant); any other block starts from the track's
@@ -17,18 +18,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+#: the orders of tied scores: trec_eval's (docno descending), and its reverse
+TIES = ("trec_eval", "docno ascending")
+
 
 @dataclass(frozen=True)
 class Setting:
     """One evaluation setting (module doc). ``zero_below``: grades from 1 to ``level - 1``
     gain 0 in the gain measures (nDCG) as in the binary ones, as DL's ``trec_eval`` block of
-    2020 computed nDCG; ``depth`` None keeps every document."""
+    2020 computed nDCG; ``depth`` None keeps every document; ``ties``: :data:`TIES`, how documents
+    of equal score are ordered (trec_eval: docno descending)."""
 
     level: int = 1
     zero_below: bool = False
     precision: str = "float64"
     complete: bool = True
     depth: int | None = None
+    ties: str = "trec_eval"
 
     def grade_map(self, track_map: dict | None = None) -> dict | None:
         """The relabelling of qrels grades this setting reads the qrels with: the track's own
@@ -50,6 +56,8 @@ class Setting:
         parts.append("-c" if self.complete else "without -c")
         if self.depth is not None:
             parts.append(f"-M {self.depth}")
+        if self.ties != "trec_eval":
+            parts.append(f"ties by {self.ties}")
         return ", ".join(parts)
 
 
@@ -69,7 +77,9 @@ def causes(base: Setting, max_grade: int, max_depth: int) -> list[tuple[str, Set
     2. the grades below the level gaining 0 (only where the level is above 1);
     3. trec_eval 9.x ordering: scores as float32 (the other ordering where the base has it);
     4. without ``-c`` (each run averaged over the topics it answered), or with it;
-    5. ``-M 1000``, where a run ranks more than 1,000 documents for a topic (``max_depth``).
+    5. ``-M 1000``, where a run ranks more than 1,000 documents for a topic (``max_depth``);
+    6. tied scores ordered by docno ascending (the reverse of trec_eval's order, as a program
+       other than trec_eval may order them).
 
     Each is one change of ``base``; a change that leaves it as it is is not tried.
     """
@@ -86,4 +96,6 @@ def causes(base: Setting, max_grade: int, max_depth: int) -> list[tuple[str, Set
                   "count as 0)", replace(base, complete=not base.complete)))
     if base.depth is None and max_depth > 1000:
         tried.append(("-M 1000 (the first 1,000 documents of each ranking)", replace(base, depth=1000)))
+    if base.ties == "trec_eval":
+        tried.append(("docno-ascending ties (another program's order)", replace(base, ties="docno ascending")))
     return tried
