@@ -198,6 +198,44 @@ def test_a_block_is_audited_per_program_the_judged_figures_apart_from_trec_eval_
     assert set(table.loc[table["status"] == "explained", "cause"]) == {"docno-ascending ties (another program's order)"}
 
 
+def other_qrels(qrels, tmp_path, name: str, seed: int):
+    """The qrels with a third of its judgments of grade 2 made 0 (another judging), as ``name``."""
+    table = pd.read_csv(qrels, sep=" ", header=None, dtype=str)
+    flip = (table[3] == "2") & (np.random.default_rng(seed).random(len(table)) < 1 / 3)
+    table.loc[flip, 3] = "0"
+    path = tmp_path / name
+    table.to_csv(path, sep=" ", header=False, index=False)
+    return path
+
+
+def test_an_alternative_qrels_file_explains_a_block_computed_with_it(track, tmp_path):
+    """Figures computed with another qrels file: no setting of the track's qrels reproduces
+    them; of two alternatives given, the second (the one they were computed with) does."""
+    qrels, runs = track
+    decoy, used = other_qrels(qrels, tmp_path, "qrels.decoy", 1), other_qrels(qrels, tmp_path, "qrels.cumulative", 2)
+    names = run_names(runs)
+    official = figures(used, runs)
+    evaluate = TrackEvaluator(str(qrels), [str(r) for r in runs], names)
+    without = audit(official, evaluate, Setting(), names, *evaluate.limits())
+    assert (without["status"] == "unexplained").any(), "the case must need the alternative qrels"
+    table = audit(official, evaluate, Setting(), names, *evaluate.limits(), alternatives=[str(decoy), str(used)])
+    assert set(table["status"]) == {"equal", "explained"}
+    assert set(table.loc[table["status"] == "explained", "cause"]) == {"the alternative qrels qrels.cumulative"}
+
+
+def test_the_command_tries_the_alternative_qrels_it_is_given(track, tmp_path):
+    qrels, runs = track
+    used = other_qrels(qrels, tmp_path, "qrels.cumulative", 2)
+    path = tmp_path / "official.csv"
+    figures(used, runs).rename(columns={"official": "value"}).to_csv(path, index=False)
+    done = subprocess.run([sys.executable, "-m", "reeval.cli", "audit", str(qrels), *map(str, runs), "--official",
+                           str(path), "--alternative-qrels", str(used)], capture_output=True, check=True, text=True)
+    lines = done.stdout.splitlines()
+    assert lines[0].endswith(" explained, 0 unexplained")
+    assert lines[1].endswith(" explained, 0 unexplained; " + lines[1].split("; ")[1])
+    assert lines[1].split("; ")[1].endswith(" by the alternative qrels qrels.cumulative")
+
+
 def test_the_program_of_a_figure_is_trec_eval_only_for_trec_eval_s_own_names():
     from reeval.analyses.audit.core import program
 

@@ -32,12 +32,13 @@ SUMMARY_COLUMNS = ["track", "block", "runs", "figures", "equal", "explained", "u
 MISMATCH_SHARE = 0.5
 
 
-def track_audit(track_dir, official_path, qrels_path, run_paths, options, out_dir) -> pd.DataFrame:
+def track_audit(track_dir, official_path, qrels_path, run_paths, options, out_dir, alternative_qrels=()) -> pd.DataFrame:
     """Audit one track's official figures and write :data:`TRACK_AUDIT_FILES` under ``out_dir`` (the
     track's results folder).
 
     ``options``: the track's reading options (:func:`reeval.workflow.tracks.track_options`):
-    its relevance level, precision and grade map are the audit's base setting."""
+    its relevance level, precision and grade map are the audit's base setting.
+    ``alternative_qrels``: its other qrels files (:func:`alternative_qrels_files`), the last causes."""
     import pyarrow.parquet as pq
 
     from reeval.analyses.audit.evaluate import TrackEvaluator
@@ -54,7 +55,7 @@ def track_audit(track_dir, official_path, qrels_path, run_paths, options, out_di
                               grade_map=options.get("grade_map"))
     setting = Setting(level=options["relevance_level"], precision=options["precision"])
     table = audit(read_official(official_path), evaluate, setting, included_runs(read_ingest_report(d)),
-                  *evaluate.limits())
+                  *evaluate.limits(), alternatives=[str(p) for p in alternative_qrels])
     write_table(as_written(table), *(Path(out_dir) / name for name in TRACK_AUDIT_FILES))
     return table
 
@@ -152,3 +153,18 @@ def official_file(track: str, entry: dict) -> str | None:
         raise InputError(f"tracks: {track}: official: {path}: no such file (the track's published figures, "
                          "docs/audit.md)")
     return path or None
+
+
+def alternative_qrels_files(track: str, entry: dict) -> list[str]:
+    """A local track's alternative qrels files (its entry's ``alternative_qrels:``, in order),
+    tried by the audit after every other cause. Raises :class:`reeval.errors.InputError` naming
+    the track and the file when one is missing. (A manifest track's ``urls: alternative_qrels:``,
+    the catalog's other qrels links, is not fetched: none for it.)"""
+    from reeval.errors import InputError
+
+    paths = [str(p) for p in entry.get("alternative_qrels") or ()]
+    for path in paths:
+        if not Path(path).is_file():
+            raise InputError(f"tracks: {track}: alternative_qrels: {path}: no such file (another qrels file the "
+                             "track's official figures may come from, docs/audit.md)")
+    return paths

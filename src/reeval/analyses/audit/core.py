@@ -74,9 +74,11 @@ def printed(values: pd.DataFrame, cells: pd.DataFrame) -> np.ndarray:
     return np.array([f"{v:.{decimals(o)}f}" for v, o in zip(found, cells["official"])], dtype=object)
 
 
-def audit(official: pd.DataFrame, evaluate, track: Setting, runs, max_grade: int, max_depth: int) -> pd.DataFrame:
+def audit(official: pd.DataFrame, evaluate, track: Setting, runs, max_grade: int, max_depth: int,
+          alternatives=()) -> pd.DataFrame:
     """The audit table (:data:`COLUMNS`) of the figures ``official``
-    (:func:`reeval.analyses.audit.official.read_official`) against the track's ``runs``."""
+    (:func:`reeval.analyses.audit.official.read_official`) against the track's ``runs``;
+    ``alternatives``: the track's alternative qrels files (the last causes tried)."""
     rows = official.assign(spec=official["measure"].map(measure_spec))
     present = rows["run"].isin(set(runs))
     known = rows["spec"].notna()
@@ -87,11 +89,11 @@ def audit(official: pd.DataFrame, evaluate, track: Setting, runs, max_grade: int
     rows["program"] = rows.loc[present & known, "spec"].map(program)
     for (block, _), cells in rows[present & known].groupby(["block", "program"], sort=False):
         rows.loc[cells.index, ["ours", "status", "cause", "ours_under_cause", "setting"]] = audit_block(
-            cells, block, evaluate, track, max_grade, max_depth)
+            cells, block, evaluate, track, max_grade, max_depth, alternatives)
     return rows[COLUMNS].reset_index(drop=True)
 
 
-def audit_block(cells, block, evaluate, track, max_grade, max_depth) -> pd.DataFrame:
+def audit_block(cells, block, evaluate, track, max_grade, max_depth, alternatives=()) -> pd.DataFrame:
     """ours, status, cause, ours_under_cause and setting of the cells of one block (module
     doc): the causes are tried in order, first on the whole block, then run by run."""
     base = block_setting(block, track)
@@ -104,7 +106,7 @@ def audit_block(cells, block, evaluate, track, max_grade, max_depth) -> pd.DataF
     if equal.all():
         return out
     tried = []
-    for cause, setting in causes(base, max_grade, max_depth):  # lazily: the first that fits all ends it
+    for cause, setting in causes(base, max_grade, max_depth, alternatives):  # lazily: the first that fits all ends it
         alt = printed(evaluate(setting, specs), cells)
         if (alt == official).all():
             _explain(out, ~equal, cause, alt)

@@ -108,15 +108,15 @@ class TrackEvaluator:
         self._tables: dict = {}
         self._scores: dict = {}
 
-    def tables(self, precision: str, grade_map, ties: str = "trec_eval"):
-        """The track read from its files with this ordering, gain map and order of ties (once
-        each)."""
+    def tables(self, precision: str, grade_map, ties: str = "trec_eval", qrels=None):
+        """The track read from its files with this ordering, gain map, order of ties and qrels
+        file (None: the track's) (once each)."""
         from reeval.compute import check_tables
         from reeval.io.ingest import ingest_track
 
-        key = (precision, tuple(sorted((grade_map or {}).items())), ties)
+        key = (precision, tuple(sorted((grade_map or {}).items())), ties, qrels)
         if key not in self._tables:
-            tables = ingest_track("audit", self.qrels_path, self.run_paths, precision=precision,
+            tables = ingest_track("audit", qrels or self.qrels_path, self.run_paths, precision=precision,
                                   grade_map=grade_map, keep_runs=ties != "trec_eval", tune=False)
             if ties != "trec_eval":
                 tables = reversed_ties(tables, precision)
@@ -138,15 +138,16 @@ class TrackEvaluator:
         return (int(grades.max()) if len(grades) else 1), (int(n_ret.max()) if len(n_ret) else 0)
 
     def grid(self, setting):
-        """The runs x topics grid of the setting's ordering, gain map, depth and ties."""
+        """The runs x topics grid of the setting's ordering, gain map, depth, ties and qrels."""
         from reeval.measures import build_grid, grid_from_track
 
-        if self.ingested is not None and self.ingested[0] == setting.precision and setting.ties == "trec_eval":
+        if (self.ingested is not None and self.ingested[0] == setting.precision and setting.ties == "trec_eval"
+                and setting.qrels is None):
             judged, depth, qrels = self.ingested[1]
             if setting.zero_below:
                 judged, qrels = zero_below(judged, setting.level), zero_below(qrels, setting.level)
             return build_grid(judged, depth, qrels, runs=self.names, max_depth=setting.depth)
-        tables = self.tables(setting.precision, setting.grade_map(self.grade_map), setting.ties)
+        tables = self.tables(setting.precision, setting.grade_map(self.grade_map), setting.ties, setting.qrels)
         return grid_from_track(tables, runs=self.read_as, max_depth=setting.depth)
 
     def __call__(self, setting, specs) -> pd.DataFrame:

@@ -5,8 +5,8 @@ A :class:`Setting` is everything that changes reeval's value of a measure for th
 files: the relevance level (trec_eval ``-l``), the gain of the grades below it, the ordering
 of tied scores (trec_eval 10's float64, or 9.x's float32, which ties scores equal in float32
 and rounds interpolation levels as 9.x did), whether topics a run lacks count (``-c``), the
-depth kept (``-M``) and the order of tied scores (trec_eval's docno descending, or ascending as
-another program may order them).
+depth kept (``-M``), the order of tied scores (trec_eval's docno descending, or ascending as
+another program may order them) and the qrels file (the track's, or one of its alternatives).
 
 A block's setting is known for the common blocks (:data:`KNOWN_BLOCKS`: DL's
 ``passages-eval`` counts grades >= 2 as relevant); any other block starts from the track's
@@ -16,6 +16,7 @@ causes of :func:`causes`, in their order, each one change of the block's setting
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, replace
 
 #: the orders of tied scores: trec_eval's (docno descending), and its reverse
@@ -27,7 +28,8 @@ class Setting:
     """One evaluation setting (module doc). ``zero_below``: grades from 1 to ``level - 1``
     gain 0 in the gain measures (nDCG) as in the binary ones, as DL's ``trec_eval`` block of
     2020 computed nDCG; ``depth`` None keeps every document; ``ties``: :data:`TIES`, how documents
-    of equal score are ordered (trec_eval: docno descending)."""
+    of equal score are ordered (trec_eval: docno descending); ``qrels``: an alternative qrels
+    file read instead of the track's (None: the track's)."""
 
     level: int = 1
     zero_below: bool = False
@@ -35,6 +37,7 @@ class Setting:
     complete: bool = True
     depth: int | None = None
     ties: str = "trec_eval"
+    qrels: str | None = None
 
     def grade_map(self, track_map: dict | None = None) -> dict | None:
         """The relabelling of qrels grades this setting reads the qrels with: the track's own
@@ -58,7 +61,14 @@ class Setting:
             parts.append(f"-M {self.depth}")
         if self.ties != "trec_eval":
             parts.append(f"ties by {self.ties}")
+        if self.qrels is not None:
+            parts.append(f"qrels {qrels_label(self.qrels)}")
         return ", ".join(parts)
+
+
+def qrels_label(path) -> str:
+    """How a cause names an alternative qrels file: its base name."""
+    return os.path.basename(str(path).rstrip("/")) or str(path)
 
 
 #: the settings of common blocks, as changes of the track's setting
@@ -70,7 +80,7 @@ def block_setting(block: str, track: Setting) -> Setting:
     return replace(track, **KNOWN_BLOCKS.get(block, {}))
 
 
-def causes(base: Setting, max_grade: int, max_depth: int) -> list[tuple[str, Setting]]:
+def causes(base: Setting, max_grade: int, max_depth: int, alternatives=()) -> list[tuple[str, Setting]]:
     """(cause, setting) to try where figures computed at ``base`` differ, in this order:
 
     1. another relevance level (each of 1 .. ``max_grade`` but the base's);
@@ -79,7 +89,9 @@ def causes(base: Setting, max_grade: int, max_depth: int) -> list[tuple[str, Set
     4. without ``-c`` (each run averaged over the topics it answered), or with it;
     5. ``-M 1000``, where a run ranks more than 1,000 documents for a topic (``max_depth``);
     6. tied scores ordered by docno ascending (the reverse of trec_eval's order, as a program
-       other than trec_eval may order them).
+       other than trec_eval may order them);
+    7. each of the track's ``alternatives`` (qrels files: the catalog's other qrels links, a
+       local track's ``alternative_qrels``), in their order, read instead of its qrels.
 
     Each is one change of ``base``; a change that leaves it as it is is not tried.
     """
@@ -98,4 +110,6 @@ def causes(base: Setting, max_grade: int, max_depth: int) -> list[tuple[str, Set
         tried.append(("-M 1000 (the first 1,000 documents of each ranking)", replace(base, depth=1000)))
     if base.ties == "trec_eval":
         tried.append(("docno-ascending ties (another program's order)", replace(base, ties="docno ascending")))
+    tried += [(f"the alternative qrels {qrels_label(path)}", replace(base, qrels=str(path)))
+              for path in alternatives if base.qrels != str(path)]
     return tried
