@@ -255,6 +255,20 @@ def test_runs_absent_and_unknown_measures_are_not_compared(track):
                                                                       "reeval knows no measure of this name"]
 
 
+def test_ours_is_printed_with_each_figure_s_decimals_as_python_formats_it():
+    """printed() formats once per number of decimals: each value equals Python's own
+    formatting of it, halfway cases, negatives, nan and 0 decimals included."""
+    from reeval.analyses.audit.core import printed
+
+    values = pd.DataFrame({"map": [0.12345, 0.5, -0.00005, np.nan, 2.675], "P_10": [1 / 3, 0.125, 0.0, 1.0, 0.99995]},
+                          index=pd.Index(["a", "b", "c", "d", "e"], name="run"))
+    official = ["0.1234", "1", "0.00", "0.5", "2.67", "0.333", "0.12", "0", "1.0000", "0.9999"]
+    cells = pd.DataFrame({"run": list("abcde") * 2, "spec": ["map"] * 5 + ["P_10"] * 5, "official": official})
+    expected = [f"{values.loc[r, m]:.{len(o.partition('.')[2])}f}" for r, m, o in cells.itertuples(index=False)]
+    assert printed(values, cells).tolist() == expected
+    assert expected[:5] == ["0.1235", "0", "-0.00", "nan", "2.67"]
+
+
 def test_the_long_and_the_wide_formats_read_alike(tmp_path):
     long = tmp_path / "long.csv"
     long.write_text("run,block,measure,value\nA,trec_eval,map,0.2500\nA,passages-eval,map,0.1000\n"

@@ -26,7 +26,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from .official import decimals
+from .official import decimals_of
 from .settings import Setting, block_setting, causes
 
 #: the audit table's columns (one row per official figure)
@@ -67,11 +67,18 @@ def program(spec: str) -> str:
 
 def printed(values: pd.DataFrame, cells: pd.DataFrame) -> np.ndarray:
     """reeval's value of each cell (its run's row, its spec's column of ``values``) as text,
-    rounded to the decimals its official figure was printed with."""
+    rounded to the decimals its official figure was printed with (C's ``%.Nf``, as Python's
+    format: correctly rounded from the binary value; ``nan`` for no value). One formatting
+    call per distinct number of decimals, not per figure."""
     rows = values.index.get_indexer(cells["run"])
     cols = values.columns.get_indexer(cells["spec"])
     found = values.to_numpy(dtype=np.float64)[rows, cols]
-    return np.array([f"{v:.{decimals(o)}f}" for v, o in zip(found, cells["official"])], dtype=object)
+    places = decimals_of(cells["official"])
+    out = np.empty(len(found), dtype=object)
+    for d in np.unique(places):
+        at = places == d
+        out[at] = np.char.mod(f"%.{d}f", found[at]).astype(object)
+    return out
 
 
 def audit(official: pd.DataFrame, evaluate, track: Setting, runs, max_grade: int, max_depth: int,
