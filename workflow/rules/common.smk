@@ -226,17 +226,25 @@ def report_captions():
 # the tracks with official figures (a synthetic track has none), each checked once here
 AUDITED = {t: checked(official_file, t, config["tracks"][t]) for t in TRACKS if not is_synthetic(t)}
 AUDITED = {t: path for t, path in AUDITED.items() if path}
-ALTERNATIVE_QRELS = {t: checked(alternative_qrels_files, t, config["tracks"][t]) for t in AUDITED}
+ALTERNATIVE_QRELS = {t: checked(alternative_qrels_files, t, config["tracks"][t]) for t in AUDITED
+                     if not is_fetched(config["tracks"][t])}
 # the audit's summary only for a study with official figures (none: no audit/ folder at all)
 AUDIT_SUMMARY_FILES = [f"{RESULTS}/{name}" for name in AUDIT_SUMMARY_TABLES + AUDIT_SUMMARY_FIGURES] if AUDITED else []
 
 
 def audit_inputs(wildcards):
     """A track's official figures, its ingest's tables, the files ingest read (read again only
-    for a cause that reads them otherwise) and its alternative qrels files."""
+    for a cause that reads them otherwise) and its alternative qrels files (a fetched track's:
+    those its fetch placed in its folder)."""
     files = ingest_inputs(wildcards)
-    return {"official": AUDITED[wildcards.track], "tables": step_files("ingest", wildcards.track),
-            "qrels": files["qrels"], "runs": files["runs"], "alternative_qrels": ALTERNATIVE_QRELS[wildcards.track]}
+    track = wildcards.track
+    if is_fetched(config["tracks"][track]):
+        folder = checkpoints.fetch.get(track=track).output.folder
+        alternatives = alternative_qrels_files(track, config["tracks"][track], folder)
+    else:
+        alternatives = ALTERNATIVE_QRELS[track]
+    return {"official": AUDITED[track], "tables": step_files("ingest", track),
+            "qrels": files["qrels"], "runs": files["runs"], "alternative_qrels": alternatives}
 
 
 def audit_outputs(wildcards):

@@ -155,13 +155,18 @@ def official_file(track: str, entry: dict) -> str | None:
     return path or None
 
 
-def alternative_qrels_files(track: str, entry: dict) -> list[str]:
-    """A local track's alternative qrels files (its entry's ``alternative_qrels:``, in order),
-    tried by the audit after every other cause. Raises :class:`reeval.errors.InputError` naming
-    the track and the file when one is missing. (A manifest track's ``urls: alternative_qrels:``,
-    the catalog's other qrels links, is not fetched: none for it.)"""
+def alternative_qrels_files(track: str, entry: dict, fetched_folder=None) -> list[str]:
+    """A track's alternative qrels files, tried by the audit after every other cause, in order:
+    a local track's ``alternative_qrels:``, or, given the folder a fetch wrote
+    (``fetched_folder``), the files of a manifest track's ``urls: alternative_qrels:`` it
+    placed there (:func:`reeval.archive.inclusion.fetched_alternatives`). Raises
+    :class:`reeval.errors.InputError` naming the track and the file when a local one is missing."""
     from reeval.errors import InputError
 
+    if fetched_folder is not None:
+        from reeval.archive.inclusion import fetched_alternatives
+
+        return fetched_alternatives(fetched_folder)
     paths = [str(p) for p in entry.get("alternative_qrels") or ()]
     for path in paths:
         if not Path(path).is_file():
