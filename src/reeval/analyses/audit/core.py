@@ -94,17 +94,21 @@ def audit(official: pd.DataFrame, evaluate, track: Setting, runs, max_grade: int
     rows.loc[~known, "cause"] = "reeval knows no measure of this name"
     rows.loc[~present, "cause"] = "the run is not in the track"
     rows["program"] = rows.loc[present & known, "spec"].map(program)
-    for (block, _), cells in rows[present & known].groupby(["block", "program"], sort=False):
+    compared = rows[present & known]
+    specs = compared.groupby("block", sort=False)["spec"].agg(lambda s: sorted(s.unique()))
+    for (block, _), cells in compared.groupby(["block", "program"], sort=False):
         rows.loc[cells.index, ["ours", "status", "cause", "ours_under_cause", "setting"]] = audit_block(
-            cells, block, evaluate, track, max_grade, max_depth, alternatives)
+            cells, block, evaluate, track, max_grade, max_depth, alternatives, specs[block])
     return rows[COLUMNS].reset_index(drop=True)
 
 
-def audit_block(cells, block, evaluate, track, max_grade, max_depth, alternatives=()) -> pd.DataFrame:
+def audit_block(cells, block, evaluate, track, max_grade, max_depth, alternatives=(), specs=None) -> pd.DataFrame:
     """ours, status, cause, ours_under_cause and setting of the cells of one block (module
-    doc): the causes are tried in order, first on the whole block, then run by run."""
+    doc; one program's figures of it): the causes are tried in order, first on the whole block,
+    then run by run. ``specs``: the measures evaluated (default the cells'; :func:`audit` gives
+    every measure of the block, so that its programs share each setting's evaluation)."""
     base = block_setting(block, track)
-    specs = sorted(cells["spec"].unique())
+    specs = sorted(cells["spec"].unique()) if specs is None else specs
     ours = printed(evaluate(base, specs), cells)
     official = cells["official"].to_numpy(dtype=object)
     equal = ours == official
