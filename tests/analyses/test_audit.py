@@ -236,6 +236,26 @@ def test_the_command_tries_the_alternative_qrels_it_is_given(track, tmp_path):
     assert lines[1].split("; ")[1].endswith(" by the alternative qrels qrels.cumulative")
 
 
+@pytest.mark.parametrize("setting", [Setting(ties="docno ascending"), Setting(ties="docno ascending", level=2,
+                                                                             zero_below=True, depth=30)])
+def test_docno_ascending_ties_from_the_ingested_runs_table_equal_those_from_the_files(tied, setting):
+    """The workflow's evaluator reverses ties on the track's runs table (runs.parquet), the
+    command's on the files read again: the same values, and no file read again."""
+    from reeval.io.ingest import ingest_track
+
+    qrels, runs, _ = tied
+    names = run_names(runs)
+    tables = ingest_track("t", str(qrels), [str(r) for r in runs], tune=False)
+    from_tables = TrackEvaluator(str(qrels), [str(r) for r in runs], names, runs_table=lambda: tables.runs,
+                                 ingested=("float64", (tables.judged, tables.depth, tables.qrels)))
+    from_files = TrackEvaluator(str(qrels), [str(r) for r in runs], names)
+    specs = MEASURES + ["Judged@10"]
+    pd.testing.assert_frame_equal(from_tables(setting, specs), from_files(setting, specs))
+    assert not from_tables._tables
+    assert not from_files(setting, specs).equals(from_files(Setting(level=setting.level, zero_below=setting.zero_below,
+                                                                    depth=setting.depth), specs))
+
+
 def test_the_program_of_a_figure_is_trec_eval_only_for_trec_eval_s_own_names():
     from reeval.analyses.audit.core import program
 

@@ -2,8 +2,9 @@
 
 Per track with official figures (its entry's ``official:`` file): ``audit/official.csv`` and
 ``.parquet``, one row per figure (:data:`reeval.analyses.audit.core.COLUMNS`). The settings the
-track was ingested with come from its Parquet tables; only a cause that reads the files
-otherwise (the other score ordering, a gain map) reads them again. Across tracks:
+track was ingested with come from its Parquet tables (docno-ascending ties from its
+``runs.parquet``); only a cause that reads the files otherwise (the other score ordering, an
+alternative qrels file) reads them again. Across tracks:
 ``audit/summary.csv`` and ``summary.md`` (per track and block: runs, figures and their
 statuses, the causes; tracks sorted from the most to the least trusted) and the figure
 ``trust_by_track``.
@@ -52,7 +53,7 @@ def track_audit(track_dir, official_path, qrels_path, run_paths, options, out_di
     tables = tuple(pq.read_table(d / f"{name}.parquet") for name in ("judged", "depth", "qrels"))
     names = run_names(run_paths)
     evaluate = TrackEvaluator(qrels_path, run_paths, names, ingested=(options["precision"], tables),
-                              grade_map=options.get("grade_map"))
+                              grade_map=options.get("grade_map"), runs_table=lambda: pq.read_table(d / "runs.parquet"))
     setting = Setting(level=options["relevance_level"], precision=options["precision"])
     table = audit(read_official(official_path), evaluate, setting, included_runs(read_ingest_report(d)),
                   *evaluate.limits(), alternatives=[str(p) for p in alternative_qrels])

@@ -86,16 +86,18 @@ def audit(official: pd.DataFrame, evaluate, track: Setting, runs, max_grade: int
     """The audit table (:data:`COLUMNS`) of the figures ``official``
     (:func:`reeval.analyses.audit.official.read_official`) against the track's ``runs``;
     ``alternatives``: the track's alternative qrels files (the last causes tried)."""
-    rows = official.assign(spec=official["measure"].map(measure_spec))
+    names = official["measure"].unique()  # each name parsed once, not once per figure
+    rows = official.assign(spec=official["measure"].map(dict(zip(names, map(measure_spec, names)))))
     present = rows["run"].isin(set(runs))
     known = rows["spec"].notna()
     rows["ours"] = rows["cause"] = rows["ours_under_cause"] = rows["setting"] = ""
     rows["status"] = "not compared"
     rows.loc[~known, "cause"] = "reeval knows no measure of this name"
     rows.loc[~present, "cause"] = "the run is not in the track"
-    rows["program"] = rows.loc[present & known, "spec"].map(program)
+    specs = rows.loc[present & known, "spec"]
+    rows["program"] = specs.map({spec: program(spec) for spec in specs.unique()})
     compared = rows[present & known]
-    specs = compared.groupby("block", sort=False)["spec"].agg(lambda s: sorted(s.unique()))
+    specs = compared.groupby("block", sort=False)["spec"].agg(lambda found: sorted(found.unique()))
     for (block, _), cells in compared.groupby(["block", "program"], sort=False):
         rows.loc[cells.index, ["ours", "status", "cause", "ours_under_cause", "setting"]] = audit_block(
             cells, block, evaluate, track, max_grade, max_depth, alternatives, specs[block])

@@ -86,6 +86,27 @@ def reversed_ties(tables, precision: str):
     return TrackTables(tables.lookup, parts, tables.report_rows, keep_runs=False)
 
 
+def judged_reversed(runs, qrels, precision: str):
+    """The judged table (run, qid, docno, pos, rel) of a track's runs table as its ingest wrote
+    it (run, qid, docno, score, pos: every kept line, sorted by run, topic and trec_eval
+    position) with each group of tied scores of a (run, topic) reversed (:func:`ties_reversed`:
+    docno ascending), joined with ``qrels`` (qid, docno, rel): no run file read again."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    runs = runs.select(["run", "qid", "docno", "score", "pos"])
+    n = runs.num_rows
+    if n == 0:
+        return runs.drop_columns(["score"]).append_column("rel", pa.array([], pa.int64()))
+    run, qid = runs.column("run"), runs.column("qid")
+    changed = pc.or_(pc.not_equal(run.slice(1), run.slice(0, n - 1)), pc.not_equal(qid.slice(1), qid.slice(0, n - 1)))
+    group = np.r_[0, np.cumsum(changed.to_numpy(zero_copy_only=False))]
+    score = runs.column("score").to_numpy().astype(np.float32 if precision == "float32" else np.float64)
+    pos = ties_reversed(group, runs.column("pos").to_numpy().astype(np.int64), score)
+    table = runs.drop_columns(["score", "pos"]).append_column("pos", pa.array(pos.astype(np.int32)))
+    return table.join(qrels.select(["qid", "docno", "rel"]), keys=["qid", "docno"], join_type="inner")
+
+
 class TrackEvaluator:
     """``evaluate(setting, specs)`` for :func:`reeval.analyses.audit.core.audit`: a DataFrame
     indexed by run name with one column per spec (full precision).
@@ -97,14 +118,18 @@ class TrackEvaluator:
     its ingest wrote them (runs named as ``names``, grades relabelled by ``grade_map``), used
     for every setting with that precision (a setting's grades below its level made 0 on
     them, :func:`zero_below`), so the files are read again only for the other ordering.
+    ``runs_table``: a function returning the track's runs table as its ingest wrote it (read
+    only when asked), which serves docno-ascending ties (:func:`judged_reversed`) at that
+    precision without reading the run files again.
     """
 
-    def __init__(self, qrels_path, run_paths, names, warn=None, ingested=None, grade_map=None):
+    def __init__(self, qrels_path, run_paths, names, warn=None, ingested=None, grade_map=None, runs_table=None):
         from reeval.io.trecio import run_names
 
         self.qrels_path, self.run_paths, self.names, self.warn = qrels_path, list(run_paths), list(names), warn
         self.read_as = run_names(self.run_paths) if run_paths else list(names)
-        self.ingested, self.grade_map = ingested, grade_map
+        self.ingested, self.grade_map, self.runs_table = ingested, grade_map, runs_table
+        self._reversed = None
         self._tables: dict = {}
         self._scores: dict = {}
 
@@ -141,9 +166,13 @@ class TrackEvaluator:
         """The runs x topics grid of the setting's ordering, gain map, depth, ties and qrels."""
         from reeval.measures import build_grid, grid_from_track
 
-        if (self.ingested is not None and self.ingested[0] == setting.precision and setting.ties == "trec_eval"
-                and setting.qrels is None):
+        ingested = self.ingested is not None and self.ingested[0] == setting.precision and setting.qrels is None
+        if ingested and (setting.ties == "trec_eval" or self.runs_table is not None):
             judged, depth, qrels = self.ingested[1]
+            if setting.ties != "trec_eval":
+                if self._reversed is None:
+                    self._reversed = judged_reversed(self.runs_table(), qrels, setting.precision)
+                judged = self._reversed
             if setting.zero_below:
                 judged, qrels = zero_below(judged, setting.level), zero_below(qrels, setting.level)
             return build_grid(judged, depth, qrels, runs=self.names, max_depth=setting.depth)
