@@ -236,14 +236,17 @@ def test_the_command_tries_the_alternative_qrels_it_is_given(track, tmp_path):
     assert lines[1].split("; ")[1].endswith(" by the alternative qrels qrels.cumulative")
 
 
-@pytest.mark.parametrize("setting", [Setting(ties="docno ascending"), Setting(ties="docno ascending", level=2,
-                                                                             zero_below=True, depth=30)])
-def test_docno_ascending_ties_from_the_ingested_runs_table_equal_those_from_the_files(tied, setting):
-    """The workflow's evaluator reverses ties on the track's runs table (runs.parquet), the
-    command's on the files read again: the same values, and no file read again."""
+@pytest.mark.parametrize("fixture", ["track", "tied"])
+@pytest.mark.parametrize("setting", [Setting(ties="docno ascending"), Setting(precision="float32"),
+                                     Setting(precision="float32", ties="docno ascending"),
+                                     Setting(ties="docno ascending", level=2, zero_below=True, depth=30)])
+def test_other_orderings_from_the_ingested_runs_table_equal_those_from_the_files(request, fixture, setting):
+    """The workflow's evaluator orders the track's runs table (runs.parquet) anew for float32
+    scores and docno-ascending ties; the command's reads the files again: the same values, and
+    no file read again (on the track with float32-only ties and on the one with exact ties)."""
     from reeval.io.ingest import ingest_track
 
-    qrels, runs, _ = tied
+    qrels, runs = request.getfixturevalue(fixture)[:2]
     names = run_names(runs)
     tables = ingest_track("t", str(qrels), [str(r) for r in runs], tune=False)
     from_tables = TrackEvaluator(str(qrels), [str(r) for r in runs], names, runs_table=lambda: tables.runs,
@@ -252,8 +255,19 @@ def test_docno_ascending_ties_from_the_ingested_runs_table_equal_those_from_the_
     specs = MEASURES + ["Judged@10"]
     pd.testing.assert_frame_equal(from_tables(setting, specs), from_files(setting, specs))
     assert not from_tables._tables
-    assert not from_files(setting, specs).equals(from_files(Setting(level=setting.level, zero_below=setting.zero_below,
-                                                                    depth=setting.depth), specs))
+
+
+def test_a_docno_holding_a_backslash_is_ordered_from_the_files_not_the_runs_table():
+    import pyarrow as pa
+
+    from reeval.analyses.audit.evaluate import judged_reordered
+
+    runs = pa.table({"run": ["r", "r"], "qid": ["1", "1"], "docno": ["a\\x", "b"], "score": [1.0, 1.0]})
+    qrels = pa.table({"qid": ["1"], "docno": ["b"], "rel": [1]})
+    assert judged_reordered(runs, qrels, "float64", "trec_eval") is None
+    plain = runs.set_column(2, "docno", pa.array(["a", "b"]))
+    assert judged_reordered(plain, qrels, "float64", "docno ascending").to_pylist() == [
+        {"run": "r", "qid": "1", "docno": "b", "pos": 2, "rel": 1}]
 
 
 def test_the_program_of_a_figure_is_trec_eval_only_for_trec_eval_s_own_names():

@@ -86,24 +86,36 @@ def reversed_ties(tables, precision: str):
     return TrackTables(tables.lookup, parts, tables.report_rows, keep_runs=False)
 
 
-def judged_reversed(runs, qrels, precision: str):
+def judged_reordered(runs, qrels, precision: str, ties: str):
     """The judged table (run, qid, docno, pos, rel) of a track's runs table as its ingest wrote
-    it (run, qid, docno, score, pos: every kept line, sorted by run, topic and trec_eval
-    position) with each group of tied scores of a (run, topic) reversed (:func:`ties_reversed`:
-    docno ascending), joined with ``qrels`` (qid, docno, rel): no run file read again."""
+    it (run, qid, docno, score, pos: every kept line, grouped by run and topic) ordered anew:
+    score descending compared at ``precision`` (float32: rounded first, as the ingest does;
+    ``-0.0`` as ``0.0``), ties by docno descending (``ties`` trec_eval) or ascending (byte
+    order), joined with ``qrels`` (qid, docno, rel): no run file read again. None where a
+    docno holds a backslash (the ingest orders such a text by the bytes it stands for: read the
+    files instead)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    runs = runs.select(["run", "qid", "docno", "score", "pos"])
+    runs = runs.select(["run", "qid", "docno", "score"])
     n = runs.num_rows
-    if n == 0:
-        return runs.drop_columns(["score"]).append_column("rel", pa.array([], pa.int64()))
+    docno = runs.column("docno")
+    if n and pc.any(pc.match_substring(docno, "\\")).as_py():
+        return None
     run, qid = runs.column("run"), runs.column("qid")
-    changed = pc.or_(pc.not_equal(run.slice(1), run.slice(0, n - 1)), pc.not_equal(qid.slice(1), qid.slice(0, n - 1)))
-    group = np.r_[0, np.cumsum(changed.to_numpy(zero_copy_only=False))]
-    score = runs.column("score").to_numpy().astype(np.float32 if precision == "float32" else np.float64)
-    pos = ties_reversed(group, runs.column("pos").to_numpy().astype(np.int64), score)
-    table = runs.drop_columns(["score", "pos"]).append_column("pos", pa.array(pos.astype(np.int32)))
+    changed = (pc.or_(pc.not_equal(run.slice(1), run.slice(0, n - 1)), pc.not_equal(qid.slice(1), qid.slice(0, n - 1)))
+               .to_numpy(zero_copy_only=False) if n > 1 else np.zeros(0, dtype=bool))
+    group = np.r_[0, np.cumsum(changed)] if n else np.zeros(0, dtype=np.int64)
+    score = runs.column("score").to_numpy() + 0.0
+    if precision == "float32":
+        with np.errstate(over="ignore"):
+            score = score.astype(np.float32)
+    order = pc.sort_indices(pa.table({"group": group, "score": score, "docno": docno}),
+                            sort_keys=[("group", "ascending"), ("score", "descending"),
+                                       ("docno", "descending" if ties == "trec_eval" else "ascending")]).to_numpy()
+    start = np.flatnonzero(np.r_[True, changed]) if n else np.zeros(0, dtype=np.int64)
+    pos = np.arange(n) - start[group[order]] + 1
+    table = runs.select(["run", "qid", "docno"]).take(pa.array(order)).append_column("pos", pa.array(pos.astype(np.int32)))
     return table.join(qrels.select(["qid", "docno", "rel"]), keys=["qid", "docno"], join_type="inner")
 
 
@@ -119,8 +131,8 @@ class TrackEvaluator:
     for every setting with that precision (a setting's grades below its level made 0 on
     them, :func:`zero_below`), so the files are read again only for the other ordering.
     ``runs_table``: a function returning the track's runs table as its ingest wrote it (read
-    only when asked), which serves docno-ascending ties (:func:`judged_reversed`) at that
-    precision without reading the run files again.
+    once, when asked), which serves the other ordering and docno-ascending ties
+    (:func:`judged_reordered`) without reading the run files again.
     """
 
     def __init__(self, qrels_path, run_paths, names, warn=None, ingested=None, grade_map=None, runs_table=None):
@@ -129,7 +141,8 @@ class TrackEvaluator:
         self.qrels_path, self.run_paths, self.names, self.warn = qrels_path, list(run_paths), list(names), warn
         self.read_as = run_names(self.run_paths) if run_paths else list(names)
         self.ingested, self.grade_map, self.runs_table = ingested, grade_map, runs_table
-        self._reversed = None
+        self._runs = None
+        self._reordered: dict = {}
         self._tables: dict = {}
         self._scores: dict = {}
 
@@ -162,17 +175,27 @@ class TrackEvaluator:
             n_ret = np.concatenate([p.n_ret for p in tables.parts] or [np.zeros(0, dtype=np.int64)])
         return (int(grades.max()) if len(grades) else 1), (int(n_ret.max()) if len(n_ret) else 0)
 
+    def reordered(self, precision: str, ties: str, qrels):
+        """The ingested judged table in another ordering, from the runs table
+        (:func:`judged_reordered`, once each), or None without one."""
+        if self.runs_table is None:
+            return None
+        if (precision, ties) not in self._reordered:
+            if self._runs is None:
+                self._runs = self.runs_table()
+            self._reordered[precision, ties] = judged_reordered(self._runs, qrels, precision, ties)
+        return self._reordered[precision, ties]
+
     def grid(self, setting):
         """The runs x topics grid of the setting's ordering, gain map, depth, ties and qrels."""
         from reeval.measures import build_grid, grid_from_track
 
-        ingested = self.ingested is not None and self.ingested[0] == setting.precision and setting.qrels is None
-        if ingested and (setting.ties == "trec_eval" or self.runs_table is not None):
+        judged = None
+        if self.ingested is not None and setting.qrels is None:
             judged, depth, qrels = self.ingested[1]
-            if setting.ties != "trec_eval":
-                if self._reversed is None:
-                    self._reversed = judged_reversed(self.runs_table(), qrels, setting.precision)
-                judged = self._reversed
+            if (setting.precision, setting.ties) != (self.ingested[0], "trec_eval"):
+                judged = self.reordered(setting.precision, setting.ties, qrels)
+        if judged is not None:
             if setting.zero_below:
                 judged, qrels = zero_below(judged, setting.level), zero_below(qrels, setting.level)
             return build_grid(judged, depth, qrels, runs=self.names, max_depth=setting.depth)
