@@ -257,6 +257,20 @@ def test_other_orderings_from_the_ingested_runs_table_equal_those_from_the_files
     assert not from_tables._tables
 
 
+def test_a_float32_track_s_trec_eval_10_ordering_from_its_runs_table_equals_the_files(track):
+    from reeval.io.ingest import ingest_track
+
+    qrels, runs = track
+    names = run_names(runs)
+    tables = ingest_track("t", str(qrels), [str(r) for r in runs], precision="float32", tune=False)
+    from_tables = TrackEvaluator(str(qrels), [str(r) for r in runs], names, runs_table=lambda: tables.runs,
+                                 ingested=("float32", (tables.judged, tables.depth, tables.qrels)))
+    from_files = TrackEvaluator(str(qrels), [str(r) for r in runs], names)
+    setting = Setting(precision="float64")
+    pd.testing.assert_frame_equal(from_tables(setting, MEASURES), from_files(setting, MEASURES))
+    assert not from_tables(setting, MEASURES).equals(from_files(Setting(precision="float32"), MEASURES))
+
+
 def test_a_docno_holding_a_backslash_is_ordered_from_the_files_not_the_runs_table():
     import pyarrow as pa
 

@@ -2,9 +2,8 @@
 
 Per track with official figures (its entry's ``official:`` file): ``audit/official.csv`` and
 ``.parquet``, one row per figure (:data:`reeval.analyses.audit.core.COLUMNS`). The settings the
-track was ingested with come from its Parquet tables (docno-ascending ties from its
-``runs.parquet``); only a cause that reads the files otherwise (the other score ordering, an
-alternative qrels file) reads them again. Across tracks:
+track was ingested with come from its Parquet tables (the other score ordering and
+docno-ascending ties from its ``runs.parquet``); only an alternative qrels file is read. Across tracks:
 ``audit/summary.csv`` and ``summary.md`` (per track and block: runs, figures and their
 statuses, the causes; tracks sorted from the most to the least trusted) and the figure
 ``trust_by_track``.

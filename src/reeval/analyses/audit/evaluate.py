@@ -1,8 +1,9 @@
 """reeval's values of a track's runs under an audit setting: each input read once (a stream is
 spooled to a temporary file first), the track ingested at most once per ordering and gain
 map, each setting scored once. In the workflow the track's own tables (its ingest's Parquet)
-serve every setting of the ordering it was ingested with; only the causes of another ordering
-(float32 scores, ties by docno ascending) read the files again."""
+serve every setting, its ``runs.parquet`` the other orderings (float32 scores, ties by docno
+ascending); only an alternative qrels file is read there. The command reads the files again
+for the other orderings too."""
 
 from __future__ import annotations
 
@@ -129,7 +130,8 @@ class TrackEvaluator:
     ``ingested``: optionally ``(precision, (judged, depth, qrels))``, the track's tables as
     its ingest wrote them (runs named as ``names``, grades relabelled by ``grade_map``), used
     for every setting with that precision (a setting's grades below its level made 0 on
-    them, :func:`zero_below`), so the files are read again only for the other ordering.
+    them, :func:`zero_below`); the files are read again for another ordering unless
+    ``runs_table`` serves it.
     ``runs_table``: a function returning the track's runs table as its ingest wrote it (read
     once, when asked), which serves the other ordering and docno-ascending ties
     (:func:`judged_reordered`) without reading the run files again.
