@@ -9,7 +9,7 @@ sm = snakemake  # noqa: F821
 with rule_log(sm) as log:
     runs = list_runs(sm.params.runs).files
     table = track_audit(Path(sm.input.tables[0]).parent, sm.input.official, sm.input.qrels, runs,
-                        sm.params.options, Path(sm.output[0]).parents[1])
+                        sm.params.options, Path(sm.output[0]).parents[1], list(sm.input.alternative_qrels))
     counts = table["status"].value_counts()
     log.info("audit of %s: %d official figures: %s", sm.wildcards.track, len(table),
              ", ".join(f"{n} {s}" for s, n in counts.items()))

@@ -137,6 +137,160 @@ def test_a_cause_that_fits_one_number_but_not_the_run_s_block_explains_nothing(t
     assert (table.drop(index=[changed[0], ("r1", "bpref")])["status"] == "equal").all()
 
 
+@pytest.fixture(scope="module")
+def tied(tmp_path_factory):
+    """A track whose runs hold many tied scores among judged and unjudged documents: the
+    run files, and the same rankings written in docno-ascending order of ties with distinct
+    scores (each a run of the same name, in another folder): the figures of the second are
+    what a program ordering ties by docno ascending prints for the first."""
+    folder = tmp_path_factory.mktemp("audit-tied")
+    rng = np.random.default_rng(11)
+    topics = ["t1", "t2", "t3"]
+    (folder / "qrels").write_text("".join(f"{t} 0 d{d:03d} {rng.integers(0, 3)}\n"
+                                          for t in topics for d in rng.choice(80, 40, replace=False)))
+    (folder / "asc").mkdir()
+    runs = []
+    for name in ("r1", "r2"):
+        rows = pd.DataFrame([(t, f"d{d:03d}", float(20 - i // 4)) for t in topics
+                             for i, d in enumerate(rng.permutation(80)[:50])], columns=["qid", "docno", "score"])
+        (folder / name).write_text("".join(f"{q} Q0 {d} 0 {s!r} {name}\n" for q, d, s in rows.itertuples(index=False)))
+        asc = rows.sort_values(["qid", "score", "docno"], ascending=[True, False, True])
+        asc["score"] = 1000.0 - asc.groupby("qid").cumcount()
+        (folder / "asc" / name).write_text("".join(f"{q} Q0 {d} 0 {s!r} {name}\n"
+                                                   for q, d, s in asc.itertuples(index=False)))
+        runs.append(folder / name)
+    return folder / "qrels", runs, [folder / "asc" / r.name for r in runs]
+
+
+def test_reversing_ties_moves_each_tied_line_to_the_mirror_position_of_its_group():
+    from reeval.analyses.audit.evaluate import ties_reversed
+
+    topic = np.array([0, 0, 0, 0, 0, 1, 1, 1])
+    pos = np.array([1, 2, 3, 4, 5, 1, 2, 3])
+    score = np.array([9.0, 5.0, 5.0, 5.0, 1.0, 5.0, 5.0, 4.0])  # a tie across topics is no tie
+    assert ties_reversed(topic, pos, score).tolist() == [1, 4, 3, 2, 5, 2, 1, 3]
+
+
+def test_ties_by_docno_ascending_explain_a_block_computed_in_that_order(tied):
+    qrels, runs, ascending = tied
+    table = audited(qrels, runs, figures(qrels, ascending))
+    assert (table["status"] != "equal").any(), "the case must need the cause"
+    assert set(table["status"]) == {"equal", "explained"}
+    assert set(table.loc[table["status"] == "explained", "cause"]) == {"docno-ascending ties (another program's order)"}
+
+
+def test_a_block_is_audited_per_program_the_judged_figures_apart_from_trec_eval_s(tied):
+    """A leaderboard prints trec_eval's figures and, from another program ordering ties by
+    docno ascending, Judged@10 (which trec_eval lacks): the cause explains the Judged@10
+    figures as their own unit, and trec_eval's stay equal."""
+    qrels, runs, ascending = tied
+    from_trec_eval = figures(qrels, runs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", reeval.ReevalWarning)
+        judged = reeval.evaluate(qrels, [str(r) for r in ascending], ["Judged@10"])["Judged@10"]
+    official = pd.concat([from_trec_eval, pd.DataFrame({"run": judged.index, "block": "trec_eval", "measure": "J@10",
+                                                        "official": judged.map(lambda v: f"{v:.4f}").to_numpy()})],
+                         ignore_index=True)
+    table = audited(qrels, runs, official)
+    assert table.loc[table["measure"] != "J@10", "status"].eq("equal").all()
+    judged_rows = table[table["measure"] == "J@10"]
+    assert judged_rows["status"].eq("explained").any() and set(judged_rows["status"]) <= {"equal", "explained"}
+    assert set(table.loc[table["status"] == "explained", "cause"]) == {"docno-ascending ties (another program's order)"}
+
+
+def other_qrels(qrels, tmp_path, name: str, seed: int):
+    """The qrels with a third of its judgments of grade 2 made 0 (another judging), as ``name``."""
+    table = pd.read_csv(qrels, sep=" ", header=None, dtype=str)
+    flip = (table[3] == "2") & (np.random.default_rng(seed).random(len(table)) < 1 / 3)
+    table.loc[flip, 3] = "0"
+    path = tmp_path / name
+    table.to_csv(path, sep=" ", header=False, index=False)
+    return path
+
+
+def test_an_alternative_qrels_file_explains_a_block_computed_with_it(track, tmp_path):
+    """Figures computed with another qrels file: no setting of the track's qrels reproduces
+    them; of two alternatives given, the second (the one they were computed with) does."""
+    qrels, runs = track
+    decoy, used = other_qrels(qrels, tmp_path, "qrels.decoy", 1), other_qrels(qrels, tmp_path, "qrels.cumulative", 2)
+    names = run_names(runs)
+    official = figures(used, runs)
+    evaluate = TrackEvaluator(str(qrels), [str(r) for r in runs], names)
+    without = audit(official, evaluate, Setting(), names, *evaluate.limits())
+    assert (without["status"] == "unexplained").any(), "the case must need the alternative qrels"
+    table = audit(official, evaluate, Setting(), names, *evaluate.limits(), alternatives=[str(decoy), str(used)])
+    assert set(table["status"]) == {"equal", "explained"}
+    assert set(table.loc[table["status"] == "explained", "cause"]) == {"the alternative qrels qrels.cumulative"}
+
+
+def test_the_command_tries_the_alternative_qrels_it_is_given(track, tmp_path):
+    qrels, runs = track
+    used = other_qrels(qrels, tmp_path, "qrels.cumulative", 2)
+    path = tmp_path / "official.csv"
+    figures(used, runs).rename(columns={"official": "value"}).to_csv(path, index=False)
+    done = subprocess.run([sys.executable, "-m", "reeval.cli", "audit", str(qrels), *map(str, runs), "--official",
+                           str(path), "--alternative-qrels", str(used)], capture_output=True, check=True, text=True)
+    lines = done.stdout.splitlines()
+    assert lines[0].endswith(" explained, 0 unexplained")
+    assert lines[1].endswith(" explained, 0 unexplained; " + lines[1].split("; ")[1])
+    assert lines[1].split("; ")[1].endswith(" by the alternative qrels qrels.cumulative")
+
+
+@pytest.mark.parametrize("fixture", ["track", "tied"])
+@pytest.mark.parametrize("setting", [Setting(ties="docno ascending"), Setting(precision="float32"),
+                                     Setting(precision="float32", ties="docno ascending"),
+                                     Setting(ties="docno ascending", level=2, zero_below=True, depth=30)])
+def test_other_orderings_from_the_ingested_runs_table_equal_those_from_the_files(request, fixture, setting):
+    """The workflow's evaluator orders the track's runs table (runs.parquet) anew for float32
+    scores and docno-ascending ties; the command's reads the files again: the same values, and
+    no file read again (on the track with float32-only ties and on the one with exact ties)."""
+    from reeval.io.ingest import ingest_track
+
+    qrels, runs = request.getfixturevalue(fixture)[:2]
+    names = run_names(runs)
+    tables = ingest_track("t", str(qrels), [str(r) for r in runs], tune=False)
+    from_tables = TrackEvaluator(str(qrels), [str(r) for r in runs], names, runs_table=lambda: tables.runs,
+                                 ingested=("float64", (tables.judged, tables.depth, tables.qrels)))
+    from_files = TrackEvaluator(str(qrels), [str(r) for r in runs], names)
+    specs = MEASURES + ["Judged@10"]
+    pd.testing.assert_frame_equal(from_tables(setting, specs), from_files(setting, specs))
+    assert not from_tables._tables
+
+
+def test_a_float32_track_s_trec_eval_10_ordering_from_its_runs_table_equals_the_files(track):
+    from reeval.io.ingest import ingest_track
+
+    qrels, runs = track
+    names = run_names(runs)
+    tables = ingest_track("t", str(qrels), [str(r) for r in runs], precision="float32", tune=False)
+    from_tables = TrackEvaluator(str(qrels), [str(r) for r in runs], names, runs_table=lambda: tables.runs,
+                                 ingested=("float32", (tables.judged, tables.depth, tables.qrels)))
+    from_files = TrackEvaluator(str(qrels), [str(r) for r in runs], names)
+    setting = Setting(precision="float64")
+    pd.testing.assert_frame_equal(from_tables(setting, MEASURES), from_files(setting, MEASURES))
+    assert not from_tables(setting, MEASURES).equals(from_files(Setting(precision="float32"), MEASURES))
+
+
+def test_a_docno_holding_a_backslash_is_ordered_from_the_files_not_the_runs_table():
+    import pyarrow as pa
+
+    from reeval.analyses.audit.evaluate import judged_reordered
+
+    runs = pa.table({"run": ["r", "r"], "qid": ["1", "1"], "docno": ["a\\x", "b"], "score": [1.0, 1.0]})
+    qrels = pa.table({"qid": ["1"], "docno": ["b"], "rel": [1]})
+    assert judged_reordered(runs, qrels, "float64", "trec_eval") is None
+    plain = runs.set_column(2, "docno", pa.array(["a", "b"]))
+    assert judged_reordered(plain, qrels, "float64", "docno ascending").to_pylist() == [
+        {"run": "r", "qid": "1", "docno": "b", "pos": 2, "rel": 1}]
+
+
+def test_the_program_of_a_figure_is_trec_eval_only_for_trec_eval_s_own_names():
+    from reeval.analyses.audit.core import program
+
+    assert [program(m) for m in ("map", "P@5", "ndcg_cut_10", "bpref")] == ["trec_eval"] * 4
+    assert [program(m) for m in ("Judged@10", "RBP(p=0.5)")] == ["Judged", "rbp"]
+
+
 def test_runs_absent_and_unknown_measures_are_not_compared(track):
     qrels, runs = track
     official = pd.concat([figures(qrels, runs),
@@ -147,6 +301,20 @@ def test_runs_absent_and_unknown_measures_are_not_compared(track):
     assert table.loc[("ghost", "map"), ["status", "cause"]].tolist() == ["not compared", "the run is not in the track"]
     assert table.loc[("r1", "iP10"), ["status", "cause"]].tolist() == ["not compared",
                                                                       "reeval knows no measure of this name"]
+
+
+def test_ours_is_printed_with_each_figure_s_decimals_as_python_formats_it():
+    """printed() formats once per number of decimals: each value equals Python's own
+    formatting of it, halfway cases, negatives, nan and 0 decimals included."""
+    from reeval.analyses.audit.core import printed
+
+    values = pd.DataFrame({"map": [0.12345, 0.5, -0.00005, np.nan, 2.675], "P_10": [1 / 3, 0.125, 0.0, 1.0, 0.99995]},
+                          index=pd.Index(["a", "b", "c", "d", "e"], name="run"))
+    official = ["0.1234", "1", "0.00", "0.5", "2.67", "0.333", "0.12", "0", "1.0000", "0.9999"]
+    cells = pd.DataFrame({"run": list("abcde") * 2, "spec": ["map"] * 5 + ["P_10"] * 5, "official": official})
+    expected = [f"{values.loc[r, m]:.{len(o.partition('.')[2])}f}" for r, m, o in cells.itertuples(index=False)]
+    assert printed(values, cells).tolist() == expected
+    assert expected[:5] == ["0.1235", "0", "-0.00", "nan", "2.67"]
 
 
 def test_the_long_and_the_wide_formats_read_alike(tmp_path):
@@ -244,19 +412,19 @@ def test_trec_covid_leaderboards_every_figure_equal_or_explained(track, runs):
     assert set(table.loc[table["status"] == "explained", "cause"]) <= {"trec_eval 9.x ordering (scores as float32)"}
 
 
-def test_trec_covid_round_3_judged_figures_of_two_runs_are_flagged_unexplained():
-    """Round 3's leaderboard prints J@5/J@10/J@1000 (Judged@k, which trec_eval lacks): two runs'
-    J@10 and one's J@5 are one judged document above ours, under every cause tried (both
-    runs hold tied scores near rank 10: docno-ascending ties reproduce the three, but change
-    the same runs' nDCG@10 and RBP, which are trec_eval's: no cause fits their whole block)."""
+def test_trec_covid_round_3_judged_figures_are_explained_by_another_program_s_ties():
+    """Round 3's leaderboard prints J@5/J@10/J@1000 (Judged@k, which trec_eval lacks, so another
+    program's): ties by docno ascending reproduce all 36 of them, two runs' J@10 and one's J@5
+    only so; every figure trec_eval computes (and RBP) is equal in trec_eval's order."""
     table = shared_audit("trec-covid-round3", 1)
     compared = table[table["status"] != "not compared"]
     assert compared["run"].nunique() == 12 and len(compared) == 12 * 8
     flagged = compared[compared["status"] != "equal"]
-    assert flagged[["run", "measure", "official", "ours", "status"]].values.tolist() == [
-        ["udel_fang_lambdarank", "J@10", "0.9725", "0.9700", "unexplained"],
-        ["active_learning", "J@10", "0.9750", "0.9700", "unexplained"],
-        ["udel_fang_lambdarank", "J@5", "0.9800", "0.9750", "unexplained"]]
+    assert flagged[["run", "measure", "official", "ours", "status", "ours_under_cause"]].values.tolist() == [
+        ["udel_fang_lambdarank", "J@10", "0.9725", "0.9700", "explained", "0.9725"],
+        ["active_learning", "J@10", "0.9750", "0.9700", "explained", "0.9750"],
+        ["udel_fang_lambdarank", "J@5", "0.9800", "0.9750", "explained", "0.9800"]]
+    assert set(flagged["cause"]) == {"docno-ascending ties (another program's order)"}
 
 
 @pytest.mark.parametrize("setting", [Setting(level=2, zero_below=True), Setting(level=2, zero_below=True, depth=1000),

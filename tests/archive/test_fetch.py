@@ -506,3 +506,24 @@ def test_real_copies_that_differ_from_the_catalog_are_kept(tmp_path, track, shar
     assert set(used.use) == {"ok"}
     assert used.md5_match.value_counts().to_dict() == {"mismatch": fetched - content_matches,
                                                        **({"content": content_matches} if content_matches else {})}
+
+
+def test_a_track_s_alternative_qrels_are_fetched_beside_it_and_one_missing_leaves_it_usable(archive, tmp_path):
+    """The manifest's ``alternative_qrels`` are fetched into ``alternative_qrels/<i>/<name>`` in
+    their order (the audit's last causes); one that cannot be fetched is said in the report's
+    ``use`` and the track stays usable."""
+    from reeval.archive.inclusion import fetch_track, fetched_alternatives
+
+    with FaultServer(archive) as server:
+        entry = served_track(archive, server.url)
+        (archive / "data" / "qrels.cumulative.txt").write_bytes(b"1 0 DOC-000001 1\n1 0 DOC-000002 1\n")
+        entry["urls"]["alternative_qrels"] = [
+            {"url": f"{server.url}/data/absent.txt", "label": "gone"},
+            {"url": f"{server.url}/data/qrels.cumulative.txt", "label": "Cumulative qrels"}]
+        fetch = section_with_defaults("fetch", {"backoff": 0, "timeout": None, "attempts": 1})
+        status, report, folder = fetch_track("t", entry, tmp_path / "data", fetch, MIN_RUNS)
+    assert status["usable"] and status["runs_parsed"] == 6
+    assert fetched_alternatives(folder) == [str(folder / "alternative_qrels" / "2" / "qrels.cumulative.txt")]
+    assert (folder / "alternative_qrels" / "2" / "qrels.cumulative.txt").read_bytes().startswith(b"1 0 DOC-000001 1")
+    alt = report[report.kind == "alternative qrels"].set_index("file")["use"]
+    assert alt["alternative-qrels-2"] == "ok" and alt["alternative-qrels-1"].startswith("failed")

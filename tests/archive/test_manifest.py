@@ -96,6 +96,20 @@ def test_qrels_choices_of_the_known_oddities(manifest):
     assert manifest["trec2021-cast"]["relevance_level"] == 2
 
 
+def test_alternative_qrels_are_the_page_s_other_qrels_files_with_their_labels(manifest):
+    """The audit's last cause: the cumulative and chronological TREC-COVID qrels and the -no1
+    passage qrels are carried; per-part splits, sampled and CSV files are not."""
+    alt = {tid: {f["url"].rsplit("/", 1)[1]: f["label"] for f in e["urls"].get("alternative_qrels", [])}
+           for tid, e in manifest.items()}
+    assert alt["trec-covid-round3"] == {
+        "qrels-covid_d3_j0.5-3.txt": "Cumulative qrels for Round 3 documents and judgments",
+        "qrels-covid_d3_j0.5-5.txt": "Chronological qrels for Round 3 documents and topics"}
+    assert list(alt["trec2021-deep-passages"]) == ["2021.qrels.pass.final-no1.txt"]
+    assert alt["trec1993-adhoc"] == {} and alt["trec2011-medical"] == {} and alt["trec2017-pm-abstracts"] == {}
+    chosen = {tid: {f["url"] for f in e["urls"]["qrels"]} for tid, e in manifest.items()}
+    assert all(not set(alt[t]) & {u.rsplit("/", 1)[1] for u in chosen[t]} for t in manifest)
+
+
 def test_manifest_and_study_config_validate_against_the_schema(manifest):
     with_defaults({"tracks": manifest})
     cfg = yaml.safe_load((ROOT / "config" / "trec-study.yaml").read_text())

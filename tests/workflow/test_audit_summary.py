@@ -64,3 +64,15 @@ def test_the_trust_figure_fits_the_whole_archive_s_tracks(tmp_path):
                          "mismatched": [i % 20 == 19 for i in range(len(names))]})
     plot_audit_trust(trust_by_track(rows), tmp_path / "trust")
     assert (tmp_path / "trust.png").stat().st_size > 0 and (tmp_path / "trust.pdf").stat().st_size > 0
+
+
+def test_a_trust_figure_that_cannot_be_drawn_is_told_in_its_files_not_raised(tmp_path, monkeypatch, caplog):
+    """plot_audit_trust draws within drawn_or_told itself (no caller wraps it): a table it
+    cannot draw (no 'figures' column) writes the sentence and logs the warning."""
+    from reeval.analyses.audit.figures import plot_audit_trust
+    from reeval.report.figures import STRICT
+
+    monkeypatch.delenv(STRICT, raising=False)
+    plot_audit_trust(pd.DataFrame({"track": ["t"], "equal": [1]}), tmp_path / "trust")
+    assert (tmp_path / "trust.png").stat().st_size > 0 and (tmp_path / "trust.pdf").stat().st_size > 0
+    assert "figure " + str(tmp_path / "trust") + ".png not drawn: KeyError" in caplog.text

@@ -41,10 +41,10 @@ def small_track(tmp_path_factory):
     return folder
 
 
-def official_file(folder, path, **setting):
+def official_file(folder, path, qrels="qrels", **setting):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", reeval.ReevalWarning)
-        values = reeval.evaluate(folder / "qrels", sorted(str(p) for p in (folder / "runs").iterdir()),
+        values = reeval.evaluate(folder / qrels, sorted(str(p) for p in (folder / "runs").iterdir()),
                                  MEASURES, **setting)
     wide = values.map(lambda v: f"{v:.4f}").rename(columns=lambda m: f"trec_eval:{m}")
     wide.insert(0, "team", "x")
@@ -52,9 +52,10 @@ def official_file(folder, path, **setting):
     return path
 
 
-def config(tmp_path, folder, official):
+def config(tmp_path, folder, official, **entry):
     cfg = {"results": str(tmp_path / "results"),
-           "tracks": {"small": {"qrels": str(folder / "qrels"), "runs": str(folder / "runs"), "official": str(official)}}}
+           "tracks": {"small": {"qrels": str(folder / "qrels"), "runs": str(folder / "runs"), "official": str(official),
+                                **entry}}}
     path = tmp_path / "config.yaml"
     path.write_text(yaml.safe_dump(cfg))
     return path
@@ -87,6 +88,29 @@ def test_a_missing_official_file_stops_the_workflow_in_one_line(tmp_path, small_
     proc = snakemake("-n", "--cores", "1", "--configfile", str(cfg), check=False)
     assert proc.returncode != 0
     assert f"tracks: small: official: {tmp_path / 'absent.csv'}: no such file" in proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stdout + proc.stderr
+
+
+def test_a_local_track_s_alternative_qrels_explain_figures_computed_with_them(tmp_path, small_track):
+    """The official figures come from another judging of the track (every grade 2 made 1, as a
+    binary qrels): the track's ``alternative_qrels:`` file explains them."""
+    alt = tmp_path / "qrels.binary"
+    alt.write_text((small_track / "qrels").read_text().replace(" 2\n", " 1\n"))
+    official = official_file(small_track, tmp_path / "official.tsv", qrels=alt)
+    cfg = config(tmp_path, small_track, official, alternative_qrels=[str(alt)])
+    res = tmp_path / "results"
+    snakemake(f"{res}/tracks/small/audit/official.csv", "--cores", "1", "--configfile", str(cfg))
+    table = pd.read_csv(res / "tracks" / "small" / "audit" / "official.csv", dtype={"official": str})
+    assert (table.status == "explained").any() and set(table.status) <= {"equal", "explained"}
+    assert set(table.loc[table.status == "explained", "cause"]) == {"the alternative qrels qrels.binary"}
+
+
+def test_a_missing_alternative_qrels_file_stops_the_workflow_in_one_line(tmp_path, small_track):
+    official = official_file(small_track, tmp_path / "official.tsv")
+    cfg = config(tmp_path, small_track, official, alternative_qrels=[str(tmp_path / "absent")])
+    proc = snakemake("-n", "--cores", "1", "--configfile", str(cfg), check=False)
+    assert proc.returncode != 0
+    assert f"tracks: small: alternative_qrels: {tmp_path / 'absent'}: no such file" in proc.stdout + proc.stderr
     assert "Traceback" not in proc.stdout + proc.stderr
 
 

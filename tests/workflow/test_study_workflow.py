@@ -314,3 +314,36 @@ def test_real_track_through_a_mirror_equals_the_local_track(tmp_path, clean_env)
     summary = pd.read_csv(res / "audit" / "summary.csv").iloc[0]
     assert (summary.track, summary.equal, summary.unexplained, bool(summary.mismatched)) == \
         ("trec2003-robust", 66, 19, False)
+
+
+def test_a_fetched_track_s_alternative_qrels_explain_its_official_figures(tmp_path, clean_env):
+    """A manifest track whose published figures come from another of its page's qrels files
+    (``urls: alternative_qrels:``): the fetch places the file, the audit tries it and names it."""
+    import warnings
+
+    import reeval
+
+    mirror = tmp_path / "mirror"
+    base = "https://trec.nist.gov"
+    entry = make_track(mirror, base, "alt", qrels="plain")
+    cumulative = QRELS.replace(b" 0\n", b" 1\n", 20)  # more documents judged relevant
+    put(mirror, "data/alt/qrels.cumulative.txt", cumulative)
+    entry["urls"]["alternative_qrels"] = [{"url": f"{base}/data/alt/qrels.cumulative.txt", "label": "cumulative"}]
+    local = tmp_path / "local"
+    put(local, "qrels", cumulative)
+    runs = [put(local, f"runs/altr{i}", run_lines(f"altr{i}", seed=i)) and str(local / "runs" / f"altr{i}")
+            for i in range(6)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", reeval.ReevalWarning)
+        values = reeval.evaluate(local / "qrels", runs, ["map", "P_10"])
+    long = values.reset_index().melt(id_vars="run", var_name="measure", value_name="value")
+    long["value"], long["block"] = long["value"].map(lambda v: f"{v:.4f}"), "trec_eval"
+    official = tmp_path / "official.csv"
+    long.to_csv(official, index=False)
+    entry["official"] = str(official)
+    cfg = write_config(tmp_path, {"alt": entry}, mirror=str(mirror))
+    res = tmp_path / "results"
+    snakemake(cfg, "--cores", "2", str(res / "tracks" / "alt" / "audit" / "official.csv"), env=clean_env)  # a target after --configfile's list
+    audit = pd.read_csv(res / "tracks" / "alt" / "audit" / "official.csv", dtype={"official": str})
+    assert (audit.status == "explained").any() and set(audit.status) <= {"equal", "explained"}
+    assert set(audit.loc[audit.status == "explained", "cause"]) == {"the alternative qrels qrels.cumulative.txt"}

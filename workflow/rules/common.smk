@@ -24,7 +24,7 @@ from reeval.workflow.folder_lock import hold_folder
 from reeval.workflow.fingerprint import FINGERPRINT, changed_fingerprint, refresh_fingerprint
 from reeval.workflow.audit_step import SUMMARY_FIGURES as AUDIT_SUMMARY_FIGURES
 from reeval.workflow.audit_step import SUMMARY_TABLES as AUDIT_SUMMARY_TABLES
-from reeval.workflow.audit_step import TRACK_AUDIT_FILES, official_file
+from reeval.workflow.audit_step import TRACK_AUDIT_FILES, alternative_qrels_files, official_file
 
 # Snakemake's rate-limit timers pile up, one more for every finished job, each waking the
 # scheduler every second: keep one pending (reeval.workflow.scheduling, docs/cluster.md)
@@ -226,16 +226,25 @@ def report_captions():
 # the tracks with official figures (a synthetic track has none), each checked once here
 AUDITED = {t: checked(official_file, t, config["tracks"][t]) for t in TRACKS if not is_synthetic(t)}
 AUDITED = {t: path for t, path in AUDITED.items() if path}
+ALTERNATIVE_QRELS = {t: checked(alternative_qrels_files, t, config["tracks"][t]) for t in AUDITED
+                     if not is_fetched(config["tracks"][t])}
 # the audit's summary only for a study with official figures (none: no audit/ folder at all)
 AUDIT_SUMMARY_FILES = [f"{RESULTS}/{name}" for name in AUDIT_SUMMARY_TABLES + AUDIT_SUMMARY_FIGURES] if AUDITED else []
 
 
 def audit_inputs(wildcards):
-    """A track's official figures, its ingest's tables and the files ingest read (read again only
-    for a cause that reads them otherwise)."""
+    """A track's official figures, its ingest's tables, the files ingest read (read again only
+    for a cause that reads them otherwise) and its alternative qrels files (a fetched track's:
+    those its fetch placed in its folder)."""
     files = ingest_inputs(wildcards)
-    return {"official": AUDITED[wildcards.track], "tables": step_files("ingest", wildcards.track),
-            "qrels": files["qrels"], "runs": files["runs"]}
+    track = wildcards.track
+    if is_fetched(config["tracks"][track]):
+        folder = checkpoints.fetch.get(track=track).output.folder
+        alternatives = alternative_qrels_files(track, config["tracks"][track], folder)
+    else:
+        alternatives = ALTERNATIVE_QRELS[track]
+    return {"official": AUDITED[track], "tables": step_files("ingest", track),
+            "qrels": files["qrels"], "runs": files["runs"], "alternative_qrels": alternatives}
 
 
 def audit_outputs(wildcards):

@@ -8,8 +8,10 @@ counting when it parses and has at least one line on a topic of the qrels.
 
 :func:`fetch_track` never raises for a problem of the track itself: it returns a status
 (``usable`` true/false and the reason) and a fetch report with one row per file, whose
-``use`` column says ``ok`` or why the file is not used. :func:`inclusion_table` turns the
-statuses and the ingest reports into one row per track.
+``use`` column says ``ok`` or why the file is not used. A track's alternative qrels (the
+manifest's ``urls: alternative_qrels:``, the audit's last causes) are fetched with it into
+``alternative_qrels/<i>/``; one that fails is reported and never leaves the track out.
+:func:`inclusion_table` turns the statuses and the ingest reports into one row per track.
 """
 
 from __future__ import annotations
@@ -40,13 +42,21 @@ NO_TRACK_INCLUDED = ("No track is included, so the cross-track tables are empty 
 NO_TRACK_FIGURE_NOTE = "no track included:\nsee summary/inclusion.csv"
 
 
+#: the fetch report's kind of an alternative qrels file, and the track folder's subfolder of them
+ALTERNATIVE = "alternative qrels"
+ALTERNATIVE_FOLDER = "alternative_qrels"
+
+
 def file_specs(entry: dict) -> list[FileSpec]:
-    """The files of a ``urls`` entry: qrels (``qrels``, ``qrels-2`` ...) then runs by tag."""
+    """The files of a ``urls`` entry: qrels (``qrels``, ``qrels-2`` ...), its alternative qrels
+    (``alternative-qrels-1`` ...), then runs by tag."""
     from .fetch import FileSpec
 
     urls = entry["urls"]
     specs = [FileSpec("qrels" if i == 0 else f"qrels-{i + 1}", "qrels", q["url"], q.get("md5"))
              for i, q in enumerate(urls["qrels"])]
+    specs += [FileSpec(f"alternative-qrels-{i + 1}", ALTERNATIVE, q["url"], q.get("md5"))
+              for i, q in enumerate(urls.get("alternative_qrels", []))]
     specs += [FileSpec(r["run"], "run", r["url"], r.get("md5")) for r in urls["runs"]]
     tags = [s.name for s in specs if s.kind == "run"]
     if len(set(tags)) != len(tags):
@@ -115,7 +125,7 @@ def _qrels_refusal(results, got: dict, entry: dict, folder: Path, status: dict) 
     or None once they are unpacked into ``folder/qrels.txt``."""
     from .unpack import combine_qrels
 
-    refused = [r for r in results if r.outcome == "unauthorized"]
+    refused = [r for r in results if r.outcome == "unauthorized" and r.kind != ALTERNATIVE]
     if refused:
         return refused[0].error
     qrels_rows = [r for r in results if r.kind == "qrels"]
@@ -129,6 +139,34 @@ def _qrels_refusal(results, got: dict, entry: dict, folder: Path, status: dict) 
     status["qrels_lines_other_topics"] = info["lines_other_topics"]
     status["qrels_members"] = info["members"]
     return None
+
+
+def _place_alternatives(results, got: dict, entry: dict, folder: Path, report: pd.DataFrame) -> None:
+    """Unpack each fetched alternative qrels file into ``folder/alternative_qrels/<i>/<its URL's
+    file name>`` (the i-th of the entry's list; the audit's last causes, in that order), keeping
+    the track's ``topics``. One that was not fetched or cannot be unpacked is left out, its
+    ``use`` saying why: never a reason to leave the track out."""
+    from .unpack import combine_qrels
+
+    urls = entry["urls"]
+    for r in results:
+        if r.kind != ALTERNATIVE or r.file not in got:
+            continue
+        index = r.file.rsplit("-", 1)[1]
+        name = r.url.rstrip("/").rsplit("/", 1)[-1] or "qrels"
+        try:
+            combine_qrels([got[r.file]], folder / ALTERNATIVE_FOLDER / index / name, urls.get("topics"))
+        except Exception as exc:
+            report.loc[report.file == r.file, "use"] = f"cannot be unpacked: {_short(exc)}"
+
+
+def fetched_alternatives(folder) -> list[str]:
+    """The alternative qrels files a fetch placed in a track's folder, in the entry's order."""
+    root = Path(folder) / ALTERNATIVE_FOLDER
+    if not root.is_dir():
+        return []
+    found = sorted((int(d.name), f) for d in root.iterdir() if d.name.isdigit() for f in d.iterdir() if f.is_file())
+    return [str(f) for _, f in found]
 
 
 def _runs_refusal(results, got: dict, folder: Path, report: pd.DataFrame, status: dict, min_runs: int,
@@ -186,6 +224,8 @@ def fetch_track(track: str, entry: dict, data_dir, fetch: dict, min_runs: int, o
               "runs_fetched": 0, "runs_parsed": 0, "qrels_topics": 0, "qrels_lines_other_topics": 0}
     results, report, got = _fetch_all(track, entry, data_dir, fetch, status, log)
     reason = _qrels_refusal(results, got, entry, folder, status)
+    if reason is None:
+        _place_alternatives(results, got, entry, folder, report)
     if reason is None:
         reason = _runs_refusal(results, got, folder, report, status, min_runs, on_malformed, log)
     status["usable"] = reason is None

@@ -12,6 +12,8 @@ track of the reanalysis study, in the workflow's track format (see :mod:`reeval.
       urls:
         qrels: [{url: https://trec.nist.gov/data/qrels_eng/qrels.101-150...parts1-5.tar.gz}]
         topics: "101-150"          # only where one qrels file serves several tasks
+        alternative_qrels:         # only where the track's page links other qrels files
+          - {url: https://.../qrels-covid_d3_j0.5-3.txt, label: Cumulative qrels for Round 3 ...}
         runs:
           - {run: Brkly3, url: https://trec.nist.gov/results/trec2/..., md5: ..., participant: berkeley, technique: ...}
 
@@ -28,6 +30,12 @@ files, training qrels, passage judgments, modified copies, HTML pages), links un
 "Qrels" are preferred over "Other" ones, and :data:`QRELS_OVERRIDES` names the choice
 where a rule cannot (with the reason). Generation fails if a track is left with zero or
 several candidate files, so a catalog change cannot slip through silently.
+
+Alternative qrels: the track page's other links that hold a qrels file trec_eval reads (a
+cumulative or chronological qrels, all judgments, a modified copy, raw judgments in the qrels
+format), with their labels, as ``urls: alternative_qrels:`` (:func:`alternative_qrels`):
+fetched with the track and tried as the audit's last cause (docs/audit.md). Left out: per-part splits of the chosen file, pages,
+CSV files and the formats of other programs (sample_eval, infAP, ndeval, passage judgments).
 
 Technique labels (``neural``, ``bm25``, ``traditional``). From evidence where it was
 reviewed: ``technique_labels.csv`` (beside this module) labels every run of the tracks it
@@ -170,6 +178,22 @@ def choose_qrels(row) -> tuple[list[str], str | None, str]:
     return urls, None, "the track's trec_eval qrels link"
 
 
+#: links that are no alternative qrels (module doc): parts, pages, CSV, other programs' formats
+ALTERNATIVE_EXCLUDE = re.compile(r"\.part\d|\.html$|\.csv$|ndeval|sampl|infap|passage\.judgements", re.IGNORECASE)
+
+
+def alternative_qrels(row, chosen) -> list[dict]:
+    """The catalog row's other qrels links (not in ``chosen``, not matching
+    :data:`ALTERNATIVE_EXCLUDE` by URL or label), each ``{url, label}`` once, in page order."""
+    out = {}
+    for link in json.loads(row.qrels_json):
+        url, label = link["url"], link["label"].strip()
+        if url in chosen or url in out or ALTERNATIVE_EXCLUDE.search(url) or ALTERNATIVE_EXCLUDE.search(label):
+            continue
+        out[url] = {"url": url, "label": label or url.rsplit("/", 1)[-1]}
+    return list(out.values())
+
+
 def study_rows(tracks: pd.DataFrame) -> pd.DataFrame:
     """The catalog rows the study selects (see the module docstring)."""
     sel = tracks[(tracks.analysis_candidate == "yes") & tracks.year.between(*YEARS)]
@@ -217,6 +241,9 @@ def build_manifest(catalog_dir) -> dict:
         urls = {"qrels": [{"url": u} for u in qrels]}
         if topics:
             urls["topics"] = topics
+        alternatives = alternative_qrels(row, qrels)
+        if alternatives:
+            urls["alternative_qrels"] = alternatives
         urls["runs"] = run_list
         manifest[tid] = {
             "edition": row.trec_edition, "year": int(row.year), "track": row.track, "task": task,
@@ -245,7 +272,7 @@ def write_manifest(manifest: dict, path) -> None:
         pass
 
     def represent_dict(dumper, data):
-        flow = "run" in data and "url" in data or list(data) == ["url"]
+        flow = "run" in data and "url" in data or list(data) in (["url"], ["url", "label"])
         return dumper.represent_mapping("tag:yaml.org,2002:map", data, flow_style=flow)
 
     Dumper.add_representer(dict, represent_dict)

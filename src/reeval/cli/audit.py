@@ -52,8 +52,10 @@ def audit_lines(table, fmt: str = "text"):
             yield "\t".join(tsv_field(getattr(row, c)) for c in ROW_COLUMNS[:-1]) + "\t" + tsv_field(cause)
 
 
-def audit_files(qrels_path, run_paths, official_path, rel_level: int = 1, precision: str = "float64", warn=None):
-    """The audit table of run files against the official figures file (each input read once)."""
+def audit_files(qrels_path, run_paths, official_path, rel_level: int = 1, precision: str = "float64", warn=None,
+                alternative_qrels=()):
+    """The audit table of run files against the official figures file (each input read once;
+    ``alternative_qrels``: qrels files tried as the last causes)."""
     from contextlib import ExitStack
 
     from reeval.analyses.audit.core import audit
@@ -63,20 +65,24 @@ def audit_files(qrels_path, run_paths, official_path, rel_level: int = 1, precis
     from reeval.io.sources import check_read_once
     from reeval.io.trecio import run_names
 
-    check_read_once([qrels_path, *run_paths])
+    alternative_qrels = list(alternative_qrels)
+    check_read_once([qrels_path, *run_paths, *alternative_qrels])
     official = read_official(official_path)
     names = run_names(run_paths)
     with ExitStack() as stack:
-        qrels, *runs = spooled([qrels_path, *run_paths], stack)
+        qrels, *files = spooled([qrels_path, *alternative_qrels, *run_paths], stack)
+        alternatives, runs = files[:len(alternative_qrels)], files[len(alternative_qrels):]
         evaluate = TrackEvaluator(qrels, runs, names, warn=warn)
         max_grade, max_depth = evaluate.limits()
-        return audit(official, evaluate, Setting(level=rel_level, precision=precision), names, max_grade, max_depth)
+        return audit(official, evaluate, Setting(level=rel_level, precision=precision), names, max_grade, max_depth,
+                     alternatives)
 
 
 def command(args) -> int:
     """Print :func:`audit_lines` for the parsed options."""
     table = audit_files(args.qrels, args.runs, args.official, rel_level=args.l,
-                        precision="float32" if args.float32 else "float64", warn=warn(args))
+                        precision="float32" if args.float32 else "float64", warn=warn(args),
+                        alternative_qrels=args.alternative_qrels)
     print_lines(audit_lines(table, args.format))
     return 0
 
@@ -89,7 +95,8 @@ def add_parser(sub, common) -> None:
                                    "value at its block's setting (-l, or relevance >= 2 for DL's passages-eval; "
                                    "trec_eval 10 ordering, -c), rounded as printed. A figure that differs is "
                                    "explained when one cause, tried in a fixed order (another relevance level, "
-                                   "grades below the level gaining 0, trec_eval 9.x ordering, without -c, -M 1000), "
+                                   "grades below the level gaining 0, trec_eval 9.x ordering, without -c, -M 1000, "
+                                   "docno-ascending ties, each --alternative-qrels), "
                                    "reproduces the whole block, or the run's whole block; else unexplained "
                                    f"(docs/audit.md). Inputs: {INPUTS_HELP}.")
     p.add_argument("qrels", help="qrels file")
@@ -97,6 +104,9 @@ def add_parser(sub, common) -> None:
     p.add_argument("--official", required=True, metavar="FILE",
                    help="the official figures: a table with run, block, measure, value columns, or one line per "
                         "run with a column per figure (block:measure, or a measure name) (docs/audit.md)")
+    p.add_argument("--alternative-qrels", action="append", default=[], metavar="FILE",
+                   help="another qrels file the official figures may have been computed with (repeatable): "
+                        "tried, in the order given, after every other cause (docs/audit.md)")
     p.add_argument("--format", choices=("text", "csv"), default="text",
                    help="text: counts per block, then the figures that are not equal (default); csv: every figure")
     p.set_defaults(func=command)

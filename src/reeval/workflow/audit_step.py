@@ -2,8 +2,8 @@
 
 Per track with official figures (its entry's ``official:`` file): ``audit/official.csv`` and
 ``.parquet``, one row per figure (:data:`reeval.analyses.audit.core.COLUMNS`). The settings the
-track was ingested with come from its Parquet tables; only a cause that reads the files
-otherwise (the other score ordering, a gain map) reads them again. Across tracks:
+track was ingested with come from its Parquet tables (the other score ordering and
+docno-ascending ties from its ``runs.parquet``); only an alternative qrels file is read. Across tracks:
 ``audit/summary.csv`` and ``summary.md`` (per track and block: runs, figures and their
 statuses, the causes; tracks sorted from the most to the least trusted) and the figure
 ``trust_by_track``.
@@ -32,12 +32,13 @@ SUMMARY_COLUMNS = ["track", "block", "runs", "figures", "equal", "explained", "u
 MISMATCH_SHARE = 0.5
 
 
-def track_audit(track_dir, official_path, qrels_path, run_paths, options, out_dir) -> pd.DataFrame:
+def track_audit(track_dir, official_path, qrels_path, run_paths, options, out_dir, alternative_qrels=()) -> pd.DataFrame:
     """Audit one track's official figures and write :data:`TRACK_AUDIT_FILES` under ``out_dir`` (the
     track's results folder).
 
     ``options``: the track's reading options (:func:`reeval.workflow.tracks.track_options`):
-    its relevance level, precision and grade map are the audit's base setting."""
+    its relevance level, precision and grade map are the audit's base setting.
+    ``alternative_qrels``: its other qrels files (:func:`alternative_qrels_files`), the last causes."""
     import pyarrow.parquet as pq
 
     from reeval.analyses.audit.evaluate import TrackEvaluator
@@ -51,10 +52,10 @@ def track_audit(track_dir, official_path, qrels_path, run_paths, options, out_di
     tables = tuple(pq.read_table(d / f"{name}.parquet") for name in ("judged", "depth", "qrels"))
     names = run_names(run_paths)
     evaluate = TrackEvaluator(qrels_path, run_paths, names, ingested=(options["precision"], tables),
-                              grade_map=options.get("grade_map"))
+                              grade_map=options.get("grade_map"), runs_table=lambda: pq.read_table(d / "runs.parquet"))
     setting = Setting(level=options["relevance_level"], precision=options["precision"])
     table = audit(read_official(official_path), evaluate, setting, included_runs(read_ingest_report(d)),
-                  *evaluate.limits())
+                  *evaluate.limits(), alternatives=[str(p) for p in alternative_qrels])
     write_table(as_written(table), *(Path(out_dir) / name for name in TRACK_AUDIT_FILES))
     return table
 
@@ -152,3 +153,23 @@ def official_file(track: str, entry: dict) -> str | None:
         raise InputError(f"tracks: {track}: official: {path}: no such file (the track's published figures, "
                          "docs/audit.md)")
     return path or None
+
+
+def alternative_qrels_files(track: str, entry: dict, fetched_folder=None) -> list[str]:
+    """A track's alternative qrels files, tried by the audit after every other cause, in order:
+    a local track's ``alternative_qrels:``, or, given the folder a fetch wrote
+    (``fetched_folder``), the files of a manifest track's ``urls: alternative_qrels:`` it
+    placed there (:func:`reeval.archive.inclusion.fetched_alternatives`). Raises
+    :class:`reeval.errors.InputError` naming the track and the file when a local one is missing."""
+    from reeval.errors import InputError
+
+    if fetched_folder is not None:
+        from reeval.archive.inclusion import fetched_alternatives
+
+        return fetched_alternatives(fetched_folder)
+    paths = [str(p) for p in entry.get("alternative_qrels") or ()]
+    for path in paths:
+        if not Path(path).is_file():
+            raise InputError(f"tracks: {track}: alternative_qrels: {path}: no such file (another qrels file the "
+                             "track's official figures may come from, docs/audit.md)")
+    return paths

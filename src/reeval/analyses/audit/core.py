@@ -8,6 +8,12 @@ printed, with a status (docs/audit.md):
 - ``unexplained``: no cause tried reproduces the run's block;
 - ``not compared``: the run is not in the track, or reeval knows no measure of that name.
 
+A block is audited per program (:func:`program`): the figures trec_eval prints under their own
+names are one unit, and each family trec_eval (9.x, the archive's) does not compute, as
+TREC-COVID's ``J@k`` or ``rbp_p5``, is a unit of its own, since whoever published them computed
+those with another program, whose settings (its order of ties) may differ from trec_eval's.
+"Block" below means such a unit.
+
 The audit evaluates through a function ``evaluate(setting, specs)`` returning a DataFrame
 (index run, one column per measure spec, full precision), so that the command line, the
 workflow (which reuses the measures job's values) and the tests give their own.
@@ -20,7 +26,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from .official import decimals
+from .official import decimals_of
 from .settings import Setting, block_setting, causes
 
 #: the audit table's columns (one row per official figure)
@@ -47,36 +53,64 @@ def measure_spec(name: str) -> str | None:
     return spec if len(found) == 1 and not found[0].is_text else None
 
 
+def program(spec: str) -> str:
+    """The program a figure of this reeval measure was computed with, as far as the name
+    tells: ``trec_eval`` where trec_eval computes it under this name (``map``, ``P_5``,
+    ``ndcg_cut_10``), else the measure's family (``Judged``, ``rbp``: trec_eval 9.x has
+    neither, and RBP(p=0.5) is not trec_eval 10's name)."""
+    from reeval.measures import REGISTRY, parse_measure
+
+    measure = parse_measure(spec)[0]
+    family = REGISTRY[measure.family]
+    return "trec_eval" if family.trec_eval and family.native(measure) else family.name
+
+
 def printed(values: pd.DataFrame, cells: pd.DataFrame) -> np.ndarray:
     """reeval's value of each cell (its run's row, its spec's column of ``values``) as text,
-    rounded to the decimals its official figure was printed with."""
+    rounded to the decimals its official figure was printed with (C's ``%.Nf``, as Python's
+    format: correctly rounded from the binary value; ``nan`` for no value). One formatting
+    call per distinct number of decimals, not per figure."""
     rows = values.index.get_indexer(cells["run"])
     cols = values.columns.get_indexer(cells["spec"])
     found = values.to_numpy(dtype=np.float64)[rows, cols]
-    return np.array([f"{v:.{decimals(o)}f}" for v, o in zip(found, cells["official"])], dtype=object)
+    places = decimals_of(cells["official"])
+    out = np.empty(len(found), dtype=object)
+    for d in np.unique(places):
+        at = places == d
+        out[at] = np.char.mod(f"%.{d}f", found[at]).astype(object)
+    return out
 
 
-def audit(official: pd.DataFrame, evaluate, track: Setting, runs, max_grade: int, max_depth: int) -> pd.DataFrame:
+def audit(official: pd.DataFrame, evaluate, track: Setting, runs, max_grade: int, max_depth: int,
+          alternatives=()) -> pd.DataFrame:
     """The audit table (:data:`COLUMNS`) of the figures ``official``
-    (:func:`reeval.analyses.audit.official.read_official`) against the track's ``runs``."""
-    rows = official.assign(spec=official["measure"].map(measure_spec))
+    (:func:`reeval.analyses.audit.official.read_official`) against the track's ``runs``;
+    ``alternatives``: the track's alternative qrels files (the last causes tried)."""
+    names = official["measure"].unique()  # each name parsed once, not once per figure
+    rows = official.assign(spec=official["measure"].map(dict(zip(names, map(measure_spec, names)))))
     present = rows["run"].isin(set(runs))
     known = rows["spec"].notna()
     rows["ours"] = rows["cause"] = rows["ours_under_cause"] = rows["setting"] = ""
     rows["status"] = "not compared"
     rows.loc[~known, "cause"] = "reeval knows no measure of this name"
     rows.loc[~present, "cause"] = "the run is not in the track"
-    for block, cells in rows[present & known].groupby("block", sort=False):
+    specs = rows.loc[present & known, "spec"]
+    rows["program"] = specs.map({spec: program(spec) for spec in specs.unique()})
+    compared = rows[present & known]
+    specs = compared.groupby("block", sort=False)["spec"].agg(lambda found: sorted(found.unique()))
+    for (block, _), cells in compared.groupby(["block", "program"], sort=False):
         rows.loc[cells.index, ["ours", "status", "cause", "ours_under_cause", "setting"]] = audit_block(
-            cells, block, evaluate, track, max_grade, max_depth)
+            cells, block, evaluate, track, max_grade, max_depth, alternatives, specs[block])
     return rows[COLUMNS].reset_index(drop=True)
 
 
-def audit_block(cells, block, evaluate, track, max_grade, max_depth) -> pd.DataFrame:
+def audit_block(cells, block, evaluate, track, max_grade, max_depth, alternatives=(), specs=None) -> pd.DataFrame:
     """ours, status, cause, ours_under_cause and setting of the cells of one block (module
-    doc): the causes are tried in order, first on the whole block, then run by run."""
+    doc; one program's figures of it): the causes are tried in order, first on the whole block,
+    then run by run. ``specs``: the measures evaluated (default the cells'; :func:`audit` gives
+    every measure of the block, so that its programs share each setting's evaluation)."""
     base = block_setting(block, track)
-    specs = sorted(cells["spec"].unique())
+    specs = sorted(cells["spec"].unique()) if specs is None else specs
     ours = printed(evaluate(base, specs), cells)
     official = cells["official"].to_numpy(dtype=object)
     equal = ours == official
@@ -85,7 +119,7 @@ def audit_block(cells, block, evaluate, track, max_grade, max_depth) -> pd.DataF
     if equal.all():
         return out
     tried = []
-    for cause, setting in causes(base, max_grade, max_depth):  # lazily: the first that fits all ends it
+    for cause, setting in causes(base, max_grade, max_depth, alternatives):  # lazily: the first that fits all ends it
         alt = printed(evaluate(setting, specs), cells)
         if (alt == official).all():
             _explain(out, ~equal, cause, alt)

@@ -1,11 +1,15 @@
 """The audit's cross-track figure, ``trust_by_track``: one horizontal bar per track, the share
 of its official figures equal, explained and unexplained (stacked, 0-100 %), the most trusted
 track on top, each track labelled with the figures compared; a track flagged as probably
-mismatched (most MAPs unexplained) is marked with an asterisk, said under the axis."""
+mismatched (most MAPs unexplained) is marked with an asterisk, said under the axis.
+
+:func:`plot_audit_trust` draws inside :func:`reeval.report.figures.drawn_or_told` itself, the one
+place for every caller: a drawing that fails writes the sentence saying why in the figure's
+files and never ends the step."""
 
 from __future__ import annotations
 
-from reeval.report.figures import PALETTE, figure_style, new_figure, note, save_figure_pair
+from reeval.report.figures import PALETTE, drawn_or_told, figure_style, new_figure, note, save_figure_pair
 
 #: the bars' colours: equal, explained, unexplained
 COLOURS = {"equal": PALETTE[2], "explained": PALETTE[1], "unexplained": PALETTE[3]}
@@ -13,9 +17,16 @@ COLOURS = {"equal": PALETTE[2], "explained": PALETTE[1], "unexplained": PALETTE[
 PER_TRACK, MARGIN = 0.16, 0.9
 
 
-@figure_style()
 def plot_audit_trust(trust, path_stem) -> None:
-    """Draw ``trust`` (:func:`reeval.workflow.audit_step.trust_by_track`) to ``path_stem``.png/pdf."""
+    """Draw ``trust`` (:func:`reeval.workflow.audit_step.trust_by_track`) to ``path_stem``.png/pdf,
+    or the sentence saying why it could not be (module doc)."""
+    with drawn_or_told(path_stem):
+        _draw_trust(trust, path_stem)
+
+
+@figure_style()
+def _draw_trust(trust, path_stem) -> None:
+    """The drawing of :func:`plot_audit_trust`."""
     n = len(trust)
     fig, ax = new_figure("page", height=MARGIN + PER_TRACK * max(n, 3))
     if n == 0:

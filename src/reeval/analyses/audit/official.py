@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pandas as pd
 
 from reeval.errors import InputError
@@ -33,9 +34,9 @@ DEFAULT_BLOCK = "official"
 NUMBER = re.compile(r"-?\d+(\.\d+)?")
 
 
-def decimals(text: str) -> int:
-    """Decimals a figure was printed with: ``"0.4723"`` -> 4, ``"12"`` -> 0."""
-    return len(text.split(".", 1)[1]) if "." in text else 0
+def decimals_of(texts: pd.Series) -> np.ndarray:
+    """The decimals each printed figure has (an int array): ``"0.4723"`` -> 4, ``"12"`` -> 0."""
+    return texts.astype(str).str.partition(".")[2].str.len().to_numpy(dtype=np.int64)
 
 
 def read_official(path) -> pd.DataFrame:
