@@ -68,6 +68,14 @@ def test_a_small_png_is_never_enlarged(tmp_path):
     assert css == 600 and decoded(data).size == (40, 20)
 
 
+def test_a_file_that_is_not_an_image_is_embedded_as_it_is_without_a_width(tmp_path):
+    from reeval.report.images import embedded_png
+
+    (tmp_path / "broken.png").write_bytes(b"\x89PNG\r\n\x1a\n truncated")
+    assert embedded_png(tmp_path / "broken.png") == (
+        "data:image/png;base64," + base64.b64encode(b"\x89PNG\r\n\x1a\n truncated").decode(), None)
+
+
 def test_the_report_embeds_cross_track_figures_for_hidpi_and_per_track_ones_at_1x(tmp_path):
     from reeval.report.html import report_html
 

@@ -142,8 +142,11 @@ def linked(path: Path, results: Path) -> bool:
         return False
     from PIL import Image
 
-    with Image.open(path) as image:
-        return printed_inches(image) > COLUMN + 0.05
+    try:
+        with Image.open(path) as image:
+            return printed_inches(image) > COLUMN + 0.05
+    except OSError:  # not an image Pillow reads: embedded as it is (:func:`embedded_png`)
+        return False
 
 
 def image_tag(path: Path, results: Path, alt: str) -> str:
@@ -159,7 +162,8 @@ def image_tag(path: Path, results: Path, alt: str) -> str:
         return (f'<a href="{html_text(rel)}"><img alt="{html_text(alt)}" width="{display_width(path)}" '
                 f'loading="lazy" src="{html_text(rel)}"></a>')
     src, width = embedded_png(path, density(path, results))
-    img = f'<img alt="{html_text(alt)}" width="{width}" src="{src}">'
+    size = f' width="{width}"' if width else ""
+    img = f'<img alt="{html_text(alt)}"{size} src="{src}">'
     return f'<a href="{html_text(rel)}">{img}</a>' if rel else img
 
 

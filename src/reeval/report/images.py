@@ -79,7 +79,11 @@ def png_data_uri(data: bytes) -> str:
     return "data:image/png;base64," + base64.b64encode(data).decode("ascii")
 
 
-def embedded_png(path: Path, density: int = 2) -> tuple[str, int]:
-    """``(data URI, CSS width)`` of the PNG ``path`` as the report embeds it (:func:`display_png`)."""
-    data, css = display_png(path, density)
+def embedded_png(path: Path, density: int = 2) -> tuple[str, int | None]:
+    """``(data URI, CSS width)`` of the PNG ``path`` as the report embeds it (:func:`display_png`);
+    a file Pillow cannot read as an image is embedded as it is, its width None (the browser's)."""
+    try:
+        data, css = display_png(path, density)
+    except OSError:  # PIL.UnidentifiedImageError and a truncated file are OSErrors
+        return png_data_uri(Path(path).read_bytes()), None
     return png_data_uri(data), css
