@@ -6,7 +6,7 @@ Each figure is embedded at the size the report shows it and compressed
 (:mod:`reeval.report.images`): the cross-track figures sharp on a HiDPI screen
 (:data:`CROSS_TRACK_DENSITY` image pixels per CSS pixel), the per-track figures a column
 wide at the screen's own pixels (:data:`PER_TRACK_DENSITY`). The per-track figures a page
-wide, the heavy ones (four of a track's dozen, three quarters of its bytes), are shown from
+wide, the heavy ones (four of a track's dozen, two thirds of their bytes), are shown from
 their PNG beside the report (:func:`linked`), so that the report stays under 10 MB at 12
 tracks, the most that draw per-track figures. Every figure links to its print-resolution PNG.
 Links to the PNG, CSV and markdown files are relative to the report, so they work beside the
