@@ -24,6 +24,33 @@ def test_a_styled_figure_embeds_truetype_fonts_at_its_own_size(tmp_path):
     assert camera_ready_problems(tmp_path / "f.pdf") == []
 
 
+@pytest.mark.parametrize("width", ["column", "page", 5.0])
+def test_a_png_is_printed_width_times_300_pixels_wide_and_says_300_dpi(tmp_path, width):
+    from PIL import Image
+
+    from reeval.report.figures import PRINT_DPI, figure_style, new_figure, save_figure
+
+    with figure_style():
+        fig, ax = new_figure(width)
+        ax.plot([1, 2, 3], [3, 1, 2])
+        inches = fig.get_figwidth()
+        save_figure(fig, tmp_path / "f.png", tmp_path / "f.pdf")
+    with Image.open(tmp_path / "f.png") as png:
+        assert PRINT_DPI == 300 and png.width == round(inches * 300)   # 990 px for a column, 2,100 for a page
+        assert png.info["dpi"] == pytest.approx((300, 300), abs=0.01)  # a print layout places it at its size
+    assert figure_facts(tmp_path / "f.pdf")["width_in"] == pytest.approx(inches, abs=0.01)   # the PDF stays
+
+
+def test_the_sentence_in_place_of_a_figure_is_at_print_resolution_too(tmp_path):
+    from PIL import Image
+
+    from reeval.report.figures import COLUMN, failure_figure
+
+    failure_figure(tmp_path / "f", "no runs")
+    with Image.open(tmp_path / "f.png") as png:
+        assert png.width == round(COLUMN * 300)
+
+
 def test_the_saver_embeds_truetype_fonts_even_for_a_figure_drawn_without_the_style(tmp_path):
     from reeval.report.figures import pyplot, save_figure
 

@@ -89,6 +89,7 @@ def test_a_study_of_12_tracks_draws_and_reports_each_tracks_figures(twelve_track
         assert (results / "tracks" / f"t{i:02d}" / "lexiprecision" / "fig7_locality.pdf").is_file()
     html = (results / "report.html").read_text()
     assert 'id="per-track"' in html and "t11/reusability/scores.png" in html
+    assert (results / "report.html").stat().st_size < 10e6   # issue 39 item 7: at 12 tracks, the most drawing per-track figures
 
 
 def test_a_13th_track_plans_only_its_own_jobs_and_the_cross_track_ones(twelve_tracks):

@@ -91,5 +91,5 @@ def test_after_a_failure_the_closing_lines_say_what_failed_and_what_is_stale_and
     assert stale.endswith(f"under {results})")
     assert "t/empty_run" not in closing and "Tracks:" not in closing  # the earlier run's inclusion, not said
     assert f"Report: not made; {results / 'report.html'} is an earlier run's" in closing
-    assert "(every figure and table in one file" not in closing
+    assert "(every figure and table on one page" not in closing
     assert "\nFix the errors and run the same command again: only what is missing or stale is made.\n" in closing

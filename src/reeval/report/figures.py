@@ -55,6 +55,9 @@ from .figure_layout import (OVERFLOW_TOLERANCE, THIN_STEPS, crowded, figure_elem
 
 #: widths in inches: one column of a two-column paper (ACM, IEEE) and a whole page
 COLUMN, PAGE = 3.3, 7.0
+#: pixels per inch of every PNG: print resolution, so a column-wide PNG is 3.3 x 300 = 990
+#: pixels wide and a page-wide one 2,100 (the PDF is the vector original)
+PRINT_DPI = 300
 #: the smallest text on a figure, in points at the figure's own size
 MIN_TEXT_PT = 7.0
 #: mathtext draws sub- and superscripts at this share of the text's size (matplotlib's
@@ -84,7 +87,7 @@ STYLE = {
     "legend.frameon": False, "legend.handlelength": 2.0, "legend.borderaxespad": 0.3,
     "legend.labelspacing": 0.3, "legend.columnspacing": 1.0,
     "patch.linewidth": 0.5, "hatch.linewidth": 0.5,
-    "savefig.bbox": "standard", "savefig.dpi": 200,
+    "savefig.bbox": "standard", "savefig.dpi": PRINT_DPI,
     "svg.hashsalt": "reeval",
 }
 
@@ -363,11 +366,11 @@ def _write(fig, formats, dpi: int) -> None:
                 tmp, format=fmt, dpi=dpi, metadata=FIGURE_METADATA[fmt]))
 
 
-def save_figure(fig, *paths, dpi: int = 200) -> None:
+def save_figure(fig, *paths, dpi: int = PRINT_DPI) -> None:
     """Save ``fig`` to each path, the format following the suffix (png, pdf, svg), then close it.
 
     Every figure is saved the same way: at its own size (no tight bounding box), ``dpi``
-    for the raster, TrueType fonts, texts with math scripts enlarged (:func:`enlarge_math`),
+    (:data:`PRINT_DPI`) for the raster, so a PNG is its printed width x ``dpi`` pixels wide, TrueType fonts, texts with math scripts enlarged (:func:`enlarge_math`),
     titles wrapped to their width (:func:`fit_titles`), fewer ticks where tick labels touch
     (:func:`thin_ticks`), laid out again with the ticks it got fixed when the layout reaches
     past an edge (:func:`freeze_ticks`: the layout
@@ -450,7 +453,7 @@ def failure_figure(path_stem, reason: str) -> None:
         ax.set_axis_off()
         ax.text(0.0, 1.0, text, transform=ax.transAxes, ha="left", va="top", fontsize=MIN_TEXT_PT)
         try:
-            _write(fig, _formats(_stem_paths(path_stem)), 200)
+            _write(fig, _formats(_stem_paths(path_stem)), PRINT_DPI)
         finally:
             pyplot().close(fig)
 

@@ -1,8 +1,19 @@
 """The HTML report: one self-contained file with every figure and table of a run.
 
 ``results/report.html`` (rule ``report``) opens offline in any browser: the figures are
-embedded as PNG data URIs, the styles are inline, nothing is fetched. Links to the CSV
-and markdown files are relative to the report, so they work beside the results folder.
+embedded as PNG data URIs, the styles are inline, nothing is fetched from the network.
+Each figure is embedded at the size the report shows it and compressed
+(:mod:`reeval.report.images`): the cross-track figures sharp on a HiDPI screen
+(:data:`CROSS_TRACK_DENSITY` image pixels per CSS pixel), the per-track figures a column
+wide at the screen's own pixels (:data:`PER_TRACK_DENSITY`). The per-track figures a page
+wide, the heavy ones (four of a track's dozen, two thirds of their bytes), are shown from
+their PNG beside the report (:func:`linked`), so that the report stays under 10 MB at 12
+tracks, the most that draw per-track figures. Every figure links to its print-resolution PNG.
+Links to the PNG, CSV and markdown files are relative to the report, so they work beside the
+results folder; moved alone, the report keeps every table and every embedded figure.
+
+It fits a 1280-pixel-wide window without scrolling sideways: a table wider than the page
+scrolls in its own box, an image is at most the page's width, a long name breaks.
 
 Its front page: per track its runs ranked by MAP with the main measures (a leaderboard),
 whether the track is included and why not, and links to each study's section. Then one
@@ -17,17 +28,19 @@ Numbers meant for reading are rounded as trec_eval prints them: 4 decimals
 
 from __future__ import annotations
 
-import base64
 import html
 import math
 import re
 from pathlib import Path
+from urllib.parse import quote
 
 import numpy as np
 import pandas as pd
 
 from reeval.io.notes import LOST, lost_lines
 from reeval.report.escape import html_text
+from reeval.report.figures import COLUMN
+from reeval.report.images import display_width, embedded_png, printed_inches
 from reeval.report.markdown import fmt
 
 #: decimals of every non-integer number shown (trec_eval prints 4)
@@ -39,6 +52,10 @@ LEADERBOARD = {"map": "MAP", "P_20": "P@20", "ndcg_cut_10": "nDCG@10", "recip_ra
                "ASL": "ASL", "ASL@g1-10": "ASL@g1-10"}
 #: leaderboard columns printed as whole ranks (the ASL paper's rounding; tables keep full precision)
 ASL_WHOLE_RANKS = {"ASL", "ASL@g1-10"}
+#: image pixels per CSS pixel of an embedded figure: the cross-track ones (and those of the
+#: markdown summaries) sharp on a HiDPI screen, the per-track ones (12 per track, shown
+#: folded) at a screen's own pixels (:func:`reeval.report.images.display_png`)
+CROSS_TRACK_DENSITY, PER_TRACK_DENSITY = 2, 1
 #: the studies' sections: id -> (title, folder under the results, markdown files shown first)
 SECTIONS = {
     "asl-study": ("ASL study", "study", ("summary.md",)),
@@ -58,8 +75,11 @@ th, td { border: 1px solid #ccc; padding: .15rem .4rem; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 th { background: #f2f2f2; }
 figure { margin: 1rem 0 2rem; }
-figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
+img { max-width: 100%; height: auto; }
+figure img { border: 1px solid #eee; }
 figcaption { font-size: .85rem; color: #444; max-width: 48rem; }
+p, li, h1, h2, h3, h4, h5, h6, figcaption, summary, nav { overflow-wrap: anywhere; }
+pre { overflow-x: auto; }
 details { margin: .3rem 0; }
 summary { cursor: pointer; }
 .out { color: #a33; }
@@ -105,9 +125,46 @@ def html_table(df: pd.DataFrame, max_rows: int = MAX_ROWS, source: str | None = 
     return f'<div class="tw"><table><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>{note}'
 
 
-def data_uri(path: Path) -> str:
-    """A PNG file as a ``data:image/png;base64,...`` URI."""
-    return "data:image/png;base64," + base64.b64encode(Path(path).read_bytes()).decode("ascii")
+def density(path: Path, results: Path) -> int:
+    """Image pixels per CSS pixel of the figure ``path`` in the report: :data:`PER_TRACK_DENSITY`
+    under ``results/tracks/``, :data:`CROSS_TRACK_DENSITY` elsewhere."""
+    try:
+        per_track = Path(path).resolve().relative_to(Path(results).resolve()).parts[:1] == ("tracks",)
+    except ValueError:
+        per_track = False
+    return PER_TRACK_DENSITY if per_track else CROSS_TRACK_DENSITY
+
+
+def linked(path: Path, results: Path) -> bool:
+    """Whether the report shows the figure ``path`` from its file instead of embedding it:
+    a per-track figure (:func:`density`) wider than a column (:data:`COLUMN` inches)."""
+    if density(path, results) != PER_TRACK_DENSITY:
+        return False
+    from PIL import Image
+
+    try:
+        with Image.open(path) as image:
+            return printed_inches(image) > COLUMN + 0.05
+    except OSError:  # not an image Pillow reads: embedded as it is (:func:`embedded_png`)
+        return False
+
+
+def image_tag(path: Path, results: Path, alt: str) -> str:
+    """The ``<img>`` of the figure ``path``, linked to the PNG itself (relative to the report
+    in ``results``; not linked when the PNG is outside ``results``): embedded at the size
+    shown (:func:`embedded_png`, at its :func:`density`), or, for a :func:`linked` figure,
+    the PNG itself at that size, loaded when scrolled to."""
+    try:
+        rel = quote(Path(path).resolve().relative_to(Path(results).resolve()).as_posix())
+    except ValueError:
+        rel = None
+    if rel and linked(path, results):
+        return (f'<a href="{html_text(rel)}"><img alt="{html_text(alt)}" width="{display_width(path)}" '
+                f'loading="lazy" src="{html_text(rel)}"></a>')
+    src, width = embedded_png(path, density(path, results))
+    size = f' width="{width}"' if width else ""
+    img = f'<img alt="{html_text(alt)}"{size} src="{src}">'
+    return f'<a href="{html_text(rel)}">{img}</a>' if rel else img
 
 
 def anchor(text: str) -> str:
@@ -116,27 +173,30 @@ def anchor(text: str) -> str:
 
 
 def figure(path: Path, results: Path, caption: str = "") -> str:
-    """One embedded figure with its file name and caption."""
+    """One figure (:func:`image_tag`) with its file name and caption (and, for a
+    :func:`linked` one, that it is shown from that file)."""
     rel = path.relative_to(results).as_posix()
-    text = f"<b>{html_text(rel)}</b>" + (f": {html_text(caption)}" if caption else "")
-    return (f'<figure id="fig-{anchor(rel)}"><img alt="{html_text(rel)}" src="{data_uri(path)}">'
-            f"<figcaption>{text}</figcaption></figure>")
+    text = (f"<b>{html_text(rel)}</b>" + (" (shown from this file, not embedded)" if linked(path, results) else "")
+            + (f": {html_text(caption)}" if caption else ""))
+    return f'<figure id="fig-{anchor(rel)}">{image_tag(path, results, rel)}<figcaption>{text}</figcaption></figure>'
 
 
 def markdown_html(path: Path, results: Path, embedded: set) -> str:
-    """A markdown file rendered, its images embedded (added to ``embedded``), its relative
-    links made relative to the report (in ``results``), its headings under the section's."""
+    """A markdown file rendered, its images embedded (:func:`image_tag`; added to ``embedded``),
+    its relative links made relative to the report (in ``results``), its headings under the section's."""
     import markdown
 
     body = markdown.markdown(path.read_text(encoding="utf-8"), extensions=["tables"])
     folder = path.parent
 
     def image(match):
-        target = (folder / html.unescape(match.group(2))).resolve()
-        if target.suffix == ".png" and target.is_file():
-            embedded.add(target)
-            return f'{match.group(1)}"{data_uri(target)}"'
-        return match.group(0)
+        src = re.search(r'\bsrc="([^"]+)"', match.group(0))
+        alt = re.search(r'\balt="([^"]*)"', match.group(0))
+        target = (folder / html.unescape(src.group(1))).resolve() if src else None
+        if target is None or target.suffix != ".png" or not target.is_file():
+            return match.group(0)
+        embedded.add(target)
+        return image_tag(target, results, html.unescape(alt.group(1)) if alt else target.name)
 
     def link(match):
         target = match.group(2)
@@ -148,8 +208,8 @@ def markdown_html(path: Path, results: Path, embedded: set) -> str:
         except ValueError:
             return match.group(0)
 
-    body = re.sub(r'(<img[^>]*?src=)"([^"]+)"', image, body)
     body = re.sub(r'(<a[^>]*?href=)"([^"]+)"', link, body)
+    body = re.sub(r"<img\b[^>]*>", image, body)  # after the links: its own link is to the PNG
     body = re.sub(r"<table>", '<div class="tw"><table>', body).replace("</table>", "</table></div>")
     # its headings below the section's (h2): # -> h3, ## -> h4 ...
     return re.sub(r"<(/?)h([1-6])\b", lambda m: f"<{m.group(1)}h{min(6, int(m.group(2)) + 2)}", body)

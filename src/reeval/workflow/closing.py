@@ -6,7 +6,7 @@ The Snakefile's ``onsuccess`` and ``onerror`` print them below the jobs' lines
     Tracks: 3 of 3 included (syn-graded, syn-mixed, syn-shallow); runs: 24 of 24 included.
     Read first: results/summary/summary.md, results/study/summary.md
     Figures: results/study, results/lexiprecision, results/rareness (13 PNG, each with its PDF); per track in results/tracks/<track>/
-    Report: results/report.html (every figure and table in one file; opens offline)
+    Report: results/report.html (every figure and table on one page; opens offline)
 
 A study whose tracks give official figures adds the audit's count
 (``official scores: 961 of 962 equal, 1 explained, 0 unexplained``, :mod:`reeval.workflow.audit_step`).
@@ -134,7 +134,7 @@ def where_lines(results: Path, stale=frozenset()) -> list[str]:
     if str(results / REPORT) in stale:
         lines.append(f"Report: not made; {results / REPORT} is an earlier run's")
     elif (results / REPORT).is_file():
-        lines.append(f"Report: {results / REPORT} (every figure and table in one file; opens offline)")
+        lines.append(f"Report: {results / REPORT} (every figure and table on one page; opens offline)")
     return lines
 
 
