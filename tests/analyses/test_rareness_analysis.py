@@ -212,3 +212,23 @@ def test_stability_of_runs_with_identical_scores_counts_each_distinct_pair_once_
     ii, jj = np.triu_indices(40, 1)
     same = (means[:, ii] == means[:, jj]).all(axis=0)
     assert same.any() and (stab[same] == 0).all() and (tied[same] == 1).all()
+
+
+@pytest.mark.parametrize("scale", ["absolute", "relative"])
+def test_stability_groups_runs_by_their_bytes_with_the_values_of_counting_every_pair(scale):
+    """Equal columns are found by their bytes (issue 41 item 4): -0.0 beside 0.0 and columns
+    in another order than numpy.unique's by value give every pair's value bit for bit."""
+    rng = np.random.default_rng(8)
+    distinct = np.round(rng.standard_normal((30, 7)), 1)
+    means = distinct[:, rng.integers(0, 7, 25)]
+    means[:, 4] = 0.0
+    means[:, 9] = -0.0                                     # equal to run 4 as a number, not as bytes
+    stab, tied = ra.pair_stability(means, 0.05, scale)
+    want_stab, want_tied = ra._distinct_pair_stability(means, 0.05, scale)
+    assert np.array_equal(stab, want_stab) and np.array_equal(tied, want_tied)
+    assert ra._distinct_columns(means)[0].shape[1] < 25   # the repeated runs were counted once
+
+
+def test_distinct_columns_of_no_trial_or_no_run_are_empty():
+    assert ra._distinct_columns(np.zeros((0, 3)))[0].shape == (0, 1)
+    assert ra._distinct_columns(np.zeros((4, 0)))[0].shape == (4, 0)

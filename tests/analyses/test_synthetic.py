@@ -7,10 +7,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
+import pyarrow as pa
 import pytest
 
 from reeval.io.ingest import ingest_track
-from reeval.synth.tracks import BENCHMARK_TRACK, DEFAULT_CAMPAIGN, generate_track, write_track
+from reeval.synth.tracks import (BENCHMARK_TRACK, DEFAULT_CAMPAIGN, TrackSpec, _strings, _top_depth, generate_track,
+                                 write_track)
 
 
 def digest(folder: Path) -> str:
@@ -90,3 +93,42 @@ def test_benchmark_shape_scaled_down():
     scores = next(iter(runs.values()))["score"].to_numpy()
     assert (abs(scores * 1e4 - (scores * 1e4).round()) < 1e-6).all()  # 4 decimals: ties occur
     assert len(set(scores)) < len(scores)
+
+
+# the bytes main's generator wrote (7bcea11) before it stopped sorting whole pools (issue 41 item 4)
+GENERATED_BY_MAIN = {
+    "syn-graded": "5241c01d1fcf27470020c1baec2e7fef1d97f405166b1755f942055a61e3af9d",
+    "syn-shallow": "24dbea113a3b111144a18b296c4abdd2af8399f48187d0f8bc6d389d9a73791f",
+    "syn-mixed": "df982e187ecf41130f361132dd9fb2d501f0f447a6a0dd1f2a6116f924e63741",
+}
+TIED_SHALLOW_GZ = TrackSpec(n_runs=12, n_topics=6, depth=300, tie_fraction=0.5, shallow_fraction=0.3,
+                            missing_topic_fraction=0.2, duplicate_docs=2, compress="gz")
+
+
+@pytest.mark.parametrize("name", sorted(GENERATED_BY_MAIN))
+def test_built_in_tracks_keep_the_bytes_of_the_generator_that_sorted_whole_pools(tmp_path, name):
+    write_track(tmp_path / name, DEFAULT_CAMPAIGN[name], seed=7)
+    assert digest(tmp_path / name) == GENERATED_BY_MAIN[name]
+
+
+def test_a_gzipped_track_of_tied_shallow_runs_keeps_the_bytes_of_the_generator_that_sorted_whole_pools(tmp_path):
+    write_track(tmp_path / "x", TIED_SHALLOW_GZ, seed=3)
+    assert digest(tmp_path / "x") == "ffbe8f673ca65a6a639a237183eb154cfea77746beaceef3292943fae431fbad"
+
+
+@pytest.mark.parametrize("decimals", [None, 1, 0])
+@pytest.mark.parametrize("depth", [0, 1, 7, 50, 64, 80])
+def test_the_top_of_a_pool_is_its_stable_sort_also_when_ties_cross_the_cut(decimals, depth):
+    latent = np.random.default_rng(depth).standard_normal((9, 64))
+    if decimals is not None:  # rounded: many equal values, also at the depth-th highest
+        latent = np.round(latent, decimals)
+    expected = np.argsort(-latent, axis=1, kind="stable")[:, :depth]
+    np.testing.assert_array_equal(_top_depth(latent, depth), expected)
+
+
+def test_docnos_as_arrow_strings_keep_short_values_and_full_ones():
+    full = np.array([b"D001", b"D002"], dtype="S4")
+    short = np.array([b"101", b"99", b""], dtype="S3")  # numpy pads with NUL, which is no character
+    assert _strings(full).to_pylist() == ["D001", "D002"]
+    assert _strings(short).to_pylist() == ["101", "99", ""]
+    assert _strings(full).type == _strings(short).type == pa.string()

@@ -118,8 +118,36 @@ def _docnos(t: np.ndarray, p: np.ndarray, width: int) -> np.ndarray:
 
 
 def _strings(values: np.ndarray) -> pa.Array:
-    """A numpy bytes array as an Arrow string array (ASCII, so no re-encoding)."""
-    return pa.array(values, type=pa.binary()).cast(pa.string())
+    """A numpy bytes array as an Arrow string array (ASCII, so no re-encoding).
+
+    When every value fills the array's width (no trailing NUL, which numpy pads with and
+    Arrow strips), the array's bytes are the string data as they are, at offsets
+    0, w, 2w ...: no copy per value. Otherwise, and beyond 2 GiB, Arrow converts each value."""
+    n, width = len(values), values.dtype.itemsize
+    full = width > 0 and n * width < 2**31 and bool(
+        (values.view(np.uint8).reshape(n, width)[:, -1] != 0).all())
+    if not full:
+        return pa.array(values, type=pa.binary()).cast(pa.string())
+    offsets = np.arange(0, (n + 1) * width, width, dtype=np.int32)
+    return pa.StringArray.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(np.ascontiguousarray(values)))
+
+
+def _top_depth(latent: np.ndarray, depth: int) -> np.ndarray:
+    """Per row, the indices of the ``depth`` highest values, highest first, equal values in
+    index order: ``np.argsort(-latent, axis=1, kind="stable")[:, :depth]``, without sorting
+    the whole row. The ``depth`` highest are found by partition and only they are sorted;
+    a row where values equal to its ``depth``-th highest do not all fit (a tie across the
+    cut, which partition would break arbitrarily) sorts the whole matrix instead."""
+    neg = -latent
+    if depth >= neg.shape[1] or depth <= 0:
+        return np.argsort(neg, axis=1, kind="stable")[:, :depth]
+    part = np.argpartition(neg, depth - 1, axis=1)[:, :depth]
+    cut = np.take_along_axis(neg, part, axis=1).max(axis=1, initial=-np.inf)
+    if ((neg <= cut[:, None]).sum(axis=1) != depth).any():
+        return np.argsort(neg, axis=1, kind="stable")[:, :depth]
+    part.sort(axis=1)  # index order, so that the stable sort below keeps equal values in it
+    order = np.argsort(np.take_along_axis(neg, part, axis=1), axis=1, kind="stable")
+    return np.take_along_axis(part, order, axis=1)
 
 
 def generate_track(spec: TrackSpec, seed: int = 0):
@@ -210,13 +238,22 @@ def _run_format(spec: TrackSpec, s: int, name: str) -> dict:
             "comment": "1" if (mixed and s == 3) else "0"}
 
 
-def _run_table(spec: TrackSpec, rng, p: _Pool, s: int, quality: float, kinds: dict, name: str):
+def _pool_docnos(p: _Pool) -> np.ndarray:
+    """The docno of every (topic, pool position), topics x pool: written once per track
+    and looked up by every run (:func:`_docnos` of each pair)."""
+    T = len(p.topics)
+    return _docnos(np.repeat(np.arange(T), p.pool), np.tile(np.arange(p.pool), T), p.width).reshape(T, p.pool)
+
+
+def _run_table(spec: TrackSpec, rng, p: _Pool, s: int, quality: float, kinds: dict, name: str,
+               docnos: np.ndarray):
     """Run ``s``: the top ``depth`` documents of latent = quality x ease x relevant + noise,
-    per kept topic; returns (file name, table with the extras in its schema metadata)."""
+    per kept topic; returns (file name, table with the extras in its schema metadata).
+    ``docnos``: :func:`_pool_docnos` of ``p``."""
     depth = int(rng.choice(spec.shallow_depths)) if s in kinds["shallow"] else spec.depth
     depth = min(depth, spec.depth, p.pool)  # a shallow run is never deeper than the track
     latent = quality * p.ease * p.is_rel + rng.standard_normal((len(p.topics), p.pool))
-    top = np.argsort(-latent, axis=1, kind="stable")[:, :depth]
+    top = _top_depth(latent, depth)
     score = np.take_along_axis(latent, top, axis=1)
     score = np.round(score, 1 if s in kinds["tied"] else spec.score_decimals)
     keep_topic = np.ones(len(p.topics), dtype=bool)
@@ -232,7 +269,7 @@ def _run_table(spec: TrackSpec, rng, p: _Pool, s: int, quality: float, kinds: di
     f = _run_format(spec, s, name)
     n = len(t_idx)
     table = pa.table({"qid": _strings(p.topics[t_idx]), "iter": pa.repeat(f["col2"], n),
-                      "docno": _strings(_docnos(t_idx, p_idx, p.width)), "rank": rank + f["rank_start"],
+                      "docno": _strings(docnos[t_idx, p_idx]), "rank": rank + f["rank_start"],
                       "score": sc, "tag": pa.repeat(f["tag"], n)})
     return f["fname"], table.replace_schema_metadata({"sep": f["sep"], "comment": f["comment"]})
 
@@ -251,7 +288,8 @@ def iter_track(spec: TrackSpec, seed: int = 0):
     quality = np.linspace(3.0, 0.2, spec.n_runs)
     names = [f"run{i:02d}" for i in range(spec.n_runs)]
     kinds = _run_kinds(spec, rng)
-    runs = (_run_table(spec, rng, pool, s, quality[s], kinds, names[s]) for s in range(spec.n_runs))
+    docnos = _pool_docnos(pool)
+    runs = (_run_table(spec, rng, pool, s, quality[s], kinds, names[s], docnos) for s in range(spec.n_runs))
     return qrels, runs
 
 

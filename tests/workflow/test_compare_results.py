@@ -1,0 +1,52 @@
+"""benchmarks/compare_results.py: two results folders compared table by table (the check that a
+speed change left every table as it was, issue 41 item 4)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from conftest import ROOT
+
+
+@pytest.fixture(scope="module")
+def cr():
+    spec = importlib.util.spec_from_file_location("compare_results", ROOT / "benchmarks" / "compare_results.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def results(folder, score=0.5, compression="zstd", log="took 3.1 s"):
+    """A small results folder: a Parquet table, a CSV naming a file below the folder, a log."""
+    (folder / "tracks" / "t").mkdir(parents=True)
+    (folder / "logs").mkdir()
+    table = pa.table({"run": ["a", "b"], "value": [score, float("nan")],
+                      "file": [f"{folder}/synthetic/t/runs/a.gz", "x"]})
+    pq.write_table(table, folder / "tracks" / "t" / "by_run.parquet", compression=compression)
+    (folder / "tracks" / "t" / "report.csv").write_text(f"file,lines\n{folder}/synthetic/t/qrels.txt,3\n")
+    (folder / "logs" / "ingest.csv").write_text(log)
+    return folder
+
+
+def test_folders_of_equal_tables_compare_equal_also_when_they_name_their_own_paths(cr, tmp_path):
+    before, after = results(tmp_path / "before"), results(tmp_path / "after", compression="gzip", log="took 9 s")
+    statuses = cr.compare_folders(before, after)
+    assert set(statuses.values()) <= {"identical", "same values"}
+    assert len(statuses) == 2  # the log folder is no table
+    assert cr.main([str(before), str(after)]) == 0
+
+
+def test_a_changed_value_and_a_table_only_on_one_side_are_reported(cr, tmp_path, capsys):
+    before, after = results(tmp_path / "before"), results(tmp_path / "after", score=0.25)
+    (after / "tracks" / "t" / "new.csv").write_text("a\n1\n")
+    assert cr.main([str(before), str(after)]) == 1
+    out = capsys.readouterr().out
+    assert "differs: tracks/t/by_run.parquet" in out
+    assert "only in AFTER: tracks/t/new.csv" in out
+    assert "3 tables: 1 differs, 1 identical, 1 only in AFTER" in out
