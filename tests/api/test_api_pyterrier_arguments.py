@@ -126,3 +126,21 @@ def test_a_pyterrier_experiment_call_runs_as_written():
 def test_pyterrier_arguments_whose_meaning_differs_are_refused(argument):
     with pytest.raises(TypeError, match=f"unexpected keyword argument '{argument}'"):
         reeval.compare_runs(QRELS, RUNS, "AP", **{argument: 2})
+
+
+def test_compare_of_two_runs_takes_the_same_pyterrier_names_and_ties_as_compare_runs():
+    """``reeval.compare`` (two runs) accepted neither ``test=`` nor ``eval_metrics=`` nor
+    ``ties=``, which ``compare_runs`` takes."""
+    a, b = RUNS["bm25"], RUNS["rm3"]
+    ours = reeval.compare(QRELS, a, b, measures=["AP", "P@2"], tests=["t", "wilcoxon"])
+    theirs = reeval.compare(QRELS, a, b, eval_metrics=["AP", "P@2"], test=["t", "wilcoxon"])
+    pd.testing.assert_frame_equal(ours, theirs)
+    assert list(reeval.compare(QRELS, a, b).measure) == ["map"]           # defaults unchanged
+    assert list(reeval.compare(QRELS, a, b).test) == ["t"]
+    tied = reeval.compare(QRELS, a, b, "RR@1", ties="ir_measures")
+    pairs = reeval.compare_runs(QRELS, {"bm25": a, "rm3": b}, "RR@1", ties="ir_measures")
+    assert tied.mean_a.iloc[0] == pairs.mean_a.iloc[0] and tied.p_value.iloc[0] == pairs.p_value.iloc[0]
+    with pytest.raises(reeval.InputError, match=r"give tests= or test= \(PyTerrier's name\), not both"):
+        reeval.compare(QRELS, a, b, tests="t", test="t")
+    with pytest.raises(reeval.InputError, match=r"give measures= or eval_metrics="):
+        reeval.compare(QRELS, a, b, "AP", eval_metrics="AP")

@@ -200,6 +200,23 @@ def test_the_report_fits_a_1280_pixel_window_without_scrolling_sideways(default_
         ".filter(e => e.getBoundingClientRect().right > w).slice(0, 5).map(e => e.outerHTML.slice(0, 120))")
 
 
+def test_a_section_reached_from_the_sticky_nav_starts_below_it(default_run, browser):
+    """The navigation bar stays at the top of the window; a link to a section scrolled its
+    heading under the bar, hidden. Every section's top is now below the bar's bottom."""
+    browser.get((default_run / "report.html").as_uri())
+    hidden = browser.execute_script("""
+        const nav = document.querySelector('nav');
+        const out = [];
+        for (const a of nav.querySelectorAll('a[href^="#"]')) {
+            const target = document.getElementById(a.getAttribute('href').slice(1));
+            target.scrollIntoView();
+            const bar = nav.getBoundingClientRect().bottom, top = target.getBoundingClientRect().top;
+            if (top < bar - 0.5 && window.scrollY > 0) out.push([a.textContent, top, bar]);
+        }
+        return out;""")
+    assert not hidden, hidden
+
+
 def test_the_report_weighs_under_10_mb_at_12_tracks_scaled_to_this_studys_3(default_run):
     """Issue 39 item 7: report.html was 6.5 MB here and 25.7 MB at 12 tracks. Per-track
     figures are drawn up to 12 tracks (figures.per_track: auto), so 12 tracks is the heaviest

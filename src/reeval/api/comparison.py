@@ -263,10 +263,11 @@ def _two_runs(run_a, run_b):
     return {"run_a": run_a, "run_b": run_b}
 
 
-def compare(qrels: QrelsInput, run_a: RunsInput, run_b: RunsInput, measures: str | Iterable[str] = ("map",),
-            tests: str | Iterable[str] = ("t",), alternative: str = "two-sided", seed: int = 0,
+def compare(qrels: QrelsInput, run_a: RunsInput, run_b: RunsInput, measures: str | Iterable[str] | None = None,
+            tests: str | Iterable[str] | None = None, alternative: str = "two-sided", seed: int = 0,
             resamples: int = 10000, *, relevance_level: int = 1, precision: str = "float64",
-            unretrieved: str = "after_last") -> pd.DataFrame:
+            unretrieved: str = "after_last", test: str | Iterable[str] | None = None,
+            eval_metrics: str | Iterable[str] | None = None, ties: str = "trec_eval") -> pd.DataFrame:
     """Paired significance tests between two runs (for more runs: :func:`compare_runs`).
 
     ``run_a`` and ``run_b`` take any one-run form of :func:`reeval.evaluate`; ``measures``
@@ -281,14 +282,20 @@ def compare(qrels: QrelsInput, run_a: RunsInput, run_b: RunsInput, measures: str
     the 95% interval of the mean difference and the method that produced it (``t`` for
     the t-test, ``bootstrap percentile`` for the bootstrap test; the Wilcoxon, sign and
     permutation tests give none: NaN). The values of :func:`compare_runs` for the pair.
+    ``measures`` defaults to ``map`` and ``tests`` to ``t``; ``test``, ``eval_metrics`` and
+    ``ties`` are those of :func:`compare_runs` (giving both names of one argument is an
+    InputError).
     """
     from reeval.choices import PAIRED_TESTS
 
+    tests = one_of("tests", tests, "test", test, ("t",))
+    measures = one_of("measures", measures, "eval_metrics", eval_metrics, ("map",))
     tests = [tests] if isinstance(tests, str) else list(tests)
     for test in tests:
         _choice("tests", test, PAIRED_TESTS)
     rows, tables, notes = _compare_runs(qrels, _two_runs(run_a, run_b), measures, tests, "none", None, alternative,
-                                        relevance_level, precision, seed, resamples, None, unretrieved, 1.0, "all")
+                                        relevance_level, precision, seed, resamples, None, unretrieved, 1.0, "all",
+                                        ties=ties)
     out = pd.DataFrame(rows)[["measure", "test", "mean_a", "mean_b", "diff", "p_value", "ci_method", "ci_low",
                               "ci_high"]]
     return _noted(out, tables, notes)

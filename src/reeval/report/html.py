@@ -69,6 +69,7 @@ SECTIONS = {
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 0 auto; max-width: 72rem; padding: 0 1rem 4rem; color: #222; }
 nav { position: sticky; top: 0; background: #fff; border-bottom: 1px solid #ccc; padding: .5rem 0; }
+[id] { scroll-margin-top: 4rem; }
 nav a { margin-right: 1rem; }
 table { border-collapse: collapse; margin: .5rem 0 1rem; font-size: .85rem; }
 th, td { border: 1px solid #ccc; padding: .15rem .4rem; }
