@@ -78,3 +78,22 @@ def test_ingest_takes_two_threads_for_large_tracks_only(tmp_path):
     assert ingest_threads({"qrels": "q", "runs": str(tmp_path)}, [str(run)]) == 2
     assert ingest_threads({"qrels": "q", "runs": "x"}, [str(tmp_path / "gone")]) == 2  # size unknown
     assert ingest_threads({"urls": {"qrels": "https://trec.nist.gov/q"}}, [str(run)]) == 2  # fetched: planned before its files exist
+
+
+def test_the_largest_track_gets_the_highest_share_of_priority_and_every_share_is_below_1(tmp_path):
+    """Per-track jobs are ordered by rule (synthetic_track 2, ingest 1, the others 0) and,
+    within a rule, by the track's estimated run lines: longest job first."""
+    from reeval.workflow.tracks import BYTES_PER_RUN_LINE, LINES_PER_FETCHED_RUN, job_priorities, track_work
+
+    synthetic = {"synthetic": {"n_runs": 80, "n_topics": 5, "n_unjudged_topics": 10, "depth": 1000}}
+    assert track_work(synthetic) == 80 * 15 * 1000
+    run = tmp_path / "run"
+    run.write_bytes(b"1 Q0 d 1 1 r\n" * 100)
+    assert track_work({"qrels": "q", "runs": str(tmp_path)}, [str(run)]) == 1300 // BYTES_PER_RUN_LINE
+    assert track_work({"qrels": "q", "runs": "x"}, [str(tmp_path / "gone")]) == 0
+    fetched = {"urls": {"qrels": [{"url": "https://trec.nist.gov/q"}], "runs": [{"run": "a"}, {"run": "b"}]}}
+    assert track_work(fetched) == 2 * LINES_PER_FETCHED_RUN
+    share = job_priorities({"huge": 10**6, "big": 10**5, "small": 10**3, "none": 0})
+    assert share["huge"] == 0.9999 and share["none"] == 0.0      # rounded down: never a whole tier
+    assert share["huge"] > share["big"] > share["small"] >= share["none"]
+    assert job_priorities({}) == {} and job_priorities({"a": 0}) == {"a": 0.0}

@@ -266,16 +266,28 @@ def test_every_per_track_job_writes_its_benchmark(default_run):
 
 
 def test_generation_and_ingest_come_first(default_run):
-    """The rules' priorities (synthetic_track 2, ingest 1, the others 0): a freed core goes to
-    a ready generator, then to a ready ingest (a large track's ingest takes both cores), then
-    to an analysis. Checked on the dry run's plan, and on what holds for every interleaving of
-    the run itself: both cores start with generators, and the third generator takes the first
-    freed core, so the first two jobs to finish are generators."""
+    """The rules' priorities (synthetic_track 2, ingest 1, the others 0, each plus its track's
+    share below 1, the largest track's the highest): a freed core goes to a ready generator,
+    then to a ready ingest (a large track's ingest takes both cores), then to an analysis.
+    Checked on the dry run's plan, and on what holds for every interleaving of the run itself:
+    both cores start with generators, and the third generator takes the first freed core, so
+    the first two jobs to finish are generators."""
     from test_study_workflow import job_order
 
     dry = snakemake("-n", "--forceall", "--config", f"results={default_run}").stdout
-    priority = {m.group(1): int(m.group(2)) for m in re.finditer(r"rule (\w+):(?:\n    .*)*?\n    priority: (\d+)", dry)}
-    assert priority == {"synthetic_track": 2, "ingest": 1}, priority
+    jobs = [(m.group(1), m.group(2), float(m.group(3))) for m in re.finditer(
+        r"rule (\w+):(?:\n    .*)*?\n    wildcards: track=([\w.+-]+)(?:\n    .*)*?\n    priority: ([\d.]+)", dry)]
+    tiers = {rule: {int(p) for r, _, p in jobs if r == rule} for rule, _, _ in jobs}
+    assert tiers.pop("synthetic_track") == {2} and tiers.pop("ingest") == {1}, tiers
+    assert tiers and all(tier == {0} for tier in tiers.values()), tiers   # measures, analyses ...
+    from reeval.synth.campaign import run_lines
+    from reeval.synth.tracks import spec_from_config
+
+    work = {t: run_lines(spec_from_config(entry["synthetic"]))
+            for t, entry in yaml.safe_load((ROOT / "config" / "config.yaml").read_text())["tracks"].items()}
+    for rule in {r for r, _, _ in jobs}:   # within a rule, the largest track first
+        by_priority = [t for _, t, _ in sorted((j for j in jobs if j[0] == rule), key=lambda j: -j[2])]
+        assert by_priority == sorted(work, key=lambda t: -work[t]), (rule, by_priority, work)
     finished = job_order(console_of(default_run).read_text())
     assert finished.count("ingest") == 3 and finished.count("synthetic_track") == 3, finished
     assert finished[:2] == ["synthetic_track"] * 2, finished

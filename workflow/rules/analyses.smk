@@ -32,6 +32,7 @@ rule analyses:
     # bench_scale.py: 1.7 GB peak on the track with the most judged rows (Robust 2004 shape);
     # pairs compared in blocks (lexiprecision.pairblocks): bench_pairs.py, 3,000 runs (4.5 M
     # pairs) x 12 topics: 2.1 GB peak; memory as a function of runs and topics: docs/cluster.md
+    priority: track_priority(0)  # the largest track first (common.smk)
     threads: 1
     resources:
         mem_mb=lambda wildcards, attempt: 4000 * attempt,

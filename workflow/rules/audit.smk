@@ -19,6 +19,7 @@ rule audit:
         f"{RESULTS}/benchmarks/audit/{{track}}.tsv"
     # benchmarks/bench_audit.py: below the track's measures job when its settings reproduce
     # the figures (no file read again)
+    priority: track_priority(0)  # the largest track first (common.smk)
     threads: 1
     resources:
         mem_mb=lambda wildcards, attempt: 4000 * attempt,

@@ -14,9 +14,8 @@ from reeval.workflow.config_check import (check_config, check_config_file, check
 from reeval.workflow.outputs import draws_track_figures, track_files
 from reeval.workflow.measures_step import SUMMARY_FILES as SUMMARY_NAMES
 from reeval.analyses.asl.study import REQUIRED_MEASURES as STUDY_MEASURES
-from reeval.workflow.tracks import (ingest_threads, is_fetched, local_track_files, own_section, resolve_runs,
-                                   scope_counts,
-                                   study_tracks, track_options)
+from reeval.workflow.tracks import (ingest_threads, is_fetched, job_priorities, local_track_files, own_section,
+                                   resolve_runs, scope_counts, study_tracks, track_options, track_work)
 from reeval.errors import InputError
 from reeval.report.escape import line_text
 from reeval.workflow.scheduling import coalesce_reevaluation_timers
@@ -143,6 +142,17 @@ def ingest_inputs(wildcards):
 def track_ingest_threads(wildcards):
     """2 threads for the ingest of a large track, 1 for a small one (ingest_threads)."""
     return ingest_threads(config["tracks"][wildcards.track], LOCAL_FILES.get(wildcards.track, {}).get("runs", ()))
+
+
+# per track, the share of its jobs' priority that starts the largest tracks first
+# (reeval.workflow.tracks.job_priorities)
+TRACK_SHARE = job_priorities({t: track_work(config["tracks"][t], LOCAL_FILES.get(t, {}).get("runs", ()))
+                              for t in config["tracks"]})
+
+
+def track_priority(tier):
+    """Priority of a per-track job: the rule's tier plus its track's share (job_priorities)."""
+    return lambda wildcards: round(tier + TRACK_SHARE.get(wildcards.track, 0.0), 4)
 
 
 def runs_spec(wildcards):

@@ -15,7 +15,7 @@ rule ingest:
     # track's ingest needs 2 free cores, and with --cores 2 a freed core always goes to a ready
     # single-core job, so without priority a track's ingest waited for the analyses of the
     # tracks before it while one core idled
-    priority: 1
+    priority: track_priority(1)
     # the full simulated study (docs/cluster.md): 2.7 GB peak at most, 2.2 GB on its largest
     # track (TREC 2006 Terabyte shape, 108 M run lines, 36 M of judged topics); SLURM
     # retries with twice the memory.

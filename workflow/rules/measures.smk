@@ -14,6 +14,7 @@ rule measures:
     benchmark:
         f"{RESULTS}/benchmarks/measures/{{track}}.tsv"
     # bench_scale.py: 1.9 GB peak on the track with the most judged rows (Robust 2004 shape)
+    priority: track_priority(0)  # the largest track first (common.smk)
     threads: 1
     resources:
         mem_mb=lambda wildcards, attempt: 4000 * attempt,

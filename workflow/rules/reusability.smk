@@ -22,6 +22,7 @@ rule reusability:
     benchmark:
         f"{RESULTS}/benchmarks/reusability/{{track}}.tsv"
     # benchmarks/bench_reusability.py: at most twice the measures job (docs/benchmarks.md)
+    priority: track_priority(0)  # the largest track first (common.smk)
     threads: 1
     resources:
         mem_mb=lambda wildcards, attempt: 4000 * attempt,

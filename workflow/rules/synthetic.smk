@@ -9,7 +9,9 @@ rule synthetic_track:
         f"{RESULTS}/logs/synthetic_track/{{track}}.log",
     benchmark:
         f"{RESULTS}/benchmarks/synthetic_track/{{track}}.tsv"
-    priority: 2  # first, then the ingests (priority 1, ingest.smk), then the analyses
+    # first, then the ingests (priority 1, ingest.smk), then the analyses (0); within each, the
+    # largest track first (common.smk, track_priority)
+    priority: track_priority(2)
     # bench_scale.py: 0.7 GB peak, 4 min for 120 M run lines (gzip)
     threads: 1
     resources:

@@ -38,6 +38,7 @@ rule track_figures:
         f"{RESULTS}/logs/track_figures/{{track}}.log",
     benchmark:
         f"{RESULTS}/benchmarks/track_figures/{{track}}.tsv"
+    priority: track_priority(0)  # the largest track first (common.smk)
     threads: 1
     resources:
         mem_mb=lambda wildcards, attempt: 2000 * attempt,

@@ -24,6 +24,7 @@ ingested from there. A study config names a ``manifest`` (a YAML file with a
 from __future__ import annotations
 
 import glob
+import math
 import os
 import re
 from pathlib import Path
@@ -249,6 +250,42 @@ def ingest_threads(entry: dict, run_files=()) -> int:
     except OSError:
         return 2
     return 2 if size >= INGEST_TWO_THREADS_BYTES else 1
+
+
+#: bytes of a run file's line, about (a 1,000-deep TREC run: 35-60 bytes a line), and run
+#: lines of a fetched run, about (50 topics x 1,000 documents): only to order the jobs
+BYTES_PER_RUN_LINE = 50
+LINES_PER_FETCHED_RUN = 50_000
+
+
+def track_work(entry: dict, run_files=()) -> int:
+    """An estimate of a track's run lines, to start the largest tracks' jobs first
+    (:func:`job_priorities`): runs x topics x depth for a synthetic track, the run files'
+    bytes / :data:`BYTES_PER_RUN_LINE` for a local one, the runs listed x
+    :data:`LINES_PER_FETCHED_RUN` for a fetched one (its files are not there when the jobs
+    are planned); 0 when nothing can be read."""
+    if "synthetic" in entry:
+        from reeval.synth.campaign import run_lines
+        from reeval.synth.tracks import spec_from_config
+
+        return run_lines(spec_from_config(entry["synthetic"]))
+    if is_fetched(entry):
+        return len((entry.get("urls") or {}).get("runs") or ()) * LINES_PER_FETCHED_RUN
+    try:
+        return sum(os.path.getsize(f) for f in run_files) // BYTES_PER_RUN_LINE
+    except OSError:
+        return 0
+
+
+def job_priorities(work: dict) -> dict:
+    """Per track, the share of a per-track job's priority that orders tracks: its
+    :func:`track_work` over 1 + the largest, rounded down to 4 decimals (so below 1). A rule's
+    job has priority tier + share (synthetic_track 2, ingest 1, the others 0): every
+    generator still comes before every ingest and every ingest before the analyses, and
+    within a rule the largest track's job starts first (longest job first, so the study's
+    last minutes are not one large track's analyses on one core while the other idles)."""
+    top = max(work.values(), default=0)
+    return {track: math.floor(w * 10_000 / (1 + top)) / 10_000 for track, w in work.items()}
 
 
 #: per study section, the mappings keyed by track id (paths of keys) that per-track jobs
