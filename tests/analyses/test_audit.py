@@ -199,6 +199,29 @@ def test_a_runs_table_not_as_the_ingest_writes_it_is_not_used_the_files_are_read
         {"run": "r", "qid": "1", "docno": "b", "pos": 2, "rel": 1}]
 
 
+def test_a_cause_evaluates_only_the_measures_of_the_units_still_open(tied):
+    """trec_eval's figures equal, Judged@10 from a program ordering ties by docno ascending:
+    every setting past the block's own is evaluated for Judged@10 alone."""
+    qrels, runs, ascending = tied
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", reeval.ReevalWarning)
+        judged = reeval.evaluate(qrels, [str(r) for r in ascending], ["Judged@10"])["Judged@10"]
+    official = pd.concat([figures(qrels, runs), pd.DataFrame({"run": judged.index, "block": "trec_eval", "measure": "J@10",
+                                                              "official": judged.map(lambda v: f"{v:.4f}").to_numpy()})],
+                         ignore_index=True)
+    names = run_names(runs)
+    evaluate = TrackEvaluator(str(qrels), [str(r) for r in runs], names)
+    asked = []
+
+    def recorded(setting, specs):
+        asked.append((setting, list(specs)))
+        return evaluate(setting, specs)
+
+    table = audit(official, recorded, Setting(), names, *evaluate.limits())
+    assert table.loc[table["measure"] == "J@10", "status"].eq("explained").any()
+    assert {tuple(specs) for setting, specs in asked if setting != Setting()} == {("Judged@10",)}
+
+
 @pytest.mark.parametrize("precision,ingested", [("float64", "float64"), ("float32", "float64"),
                                                 ("float64", "float32"), ("float32", "float32")])
 @pytest.mark.parametrize("ties", ["trec_eval", "docno ascending"])
