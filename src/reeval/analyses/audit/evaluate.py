@@ -67,8 +67,10 @@ def runs_positions(runs, precision: str, ties: str, ingested: str) -> np.ndarray
 
     ``runs`` (pos, score, docno) is the table as the ingest wrote it at precision ``ingested``:
     lines grouped by run and topic, each group in trec_eval order, ``pos`` 1 .. n in it. At the
-    ingest's precision, docno-ascending ties are each tied block reversed (no docno read);
-    another precision is a new ranking of each group. None where ``pos`` is not 1 .. n per group."""
+    ingest's precision, docno-ascending ties are each tied block reversed (no docno read). At
+    the other precision only the lines of a block of scores equal in float32 (the coarser
+    comparison, so no line leaves its block) move: they alone are ranked anew. None where
+    ``pos`` is not 1 .. n per group."""
     from reeval.io.ordering import ordering_key, ranked_order, reverse_ties
     from reeval.io.strings import Strings
 
@@ -82,7 +84,11 @@ def runs_positions(runs, precision: str, ties: str, ingested: str) -> np.ndarray
     score = runs.column("score").to_numpy()
     rule = TIE_RULE[ties]
     if precision != ingested:
-        order = ranked_order(group, Strings.from_arrow(runs.column("docno")), score, precision, rule=rule)
+        order = np.arange(n)
+        coarse = ordering_key(score, "float32")
+        same = (group[1:] == group[:-1]) & (coarse[1:] == coarse[:-1])
+        tied = np.r_[same, False] | np.r_[False, same]
+        order[tied] = ranked_order(group, Strings.from_arrow(runs.column("docno")), score, precision, keep=tied, rule=rule)
     elif rule == "docno_asc":
         order = reverse_ties(np.arange(n), group, ordering_key(score, precision))
     else:
