@@ -162,13 +162,84 @@ def tied(tmp_path_factory):
     return folder / "qrels", runs, [folder / "asc" / r.name for r in runs]
 
 
-def test_reversing_ties_moves_each_tied_line_to_the_mirror_position_of_its_group():
-    from reeval.analyses.audit.evaluate import ties_reversed
+def test_docno_ascending_positions_of_a_runs_table_reverse_each_tied_block_within_its_topic():
+    import pyarrow as pa
 
-    topic = np.array([0, 0, 0, 0, 0, 1, 1, 1])
-    pos = np.array([1, 2, 3, 4, 5, 1, 2, 3])
-    score = np.array([9.0, 5.0, 5.0, 5.0, 1.0, 5.0, 5.0, 4.0])  # a tie across topics is no tie
-    assert ties_reversed(topic, pos, score).tolist() == [1, 4, 3, 2, 5, 2, 1, 3]
+    from reeval.analyses.audit.evaluate import runs_positions
+
+    runs = pa.table({"pos": [1, 2, 3, 4, 5, 1, 2, 3], "docno": list("edcbafed"),
+                     "score": [9.0, 5.0, 5.0, 5.0, 1.0, 5.0, 5.0, 4.0]})  # a tie across topics is no tie
+    assert runs_positions(runs, "float64", "docno ascending", "float64").tolist() == [1, 4, 3, 2, 5, 2, 1, 3]
+    assert runs_positions(runs, "float64", "trec_eval", "float64").tolist() == [1, 2, 3, 4, 5, 1, 2, 3]
+
+
+def test_float32_positions_of_a_runs_table_order_the_new_ties_by_docno_as_ingest_would():
+    import pyarrow as pa
+
+    from reeval.analyses.audit.evaluate import runs_positions
+
+    # 1 + 1e-12 and 1.0 differ in float64 but tie in float32: then docno decides
+    runs = pa.table({"pos": [1, 2, 3], "docno": ["a", "c", "b"], "score": [1.0 + 1e-12, 1.0, 0.5]})
+    assert runs_positions(runs, "float32", "trec_eval", "float64").tolist() == [2, 1, 3]
+    assert runs_positions(runs, "float32", "docno ascending", "float64").tolist() == [1, 2, 3]
+
+
+def test_a_runs_table_not_as_the_ingest_writes_it_is_not_used_the_files_are_read():
+    import pyarrow as pa
+
+    from reeval.analyses.audit.evaluate import judged_reordered
+
+    runs = pa.table({"run": ["r", "r"], "qid": ["1", "1"], "pos": [2, 1], "docno": ["a", "b"], "score": [1.0, 1.0]})
+    judged = pa.table({"run": ["r"], "qid": ["1"], "docno": ["b"], "pos": [1], "rel": [1]})
+    assert judged_reordered(runs, judged, "float64", "docno ascending", "float64") is None
+    other_topic = judged.set_column(1, "qid", pa.array(["2"]))
+    ordered = runs.set_column(2, "pos", pa.array([1, 2], pa.int32()))
+    assert judged_reordered(ordered, other_topic, "float64", "docno ascending", "float64") is None
+    assert judged_reordered(ordered, judged, "float64", "docno ascending", "float64").to_pylist() == [
+        {"run": "r", "qid": "1", "docno": "b", "pos": 2, "rel": 1}]
+
+
+def test_a_cause_evaluates_only_the_measures_of_the_units_still_open(tied):
+    """trec_eval's figures equal, Judged@10 from a program ordering ties by docno ascending:
+    every setting past the block's own is evaluated for Judged@10 alone."""
+    qrels, runs, ascending = tied
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", reeval.ReevalWarning)
+        judged = reeval.evaluate(qrels, [str(r) for r in ascending], ["Judged@10"])["Judged@10"]
+    official = pd.concat([figures(qrels, runs), pd.DataFrame({"run": judged.index, "block": "trec_eval", "measure": "J@10",
+                                                              "official": judged.map(lambda v: f"{v:.4f}").to_numpy()})],
+                         ignore_index=True)
+    names = run_names(runs)
+    evaluate = TrackEvaluator(str(qrels), [str(r) for r in runs], names)
+    asked = []
+
+    def recorded(setting, specs):
+        asked.append((setting, list(specs)))
+        return evaluate(setting, specs)
+
+    table = audit(official, recorded, Setting(), names, *evaluate.limits())
+    assert table.loc[table["measure"] == "J@10", "status"].eq("explained").any()
+    assert {tuple(specs) for setting, specs in asked if setting != Setting()} == {("Judged@10",)}
+
+
+@pytest.mark.parametrize("precision,ingested", [("float64", "float64"), ("float32", "float64"),
+                                                ("float64", "float32"), ("float32", "float32")])
+@pytest.mark.parametrize("ties", ["trec_eval", "docno ascending"])
+def test_every_ordering_from_the_runs_table_equals_the_files_read_in_it(tied, track, precision, ingested, ties):
+    """The one ordering source (reeval.io.ordering): the runs table reordered and the files
+    ingested in that ordering give the same figures, ties, float32 collisions and all."""
+    from reeval.io.ingest import ingest_track
+
+    for qrels, runs in ((tied[0], tied[1]), track):
+        paths = [str(r) for r in runs]
+        tables = ingest_track("t", str(qrels), paths, precision=ingested, tune=False)
+        from_tables = TrackEvaluator(str(qrels), paths, run_names(runs), runs_table=lambda: tables.runs,
+                                     ingested=(ingested, (tables.judged, tables.depth, tables.qrels)))
+        from_files = TrackEvaluator(str(qrels), paths, run_names(runs))
+        setting = Setting(precision=precision, ties=ties)
+        pd.testing.assert_frame_equal(from_tables(setting, MEASURES), from_files(setting, MEASURES))
+        if (precision, ties) != (ingested, "trec_eval"):
+            assert from_tables.reordered(precision, ties) is not None, "the runs table must serve it"
 
 
 def test_ties_by_docno_ascending_explain_a_block_computed_in_that_order(tied):
@@ -269,19 +340,6 @@ def test_a_float32_track_s_trec_eval_10_ordering_from_its_runs_table_equals_the_
     setting = Setting(precision="float64")
     pd.testing.assert_frame_equal(from_tables(setting, MEASURES), from_files(setting, MEASURES))
     assert not from_tables(setting, MEASURES).equals(from_files(Setting(precision="float32"), MEASURES))
-
-
-def test_a_docno_holding_a_backslash_is_ordered_from_the_files_not_the_runs_table():
-    import pyarrow as pa
-
-    from reeval.analyses.audit.evaluate import judged_reordered
-
-    runs = pa.table({"run": ["r", "r"], "qid": ["1", "1"], "docno": ["a\\x", "b"], "score": [1.0, 1.0]})
-    qrels = pa.table({"qid": ["1"], "docno": ["b"], "rel": [1]})
-    assert judged_reordered(runs, qrels, "float64", "trec_eval") is None
-    plain = runs.set_column(2, "docno", pa.array(["a", "b"]))
-    assert judged_reordered(plain, qrels, "float64", "docno ascending").to_pylist() == [
-        {"run": "r", "qid": "1", "docno": "b", "pos": 2, "rel": 1}]
 
 
 def test_the_program_of_a_figure_is_trec_eval_only_for_trec_eval_s_own_names():

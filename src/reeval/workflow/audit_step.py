@@ -19,6 +19,8 @@ import pandas as pd
 from reeval.analyses.audit.core import COLUMNS, STATUSES, audit
 from reeval.io.tables import write_table, write_text
 
+#: the columns of a track's ``runs.parquet`` the audit reads (the other orderings: no tag)
+RUNS_COLUMNS = ["run", "qid", "docno", "score", "pos"]
 #: a track's audit tables, relative to its folder
 TRACK_AUDIT_FILES = ("audit/official.csv", "audit/official.parquet")
 #: the cross-track outputs, relative to the results folder
@@ -52,7 +54,7 @@ def track_audit(track_dir, official_path, qrels_path, run_paths, options, out_di
     tables = tuple(pq.read_table(d / f"{name}.parquet") for name in ("judged", "depth", "qrels"))
     names = run_names(run_paths)
     evaluate = TrackEvaluator(qrels_path, run_paths, names, ingested=(options["precision"], tables),
-                              grade_map=options.get("grade_map"), runs_table=lambda: pq.read_table(d / "runs.parquet"))
+                              grade_map=options.get("grade_map"), runs_table=lambda: pq.read_table(d / "runs.parquet", columns=RUNS_COLUMNS))
     setting = Setting(level=options["relevance_level"], precision=options["precision"])
     table = audit(read_official(official_path), evaluate, setting, included_runs(read_ingest_report(d)),
                   *evaluate.limits(), alternatives=[str(p) for p in alternative_qrels])

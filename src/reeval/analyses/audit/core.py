@@ -98,19 +98,35 @@ def audit(official: pd.DataFrame, evaluate, track: Setting, runs, max_grade: int
     rows["program"] = specs.map({spec: program(spec) for spec in specs.unique()})
     compared = rows[present & known]
     specs = compared.groupby("block", sort=False)["spec"].agg(lambda found: sorted(found.unique()))
+    open_specs = {block: differing_specs(cells, evaluate(block_setting(block, track), specs[block]))
+                  for block, cells in compared.groupby("block", sort=False)}
     for (block, _), cells in compared.groupby(["block", "program"], sort=False):
         rows.loc[cells.index, ["ours", "status", "cause", "ours_under_cause", "setting"]] = audit_block(
-            cells, block, evaluate, track, max_grade, max_depth, alternatives, specs[block])
+            cells, block, evaluate, track, max_grade, max_depth, alternatives, specs[block], open_specs[block])
     return rows[COLUMNS].reset_index(drop=True)
 
 
-def audit_block(cells, block, evaluate, track, max_grade, max_depth, alternatives=(), specs=None) -> pd.DataFrame:
+def differing_specs(cells: pd.DataFrame, values: pd.DataFrame) -> list:
+    """The measures of the units of a block (its cells of one ``program``) holding a figure
+    that ``values`` (the block's setting) do not print: those the causes are tried for, so
+    that a cause evaluates only the measures still open, and the open units of a block
+    share each of its evaluations."""
+    differs = printed(values, cells) != cells["official"].to_numpy(dtype=object)
+    units = set(cells.loc[differs, "program"])
+    return sorted(cells.loc[cells["program"].isin(units), "spec"].unique())
+
+
+def audit_block(cells, block, evaluate, track, max_grade, max_depth, alternatives=(), specs=None,
+                cause_specs=None) -> pd.DataFrame:
     """ours, status, cause, ours_under_cause and setting of the cells of one block (module
     doc; one program's figures of it): the causes are tried in order, first on the whole block,
     then run by run. ``specs``: the measures evaluated (default the cells'; :func:`audit` gives
-    every measure of the block, so that its programs share each setting's evaluation)."""
+    every measure of the block, so that its programs share each setting's evaluation);
+    ``cause_specs``: the measures evaluated under each cause (default ``specs``;
+    :func:`audit` gives the open units' measures, :func:`differing_specs`)."""
     base = block_setting(block, track)
     specs = sorted(cells["spec"].unique()) if specs is None else specs
+    cause_specs = specs if cause_specs is None else cause_specs
     ours = printed(evaluate(base, specs), cells)
     official = cells["official"].to_numpy(dtype=object)
     equal = ours == official
@@ -120,7 +136,7 @@ def audit_block(cells, block, evaluate, track, max_grade, max_depth, alternative
         return out
     tried = []
     for cause, setting in causes(base, max_grade, max_depth, alternatives):  # lazily: the first that fits all ends it
-        alt = printed(evaluate(setting, specs), cells)
+        alt = printed(evaluate(setting, cause_specs), cells)
         if (alt == official).all():
             _explain(out, ~equal, cause, alt)
             return out

@@ -2,8 +2,10 @@
 spooled to a temporary file first), the track ingested at most once per ordering and gain
 map, each setting scored once. In the workflow the track's own tables (its ingest's Parquet)
 serve every setting, its ``runs.parquet`` the other orderings (float32 scores, ties by docno
-ascending); only an alternative qrels file is read there. The command reads the files again
-for the other orderings too."""
+ascending: each line's new position, :func:`runs_positions`, set on the judged table); only an
+alternative qrels file is read there. The command reads the files again for the other
+orderings too (the ingest places the lines in docno-ascending ties itself). Either way the
+orderings are :func:`reeval.io.ordering.ranked_order`'s, the ingest's own."""
 
 from __future__ import annotations
 
@@ -53,71 +55,80 @@ def zero_below(table, level: int):
                             pa.array(np.where((rel >= 1) & (rel < level), 0, rel), table.schema.field("rel").type))
 
 
-def ties_reversed(topic: np.ndarray, pos: np.ndarray, score: np.ndarray) -> np.ndarray:
-    """The positions of a run's lines with each group of tied scores in reverse order.
+#: the tie rule of each order of ties of a setting (:data:`reeval.analyses.audit.settings.TIES`,
+#: :data:`reeval.io.ordering.TIE_RULES`)
+TIE_RULE = {"trec_eval": "docno_desc", "docno ascending": "docno_asc"}
 
-    The lines are given in trec_eval order (``topic`` codes grouped, ``pos`` 1-based and
-    consecutive within a topic, ties by docno descending). A group of equal ``score`` in one
-    topic holds the positions ``first .. last`` in either order, so reversing it (docno
-    ascending) moves a line from ``pos`` to ``first + last - pos``. A line without a tie keeps
-    its position; no line leaves its topic. Scores compare as given (float32 scores for
-    trec_eval 9.x's ties)."""
+
+def runs_positions(runs, precision: str, ties: str, ingested: str) -> np.ndarray | None:
+    """The 1-based position of each line of a runs table in another ordering: scores compared
+    at ``precision``, ties by ``ties`` (:data:`TIE_RULE`), as
+    :func:`reeval.io.ordering.ranked_order` orders a run (the ingest's own order).
+
+    ``runs`` (pos, score, docno) is the table as the ingest wrote it at precision ``ingested``:
+    lines grouped by run and topic, each group in trec_eval order, ``pos`` 1 .. n in it. At the
+    ingest's precision, docno-ascending ties are each tied block reversed (no docno read). At
+    the other precision only the lines of a block of scores equal in float32 (the coarser
+    comparison, so no line leaves its block) move: they alone are ranked anew. None where
+    ``pos`` is not 1 .. n per group."""
+    from reeval.io.ordering import ordering_key, ranked_order, reverse_ties
+    from reeval.io.strings import Strings
+
+    pos = runs.column("pos").to_numpy()
     n = len(pos)
-    if n == 0:
-        return pos.copy()
-    starts = np.r_[True, (topic[1:] != topic[:-1]) | (score[1:] != score[:-1])]
-    group = np.cumsum(starts) - 1
-    ends = np.r_[starts[1:], True]
-    return pos[starts][group] + pos[ends][group] - pos
+    first = pos == 1
+    group = np.cumsum(first) - 1
+    starts = np.flatnonzero(first)
+    if n and (not first[0] or (pos != np.arange(n) - starts[group] + 1).any()):
+        return None
+    score = runs.column("score").to_numpy()
+    rule = TIE_RULE[ties]
+    if precision != ingested:
+        order = np.arange(n)
+        coarse = ordering_key(score, "float32")
+        same = (group[1:] == group[:-1]) & (coarse[1:] == coarse[:-1])
+        tied = np.r_[same, False] | np.r_[False, same]
+        order[tied] = ranked_order(group, Strings.from_arrow(runs.column("docno")), score, precision, keep=tied, rule=rule)
+    elif rule == "docno_asc":
+        order = reverse_ties(np.arange(n), group, ordering_key(score, precision))
+    else:
+        return pos.astype(np.int64)
+    out = np.empty(n, dtype=np.int64)
+    out[order] = np.arange(n) - starts[group[order]] + 1  # order keeps the groups in place
+    return out
 
 
-def reversed_ties(tables, precision: str):
-    """A track's tables (read with its kept lines' scores) with every run's ties ordered by
-    docno ascending (:func:`ties_reversed`); the lines' order follows the new positions."""
-    from dataclasses import replace
-
-    from reeval.io.ingest import TrackTables
-
-    parts = []
-    for part in tables.parts:
-        score = part.kept.score.astype(np.float32 if precision == "float32" else np.float64)
-        pos = ties_reversed(part.topic, part.pos, score)
-        order = np.lexsort((pos, part.topic))
-        parts.append(replace(part, topic=part.topic[order], pos=pos[order], qrow=part.qrow[order], kept=None))
-    return TrackTables(tables.lookup, parts, tables.report_rows, keep_runs=False)
-
-
-def judged_reordered(runs, qrels, precision: str, ties: str):
-    """The judged table (run, qid, docno, pos, rel) of a track's runs table as its ingest wrote
-    it (run, qid, docno, score, pos: every kept line, grouped by run and topic) ordered anew:
-    score descending compared at ``precision`` (float32: rounded first, as the ingest does;
-    ``-0.0`` as ``0.0``), ties by docno descending (``ties`` trec_eval) or ascending (byte
-    order), joined with ``qrels`` (qid, docno, rel): no run file read again. None where a
-    docno holds a backslash (the ingest orders such a text by the bytes it stands for: read the
-    files instead)."""
+def judged_reordered(runs, judged, precision: str, ties: str, ingested: str):
+    """The judged table (run, qid, docno, pos, rel) of a track as its ingest wrote it, with each
+    line's position in another ordering (:func:`runs_positions` of its runs table ``runs``: run,
+    qid, pos, score, docno), found at ``start of its (run, topic) in runs + pos - 1``: no run
+    file read again, no join. None where the runs table is not as the ingest writes it (a
+    (run, topic) of ``judged`` absent from it, or positions not 1 .. n)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    runs = runs.select(["run", "qid", "docno", "score"])
-    n = runs.num_rows
-    docno = runs.column("docno")
-    if n and pc.any(pc.match_substring(docno, "\\")).as_py():
+    new = runs_positions(runs, precision, ties, ingested)
+    if new is None:
         return None
-    run, qid = runs.column("run"), runs.column("qid")
-    changed = (pc.or_(pc.not_equal(run.slice(1), run.slice(0, n - 1)), pc.not_equal(qid.slice(1), qid.slice(0, n - 1)))
-               .to_numpy(zero_copy_only=False) if n > 1 else np.zeros(0, dtype=bool))
-    group = np.r_[0, np.cumsum(changed)] if n else np.zeros(0, dtype=np.int64)
-    score = runs.column("score").to_numpy() + 0.0
-    if precision == "float32":
-        with np.errstate(over="ignore"):
-            score = score.astype(np.float32)
-    order = pc.sort_indices(pa.table({"group": group, "score": score, "docno": docno}),
-                            sort_keys=[("group", "ascending"), ("score", "descending"),
-                                       ("docno", "descending" if ties == "trec_eval" else "ascending")]).to_numpy()
-    start = np.flatnonzero(np.r_[True, changed]) if n else np.zeros(0, dtype=np.int64)
-    pos = np.arange(n) - start[group[order]] + 1
-    table = runs.select(["run", "qid", "docno"]).take(pa.array(order)).append_column("pos", pa.array(pos.astype(np.int32)))
-    return table.join(qrels.select(["qid", "docno", "rel"]), keys=["qid", "docno"], join_type="inner")
+    starts = np.flatnonzero(runs.column("pos").to_numpy() == 1)
+    found = dict(zip(zip(runs.column("run").take(starts).to_pylist(), runs.column("qid").take(starts).to_pylist()),
+                     starts.tolist()))
+    n = judged.num_rows
+    if n == 0:
+        return judged
+    run, qid = (judged.column(name) for name in ("run", "qid"))
+    run, qid = (c.cast(pa.string()) if pa.types.is_dictionary(c.type) else c for c in (run, qid))
+    change = pc.or_(pc.not_equal(run.slice(1), run.slice(0, n - 1)),
+                    pc.not_equal(qid.slice(1), qid.slice(0, n - 1))).to_numpy(zero_copy_only=False)
+    segment = np.flatnonzero(np.r_[True, change])
+    keys = zip(run.take(segment).to_pylist(), qid.take(segment).to_pylist())
+    at = np.array([found.get(key, -1) for key in keys], dtype=np.int64)
+    if (at < 0).any():
+        return None
+    row = np.repeat(at, np.diff(np.r_[segment, n])) + judged.column("pos").to_numpy() - 1
+    if (row >= len(new)).any():
+        return None
+    return judged.set_column(judged.schema.get_field_index("pos"), "pos", pa.array(new[row].astype(np.int32)))
 
 
 class TrackEvaluator:
@@ -156,10 +167,9 @@ class TrackEvaluator:
 
         key = (precision, tuple(sorted((grade_map or {}).items())), ties, qrels)
         if key not in self._tables:
+            other = () if ties == "trec_eval" else ((TIE_RULE[ties], precision),)
             tables = ingest_track("audit", qrels or self.qrels_path, self.run_paths, precision=precision,
-                                  grade_map=grade_map, keep_runs=ties != "trec_eval", tune=False)
-            if ties != "trec_eval":
-                tables = reversed_ties(tables, precision)
+                                  grade_map=grade_map, keep_runs=False, tune=False, orders=other)
             if not self._tables and self.warn is not None:
                 for line in check_tables(tables):
                     self.warn(line)
@@ -177,7 +187,7 @@ class TrackEvaluator:
             n_ret = np.concatenate([p.n_ret for p in tables.parts] or [np.zeros(0, dtype=np.int64)])
         return (int(grades.max()) if len(grades) else 1), (int(n_ret.max()) if len(n_ret) else 0)
 
-    def reordered(self, precision: str, ties: str, qrels):
+    def reordered(self, precision: str, ties: str):
         """The ingested judged table in another ordering, from the runs table
         (:func:`judged_reordered`, once each), or None without one."""
         if self.runs_table is None:
@@ -185,7 +195,8 @@ class TrackEvaluator:
         if (precision, ties) not in self._reordered:
             if self._runs is None:
                 self._runs = self.runs_table()
-            self._reordered[precision, ties] = judged_reordered(self._runs, qrels, precision, ties)
+            ingested, (judged, _, _) = self.ingested
+            self._reordered[precision, ties] = judged_reordered(self._runs, judged, precision, ties, ingested)
         return self._reordered[precision, ties]
 
     def grid(self, setting):
@@ -196,13 +207,14 @@ class TrackEvaluator:
         if self.ingested is not None and setting.qrels is None:
             judged, depth, qrels = self.ingested[1]
             if (setting.precision, setting.ties) != (self.ingested[0], "trec_eval"):
-                judged = self.reordered(setting.precision, setting.ties, qrels)
+                judged = self.reordered(setting.precision, setting.ties)
         if judged is not None:
             if setting.zero_below:
                 judged, qrels = zero_below(judged, setting.level), zero_below(qrels, setting.level)
             return build_grid(judged, depth, qrels, runs=self.names, max_depth=setting.depth)
         tables = self.tables(setting.precision, setting.grade_map(self.grade_map), setting.ties, setting.qrels)
-        return grid_from_track(tables, runs=self.read_as, max_depth=setting.depth)
+        other = None if setting.ties == "trec_eval" else (TIE_RULE[setting.ties], setting.precision)
+        return grid_from_track(tables, runs=self.read_as, max_depth=setting.depth, ordering=other)
 
     def __call__(self, setting, specs) -> pd.DataFrame:
         from reeval.compute import trec_eval_version
