@@ -1,5 +1,7 @@
 /* Compiled kernels of reeval.stats: the null statistics of the randomised Tukey HSD of
- * pairwise preferences (reeval/stats/randomised.py, null_max_preference).
+ * pairwise preferences (reeval/stats/randomised.py, null_max_preference), and the counts of
+ * trials one run beats another by more than a threshold (pair_sign_counts, the rareness
+ * stability of reeval/analyses/rareness/analysis.py).
  *
  * preference_null_max(F, perms, out, T, S, exact) computes, for each resample b of a
  * batch of perms (b x T x S, int32, perms[b, t] a permutation of 0..S-1),
@@ -170,14 +172,62 @@ done:
     return result;
 }
 
+PyDoc_STRVAR(pair_sign_counts_doc,
+"pair_sign_counts(X, gt, lt, S, R, threshold)\n\n"
+"For the pairs i < j of the S rows of X (S x R float64, C-contiguous), in numpy.triu_indices\n"
+"order: gt[k] = #{r : X[j, r] - X[i, r] > threshold}, lt[k] = #{r : X[j, r] - X[i, r] < -threshold}\n"
+"(int64; a NaN difference counts in neither), as numpy compares the same differences.");
+
+static PyObject *pair_sign_counts(PyObject *self, PyObject *args)
+{
+    Py_buffer X_b = {0}, gt_b = {0}, lt_b = {0};
+    Py_ssize_t S, R;
+    double thr;
+    if (!PyArg_ParseTuple(args, "y*w*w*nnd", &X_b, &gt_b, &lt_b, &S, &R, &thr))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t pairs = S > 1 ? S * (S - 1) / 2 : 0;
+    if (S < 0 || R < 0 || (R > 0 && S > PY_SSIZE_T_MAX / R / 8) || X_b.len != S * R * 8 ||
+        gt_b.len != pairs * 8 || lt_b.len != pairs * 8) {
+        PyErr_SetString(PyExc_ValueError, "pair_sign_counts: X must hold S x R float64 values, "
+                        "gt and lt S(S-1)/2 int64 each");
+        goto done;
+    }
+    const double *X = (const double *)X_b.buf;
+    int64_t *gt = (int64_t *)gt_b.buf, *lt = (int64_t *)lt_b.buf;
+    double neg = -thr;
+    Py_BEGIN_ALLOW_THREADS
+    Py_ssize_t k = 0;
+    for (Py_ssize_t i = 0; i + 1 < S; i++) {
+        const double *a = X + i * R;
+        for (Py_ssize_t j = i + 1; j < S; j++, k++) {
+            const double *b = X + j * R;
+            int64_t g = 0, l = 0;
+            for (Py_ssize_t r = 0; r < R; r++) {
+                double d = b[r] - a[r];
+                g += d > thr;
+                l += d < neg;
+            }
+            gt[k] = g;
+            lt[k] = l;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    result = Py_NewRef(Py_None);
+done:
+    release((Py_buffer *[]){&X_b, &gt_b, &lt_b}, 3);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"preference_null_max", preference_null_max, METH_VARARGS, preference_null_max_doc},
+    {"pair_sign_counts", pair_sign_counts, METH_VARARGS, pair_sign_counts_doc},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_kernels",
-    "Compiled kernels of reeval.stats: the randomised HSD's null statistics (see _kernels.c).",
+    "Compiled kernels of reeval.stats: the randomised HSD's null statistics, pairwise sign counts (see _kernels.c).",
     -1, methods,
 };
 

@@ -1,6 +1,6 @@
-"""The compiled null statistics of the randomised HSD of preferences
-(src/reeval/stats/_kernels.c) give the numpy path's bits: same permutations, same sums in
-the same topic order, same maxima."""
+"""The compiled kernels of the statistics (src/reeval/stats/_kernels.c) give the numpy
+paths' bits: the randomised HSD's null statistics (same permutations, same sums in the same
+topic order, same maxima) and the rareness stability's pairwise sign counts."""
 
 from __future__ import annotations
 
@@ -100,3 +100,42 @@ def test_the_kernel_refuses_a_permutation_entry_outside_the_runs():
         compiled._kernels.preference_null_max(F, perms, np.empty(1), 1, 3, False)
     with pytest.raises(ValueError, match="T x S x S"):
         compiled._kernels.preference_null_max(F, perms[..., :2].copy(), np.empty(1), 1, 3, False)
+
+
+def _sign_counts_numpy(X, threshold):
+    """gt, lt per pair i < j counted one run against the later ones (the numpy path's way)."""
+    gt, lt = [], []
+    for i in range(len(X) - 1):
+        d = X[i + 1:] - X[i]
+        gt.append(np.count_nonzero(d > threshold, axis=1))
+        lt.append(np.count_nonzero(d < -threshold, axis=1))
+    return np.concatenate(gt + [np.zeros(0, np.int64)]), np.concatenate(lt + [np.zeros(0, np.int64)])
+
+
+@needs_kernels
+@pytest.mark.parametrize("S, R", [(2, 1), (2, 9), (3, 1), (11, 40), (30, 257)])
+def test_the_compiled_pair_sign_counts_equal_numpy_with_ties_at_the_threshold_and_nans(S, R):
+    rng = np.random.default_rng(S * 100 + R)
+    X = np.round(rng.uniform(0, 0.3, (S, R)), 2)        # many differences exactly 0.05 or 0
+    X[rng.random((S, R)) < 0.05] = np.nan
+    for threshold in (0.05, 1e-12, 0.0):
+        gt, lt = np.empty(S * (S - 1) // 2, np.int64), np.empty(S * (S - 1) // 2, np.int64)
+        compiled._kernels.pair_sign_counts(X, gt, lt, S, R, threshold)
+        want_gt, want_lt = _sign_counts_numpy(X, threshold)
+        np.testing.assert_array_equal(gt, want_gt)
+        np.testing.assert_array_equal(lt, want_lt)
+
+
+@needs_kernels
+@pytest.mark.parametrize("scale", ["absolute", "relative"])
+def test_rareness_pair_stability_is_the_same_on_both_paths(scale):
+    from reeval.analyses.rareness.analysis import pair_stability
+
+    rng = np.random.default_rng(5)
+    means = np.round(rng.uniform(0, 0.4, (300, 25)), 2)
+    means[:, 7] = means[:, 3]                            # two runs equal in every trial
+    with kernels(True):
+        fast = pair_stability(means, 0.05, scale)
+    with kernels(False):
+        slow = pair_stability(means, 0.05, scale)
+    assert all(a.tobytes() == b.tobytes() for a, b in zip(fast, slow))
