@@ -13,7 +13,7 @@ CORES ?= 2
 TEST_WORKERS ?= auto
 
 # the main job's packages only (pyproject.toml's dependencies)
-$(VENV)/.installed: pyproject.toml src/reeval/io/_kernels.c
+$(VENV)/.installed: pyproject.toml src/reeval/io/_kernels.c src/reeval/stats/_kernels.c
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e .

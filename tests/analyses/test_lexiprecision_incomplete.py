@@ -135,6 +135,14 @@ def test_first_differences_equal_compare_pairs(step, chunk, monkeypatch):
     np.testing.assert_array_equal(rr2, -pc.rr[::-1])
 
 
+def test_first_differences_of_no_pairs_is_an_empty_pairs_by_topics_table():
+    t = tiny_tables()
+    pv = lx.position_vectors(t.judged, t.qrels, t.depth)
+    none = np.zeros(0, dtype=np.int64)
+    sgn, rr = li.first_differences(pv, none, none)
+    assert sgn.shape == rr.shape == (0, len(pv.topics)) and sgn.dtype == np.int8 and rr.dtype == np.float64
+
+
 def test_first_differences_on_a_real_track_equal_compare_pairs():
     from conftest import ingested
 

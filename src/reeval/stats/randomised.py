@@ -45,6 +45,7 @@ import pandas as pd
 from reeval.errors import InputError
 
 from .checks import check_resamples, check_seed
+from .compiled import kernels
 from .frames import score_matrix
 
 #: Default resamples: Monte Carlo standard error sqrt(0.05 * 0.95 / 2000) = 0.0049 at p = 0.05.
@@ -144,13 +145,23 @@ def null_max_preference(F: np.ndarray, seed: int = 0, resamples: int = HSD_RESAM
     Per batch of resamples the totals (batch x pairs) are accumulated topic by topic, one
     vectorised gather from F_t per topic: the temporaries stay at batch x pairs cells
     (:data:`HSD_PAIR_CELLS`, cache-sized), three times faster than one gather over
-    batch x topics x pairs."""
+    batch x topics x pairs. The compiled kernel (``reeval.stats._kernels``, used when built
+    unless ``REEVAL_KERNELS=0``) runs the same loop in C, summing in the same order, so
+    both give the same bits."""
     T, S, _ = F.shape
     ii, jj = np.triu_indices(S, 1)
     out = np.empty(resamples)
+    batches = topic_permutations(seed, resamples, T, S, HSD_PAIR_CELLS // max(1, ii.size))
+    exact = F.dtype == np.int8
+    compiled = kernels() if not exact or T * 127 < 2**31 else None  # int8: int32 totals in C
+    if compiled is not None:  # the same sums in the same order, in C (stats/_kernels.c)
+        F = np.ascontiguousarray(F, dtype=np.int8 if exact else np.float64)
+        for start, perms in batches:
+            compiled.preference_null_max(F, perms, out[start:start + len(perms)], T, S, exact)
+        return out
     acc = np.int64 if F.dtype == np.int8 else np.float64
     planes = F.reshape(T, S * S)
-    for start, perms in topic_permutations(seed, resamples, T, S, HSD_PAIR_CELLS // max(1, ii.size)):
+    for start, perms in batches:
         totals = np.zeros((len(perms), ii.size), dtype=acc)
         rows = perms.astype(np.int64) * S
         for t in range(T):  # topics of one batch of resamples: every pair and resample at once

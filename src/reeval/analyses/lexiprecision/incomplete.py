@@ -70,17 +70,22 @@ def first_differences(pv: PositionVectors, ii: np.ndarray, jj: np.ndarray) -> tu
     """(sgnLP, rrLP) of the runs ``ii`` against ``jj`` on every topic, pairs x topics:
     the first index where the two position vectors differ decides (sgnLP +1 when run i
     ranks its relevant document there higher, rrLP the difference of the reciprocal ranks
-    there); identical vectors give 0. Columns are compared :data:`STEP_COLUMNS` at a time
-    for the pair-topics still equal, and a pair-topic is tied as soon as both vectors are
-    past the relevant documents they retrieved (the rest is UNRETRIEVED in both)."""
+    there); identical vectors give 0. The first column, where most pairs differ, is
+    compared for all pair-topics at once (whole rows of runs); the pair-topics still equal
+    are then compared :data:`STEP_COLUMNS` columns at a time, and a pair-topic is tied as
+    soon as both vectors are past the relevant documents they retrieved (the rest is
+    UNRETRIEVED in both)."""
     P, found = pv.positions, pv.found
     S, T, L = P.shape
     n = len(ii)
-    k = np.full(n * T, -1, dtype=np.int64)             # first differing column; -1 none (yet)
-    pair, topic = np.divmod(np.arange(n * T, dtype=np.int64), T)
-    reach = np.maximum(found[ii[pair], topic], found[jj[pair], topic])
-    open_ = np.flatnonzero(reach > 0)
-    for c0 in range(0, L, STEP_COLUMNS):
+    if not L or not n * T:
+        return np.zeros((n, T), dtype=np.int8), np.zeros((n, T))
+    x = P[:, :, 0][ii].astype(np.int64).ravel()         # the relevant positions compared,
+    y = P[:, :, 0][jj].astype(np.int64).ravel()         # pair-major: index pair * T + topic
+    k = np.where(x != y, 0, -1)                         # first differing column; -1 none (yet)
+    reach = np.maximum(found[ii], found[jj]).ravel()
+    open_ = np.flatnonzero((k < 0) & (reach > 1))
+    for c0 in range(1, L, STEP_COLUMNS):
         open_ = open_[reach[open_] > c0]
         if not open_.size:
             break
@@ -88,15 +93,16 @@ def first_differences(pv: PositionVectors, ii: np.ndarray, jj: np.ndarray) -> tu
         step = max(1, CHUNK_CELLS // (c1 - c0))
         for a in range(0, open_.size, step):
             idx = open_[a:a + step]
-            p, t = pair[idx], topic[idx]
+            p, t = np.divmod(idx, T)
             neq = P[ii[p], t, c0:c1] != P[jj[p], t, c0:c1]
             hit = neq.any(axis=1)
-            k[idx[hit]] = c0 + neq[hit].argmax(axis=1)
+            found_at = c0 + neq[hit].argmax(axis=1)
+            idx, p, t = idx[hit], p[hit], t[hit]
+            k[idx] = found_at
+            x[idx] = P[ii[p], t, found_at]
+            y[idx] = P[jj[p], t, found_at]
         open_ = open_[k[open_] < 0]
     differ = k >= 0
-    kk = np.maximum(k, 0)
-    x = P[ii[pair], topic, kk].astype(np.int64)
-    y = P[jj[pair], topic, kk].astype(np.int64)
     sgn = np.where(differ, np.sign(y - x), 0).astype(np.int8).reshape(n, T)
     rr = np.where(differ, _inverse(x) - _inverse(y), 0.0).reshape(n, T)
     return sgn, rr
@@ -108,18 +114,21 @@ def agreement(full_drr1: np.ndarray, drr1: np.ndarray, rr: np.ndarray, sgn: np.n
     incomplete data, pairs x all topics) with ``full_drr1`` (pairs x topics, complete
     data) over the topics where ``kept`` (bool per topic) is true; module docstring for
     the definitions."""
-    target_rank = np.sign(full_drr1[:, kept])
+    every = bool(kept.all())                            # no copy when every topic is kept
+    target_rank = np.sign(full_drr1 if every else full_drr1[:, kept])
     use = target_rank != 0
     T = full_drr1.shape[1]
     mean_full = full_drr1.sum(axis=1) / max(T, 1)
     sys_use = np.abs(mean_full) > tol
     target_sys = np.sign(mean_full[sys_use])
-    n_rank, n_sys = int(use.sum()), int(sys_use.sum())
+    n_rank, n_sys = int(np.count_nonzero(use)), int(np.count_nonzero(sys_use))
+    n_kept = max(int(np.count_nonzero(kept)), 1)
     out = {"n_pair_topics": n_rank, "n_run_pairs": n_sys}
-    for name, v in zip(PREDICTORS, (drr1, rr, sgn.astype(np.float64))):
-        v = v[:, kept]
-        out[f"ranking_{name}"] = 100.0 * float((np.sign(v)[use] == target_rank[use]).sum()) / n_rank if n_rank else math.nan
-        mean = v.sum(axis=1) / max(int(kept.sum()), 1)
+    for name, v in zip(PREDICTORS, (drr1, rr, sgn)):
+        v = v if every else v[:, kept]
+        same = np.count_nonzero((np.sign(v) == target_rank) & use)
+        out[f"ranking_{name}"] = 100.0 * float(same) / n_rank if n_rank else math.nan
+        mean = v.sum(axis=1, dtype=np.float64) / n_kept  # sgnLP: exact integer sums in float64
         sign = np.where(np.abs(mean) > tol, np.sign(mean), 0.0)
         out[f"system_{name}"] = 100.0 * float((sign[sys_use] == target_sys).sum()) / n_sys if n_sys else math.nan
     return out

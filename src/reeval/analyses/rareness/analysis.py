@@ -38,6 +38,7 @@ import numpy as np
 import pandas as pd
 
 from reeval.stats.allpairs import tukey_hsd_significant, two_group_hsd_significant
+from reeval.stats.compiled import kernels
 from reeval.stats.correlation import kendall_tau, tau_ap
 
 from . import core as rr
@@ -179,9 +180,16 @@ def _distinct_columns(means: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _distinct_pair_stability(means: np.ndarray, fuzziness: float = 0.0,
                              scale: str = "absolute") -> tuple[np.ndarray, np.ndarray]:
     """:func:`pair_stability` counting every pair of columns: one run against the runs
-    after it at a time, (S - i - 1) x trials contiguous differences, no gathered pair copies."""
+    after it at a time, (S - i - 1) x trials contiguous differences, no gathered pair copies.
+    With an absolute threshold the compiled kernel (``reeval.stats._kernels``, unless
+    ``REEVAL_KERNELS=0``) counts the same differences against the same threshold in C."""
     R, S = means.shape
     by_run = np.ascontiguousarray(means.T)
+    compiled = kernels()
+    if compiled is not None and scale == "absolute" and S > 1 and by_run.dtype == np.float64:  # in C
+        gt, lt = np.empty(S * (S - 1) // 2, dtype=np.int64), np.empty(S * (S - 1) // 2, dtype=np.int64)
+        compiled.pair_sign_counts(by_run, gt, lt, S, R, tie_threshold(None, None, fuzziness, scale))
+        return np.maximum(gt, lt) / R, (R - gt - lt) / R
     stab, tied = np.empty(S * (S - 1) // 2), np.empty(S * (S - 1) // 2)
     start = 0
     for i in range(S - 1):

@@ -1,0 +1,237 @@
+/* Compiled kernels of reeval.stats: the null statistics of the randomised Tukey HSD of
+ * pairwise preferences (reeval/stats/randomised.py, null_max_preference), and the counts of
+ * trials one run beats another by more than a threshold (pair_sign_counts, the rareness
+ * stability of reeval/analyses/rareness/analysis.py).
+ *
+ * preference_null_max(F, perms, out, T, S, exact) computes, for each resample b of a
+ * batch of perms (b x T x S, int32, perms[b, t] a permutation of 0..S-1),
+ *
+ *     out[b] = max_{i<j} |sum_t F[t, perms[b, t, i], perms[b, t, j]]|
+ *
+ * with F the T x S x S per-topic preference matrices, C-contiguous: int8 (exact = 1,
+ * totals in int32, exact while T * 127 < 2^31, checked) or float64 (exact = 0, totals in float64). Every total is
+ * accumulated from 0 topic after topic, t = 0, 1, ..., T - 1, as the numpy path does, so
+ * both give the same bits (this file is compiled without -ffast-math: no reassociation).
+ * Pairs are visited in numpy.triu_indices order; the maximum starts at 0 (numpy's
+ * initial=0) and a NaN total makes it NaN (numpy's maximum propagates NaN).
+ *
+ * Resamples are taken in blocks whose totals (block x pairs) fit in the cache; within a
+ * block the topic loop is outside the resample loop, so that one topic's matrix is read
+ * from the cache too.
+ * Every permutation entry is checked to lie in 0..S-1 before any memory is read.
+ *
+ * Only the Python C API and the buffer protocol are used (no numpy headers); the GIL is
+ * released while the loops run.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+/* Resamples per block: the block's totals (block x pairs) stay in the processor's cache
+   while the topics pass over them. */
+static Py_ssize_t block_of(Py_ssize_t pairs, Py_ssize_t item)
+{
+    Py_ssize_t n = ((Py_ssize_t)1 << 20) / (pairs * item + 1);
+    return n < 1 ? 1 : n;
+}
+
+/* b x pairs totals of one batch, topic by topic (int8 preferences, int32 totals: exact
+   while T * 127 < 2^31, which the caller checks) */
+static void totals_int8(const int8_t *F, const int32_t *perms, int32_t *acc, Py_ssize_t b,
+                        Py_ssize_t T, Py_ssize_t S, Py_ssize_t pairs)
+{
+    Py_ssize_t block = block_of(pairs, 4);
+    for (Py_ssize_t r0 = 0; r0 < b; r0 += block) {
+        Py_ssize_t r1 = r0 + block < b ? r0 + block : b;
+        for (Py_ssize_t t = 0; t < T; t++) {
+            const int8_t *Ft = F + t * S * S;
+            for (Py_ssize_t r = r0; r < r1; r++) {
+                const int32_t *p = perms + (r * T + t) * S;
+                int32_t *a = acc + r * pairs;
+                for (Py_ssize_t i = 0; i + 1 < S; i++) {
+                    const int8_t *row = Ft + (Py_ssize_t)p[i] * S;
+                    for (Py_ssize_t j = i + 1; j < S; j++)
+                        *a++ += row[p[j]];
+                }
+            }
+        }
+    }
+}
+
+/* the same with float64 preferences and totals */
+static void totals_float(const double *F, const int32_t *perms, double *acc, Py_ssize_t b,
+                         Py_ssize_t T, Py_ssize_t S, Py_ssize_t pairs)
+{
+    Py_ssize_t block = block_of(pairs, 8);
+    for (Py_ssize_t r0 = 0; r0 < b; r0 += block) {
+        Py_ssize_t r1 = r0 + block < b ? r0 + block : b;
+        for (Py_ssize_t t = 0; t < T; t++) {
+            const double *Ft = F + t * S * S;
+            for (Py_ssize_t r = r0; r < r1; r++) {
+                const int32_t *p = perms + (r * T + t) * S;
+                double *a = acc + r * pairs;
+                for (Py_ssize_t i = 0; i + 1 < S; i++) {
+                    const double *row = Ft + (Py_ssize_t)p[i] * S;
+                    for (Py_ssize_t j = i + 1; j < S; j++)
+                        *a++ += row[p[j]];
+                }
+            }
+        }
+    }
+}
+
+static int perms_valid(const int32_t *perms, Py_ssize_t n, Py_ssize_t S)
+{
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (perms[k] < 0 || perms[k] >= S)
+            return 0;
+    return 1;
+}
+
+static void release(Py_buffer *buffers[], int n)
+{
+    for (int k = 0; k < n; k++)
+        if (buffers[k]->obj)
+            PyBuffer_Release(buffers[k]);
+}
+
+PyDoc_STRVAR(preference_null_max_doc,
+"preference_null_max(F, perms, out, T, S, exact)\n\n"
+"out[b] = max_{i<j} |sum_t F[t, perms[b, t, i], perms[b, t, j]]| for each resample b of\n"
+"the batch: F T x S x S (int8 when exact, else float64), perms b x T x S int32, out b float64,\n"
+"all C-contiguous. Totals are summed topic after topic (see _kernels.c).");
+
+static PyObject *preference_null_max(PyObject *self, PyObject *args)
+{
+    Py_buffer F_b = {0}, perms_b = {0}, out_b = {0};
+    Py_ssize_t T, S;
+    int exact;
+    if (!PyArg_ParseTuple(args, "y*y*w*nnp", &F_b, &perms_b, &out_b, &T, &S, &exact))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t item = exact ? 1 : 8;
+    if (T < 0 || S < 0 || (S > 0 && T > PY_SSIZE_T_MAX / S / S / 8) || (exact && T > INT32_MAX / 127)) {
+        PyErr_SetString(PyExc_ValueError, "preference_null_max: T and S must be small non-negative "
+                        "sizes (exact: T * 127 < 2^31)");
+        goto done;
+    }
+    Py_ssize_t b = out_b.len / 8, pairs = S * (S - 1) / 2;
+    if (F_b.len != T * S * S * item || out_b.len % 8 || perms_b.len != b * T * S * 4) {
+        PyErr_SetString(PyExc_ValueError, "preference_null_max: F must hold T x S x S values "
+                        "(int8 or float64), perms b x T x S int32 and out b float64");
+        goto done;
+    }
+    if (!perms_valid((const int32_t *)perms_b.buf, b * T * S, S)) {
+        PyErr_SetString(PyExc_ValueError, "preference_null_max: a permutation entry is outside 0..S-1");
+        goto done;
+    }
+    void *acc = calloc(b * pairs > 0 ? (size_t)(b * pairs) : 1, exact ? 4 : 8);
+    if (!acc) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    double *out = (double *)out_b.buf;
+    Py_BEGIN_ALLOW_THREADS
+    if (exact) {
+        int32_t *a = (int32_t *)acc;
+        totals_int8((const int8_t *)F_b.buf, (const int32_t *)perms_b.buf, a, b, T, S, pairs);
+        for (Py_ssize_t r = 0; r < b; r++) {
+            int32_t m = 0;
+            for (Py_ssize_t k = 0; k < pairs; k++) {
+                int32_t v = a[r * pairs + k];
+                v = v < 0 ? -v : v;
+                if (v > m)
+                    m = v;
+            }
+            out[r] = (double)m;
+        }
+    } else {
+        double *a = (double *)acc;
+        totals_float((const double *)F_b.buf, (const int32_t *)perms_b.buf, a, b, T, S, pairs);
+        for (Py_ssize_t r = 0; r < b; r++) {
+            double m = 0.0;
+            for (Py_ssize_t k = 0; k < pairs; k++) {
+                double v = fabs(a[r * pairs + k]);
+                if (isnan(v)) {
+                    m = v;
+                    break;
+                }
+                if (v > m)
+                    m = v;
+            }
+            out[r] = m;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    free(acc);
+    result = Py_NewRef(Py_None);
+done:
+    release((Py_buffer *[]){&F_b, &perms_b, &out_b}, 3);
+    return result;
+}
+
+PyDoc_STRVAR(pair_sign_counts_doc,
+"pair_sign_counts(X, gt, lt, S, R, threshold)\n\n"
+"For the pairs i < j of the S rows of X (S x R float64, C-contiguous), in numpy.triu_indices\n"
+"order: gt[k] = #{r : X[j, r] - X[i, r] > threshold}, lt[k] = #{r : X[j, r] - X[i, r] < -threshold}\n"
+"(int64; a NaN difference counts in neither), as numpy compares the same differences.");
+
+static PyObject *pair_sign_counts(PyObject *self, PyObject *args)
+{
+    Py_buffer X_b = {0}, gt_b = {0}, lt_b = {0};
+    Py_ssize_t S, R;
+    double thr;
+    if (!PyArg_ParseTuple(args, "y*w*w*nnd", &X_b, &gt_b, &lt_b, &S, &R, &thr))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t pairs = S > 1 ? S * (S - 1) / 2 : 0;
+    if (S < 0 || R < 0 || (R > 0 && S > PY_SSIZE_T_MAX / R / 8) || X_b.len != S * R * 8 ||
+        gt_b.len != pairs * 8 || lt_b.len != pairs * 8) {
+        PyErr_SetString(PyExc_ValueError, "pair_sign_counts: X must hold S x R float64 values, "
+                        "gt and lt S(S-1)/2 int64 each");
+        goto done;
+    }
+    const double *X = (const double *)X_b.buf;
+    int64_t *gt = (int64_t *)gt_b.buf, *lt = (int64_t *)lt_b.buf;
+    double neg = -thr;
+    Py_BEGIN_ALLOW_THREADS
+    Py_ssize_t k = 0;
+    for (Py_ssize_t i = 0; i + 1 < S; i++) {
+        const double *a = X + i * R;
+        for (Py_ssize_t j = i + 1; j < S; j++, k++) {
+            const double *b = X + j * R;
+            int64_t g = 0, l = 0;
+            for (Py_ssize_t r = 0; r < R; r++) {
+                double d = b[r] - a[r];
+                g += d > thr;
+                l += d < neg;
+            }
+            gt[k] = g;
+            lt[k] = l;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    result = Py_NewRef(Py_None);
+done:
+    release((Py_buffer *[]){&X_b, &gt_b, &lt_b}, 3);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"preference_null_max", preference_null_max, METH_VARARGS, preference_null_max_doc},
+    {"pair_sign_counts", pair_sign_counts, METH_VARARGS, pair_sign_counts_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_kernels",
+    "Compiled kernels of reeval.stats: the randomised HSD's null statistics, pairwise sign counts (see _kernels.c).",
+    -1, methods,
+};
+
+PyMODINIT_FUNC PyInit__kernels(void)
+{
+    return PyModule_Create(&module);
+}

@@ -1,0 +1,141 @@
+"""The compiled kernels of the statistics (src/reeval/stats/_kernels.c) give the numpy
+paths' bits: the randomised HSD's null statistics (same permutations, same sums in the same
+topic order, same maxima) and the rareness stability's pairwise sign counts."""
+
+from __future__ import annotations
+
+import os
+from contextlib import contextmanager
+
+import numpy as np
+import pytest
+
+from reeval.stats import compiled
+from reeval.stats.randomised import null_max_preference, preference_tensor, randomised_tukey_hsd_preferences
+
+needs_kernels = pytest.mark.skipif(compiled._kernels is None, reason="the statistics' compiled kernels "
+                                   "are not built (pip install -e . with a C compiler builds them)")
+
+
+@contextmanager
+def kernels(enabled: bool):
+    """Run a block with the compiled kernels on or off (off: the numpy path)."""
+    before = compiled.ENABLED
+    compiled.ENABLED = enabled
+    try:
+        yield
+    finally:
+        compiled.ENABLED = before
+
+
+def _both(F, seed, resamples):
+    with kernels(True):
+        fast = null_max_preference(F, seed, resamples)
+    with kernels(False):
+        slow = null_max_preference(F, seed, resamples)
+    return fast, slow
+
+
+def _values(rng, kind, pairs, T):
+    """Pairs x topics preferences: sgnLP-like -1/0/1 (int8), rrLP-like reciprocal-rank
+    differences with many ties, or floats of mixed magnitudes whose sums depend on the order."""
+    if kind == "sgn":
+        return rng.integers(-1, 2, (pairs, T)).astype(np.float64)
+    if kind == "rr":
+        rr = 1.0 / rng.integers(1, 6, (2, pairs, T))
+        return rr[0] - rr[1]
+    return rng.normal(size=(pairs, T)) * 10.0 ** rng.integers(-8, 9, (pairs, T))
+
+
+def test_ci_builds_the_statistics_kernels():
+    """CI installs with a C compiler: the compiled path must be the one the suite exercises."""
+    if not os.environ.get("CI"):
+        pytest.skip("checked on CI, where the install must have built the kernels")
+    assert compiled._kernels is not None and compiled.ENABLED
+
+
+@needs_kernels
+@pytest.mark.parametrize("kind", ["sgn", "rr", "mixed"])
+@pytest.mark.parametrize("S, T", [(2, 1), (2, 7), (3, 1), (5, 12), (17, 3), (40, 25)])
+def test_the_compiled_null_statistics_equal_the_numpy_ones_bit_for_bit(kind, S, T):
+    rng = np.random.default_rng(S * 1000 + T)
+    F = preference_tensor(_values(rng, kind, S * (S - 1) // 2, T), S)
+    assert F.dtype == (np.int8 if kind == "sgn" else np.float64)
+    fast, slow = _both(F, seed=S + T, resamples=301)
+    assert fast.tobytes() == slow.tobytes()
+
+
+@needs_kernels
+def test_a_float_sum_that_depends_on_the_order_comes_out_as_numpy_sums_it():
+    """1e16 + 1 - 1e16 is 0 summed left to right, 1 in another order: both paths must agree."""
+    V = np.array([[1e16, 1.0, -1e16, 1.0]])
+    fast, slow = _both(preference_tensor(V, 2), seed=0, resamples=64)
+    assert fast.tobytes() == slow.tobytes()
+    assert set(np.unique(fast)) <= {0.0, 1.0, 2.0, 1e16, 1e16 + 2.0, 2e16}
+
+
+@needs_kernels
+def test_the_p_values_of_a_track_like_case_are_the_same_on_both_paths():
+    rng = np.random.default_rng(7)
+    V = _values(rng, "rr", 30 * 29 // 2, 50)
+    with kernels(True):
+        fast = randomised_tukey_hsd_preferences(V, resamples=500, seed=3)
+    with kernels(False):
+        slow = randomised_tukey_hsd_preferences(V, resamples=500, seed=3)
+    assert fast.equals(slow)
+
+
+@needs_kernels
+def test_no_topic_and_no_pair_give_zero_statistics_on_both_paths():
+    for F in (np.zeros((0, 4, 4), np.int8), np.zeros((3, 1, 1))):
+        fast, slow = _both(F, seed=1, resamples=10)
+        assert fast.tobytes() == slow.tobytes() and (fast == 0).all()
+
+
+@needs_kernels
+def test_the_kernel_refuses_a_permutation_entry_outside_the_runs():
+    F = np.zeros((1, 3, 3))
+    perms = np.array([[[0, 1, 3]]], dtype=np.int32)
+    with pytest.raises(ValueError, match="outside 0..S-1"):
+        compiled._kernels.preference_null_max(F, perms, np.empty(1), 1, 3, False)
+    with pytest.raises(ValueError, match="T x S x S"):
+        compiled._kernels.preference_null_max(F, perms[..., :2].copy(), np.empty(1), 1, 3, False)
+
+
+def _sign_counts_numpy(X, threshold):
+    """gt, lt per pair i < j counted one run against the later ones (the numpy path's way)."""
+    gt, lt = [], []
+    for i in range(len(X) - 1):
+        d = X[i + 1:] - X[i]
+        gt.append(np.count_nonzero(d > threshold, axis=1))
+        lt.append(np.count_nonzero(d < -threshold, axis=1))
+    return np.concatenate(gt + [np.zeros(0, np.int64)]), np.concatenate(lt + [np.zeros(0, np.int64)])
+
+
+@needs_kernels
+@pytest.mark.parametrize("S, R", [(2, 1), (2, 9), (3, 1), (11, 40), (30, 257)])
+def test_the_compiled_pair_sign_counts_equal_numpy_with_ties_at_the_threshold_and_nans(S, R):
+    rng = np.random.default_rng(S * 100 + R)
+    X = np.round(rng.uniform(0, 0.3, (S, R)), 2)        # many differences exactly 0.05 or 0
+    X[rng.random((S, R)) < 0.05] = np.nan
+    for threshold in (0.05, 1e-12, 0.0):
+        gt, lt = np.empty(S * (S - 1) // 2, np.int64), np.empty(S * (S - 1) // 2, np.int64)
+        compiled._kernels.pair_sign_counts(X, gt, lt, S, R, threshold)
+        want_gt, want_lt = _sign_counts_numpy(X, threshold)
+        np.testing.assert_array_equal(gt, want_gt)
+        np.testing.assert_array_equal(lt, want_lt)
+
+
+@needs_kernels
+@pytest.mark.parametrize("scale", ["absolute", "relative"])
+def test_rareness_pair_stability_is_the_same_on_both_paths(scale):
+    from reeval.analyses.rareness.analysis import pair_stability
+
+    rng = np.random.default_rng(5)
+    means = np.round(rng.uniform(0, 0.4, (300, 25)), 2)
+    means[:, 7] = means[:, 3]                            # two runs equal in every trial
+    with kernels(True):
+        fast = pair_stability(means, 0.05, scale)
+    with kernels(False):
+        slow = pair_stability(means, 0.05, scale)
+    assert all(a.tobytes() == b.tobytes() for a, b in zip(fast, slow))
