@@ -6,7 +6,7 @@
 For a synthetic track of a workflow config (e.g. the simulated study written by
 ``python -m reeval.synth.campaign``), runs the package functions the rule scripts call:
 ``synthetic`` (``reeval.synth.tracks.write_track``, the rule ``synthetic_track``),
-``ingest`` (``ingest_track``, the input hashes, ``write_track``), ``measures``
+``ingest`` (``ingest_track`` with the input hashes, ``write_track``), ``measures``
 (``track_measures``) and ``analyses`` (rareness,
 the ASL study's part, lexiprecision; per-track figures off, as in the 82-track study), one
 after the other into ``--out``, each in a new Python process, and prints per step the
@@ -42,14 +42,12 @@ def run():
         write_track(src, spec_from_config(cfg["tracks"][track]["synthetic"]), seed=cfg["synthetic"]["seed"])
     elif step == "ingest":
         from reeval.io.ingest import ingest_track, write_track
-        from reeval.workflow.fingerprint import add_input_hashes
         from reeval.workflow.tracks import list_runs, track_options
         o = track_options(cfg, track)
         runs = list_runs(str(src / "runs"))
         t = ingest_track(track, str(src / "qrels.txt"), runs.files, precision=o["precision"],
-                         on_malformed=o["on_malformed"], grade_map=o["grade_map"], threads=1, skipped=runs.skipped)
+                         on_malformed=o["on_malformed"], grade_map=o["grade_map"], threads=1, skipped=runs.skipped, digest=True)
         tables.mkdir(parents=True, exist_ok=True)
-        add_input_hashes(t.report_rows, tables)
         write_track(t, tables)
     elif step == "measures":
         from reeval.analyses.asl.study import REQUIRED_MEASURES

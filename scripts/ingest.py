@@ -4,7 +4,6 @@ from pathlib import Path
 from _log import rule_log
 from reeval.io.ingest import ingest_track, write_track
 from reeval.io.notes import notes_line
-from reeval.workflow.fingerprint import add_input_hashes
 from reeval.workflow.run_inclusion import excluded_messages, track_run_inclusion
 from reeval.workflow.tracks import list_runs
 
@@ -16,8 +15,7 @@ with rule_log(sm) as log:
     opts = sm.params.options
     tables = ingest_track(sm.wildcards.track, qrels, runs.files, precision=opts["precision"],
                           on_malformed=opts["on_malformed"], grade_map=opts["grade_map"],
-                          threads=sm.threads, skipped=runs.skipped)
-    add_input_hashes(tables.report_rows, Path(sm.output[0]).parent)  # bytes, sha256 of every file read
+                          threads=sm.threads, skipped=runs.skipped, digest=True)  # bytes, sha256 of what was read
     write_track(tables, Path(sm.output[0]).parent)
     for row in tables.report_rows:  # what was dropped or read differently from trec_eval, per file
         note = notes_line(row)

@@ -17,7 +17,10 @@ when asked for (:class:`TrackTables`, written as Parquet by :func:`write_track`)
   the column registry of :mod:`reeval.io.tables`).
 - ``depth``: run, qid, n_ret (documents the run retrieved for the topic).
 - ``report``: one row per input file with the outcome of every line, and one per file of
-  the runs folder that was not read (``kind`` skipped, with its ``reason``).
+  the runs folder that was not read (``kind`` skipped, with its ``reason``). With
+  ``digest=True`` (the workflow), also ``bytes`` and ``sha256`` of each file as read
+  (compressed as stored), hashed from the very bytes the parser read: no file is read
+  twice, and a pipe, FIFO or standard input is hashed too (None for a skipped file).
 
 The measures read the numpy parts directly (:func:`reeval.measures.grid_from_track`):
 per run (:class:`RunPart`) the topic, position and qrels row of every kept line, and
@@ -115,18 +118,27 @@ def _report_row(track, path, kind, run, counts: LineCounts, reason: str | None =
     return row
 
 
-def skipped_row(track: str, path, reason: str) -> dict:
+def digest_columns(digest) -> dict:
+    """The report columns ``bytes`` and ``sha256`` of a file read with a digest
+    (:class:`reeval.io.sources.Digest`); none without one."""
+    return {} if digest is None else {"bytes": digest.size, "sha256": digest.sha256}
+
+
+def skipped_row(track: str, path, reason: str, digest: bool = False) -> dict:
     """The ingest report row of a file below a runs folder that was not read (hidden,
-    operating-system litter, an editor backup: :mod:`reeval.io.runfolder`), with ``reason``."""
-    return _report_row(track, path, "skipped", None, LineCounts(), reason)
+    operating-system litter, an editor backup: :mod:`reeval.io.runfolder`), with ``reason``;
+    with ``digest``, empty ``bytes`` and ``sha256`` (nothing was read)."""
+    extra = {"bytes": None, "sha256": None} if digest else {}
+    return _report_row(track, path, "skipped", None, LineCounts(), reason, **extra)
 
 
 def load_run(name: str, path, lookup: QrelsLookup | Future, track: str, precision: str = "float64",
-             on_malformed: str = "error", keep_runs: bool = True, orders=()) -> RunPart:
-    """Read, filter, rank and judge one run file (see :class:`RunPart` and :func:`judge_run`).
+             on_malformed: str = "error", keep_runs: bool = True, orders=(), digest: bool = False) -> RunPart:
+    """Read, filter, rank and judge one run file (see :class:`RunPart` and :func:`judge_run`);
+    ``digest``: hash the bytes read too (the report row's ``bytes`` and ``sha256``).
 
     ``lookup`` may be a future of it: the file is read before waiting for the qrels."""
-    lines = read_run(path, on_malformed=on_malformed)
+    lines = read_run(path, on_malformed=on_malformed, digest=digest)
     if isinstance(lookup, Future):
         lookup = lookup.result()
     return judge_run(name, path, lines, lookup, track, precision, keep_runs, orders)
@@ -160,7 +172,8 @@ def judge_run(name: str, path, lines, lookup: QrelsLookup, track: str, precision
     row = _report_row(track, path, "run", name, counts, n_tags=int((np.bincount(lines.tag, minlength=1) > 0).sum()),
                       first_tag=lines.tags[int(lines.tag[0])] if len(lines.tag) else None,
                       n_topics=int((n_ret > 0).sum()), unjudged_topics=int((run_topic < 0).sum()),
-                      tied_topics=uniform_topics(n_ret, ordering_key(lines.score[order], precision)))
+                      tied_topics=uniform_topics(n_ret, ordering_key(lines.score[order], precision)),
+                      **digest_columns(lines.digest))
     other = {o: other_positions(line_topic, lines, order, n_ret, *o) for o in orders if o != ("docno_desc", precision)}
     return RunPart(name, topic, pos, qrow, n_ret, row, KeptLines.of(lines, order) if keep_runs else None, other)
 
@@ -322,7 +335,7 @@ def tune_memory() -> bool:
 def ingest_track(track: str, qrels_path, run_paths, precision: str = "float64",
                  on_malformed: str = "error", grade_map: dict | None = None,
                  threads: int = 2, keep_runs: bool = True, tune: bool = True, skipped=(),
-                 orders=()) -> TrackTables:
+                 orders=(), digest: bool = False) -> TrackTables:
     """Read a track's qrels and runs once each and judge every run (see the module doc).
 
     ``skipped``: (path, reason) of the files of the track's runs folder that are not read
@@ -337,6 +350,8 @@ def ingest_track(track: str, qrels_path, run_paths, precision: str = "float64",
     unless ``tune`` is False (the Python API leaves a caller's process as it is).
     ``orders``: other orderings (``(tie rule, precision)``) each run's kept lines are also
     placed in (:attr:`RunPart.orders`), for measures ranked as another tool ranks.
+    ``digest``: each report row also holds the ``bytes`` and ``sha256`` of its file as read
+    (:class:`reeval.io.sources.Digest`, from the buffer parsed: no second read).
     """
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {PRECISIONS}, not {precision!r}")
@@ -349,7 +364,7 @@ def ingest_track(track: str, qrels_path, run_paths, precision: str = "float64",
 
     def load(job):
         with naming_file(job[1]):
-            return load_run(*job, ready, track, precision, on_malformed, keep_runs, orders)
+            return load_run(*job, ready, track, precision, on_malformed, keep_runs, orders, digest)
 
     # A regular qrels file is read while the first run files are (a stream, perhaps the
     # standard input a run also names, is read before any run begins)
@@ -359,7 +374,7 @@ def ingest_track(track: str, qrels_path, run_paths, precision: str = "float64",
             # map yields in name order; the first failing file raises and cancels the files not begun
             parts = pool.map(load, jobs) if overlap else None
             try:
-                lookup, report = _qrels_lookup(track, qrels_path, on_malformed, grade_map)
+                lookup, report = _qrels_lookup(track, qrels_path, on_malformed, grade_map, digest)
             except BaseException as exc:
                 ready.set_exception(exc)
                 raise
@@ -368,14 +383,16 @@ def ingest_track(track: str, qrels_path, run_paths, precision: str = "float64",
         finally:
             pool.shutdown(cancel_futures=True)
     report.extend(part.row for part in parts)
-    report.extend(skipped_row(track, path, reason) for path, reason in skipped)
+    report.extend(skipped_row(track, path, reason, digest) for path, reason in skipped)
     return TrackTables(lookup, parts, report, keep_runs)
 
 
-def _qrels_lookup(track: str, qrels_path, on_malformed: str, grade_map: dict | None) -> tuple[QrelsLookup, list]:
+def _qrels_lookup(track: str, qrels_path, on_malformed: str, grade_map: dict | None,
+                  digest: bool = False) -> tuple[QrelsLookup, list]:
     """(the lookup of a track's qrels file, [its report row]); no judgment is an InputError."""
     with naming_file(qrels_path):
-        return qrels_lookup(track, qrels_path, read_qrels(qrels_path, on_malformed=on_malformed), grade_map)
+        lines = read_qrels(qrels_path, on_malformed=on_malformed, digest=digest)
+        return qrels_lookup(track, qrels_path, lines, grade_map)
 
 
 #: how a MemoryError that names its file begins (:func:`naming_file`)
@@ -408,11 +425,17 @@ def qrels_lookup(track: str, source, lines: QrelsLines, grade_map: dict | None =
     qrels, qdup = prepare_qrels(lines, grade_map)
     qcounts.duplicate = int(qdup.sum())
     qcounts.kept -= qcounts.duplicate
-    return QrelsLookup.build(qrels), [_report_row(track, source, "qrels", None, qcounts)]
+    return QrelsLookup.build(qrels), [_report_row(track, source, "qrels", None, qcounts,
+                                                  **digest_columns(lines.digest))]
 
 
 TRACK_FILES = ("runs.parquet", "qrels.parquet", "judged.parquet", "depth.parquet",
                "ingest_report.csv")
+#: the columns of ``runs.parquet`` written with a dictionary page: the repeated ones. Its
+#: docnos (nearly one distinct value a row within a run) are written plain: the full
+#: simulated study's trec10-web-adhoc (4.45 M rows) wrote in 1.1 s of CPU instead of 2.1 s,
+#: 27 MB instead of 35 MB, with the same values and types read back
+RUNS_DICTIONARY = ("run", "qid", "tag")
 
 
 def write_track(tables: TrackTables, out_dir) -> None:
@@ -420,7 +443,7 @@ def write_track(tables: TrackTables, out_dir) -> None:
     from .tables import write_table, write_table_parts
 
     out = Path(out_dir)
-    write_table_parts(tables.run_tables(), _schema("runs"), out / "runs.parquet")
+    write_table_parts(tables.run_tables(), _schema("runs"), out / "runs.parquet", dictionary=RUNS_DICTIONARY)
     write_table(tables.qrels, out / "qrels.parquet")
     write_table(tables.judged, out / "judged.parquet")  # run and qid decoded to plain strings
     write_table(tables.depth, out / "depth.parquet")

@@ -14,6 +14,11 @@ link loop or too many links, a name too long, permission denied on the file or a
 above it), a truncated or corrupt compressed stream, an archive or binary format reeval
 does not read (zip, xz, zstd, 7-Zip, LZ4, Parquet, UTF-16 and UTF-32 text).
 
+Asked (``digest=True``), :func:`read_source` also hashes the bytes it read, as stored
+(before decompression): their number and SHA-256 (:class:`Digest`), from the very buffer
+the parser then reads, so that a report can name what was read without a second read
+(which a pipe or FIFO would not allow, and which could see other bytes than the parser).
+
 A stream can be read only once: :func:`check_read_once` refuses standard input given
 twice (``-`` twice, or ``-`` and ``/dev/stdin``) and one pipe or FIFO given twice, before
 anything is read.
@@ -23,6 +28,7 @@ from __future__ import annotations
 
 import bz2
 import errno
+import hashlib
 import mmap
 import os
 import stat
@@ -51,26 +57,44 @@ REFUSED = (
 )
 
 
+@dataclass(frozen=True)
+class Digest:
+    """The bytes of one input as read (compressed as stored): how many, and their SHA-256 (hex)."""
+
+    size: int
+    sha256: str
+
+    @classmethod
+    def of(cls, raw) -> "Digest":
+        """The digest of a buffer (bytes, memory map): ``len(raw)`` and ``hashlib.sha256(raw)``."""
+        return cls(len(raw), hashlib.sha256(raw).hexdigest())
+
+
 @dataclass
 class Source:
     """What one input held: ``data`` (plain text bytes, BOM removed: bytes or a read-only
-    memory map of the file), how it was stored (``plain``, ``gzip``, ``bzip2``, ``compress``)
-    and whether a byte-order mark was removed."""
+    memory map of the file), how it was stored (``plain``, ``gzip``, ``bzip2``, ``compress``),
+    whether a byte-order mark was removed, and, when asked, the :class:`Digest` of the bytes
+    read."""
 
     path: str
     data: object
     compression: str = "plain"
     bom: bool = False
+    digest: Digest | None = None
 
 
-def read_source(path) -> Source:
-    """Read ``path`` once (see the module docstring) and return its plain text bytes."""
+def read_source(path, digest: bool = False) -> Source:
+    """Read ``path`` once (see the module docstring) and return its plain text bytes; with
+    ``digest``, also the :class:`Digest` of the bytes read (no second read)."""
     name = str(path)
-    return source_from_bytes(name, _read_once(name))
+    return source_from_bytes(name, _read_once(name), digest)
 
 
-def source_from_bytes(name: str, raw) -> Source:
-    """The :class:`Source` of bytes already read (``name`` is used in messages)."""
+def source_from_bytes(name: str, raw, digest: bool = False) -> Source:
+    """The :class:`Source` of bytes already read (``name`` is used in messages); with
+    ``digest``, their :class:`Digest`."""
+    hashed = Digest.of(raw) if digest else None
     head = bytes(raw[:6])
     kind = compression_of(head)
     data = raw if kind == "plain" else decompress(name, raw, kind)
@@ -84,7 +108,7 @@ def source_from_bytes(name: str, raw) -> Source:
     bom = head.startswith(BOM)
     if bom:  # a copy, rare: callers then hold bytes or a memory map, never a view
         data = bytes(memoryview(data)[len(BOM):])
-    return Source(name, data, kind, bom)
+    return Source(name, data, kind, bom, hashed)
 
 
 def compression_of(head: bytes) -> str:

@@ -276,13 +276,20 @@ def write_table(data, *paths, columns=None) -> pa.Table:
     return table
 
 
-def write_table_parts(parts, schema: pa.Schema, path) -> None:
+def write_table_parts(parts, schema: pa.Schema, path, dictionary=None) -> None:
     """Write the Arrow tables ``parts`` (an iterable, each of ``schema``, typed by the
     registry) one under the other as one Parquet file (zstd), atomically, holding one part
     in memory at a time; the file reads back as :func:`write_table` of their concatenation
-    (its row groups end where a part ends)."""
+    (its row groups end where a part ends).
+
+    ``dictionary``: the columns written with a dictionary page (None: every column, pyarrow's
+    default). A column whose values rarely repeat (a run's docnos) costs a dictionary built
+    and given up after 1 MB in every row group: leaving it out writes the same values
+    (the same Arrow types when read) in less time and fewer bytes."""
+    use = True if dictionary is None else list(dictionary)
+
     def write(tmp):
-        with pq.ParquetWriter(tmp, schema, compression="zstd") as writer:
+        with pq.ParquetWriter(tmp, schema, compression="zstd", use_dictionary=use) as writer:
             for part in parts:
                 writer.write_table(conform(part, schema.names))
 

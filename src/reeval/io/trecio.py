@@ -37,7 +37,7 @@ import numpy as np
 from reeval.errors import InputError
 
 from . import compiled
-from .sources import check_path, path_error, read_source, source_from_bytes
+from .sources import Digest, check_path, path_error, read_source, source_from_bytes
 from .strings import Strings
 from .trecformat import QRELS_FIELDS, RUN_FIELDS, LineCounts, TrecFormatError, lone_cr_count  # re-exported
 
@@ -145,6 +145,7 @@ class RunLines:
     tag: np.ndarray
     line: np.ndarray | None
     counts: LineCounts
+    digest: Digest | None = None  # of the bytes read, when asked (:func:`read_run`)
 
     def to_table(self):
         """The lines as an Arrow table: qid, docno, score, tag, line (file order)."""
@@ -167,6 +168,7 @@ class QrelsLines:
     rel: np.ndarray
     line: np.ndarray | None
     counts: LineCounts
+    digest: Digest | None = None  # of the bytes read, when asked (:func:`read_qrels`)
 
     def to_table(self):
         """The lines as an Arrow table: qid, docno, rel, line (file order)."""
@@ -252,24 +254,29 @@ def _drop_nan(lines: RunLines) -> RunLines:
     return lines
 
 
-def read_run(path, on_malformed: str = "error", data=None) -> RunLines:
-    """Read one run file (or ``data``, its bytes, when given) once: its kept lines.
+def read_run(path, on_malformed: str = "error", data=None, digest: bool = False) -> RunLines:
+    """Read one run file (or ``data``, its bytes, when given) once: its kept lines; with
+    ``digest``, also the size and SHA-256 of the bytes read (``lines.digest``).
 
     The compiled reader takes clean files; any other goes line by line. NaN scores are
     dropped and counted as ``nan_score``; infinite ones are kept.
     """
-    src = read_source(path) if data is None else source_from_bytes(str(path), data)
+    src = read_source(path, digest) if data is None else source_from_bytes(str(path), data, digest)
     lines = _compiled_run(src.data) or _general_run(path, src.data, on_malformed)
     lines.counts.bom = int(src.bom)
-    return _drop_nan(lines)
+    lines = _drop_nan(lines)
+    lines.digest = src.digest
+    return lines
 
 
-def read_qrels(path, on_malformed: str = "error", data=None) -> QrelsLines:
-    """Read one qrels file (or ``data``, its bytes, when given) once: its kept lines."""
-    src = read_source(path) if data is None else source_from_bytes(str(path), data)
+def read_qrels(path, on_malformed: str = "error", data=None, digest: bool = False) -> QrelsLines:
+    """Read one qrels file (or ``data``, its bytes, when given) once: its kept lines; with
+    ``digest``, also the size and SHA-256 of the bytes read (``lines.digest``)."""
+    src = read_source(path, digest) if data is None else source_from_bytes(str(path), data, digest)
     lines = _compiled_qrels(src.data) or _general_qrels(path, src.data, on_malformed)
     lines.counts.bom = int(src.bom)
     lines.counts.kept = len(lines.rel)
+    lines.digest = src.digest
     return lines
 
 

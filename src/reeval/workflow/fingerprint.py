@@ -19,9 +19,9 @@ stale. So, for a track given by local files, the workflow keeps beside its table
 per file, and a read of the files that changed (SHA-256 at about 340 MB/s on one core of the
 test machine; the first run of a track reads every file once). A dry run writes neither file:
 it asks :func:`changed_fingerprint` instead, and gives ingest the new text from a temporary
-file outside the results when it differs. The ingest job copies the
-sizes and hashes into the ingest report (:func:`add_input_hashes`: columns ``bytes`` and
-``sha256``), hashing there the files no cache holds (a synthetic or fetched track).
+file outside the results when it differs. The ingest report's columns ``bytes`` and
+``sha256`` do not come from here: the ingest job hashes the very bytes it parses, for every
+track (``reeval.io.ingest.ingest_track(digest=True)``), so no input is read twice there.
 A file that is not a regular file (a FIFO) is listed with no hash: reading it would consume it.
 """
 
@@ -115,13 +115,3 @@ def refresh_fingerprint(folder, paths) -> Path:
     _write_if_changed(folder / FINGERPRINT, fingerprint_text(hashes))
     return folder / FINGERPRINT
 
-
-def add_input_hashes(rows: list, folder) -> None:
-    """Set ``bytes`` and ``sha256`` in each ingest report row of a file read (qrels, run),
-    from ``folder``'s cache or hashed now; a skipped file's row gets None."""
-    read = [row["file"] for row in rows if row.get("kind") != "skipped"]
-    hashes = input_hashes(read, read_cache(folder))
-    for row in rows:
-        entry = hashes.get(os.path.abspath(row["file"])) if row.get("kind") != "skipped" else None
-        row["bytes"] = entry["bytes"] if entry else None
-        row["sha256"] = entry["sha256"] if entry else None
