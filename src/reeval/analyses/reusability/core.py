@@ -169,17 +169,24 @@ class CellGrid:
     grid: Grid
 
 
-def _ranges(starts: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(owner index, position) of every element of the concatenated ranges
-    [starts[i], starts[i] + lengths[i])."""
-    owner = np.repeat(np.arange(len(lengths)), lengths)
+def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The positions of the concatenated ranges [starts[i], starts[i] + lengths[i]), in
+    order: ``arange(total) + repeat(starts - first, lengths)``, first the offset of range i
+    in the output (two passes over the output, no per-element lookup of its range)."""
     first = np.cumsum(lengths) - lengths
-    return owner, starts[owner] + (np.arange(len(owner)) - first[owner])
+    return np.arange(int(lengths.sum()), dtype=np.int64) + np.repeat(starts - first, lengths)
 
 
 def cell_grid(grid: Grid, pool: Pool) -> CellGrid:
-    """The grid of the cells whose group removed pairs at their topic (module doc)."""
+    """The grid of the cells whose group removed pairs at their topic (module doc).
+
+    A cell's qrels are its topic's less the rows its group owns. With the qrels ordered by
+    (topic, owner), the rows group g owns at topic t are one block, so a cell's rows are the
+    two ranges of its topic around that block: built straight as ranges, never as the whole
+    topic masked (the cells' qrels are most of C x the topic's rows). Within a cell they are
+    in (owner, qrels) order; the measures read a topic's qrels as a multiset of grades."""
     S, T = grid.shape
+    G = len(pool.groups)
     removed = pool.removed(T)
     affected = removed[pool.run_group] > 0 if S else np.zeros((0, T), dtype=bool)
     run, topic = np.nonzero(affected)
@@ -188,15 +195,21 @@ def cell_grid(grid: Grid, pool: Pool) -> CellGrid:
     cell_of[run * T + topic] = np.arange(C)
     row_cell = cell_of[grid.g]
     keep = (row_cell >= 0) & (pool.owner[pool.qrow] != pool.run_group[grid.g // T])
-    qorder = np.argsort(grid.qrels_topic, kind="stable")
+    key = grid.qrels_topic * (G + 1) + (pool.owner + 1)
+    qorder = np.argsort(key, kind="stable")
     per_topic = np.bincount(grid.qrels_topic, minlength=T)
-    cell, at = _ranges((np.cumsum(per_topic) - per_topic)[topic], per_topic[topic])
-    rows = qorder[at]
-    kq = pool.owner[rows] != pool.run_group[run[cell]]
+    topic_end = np.cumsum(per_topic)
+    group = pool.run_group[run]
+    cut = np.searchsorted(key[qorder], topic * (G + 1) + group + 1)  # where group's block starts
+    after = cut + removed[group, topic]
+    starts = np.stack([topic_end[topic] - per_topic[topic], after], axis=1).ravel()
+    lengths = np.stack([cut - starts[0::2], topic_end[topic] - after], axis=1).ravel()
+    rows = qorder[_ranges(starts, lengths)]
     n_ret = np.vstack([grid.n_ret[run, topic], track_depth(grid.n_ret)[topic] if S else np.zeros(C, dtype=np.int64)])
     cells = Grid(runs=["cells", "depth"], topics=list(range(C)), g=row_cell[keep], pos=grid.pos[keep],
                  rel=grid.rel[keep], docno=None, n_ret=n_ret.astype(np.int64),
-                 qrels_topic=cell[kq], qrels_rel=grid.qrels_rel[rows[kq]], qrels_docno=None)
+                 qrels_topic=np.repeat(np.arange(C, dtype=np.int64), lengths[0::2] + lengths[1::2]),
+                 qrels_rel=grid.qrels_rel[rows], qrels_docno=None)
     return CellGrid(run, topic, cells)
 
 
