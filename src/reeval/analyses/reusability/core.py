@@ -104,27 +104,63 @@ def groups_from_pattern(runs, pattern: str) -> dict:
     return out
 
 
+def coded_docnos(judged, qrels) -> tuple:
+    """Arrow tables ``judged`` and ``qrels`` with their ``docno`` column replaced by an int64
+    code: the docno's index among the qrels' distinct docnos (-1 for a judged docno the qrels
+    lack). A grid built from them with ``keep_docno=True`` matches judged rows to qrels rows
+    by integers (:func:`judged_qrels_rows`, rareness's hits) instead of by Python strings.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    def text(values):
+        return values.cast(pa.string()) if pa.types.is_dictionary(values.type) else values
+
+    qdoc = text(qrels.column("docno").combine_chunks())
+    docs = pc.unique(qdoc)
+
+    def codes(values) -> pa.Array:
+        return pc.fill_null(pc.index_in(values, value_set=docs), -1).cast(pa.int64())
+
+    jdoc = text(judged.column("docno").combine_chunks())  # one lookup: index_in hashes docs per call
+    return (judged.set_column(judged.column_names.index("docno"), "docno", codes(jdoc)),
+            qrels.set_column(qrels.column_names.index("docno"), "docno", codes(qdoc)))
+
+
 def judged_qrels_rows(grid: Grid) -> np.ndarray:
     """(N,) the qrels row of each judged row of a grid built with ``keep_docno=True``,
-    matched on (topic, docno) (docnos hashed by Arrow's ``index_in``); ValueError if one is
-    missing (not a grid of these qrels)."""
+    matched on (topic, docno): docnos as strings (hashed by Arrow's ``index_in``) or as the
+    integer codes of :func:`coded_docnos`; ValueError if one is missing (not a grid of these
+    qrels)."""
+    import pandas as pd
     import pyarrow as pa
     import pyarrow.compute as pc
 
     if grid.docno is None or grid.qrels_docno is None:
         raise ValueError("leave one group out needs a grid built with keep_docno=True")
     Q, T = len(grid.qrels_topic), grid.shape[1]
-    qdoc = pa.array(np.asarray(grid.qrels_docno, dtype=object), type=pa.string())
-    docs = pc.unique(qdoc)
-    D = max(len(docs), 1)
+    if np.issubdtype(np.asarray(grid.docno).dtype, np.integer) and \
+            np.issubdtype(np.asarray(grid.qrels_docno).dtype, np.integer):
+        qcode, rcode = np.asarray(grid.qrels_docno, dtype=np.int64), np.asarray(grid.docno, dtype=np.int64)
+        D = max(int(qcode.max(initial=-1)) + 1, 1)
+    else:
+        qdoc = pa.array(np.asarray(grid.qrels_docno, dtype=object), type=pa.string())
+        docs = pc.unique(qdoc)
+        D = max(len(docs), 1)
 
-    def codes(values) -> np.ndarray:
-        found = pc.index_in(pa.array(np.asarray(values, dtype=object), type=pa.string()), value_set=docs)
-        return pc.fill_null(found, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+        def codes(values) -> np.ndarray:
+            found = pc.index_in(pa.array(np.asarray(values, dtype=object), type=pa.string()), value_set=docs)
+            return pc.fill_null(found, -1).to_numpy(zero_copy_only=False).astype(np.int64)
 
-    qkey = grid.qrels_topic * D + codes(qdoc)
-    rcode = codes(grid.docno)
+        qcode, rcode = codes(qdoc), codes(grid.docno)
+    qkey = grid.qrels_topic * D + qcode
     rkey = (grid.g % T) * D + rcode if T else rcode
+    index = pd.Index(qkey)
+    if index.is_unique:  # a hash lookup per judged row (qrels keep one row per topic and docno)
+        found = index.get_indexer(rkey)
+        if (found < 0).any() or (rcode < 0).any():
+            raise ValueError("a judged row is missing from the qrels")
+        return found.astype(np.int64)
     order = np.argsort(qkey, kind="stable")
     at = np.minimum(np.searchsorted(qkey[order], rkey), max(Q - 1, 0))
     if len(rkey) and (Q == 0 or (rcode < 0).any() or (qkey[order][at] != rkey).any()):
