@@ -77,7 +77,8 @@ def group_codes(runs, groups) -> tuple[list, np.ndarray]:
     the two would silently form one group.
     """
     if groups is not None:
-        named = {str(g) for r, g in groups.items() if r in set(runs)}
+        given = set(runs)  # once: a set per mapping entry made this runs x entries
+        named = {str(g) for r, g in groups.items() if r in given}
         clash = [r for r in runs if r not in groups and r in named]
         if clash:
             raise InputError(f"groups: run {clash[0]!r} has no group, but {clash[0]!r} is the group of other "
