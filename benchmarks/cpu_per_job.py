@@ -1,15 +1,15 @@
 """CPU seconds of one track's per-track jobs, each in a fresh process as a job runs it.
 
     PYTHONPATH=src .venv/bin/python benchmarks/cpu_per_job.py CONFIG TRACK --out /tmp/cpu-jobs \\
-        [--steps synthetic ingest measures analyses] [--profile 25]
+        [--steps synthetic ingest measures analyses reusability] [--profile 25]
 
 For a synthetic track of a workflow config (e.g. the simulated study written by
 ``python -m reeval.synth.campaign``), runs the package functions the rule scripts call:
 ``synthetic`` (``reeval.synth.tracks.write_track``, the rule ``synthetic_track``),
 ``ingest`` (``ingest_track`` with the input hashes, ``write_track``), ``measures``
-(``track_measures``) and ``analyses`` (rareness,
-the ASL study's part, lexiprecision; per-track figures off, as in the 82-track study), one
-after the other into ``--out``, each in a new Python process, and prints per step the
+(``track_measures``), ``analyses`` (rareness, the ASL study's part, lexiprecision; per-track
+figures off, as in the 82-track study) and ``reusability`` (``track_reusability``, figures
+off), one after the other into ``--out``, each in a new Python process, and prints per step the
 process's user + system CPU seconds (imports included, Snakemake's own preamble not) and
 its peak memory. CPU seconds are the comparable number on a shared machine; wall seconds
 there depend on the other processes. ``--profile N`` also prints the N functions with the
@@ -27,7 +27,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 #: the steps, in the order of the workflow's rules (each reads what the one before wrote)
-STEPS = ("synthetic", "ingest", "measures", "analyses")
+STEPS = ("synthetic", "ingest", "measures", "analyses", "reusability")
 
 JOB = r'''
 import cProfile, pstats, sys, time, yaml
@@ -56,6 +56,14 @@ def run():
         o = track_options(cfg, track)
         track_measures(track, tables, tables, list(cfg["measures"]) + list(REQUIRED_MEASURES),
                        rel_level=o["relevance_level"], unretrieved=cfg["asl"]["unretrieved"], precision=o["precision"])
+    elif step == "reusability":
+        from reeval.analyses.reusability.report import rule_options, track_reusability
+        o = rule_options(cfg, track)
+        (tables / "reusability").mkdir(exist_ok=True)
+        track_reusability(track, tables, tables / "reusability", o["measures"], groups=o["groups"],
+                          groups_from=o["groups_from"], depth=o["depth"], rel_level=o["relevance_level"],
+                          precision=o["precision"], unretrieved=o["unretrieved"], places=o["places"],
+                          alpha=o["alpha"], systems=o["systems"], pooled=o["pooled"], figures=False)
     else:
         from reeval.workflow.tracks import own_section, track_options
         from reeval.analyses.asl.report import study_options, techniques_from_labels, track_study, track_study_options

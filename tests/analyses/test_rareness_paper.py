@@ -276,3 +276,20 @@ def test_figure_1_s_counts_come_from_the_synthetic_table_of_the_paper_s_topic():
     empty = {"discriminative": pd.DataFrame(columns=["track"]), "synthetic": pd.DataFrame()}
     alone = frame(claim_rows(empty))
     assert len(alone) == 7 and (alone.reproduced == "").all() and (alone.status == "data not here").all()
+
+
+def test_the_claims_of_two_tracks_stacked_are_each_track_s_own():
+    """claim_rows splits the cross-track tables by track once (by_track): each track's rows
+    are those of its tables alone, the other track's rows no part of them."""
+    from reeval.analyses.rareness.claims import claim_rows
+
+    holds = _claims_stacked([10, 12, 14], [0.5, 0.6, 0.7], [1.0, 0.9, 0.8])
+    fails = _claims_stacked([10, 10, 9], [0.5, 0.4, 0.7], [1.0, 0.7, 0.8])
+    renamed = {name: df.assign(track="u") for name, df in fails.items()}
+    both = {name: pd.concat([holds[name], renamed[name]], ignore_index=True) for name in holds}
+    rows = frame(claim_rows(both))
+    alone = pd.concat([frame(claim_rows(holds)), frame(claim_rows(renamed))], ignore_index=True)
+    key = ["row", "column", "track"]
+    claims = rows[rows.column == "claim"].sort_values(key).reset_index(drop=True)
+    want = alone[alone.column == "claim"].sort_values(key).reset_index(drop=True)
+    assert len(claims) == 8 and claims.equals(want)

@@ -271,3 +271,48 @@ def test_a_run_alone_named_as_another_run_s_group_is_refused_not_merged():
         leave_one_group_out(qrels, runs, {"A": np.nan, "B": "A", "C": "t"}, depth=1, measures="AP")
     kept = leave_one_group_out(qrels, runs, {"A": "A", "B": "A", "C": "t"}, depth=1, measures="AP")
     assert kept["group"].tolist() == ["A", "A", "t"]
+
+
+def small_tables(qrels_docnos=("a", "b", "c", "a")):
+    """Arrow tables of a two-topic track: qrels t1 a b c, t2 a (docno a judged for both
+    topics, as real qrels judge one document for several), one run retrieving c, a at t1, a at t2."""
+    import pyarrow as pa
+
+    qrels = pa.table({"qid": ["t1", "t1", "t1", "t2"], "docno": list(qrels_docnos), "rel": [1, 0, 2, 1]})
+    judged = pa.table({"run": ["r"] * 3, "qid": ["t1", "t1", "t2"], "docno": ["c", "a", "a"],
+                       "pos": pa.array([1, 2, 1], pa.int32()), "rel": [2, 1, 1]})
+    depth = pa.table({"run": ["r", "r"], "qid": ["t1", "t2"], "n_ret": [2, 1]})
+    return judged, depth, qrels
+
+
+def test_judged_rows_find_their_qrels_row_by_coded_docnos_as_by_strings():
+    from reeval.analyses.reusability.core import coded_docnos, judged_qrels_rows
+    from reeval.measures import build_grid
+
+    judged, depth, qrels = small_tables()
+    by_strings = judged_qrels_rows(build_grid(judged, depth, qrels, keep_docno=True))
+    coded_judged, coded_qrels = coded_docnos(judged, qrels)
+    assert coded_judged.column("docno").to_pylist() == [2, 0, 0]
+    by_codes = judged_qrels_rows(build_grid(coded_judged, depth, coded_qrels, keep_docno=True))
+    assert by_strings.tolist() == by_codes.tolist() == [2, 0, 3]
+
+
+def test_a_judged_docno_missing_from_the_qrels_is_an_error_with_strings_and_with_codes():
+    from reeval.analyses.reusability.core import coded_docnos, judged_qrels_rows
+    from reeval.measures import build_grid
+
+    judged, depth, qrels = small_tables(qrels_docnos=("z", "b", "c", "a"))  # t1's a is not judged
+    with pytest.raises(ValueError, match="missing from the qrels"):
+        judged_qrels_rows(build_grid(judged, depth, qrels, keep_docno=True))
+    coded_judged, coded_qrels = coded_docnos(judged, qrels)
+    with pytest.raises(ValueError, match="missing from the qrels"):
+        judged_qrels_rows(build_grid(coded_judged, depth, coded_qrels, keep_docno=True))
+
+
+def test_a_qrels_judging_a_document_twice_for_a_topic_matches_its_first_row():
+    from reeval.analyses.reusability.core import coded_docnos, judged_qrels_rows
+    from reeval.measures import build_grid
+
+    judged, depth, qrels = small_tables(qrels_docnos=("a", "a", "c", "a"))
+    coded_judged, coded_qrels = coded_docnos(judged, qrels)
+    assert judged_qrels_rows(build_grid(coded_judged, depth, coded_qrels, keep_docno=True)).tolist() == [2, 0, 3]

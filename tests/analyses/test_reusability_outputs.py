@@ -356,3 +356,25 @@ def test_display_names_are_ir_measures_names_that_read_back_as_the_same_measure(
                      "recip_rank": "RR", "recall_1000": "R@1000", "success_1": "Success@1", "Rprec": "Rprec",
                      "bpref": "Bpref", "ASL": "ASL", "P_rareness@100": "P_rareness@100", "RR@10": "RR@10"}
     assert all([m.name for m in parse_measure(d)] == [n] for n, d in shown.items())
+
+
+def test_the_workflow_step_scores_as_the_function_on_the_same_runs(files, tmp_path):
+    """The step matches judged rows to qrels rows by docno codes (coded_docnos), the function
+    leave_one_group_out by docno strings: every column of every row is the same."""
+    from reeval.api.reusability import leave_one_group_out
+
+    qrels, runs, _ = files
+    track_dir = tmp_path / "track"
+    write_track(ingest_track("small", qrels, runs), track_dir)
+    measures = ["AP", "P@2", "ASL", "nDCG@3", "bpref", "P_rareness@3", "AP_rareness@3"]
+    step = track_reusability("small", track_dir, tmp_path, measures, groups=GROUPS, groups_from="config", depth=2,
+                             figures=False)["by_run"].drop(columns="track")
+    function = leave_one_group_out(qrels, runs, GROUPS, depth=2, measures=measures)
+    assert len(step) == len(function) == 4 * len(measures)
+
+    def ordered(table):  # measure by measure as given (the two name them apart), runs by name
+        table = table.assign(nth=pd.factorize(table["measure"])[0])
+        return table.sort_values(["nth", "run"]).drop(columns=["measure", "nth"]).reset_index(drop=True)
+
+    want = ordered(function)[[c for c in step.columns if c != "measure"]]
+    pd.testing.assert_frame_equal(ordered(step), want, check_exact=True, check_dtype=False)

@@ -94,19 +94,30 @@ def claim_tests(stacked: dict, track: str) -> dict:
     }
 
 
+def by_track(stacked: dict, tracks) -> dict:
+    """``{track: the tables of ``stacked`` cut to its rows}`` for each of ``tracks``: each table
+    with a ``track`` column split once (not filtered once per track: that pass is quadratic in
+    the tracks), the others as they are."""
+    parts = {name: dict(tuple(df.groupby("track", sort=False)))
+             for name, df in stacked.items() if isinstance(df, pd.DataFrame) and "track" in df.columns}
+    return {track: {name: (parts[name].get(track, df.iloc[:0]) if name in parts else df)
+                    for name, df in stacked.items()} for track in tracks}
+
+
 def claim_rows(stacked: dict) -> list[dict]:
     """One row per claim and track (module doc); one ``data not here`` row per claim without ours
     when the study has no rareness track."""
     ref = published("rareness_text")
     disc = stacked.get("discriminative", pd.DataFrame())
     tracks = sorted(set(disc["track"])) if len(disc) else []
+    tests_of = {track: claim_tests(on_track, track) for track, on_track in by_track(stacked, tracks).items()}
     rows = []
     for claim in ref["claims"]:
         if not tracks:
             rows.append(cell(STUDY, ITEM, claim["printed"], "claim", "holds", NOT_HERE, f"needs {PAPER_DATA}",
                              needs=PAPER_DATA, to_add=TO_ADD))
         for track in tracks:
-            tests = claim_tests(stacked, track)[claim["id"]]
+            tests = tests_of[track][claim["id"]]
             if not tests:
                 continue
             held = sum(h for _, h in tests)

@@ -62,11 +62,14 @@ def _name(family: str, k: int) -> str:
 
 
 def _one(df: pd.DataFrame, **where):
-    """The row of ``df`` matching ``where`` (column == value), None when there is none."""
+    """The first row of ``df`` matching ``where`` (column == value), None when there is none
+    (taken by position: the frame is not copied, as a boolean selection would copy it)."""
     mask = np.ones(len(df), dtype=bool)
     for col, value in where.items():
-        mask &= (df[col] == value).to_numpy()
-    return df[mask].iloc[0] if mask.any() else None
+        values = df[col].to_numpy()
+        # an object column compared in numpy (elementwise ==, as pandas does), the rest by pandas
+        mask &= (values == value) if values.dtype == object else (df[col] == value).to_numpy()
+    return df.iloc[int(mask.argmax())] if mask.any() else None
 
 
 def _data_note(track: str, task: str, ref: dict, runs, topics) -> tuple[bool, str]:

@@ -77,7 +77,8 @@ def group_codes(runs, groups) -> tuple[list, np.ndarray]:
     the two would silently form one group.
     """
     if groups is not None:
-        named = {str(g) for r, g in groups.items() if r in set(runs)}
+        given = set(runs)  # once: a set per mapping entry made this runs x entries
+        named = {str(g) for r, g in groups.items() if r in given}
         clash = [r for r in runs if r not in groups and r in named]
         if clash:
             raise InputError(f"groups: run {clash[0]!r} has no group, but {clash[0]!r} is the group of other "
@@ -104,27 +105,63 @@ def groups_from_pattern(runs, pattern: str) -> dict:
     return out
 
 
+def coded_docnos(judged, qrels) -> tuple:
+    """Arrow tables ``judged`` and ``qrels`` with their ``docno`` column replaced by an int64
+    code: the docno's index among the qrels' distinct docnos (-1 for a judged docno the qrels
+    lack). A grid built from them with ``keep_docno=True`` matches judged rows to qrels rows
+    by integers (:func:`judged_qrels_rows`, rareness's hits) instead of by Python strings.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    def text(values):
+        return values.cast(pa.string()) if pa.types.is_dictionary(values.type) else values
+
+    qdoc = text(qrels.column("docno").combine_chunks())
+    docs = pc.unique(qdoc)
+
+    def codes(values) -> pa.Array:
+        return pc.fill_null(pc.index_in(values, value_set=docs), -1).cast(pa.int64())
+
+    jdoc = text(judged.column("docno").combine_chunks())  # one lookup: index_in hashes docs per call
+    return (judged.set_column(judged.column_names.index("docno"), "docno", codes(jdoc)),
+            qrels.set_column(qrels.column_names.index("docno"), "docno", codes(qdoc)))
+
+
 def judged_qrels_rows(grid: Grid) -> np.ndarray:
     """(N,) the qrels row of each judged row of a grid built with ``keep_docno=True``,
-    matched on (topic, docno) (docnos hashed by Arrow's ``index_in``); ValueError if one is
-    missing (not a grid of these qrels)."""
+    matched on (topic, docno): docnos as strings (hashed by Arrow's ``index_in``) or as the
+    integer codes of :func:`coded_docnos`; ValueError if one is missing (not a grid of these
+    qrels)."""
+    import pandas as pd
     import pyarrow as pa
     import pyarrow.compute as pc
 
     if grid.docno is None or grid.qrels_docno is None:
         raise ValueError("leave one group out needs a grid built with keep_docno=True")
     Q, T = len(grid.qrels_topic), grid.shape[1]
-    qdoc = pa.array(np.asarray(grid.qrels_docno, dtype=object), type=pa.string())
-    docs = pc.unique(qdoc)
-    D = max(len(docs), 1)
+    if np.issubdtype(np.asarray(grid.docno).dtype, np.integer) and \
+            np.issubdtype(np.asarray(grid.qrels_docno).dtype, np.integer):
+        qcode, rcode = np.asarray(grid.qrels_docno, dtype=np.int64), np.asarray(grid.docno, dtype=np.int64)
+        D = max(int(qcode.max(initial=-1)) + 1, 1)
+    else:
+        qdoc = pa.array(np.asarray(grid.qrels_docno, dtype=object), type=pa.string())
+        docs = pc.unique(qdoc)
+        D = max(len(docs), 1)
 
-    def codes(values) -> np.ndarray:
-        found = pc.index_in(pa.array(np.asarray(values, dtype=object), type=pa.string()), value_set=docs)
-        return pc.fill_null(found, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+        def codes(values) -> np.ndarray:
+            found = pc.index_in(pa.array(np.asarray(values, dtype=object), type=pa.string()), value_set=docs)
+            return pc.fill_null(found, -1).to_numpy(zero_copy_only=False).astype(np.int64)
 
-    qkey = grid.qrels_topic * D + codes(qdoc)
-    rcode = codes(grid.docno)
+        qcode, rcode = codes(qdoc), codes(grid.docno)
+    qkey = grid.qrels_topic * D + qcode
     rkey = (grid.g % T) * D + rcode if T else rcode
+    index = pd.Index(qkey)
+    if index.is_unique:  # a hash lookup per judged row (qrels keep one row per topic and docno)
+        found = index.get_indexer(rkey)
+        if (found < 0).any() or (rcode < 0).any():
+            raise ValueError("a judged row is missing from the qrels")
+        return found.astype(np.int64)
     order = np.argsort(qkey, kind="stable")
     at = np.minimum(np.searchsorted(qkey[order], rkey), max(Q - 1, 0))
     if len(rkey) and (Q == 0 or (rcode < 0).any() or (qkey[order][at] != rkey).any()):
@@ -169,17 +206,24 @@ class CellGrid:
     grid: Grid
 
 
-def _ranges(starts: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(owner index, position) of every element of the concatenated ranges
-    [starts[i], starts[i] + lengths[i])."""
-    owner = np.repeat(np.arange(len(lengths)), lengths)
+def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The positions of the concatenated ranges [starts[i], starts[i] + lengths[i]), in
+    order: ``arange(total) + repeat(starts - first, lengths)``, first the offset of range i
+    in the output (two passes over the output, no per-element lookup of its range)."""
     first = np.cumsum(lengths) - lengths
-    return owner, starts[owner] + (np.arange(len(owner)) - first[owner])
+    return np.arange(int(lengths.sum()), dtype=np.int64) + np.repeat(starts - first, lengths)
 
 
 def cell_grid(grid: Grid, pool: Pool) -> CellGrid:
-    """The grid of the cells whose group removed pairs at their topic (module doc)."""
+    """The grid of the cells whose group removed pairs at their topic (module doc).
+
+    A cell's qrels are its topic's less the rows its group owns. With the qrels ordered by
+    (topic, owner), the rows group g owns at topic t are one block, so a cell's rows are the
+    two ranges of its topic around that block: built straight as ranges, never as the whole
+    topic masked (the cells' qrels are most of C x the topic's rows). Within a cell they are
+    in (owner, qrels) order; the measures read a topic's qrels as a multiset of grades."""
     S, T = grid.shape
+    G = len(pool.groups)
     removed = pool.removed(T)
     affected = removed[pool.run_group] > 0 if S else np.zeros((0, T), dtype=bool)
     run, topic = np.nonzero(affected)
@@ -188,15 +232,21 @@ def cell_grid(grid: Grid, pool: Pool) -> CellGrid:
     cell_of[run * T + topic] = np.arange(C)
     row_cell = cell_of[grid.g]
     keep = (row_cell >= 0) & (pool.owner[pool.qrow] != pool.run_group[grid.g // T])
-    qorder = np.argsort(grid.qrels_topic, kind="stable")
+    key = grid.qrels_topic * (G + 1) + (pool.owner + 1)
+    qorder = np.argsort(key, kind="stable")
     per_topic = np.bincount(grid.qrels_topic, minlength=T)
-    cell, at = _ranges((np.cumsum(per_topic) - per_topic)[topic], per_topic[topic])
-    rows = qorder[at]
-    kq = pool.owner[rows] != pool.run_group[run[cell]]
+    topic_end = np.cumsum(per_topic)
+    group = pool.run_group[run]
+    cut = np.searchsorted(key[qorder], topic * (G + 1) + group + 1)  # where group's block starts
+    after = cut + removed[group, topic]
+    starts = np.stack([topic_end[topic] - per_topic[topic], after], axis=1).ravel()
+    lengths = np.stack([cut - starts[0::2], topic_end[topic] - after], axis=1).ravel()
+    rows = qorder[_ranges(starts, lengths)]
     n_ret = np.vstack([grid.n_ret[run, topic], track_depth(grid.n_ret)[topic] if S else np.zeros(C, dtype=np.int64)])
     cells = Grid(runs=["cells", "depth"], topics=list(range(C)), g=row_cell[keep], pos=grid.pos[keep],
                  rel=grid.rel[keep], docno=None, n_ret=n_ret.astype(np.int64),
-                 qrels_topic=cell[kq], qrels_rel=grid.qrels_rel[rows[kq]], qrels_docno=None)
+                 qrels_topic=np.repeat(np.arange(C, dtype=np.int64), lengths[0::2] + lengths[1::2]),
+                 qrels_rel=grid.qrels_rel[rows], qrels_docno=None)
     return CellGrid(run, topic, cells)
 
 

@@ -99,13 +99,14 @@ def track_reusability(track: str, track_dir, out_dir, measure_specs, groups=None
     from reeval.workflow.measures_step import read_track_tables
     from reeval.workflow.run_inclusion import included_runs, read_ingest_report
 
-    from .core import groups_from_pattern
+    from .core import coded_docnos, groups_from_pattern
     from .groups import check_known_runs, read_pooled
     from .table import reusability_table, verdicts
 
     version = 9 if precision == "float32" else 10
     measures = [m for m in parse_measures(list(measure_specs), version) if not m.is_text and m.aggregate == "mean"]
     judged, depth_table, qrels = read_track_tables(track_dir)
+    judged, qrels = coded_docnos(judged, qrels)
     report = read_ingest_report(track_dir)
     every_run = list(report.loc[report["kind"] == "run", "run"])  # those left out at ingest too
     grid = build_grid(judged, depth_table, qrels, runs=included_runs(report), keep_docno=True)
