@@ -2,7 +2,6 @@
 manifest, its counts beside the paper's on every run and dry run, and docs/trec-archive.md."""
 
 import subprocess
-import sys
 
 import pandas as pd
 import pytest
@@ -14,6 +13,7 @@ from reeval.errors import InputError
 from reeval.report.markdown import table
 from reeval.workflow.config_check import with_defaults
 from reeval.workflow.tracks import load_manifest, scope_counts, study_tracks
+from snakemake_command import SNAKEMAKE
 
 MANIFEST = ROOT / "config" / "trec-manifest.yaml"
 
@@ -129,7 +129,7 @@ def test_trec_study_config_takes_the_asl_paper_scope_and_its_table_1_tracks_at_l
 
 def test_a_dry_run_of_the_trec_study_prints_its_counts_beside_the_papers_and_downloads_nothing(tmp_path):
     results = tmp_path / "results"
-    proc = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--configfile", "config/trec-study.yaml",
+    proc = subprocess.run([*SNAKEMAKE, "-n", "--configfile", "config/trec-study.yaml",
                            "--config", f"results={results}"], cwd=ROOT, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = proc.stdout + proc.stderr

@@ -7,14 +7,13 @@ repeats documents and one with NaN scores."""
 
 import re
 import subprocess
-import sys
 
 import pytest
 import yaml
 
 from conftest import ROOT, write_lines
+from snakemake_command import SNAKEMAKE
 
-SNAKEMAKE = [sys.executable, "-m", "snakemake"]
 PER_TRACK = {"ingest", "measures", "analyses", "reusability", "track_figures"}
 CROSS_TRACK = {"inclusion", "summary", "rareness_summary", "study", "lexiprecision_summary", "papers",
                "reusability_summary", "report"}

@@ -4,7 +4,6 @@ its figure and the closing line; a missing file stops the workflow in one line; 
 tracks get their file from ``study.official``."""
 
 import subprocess
-import sys
 import warnings
 
 import pandas as pd
@@ -14,12 +13,13 @@ import yaml
 import reeval
 from conftest import ROOT, write_lines
 from reeval.workflow.tracks import study_tracks
+from snakemake_command import SNAKEMAKE
 
 MEASURES = ["map", "P_10", "ndcg_cut_10", "bpref"]
 
 
 def snakemake(*args, check=True):
-    proc = subprocess.run([sys.executable, "-m", "snakemake", *args], cwd=ROOT, capture_output=True, text=True)
+    proc = subprocess.run([*SNAKEMAKE, *args], cwd=ROOT, capture_output=True, text=True)
     if check:
         assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     return proc

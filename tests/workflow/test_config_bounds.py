@@ -2,7 +2,6 @@
 value a job would fail on is refused when the workflow is parsed, in one line naming the key."""
 
 import subprocess
-import sys
 
 import pytest
 import yaml
@@ -10,6 +9,7 @@ import yaml
 from conftest import ROOT, write_lines
 from reeval.synth.tracks import DEFAULT_CAMPAIGN
 from reeval.workflow.config_check import INT64, ConfigError, check_config, load_schema, with_defaults
+from snakemake_command import SNAKEMAKE
 
 
 def local(**extra):
@@ -70,7 +70,7 @@ def test_the_dry_run_stops_on_a_bad_grade_map_with_one_line_and_no_traceback(tmp
     cfg = {"results": str(tmp_path / "results"), "tracks": {"t": {"synthetic": "syn-graded", "grade_map": {1: 1.0e+20}}}}
     path = tmp_path / "bad.yaml"
     path.write_text(yaml.safe_dump(cfg))
-    proc = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--configfile", str(path)], cwd=ROOT,
+    proc = subprocess.run([*SNAKEMAKE, "-n", "--configfile", str(path)], cwd=ROOT,
                           capture_output=True, text=True)
     out = proc.stdout + proc.stderr
     assert proc.returncode != 0 and "Traceback" not in out

@@ -15,12 +15,13 @@ from conftest import ROOT, write_lines
 from reeval.workflow.config_check import (MAX_CONFIG_ITEMS, ConfigError, check_config, check_config_file,
                                           check_results_apart, expanded_size)
 from reeval.workflow.tracks import load_manifest
+from snakemake_command import SNAKEMAKE
 
 QRELS = ["1 0 D0 1", "1 0 D1 0", "2 0 D0 1"]
 
 
 def snakemake(*args):
-    return subprocess.run([sys.executable, "-m", "snakemake", *args], cwd=ROOT, capture_output=True, text=True)
+    return subprocess.run([*SNAKEMAKE, *args], cwd=ROOT, capture_output=True, text=True)
 
 
 def track_folder(tmp_path):
@@ -125,7 +126,7 @@ def peak_kb_and_output(*args):
     memory of its child (kB): the peak of this one process, not of the test session's others."""
     parent = ("import resource, subprocess, sys; rc = subprocess.run(sys.argv[1:]).returncode; "
               "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr); sys.exit(rc)")
-    proc = subprocess.run([sys.executable, "-c", parent, sys.executable, "-m", "snakemake", *args], cwd=ROOT,
+    proc = subprocess.run([sys.executable, "-c", parent, *SNAKEMAKE, *args], cwd=ROOT,
                           capture_output=True, text=True)
     *err, peak = proc.stderr.splitlines()
     return proc.returncode, int(peak), proc.stdout + "\n".join(err)

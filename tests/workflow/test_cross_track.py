@@ -2,7 +2,6 @@
 their columns and types, and says why they are empty (one included track: test_workflow)."""
 
 import subprocess
-import sys
 
 import pandas as pd
 import pyarrow.parquet as pq
@@ -10,6 +9,7 @@ import yaml
 
 from conftest import ROOT, assert_outputs_conform, write_lines
 from reeval.archive.inclusion import inclusion_table
+from snakemake_command import SNAKEMAKE
 
 NOTE = "`summary/inclusion.csv`"
 
@@ -75,7 +75,7 @@ def test_workflow_with_every_track_excluded(tmp_path):
            "tracks": {"small": {"qrels": str(q), "runs": str(runs)}}}
     path = tmp_path / "study.yaml"
     path.write_text(yaml.safe_dump(cfg))
-    proc = subprocess.run([sys.executable, "-m", "snakemake", "--cores", "2", "--configfile", str(path)],
+    proc = subprocess.run([*SNAKEMAKE, "--cores", "2", "--configfile", str(path)],
                           cwd=ROOT, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     row = pd.read_csv(results / "summary" / "inclusion.csv").iloc[0]

@@ -3,15 +3,14 @@ as a venue's PDF check reads it), one track's cross-track figures saying so, and
 per-track figures drawn only when ``figures.per_track`` asks for them."""
 
 import subprocess
-import sys
 
 import pytest
 import yaml
 
 from conftest import ROOT, SHARED_DATA
 from pdffigures import camera_ready_problems, figure_facts
+from snakemake_command import SNAKEMAKE
 
-SNAKEMAKE = [sys.executable, "-m", "snakemake"]
 #: the smallest real track (6 runs, relevance level 2 as its official evaluation)
 REAL_TRACK = "trec2021-cast-doc"
 

@@ -8,7 +8,6 @@ Names with terminal escapes (ESC, BEL, an OSC sequence, a C1 control) and bidi c
 
 import re
 import subprocess
-import sys
 
 import pandas as pd
 import pytest
@@ -17,6 +16,7 @@ import yaml
 import browser as browsers
 from conftest import ROOT, write_lines
 from reeval.report.escape import line_text
+from snakemake_command import SNAKEMAKE
 
 browser = browsers.browser  # the headless Chromium fixture (tests/browser.py)
 
@@ -50,7 +50,7 @@ def track_config(tmp, results, names):
 
 
 def snakemake(*args):
-    return subprocess.run([sys.executable, "-m", "snakemake", *args], cwd=ROOT, capture_output=True, text=True)
+    return subprocess.run([*SNAKEMAKE, *args], cwd=ROOT, capture_output=True, text=True)
 
 
 @pytest.fixture(scope="module")

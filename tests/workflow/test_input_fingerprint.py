@@ -6,13 +6,13 @@ import hashlib
 import os
 import shutil
 import subprocess
-import sys
 
 import pandas as pd
 import yaml
 
 from conftest import ROOT, write_lines
 from reeval.workflow import fingerprint as fp
+from snakemake_command import SNAKEMAKE
 
 OLD = 946684800  # 2000-01-01: older than any output
 
@@ -54,7 +54,7 @@ def test_a_fifo_is_listed_without_being_read(tmp_path):
 
 
 def snakemake(*args):
-    proc = subprocess.run([sys.executable, "-m", "snakemake", *args], cwd=ROOT, capture_output=True, text=True)
+    proc = subprocess.run([*SNAKEMAKE, *args], cwd=ROOT, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     return proc.stdout + proc.stderr
 

@@ -5,12 +5,12 @@ failed job the closing lines say what failed and what is stale, and claim no cur
 import json
 import os
 import subprocess
-import sys
 from base64 import urlsafe_b64encode
 
 import yaml
 
 from conftest import ROOT, write_lines
+from snakemake_command import SNAKEMAKE
 
 QRELS = [f"{t} 0 D{d} {int((d + t) % 3 == 0)}" for t in (1, 2) for d in range(6)]
 
@@ -20,7 +20,7 @@ def run_lines(name, shift):
 
 
 def snakemake(*args):
-    return subprocess.run([sys.executable, "-m", "snakemake", *args], cwd=ROOT, capture_output=True, text=True)
+    return subprocess.run([*SNAKEMAKE, *args], cwd=ROOT, capture_output=True, text=True)
 
 
 def tiny_study(tmp_path, runs):

@@ -4,7 +4,6 @@ import gzip
 import os
 import shutil
 import subprocess
-import sys
 
 import pandas as pd
 import pytest
@@ -22,6 +21,7 @@ from reeval.workflow.run_inclusion import (excluded_messages, included_runs, rea
                                   study_run_inclusion)
 from reeval.analyses.asl.report import study_options, track_study, track_study_options
 from reeval.workflow.config_check import section_with_defaults
+from snakemake_command import SNAKEMAKE
 
 MEASURES = ["map", "P.10", "ASL", "ASL@g1", "ASL@g1-10", "P.20", "recip_rank"]
 QRELS = [f"{t} 0 D{d} {int((d + t) % 3 == 0)}" for t in (1, 2, 3) for d in range(0, 30, 2)]
@@ -143,7 +143,7 @@ def test_per_track_analyses_of_a_track_with_fewer_than_two_included_runs(tmp_pat
 # ---- issue 27: the runs folder walked by the workflow, stale tracks named -----------------
 
 def _snakemake(*args):
-    return subprocess.run([sys.executable, "-m", "snakemake", *args], cwd=ROOT, capture_output=True, text=True)
+    return subprocess.run([*SNAKEMAKE, *args], cwd=ROOT, capture_output=True, text=True)
 
 
 def _real_track_config(tmp_path, track="covid2"):

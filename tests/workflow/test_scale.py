@@ -9,8 +9,8 @@ import sys
 import pytest
 
 from conftest import ROOT
+from snakemake_command import SNAKEMAKE
 
-SNAKEMAKE = [sys.executable, "-m", "snakemake"]
 
 
 def snakemake(*args):

@@ -28,7 +28,7 @@ import yaml
 from conftest import ROOT
 from test_scale import job_resources
 from test_study_workflow import executed
-from test_workflow import SNAKEMAKE
+from snakemake_command import SNAKEMAKE
 
 pytestmark = pytest.mark.slurm
 

@@ -7,7 +7,6 @@ import io
 import os
 import re
 import subprocess
-import sys
 import tarfile
 
 import pandas as pd
@@ -16,10 +15,10 @@ import yaml
 
 from conftest import ROOT
 from faultserver import FaultServer
+from snakemake_command import SNAKEMAKE
 
 ncompress = pytest.importorskip("ncompress", reason="ncompress (test extra) writes the .Z fixture")
 
-SNAKEMAKE = [sys.executable, "-m", "snakemake"]
 PER_TRACK_ANALYSES = {"analyses", "reusability", "track_figures"}  # these studies: at most 12 tracks
 CROSS_TRACK_ANALYSES = {"rareness_summary", "study", "lexiprecision_summary", "papers", "reusability_summary"}
 RULES = {"all", "fetch", "ingest", "measures", "inclusion", "summary", "synthetic_track", "report", "total"} | \

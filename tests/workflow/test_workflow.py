@@ -2,7 +2,6 @@
 
 import re
 import subprocess
-import sys
 
 import pandas as pd
 import pytest
@@ -10,8 +9,8 @@ import yaml
 
 import browser as browsers
 from conftest import ROOT, write_lines
+from snakemake_command import SNAKEMAKE
 
-SNAKEMAKE = [sys.executable, "-m", "snakemake"]
 browser = browsers.browser  # the headless Chromium fixture (tests/browser.py)
 
 
