@@ -139,3 +139,29 @@ def test_rareness_pair_stability_is_the_same_on_both_paths(scale):
     with kernels(False):
         slow = pair_stability(means, 0.05, scale)
     assert all(a.tobytes() == b.tobytes() for a, b in zip(fast, slow))
+
+
+def test_the_environment_switches_the_statistics_kernels_off_without_importing_io():
+    """``reeval.stats.compiled`` shares its switch with ``reeval.io.compiled`` through
+    ``reeval.compiled``, below both: stats never imports io."""
+    import subprocess
+    import sys
+    code = ("import sys, reeval.stats.compiled as c; "
+            "print(c.kernels() is None, any(m.startswith('reeval.io') for m in sys.modules))")
+    off = subprocess.run([sys.executable, "-c", code], env={**os.environ, "REEVAL_KERNELS": "0"},
+                         capture_output=True, text=True, check=True).stdout.split()
+    on = subprocess.run([sys.executable, "-c", code], env={k: v for k, v in os.environ.items() if k != "REEVAL_KERNELS"},
+                        capture_output=True, text=True, check=True).stdout.split()
+    assert off == ["True", "False"] and on == [str(compiled._kernels is None), "False"]
+
+
+def test_built_kernels_are_used_unless_the_switch_is_0(monkeypatch):
+    from reeval.compiled import SWITCH, built_kernels, switched_on
+    assert built_kernels("reeval.stats") is compiled._kernels
+    assert built_kernels("reeval.choices") is None  # no extension there: the numpy path
+    monkeypatch.delenv(SWITCH, raising=False)
+    assert switched_on(os) and not switched_on(None)
+    monkeypatch.setenv(SWITCH, "1")
+    assert switched_on(os)
+    monkeypatch.setenv(SWITCH, "0")
+    assert not switched_on(os)

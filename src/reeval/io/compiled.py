@@ -1,22 +1,18 @@
-"""The optional compiled kernels (``_kernels.c``) and the switch that selects them.
+"""The optional compiled kernels of ingest (``_kernels.c``) and the switch that selects them.
 
-pip builds the extension wherever a C compiler exists (pyproject.toml marks it
-optional). Without it, with the environment variable ``REEVAL_KERNELS=0`` (to compare
-the two paths as a user runs them) or with ``ENABLED = False`` (the tests run both
+Built and switched as :mod:`reeval.compiled` says: without the extension, with the
+environment variable ``REEVAL_KERNELS=0`` or with ``ENABLED = False`` (the tests run both
 paths and compare them), reeval uses its numpy and pyarrow code, which gives the same
 results more slowly.
 """
 
-import os
+from reeval.compiled import built_kernels, switched_on
 
-try:
-    from . import _kernels
-except ImportError:  # pragma: no cover - an install without a C compiler
-    _kernels = None
+_kernels = built_kernels(__package__)
 
 #: Use the compiled kernels when they are built, unless REEVAL_KERNELS=0 (tests set it to
 #: False to check the rest).
-ENABLED = _kernels is not None and os.environ.get("REEVAL_KERNELS", "1") != "0"
+ENABLED = switched_on(_kernels)
 
 
 def kernels():

@@ -1,21 +1,18 @@
 """The optional compiled kernels of the statistics (``_kernels.c``) and the switch that
 selects them.
 
-Built by pip wherever a C compiler exists (pyproject.toml marks the extension optional),
-like ``reeval.io``'s kernels and with the same switch: without the extension, with the
-environment variable ``REEVAL_KERNELS=0`` or with ``ENABLED = False`` (the tests run both
-paths and compare them), reeval uses its numpy code, which gives the same bits more slowly.
+Built and switched as :mod:`reeval.compiled` says, like ``reeval.io``'s kernels: without the
+extension, with the environment variable ``REEVAL_KERNELS=0`` or with ``ENABLED = False``
+(the tests run both paths and compare them), reeval uses its numpy code, which gives the same
+bits more slowly.
 """
 
-import os
+from reeval.compiled import built_kernels, switched_on
 
-try:
-    from . import _kernels
-except ImportError:  # pragma: no cover - an install without a C compiler
-    _kernels = None
+_kernels = built_kernels(__package__)
 
 #: Use the compiled kernels when they are built, unless REEVAL_KERNELS=0.
-ENABLED = _kernels is not None and os.environ.get("REEVAL_KERNELS", "1") != "0"
+ENABLED = switched_on(_kernels)
 
 
 def kernels():
