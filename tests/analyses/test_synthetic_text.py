@@ -2,6 +2,7 @@
 Arrow CSV writer and ``gzip.compress`` whose bytes the generator's files have always had."""
 
 import gzip
+import types
 
 import numpy as np
 import pytest
@@ -58,6 +59,13 @@ def test_run_lines_are_the_bytes_of_arrows_csv_writer(case, use_kernels, monkeyp
         pytest.skip("compiled kernels not built")
     monkeypatch.setattr(compiled, "ENABLED", use_kernels)
     r = CASES[case]
+    assert _run_lines(r) == arrow_text(r)
+
+
+def test_kernels_built_before_the_line_writer_existed_leave_the_lines_to_arrow(monkeypatch):
+    monkeypatch.setattr(compiled, "_kernels", types.SimpleNamespace())  # an older build: no run_lines
+    monkeypatch.setattr(compiled, "ENABLED", True)
+    r = CASES["special and unrounded scores"]
     assert _run_lines(r) == arrow_text(r)
 
 

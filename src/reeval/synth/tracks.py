@@ -355,9 +355,10 @@ def _float_texts(values: np.ndarray) -> list[bytes]:
 def _run_lines(rows: _RunRows) -> bytes:
     """The lines of a run file: the bytes of :func:`_to_text` of :func:`_run_table`, by the
     compiled ``run_lines`` where it is built and the scores have 0..6 decimals (their
-    :func:`_scaled` integers; the special ones as :func:`_float_texts`), by Arrow otherwise."""
-    compiled, f = kernels(), rows.format
-    if compiled is None or not 0 <= rows.decimals <= 6:
+    :func:`_scaled` integers; the special ones as :func:`_float_texts`), by Arrow otherwise
+    (also with kernels built before ``run_lines`` existed)."""
+    run_lines, f = getattr(kernels(), "run_lines", None), rows.format
+    if run_lines is None or not 0 <= rows.decimals <= 6:
         return _to_text(_run_table(rows)[1].replace_schema_metadata(None), f["sep"])
     if not len(rows.rank):
         return b""
@@ -365,9 +366,9 @@ def _run_lines(rows: _RunRows) -> bytes:
     texts = _float_texts(rows.score[special])
     offsets = np.cumsum([0] + [len(t) for t in texts], dtype=np.int64)
     qid, docno = np.ascontiguousarray(rows.qid), np.ascontiguousarray(rows.docno)
-    return compiled.run_lines(qid, qid.dtype.itemsize, docno, docno.dtype.itemsize, rows.rank, k,
-                              rows.decimals, special.view(np.uint8), offsets, b"".join(texts),
-                              f["col2"].encode(), f["tag"].encode(), f["sep"].encode())
+    return run_lines(qid, qid.dtype.itemsize, docno, docno.dtype.itemsize, rows.rank, k, rows.decimals,
+                     special.view(np.uint8), offsets, b"".join(texts), f["col2"].encode(), f["tag"].encode(),
+                     f["sep"].encode())
 
 
 def _run_file(rows: _RunRows) -> list[bytes]:
