@@ -139,6 +139,37 @@ def test_write_table_parts_reads_back_as_the_whole_table(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["none.parquet", "parts.parquet", "whole.parquet"]
 
 
+@pytest.mark.parametrize("parts_encoded", [True, False], ids=["dictionary parts", "string parts"])
+def test_parts_with_dictionary_columns_read_back_as_the_whole_table_of_plain_strings(tmp_path, parts_encoded):
+    """Dictionary-encoded run, qid and tag (as ingest holds them) are written as they are;
+    the file reads back with the registry's plain types, values and schema as
+    write_table of the concatenation (issue 41 item 4)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from reeval.io.ingest import RUNS_DICTIONARY, RUNS_SCHEMA, RUNS_STATISTICS
+    from reeval.io.tables import write_table, write_table_parts
+    plain = [pa.table({"run": ["a"] * 3, "qid": ["1", "2", "1"], "docno": ["x", "y", "w"], "score": [1.0, 0.5, -0.0],
+                       "tag": ["t", "t", "t"], "pos": np.array([1, 1, 2], dtype=np.int32)}).cast(RUNS_SCHEMA),
+             RUNS_SCHEMA.empty_table(),
+             pa.table({"run": ["b"], "qid": ["10"], "docno": ["z"], "score": [2.0], "tag": ["u\u00e9"],
+                       "pos": np.array([1], dtype=np.int32)}).cast(RUNS_SCHEMA)]
+
+    def encoded(part):
+        return pa.table({c: part[c].dictionary_encode() if c in RUNS_DICTIONARY else part[c] for c in part.column_names})
+    parts = [encoded(part) for part in plain] if parts_encoded else plain
+    write_table_parts(iter(parts), RUNS_SCHEMA, tmp_path / "parts.parquet", dictionary=RUNS_DICTIONARY,
+                      statistics=RUNS_STATISTICS)
+    write_table(pa.concat_tables(plain), tmp_path / "whole.parquet")
+    back = pq.read_table(tmp_path / "parts.parquet")
+    assert back.schema.equals(RUNS_SCHEMA, check_metadata=True)
+    assert back.equals(pq.read_table(tmp_path / "whole.parquet"), check_metadata=True)
+    group = pq.ParquetFile(tmp_path / "parts.parquet").metadata.row_group(0)
+    assert {group.column(i).path_in_schema: group.column(i).is_stats_set for i in range(group.num_columns)} == {
+        "run": True, "qid": True, "docno": False, "score": True, "tag": True, "pos": True}
+    write_table_parts(iter([]), RUNS_SCHEMA, tmp_path / "none.parquet", dictionary=RUNS_DICTIONARY)
+    assert pq.read_table(tmp_path / "none.parquet").equals(RUNS_SCHEMA.empty_table(), check_metadata=True)
+
+
 @pytest.mark.parametrize("track", sorted(REAL_TRACKS))
 def test_ingest_report_adds_up_on_real_tracks(track):
     t = ingested(track)

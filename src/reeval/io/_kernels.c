@@ -1,5 +1,5 @@
-/* Compiled kernels of reeval: readers of clean TREC run and qrels files, and hash
- * tables over the document ids of each topic.
+/* Compiled kernels of reeval: readers of clean TREC run and qrels files, hash tables
+ * over the document ids of each topic, and a writer of synthetic run lines.
  *
  * parse_run reads a run file whose every line is six fields separated by spaces or
  * tabs, in one pass, and says so when the file is anything else (comments, blank
@@ -18,6 +18,11 @@
  * one is several times faster: it hashes each string once, and every table it probes
  * holds one topic only, so it stays in the processor's cache. A topic's rows are hashed
  * before they are probed, so that the table slot of a row a few ahead is prefetched.
+ *
+ * run_lines writes the text of a synthetic run file (reeval.synth.tracks), the bytes
+ * Arrow's CSV writer gave for the same columns, several times faster: scores rounded to
+ * a few decimals come as integers k (score = k / 10^decimals) and are written as such,
+ * every other score as the text Arrow gave it (tests compare the two writers).
  *
  * Strings are Arrow string arrays passed as (offsets, data): string i is
  * data[offsets[i] : offsets[i + 1]], offsets int64. Topics are int64 codes
@@ -913,18 +918,158 @@ done:
     return result;
 }
 
+/* ---- writing run files ---- */
+
+/* Write v in decimal at p; returns the end. */
+static char *put_int(char *p, int64_t v)
+{
+    char digits[20];
+    int n = 0;
+    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    if (v < 0)
+        *p++ = '-';
+    do {
+        digits[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    while (n)
+        *p++ = digits[--n];
+    return p;
+}
+
+/* Write k / 10^decimals (0 <= decimals <= 18) in decimal at p, without the fraction's
+   trailing zeros and without a point when the fraction is zero: 52152, 4 -> 5.2152;
+   30000, 4 -> 3; -5, 4 -> -0.0005. Returns the end. */
+static char *put_scaled(char *p, int64_t k, int decimals)
+{
+    char digits[24];  /* least significant first, at least decimals + 1 of them */
+    int n = 0, low = 0;
+    uint64_t u = k < 0 ? (uint64_t)0 - (uint64_t)k : (uint64_t)k;
+    if (k < 0)
+        *p++ = '-';
+    do {
+        digits[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u || n <= decimals);
+    while (low < decimals && digits[low] == '0')
+        low++;
+    for (int i = n - 1; i >= decimals; i--)
+        *p++ = digits[i];
+    if (low < decimals) {
+        *p++ = '.';
+        for (int i = decimals - 1; i >= low; i--)
+            *p++ = digits[i];
+    }
+    return p;
+}
+
+/* Copy a fixed-width numpy bytes value without its trailing NULs (numpy's padding). */
+static char *put_fixed(char *p, const char *value, Py_ssize_t width)
+{
+    while (width > 0 && value[width - 1] == '\0')
+        width--;
+    memcpy(p, value, (size_t)width);
+    return p + width;
+}
+
+PyDoc_STRVAR(run_lines_doc,
+"run_lines(qid, qid_width, docno, docno_width, rank, k, decimals, special, text_offsets,\n"
+"          text_data, col2, tag, sep) -> bytes\n\n"
+"The lines of a run file, row i = 0..n-1 being\n"
+"    qid[i] SEP col2 SEP docno[i] SEP rank[i] SEP score(i) SEP tag \\n\n"
+"qid and docno: numpy fixed-width bytes (n values of qid_width / docno_width bytes,\n"
+"trailing NULs dropped, as numpy does); rank and k: int64; special: uint8. score(i) is\n"
+"k[i] / 10^decimals written without the fraction's trailing zeros (0 <= decimals <= 6,\n"
+"|k| < 2^62) when special[i] is 0; the rows whose special is 1 take, in order, the\n"
+"strings of (text_offsets, text_data) (string j = text_data[off[j] : off[j + 1]]).");
+
+static PyObject *run_lines(PyObject *self, PyObject *args)
+{
+    Py_buffer qid_b, doc_b, rank_b, k_b, sp_b, toff_b, tdata_b, col2_b, tag_b, sep_b;
+    Py_ssize_t qw, dw;
+    int decimals;
+    if (!PyArg_ParseTuple(args, "y*ny*ny*y*iy*y*y*y*y*y*", &qid_b, &qw, &doc_b, &dw, &rank_b, &k_b,
+                          &decimals, &sp_b, &toff_b, &tdata_b, &col2_b, &tag_b, &sep_b))
+        return NULL;
+    PyObject *result = NULL;
+    Strings texts;
+    Py_ssize_t n, n_k;
+    if (!view(&rank_b, 8, "rank", &n) || !view(&k_b, 8, "k", &n_k) ||
+        !strings_from(&toff_b, &tdata_b, "texts", &texts))
+        goto done;
+    if (qw <= 0 || dw <= 0 || qid_b.len != n * qw || doc_b.len != n * dw || n_k != n || sp_b.len != n ||
+        decimals < 0 || decimals > 6 || sep_b.len != 1) {
+        PyErr_SetString(PyExc_ValueError, "run_lines: qid, docno, rank, k and special must describe "
+                        "the same rows, decimals 0..6, sep one byte");
+        goto done;
+    }
+    const unsigned char *special = (const unsigned char *)sp_b.buf;
+    const int64_t *rank = (const int64_t *)rank_b.buf, *k = (const int64_t *)k_b.buf;
+    Py_ssize_t n_special = 0;
+    for (Py_ssize_t i = 0; i < n; i++)
+        n_special += special[i] != 0;
+    if (n_special != texts.n || texts.offsets[0] != 0 || texts.offsets[texts.n] > texts.data_len) {
+        PyErr_SetString(PyExc_ValueError, "run_lines: one text per special row, within text_data");
+        goto done;
+    }
+    for (Py_ssize_t j = 0; j < texts.n; j++)
+        if (texts.offsets[j + 1] < texts.offsets[j]) {
+            PyErr_SetString(PyExc_ValueError, "run_lines: text offsets must not decrease");
+            goto done;
+        }
+    /* per line at most: the fields, 5 separators, a newline, 20 bytes of rank, 22 of score */
+    Py_ssize_t per_line = qw + col2_b.len + dw + tag_b.len + 6 + 20 + 22;
+    result = PyBytes_FromStringAndSize(NULL, n * per_line + texts.offsets[texts.n]);
+    if (!result)
+        goto done;
+    char *out = PyBytes_AS_STRING(result), *p = out, sep = *(const char *)sep_b.buf;
+    const char *qid = (const char *)qid_b.buf, *doc = (const char *)doc_b.buf;
+    Py_BEGIN_ALLOW_THREADS
+    Py_ssize_t j = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        p = put_fixed(p, qid + i * qw, qw);
+        *p++ = sep;
+        memcpy(p, col2_b.buf, (size_t)col2_b.len);
+        p += col2_b.len;
+        *p++ = sep;
+        p = put_fixed(p, doc + i * dw, dw);
+        *p++ = sep;
+        p = put_int(p, rank[i]);
+        *p++ = sep;
+        if (special[i]) {
+            int64_t len = texts.offsets[j + 1] - texts.offsets[j];
+            memcpy(p, texts.data + texts.offsets[j], (size_t)len);
+            p += len;
+            j++;
+        } else {
+            p = put_scaled(p, k[i], decimals);
+        }
+        *p++ = sep;
+        memcpy(p, tag_b.buf, (size_t)tag_b.len);
+        p += tag_b.len;
+        *p++ = '\n';
+    }
+    Py_END_ALLOW_THREADS
+    if (_PyBytes_Resize(&result, p - out) < 0)
+        result = NULL;
+done:
+    release((Py_buffer *[]){&qid_b, &doc_b, &rank_b, &k_b, &sp_b, &toff_b, &tdata_b, &col2_b, &tag_b, &sep_b}, 10);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"parse_run", parse_run, METH_VARARGS, parse_run_doc},
     {"parse_qrels", parse_qrels, METH_VARARGS, parse_qrels_doc},
     {"build_table", build_table, METH_VARARGS, build_table_doc},
     {"dedupe_match", dedupe_match, METH_VARARGS, dedupe_match_doc},
     {"sort_ties", sort_ties, METH_VARARGS, sort_ties_doc},
+    {"run_lines", run_lines, METH_VARARGS, run_lines_doc},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_kernels",
-    "Compiled kernels of reeval: clean run and qrels files, per-topic hash tables (see _kernels.c).",
+    "Compiled kernels of reeval: clean run and qrels files, per-topic hash tables, run lines (see _kernels.c).",
     -1, methods,
 };
 

@@ -47,6 +47,7 @@ from pathlib import Path
 
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from .atomic import atomic_write
@@ -276,7 +277,7 @@ def write_table(data, *paths, columns=None) -> pa.Table:
     return table
 
 
-def write_table_parts(parts, schema: pa.Schema, path, dictionary=None) -> None:
+def write_table_parts(parts, schema: pa.Schema, path, dictionary=None, statistics=None) -> None:
     """Write the Arrow tables ``parts`` (an iterable, each of ``schema``, typed by the
     registry) one under the other as one Parquet file (zstd), atomically, holding one part
     in memory at a time; the file reads back as :func:`write_table` of their concatenation
@@ -285,15 +286,50 @@ def write_table_parts(parts, schema: pa.Schema, path, dictionary=None) -> None:
     ``dictionary``: the columns written with a dictionary page (None: every column, pyarrow's
     default). A column whose values rarely repeat (a run's docnos) costs a dictionary built
     and given up after 1 MB in every row group: leaving it out writes the same values
-    (the same Arrow types when read) in less time and fewer bytes."""
+    (the same Arrow types when read) in less time and fewer bytes. With ``dictionary``
+    given, a part may hold such a string column dictionary-encoded (Arrow's
+    ``DictionaryArray``, as ingest builds run, qid and tag): its dictionary page is then
+    written from the Arrow dictionary as it is, instead of hashing every value again, and
+    the file stores no Arrow schema of its own (pyarrow's ``ARROW:schema``), so that it
+    reads back with the Parquet types, which are the registry's plain ones.
+
+    ``statistics``: the columns whose min and max are written per row group (None: every
+    column); they serve readers that filter, never a value read."""
     use = True if dictionary is None else list(dictionary)
+    written = schema if dictionary is None else _encoded(schema, dictionary)
+    stats = True if statistics is None else list(statistics)
 
     def write(tmp):
-        with pq.ParquetWriter(tmp, schema, compression="zstd", use_dictionary=use) as writer:
+        with pq.ParquetWriter(tmp, written, compression="zstd", use_dictionary=use, write_statistics=stats,
+                              store_schema=dictionary is None) as writer:
             for part in parts:
-                writer.write_table(conform(part, schema.names))
+                writer.write_table(_conform_encoded(part, written))
 
     atomic_write(path, write)
+
+
+def _encoded(schema: pa.Schema, columns) -> pa.Schema:
+    """``schema`` with its string ``columns`` as ``dictionary<int32, string>``."""
+    return pa.schema([pa.field(f.name, pa.dictionary(pa.int32(), f.type), f.nullable)
+                      if f.name in columns and pa.types.is_string(f.type) else f for f in schema])
+
+
+def _conform_encoded(part: pa.Table, written: pa.Schema) -> pa.Table:
+    """:func:`conform` of ``part`` to ``written``, whose dictionary columns are kept (or
+    made) dictionary-encoded rather than decoded."""
+    if set(part.column_names) != set(written.names):
+        conform(part, written.names)  # raises the ValueError that names the columns
+    arrays = []
+    for f in written:
+        values = part.column(f.name)
+        if pa.types.is_dictionary(f.type):
+            if not pa.types.is_dictionary(values.type):
+                values = pc.dictionary_encode(conform_column(values, f.type.value_type, f.name))
+            values = values.cast(f.type)
+        else:
+            values = conform_column(values, f.type, f.name)
+        arrays.append(values)
+    return pa.Table.from_arrays(arrays, schema=written)
 
 
 def write_table_pair(data, out_dir, name: str, columns=None) -> pa.Table:

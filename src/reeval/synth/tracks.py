@@ -21,7 +21,7 @@ A whole study with the shape of the real one (tracks x runs from the TREC catalo
 from __future__ import annotations
 
 import argparse
-import gzip
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,6 +30,7 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 
 from reeval.io.atomic import atomic_write
+from reeval.io.compiled import kernels
 
 
 @dataclass(frozen=True)
@@ -245,17 +246,31 @@ def _pool_docnos(p: _Pool) -> np.ndarray:
     return _docnos(np.repeat(np.arange(T), p.pool), np.tile(np.arange(p.pool), T), p.width).reshape(T, p.pool)
 
 
-def _run_table(spec: TrackSpec, rng, p: _Pool, s: int, quality: float, kinds: dict, name: str,
-               docnos: np.ndarray):
+@dataclass
+class _RunRows:
+    """A run's lines as columns: ``qid`` and ``docno`` numpy bytes, ``rank`` int64 and
+    ``score`` float64 (rounded to ``decimals``), with its file name and format
+    (:func:`_run_format`) in ``format``."""
+
+    qid: np.ndarray
+    docno: np.ndarray
+    rank: np.ndarray
+    score: np.ndarray
+    decimals: int
+    format: dict
+
+
+def _run_rows(spec: TrackSpec, rng, p: _Pool, s: int, quality: float, kinds: dict, name: str,
+              docnos: np.ndarray) -> _RunRows:
     """Run ``s``: the top ``depth`` documents of latent = quality x ease x relevant + noise,
-    per kept topic; returns (file name, table with the extras in its schema metadata).
-    ``docnos``: :func:`_pool_docnos` of ``p``."""
+    per kept topic. ``docnos``: :func:`_pool_docnos` of ``p``."""
     depth = int(rng.choice(spec.shallow_depths)) if s in kinds["shallow"] else spec.depth
     depth = min(depth, spec.depth, p.pool)  # a shallow run is never deeper than the track
     latent = quality * p.ease * p.is_rel + rng.standard_normal((len(p.topics), p.pool))
     top = _top_depth(latent, depth)
     score = np.take_along_axis(latent, top, axis=1)
-    score = np.round(score, 1 if s in kinds["tied"] else spec.score_decimals)
+    decimals = 1 if s in kinds["tied"] else spec.score_decimals
+    score = np.round(score, decimals)
     keep_topic = np.ones(len(p.topics), dtype=bool)
     if s in kinds["missing"] and p.Tj > 2:
         keep_topic[rng.choice(p.Tj, int(rng.integers(1, 3)), replace=False)] = False
@@ -267,10 +282,17 @@ def _run_table(spec: TrackSpec, rng, p: _Pool, s: int, quality: float, kinds: di
         t_idx, p_idx = np.append(t_idx, t_idx[0]), np.append(p_idx, p_idx[0])
         sc, rank = np.append(sc, sc[0] - 1.0), np.append(rank, depth)
     f = _run_format(spec, s, name)
-    n = len(t_idx)
-    table = pa.table({"qid": _strings(p.topics[t_idx]), "iter": pa.repeat(f["col2"], n),
-                      "docno": _strings(docnos[t_idx, p_idx]), "rank": rank + f["rank_start"],
-                      "score": sc, "tag": pa.repeat(f["tag"], n)})
+    return _RunRows(p.topics[t_idx], docnos[t_idx, p_idx], (rank + f["rank_start"]).astype(np.int64),
+                    sc, decimals, f)
+
+
+def _run_table(rows: _RunRows):
+    """A run as (file name, table (qid, iter, docno, rank, score, tag) with the extras,
+    separator and comment, in its schema metadata)."""
+    f, n = rows.format, len(rows.rank)
+    table = pa.table({"qid": _strings(rows.qid), "iter": pa.repeat(f["col2"], n),
+                      "docno": _strings(rows.docno), "rank": rows.rank,
+                      "score": rows.score, "tag": pa.repeat(f["tag"], n)})
     return f["fname"], table.replace_schema_metadata({"sep": f["sep"], "comment": f["comment"]})
 
 
@@ -282,6 +304,12 @@ def iter_track(spec: TrackSpec, seed: int = 0):
     (pool, qrels, run kinds, then each run as it is asked for), so a seed gives the same
     track byte for byte.
     """
+    qrels, rows = _track_rows(spec, seed)
+    return qrels, (_run_table(r) for r in rows)
+
+
+def _track_rows(spec: TrackSpec, seed: int):
+    """``(qrels table, generator of each run's _RunRows)``: :func:`iter_track`'s draws."""
     rng = np.random.default_rng(seed)
     pool = _document_pool(spec, rng)
     qrels = _qrels_table(spec, rng, pool)
@@ -289,8 +317,8 @@ def iter_track(spec: TrackSpec, seed: int = 0):
     names = [f"run{i:02d}" for i in range(spec.n_runs)]
     kinds = _run_kinds(spec, rng)
     docnos = _pool_docnos(pool)
-    runs = (_run_table(spec, rng, pool, s, quality[s], kinds, names[s], docnos) for s in range(spec.n_runs))
-    return qrels, runs
+    rows = (_run_rows(spec, rng, pool, s, quality[s], kinds, names[s], docnos) for s in range(spec.n_runs))
+    return qrels, rows
 
 
 def _to_text(table: pa.Table, sep: str) -> bytes:
@@ -301,12 +329,77 @@ def _to_text(table: pa.Table, sep: str) -> bytes:
     return sink.getvalue().to_pybytes()
 
 
-def _write(path: Path, data: bytes, compress: str) -> Path:
+def _scaled(score: np.ndarray, decimals: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(k, special)`` of float scores: k int64 with ``score == k / 10**decimals`` (what
+    ``np.round(x, decimals)`` gives), written as such by ``run_lines``; ``special`` marks
+    the scores that have no such k with |score| < 1e8, and -0.0: NaN, infinities, values
+    not so rounded (a repeated document's score minus 1 may be one), huge ones (k 0 there).
+
+    Written that way, a score is its shortest round-trip decimal, as Arrow writes it: k has
+    at most 14 digits, and two decimals of at most 15 significant digits are never the
+    same double; Arrow uses no exponent from 1e-6 (decimals <= 6) to below 1e8."""
+    scale = 10.0 ** decimals
+    with np.errstate(over="ignore", invalid="ignore"):
+        k = np.rint(score * scale)
+        special = ~((k / scale == score) & (np.abs(k) < 1e8 * scale)) | ((k == 0) & np.signbit(score))
+    return np.where(special, 0, k).astype(np.int64), special
+
+
+def _float_texts(values: np.ndarray) -> list[bytes]:
+    """Each float as Arrow's CSV writer writes it (shortest round trip, ``1e-7``, ``-0``, ``nan``)."""
+    if not len(values):
+        return []
+    return _to_text(pa.table({"score": values}), "\t").split(b"\n")[:-1]
+
+
+def _run_lines(rows: _RunRows) -> bytes:
+    """The lines of a run file: the bytes of :func:`_to_text` of :func:`_run_table`, by the
+    compiled ``run_lines`` where it is built and the scores have 0..6 decimals (their
+    :func:`_scaled` integers; the special ones as :func:`_float_texts`), by Arrow otherwise
+    (also with kernels built before ``run_lines`` existed)."""
+    run_lines, f = getattr(kernels(), "run_lines", None), rows.format
+    if run_lines is None or not 0 <= rows.decimals <= 6:
+        return _to_text(_run_table(rows)[1].replace_schema_metadata(None), f["sep"])
+    if not len(rows.rank):
+        return b""
+    k, special = _scaled(rows.score, rows.decimals)
+    texts = _float_texts(rows.score[special])
+    offsets = np.cumsum([0] + [len(t) for t in texts], dtype=np.int64)
+    qid, docno = np.ascontiguousarray(rows.qid), np.ascontiguousarray(rows.docno)
+    return run_lines(qid, qid.dtype.itemsize, docno, docno.dtype.itemsize, rows.rank, k, rows.decimals,
+                     special.view(np.uint8), offsets, b"".join(texts), f["col2"].encode(), f["tag"].encode(),
+                     f["sep"].encode())
+
+
+def _run_file(rows: _RunRows) -> list[bytes]:
+    """A run file's bytes in pieces: its lines, after a comment line and before a blank
+    line when its format asks for them."""
+    lines = _run_lines(rows)
+    if rows.format["comment"] == "1":
+        return [b"# synthetic run with a comment line and a blank line\n", lines, b"\n"]
+    return [lines]
+
+
+def _gzip(pieces: list[bytes]) -> list[bytes]:
+    """The gzip file of the pieces' concatenation, byte for byte ``gzip.compress(data,
+    compresslevel=1, mtime=0)`` (Python 3.11: zlib's own gzip wrapper, ``wbits=31``: mtime 0,
+    no file name, OS byte 3), without joining the pieces first: deflate's output does not
+    depend on how its input comes in pieces when nothing is flushed before the end."""
+    z = zlib.compressobj(1, zlib.DEFLATED, 31)
+    return [z.compress(piece) for piece in pieces] + [z.flush()]
+
+
+def _write(path: Path, pieces: list[bytes], compress: str) -> Path:
+    """Write the pieces' concatenation to ``path``, or gzipped (level 1) to ``path.gz``."""
     if compress == "gz":
         path = path.with_name(path.name + ".gz")
         # level 1: ingest reads the file once; level 6 was a third of a generated track's time
-        data = gzip.compress(data, compresslevel=1, mtime=0)  # mtime 0: reproducible bytes
-    atomic_write(path, lambda tmp: Path(tmp).write_bytes(data))
+        pieces = _gzip(pieces)
+
+    def write(tmp):
+        with open(tmp, "wb") as out:
+            out.writelines(pieces)
+    atomic_write(path, write)
     return path
 
 
@@ -314,14 +407,10 @@ def write_track(out_dir, spec: TrackSpec, seed: int = 0) -> None:
     """Write ``out_dir/qrels.txt`` and ``out_dir/runs/<run>[.gz]`` for one track."""
     out = Path(out_dir)
     (out / "runs").mkdir(parents=True, exist_ok=True)
-    qrels, runs = iter_track(spec, seed)
-    _write(out / "qrels.txt", _to_text(qrels, " "), "none")
-    for name, table in runs:
-        meta = {k.decode(): v.decode() for k, v in (table.schema.metadata or {}).items()}
-        data = _to_text(table.replace_schema_metadata(None), meta.get("sep", "\t"))
-        if meta.get("comment") == "1":
-            data = b"# synthetic run with a comment line and a blank line\n" + data + b"\n"
-        _write(out / "runs" / name, data, spec.compress)
+    qrels, runs = _track_rows(spec, seed)
+    _write(out / "qrels.txt", [_to_text(qrels, " ")], "none")
+    for rows in runs:
+        _write(out / "runs" / rows.format["fname"], _run_file(rows), spec.compress)
 
 
 def main(argv=None) -> None:
