@@ -242,6 +242,42 @@ def test_every_ordering_from_the_runs_table_equals_the_files_read_in_it(tied, tr
             assert from_tables.reordered(precision, ties) is not None, "the runs table must serve it"
 
 
+def test_settings_differing_only_in_level_or_c_share_a_grid_and_c_shares_the_per_topic_values(track, monkeypatch):
+    """Four settings, two grids (zero_below relabels the grades), three evaluations (-c only
+    averages otherwise); each setting's values are those a fresh evaluator gives."""
+    import reeval.measures
+
+    qrels, runs = track
+    paths, names = [str(r) for r in runs], run_names(runs)
+    shared = TrackEvaluator(str(qrels), paths, names)
+    grids, evaluations = [], []
+    grid, evaluate_grid = shared.grid, reeval.measures.evaluate_grid
+    monkeypatch.setattr(shared, "grid", lambda setting: grids.append(setting) or grid(setting))
+    monkeypatch.setattr(reeval.measures, "evaluate_grid", lambda *a, **k: evaluations.append(a) or evaluate_grid(*a, **k))
+    settings = [Setting(), Setting(level=2), Setting(complete=False), Setting(level=2, zero_below=True)]
+    for setting in settings:
+        pd.testing.assert_frame_equal(shared(setting, MEASURES), TrackEvaluator(str(qrels), paths, names)(setting, MEASURES))
+    assert grids == [settings[0], settings[3]]
+    assert len(evaluations) == 3 + 4  # shared's three, then the fresh evaluator's one per setting
+
+
+def test_the_judged_lines_rows_in_the_runs_table_are_found_once_for_every_ordering(tied, monkeypatch):
+    from reeval.analyses.audit import evaluate as module
+    from reeval.io.ingest import ingest_track
+
+    qrels, runs, _ = tied
+    paths = [str(r) for r in runs]
+    tables = ingest_track("t", str(qrels), paths, precision="float32", tune=False)
+    evaluate = TrackEvaluator(str(qrels), paths, run_names(runs), runs_table=lambda: tables.runs,
+                              ingested=("float32", (tables.judged, tables.depth, tables.qrels)))
+    found = []
+    judged_rows = module.judged_rows
+    monkeypatch.setattr(module, "judged_rows", lambda *a: found.append(a) or judged_rows(*a))
+    for precision, ties in (("float64", "trec_eval"), ("float32", "docno ascending"), ("float64", "docno ascending")):
+        assert evaluate.reordered(precision, ties) is not None
+    assert len(found) == 1
+
+
 def test_ties_by_docno_ascending_explain_a_block_computed_in_that_order(tied):
     qrels, runs, ascending = tied
     table = audited(qrels, runs, figures(qrels, ascending))
