@@ -36,7 +36,7 @@ NUMBER = re.compile(r"-?\d+(\.\d+)?")
 
 def decimals_of(texts: pd.Series) -> np.ndarray:
     """The decimals each printed figure has (an int array): ``"0.4723"`` -> 4, ``"12"`` -> 0."""
-    return texts.astype(str).str.partition(".")[2].str.len().to_numpy(dtype=np.int64)
+    return np.array([len(str(t).partition(".")[2]) for t in texts], dtype=np.int64)
 
 
 def read_official(path) -> pd.DataFrame:
@@ -67,7 +67,8 @@ def _long(table: pd.DataFrame) -> pd.DataFrame:
 def _wide(table: pd.DataFrame) -> pd.DataFrame:
     """The figures of a wide table: its number columns stacked, the run from the first column."""
     run = table.columns[0]
-    columns = [c for c in table.columns[1:] if table[c].str.strip().str.fullmatch(NUMBER.pattern).any()]
+    columns = [c for c in table.columns[1:]
+               if any(isinstance(v, str) and NUMBER.fullmatch(v.strip()) for v in table[c].tolist())]
     long = table.melt(id_vars=[run], value_vars=columns, var_name="column", value_name="official",
                       ignore_index=False)
     long = long[long["official"].str.strip() != ""]
