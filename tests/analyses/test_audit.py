@@ -242,6 +242,42 @@ def test_every_ordering_from_the_runs_table_equals_the_files_read_in_it(tied, tr
             assert from_tables.reordered(precision, ties) is not None, "the runs table must serve it"
 
 
+def test_settings_differing_only_in_level_or_c_share_a_grid_and_c_shares_the_per_topic_values(track, monkeypatch):
+    """Four settings, two grids (zero_below relabels the grades), three evaluations (-c only
+    averages otherwise); each setting's values are those a fresh evaluator gives."""
+    import reeval.measures
+
+    qrels, runs = track
+    paths, names = [str(r) for r in runs], run_names(runs)
+    shared = TrackEvaluator(str(qrels), paths, names)
+    grids, evaluations = [], []
+    grid, evaluate_grid = shared.grid, reeval.measures.evaluate_grid
+    monkeypatch.setattr(shared, "grid", lambda setting: grids.append(setting) or grid(setting))
+    monkeypatch.setattr(reeval.measures, "evaluate_grid", lambda *a, **k: evaluations.append(a) or evaluate_grid(*a, **k))
+    settings = [Setting(), Setting(level=2), Setting(complete=False), Setting(level=2, zero_below=True)]
+    for setting in settings:
+        pd.testing.assert_frame_equal(shared(setting, MEASURES), TrackEvaluator(str(qrels), paths, names)(setting, MEASURES))
+    assert grids == [settings[0], settings[3]]
+    assert len(evaluations) == 3 + 4  # shared's three, then the fresh evaluator's one per setting
+
+
+def test_the_judged_lines_rows_in_the_runs_table_are_found_once_for_every_ordering(tied, monkeypatch):
+    from reeval.analyses.audit import evaluate as module
+    from reeval.io.ingest import ingest_track
+
+    qrels, runs, _ = tied
+    paths = [str(r) for r in runs]
+    tables = ingest_track("t", str(qrels), paths, precision="float32", tune=False)
+    evaluate = TrackEvaluator(str(qrels), paths, run_names(runs), runs_table=lambda: tables.runs,
+                              ingested=("float32", (tables.judged, tables.depth, tables.qrels)))
+    found = []
+    judged_rows = module.judged_rows
+    monkeypatch.setattr(module, "judged_rows", lambda *a: found.append(a) or judged_rows(*a))
+    for precision, ties in (("float64", "trec_eval"), ("float32", "docno ascending"), ("float64", "docno ascending")):
+        assert evaluate.reordered(precision, ties) is not None
+    assert len(found) == 1
+
+
 def test_ties_by_docno_ascending_explain_a_block_computed_in_that_order(tied):
     qrels, runs, ascending = tied
     table = audited(qrels, runs, figures(qrels, ascending))
@@ -362,8 +398,8 @@ def test_runs_absent_and_unknown_measures_are_not_compared(track):
 
 
 def test_ours_is_printed_with_each_figure_s_decimals_as_python_formats_it():
-    """printed() formats once per number of decimals: each value equals Python's own
-    formatting of it, halfway cases, negatives, nan and 0 decimals included."""
+    """printed(): each value equals Python's own formatting of it at its figure's decimals,
+    halfway cases, negatives, nan and 0 decimals included."""
     from reeval.analyses.audit.core import printed
 
     values = pd.DataFrame({"map": [0.12345, 0.5, -0.00005, np.nan, 2.675], "P_10": [1 / 3, 0.125, 0.0, 1.0, 0.99995]},
@@ -389,6 +425,36 @@ def test_the_long_and_the_wide_formats_read_alike(tmp_path):
     assert read_official(board).to_dict("records") == [
         {"run": "A", "block": "official", "measure": "ndcg@10", "official": "0.5000"},
         {"run": "A", "block": "official", "measure": "MAP", "official": "0.2500"}]
+
+
+def test_a_wide_file_stacks_its_number_columns_column_by_column_skipping_empty_cells(tmp_path):
+    path = tmp_path / "leaderboard.csv"
+    path.write_text("run,team,b1:map, P@5 ,notes\n r1 ,t,0.5,,x\nr2,t, 0.25 ,0.4,\nr3,t,,0.2,y\n")
+    table = read_official(path)
+    assert table.to_dict("list") == {"run": ["r1", "r2", "r2", "r3"], "block": ["b1", "b1", "official", "official"],
+                                     "measure": ["map", "map", "P@5", "P@5"],
+                                     "official": ["0.5", "0.25", "0.4", "0.2"]}
+    assert str(table["official"].dtype) == "str"
+
+
+def test_the_ingested_tables_are_read_as_pq_read_table_reads_them_without_the_dataset_layer(track, tmp_path):
+    """read_parquet: the same table (values, types, metadata), and pyarrow.dataset, which
+    pq.read_table imports and sets up, never imported."""
+    import pyarrow.parquet as pq
+
+    from reeval.io.ingest import ingest_track
+    from reeval.workflow.audit_step import read_parquet
+
+    qrels, runs = track
+    tables = ingest_track("t", str(qrels), [str(r) for r in runs], tune=False)
+    pq.write_table(tables.runs, tmp_path / "runs.parquet", row_group_size=1000)
+    for columns in (None, ["run", "qid", "pos"]):
+        expected = pq.read_table(tmp_path / "runs.parquet", columns=columns)
+        found = read_parquet(tmp_path / "runs.parquet", columns=columns)
+        assert found.equals(expected, check_metadata=True) and found.schema.equals(expected.schema, check_metadata=True)
+    code = ("import sys; from reeval.workflow.audit_step import read_parquet; "
+            f"read_parquet({str(tmp_path / 'runs.parquet')!r}); print('pyarrow.dataset' in sys.modules)")
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "False\n"
 
 
 @pytest.mark.parametrize("text,message", [

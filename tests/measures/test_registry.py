@@ -236,3 +236,25 @@ def test_the_package_exports_every_family_module_and_re_exported_name():
 
     assert set(M.__all__) >= set(M.FAMILY_MODULES) | set(M._IN_FAMILY_MODULES)
     assert len(M.__all__) == len(set(M.__all__))
+
+
+def test_parse_measure_returns_equal_lists_that_share_no_list_with_the_next_call():
+    """Each spec is parsed once (a cache): every call gets a new list of the same measures."""
+    first = parse_measure("P.5,10")
+    first.append("changed by its caller")
+    again = parse_measure(" P.5,10 ")
+    assert again == parse_measure("P.5,10") == first[:2]
+    assert [m.name for m in again] == ["P_5", "P_10"]
+    assert again is not parse_measure("P.5,10")
+
+
+def test_a_parse_follows_the_families_registered_and_removed_after_it():
+    """AP@10 is an ir_measures name (a fallback, after every family) until a family takes
+    it; removed, the family no longer parses anything (no parse kept from before)."""
+    assert [m.name for m in parse_measure("AP@10")] == ["map_cut_10"]
+    register(Family("apk", ("AP@k",), "a family taking AP@k", cutoffs("AP"), lambda ctx, m: None))
+    try:
+        assert [(m.family, m.name) for m in parse_measure("AP@10")] == [("apk", "apk_10")]
+    finally:
+        del REGISTRY["apk"]
+    assert [(m.family, m.name) for m in parse_measure("AP@10")] == [("map_cut", "map_cut_10")]

@@ -22,6 +22,7 @@ family not registered yet) imports them all first.
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 import sys
 from dataclasses import dataclass, field, replace
@@ -172,6 +173,14 @@ class Registry(dict):
     family module first (:func:`load_families`), so that readers never see part of it;
     :func:`parse_measure` alone walks it module by module."""
 
+    def __delitem__(self, name):
+        dict.__delitem__(self, name)
+        _parsed.cache_clear()  # no parse may still name the family removed
+
+    def pop(self, name, *default):
+        _parsed.cache_clear()
+        return dict.pop(self, name, *default)
+
     def __missing__(self, name):
         load_families()
         if dict.__contains__(self, name):
@@ -224,6 +233,7 @@ def register(family: Family) -> Family:
     if dict.__contains__(REGISTRY, family.name):
         raise ValueError(f"measure family {family.name!r} registered twice")
     REGISTRY[family.name] = family
+    _parsed.cache_clear()  # a name parsed before may belong to the new family now
     return family
 
 
@@ -296,19 +306,28 @@ def named_set(spec: str, version: int = 10) -> tuple[str, ...] | None:
 def parse_measure(spec: str, version: int = 10) -> list[Measure]:
     """The measures named by one ``-m`` argument or config entry (see ``reeval measures``):
     a named set, the first family whose parser accepts it, or an ir_measures name
-    (:mod:`.vocabulary`). Raises ValueError naming the nearest accepted names."""
-    spec = spec.strip()
+    (:mod:`.vocabulary`). Raises ValueError naming the nearest accepted names.
+
+    Each (spec, version) is parsed once (:func:`_parsed`, emptied when a family registers):
+    every call returns a new list of the same measures (frozen, so the caller may change
+    the list, not them); an error is not remembered, it is raised again."""
+    return list(_parsed(spec.strip(), version))
+
+
+@functools.lru_cache(maxsize=None)
+def _parsed(spec: str, version: int) -> tuple[Measure, ...]:
+    """:func:`parse_measure` of a stripped spec, as a tuple (cached)."""
     members = named_set(spec, version)
     if members is not None:
-        return [m for s in members for m in parse_measure(s, version)]
+        return tuple(m for s in members for m in _parsed(s.strip(), version))
     for family in families_in_order():
         found = family.parse(spec, family)
         if found is not None:
-            return found
+            return tuple(found)
     for fallback in FALLBACKS:
         found = fallback(spec)
         if found is not None:
-            return found
+            return tuple(found)
     raise ValueError(f"unknown measure {spec!r}{suggestion(spec)}")
 
 

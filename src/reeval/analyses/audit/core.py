@@ -68,16 +68,13 @@ def program(spec: str) -> str:
 def printed(values: pd.DataFrame, cells: pd.DataFrame) -> np.ndarray:
     """reeval's value of each cell (its run's row, its spec's column of ``values``) as text,
     rounded to the decimals its official figure was printed with (C's ``%.Nf``, as Python's
-    format: correctly rounded from the binary value; ``nan`` for no value). One formatting
-    call per distinct number of decimals, not per figure."""
+    format: correctly rounded from the binary value; ``nan`` for no value)."""
     rows = values.index.get_indexer(cells["run"])
     cols = values.columns.get_indexer(cells["spec"])
-    found = values.to_numpy(dtype=np.float64)[rows, cols]
-    places = decimals_of(cells["official"])
+    found = values.to_numpy(dtype=np.float64)[rows, cols].tolist()
+    places = decimals_of(cells["official"]).tolist()
     out = np.empty(len(found), dtype=object)
-    for d in np.unique(places):
-        at = places == d
-        out[at] = np.char.mod(f"%.{d}f", found[at]).astype(object)
+    out[:] = ["%.*f" % (d, x) for d, x in zip(places, found)]
     return out
 
 
@@ -100,10 +97,15 @@ def audit(official: pd.DataFrame, evaluate, track: Setting, runs, max_grade: int
     specs = compared.groupby("block", sort=False)["spec"].agg(lambda found: sorted(found.unique()))
     open_specs = {block: differing_specs(cells, evaluate(block_setting(block, track), specs[block]))
                   for block, cells in compared.groupby("block", sort=False)}
+    outcome = ["ours", "status", "cause", "ours_under_cause", "setting"]
+    filled = {c: rows[c].to_numpy(dtype=object) for c in outcome}  # filled unit by unit, set once
     for (block, _), cells in compared.groupby(["block", "program"], sort=False):
-        rows.loc[cells.index, ["ours", "status", "cause", "ours_under_cause", "setting"]] = audit_block(
-            cells, block, evaluate, track, max_grade, max_depth, alternatives, specs[block], open_specs[block])
-    return rows[COLUMNS].reset_index(drop=True)
+        found = audit_block(cells, block, evaluate, track, max_grade, max_depth, alternatives, specs[block],
+                            open_specs[block])
+        at = rows.index.get_indexer(cells.index)
+        for c in outcome:
+            filled[c][at] = found[c].to_numpy(dtype=object)
+    return rows.assign(**{c: pd.array(filled[c], dtype=rows[c].dtype) for c in outcome})[COLUMNS].reset_index(drop=True)
 
 
 def differing_specs(cells: pd.DataFrame, values: pd.DataFrame) -> list:

@@ -87,8 +87,9 @@ def runs_positions(runs, precision: str, ties: str, ingested: str) -> np.ndarray
         order = np.arange(n)
         coarse = ordering_key(score, "float32")
         same = (group[1:] == group[:-1]) & (coarse[1:] == coarse[:-1])
-        tied = np.r_[same, False] | np.r_[False, same]
-        order[tied] = ranked_order(group, Strings.from_arrow(runs.column("docno")), score, precision, keep=tied, rule=rule)
+        rows = np.flatnonzero(np.r_[same, False] | np.r_[False, same])  # only their docnos are read
+        docno = Strings.from_arrow(runs.column("docno").take(rows))
+        order[rows] = rows[ranked_order(group[rows], docno, score[rows], precision, rule=rule)]
     elif rule == "docno_asc":
         order = reverse_ties(np.arange(n), group, ordering_key(score, precision))
     else:
@@ -98,24 +99,39 @@ def runs_positions(runs, precision: str, ties: str, ingested: str) -> np.ndarray
     return out
 
 
-def judged_reordered(runs, judged, precision: str, ties: str, ingested: str):
+def judged_reordered(runs, judged, precision: str, ties: str, ingested: str, rows=None):
     """The judged table (run, qid, docno, pos, rel) of a track as its ingest wrote it, with each
     line's position in another ordering (:func:`runs_positions` of its runs table ``runs``: run,
-    qid, pos, score, docno), found at ``start of its (run, topic) in runs + pos - 1``: no run
-    file read again, no join. None where the runs table is not as the ingest writes it (a
-    (run, topic) of ``judged`` absent from it, or positions not 1 .. n)."""
+    qid, pos, score, docno), found at its row of ``runs`` (``rows``: :func:`judged_rows`, found
+    here when not given): no run file read again, no join. None where the runs table is not as
+    the ingest writes it (a (run, topic) of ``judged`` absent from it, or positions not 1 .. n)."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     new = runs_positions(runs, precision, ties, ingested)
     if new is None:
         return None
+    if judged.num_rows == 0:
+        return judged
+    rows = judged_rows(runs, judged) if rows is None else rows
+    if rows is None or (rows >= len(new)).any():
+        return None
+    return judged.set_column(judged.schema.get_field_index("pos"), "pos", pa.array(new[rows].astype(np.int32)))
+
+
+def judged_rows(runs, judged) -> np.ndarray | None:
+    """The row of ``runs`` (the track's runs table: run, qid, pos, lines grouped by run and
+    topic, ``pos`` 1 .. n in each) holding each line of ``judged`` (run, qid, pos): the start
+    of its (run, topic) in ``runs`` + pos - 1. None where a (run, topic) of ``judged`` is
+    absent from ``runs``; the same for every ordering, so found once."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     starts = np.flatnonzero(runs.column("pos").to_numpy() == 1)
     found = dict(zip(zip(runs.column("run").take(starts).to_pylist(), runs.column("qid").take(starts).to_pylist()),
                      starts.tolist()))
     n = judged.num_rows
     if n == 0:
-        return judged
+        return np.zeros(0, dtype=np.int64)
     run, qid = (judged.column(name) for name in ("run", "qid"))
     run, qid = (c.cast(pa.string()) if pa.types.is_dictionary(c.type) else c for c in (run, qid))
     change = pc.or_(pc.not_equal(run.slice(1), run.slice(0, n - 1)),
@@ -125,10 +141,16 @@ def judged_reordered(runs, judged, precision: str, ties: str, ingested: str):
     at = np.array([found.get(key, -1) for key in keys], dtype=np.int64)
     if (at < 0).any():
         return None
-    row = np.repeat(at, np.diff(np.r_[segment, n])) + judged.column("pos").to_numpy() - 1
-    if (row >= len(new)).any():
-        return None
-    return judged.set_column(judged.schema.get_field_index("pos"), "pos", pa.array(new[row].astype(np.int32)))
+    return np.repeat(at, np.diff(np.r_[segment, n])) + judged.column("pos").to_numpy() - 1
+
+
+def grid_key(setting) -> tuple:
+    """What of a setting decides its runs x topics grid (:meth:`TrackEvaluator.grid`): the
+    ordering, order of ties, depth and qrels file, and the level below which grades are made
+    0 where they are (None where not). Settings of one key share a grid; the relevance level
+    otherwise and ``-c`` act only when the grid is evaluated and averaged."""
+    zeroed = setting.level if setting.zero_below and setting.level > 1 else None
+    return (setting.precision, setting.ties, setting.depth, setting.qrels, zeroed)
 
 
 class TrackEvaluator:
@@ -154,9 +176,11 @@ class TrackEvaluator:
         self.qrels_path, self.run_paths, self.names, self.warn = qrels_path, list(run_paths), list(names), warn
         self.read_as = run_names(self.run_paths) if run_paths else list(names)
         self.ingested, self.grade_map, self.runs_table = ingested, grade_map, runs_table
-        self._runs = None
+        self._runs = self._rows = None
         self._reordered: dict = {}
         self._tables: dict = {}
+        self._grids: dict = {}
+        self._topic_scores: dict = {}
         self._scores: dict = {}
 
     def tables(self, precision: str, grade_map, ties: str = "trec_eval", qrels=None):
@@ -193,10 +217,13 @@ class TrackEvaluator:
         if self.runs_table is None:
             return None
         if (precision, ties) not in self._reordered:
+            ingested, (judged, _, _) = self.ingested
             if self._runs is None:
                 self._runs = self.runs_table()
-            ingested, (judged, _, _) = self.ingested
-            self._reordered[precision, ties] = judged_reordered(self._runs, judged, precision, ties, ingested)
+                self._rows = judged_rows(self._runs, judged)
+            self._reordered[precision, ties] = (None if self._rows is None else
+                                                judged_reordered(self._runs, judged, precision, ties, ingested,
+                                                                 self._rows))
         return self._reordered[precision, ties]
 
     def grid(self, setting):
@@ -216,15 +243,29 @@ class TrackEvaluator:
         other = None if setting.ties == "trec_eval" else (TIE_RULE[setting.ties], setting.precision)
         return grid_from_track(tables, runs=self.read_as, max_depth=setting.depth, ordering=other)
 
+    def topic_scores(self, setting, measures, version: int):
+        """The per-topic values of ``measures`` under ``setting`` (:func:`grid_key`'s grid at its
+        relevance level), once each: settings that differ only in ``-c`` share them, since
+        ``-c`` changes only how they average."""
+        from reeval.measures import evaluate_grid
+
+        key = (grid_key(setting), setting.level, version, tuple(measures))
+        if key not in self._topic_scores:
+            if grid_key(setting) not in self._grids:
+                self._grids[grid_key(setting)] = self.grid(setting)
+            self._topic_scores[key] = evaluate_grid(self._grids[grid_key(setting)], measures, rel_level=setting.level,
+                                                    version=version)
+        return self._topic_scores[key]
+
     def __call__(self, setting, specs) -> pd.DataFrame:
         from reeval.compute import trec_eval_version
-        from reeval.measures import aggregate_values, evaluate_grid, parse_measure
+        from reeval.measures import aggregate_values, parse_measure
 
         key = (setting, tuple(specs))
         if key not in self._scores:
             version = trec_eval_version(setting.precision)
             measures = [parse_measure(s, version)[0] for s in specs]
-            scores = evaluate_grid(self.grid(setting), measures, rel_level=setting.level, version=version)
+            scores = self.topic_scores(setting, measures, version)
             summary = aggregate_values(scores, measures, complete=setting.complete)
             self._scores[key] = pd.DataFrame({s: np.asarray(summary[m.name], dtype=np.float64)
                                               for s, m in zip(specs, measures)},

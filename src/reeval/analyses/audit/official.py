@@ -36,7 +36,7 @@ NUMBER = re.compile(r"-?\d+(\.\d+)?")
 
 def decimals_of(texts: pd.Series) -> np.ndarray:
     """The decimals each printed figure has (an int array): ``"0.4723"`` -> 4, ``"12"`` -> 0."""
-    return texts.astype(str).str.partition(".")[2].str.len().to_numpy(dtype=np.int64)
+    return np.array([len(str(t).partition(".")[2]) for t in texts], dtype=np.int64)
 
 
 def read_official(path) -> pd.DataFrame:
@@ -65,18 +65,26 @@ def _long(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def _wide(table: pd.DataFrame) -> pd.DataFrame:
-    """The figures of a wide table: its number columns stacked, the run from the first column."""
-    run = table.columns[0]
-    columns = [c for c in table.columns[1:] if table[c].str.strip().str.fullmatch(NUMBER.pattern).any()]
-    long = table.melt(id_vars=[run], value_vars=columns, var_name="column", value_name="official",
-                      ignore_index=False)
-    long = long[long["official"].str.strip() != ""]
-    split = long["column"].str.partition(":")
-    block = split[0].where(split[1] == ":", DEFAULT_BLOCK)
-    measure = split[2].where(split[1] == ":", split[0])
-    return pd.DataFrame({"run": long[run].str.strip(), "block": block.str.strip(),
-                         "measure": measure.str.strip(), "official": long["official"].str.strip()},
-                        index=long.index)
+    """The figures of a wide table: its number columns stacked (column by column, each in file
+    order; the index is the table row), the run from the first column. Plain Python over the
+    cells: a leaderboard is a few thousand cells, where pandas' melt and string methods cost
+    more than the reading."""
+    cells = {c: [v.strip() if isinstance(v, str) else "" for v in table[c].tolist()] for c in table.columns}
+    runs = cells[table.columns[0]]
+    out = {"run": [], "block": [], "measure": [], "official": []}
+    index = []
+    for column in table.columns[1:]:
+        if not any(NUMBER.fullmatch(v) for v in cells[column]):
+            continue
+        block, colon, measure = str(column).partition(":")
+        block, measure = (block.strip(), measure.strip()) if colon else (DEFAULT_BLOCK, block.strip())
+        for row, value in enumerate(cells[column]):
+            if value != "":
+                index.append(row)
+                for name, text in zip(out, (runs[row], block, measure, value)):
+                    out[name].append(text)
+    return pd.DataFrame({name: pd.Series(texts, dtype="str") for name, texts in out.items()}).set_axis(
+        pd.Index(index, dtype=np.int64))
 
 
 def _checked(frame: pd.DataFrame, path) -> pd.DataFrame:
