@@ -162,3 +162,57 @@ def test_above_max_pairs_a_seeded_sample_of_pairs_is_compared():
     t = tiny_tables()
     df = li.incomplete_agreement(t.judged, t.qrels, t.depth, fractions=(0.0,), samples=2, max_pairs=3)
     assert (df.pairs == 3).all() and (df.ranking_dRR1 == 100.0).all()
+
+
+def _tables_of(lines_by_run, qrels_lines, tmp_path):
+    qrels = write_lines(tmp_path / "qrels.txt", qrels_lines)
+    runs = [write_lines(tmp_path / name, lines) for name, lines in lines_by_run.items()]
+    return ingest_track("t", qrels, runs)
+
+
+def _figures_8_and_9_one_by_one(t, fractions, samples, seed, rel_level=1):
+    """Figure 8 as it was computed before it shared figure 9's vectors (its own grid, its
+    own labels removed per sample and fraction), and figure 9 alone."""
+    from reeval.analyses.lexiprecision import ties as lt
+    grid = lx._grid(t.judged, t.qrels, t.depth, None, keep_docno=True)
+    S, T_all = grid.shape
+    qt = grid.qrels_topic
+    n_q, m_full, is_rel_q, g, pos, row_label = lt.label_rows(grid, rel_level)
+    ii, jj = li.compared_pairs(S, seed)
+    full = li._predictors(lx._assemble(grid, g, pos, m_full, m_full, rel_level, levels=1), ii, jj)
+    T = full[0].shape[1]
+    rows = []
+    for k in range(samples):
+        label_rank = lt.kept_rank(qt, np.random.default_rng([seed, k]))
+        topic_rank = lt.kept_rank(np.zeros(T, dtype=np.int64), np.random.default_rng([seed, k, 1]))
+        for f in fractions:
+            keep = label_rank < np.maximum(np.floor(n_q * (1.0 - f) + 1e-9), 1)[qt]
+            m = np.bincount(qt[keep & is_rel_q], minlength=T_all)
+            sel = keep[row_label]
+            part = li._predictors(lx._assemble(grid, g[sel], pos[sel], m_full, m, rel_level, levels=1), ii, jj)
+            rows.append({"removal": "labels", "fraction_removed": float(f), "sample": k, "pairs": len(ii),
+                         **li.agreement(full[0], *part, np.ones(T, dtype=bool))})
+            rows.append({"removal": "queries", "fraction_removed": float(f), "sample": k, "pairs": len(ii),
+                         **li.agreement(full[0], *full, topic_rank < max(int(round(T * (1.0 - f))), 1))})
+    agreement = pd.DataFrame(rows, columns=list(li.SAMPLE_COLUMNS)).sort_values(
+        ["removal", "fraction_removed", "sample"], kind="stable").reset_index(drop=True)
+    return agreement, lt.label_removal_ties(t.judged, t.qrels, t.depth, fractions=fractions, samples=samples,
+                                            seed=seed, rel_level=rel_level)
+
+
+def test_figures_8_and_9_from_one_set_of_vectors_are_the_figures_computed_one_by_one(tmp_path):
+    # the tiny reference track, and two runs on one topic with tied scores and a relevant
+    # document neither run retrieved
+    two = _tables_of({"a": ["1 Q0 d1 1 2.0 a", "1 Q0 d2 2 2.0 a", "1 Q0 d3 3 1.0 a"],
+                      "b": ["1 Q0 d3 1 2.0 b", "1 Q0 d1 2 1.0 b"]},
+                     ["1 0 d1 1", "1 0 d2 0", "1 0 d3 1", "1 0 d4 1"], tmp_path)
+    cases = [(two, {"fractions": (0.0, 0.5, 0.9), "samples": 3, "seed": 1})]
+    if (TINY / "qrels.txt").is_file():
+        cases.append((tiny_tables(), {"fractions": (0.0, 0.3, 0.6, 0.9), "samples": 4, "seed": 5, "rel_level": 2}))
+    for t, kw in cases:
+        agreement, removal = li.label_removal_studies(t.judged, t.qrels, t.depth, **kw)
+        one_agreement, one_removal = _figures_8_and_9_one_by_one(t, **kw)
+        pd.testing.assert_frame_equal(agreement, one_agreement)
+        pd.testing.assert_frame_equal(li.incomplete_agreement(t.judged, t.qrels, t.depth, **kw), one_agreement)
+        pd.testing.assert_frame_equal(removal, one_removal)
+        assert len(removal) == kw["samples"] * len(kw["fractions"])

@@ -178,3 +178,11 @@ def test_beyond_the_cap_the_preferences_take_the_blocked_hsd_and_table_4_says_so
     want = ls.parametric_hsd(ls.preference_scores(pc), 0.05, "blocked")
     for name in ("rrLP", "sgnLP"):
         assert np.array_equal(tables["pair_tests"][f"hsd_{name}"].to_numpy(), want[name])
+
+
+def test_the_plan_holds_the_permutations_the_randomised_hsd_draws_once():
+    from reeval.stats.randomised import SHARED_PERMUTATION_CELLS
+    S, T, B = 232, 50, 2000
+    P = S * (S - 1) // 2
+    assert B * T * S <= SHARED_PERMUTATION_CELLS
+    assert pb.planned_memory(S, T, resamples=B)["hsd_values"] == P * T * 27 + 4 * B * T * S

@@ -232,3 +232,17 @@ def test_stability_groups_runs_by_their_bytes_with_the_values_of_counting_every_
 def test_distinct_columns_of_no_trial_or_no_run_are_empty():
     assert ra._distinct_columns(np.zeros((0, 3)))[0].shape == (0, 1)
     assert ra._distinct_columns(np.zeros((4, 0)))[0].shape == (4, 0)
+
+
+@pytest.mark.parametrize("S, N", [(2, 2), (7, 1), (7, 3), (40, 32), (5, 5)])
+def test_block_sums_of_sampled_runs_are_the_bits_of_summing_each_gathered_block(S, N):
+    rng = np.random.default_rng(S * 100 + N)
+    G = np.round(rng.random((S, S)) * 3, 1) * rng.random((S, S)) ** 3   # ties and long decimals
+    G[rng.random((S, S)) < 0.3] = 0.0
+    np.fill_diagonal(G, 0.0)
+    idx = ra.sample_runs(S, N, 200, seed=N)
+    assert np.array_equal(ra.sample_block_sums(G, idx), G[idx[:, :, None], idx[:, None, :]].sum(axis=1))
+
+
+def test_block_sums_of_no_sampled_run_are_empty():
+    assert ra.sample_block_sums(np.ones((3, 3)), np.zeros((4, 0), dtype=np.int64)).shape == (4, 0)

@@ -163,3 +163,40 @@ def test_frames_give_the_matrix_result():
     flipped = long.assign(run_i=long.run_j, run_j=long.run_i, rrLP=-long.rrLP)
     np.testing.assert_array_equal(randomised_tukey_hsd_preferences(flipped, runs=runs, resamples=300).p_value,
                                   by_matrix.p_value)
+
+
+def test_the_stream_drawn_whole_is_the_stream_drawn_batch_by_batch():
+    for B, T, S in ((50, 4, 6), (1, 1, 2), (9, 3, 1)):
+        whole = randomised.drawn_permutations(3, B, T, S)
+        assert whole.shape == (B, T, S) and whole.dtype == np.int32
+        for batch in (1, 7, B):
+            assert np.array_equal(whole, np.concatenate([p for _, p in randomised.topic_permutations(3, B, T, S, batch)]))
+            again = np.concatenate([p for _, p in randomised.topic_permutations(3, B, T, S, batch, whole)])
+            assert np.array_equal(whole, again)
+
+
+def test_no_stream_is_drawn_whole_beyond_its_cap():
+    assert randomised.drawn_permutations(0, 10, 5, 4, max_cells=199) is None
+    assert randomised.drawn_permutations(0, 10, 5, 4, max_cells=200).shape == (10, 5, 4)
+
+
+def test_permutations_of_another_shape_are_refused():
+    whole = randomised.drawn_permutations(0, 10, 5, 4)
+    with pytest.raises(ValueError, match="not"):
+        randomised_tukey_hsd(_track(2, S=4, T=6), resamples=10, seed=0, permutations=whole)
+
+
+@pytest.mark.parametrize("S, T", [(5, 12), (2, 9), (4, 1)])
+def test_shared_permutations_give_the_p_values_of_permutations_drawn_by_each_test(S, T):
+    X = np.round(_track(5, S=S, T=T), 1)               # rounded: ties between runs' totals
+    ii, jj = np.triu_indices(S, 1)
+    sgn = np.sign(X[ii] - X[jj])
+    rr = X[ii] - X[jj]
+    whole = randomised.drawn_permutations(11, 200, T, S)
+    for own, shared in ((randomised_tukey_hsd(X, resamples=200, seed=11),
+                         randomised_tukey_hsd(X, resamples=200, seed=11, permutations=whole)),
+                        (randomised_tukey_hsd_preferences(rr, resamples=200, seed=11),
+                         randomised_tukey_hsd_preferences(rr, resamples=200, seed=11, permutations=whole)),
+                        (randomised_tukey_hsd_preferences(sgn, resamples=200, seed=11),
+                         randomised_tukey_hsd_preferences(sgn, resamples=200, seed=11, permutations=whole))):
+        assert np.array_equal(own.p_value.to_numpy(), shared.p_value.to_numpy())

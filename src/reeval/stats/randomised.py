@@ -66,17 +66,41 @@ def _check_resamples(resamples) -> int:
     return check_resamples(resamples, "resamples")
 
 
-def topic_permutations(seed: int, resamples: int, T: int, S: int, batch: int):
+#: :func:`drawn_permutations` draws the whole stream at once up to this many cells
+#: (resamples x topics x runs, int32: 256 MB)
+SHARED_PERMUTATION_CELLS = 1 << 26
+
+
+def topic_permutations(seed: int, resamples: int, T: int, S: int, batch: int, drawn=None):
     """Yield ``(start, perms)`` batches of at most ``batch`` resamples (int32, batch x T x
     S): perms[b, t] is a permutation of range(S), drawn independently per resample b and
     topic t, resample after resample from ``default_rng(seed)`` (the same stream whatever
-    the batch size)."""
-    rng = np.random.default_rng(seed)
+    the batch size). ``drawn``: that stream already drawn whole (:func:`drawn_permutations`
+    of the same seed, resamples, T and S), handed out in the same batches instead."""
     step = max(1, int(batch))
+    if drawn is not None:
+        if drawn.shape != (resamples, T, S):
+            raise ValueError(f"drawn permutations of shape {drawn.shape}, not (resamples, topics, runs) = "
+                             f"{(resamples, T, S)}")
+        for start in range(0, resamples, step):
+            yield start, drawn[start:start + step]
+        return
+    rng = np.random.default_rng(seed)
     base = np.arange(S, dtype=np.int32)
     for start in range(0, resamples, step):
         b = min(resamples, start + step) - start
-        yield start, rng.permuted(np.broadcast_to(base, (b, T, S)).copy(), axis=2)
+        perms = np.broadcast_to(base, (b, T, S)).copy()
+        yield start, rng.permuted(perms, axis=2, out=perms)   # in place: the same values, no copy
+
+
+def drawn_permutations(seed: int, resamples: int, T: int, S: int, max_cells: int = SHARED_PERMUTATION_CELLS):
+    """The whole stream of :func:`topic_permutations` (resamples x T x S int32) in one array,
+    for several tests with the same seed and shape to share (the randomised HSD of RR, rrLP
+    and sgnLP in the lexiprecision study draw the same permutations), or None above
+    ``max_cells`` cells (each test then draws its own, batch by batch)."""
+    if resamples * T * S > max_cells:
+        return None
+    return next(topic_permutations(seed, resamples, T, S, max(resamples, 1)), (0, None))[1]
 
 
 def _p_values(null_max: np.ndarray, observed: np.ndarray, tol: float) -> np.ndarray:
@@ -86,19 +110,22 @@ def _p_values(null_max: np.ndarray, observed: np.ndarray, tol: float) -> np.ndar
     return (1.0 + at_least) / (1.0 + ordered.size)
 
 
-def null_range(X: np.ndarray, seed: int = 0, resamples: int = HSD_RESAMPLES) -> np.ndarray:
+def null_range(X: np.ndarray, seed: int = 0, resamples: int = HSD_RESAMPLES, permutations=None) -> np.ndarray:
     """The B resampled statistics max_s M_s - min_s M_s of a runs x topics matrix (totals
-    over topics, see the module docstring)."""
+    over topics, see the module docstring). ``permutations``: :func:`drawn_permutations`
+    of the same seed, or None to draw them."""
     S, T = X.shape
     out = np.empty(resamples)
     topic = np.arange(T)[None, :, None]
-    for start, perms in topic_permutations(seed, resamples, T, S, HSD_BATCH_CELLS // max(1, T * S)):
+    for start, perms in topic_permutations(seed, resamples, T, S, HSD_BATCH_CELLS // max(1, T * S),
+                                           permutations):
         totals = X[perms, topic].sum(axis=1)               # (b, S): sum_t X[pi_t(s), t]
         out[start:start + len(perms)] = totals.max(axis=1) - totals.min(axis=1)
     return out
 
 
-def randomised_tukey_hsd(scores, runs=None, resamples: int = HSD_RESAMPLES, seed: int = 0) -> pd.DataFrame:
+def randomised_tukey_hsd(scores, runs=None, resamples: int = HSD_RESAMPLES, seed: int = 0,
+                         permutations=None) -> pd.DataFrame:
     """Randomised Tukey HSD of every pair of runs of a runs x topics matrix.
 
     ``scores``: a runs x topics matrix or ``reeval.evaluate(per_topic=True)``'s frame (one
@@ -107,6 +134,8 @@ def randomised_tukey_hsd(scores, runs=None, resamples: int = HSD_RESAMPLES, seed
     mean_j, p_value (module docstring), mc_se (its Monte Carlo standard error).
     ``attrs``: resamples, seed, statistic. Edge cases: fewer than 2 runs give an empty
     table; no topic gives NaN means and p-values; identical runs give p = 1.
+    ``permutations``: :func:`drawn_permutations` (seed, resamples, topics, runs), shared
+    with other tests of the same seed; the same p-values as drawing them here.
     """
     resamples, seed = _check_resamples(resamples), check_seed(seed)
     X, labels, _ = score_matrix(scores, runs)
@@ -116,7 +145,7 @@ def randomised_tukey_hsd(scores, runs=None, resamples: int = HSD_RESAMPLES, seed
     if T and S >= 2:
         totals = X.sum(axis=1)
         tol = 1e-10 * T * float(np.abs(X).max(initial=0.0))
-        p = _p_values(null_range(X, seed, resamples), np.abs(totals[ii] - totals[jj]), tol)
+        p = _p_values(null_range(X, seed, resamples, permutations), np.abs(totals[ii] - totals[jj]), tol)
     else:
         p = np.full(ii.size, np.nan)
     out = pd.DataFrame({"run_i": labels[ii], "run_j": labels[jj], "mean_i": means[ii],
@@ -139,7 +168,8 @@ def preference_tensor(values: np.ndarray, S: int) -> np.ndarray:
     return F
 
 
-def null_max_preference(F: np.ndarray, seed: int = 0, resamples: int = HSD_RESAMPLES) -> np.ndarray:
+def null_max_preference(F: np.ndarray, seed: int = 0, resamples: int = HSD_RESAMPLES,
+                        permutations=None) -> np.ndarray:
     """The B resampled statistics max_{i<j} |sum_t F_t[pi_t(i), pi_t(j)]| (module docstring).
 
     Per batch of resamples the totals (batch x pairs) are accumulated topic by topic, one
@@ -147,11 +177,12 @@ def null_max_preference(F: np.ndarray, seed: int = 0, resamples: int = HSD_RESAM
     (:data:`HSD_PAIR_CELLS`, cache-sized), three times faster than one gather over
     batch x topics x pairs. The compiled kernel (``reeval.stats._kernels``, used when built
     unless ``REEVAL_KERNELS=0``) runs the same loop in C, summing in the same order, so
-    both give the same bits."""
+    both give the same bits. ``permutations``: :func:`drawn_permutations` of the same
+    seed, or None to draw them."""
     T, S, _ = F.shape
     ii, jj = np.triu_indices(S, 1)
     out = np.empty(resamples)
-    batches = topic_permutations(seed, resamples, T, S, HSD_PAIR_CELLS // max(1, ii.size))
+    batches = topic_permutations(seed, resamples, T, S, HSD_PAIR_CELLS // max(1, ii.size), permutations)
     exact = F.dtype == np.int8
     compiled = kernels() if not exact or T * 127 < 2**31 else None  # int8: int32 totals in C
     if compiled is not None:  # the same sums in the same order, in C (stats/_kernels.c)
@@ -215,7 +246,7 @@ def _pivot_pairs(frame, column, runs, what):
 
 
 def randomised_tukey_hsd_preferences(preferences, runs=None, resamples: int = HSD_RESAMPLES,
-                                     seed: int = 0) -> pd.DataFrame:
+                                     seed: int = 0, permutations=None) -> pd.DataFrame:
     """Randomised Tukey HSD of pairwise preferences (rrLP, sgnLP: values that exist only
     between two rankings).
 
@@ -226,7 +257,8 @@ def randomised_tukey_hsd_preferences(preferences, runs=None, resamples: int = HS
     total preference recomputed, and the largest absolute one taken (module docstring).
 
     Returns one row per pair: run_i, run_j, mean (mean preference of i over j), p_value,
-    mc_se; ``attrs``: resamples, seed, statistic. No topic gives NaN.
+    mc_se; ``attrs``: resamples, seed, statistic. No topic gives NaN. ``permutations``: as
+    for :func:`randomised_tukey_hsd`.
     """
     resamples, seed = _check_resamples(resamples), check_seed(seed)
     V, labels = _preference_matrix(preferences, runs, "preferences")
@@ -237,7 +269,7 @@ def randomised_tukey_hsd_preferences(preferences, runs=None, resamples: int = HS
     T = V.shape[1]
     if T and S >= 2:
         tol = 1e-10 * T * float(np.abs(V).max(initial=0.0))
-        null = null_max_preference(preference_tensor(V, S), seed, resamples)
+        null = null_max_preference(preference_tensor(V, S), seed, resamples, permutations)
         p = _p_values(null, np.abs(V.sum(axis=1)), tol)
     else:
         p = np.full(ii.size, np.nan)

@@ -38,7 +38,7 @@ import pandas as pd
 
 
 from .core import UNRETRIEVED, PositionVectors, _assemble, _grid
-from .ties import kept_rank, label_rows
+from .ties import kept_rank, label_removal_row, label_rows, removed_label_vectors
 
 #: the predictors of figure 8, in the paper's order and drawing (solid green dRR_1,
 #: dashed red rrLP, dotted blue sgnLP)
@@ -158,32 +158,39 @@ def incomplete_agreement(judged, qrels, depth, runs=None, rel_level: int = 1,
     :func:`agreement` (columns :data:`SAMPLE_COLUMNS`) over the pairs of
     :func:`compared_pairs`; aggregate with :func:`summarize_agreement`. Central tables as
     :func:`reeval.analyses.lexiprecision.core.position_vectors` takes them."""
+    return label_removal_studies(judged, qrels, depth, runs, rel_level, fractions, samples, seed, max_pairs)[0]
+
+
+def label_removal_studies(judged, qrels, depth, runs=None, rel_level: int = 1,
+                          fractions=(0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9),
+                          samples: int = 10, seed: int = 0, max_pairs: int = MAX_PAIRS) -> tuple:
+    """(figure 8's samples, figure 9's samples): :func:`incomplete_agreement` and
+    :func:`reeval.analyses.lexiprecision.ties.label_removal_ties` with the same arguments,
+    the same tables, from one grid and one set of position vectors per (sample, fraction)
+    with labels removed (both figures remove the same labels: ``default_rng([seed, k])``),
+    built once for both instead of once per figure."""
     grid = _grid(judged, qrels, depth, runs, keep_docno=True)
     S, T_all = grid.shape
-    qt = grid.qrels_topic
-    n_q, m_full, is_rel_q, g, pos, row_label = label_rows(grid, rel_level)
+    labels = label_rows(grid, rel_level)
+    _, m_full, _, g, pos, _ = labels
     ii, jj = compared_pairs(S, seed, max_pairs)
     full = _predictors(_assemble(grid, g, pos, m_full, m_full, rel_level, levels=1), ii, jj)
     full_drr1 = full[0]
     T = full_drr1.shape[1]
     every_topic = np.ones(T, dtype=bool)
-    rows = []
-    for k in range(samples):
-        label_rank = kept_rank(qt, np.random.default_rng([seed, k]))
-        topic_rank = kept_rank(np.zeros(T, dtype=np.int64), np.random.default_rng([seed, k, 1]))
-        for f in fractions:
-            n_keep = np.maximum(np.floor(n_q * (1.0 - f) + 1e-9), 1)
-            keep = label_rank < n_keep[qt]
-            m = np.bincount(qt[keep & is_rel_q], minlength=T_all)
-            sel = keep[row_label]
-            part = _predictors(_assemble(grid, g[sel], pos[sel], m_full, m, rel_level, levels=1), ii, jj)
-            rows.append({"removal": "labels", "fraction_removed": float(f), "sample": k, "pairs": len(ii),
-                         **agreement(full_drr1, *part, every_topic)})
-            kept_topics = topic_rank < max(int(round(T * (1.0 - f))), 1)
-            rows.append({"removal": "queries", "fraction_removed": float(f), "sample": k, "pairs": len(ii),
-                         **agreement(full_drr1, *full, kept_topics)})
+    rows, ties, topic_rank, drawn = [], [], None, -1
+    for k, f, pv in removed_label_vectors(grid, labels, rel_level, fractions, samples, seed):
+        if k != drawn:
+            topic_rank, drawn = kept_rank(np.zeros(T, dtype=np.int64), np.random.default_rng([seed, k, 1])), k
+        ties.append(label_removal_row(k, f, pv))
+        rows.append({"removal": "labels", "fraction_removed": float(f), "sample": k, "pairs": len(ii),
+                     **agreement(full_drr1, *_predictors(pv, ii, jj), every_topic)})
+        kept_topics = topic_rank < max(int(round(T * (1.0 - f))), 1)
+        rows.append({"removal": "queries", "fraction_removed": float(f), "sample": k, "pairs": len(ii),
+                     **agreement(full_drr1, *full, kept_topics)})
     out = pd.DataFrame(rows, columns=list(SAMPLE_COLUMNS))
-    return out.sort_values(["removal", "fraction_removed", "sample"], kind="stable").reset_index(drop=True)
+    out = out.sort_values(["removal", "fraction_removed", "sample"], kind="stable").reset_index(drop=True)
+    return out, pd.DataFrame(ties)
 
 
 def summarize_agreement(samples: pd.DataFrame) -> pd.DataFrame:

@@ -33,6 +33,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from reeval.stats.randomised import SHARED_PERMUTATION_CELLS
+
 from . import core as lx
 from . import significance as ls
 from . import ties as lt
@@ -259,12 +261,15 @@ def planned_memory(n_runs: int, n_topics: int, levels: int = lx.DEFAULT_LEVELS, 
                    budget: int | None = None) -> dict:
     """The bytes the pair analyses of one relevance level plan to hold (module doc): one
     block, the per-pair arrays, the runs x topics sums, figure 7's rows and the randomised
-    HSD's values when it runs. Their sum bounds the pair analyses' memory, apart from the
+    HSD's values (with its permutations when they are drawn once, up to
+    ``SHARED_PERMUTATION_CELLS``) when it runs. Their sum bounds the pair analyses' memory, apart from the
     interpreter and the track's own tables."""
     S, T = n_runs, n_topics
     P = S * (S - 1) // 2
     block = min(P, pairs_per_block(T, levels, budget)) * T * cell_bytes(levels)
     hsd = P * T * 27 if randomised_preferences(S, T, resamples) else 0
+    if hsd and resamples * T * S <= SHARED_PERMUTATION_CELLS:  # its permutations, drawn once for 3 measures
+        hsd += 4 * resamples * T * S
     out = {"pairs": P, "pairs_per_block": pairs_per_block(T, levels, budget), "block": block,
            "per_pair": P * PAIR_BYTES, "runs_x_topics": 4 * S * T * 8,
            "figure7": 4 * min(P * T, LOCALITY_ROWS) * lt.LOCALITY_LEVELS * 8, "hsd_values": hsd}

@@ -236,14 +236,11 @@ def track_lexiprecision(track: str, track_dir, out_dir, rel_level: int, config: 
                             others.values())
     pv, totals, _ = by_level[rel_level]
     corr, regression = totals.locality()
-    removal = lt.label_removal_ties(judged, qrels, depth, runs=runs, rel_level=rel_level,
-                                    fractions=opts["label_removal"]["fractions"],
-                                    samples=opts["label_removal"]["samples"],
-                                    seed=opts["label_removal"]["seed"])
-    agreement = li.incomplete_agreement(judged, qrels, depth, runs=runs, rel_level=rel_level,
-                                        fractions=opts["label_removal"]["fractions"],
-                                        samples=opts["label_removal"]["samples"],
-                                        seed=opts["label_removal"]["seed"])
+    # figures 8 and 9 remove the same labels: their position vectors built once for both
+    agreement, removal = li.label_removal_studies(judged, qrels, depth, runs=runs, rel_level=rel_level,
+                                                  fractions=opts["label_removal"]["fractions"],
+                                                  samples=opts["label_removal"]["samples"],
+                                                  seed=opts["label_removal"]["seed"])
     tables = {
         **_paper_tables(track, by_level, at, depth, opts, others),
         "fig3_ties_by_p1": lt.tie_probability_by_p1(pv),

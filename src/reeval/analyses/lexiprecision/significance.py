@@ -31,13 +31,20 @@ def hsd_p_values(pc: PairComparison, rr: np.ndarray, resamples: int, seed: int,
     """Randomised Tukey HSD p-values per run pair (pairs in ``pc`` order) of RR (on the
     runs x topics matrix) and of rrLP and sgnLP (on the pairwise preferences: rankings
     permuted among runs within each topic, reeval.stats.randomised). ``pc`` needs only
-    ``rr`` and ``sgn`` (pairs x topics) for the preference measures among ``measures``."""
-    from reeval.stats.randomised import randomised_tukey_hsd, randomised_tukey_hsd_preferences
+    ``rr`` and ``sgn`` (pairs x topics) for the preference measures among ``measures``.
+    The measures draw the same permutations (one seed, the same runs and topics): drawn once
+    and shared when they fit (:func:`reeval.stats.randomised.drawn_permutations`)."""
+    from reeval.stats.randomised import (drawn_permutations, randomised_tukey_hsd,
+                                         randomised_tukey_hsd_preferences)
 
-    compute = {"RR": lambda: randomised_tukey_hsd(rr, resamples=resamples, seed=seed),
-               "rrLP": lambda: randomised_tukey_hsd_preferences(pc.rr, resamples=resamples, seed=seed),
+    S, T = rr.shape if isinstance(rr, np.ndarray) and rr.ndim == 2 else (0, 0)
+    perms = drawn_permutations(seed, resamples, T, S) if len(measures) > 1 and S >= 2 and T else None
+    compute = {"RR": lambda: randomised_tukey_hsd(rr, resamples=resamples, seed=seed, permutations=perms),
+               "rrLP": lambda: randomised_tukey_hsd_preferences(pc.rr, resamples=resamples, seed=seed,
+                                                                permutations=perms),
                "sgnLP": lambda: randomised_tukey_hsd_preferences(pc.sgn.astype(np.float64),
-                                                                 resamples=resamples, seed=seed)}
+                                                                 resamples=resamples, seed=seed,
+                                                                 permutations=perms)}
     return {name: compute[name]().p_value.to_numpy() for name in measures}
 
 

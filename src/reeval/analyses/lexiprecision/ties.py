@@ -212,6 +212,35 @@ def label_rows(grid, rel_level: int):
     return n_q, m_full, is_rel_q, g, pos, row_label
 
 
+def removed_label_vectors(grid, labels: tuple, rel_level: int, fractions, samples: int, seed: int):
+    """Yield ``(k, f, PositionVectors)`` for each sample k and fraction f in turn (samples
+    outer, fractions inner): the position vectors (one level) of ``grid`` (built with
+    docnos) with the fraction f of its relevance labels removed as
+    :func:`label_removal_ties` removes them (``default_rng([seed, k])``, nested in f).
+    ``labels``: :func:`label_rows` of ``grid`` at ``rel_level``. Figures 8 and 9 both
+    read these vectors (:func:`reeval.analyses.lexiprecision.incomplete.label_removal_studies`
+    builds them once for both)."""
+    T_all, qt = grid.shape[1], grid.qrels_topic
+    n_q, m_full, is_rel_q, g, pos, row_label = labels
+    for k in range(samples):
+        rank = kept_rank(qt, np.random.default_rng([seed, k]))
+        for f in fractions:
+            n_keep = np.maximum(np.floor(n_q * (1.0 - f) + 1e-9), 1)
+            keep = rank < n_keep[qt]
+            m = np.bincount(qt[keep & is_rel_q], minlength=T_all)
+            sel = keep[row_label]
+            yield k, f, _assemble(grid, g[sel], pos[sel], m_full, m, rel_level, levels=1)
+
+
+def label_removal_row(k: int, f: float, pv: PositionVectors) -> dict:
+    """Figure 9's row of sample ``k`` and fraction ``f`` from its position vectors ``pv``
+    (:func:`removed_label_vectors`): pair_topics and the tied shares (%) under RR and LP."""
+    total, rr_ties, lp_ties = tie_counts(pv)
+    return {"fraction_removed": float(f), "sample": k, "pair_topics": total,
+            "RR_ties": 100.0 * rr_ties / total if total else math.nan,
+            "LP_ties": 100.0 * lp_ties / total if total else math.nan}
+
+
 def label_removal_ties(judged, qrels, depth, runs=None, rel_level: int = 1,
                        fractions=(0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9),
                        samples: int = 10, seed: int = 0) -> pd.DataFrame:
@@ -227,22 +256,8 @@ def label_removal_ties(judged, qrels, depth, runs=None, rel_level: int = 1,
     sample); aggregate with :func:`summarize_label_removal`.
     """
     grid = _grid(judged, qrels, depth, runs, keep_docno=True)
-    T_all, qt = grid.shape[1], grid.qrels_topic
-    n_q, m_full, is_rel_q, g, pos, row_label = label_rows(grid, rel_level)
-    rows = []
-    for k in range(samples):
-        rank = kept_rank(qt, np.random.default_rng([seed, k]))
-        for f in fractions:
-            n_keep = np.maximum(np.floor(n_q * (1.0 - f) + 1e-9), 1)
-            keep = rank < n_keep[qt]
-            m = np.bincount(qt[keep & is_rel_q], minlength=T_all)
-            sel = keep[row_label]
-            total, rr_ties, lp_ties = tie_counts(_assemble(grid, g[sel], pos[sel], m_full, m,
-                                                           rel_level, levels=1))
-            rows.append({"fraction_removed": float(f), "sample": k, "pair_topics": total,
-                         "RR_ties": 100.0 * rr_ties / total if total else math.nan,
-                         "LP_ties": 100.0 * lp_ties / total if total else math.nan})
-    return pd.DataFrame(rows)
+    vectors = removed_label_vectors(grid, label_rows(grid, rel_level), rel_level, fractions, samples, seed)
+    return pd.DataFrame([label_removal_row(k, f, pv) for k, f, pv in vectors])
 
 
 def summarize_label_removal(df: pd.DataFrame) -> pd.DataFrame:
