@@ -134,6 +134,11 @@ def test_write_table_parts_reads_back_as_the_whole_table(tmp_path):
     write_table_parts(iter(parts), RUNS_SCHEMA, tmp_path / "parts.parquet")
     write_table(pa.concat_tables(parts), tmp_path / "whole.parquet")
     assert pq.read_table(tmp_path / "parts.parquet").equals(pq.read_table(tmp_path / "whole.parquet"))
+    # DataFrame parts too (the lexiprecision pairs are written so), also with dictionary columns
+    for dictionary in (None, ("run", "qid", "tag")):
+        write_table_parts((p.to_pandas() for p in parts), RUNS_SCHEMA, tmp_path / "frames.parquet", dictionary)
+        assert pq.read_table(tmp_path / "frames.parquet").equals(pq.read_table(tmp_path / "whole.parquet"))
+    (tmp_path / "frames.parquet").unlink()
     write_table_parts(iter([]), RUNS_SCHEMA, tmp_path / "none.parquet")  # a track of no run
     assert pq.read_table(tmp_path / "none.parquet").equals(RUNS_SCHEMA.empty_table())
     assert sorted(p.name for p in tmp_path.iterdir()) == ["none.parquet", "parts.parquet", "whole.parquet"]

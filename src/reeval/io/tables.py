@@ -278,7 +278,7 @@ def write_table(data, *paths, columns=None) -> pa.Table:
 
 
 def write_table_parts(parts, schema: pa.Schema, path, dictionary=None, statistics=None) -> None:
-    """Write the Arrow tables ``parts`` (an iterable, each of ``schema``, typed by the
+    """Write the Arrow tables or DataFrames ``parts`` (an iterable, each of ``schema``, typed by the
     registry) one under the other as one Parquet file (zstd), atomically, holding one part
     in memory at a time; the file reads back as :func:`write_table` of their concatenation
     (its row groups end where a part ends).
@@ -303,7 +303,8 @@ def write_table_parts(parts, schema: pa.Schema, path, dictionary=None, statistic
         with pq.ParquetWriter(tmp, written, compression="zstd", use_dictionary=use, write_statistics=stats,
                               store_schema=dictionary is None) as writer:
             for part in parts:
-                writer.write_table(_conform_encoded(part, written))
+                writer.write_table(conform(part, schema.names) if dictionary is None
+                                   else _conform_encoded(part, written))
 
     atomic_write(path, write)
 
@@ -316,9 +317,9 @@ def _encoded(schema: pa.Schema, columns) -> pa.Schema:
 
 def _conform_encoded(part: pa.Table, written: pa.Schema) -> pa.Table:
     """:func:`conform` of ``part`` to ``written``, whose dictionary columns are kept (or
-    made) dictionary-encoded rather than decoded."""
-    if set(part.column_names) != set(written.names):
-        conform(part, written.names)  # raises the ValueError that names the columns
+    made) dictionary-encoded rather than decoded; a DataFrame is conformed first."""
+    if not isinstance(part, pa.Table) or set(part.column_names) != set(written.names):
+        part = conform(part, written.names)  # the ValueError that names the columns, if they differ
     arrays = []
     for f in written:
         values = part.column(f.name)
