@@ -17,8 +17,8 @@ rule audit:
         f"{RESULTS}/logs/audit/{{track}}.log",
     benchmark:
         f"{RESULTS}/benchmarks/audit/{{track}}.tsv"
-    # benchmarks/bench_audit.py (shared machine, load 8-12, two runs, docs/benchmarks.md): CPU 0.68-0.94 of the track's
-    # measures job, DL-2020 0.99, TREC-COVID round 3 0.99-1.26 (its causes: two other orderings); no run file read again
+    # benchmarks/bench_audit.py (quiet machine, two runs, docs/benchmarks.md): CPU 0.68-0.97 of the track's measures
+    # job, TREC-COVID rounds 2 and 3 0.91-1.11 (round 3's causes: two other orderings); no run file read again
     priority: track_priority(0)  # the largest track first (common.smk)
     threads: 1
     resources:
