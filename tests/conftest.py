@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import glob
+import importlib.util
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -29,6 +31,19 @@ REAL_TRACKS = {
     "trec2020-dl-passage": 2,
     "trec2021-cast-doc": 2,
 }
+
+
+def load_file_module(relative: str, register: bool = False):
+    """The Python file at ROOT/`relative` (a benchmark or rule script, not a package module),
+    loaded as a module named after the file; `register` puts it in sys.modules first, which a
+    file defining dataclasses needs (they look their module up while being created)."""
+    path = ROOT / relative
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    if register:
+        sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
 
 
 def track_files(track: str):

@@ -6,24 +6,18 @@ pytrec_eval and ir_measures scripts the benchmark writes run as processes (about
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
-import sys
 
 import pytest
 
 from reeval.cli import main
 from reeval.synth.tracks import TrackSpec, write_track
 
-from conftest import ROOT
+from conftest import load_file_module
 
 
 def bench_cli():
-    spec = importlib.util.spec_from_file_location("bench_cli", ROOT / "benchmarks" / "bench_cli.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+    return load_file_module("benchmarks/bench_cli.py", register=True)
 
 
 @pytest.fixture(scope="module")

@@ -2,7 +2,6 @@
 file, a 50 MB line without a newline on the numpy path, a full disk while writing a table."""
 
 import errno
-import importlib.util
 import logging
 import os
 import subprocess
@@ -12,7 +11,7 @@ from types import SimpleNamespace
 import pandas as pd
 import pytest
 
-from conftest import ROOT, write_lines
+from conftest import load_file_module, write_lines
 from reeval.io import atomic, ingest, trecio
 from reeval.io.ingest import ingest_track
 from reeval.io.tables import write_table
@@ -21,10 +20,7 @@ QRELS = ["1 0 D0 1", "1 0 D1 0"]
 
 
 def rule_log_module():
-    spec = importlib.util.spec_from_file_location("_log", ROOT / "scripts" / "_log.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_file_module("scripts/_log.py")
 
 
 def test_a_50_mb_line_without_newline_is_named_by_reeval_score_without_kernels(tmp_path):

@@ -3,23 +3,17 @@ speed change left every table as it was, issue 41 item 4)."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import ROOT
+from conftest import load_file_module
 
 
 @pytest.fixture(scope="module")
 def cr():
-    spec = importlib.util.spec_from_file_location("compare_results", ROOT / "benchmarks" / "compare_results.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_file_module("benchmarks/compare_results.py", register=True)
 
 
 def results(folder, score=0.5, compression="zstd", log="took 3.1 s"):

@@ -3,21 +3,15 @@ measures is checked, not how long anything takes."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 
 import pytest
 
-from conftest import ROOT
+from conftest import load_file_module
 
 
 @pytest.fixture(scope="module")
 def jfc():
-    spec = importlib.util.spec_from_file_location("job_fixed_cost", ROOT / "benchmarks" / "job_fixed_cost.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_file_module("benchmarks/job_fixed_cost.py", register=True)
 
 
 def test_a_scripts_imports_are_its_lines_before_the_body(jfc):

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, load_file_module
 from snakemake_command import SNAKEMAKE
 
 
@@ -213,10 +213,7 @@ def test_ingest_and_measures_of_a_campaign_stay_under_a_per_track_memory_limit(t
 # --- the projection of benchmarks/bench_scale.py -------------------------------------
 
 def bench_scale():
-    spec = importlib.util.spec_from_file_location("bench_scale", ROOT / "benchmarks" / "bench_scale.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_file_module("benchmarks/bench_scale.py")
 
 
 def test_projection_fit_and_sizes():
