@@ -457,6 +457,29 @@ def test_the_ingested_tables_are_read_as_pq_read_table_reads_them_without_the_da
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "False\n"
 
 
+def test_the_runs_table_read_with_run_and_qid_as_dictionaries_gives_the_same_orderings(tied, tmp_path):
+    """The audit reads ``run`` and ``qid`` of a runs table dictionary-encoded (decoded once per
+    row group, half the CPU of the read): the same values, the same judged table in every
+    other ordering."""
+    import pyarrow.parquet as pq
+
+    from reeval.analyses.audit.evaluate import judged_reordered
+    from reeval.io.ingest import ingest_track
+    from reeval.workflow.audit_step import RUNS_COLUMNS, RUNS_DICTIONARY, read_parquet
+
+    qrels, runs, _ = tied
+    tables = ingest_track("t", str(qrels), [str(r) for r in runs], precision="float32", tune=False)
+    pq.write_table(tables.runs, tmp_path / "runs.parquet", row_group_size=60)
+    plain = read_parquet(tmp_path / "runs.parquet", columns=RUNS_COLUMNS)
+    encoded = read_parquet(tmp_path / "runs.parquet", columns=RUNS_COLUMNS, dictionary=RUNS_DICTIONARY)
+    assert [str(encoded.schema.field(c).type) for c in RUNS_DICTIONARY] == ["dictionary<values=string, indices=int32, ordered=0>"] * 2
+    for column in RUNS_COLUMNS:
+        assert encoded.column(column).to_pylist() == plain.column(column).to_pylist()
+    for precision, ties in (("float64", "trec_eval"), ("float32", "docno ascending"), ("float64", "docno ascending")):
+        want = judged_reordered(plain, tables.judged, precision, ties, "float32")
+        assert want is not None and judged_reordered(encoded, tables.judged, precision, ties, "float32").equals(want)
+
+
 @pytest.mark.parametrize("text,message", [
     ("run,block,measure,value\nA,trec_eval,map,0.25\nA,trec_eval,map,0.26\n", "given twice with two values"),
     ("run,block,measure,value\nA,trec_eval,map,high\n", "line 2: expected a number for map of run A, not 'high'"),

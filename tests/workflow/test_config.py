@@ -160,3 +160,19 @@ def test_config_values_a_rule_cannot_use_are_input_errors(tmp_path):
     opts = with_parsed_alphas(section_with_defaults("rareness", {"trials": 2, "synthetic": {"topics": {"t": "99"}}}))
     with pytest.raises(InputError, match="rareness.synthetic.topics: topic '99' is not a qrels topic of track 't'"):
         track_rareness("t", tmp_path / "t", tmp_path / "out", opts)
+
+
+def test_the_schema_is_read_by_libyaml_as_the_pure_python_loader_reads_it(monkeypatch):
+    """``schema.yaml`` (26 kB) read by PyYAML's pure-Python loader cost each fresh process that
+    fills a config's defaults about 8 times the CPU of libyaml's: the same mapping, read by
+    libyaml, never by ``yaml.safe_load``."""
+    from reeval.workflow import config_check
+
+    text = config_check.SCHEMA_PATH.read_text()
+    want = yaml.safe_load(text)
+    config_check._schema.cache_clear()
+    monkeypatch.setattr(yaml, "safe_load", lambda *args, **kwargs: pytest.fail("pure-Python YAML loader"))
+    try:
+        assert load_schema() == want
+    finally:
+        config_check._schema.cache_clear()

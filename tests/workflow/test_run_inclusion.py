@@ -80,6 +80,19 @@ def test_run_inclusion_reads_the_report_without_a_pandas_row_per_run(tmp_path, m
     pd.testing.assert_frame_equal(run_inclusion(report), want)
 
 
+def test_the_ingest_report_is_parsed_once_with_its_names_as_text(tmp_path, monkeypatch):
+    """Every job reading the report (measures, audit, the analyses) parsed it twice, its header
+    alone first; the header is now read by the csv module: one pandas parse, the same table."""
+    folder = make_track(tmp_path, "t")
+    want = read_ingest_report(folder)
+    parses = []
+    read_csv = pd.read_csv
+    monkeypatch.setattr(pd, "read_csv", lambda *args, **kwargs: parses.append(1) or read_csv(*args, **kwargs))
+    pd.testing.assert_frame_equal(read_ingest_report(folder), want)
+    assert len(parses) == 1
+    assert want["run"].map(type).eq(str).all() and want["kept"].dtype == "int64"
+
+
 def test_runs_that_kept_no_line_change_no_analysis(tmp_path):
     """The track with four runs that keep no line gives the tables of the track without their files."""
     with_bad, without = make_track(tmp_path / "a", "t"), make_track(tmp_path / "b", "t", bad=())

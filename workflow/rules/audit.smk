@@ -17,8 +17,9 @@ rule audit:
         f"{RESULTS}/logs/audit/{{track}}.log",
     benchmark:
         f"{RESULTS}/benchmarks/audit/{{track}}.tsv"
-    # benchmarks/bench_audit.py (quiet machine, two runs, docs/benchmarks.md): CPU 0.68-0.97 of the track's measures
-    # job, TREC-COVID rounds 2 and 3 0.91-1.11 (round 3's causes: two other orderings); no run file read again
+    # benchmarks/bench_audit.py (2026-11-28, shared machine, load 10-18, two runs, docs/benchmarks.md): CPU 0.67-0.70
+    # of the track's measures job on TREC-COVID round 1, 0.78-1.07 on the others (noise 0.1-0.2; instructions,
+    # valgrind: round 4 0.78, round 3 0.98: both jobs are two thirds interpreter and imports); no run file read again
     priority: track_priority(0)  # the largest track first (common.smk)
     threads: 1
     resources:

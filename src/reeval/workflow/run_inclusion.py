@@ -23,6 +23,7 @@ to ``run_inclusion.csv`` and the ingest log, so every file of the folder is acco
 
 from __future__ import annotations
 
+import csv
 from pathlib import Path
 
 import numpy as np
@@ -43,11 +44,14 @@ def read_ingest_report(path) -> pd.DataFrame:
 
     Run, track and file names stay strings as written: a run named ``NA``, ``null`` or
     ``1.0`` is not turned into a missing value or a number. Numeric columns are numbers.
+    The header line is read by the csv module and the table parsed once by pandas (parsing
+    the header with pandas first set up a second parser in every job reading the report).
     """
     path = Path(path)
     if path.is_dir():
         path = path / "ingest_report.csv"
-    header = pd.read_csv(path, nrows=0).columns
+    with open(path, newline="", encoding="utf-8") as f:
+        header = next(csv.reader(f), [])
     numeric = [c for c in header if c not in _TEXT_COLUMNS]
     return pd.read_csv(path, dtype={c: str for c in _TEXT_COLUMNS if c in header},
                        keep_default_na=False, na_values={c: [""] for c in numeric})
