@@ -127,6 +127,27 @@ def test_the_compiled_pair_sign_counts_equal_numpy_with_ties_at_the_threshold_an
 
 
 @needs_kernels
+@pytest.mark.parametrize("R", [1, 3, 4, 5, 8, 1003])
+def test_the_compiled_pair_sign_counts_of_infinities_and_signed_zeros_equal_numpy_at_every_length(R):
+    # the counting loop is vectorised four trials at a time where the processor allows:
+    # lengths around and beyond a multiple of four, and values whose differences are
+    # NaN (inf - inf), infinite or a signed zero
+    rng = np.random.default_rng(R)
+    X = np.round(rng.uniform(0, 0.2, (6, R)), 2)
+    X[0, ::2] = np.inf
+    X[1, ::3] = -np.inf
+    X[2] = -0.0
+    X[3] = 0.0
+    X[4, -1] = np.nan
+    for threshold in (0.05, 0.0, np.inf):
+        gt, lt = np.empty(15, np.int64), np.empty(15, np.int64)
+        compiled._kernels.pair_sign_counts(X, gt, lt, 6, R, threshold)
+        want_gt, want_lt = _sign_counts_numpy(X, threshold)
+        np.testing.assert_array_equal(gt, want_gt)
+        np.testing.assert_array_equal(lt, want_lt)
+
+
+@needs_kernels
 @pytest.mark.parametrize("scale", ["absolute", "relative"])
 def test_rareness_pair_stability_is_the_same_on_both_paths(scale):
     from reeval.analyses.rareness.analysis import pair_stability

@@ -37,6 +37,19 @@ static Py_ssize_t block_of(Py_ssize_t pairs, Py_ssize_t item)
     return n < 1 ? 1 : n;
 }
 
+/* On x86-64 with GCC, a function marked VECTOR_CLONES is also compiled for AVX2 and the
+   processor's best version is chosen when the module loads (target_clones): sign_counts
+   subtracts and compares four differences at a time (the baseline x86-64 build does not
+   vectorise that loop). Each count is still made of the same subtractions and comparisons,
+   element by element (no multiply, so no fused multiply-add), so every version gives the
+   same counts. (The HSD's totals, gathers of one preference at a time, were measured slower
+   with AVX2 gathers and stay scalar.) */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define VECTOR_CLONES
+#endif
+
 /* b x pairs totals of one batch, topic by topic (int8 preferences, int32 totals: exact
    while T * 127 < 2^31, which the caller checks) */
 static void totals_int8(const int8_t *F, const int32_t *perms, int32_t *acc, Py_ssize_t b,
@@ -172,6 +185,22 @@ done:
     return result;
 }
 
+/* #{r : b[r] - a[r] > thr} and #{r : b[r] - a[r] < -thr} (a NaN difference in neither) */
+VECTOR_CLONES
+static void sign_counts(const double *a, const double *b, Py_ssize_t R, double thr, int64_t *gt,
+                        int64_t *lt)
+{
+    double neg = -thr;
+    int64_t g = 0, l = 0;
+    for (Py_ssize_t r = 0; r < R; r++) {
+        double d = b[r] - a[r];
+        g += d > thr;
+        l += d < neg;
+    }
+    *gt = g;
+    *lt = l;
+}
+
 PyDoc_STRVAR(pair_sign_counts_doc,
 "pair_sign_counts(X, gt, lt, S, R, threshold)\n\n"
 "For the pairs i < j of the S rows of X (S x R float64, C-contiguous), in numpy.triu_indices\n"
@@ -195,22 +224,12 @@ static PyObject *pair_sign_counts(PyObject *self, PyObject *args)
     }
     const double *X = (const double *)X_b.buf;
     int64_t *gt = (int64_t *)gt_b.buf, *lt = (int64_t *)lt_b.buf;
-    double neg = -thr;
     Py_BEGIN_ALLOW_THREADS
     Py_ssize_t k = 0;
     for (Py_ssize_t i = 0; i + 1 < S; i++) {
         const double *a = X + i * R;
-        for (Py_ssize_t j = i + 1; j < S; j++, k++) {
-            const double *b = X + j * R;
-            int64_t g = 0, l = 0;
-            for (Py_ssize_t r = 0; r < R; r++) {
-                double d = b[r] - a[r];
-                g += d > thr;
-                l += d < neg;
-            }
-            gt[k] = g;
-            lt[k] = l;
-        }
+        for (Py_ssize_t j = i + 1; j < S; j++, k++)
+            sign_counts(a, X + j * R, R, thr, gt + k, lt + k);
     }
     Py_END_ALLOW_THREADS
     result = Py_NewRef(Py_None);
