@@ -1,6 +1,7 @@
 """The compiled kernels of the statistics (src/reeval/stats/_kernels.c) give the numpy
 paths' bits: the randomised HSD's null statistics (same permutations, same sums in the same
-topic order, same maxima) and the rareness stability's pairwise sign counts."""
+topic order, same maxima), the rareness stability's pairwise sign counts and lexicographic
+precision's first differences."""
 
 from __future__ import annotations
 
@@ -186,3 +187,48 @@ def test_built_kernels_are_used_unless_the_switch_is_0(monkeypatch):
     assert switched_on(os)
     monkeypatch.setenv(SWITCH, "0")
     assert not switched_on(os)
+
+
+def _position_vectors(rng, S, T, L, m):
+    """Position vectors of S runs on T topics with up to m relevant documents each: many
+    runs share their first positions (ties in early columns), some topics a run did not
+    answer (nothing found), and some vectors identical to another run's."""
+    from reeval.analyses.lexiprecision.core import UNRETRIEVED, PositionVectors
+
+    found = rng.integers(0, m + 1, (S, T))
+    found[rng.random((S, T)) < 0.2] = 0
+    P = np.full((S, T, L), UNRETRIEVED, dtype=np.int32)
+    for s in range(S):
+        for t in range(T):
+            P[s, t, :found[s, t]] = np.sort(rng.choice(np.arange(1, 12), found[s, t], replace=False))
+    if S > 2:
+        P[2], found[2] = P[0], found[0]
+    return PositionVectors([f"r{s}" for s in range(S)], [f"q{t}" for t in range(T)],
+                           np.full(T, m, dtype=np.int64), found.astype(np.int64), P, 1)
+
+
+@needs_kernels
+@pytest.mark.parametrize("S, T, L, m", [(2, 1, 1, 1), (2, 5, 3, 3), (3, 1, 8, 6), (9, 4, 20, 11), (12, 30, 10, 10)])
+def test_the_compiled_first_differences_equal_the_numpy_ones_bit_for_bit(S, T, L, m):
+    from reeval.analyses.lexiprecision.incomplete import first_differences
+
+    pv = _position_vectors(np.random.default_rng(S * 1000 + T), S, T, L, m)
+    ii, jj = np.triu_indices(S, 1)
+    for a, b in ((ii, jj), (jj[::-1], ii[::-1]), (ii[:1], ii[:1])):   # both orders, a run against itself
+        with kernels(True):
+            fast = first_differences(pv, a, b)
+        with kernels(False):
+            slow = first_differences(pv, a, b)
+        for x, y in zip(fast, slow):
+            assert x.dtype == y.dtype and x.shape == y.shape == (len(a), T)
+            assert x.tobytes() == y.tobytes()
+
+
+@needs_kernels
+def test_the_compiled_first_differences_refuse_a_run_outside_the_vectors():
+    pv = _position_vectors(np.random.default_rng(0), 3, 2, 4, 4)
+    sgn, rr = np.empty((1, 2), dtype=np.int8), np.empty((1, 2))
+    with pytest.raises(ValueError, match="outside 0..S-1"):
+        compiled._kernels.first_differences(pv.positions, pv.found, np.array([0]), np.array([3]), sgn, rr, 3, 2, 4)
+    with pytest.raises(ValueError, match="S x T x L int32"):
+        compiled._kernels.first_differences(pv.positions, pv.found, np.array([0]), np.array([1]), sgn, rr, 3, 2, 5)

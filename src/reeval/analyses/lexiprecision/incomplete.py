@@ -37,6 +37,8 @@ import numpy as np
 import pandas as pd
 
 
+from reeval.stats.compiled import kernels
+
 from .core import UNRETRIEVED, PositionVectors, _assemble, _grid
 from .ties import kept_rank, label_removal_row, label_rows, removed_label_vectors
 
@@ -66,7 +68,7 @@ def _inverse(p: np.ndarray) -> np.ndarray:
     return np.where(p == UNRETRIEVED, 0.0, 1.0 / np.maximum(p, 1))
 
 
-def first_differences(pv: PositionVectors, ii: np.ndarray, jj: np.ndarray) -> tuple:
+def first_differences(pv: PositionVectors, ii: np.ndarray, jj: np.ndarray, drr1: np.ndarray | None = None) -> tuple:
     """(sgnLP, rrLP) of the runs ``ii`` against ``jj`` on every topic, pairs x topics:
     the first index where the two position vectors differ decides (sgnLP +1 when run i
     ranks its relevant document there higher, rrLP the difference of the reciprocal ranks
@@ -74,14 +76,31 @@ def first_differences(pv: PositionVectors, ii: np.ndarray, jj: np.ndarray) -> tu
     compared for all pair-topics at once (whole rows of runs); the pair-topics still equal
     are then compared :data:`STEP_COLUMNS` columns at a time, and a pair-topic is tied as
     soon as both vectors are past the relevant documents they retrieved (the rest is
-    UNRETRIEVED in both)."""
+    UNRETRIEVED in both).
+
+    rrLP is 1/x - 1/y of the positions x, y where the vectors first differ (0 for
+    UNRETRIEVED); where they differ in the first column that is dRR_1, and where they
+    never differ x = y, so 1/x - 1/y is 0.0: rrLP starts as dRR_1 (``drr1``, pairs x topics
+    of ``RR[ii] - RR[jj]``, computed here when not given) and only the pair-topics first
+    differing later are computed again, the same subtraction of the same reciprocals.
+    The compiled kernel (``reeval.stats._kernels.first_differences``, used when built unless
+    ``REEVAL_KERNELS=0``) scans each pair-topic's columns in C to the same first difference
+    and computes the same sign and the same 1/x - 1/y, so both paths give the same bits."""
     P, found = pv.positions, pv.found
     S, T, L = P.shape
     n = len(ii)
     if not L or not n * T:
         return np.zeros((n, T), dtype=np.int8), np.zeros((n, T))
-    x = P[:, :, 0][ii].astype(np.int64).ravel()         # the relevant positions compared,
-    y = P[:, :, 0][jj].astype(np.int64).ravel()         # pair-major: index pair * T + topic
+    compiled = kernels()
+    if compiled is not None and P.dtype == np.int32:  # the same scan and the same arithmetic, in C
+        sgn, rr = np.empty((n, T), dtype=np.int8), np.empty((n, T))
+        compiled.first_differences(np.ascontiguousarray(P), np.ascontiguousarray(found, dtype=np.int64),
+                                   np.ascontiguousarray(ii, dtype=np.int64), np.ascontiguousarray(jj, dtype=np.int64),
+                                   sgn, rr, S, T, L)
+        return sgn, rr
+    first = P[:, :, 0]
+    x = first[ii].ravel()                               # the relevant positions compared (int32),
+    y = first[jj].ravel()                               # pair-major: index pair * T + topic
     k = np.where(x != y, 0, -1)                         # first differing column; -1 none (yet)
     reach = np.maximum(found[ii], found[jj]).ravel()
     open_ = np.flatnonzero((k < 0) & (reach > 1))
@@ -102,10 +121,15 @@ def first_differences(pv: PositionVectors, ii: np.ndarray, jj: np.ndarray) -> tu
             x[idx] = P[ii[p], t, found_at]
             y[idx] = P[jj[p], t, found_at]
         open_ = open_[k[open_] < 0]
-    differ = k >= 0
-    sgn = np.where(differ, np.sign(y - x), 0).astype(np.int8).reshape(n, T)
-    rr = np.where(differ, _inverse(x) - _inverse(y), 0.0).reshape(n, T)
-    return sgn, rr
+    # x = y where the vectors never differ, so the signs there are 0
+    sgn = ((x < y).view(np.int8) - (x > y).view(np.int8)).reshape(n, T)
+    if drr1 is None:
+        rr1 = _inverse(first)
+        drr1 = rr1[ii] - rr1[jj]
+    rr = np.array(drr1, dtype=np.float64).reshape(n * T)
+    later = np.flatnonzero(k > 0)
+    rr[later] = _inverse(x[later]) - _inverse(y[later])
+    return sgn, rr.reshape(n, T)
 
 
 def agreement(full_drr1: np.ndarray, drr1: np.ndarray, rr: np.ndarray, sgn: np.ndarray, kept: np.ndarray,
@@ -147,8 +171,9 @@ def compared_pairs(S: int, seed: int = 0, max_pairs: int = MAX_PAIRS) -> tuple:
 def _predictors(pv: PositionVectors, ii, jj) -> tuple:
     """(dRR_1, rrLP, sgnLP) of the pairs on every topic of ``pv``."""
     rr1 = _inverse(pv.positions[:, :, 0])
-    sgn, rr = first_differences(pv, ii, jj)
-    return rr1[ii] - rr1[jj], rr, sgn
+    drr1 = rr1[ii] - rr1[jj]
+    sgn, rr = first_differences(pv, ii, jj, drr1)
+    return drr1, rr, sgn
 
 
 def incomplete_agreement(judged, qrels, depth, runs=None, rel_level: int = 1,
