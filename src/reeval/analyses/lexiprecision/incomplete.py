@@ -133,29 +133,40 @@ def first_differences(pv: PositionVectors, ii: np.ndarray, jj: np.ndarray, drr1:
 
 
 def agreement(full_drr1: np.ndarray, drr1: np.ndarray, rr: np.ndarray, sgn: np.ndarray, kept: np.ndarray,
-              tol: float = 1e-12) -> dict:
+              tol: float = 1e-12, targets: dict | None = None) -> dict:
     """Ranking and system agreement (%) of the predictors dRR_1, rrLP and sgnLP (on the
     incomplete data, pairs x all topics) with ``full_drr1`` (pairs x topics, complete
     data) over the topics where ``kept`` (bool per topic) is true; module docstring for
-    the definitions."""
+    the definitions. ``targets``: :func:`agreement_targets` of the same ``full_drr1``,
+    ``kept`` and ``tol``, when several samples are compared with the same targets."""
+    t = agreement_targets(full_drr1, kept, tol) if targets is None else targets
+    every, n_rank, n_sys = t["every"], t["n_rank"], t["n_sys"]
+    out = {"n_pair_topics": n_rank, "n_run_pairs": n_sys}
+    for name, v in zip(PREDICTORS, (drr1, rr, sgn)):
+        v = v if every else v[:, kept]
+        same = np.count_nonzero(np.sign(v) == t["rank_or_nan"])  # NaN where dRR_1 = 0: never equal
+        out[f"ranking_{name}"] = 100.0 * float(same) / n_rank if n_rank else math.nan
+        mean = v.sum(axis=1, dtype=np.float64) / t["n_kept"]  # sgnLP: exact integer sums in float64
+        sign = np.where(np.abs(mean) > tol, np.sign(mean), 0.0)
+        out[f"system_{name}"] = 100.0 * float((sign[t["sys_use"]] == t["target_sys"]).sum()) / n_sys if n_sys else math.nan
+    return out
+
+
+def agreement_targets(full_drr1: np.ndarray, kept: np.ndarray, tol: float = 1e-12) -> dict:
+    """What :func:`agreement` compares the predictors with, over the topics ``kept``: the
+    sign of the full-data dRR_1 per pair-topic (``rank_or_nan``: NaN where it is 0, so
+    that no predictor's sign equals it there), the pairs whose full-data mean dRR_1 over
+    every topic is beyond ``tol`` (``sys_use``) and its sign (``target_sys``), their counts
+    (``n_rank``, ``n_sys``) and the kept topics' count (``n_kept``, at least 1)."""
     every = bool(kept.all())                            # no copy when every topic is kept
     target_rank = np.sign(full_drr1 if every else full_drr1[:, kept])
     use = target_rank != 0
     T = full_drr1.shape[1]
     mean_full = full_drr1.sum(axis=1) / max(T, 1)
     sys_use = np.abs(mean_full) > tol
-    target_sys = np.sign(mean_full[sys_use])
-    n_rank, n_sys = int(np.count_nonzero(use)), int(np.count_nonzero(sys_use))
-    n_kept = max(int(np.count_nonzero(kept)), 1)
-    out = {"n_pair_topics": n_rank, "n_run_pairs": n_sys}
-    for name, v in zip(PREDICTORS, (drr1, rr, sgn)):
-        v = v if every else v[:, kept]
-        same = np.count_nonzero((np.sign(v) == target_rank) & use)
-        out[f"ranking_{name}"] = 100.0 * float(same) / n_rank if n_rank else math.nan
-        mean = v.sum(axis=1, dtype=np.float64) / n_kept  # sgnLP: exact integer sums in float64
-        sign = np.where(np.abs(mean) > tol, np.sign(mean), 0.0)
-        out[f"system_{name}"] = 100.0 * float((sign[sys_use] == target_sys).sum()) / n_sys if n_sys else math.nan
-    return out
+    return {"every": every, "rank_or_nan": np.where(use, target_rank, np.nan), "sys_use": sys_use,
+            "target_sys": np.sign(mean_full[sys_use]), "n_rank": int(np.count_nonzero(use)),
+            "n_sys": int(np.count_nonzero(sys_use)), "n_kept": max(int(np.count_nonzero(kept)), 1)}
 
 
 def compared_pairs(S: int, seed: int = 0, max_pairs: int = MAX_PAIRS) -> tuple:
@@ -203,13 +214,14 @@ def label_removal_studies(judged, qrels, depth, runs=None, rel_level: int = 1,
     full_drr1 = full[0]
     T = full_drr1.shape[1]
     every_topic = np.ones(T, dtype=bool)
+    labels_target = agreement_targets(full_drr1, every_topic)     # the same for every labels row
     rows, ties, topic_rank, drawn = [], [], None, -1
     for k, f, pv in removed_label_vectors(grid, labels, rel_level, fractions, samples, seed):
         if k != drawn:
             topic_rank, drawn = kept_rank(np.zeros(T, dtype=np.int64), np.random.default_rng([seed, k, 1])), k
         ties.append(label_removal_row(k, f, pv))
         rows.append({"removal": "labels", "fraction_removed": float(f), "sample": k, "pairs": len(ii),
-                     **agreement(full_drr1, *_predictors(pv, ii, jj), every_topic)})
+                     **agreement(full_drr1, *_predictors(pv, ii, jj), every_topic, targets=labels_target)})
         kept_topics = topic_rank < max(int(round(T * (1.0 - f))), 1)
         rows.append({"removal": "queries", "fraction_removed": float(f), "sample": k, "pairs": len(ii),
                      **agreement(full_drr1, *full, kept_topics)})
