@@ -39,14 +39,15 @@ static Py_ssize_t block_of(Py_ssize_t pairs, Py_ssize_t item)
     return n < 1 ? 1 : n;
 }
 
-/* On x86-64 with GCC, a function marked VECTOR_CLONES is also compiled for AVX2 and the
-   processor's best version is chosen when the module loads (target_clones): sign_counts
+/* On x86-64 with GCC and glibc, a function marked VECTOR_CLONES is also compiled for AVX2
+   and the processor's best version is chosen when the module loads (target_clones, through
+   glibc's ifunc; elsewhere the one baseline version): sign_counts
    subtracts and compares four differences at a time (the baseline x86-64 build does not
    vectorise that loop). Each count is still made of the same subtractions and comparisons,
    element by element (no multiply, so no fused multiply-add), so every version gives the
    same counts. (The HSD's totals, gathers of one preference at a time, were measured slower
    with AVX2 gathers and stay scalar.) */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__GLIBC__)
 #define VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define VECTOR_CLONES
