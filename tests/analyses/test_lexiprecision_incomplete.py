@@ -216,3 +216,18 @@ def test_figures_8_and_9_from_one_set_of_vectors_are_the_figures_computed_one_by
         pd.testing.assert_frame_equal(li.incomplete_agreement(t.judged, t.qrels, t.depth, **kw), one_agreement)
         pd.testing.assert_frame_equal(removal, one_removal)
         assert len(removal) == kw["samples"] * len(kw["fractions"])
+
+
+@pytest.mark.parametrize("kept", [[True, True, True, True], [True, False, True, False], [False, False, False, True]])
+def test_agreement_with_its_targets_computed_once_is_the_agreement_computed_alone(kept):
+    rng = np.random.default_rng(4)
+    full = rng.integers(-2, 3, (6, 4)) / 4.0             # ties (dRR_1 = 0) and pairs whose mean is 0
+    full[0] = 0.0
+    drr1, rr = rng.integers(-2, 3, (2, 6, 4)) / 4.0
+    sgn = np.sign(rr).astype(np.int8)
+    kept = np.array(kept)
+    alone = li.agreement(full, drr1, rr, sgn, kept)
+    once = li.agreement(full, drr1, rr, sgn, kept, targets=li.agreement_targets(full, kept))
+    assert alone.keys() == once.keys()
+    for key, value in alone.items():
+        assert value == once[key] or (math.isnan(value) and math.isnan(once[key]))

@@ -1,6 +1,7 @@
 """The compiled kernels of the statistics (src/reeval/stats/_kernels.c) give the numpy
 paths' bits: the randomised HSD's null statistics (same permutations, same sums in the same
-topic order, same maxima) and the rareness stability's pairwise sign counts."""
+topic order, same maxima), the rareness stability's pairwise sign counts and lexicographic
+precision's first differences."""
 
 from __future__ import annotations
 
@@ -127,6 +128,27 @@ def test_the_compiled_pair_sign_counts_equal_numpy_with_ties_at_the_threshold_an
 
 
 @needs_kernels
+@pytest.mark.parametrize("R", [1, 3, 4, 5, 8, 1003])
+def test_the_compiled_pair_sign_counts_of_infinities_and_signed_zeros_equal_numpy_at_every_length(R):
+    # the counting loop is vectorised four trials at a time where the processor allows:
+    # lengths around and beyond a multiple of four, and values whose differences are
+    # NaN (inf - inf), infinite or a signed zero
+    rng = np.random.default_rng(R)
+    X = np.round(rng.uniform(0, 0.2, (6, R)), 2)
+    X[0, ::2] = np.inf
+    X[1, ::3] = -np.inf
+    X[2] = -0.0
+    X[3] = 0.0
+    X[4, -1] = np.nan
+    for threshold in (0.05, 0.0, np.inf):
+        gt, lt = np.empty(15, np.int64), np.empty(15, np.int64)
+        compiled._kernels.pair_sign_counts(X, gt, lt, 6, R, threshold)
+        want_gt, want_lt = _sign_counts_numpy(X, threshold)
+        np.testing.assert_array_equal(gt, want_gt)
+        np.testing.assert_array_equal(lt, want_lt)
+
+
+@needs_kernels
 @pytest.mark.parametrize("scale", ["absolute", "relative"])
 def test_rareness_pair_stability_is_the_same_on_both_paths(scale):
     from reeval.analyses.rareness.analysis import pair_stability
@@ -165,3 +187,48 @@ def test_built_kernels_are_used_unless_the_switch_is_0(monkeypatch):
     assert switched_on(os)
     monkeypatch.setenv(SWITCH, "0")
     assert not switched_on(os)
+
+
+def _position_vectors(rng, S, T, L, m):
+    """Position vectors of S runs on T topics with up to m relevant documents each: many
+    runs share their first positions (ties in early columns), some topics a run did not
+    answer (nothing found), and some vectors identical to another run's."""
+    from reeval.analyses.lexiprecision.core import UNRETRIEVED, PositionVectors
+
+    found = rng.integers(0, m + 1, (S, T))
+    found[rng.random((S, T)) < 0.2] = 0
+    P = np.full((S, T, L), UNRETRIEVED, dtype=np.int32)
+    for s in range(S):
+        for t in range(T):
+            P[s, t, :found[s, t]] = np.sort(rng.choice(np.arange(1, 12), found[s, t], replace=False))
+    if S > 2:
+        P[2], found[2] = P[0], found[0]
+    return PositionVectors([f"r{s}" for s in range(S)], [f"q{t}" for t in range(T)],
+                           np.full(T, m, dtype=np.int64), found.astype(np.int64), P, 1)
+
+
+@needs_kernels
+@pytest.mark.parametrize("S, T, L, m", [(2, 1, 1, 1), (2, 5, 3, 3), (3, 1, 8, 6), (9, 4, 20, 11), (12, 30, 10, 10)])
+def test_the_compiled_first_differences_equal_the_numpy_ones_bit_for_bit(S, T, L, m):
+    from reeval.analyses.lexiprecision.incomplete import first_differences
+
+    pv = _position_vectors(np.random.default_rng(S * 1000 + T), S, T, L, m)
+    ii, jj = np.triu_indices(S, 1)
+    for a, b in ((ii, jj), (jj[::-1], ii[::-1]), (ii[:1], ii[:1])):   # both orders, a run against itself
+        with kernels(True):
+            fast = first_differences(pv, a, b)
+        with kernels(False):
+            slow = first_differences(pv, a, b)
+        for x, y in zip(fast, slow):
+            assert x.dtype == y.dtype and x.shape == y.shape == (len(a), T)
+            assert x.tobytes() == y.tobytes()
+
+
+@needs_kernels
+def test_the_compiled_first_differences_refuse_a_run_outside_the_vectors():
+    pv = _position_vectors(np.random.default_rng(0), 3, 2, 4, 4)
+    sgn, rr = np.empty((1, 2), dtype=np.int8), np.empty((1, 2))
+    with pytest.raises(ValueError, match="outside 0..S-1"):
+        compiled._kernels.first_differences(pv.positions, pv.found, np.array([0]), np.array([3]), sgn, rr, 3, 2, 4)
+    with pytest.raises(ValueError, match="S x T x L int32"):
+        compiled._kernels.first_differences(pv.positions, pv.found, np.array([0]), np.array([1]), sgn, rr, 3, 2, 5)

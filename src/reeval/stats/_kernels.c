@@ -1,7 +1,9 @@
 /* Compiled kernels of reeval.stats: the null statistics of the randomised Tukey HSD of
  * pairwise preferences (reeval/stats/randomised.py, null_max_preference), and the counts of
  * trials one run beats another by more than a threshold (pair_sign_counts, the rareness
- * stability of reeval/analyses/rareness/analysis.py).
+ * stability of reeval/analyses/rareness/analysis.py), and where two position vectors first
+ * differ (first_differences, lexicographic precision's sgnLP and rrLP of figure 8's
+ * incomplete-judgment samples, reeval/analyses/lexiprecision/incomplete.py).
  *
  * preference_null_max(F, perms, out, T, S, exact) computes, for each resample b of a
  * batch of perms (b x T x S, int32, perms[b, t] a permutation of 0..S-1),
@@ -36,6 +38,20 @@ static Py_ssize_t block_of(Py_ssize_t pairs, Py_ssize_t item)
     Py_ssize_t n = ((Py_ssize_t)1 << 20) / (pairs * item + 1);
     return n < 1 ? 1 : n;
 }
+
+/* On x86-64 with GCC and glibc, a function marked VECTOR_CLONES is also compiled for AVX2
+   and the processor's best version is chosen when the module loads (target_clones, through
+   glibc's ifunc; elsewhere the one baseline version): sign_counts
+   subtracts and compares four differences at a time (the baseline x86-64 build does not
+   vectorise that loop). Each count is still made of the same subtractions and comparisons,
+   element by element (no multiply, so no fused multiply-add), so every version gives the
+   same counts. (The HSD's totals, gathers of one preference at a time, were measured slower
+   with AVX2 gathers and stay scalar.) */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__GLIBC__)
+#define VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define VECTOR_CLONES
+#endif
 
 /* b x pairs totals of one batch, topic by topic (int8 preferences, int32 totals: exact
    while T * 127 < 2^31, which the caller checks) */
@@ -172,6 +188,22 @@ done:
     return result;
 }
 
+/* #{r : b[r] - a[r] > thr} and #{r : b[r] - a[r] < -thr} (a NaN difference in neither) */
+VECTOR_CLONES
+static void sign_counts(const double *a, const double *b, Py_ssize_t R, double thr, int64_t *gt,
+                        int64_t *lt)
+{
+    double neg = -thr;
+    int64_t g = 0, l = 0;
+    for (Py_ssize_t r = 0; r < R; r++) {
+        double d = b[r] - a[r];
+        g += d > thr;
+        l += d < neg;
+    }
+    *gt = g;
+    *lt = l;
+}
+
 PyDoc_STRVAR(pair_sign_counts_doc,
 "pair_sign_counts(X, gt, lt, S, R, threshold)\n\n"
 "For the pairs i < j of the S rows of X (S x R float64, C-contiguous), in numpy.triu_indices\n"
@@ -195,22 +227,12 @@ static PyObject *pair_sign_counts(PyObject *self, PyObject *args)
     }
     const double *X = (const double *)X_b.buf;
     int64_t *gt = (int64_t *)gt_b.buf, *lt = (int64_t *)lt_b.buf;
-    double neg = -thr;
     Py_BEGIN_ALLOW_THREADS
     Py_ssize_t k = 0;
     for (Py_ssize_t i = 0; i + 1 < S; i++) {
         const double *a = X + i * R;
-        for (Py_ssize_t j = i + 1; j < S; j++, k++) {
-            const double *b = X + j * R;
-            int64_t g = 0, l = 0;
-            for (Py_ssize_t r = 0; r < R; r++) {
-                double d = b[r] - a[r];
-                g += d > thr;
-                l += d < neg;
-            }
-            gt[k] = g;
-            lt[k] = l;
-        }
+        for (Py_ssize_t j = i + 1; j < S; j++, k++)
+            sign_counts(a, X + j * R, R, thr, gt + k, lt + k);
     }
     Py_END_ALLOW_THREADS
     result = Py_NewRef(Py_None);
@@ -219,15 +241,83 @@ done:
     return result;
 }
 
+/* 1/p of a position, 0 for UNRETRIEVED (INT32_MAX), as numpy's 1.0 / max(p, 1) */
+static double inverse_position(int32_t p)
+{
+    return p == INT32_MAX ? 0.0 : 1.0 / (double)(p < 1 ? 1 : p);
+}
+
+PyDoc_STRVAR(first_differences_doc,
+"first_differences(P, found, ii, jj, sgn, rr, S, T, L)\n\n"
+"Lexicographic precision of the runs ii[k] against jj[k] on every topic t: the first column c\n"
+"where P[ii[k], t, c] and P[jj[k], t, c] differ (c < max(found of either, 1), beyond which both\n"
+"are UNRETRIEVED = INT32_MAX) gives sgn[k, t] = sign(y - x) and rr[k, t] = 1/x - 1/y (0 for\n"
+"UNRETRIEVED) of its positions x, y; identical vectors give 0 and 0.0. P S x T x L int32,\n"
+"found S x T int64, ii and jj n int64, sgn n x T int8, rr n x T float64, all C-contiguous.");
+
+static PyObject *first_differences(PyObject *self, PyObject *args)
+{
+    Py_buffer P_b = {0}, found_b = {0}, ii_b = {0}, jj_b = {0}, sgn_b = {0}, rr_b = {0};
+    Py_ssize_t S, T, L;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*w*w*nnn", &P_b, &found_b, &ii_b, &jj_b, &sgn_b, &rr_b, &S, &T, &L))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t n = ii_b.len / 8;
+    if (S < 0 || T < 0 || L < 1 || (S > 0 && T > PY_SSIZE_T_MAX / S / L / 8) || (T > 0 && n > PY_SSIZE_T_MAX / T / 8) ||
+        P_b.len != S * T * L * 4 || found_b.len != S * T * 8 || ii_b.len % 8 || jj_b.len != ii_b.len ||
+        sgn_b.len != n * T || rr_b.len != n * T * 8) {
+        PyErr_SetString(PyExc_ValueError, "first_differences: P must hold S x T x L int32 values (L >= 1), "
+                        "found S x T int64, ii and jj n int64, sgn n x T int8 and rr n x T float64");
+        goto done;
+    }
+    const int64_t *ii = (const int64_t *)ii_b.buf, *jj = (const int64_t *)jj_b.buf;
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (ii[k] < 0 || ii[k] >= S || jj[k] < 0 || jj[k] >= S) {
+            PyErr_SetString(PyExc_ValueError, "first_differences: a run index is outside 0..S-1");
+            goto done;
+        }
+    const int32_t *P = (const int32_t *)P_b.buf;
+    const int64_t *found = (const int64_t *)found_b.buf;
+    int8_t *sgn = (int8_t *)sgn_b.buf;
+    double *rr = (double *)rr_b.buf;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t k = 0; k < n; k++) {
+        const int32_t *a = P + ii[k] * T * L, *b = P + jj[k] * T * L;
+        const int64_t *fa = found + ii[k] * T, *fb = found + jj[k] * T;
+        for (Py_ssize_t t = 0; t < T; t++, a += L, b += L) {
+            int64_t reach = fa[t] > fb[t] ? fa[t] : fb[t];
+            Py_ssize_t stop = reach < 1 ? 1 : (reach > L ? L : (Py_ssize_t)reach);
+            Py_ssize_t c = 0;
+            while (c < stop && a[c] == b[c])
+                c++;
+            if (c < stop) {
+                int32_t x = a[c], y = b[c];
+                *sgn++ = (int8_t)((x < y) - (x > y));
+                *rr++ = inverse_position(x) - inverse_position(y);
+            } else {
+                *sgn++ = 0;
+                *rr++ = 0.0;
+            }
+        }
+    }
+    Py_END_ALLOW_THREADS
+    result = Py_NewRef(Py_None);
+done:
+    release((Py_buffer *[]){&P_b, &found_b, &ii_b, &jj_b, &sgn_b, &rr_b}, 6);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"preference_null_max", preference_null_max, METH_VARARGS, preference_null_max_doc},
     {"pair_sign_counts", pair_sign_counts, METH_VARARGS, pair_sign_counts_doc},
+    {"first_differences", first_differences, METH_VARARGS, first_differences_doc},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_kernels",
-    "Compiled kernels of reeval.stats: the randomised HSD's null statistics, pairwise sign counts (see _kernels.c).",
+    "Compiled kernels of reeval.stats: the randomised HSD's null statistics, pairwise sign counts, "
+    "lexicographic first differences (see _kernels.c).",
     -1, methods,
 };
 

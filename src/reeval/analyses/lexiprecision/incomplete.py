@@ -37,6 +37,8 @@ import numpy as np
 import pandas as pd
 
 
+from reeval.stats.compiled import kernels
+
 from .core import UNRETRIEVED, PositionVectors, _assemble, _grid
 from .ties import kept_rank, label_removal_row, label_rows, removed_label_vectors
 
@@ -66,7 +68,7 @@ def _inverse(p: np.ndarray) -> np.ndarray:
     return np.where(p == UNRETRIEVED, 0.0, 1.0 / np.maximum(p, 1))
 
 
-def first_differences(pv: PositionVectors, ii: np.ndarray, jj: np.ndarray) -> tuple:
+def first_differences(pv: PositionVectors, ii: np.ndarray, jj: np.ndarray, drr1: np.ndarray | None = None) -> tuple:
     """(sgnLP, rrLP) of the runs ``ii`` against ``jj`` on every topic, pairs x topics:
     the first index where the two position vectors differ decides (sgnLP +1 when run i
     ranks its relevant document there higher, rrLP the difference of the reciprocal ranks
@@ -74,14 +76,31 @@ def first_differences(pv: PositionVectors, ii: np.ndarray, jj: np.ndarray) -> tu
     compared for all pair-topics at once (whole rows of runs); the pair-topics still equal
     are then compared :data:`STEP_COLUMNS` columns at a time, and a pair-topic is tied as
     soon as both vectors are past the relevant documents they retrieved (the rest is
-    UNRETRIEVED in both)."""
+    UNRETRIEVED in both).
+
+    rrLP is 1/x - 1/y of the positions x, y where the vectors first differ (0 for
+    UNRETRIEVED); where they differ in the first column that is dRR_1, and where they
+    never differ x = y, so 1/x - 1/y is 0.0: rrLP starts as dRR_1 (``drr1``, pairs x topics
+    of ``RR[ii] - RR[jj]``, computed here when not given) and only the pair-topics first
+    differing later are computed again, the same subtraction of the same reciprocals.
+    The compiled kernel (``reeval.stats._kernels.first_differences``, used when built unless
+    ``REEVAL_KERNELS=0``) scans each pair-topic's columns in C to the same first difference
+    and computes the same sign and the same 1/x - 1/y, so both paths give the same bits."""
     P, found = pv.positions, pv.found
     S, T, L = P.shape
     n = len(ii)
     if not L or not n * T:
         return np.zeros((n, T), dtype=np.int8), np.zeros((n, T))
-    x = P[:, :, 0][ii].astype(np.int64).ravel()         # the relevant positions compared,
-    y = P[:, :, 0][jj].astype(np.int64).ravel()         # pair-major: index pair * T + topic
+    compiled = kernels()
+    if compiled is not None and P.dtype == np.int32:  # the same scan and the same arithmetic, in C
+        sgn, rr = np.empty((n, T), dtype=np.int8), np.empty((n, T))
+        compiled.first_differences(np.ascontiguousarray(P), np.ascontiguousarray(found, dtype=np.int64),
+                                   np.ascontiguousarray(ii, dtype=np.int64), np.ascontiguousarray(jj, dtype=np.int64),
+                                   sgn, rr, S, T, L)
+        return sgn, rr
+    first = P[:, :, 0]
+    x = first[ii].ravel()                               # the relevant positions compared (int32),
+    y = first[jj].ravel()                               # pair-major: index pair * T + topic
     k = np.where(x != y, 0, -1)                         # first differing column; -1 none (yet)
     reach = np.maximum(found[ii], found[jj]).ravel()
     open_ = np.flatnonzero((k < 0) & (reach > 1))
@@ -102,36 +121,52 @@ def first_differences(pv: PositionVectors, ii: np.ndarray, jj: np.ndarray) -> tu
             x[idx] = P[ii[p], t, found_at]
             y[idx] = P[jj[p], t, found_at]
         open_ = open_[k[open_] < 0]
-    differ = k >= 0
-    sgn = np.where(differ, np.sign(y - x), 0).astype(np.int8).reshape(n, T)
-    rr = np.where(differ, _inverse(x) - _inverse(y), 0.0).reshape(n, T)
-    return sgn, rr
+    # x = y where the vectors never differ, so the signs there are 0
+    sgn = ((x < y).view(np.int8) - (x > y).view(np.int8)).reshape(n, T)
+    if drr1 is None:
+        rr1 = _inverse(first)
+        drr1 = rr1[ii] - rr1[jj]
+    rr = np.array(drr1, dtype=np.float64).reshape(n * T)
+    later = np.flatnonzero(k > 0)
+    rr[later] = _inverse(x[later]) - _inverse(y[later])
+    return sgn, rr.reshape(n, T)
 
 
 def agreement(full_drr1: np.ndarray, drr1: np.ndarray, rr: np.ndarray, sgn: np.ndarray, kept: np.ndarray,
-              tol: float = 1e-12) -> dict:
+              tol: float = 1e-12, targets: dict | None = None) -> dict:
     """Ranking and system agreement (%) of the predictors dRR_1, rrLP and sgnLP (on the
     incomplete data, pairs x all topics) with ``full_drr1`` (pairs x topics, complete
     data) over the topics where ``kept`` (bool per topic) is true; module docstring for
-    the definitions."""
+    the definitions. ``targets``: :func:`agreement_targets` of the same ``full_drr1``,
+    ``kept`` and ``tol``, when several samples are compared with the same targets."""
+    t = agreement_targets(full_drr1, kept, tol) if targets is None else targets
+    every, n_rank, n_sys = t["every"], t["n_rank"], t["n_sys"]
+    out = {"n_pair_topics": n_rank, "n_run_pairs": n_sys}
+    for name, v in zip(PREDICTORS, (drr1, rr, sgn)):
+        v = v if every else v[:, kept]
+        same = np.count_nonzero(np.sign(v) == t["rank_or_nan"])  # NaN where dRR_1 = 0: never equal
+        out[f"ranking_{name}"] = 100.0 * float(same) / n_rank if n_rank else math.nan
+        mean = v.sum(axis=1, dtype=np.float64) / t["n_kept"]  # sgnLP: exact integer sums in float64
+        sign = np.where(np.abs(mean) > tol, np.sign(mean), 0.0)
+        out[f"system_{name}"] = 100.0 * float((sign[t["sys_use"]] == t["target_sys"]).sum()) / n_sys if n_sys else math.nan
+    return out
+
+
+def agreement_targets(full_drr1: np.ndarray, kept: np.ndarray, tol: float = 1e-12) -> dict:
+    """What :func:`agreement` compares the predictors with, over the topics ``kept``: the
+    sign of the full-data dRR_1 per pair-topic (``rank_or_nan``: NaN where it is 0, so
+    that no predictor's sign equals it there), the pairs whose full-data mean dRR_1 over
+    every topic is beyond ``tol`` (``sys_use``) and its sign (``target_sys``), their counts
+    (``n_rank``, ``n_sys``) and the kept topics' count (``n_kept``, at least 1)."""
     every = bool(kept.all())                            # no copy when every topic is kept
     target_rank = np.sign(full_drr1 if every else full_drr1[:, kept])
     use = target_rank != 0
     T = full_drr1.shape[1]
     mean_full = full_drr1.sum(axis=1) / max(T, 1)
     sys_use = np.abs(mean_full) > tol
-    target_sys = np.sign(mean_full[sys_use])
-    n_rank, n_sys = int(np.count_nonzero(use)), int(np.count_nonzero(sys_use))
-    n_kept = max(int(np.count_nonzero(kept)), 1)
-    out = {"n_pair_topics": n_rank, "n_run_pairs": n_sys}
-    for name, v in zip(PREDICTORS, (drr1, rr, sgn)):
-        v = v if every else v[:, kept]
-        same = np.count_nonzero((np.sign(v) == target_rank) & use)
-        out[f"ranking_{name}"] = 100.0 * float(same) / n_rank if n_rank else math.nan
-        mean = v.sum(axis=1, dtype=np.float64) / n_kept  # sgnLP: exact integer sums in float64
-        sign = np.where(np.abs(mean) > tol, np.sign(mean), 0.0)
-        out[f"system_{name}"] = 100.0 * float((sign[sys_use] == target_sys).sum()) / n_sys if n_sys else math.nan
-    return out
+    return {"every": every, "rank_or_nan": np.where(use, target_rank, np.nan), "sys_use": sys_use,
+            "target_sys": np.sign(mean_full[sys_use]), "n_rank": int(np.count_nonzero(use)),
+            "n_sys": int(np.count_nonzero(sys_use)), "n_kept": max(int(np.count_nonzero(kept)), 1)}
 
 
 def compared_pairs(S: int, seed: int = 0, max_pairs: int = MAX_PAIRS) -> tuple:
@@ -147,8 +182,9 @@ def compared_pairs(S: int, seed: int = 0, max_pairs: int = MAX_PAIRS) -> tuple:
 def _predictors(pv: PositionVectors, ii, jj) -> tuple:
     """(dRR_1, rrLP, sgnLP) of the pairs on every topic of ``pv``."""
     rr1 = _inverse(pv.positions[:, :, 0])
-    sgn, rr = first_differences(pv, ii, jj)
-    return rr1[ii] - rr1[jj], rr, sgn
+    drr1 = rr1[ii] - rr1[jj]
+    sgn, rr = first_differences(pv, ii, jj, drr1)
+    return drr1, rr, sgn
 
 
 def incomplete_agreement(judged, qrels, depth, runs=None, rel_level: int = 1,
@@ -178,13 +214,14 @@ def label_removal_studies(judged, qrels, depth, runs=None, rel_level: int = 1,
     full_drr1 = full[0]
     T = full_drr1.shape[1]
     every_topic = np.ones(T, dtype=bool)
+    labels_target = agreement_targets(full_drr1, every_topic)     # the same for every labels row
     rows, ties, topic_rank, drawn = [], [], None, -1
     for k, f, pv in removed_label_vectors(grid, labels, rel_level, fractions, samples, seed):
         if k != drawn:
             topic_rank, drawn = kept_rank(np.zeros(T, dtype=np.int64), np.random.default_rng([seed, k, 1])), k
         ties.append(label_removal_row(k, f, pv))
         rows.append({"removal": "labels", "fraction_removed": float(f), "sample": k, "pairs": len(ii),
-                     **agreement(full_drr1, *_predictors(pv, ii, jj), every_topic)})
+                     **agreement(full_drr1, *_predictors(pv, ii, jj), every_topic, targets=labels_target)})
         kept_topics = topic_rank < max(int(round(T * (1.0 - f))), 1)
         rows.append({"removal": "queries", "fraction_removed": float(f), "sample": k, "pairs": len(ii),
                      **agreement(full_drr1, *full, kept_topics)})
