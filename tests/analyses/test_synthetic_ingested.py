@@ -5,7 +5,8 @@ import dataclasses
 
 import pytest
 
-from reeval.io.ingest import ingest_sources, ingest_track
+from reeval.io.ingest import ingest_track
+from reeval.io.ingest_memory import ingest_sources
 from reeval.io.sources import text_source
 from reeval.synth.ingested import generate_and_ingest
 from reeval.synth.tracks import DEFAULT_CAMPAIGN, TrackSpec, write_track, written_files

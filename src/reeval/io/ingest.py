@@ -47,7 +47,6 @@ from __future__ import annotations
 
 import ctypes
 import os
-from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -386,51 +385,6 @@ def ingest_track(track: str, qrels_path, run_paths, precision: str = "float64",
         finally:
             pool.shutdown(cancel_futures=True)
     report.extend(part.row for part in parts)
-    report.extend(skipped_row(track, path, reason, digest) for path, reason in skipped)
-    return TrackTables(lookup, parts, report, keep_runs)
-
-
-def ingest_sources(track: str, qrels: tuple, runs, run_paths, precision: str = "float64",
-                   on_malformed: str = "error", grade_map: dict | None = None, threads: int = 2,
-                   keep_runs: bool = True, tune: bool = True, skipped=(), orders=()) -> TrackTables:
-    """:func:`ingest_track` of files whose text is already in memory: the same tables, from
-    the same reader and judge, without reading a file.
-
-    ``qrels``: (path, :class:`~reeval.io.sources.Source`); ``runs``: an iterable of (path,
-    Source), each path one of ``run_paths`` (all of them, named by :func:`run_names` as
-    :func:`ingest_track` names them). The runs may come one at a time from a generator that
-    writes them (:func:`reeval.synth.ingested.generate_and_ingest`): each is judged in a
-    thread as it comes, and the generator waits while ``threads`` runs are being judged, so
-    that at most ``threads`` + 1 texts are in memory. A Source with a digest gives the
-    report's ``bytes`` and ``sha256`` (then the skipped files' rows have empty ones)."""
-    if precision not in PRECISIONS:
-        raise ValueError(f"precision must be one of {PRECISIONS}, not {precision!r}")
-    if tune:
-        tune_memory()
-    names = dict(zip(map(str, run_paths), run_names(run_paths)))
-    qrels_path, qrels_source = qrels
-    with naming_file(qrels_path):
-        lines = read_qrels(qrels_path, on_malformed=on_malformed, source=qrels_source)
-        lookup, report = qrels_lookup(track, qrels_path, lines, grade_map)
-
-    def judge(path, source):
-        with naming_file(path):
-            lines = read_run(path, on_malformed=on_malformed, source=source)
-            return judge_run(names[str(path)], path, lines, lookup, track, precision, keep_runs, orders)
-
-    parts, judging, came = [], deque(), []
-    with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
-        for path, source in runs:
-            while len(judging) >= max(1, threads):
-                parts.append(judging.popleft().result())
-            came.append(str(path))
-            judging.append(pool.submit(judge, path, source))
-        parts.extend(future.result() for future in judging)
-    if sorted(came) != sorted(names):
-        raise ValueError(f"{track}: the runs given ({len(came)}) are not the run files named ({len(names)})")
-    parts.sort(key=lambda part: (part.name, str(part.row["file"])))  # ingest_track's order
-    report.extend(part.row for part in parts)
-    digest = qrels_source.digest is not None
     report.extend(skipped_row(track, path, reason, digest) for path, reason in skipped)
     return TrackTables(lookup, parts, report, keep_runs)
 

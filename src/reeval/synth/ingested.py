@@ -9,7 +9,7 @@ written (so no second pass over the file). The report names the files as the ing
 names them (the runs folder's walk joins the folder and the file name).
 
 Each run is judged in a thread while the next is generated; at most ``threads`` runs' texts
-wait to be judged (:func:`reeval.io.ingest.ingest_sources`).
+wait to be judged (:func:`reeval.io.ingest_memory.ingest_sources`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from reeval.io.ingest import TrackTables, ingest_sources
+from reeval.io.ingest import TrackTables
+from reeval.io.ingest_memory import ingest_sources
 from reeval.io.sources import text_source
 
 from .tracks import TrackSpec, run_file_names, written_files
