@@ -1,5 +1,9 @@
 rule ingest:
     """Parse a track's qrels and runs once into Parquet, with a per-file ingest report."""
+    # a local or fetched track; a synthetic one is ingested by the job that writes it
+    # (rule synthetic_track, synthetic.smk)
+    wildcard_constraints:
+        track=READ_PATTERN,
     input:
         unpack(ingest_inputs),
     output:
