@@ -49,11 +49,11 @@ def run():
         from reeval.io.ingest import write_track
         from reeval.synth.ingested import generate_and_ingest
         from reeval.synth.tracks import spec_from_config
-        from reeval.workflow.tracks import ingest_threads, track_options
+        from reeval.workflow.tracks import track_options
         o, entry = track_options(cfg, track), cfg["tracks"][track]
         t = generate_and_ingest(track, src, str(src / "runs"), spec_from_config(entry["synthetic"]),
                                 seed=cfg["synthetic"]["seed"], precision=o["precision"], on_malformed=o["on_malformed"],
-                                grade_map=o["grade_map"], threads=int(threads) or ingest_threads(entry))
+                                grade_map=o["grade_map"], threads=int(threads) or 1)
         tables.mkdir(parents=True, exist_ok=True)
         write_track(t, tables)
     elif step == "ingest":
@@ -118,8 +118,8 @@ def main(argv=None) -> None:
     ap.add_argument("track")
     ap.add_argument("--out", type=Path, required=True, help="folder for the generated track and its tables")
     ap.add_argument("--steps", nargs="+", default=list(STEPS), choices=list(OLD_STEPS + STEPS))
-    ap.add_argument("--threads", type=int, default=0, help="threads of fused and ingest (0: the rule's, "
-                    "ingest_threads, for fused; 1 for ingest)")
+    ap.add_argument("--threads", type=int, default=0, help="threads of fused and ingest (0: 1, "
+                    "the rule's for fused)")
     ap.add_argument("--profile", type=int, default=0, help="print the N functions of most CPU time per step")
     args = ap.parse_args(argv)
     for step in args.steps:

@@ -19,12 +19,14 @@ rule synthetic_track:
     # first, then the ingests of the other tracks (priority 1, ingest.smk), then the analyses
     # (0); within each, the largest track first (common.smk, track_priority)
     priority: track_priority(2)
-    # as rule ingest: 2 threads for a large track (a run is judged in one while the next is
-    # generated in the other), 1 for a small one (reeval.workflow.tracks.ingest_threads).
-    # Memory: ingest's peak plus the generator's working arrays (docs/cluster.md, the section
-    # on this job): trec15-terabyte-adhoc of the full simulated study, 108 M run lines,
-    # measured in docs/cluster.md; SLURM retries with twice the memory.
-    threads: track_ingest_threads
+    # 1 thread, whatever the track's size: each run is judged as soon as it is written. With 2
+    # (ingest_threads, as rule ingest had for the largest track), the largest track's job, the
+    # one that should start first, waited for the end of the study: with --cores 2 a freed core
+    # went to a ready single-core job every time (the topic-scale-0.1 study, 2026-11-28: the
+    # 2-thread ingest of trec15-terabyte-adhoc had not started after 325 of 419 jobs).
+    # Memory: ingest's peak, the generator's arrays and one run's text (docs/cluster.md, the
+    # section on this job); SLURM retries with twice the memory.
+    threads: 1
     resources:
         mem_mb=lambda wildcards, attempt: 4000 * attempt,
         runtime=lambda wildcards, attempt: 30 * attempt,

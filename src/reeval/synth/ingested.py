@@ -8,8 +8,9 @@ read and no gunzip) and the size and SHA-256 of the bytes stored, hashed as they
 written (so no second pass over the file). The report names the files as the ingest rule
 names them (the runs folder's walk joins the folder and the file name).
 
-Each run is judged in a thread while the next is generated; at most ``threads`` runs' texts
-wait to be judged (:func:`reeval.io.ingest_memory.ingest_sources`).
+With ``threads`` 1 (the workflow's) each run is judged as soon as it is written, in the same
+thread, so one run's text is in memory at a time; with more, runs are judged in other
+threads while the next is generated (:func:`reeval.io.ingest_memory.ingest_sources`).
 """
 
 from __future__ import annotations
