@@ -23,7 +23,7 @@ rule synthetic_track:
     # (ingest_threads, as rule ingest had for the largest track), the largest track's job, the
     # one that should start first, waited for the end of the study: with --cores 2 a freed core
     # went to a ready single-core job every time (the topic-scale-0.1 study, 2026-11-28: the
-    # 2-thread ingest of trec15-terabyte-adhoc had not started after 325 of 419 jobs).
+    # 2-thread ingest of trec15-terabyte-adhoc ran as the 406th of 419 jobs).
     # Memory: ingest's peak, the generator's arrays and one run's text: 2.4 GB on the full
     # simulated study's largest track (trec15-terabyte-adhoc, 108 M run lines; rule ingest
     # alone: 2.2 GB, ingest.smk); SLURM retries with twice the memory (docs/cluster.md, the
