@@ -1,17 +1,20 @@
 """CPU seconds of one track's per-track jobs, each in a fresh process as a job runs it.
 
     PYTHONPATH=src .venv/bin/python benchmarks/cpu_per_job.py CONFIG TRACK --out /tmp/cpu-jobs \\
-        [--steps synthetic ingest measures analyses reusability] [--profile 25]
+        [--steps fused measures analyses reusability] [--profile 25]
 
 For a synthetic track of a workflow config (e.g. the simulated study written by
 ``python -m reeval.synth.campaign``), runs the package functions the rule scripts call:
-``synthetic`` (``reeval.synth.tracks.write_track``, the rule ``synthetic_track``),
-``ingest`` (``ingest_track`` with the input hashes, ``write_track``), ``measures``
+``fused`` (the rule ``synthetic_track``: ``reeval.synth.ingested.generate_and_ingest``, the
+track written and ingested in one process, then ``write_track`` of its tables), ``measures``
 (``track_measures``), ``analyses`` (rareness, the ASL study's part, lexiprecision; per-track
 figures off, as in the 82-track study) and ``reusability`` (``track_reusability``, figures
 off), one after the other into ``--out``, each in a new Python process, and prints per step the
 process's user + system CPU seconds (imports included, Snakemake's own preamble not) and
-its peak memory. CPU seconds are the comparable number on a shared machine; wall seconds
+its peak memory (of the largest child so far: time the step of interest first, or alone). Not
+in the default steps, for a comparison: ``synthetic`` (``reeval.synth.tracks.write_track``
+alone) and ``ingest`` (``ingest_track`` of those files with the input hashes, ``write_track``),
+the two jobs a synthetic track had before ``fused``. CPU seconds are the comparable number on a shared machine; wall seconds
 there depend on the other processes. ``--profile N`` also prints the N functions with the
 most CPU time of each step (cProfile timed by ``time.process_time``).
 """
@@ -27,12 +30,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 #: the steps, in the order of the workflow's rules (each reads what the one before wrote)
-STEPS = ("synthetic", "ingest", "measures", "analyses", "reusability")
+STEPS = ("fused", "measures", "analyses", "reusability")
+#: the two jobs a synthetic track had before the fused one (for a comparison)
+OLD_STEPS = ("synthetic", "ingest")
 
 JOB = r'''
 import cProfile, pstats, sys, time, yaml
 from pathlib import Path
-step, config, track, out, top = sys.argv[1:6]
+step, config, track, out, top, threads = sys.argv[1:7]
 def run():
     from reeval.workflow.config_check import with_defaults
     cfg = with_defaults(yaml.safe_load(open(config)))
@@ -40,13 +45,25 @@ def run():
     if step == "synthetic":
         from reeval.synth.tracks import spec_from_config, write_track
         write_track(src, spec_from_config(cfg["tracks"][track]["synthetic"]), seed=cfg["synthetic"]["seed"])
+    elif step == "fused":
+        from reeval.io.ingest import write_track
+        from reeval.synth.ingested import generate_and_ingest
+        from reeval.synth.tracks import spec_from_config
+        from reeval.workflow.tracks import track_options
+        o, entry = track_options(cfg, track), cfg["tracks"][track]
+        t = generate_and_ingest(track, src, str(src / "runs"), spec_from_config(entry["synthetic"]),
+                                seed=cfg["synthetic"]["seed"], precision=o["precision"], on_malformed=o["on_malformed"],
+                                grade_map=o["grade_map"], threads=int(threads) or 1)
+        tables.mkdir(parents=True, exist_ok=True)
+        write_track(t, tables)
     elif step == "ingest":
         from reeval.io.ingest import ingest_track, write_track
         from reeval.workflow.tracks import list_runs, track_options
         o = track_options(cfg, track)
         runs = list_runs(str(src / "runs"))
         t = ingest_track(track, str(src / "qrels.txt"), runs.files, precision=o["precision"],
-                         on_malformed=o["on_malformed"], grade_map=o["grade_map"], threads=1, skipped=runs.skipped, digest=True)
+                         on_malformed=o["on_malformed"], grade_map=o["grade_map"], threads=int(threads) or 1,
+                         skipped=runs.skipped, digest=True)
         tables.mkdir(parents=True, exist_ok=True)
         write_track(t, tables)
     elif step == "measures":
@@ -85,11 +102,11 @@ else:
 '''
 
 
-def run_step(step: str, config: Path, track: str, out: Path, top: int) -> tuple[float, float]:
+def run_step(step: str, config: Path, track: str, out: Path, top: int, threads: int = 0) -> tuple[float, float]:
     """(user + system CPU seconds, peak MB) of one step's process."""
     env = dict(os.environ, PYTHONPATH=str(ROOT / "src"), OPENBLAS_NUM_THREADS="1")
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run([sys.executable, "-c", JOB, step, str(config), track, str(out), str(top)], env=env, check=True)
+    subprocess.run([sys.executable, "-c", JOB, step, str(config), track, str(out), str(top), str(threads)], env=env, check=True)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return cpu, after.ru_maxrss / 1024
@@ -100,11 +117,13 @@ def main(argv=None) -> None:
     ap.add_argument("config", type=Path)
     ap.add_argument("track")
     ap.add_argument("--out", type=Path, required=True, help="folder for the generated track and its tables")
-    ap.add_argument("--steps", nargs="+", default=list(STEPS), choices=list(STEPS))
+    ap.add_argument("--steps", nargs="+", default=list(STEPS), choices=list(OLD_STEPS + STEPS))
+    ap.add_argument("--threads", type=int, default=0, help="threads of fused and ingest (0: 1, "
+                    "the rule's for fused)")
     ap.add_argument("--profile", type=int, default=0, help="print the N functions of most CPU time per step")
     args = ap.parse_args(argv)
     for step in args.steps:
-        cpu, peak = run_step(step, args.config, args.track, args.out, args.profile)
+        cpu, peak = run_step(step, args.config, args.track, args.out, args.profile, args.threads)
         print(f"{args.track}\t{step}\t{cpu:.2f} s CPU\tpeak {peak:.0f} MB (largest child so far)", flush=True)
 
 

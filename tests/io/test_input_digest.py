@@ -77,3 +77,26 @@ def test_a_memory_mapped_file_and_its_bytes_give_the_same_digest(tmp_path):
     given = sources.source_from_bytes(str(path), path.read_bytes(), digest=True)
     assert mapped.digest == given.digest == sources.Digest(path.stat().st_size, sha(path.read_bytes()))
     assert read_source(path).digest is None
+
+
+def test_text_already_in_memory_is_checked_as_text_read_from_a_file():
+    """text_source (a generator's text, not read again) removes a byte-order mark and refuses
+    what source_from_bytes refuses, and keeps the digest of the bytes stored it is given."""
+    from reeval.errors import InputError
+    from reeval.io.sources import Digest, source_from_bytes, text_source
+
+    stored = Digest(3, "ab")
+    src = text_source("run.gz", b"\xef\xbb\xbf101 Q0 d 1 2.5 r\n", "gzip", stored)
+    read = source_from_bytes("run", b"\xef\xbb\xbf101 Q0 d 1 2.5 r\n")
+    assert (src.data, src.bom, src.compression, src.digest) == (read.data, True, "gzip", stored)
+    with pytest.raises(InputError, match="run.gz: a zip archive"):
+        text_source("run.gz", b"PK\x03\x04rest", "gzip")
+
+
+def test_a_run_given_as_its_source_is_not_read_from_its_path(tmp_path):
+    from reeval.io.sources import Digest, text_source
+    from reeval.io.trecio import read_run
+
+    missing = str(tmp_path / "never-written")
+    lines = read_run(missing, source=text_source(missing, b"101 Q0 d1 1 2.5 r\n", "plain", Digest(18, "cd")))
+    assert lines.counts.kept == 1 and lines.digest == Digest(18, "cd")

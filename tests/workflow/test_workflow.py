@@ -1,6 +1,7 @@
 """End to end: the default synthetic study through Snakemake, lint, and incremental reruns."""
 
 import re
+import shutil
 import subprocess
 
 import pandas as pd
@@ -50,7 +51,9 @@ def test_default_study_produces_every_output(default_run):
         assert sorted(by_run.run) == sorted(report.loc[report.kind == "run", "run"])
         assert {"map", "P_20", "ASL", "ASL@g1-10", "ndcg_cut_10"} <= set(by_run.columns)
         assert by_run["map"].between(0, 1).all() and (by_run["ASL"] >= 1).all()
-        assert (default_run / "logs" / "ingest" / f"{track}.log").is_file()
+        # generated and ingested by one job (rule synthetic_track), which logs both
+        assert f"ingested {track}: " in (default_run / "logs" / "synthetic_track" / f"{track}.log").read_text()
+        assert not (default_run / "logs" / "ingest" / f"{track}.log").exists()
     summary = pd.read_csv(default_run / "summary" / "tracks.csv")
     assert sorted(summary.track) == tracks
     # the synthetic campaign exercises the oddities: every drop reason a real track has
@@ -255,7 +258,7 @@ def test_lexiprecision_outputs(default_run):
 
 def test_every_per_track_job_writes_its_benchmark(default_run):
     cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
-    for rule in ("synthetic_track", "ingest", "measures", "analyses", "reusability", "track_figures"):
+    for rule in ("synthetic_track", "measures", "analyses", "reusability", "track_figures"):
         for track in cfg["tracks"]:
             b = pd.read_csv(default_run / "benchmarks" / rule / f"{track}.tsv", sep="\t", na_values=["-", "NA"])
             # Snakemake samples memory while the job runs: a job of a second on a busy machine
@@ -266,8 +269,9 @@ def test_every_per_track_job_writes_its_benchmark(default_run):
 
 def test_generation_and_ingest_come_first(default_run):
     """The rules' priorities (synthetic_track 2, ingest 1, the others 0, each plus its track's
-    share below 1, the largest track's the highest): a freed core goes to a ready generator,
-    then to a ready ingest (a large track's ingest takes both cores), then to an analysis.
+    share below 1, the largest track's the highest): a freed core goes to a ready generator
+    (which ingests its track too: no ingest job for a synthetic track), then to a ready ingest
+    of a local or fetched track (a large track's takes both cores), then to an analysis.
     Checked on the dry run's plan, and on what holds for every interleaving of the run itself:
     both cores start with generators, and the third generator takes the first freed core, so
     the first two jobs to finish are generators."""
@@ -277,7 +281,7 @@ def test_generation_and_ingest_come_first(default_run):
     jobs = [(m.group(1), m.group(2), float(m.group(3))) for m in re.finditer(
         r"rule (\w+):(?:\n    .*)*?\n    wildcards: track=([\w.+-]+)(?:\n    .*)*?\n    priority: ([\d.]+)", dry)]
     tiers = {rule: {int(p) for r, _, p in jobs if r == rule} for rule, _, _ in jobs}
-    assert tiers.pop("synthetic_track") == {2} and tiers.pop("ingest") == {1}, tiers
+    assert tiers.pop("synthetic_track") == {2} and "ingest" not in tiers, tiers
     assert tiers and all(tier == {0} for tier in tiers.values()), tiers   # measures, analyses ...
     from reeval.synth.campaign import run_lines
     from reeval.synth.tracks import spec_from_config
@@ -288,7 +292,7 @@ def test_generation_and_ingest_come_first(default_run):
         by_priority = [t for _, t, _ in sorted((j for j in jobs if j[0] == rule), key=lambda j: -j[2])]
         assert by_priority == sorted(work, key=lambda t: -work[t]), (rule, by_priority, work)
     finished = job_order(console_of(default_run).read_text())
-    assert finished.count("ingest") == 3 and finished.count("synthetic_track") == 3, finished
+    assert "ingest" not in finished and finished.count("synthetic_track") == 3, finished
     assert finished[:2] == ["synthetic_track"] * 2, finished
 
 
@@ -301,8 +305,9 @@ def test_the_run_prints_one_line_per_job_and_where_the_results_are(default_run):
     lines = console_of(default_run).read_text().splitlines()
     assert len(lines) <= 60 and max(map(len, lines)) <= 400, lines
     jobs = job_order("\n".join(lines))
-    # 3 tracks x 6 per-track rules (track_figures: 3 tracks draw their figures), 8 cross-track rules and all
-    assert len(jobs) == 27 and jobs[-1] == "all" and "report" in jobs, jobs
+    # 3 tracks x 5 per-track rules (synthetic_track generates and ingests; track_figures: 3 tracks
+    # draw their figures), 8 cross-track rules and all
+    assert len(jobs) == 24 and jobs[-1] == "all" and "report" in jobs, jobs
     text = "\n".join(lines)
     assert "Tracks: 3 of 3 included (syn-graded, syn-mixed, syn-shallow); runs: 24 of 24 included." in text
     # the synthetic campaign repeats a document in two runs: ingest keeps the first, the run says so
@@ -613,3 +618,27 @@ def test_two_runs_of_the_campaign_give_byte_identical_outputs(default_run):
     differ = sorted(str(p) for p in first if first[p] != second[p])
     assert not differ, differ
     assert any(p.suffix == ".pdf" for p in first) and any(p.suffix == ".md" for p in first)
+
+
+def test_one_synthetic_track_forced_again_reruns_its_one_job_with_the_same_bytes(tmp_path):
+    """`snakemake --forcerun` of a synthetic track's tables reruns the one job that generates
+    and ingests it (no ingest job), which writes the same files and tables again. (The
+    default study's tracks up to rule synthetic_track, in a results folder of its own.)"""
+    results, track = tmp_path / "results", "syn-graded"
+    snakemake("--cores", "2", "--until", "synthetic_track", "--config", f"results={results}")
+    first = tmp_path / "first"
+    shutil.copytree(results, first)
+    args = ["--forcerun", f"{results}/tracks/{track}/ingest_report.csv", "--until", "synthetic_track",
+            "--config", f"results={results}"]
+    out = snakemake("-n", *args).stdout
+    stats = out.split("Job stats:")[1].split("Reasons:")[0]
+    jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", stats, flags=re.M))
+    assert jobs == {"synthetic_track": "1", "total": "1"}, out
+    snakemake("--cores", "1", *args)
+    for sub in (f"synthetic/{track}", f"tracks/{track}"):
+        for path in sorted((first / sub).rglob("*")):
+            if path.is_file() and path.name != "ingest_report.csv":
+                assert (results / path.relative_to(first)).read_bytes() == path.read_bytes(), path
+    report = (results / "tracks" / track / "ingest_report.csv").read_text()
+    assert report == (first / "tracks" / track / "ingest_report.csv").read_text().replace(str(first), str(results))
+    assert f"ingested {track}: 8 runs" in (results / "logs" / "synthetic_track" / f"{track}.log").read_text()

@@ -128,11 +128,20 @@ def is_synthetic(track):
     return "synthetic" in config["tracks"][track]
 
 
+def tracks_pattern(tracks):
+    """A wildcard constraint matching exactly these track ids (none: a pattern that matches nothing)."""
+    return "|".join(map(re.escape, tracks)) if tracks else "(?!)"
+
+
+# whose tables rule synthetic_track writes (it generates and ingests the track in one job),
+# and whose rule ingest writes (a local or fetched track's files)
+SYNTHETIC_PATTERN = tracks_pattern([t for t in TRACKS if is_synthetic(t)])
+READ_PATTERN = tracks_pattern([t for t in TRACKS if not is_synthetic(t)])
+
+
 def ingest_inputs(wildcards):
-    """Files a track's ingest reads: the generated folder, or the local qrels and runs."""
+    """Files a track's ingest reads: the local qrels and runs, or the fetched ones."""
     entry = config["tracks"][wildcards.track]
-    if "synthetic" in entry:
-        return {"synthetic": f"{RESULTS}/synthetic/{wildcards.track}"}
     if is_fetched(entry):  # fetched and unpacked by the fetch checkpoint (fetch.smk)
         folder = checkpoints.fetch.get(track=wildcards.track).output.folder
         return {"qrels": f"{folder}/qrels.txt", "runs": resolve_runs(f"{folder}/runs")}

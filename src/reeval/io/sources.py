@@ -95,11 +95,18 @@ def source_from_bytes(name: str, raw, digest: bool = False) -> Source:
     """The :class:`Source` of bytes already read (``name`` is used in messages); with
     ``digest``, their :class:`Digest`."""
     hashed = Digest.of(raw) if digest else None
-    head = bytes(raw[:6])
-    kind = compression_of(head)
+    kind = compression_of(bytes(raw[:6]))
     data = raw if kind == "plain" else decompress(name, raw, kind)
-    if kind != "plain":
-        head = bytes(data[:6])
+    return text_source(name, data, kind, hashed)
+
+
+def text_source(name: str, data, compression: str = "plain", digest: Digest | None = None) -> Source:
+    """The :class:`Source` of text already decompressed (``compression``: how it was stored),
+    checked as :func:`source_from_bytes` checks what it decompressed: a refused format or a
+    tar archive is an :class:`InputError`, a byte-order mark is removed. ``digest``: of the
+    bytes stored, when known (a generator that has just written and hashed them,
+    :func:`reeval.synth.ingested.generate_and_ingest`), so that nothing is read again."""
+    head = bytes(data[:6])
     for magic, what in REFUSED:
         if head.startswith(magic):
             raise InputError(f"{name}: {what}")
@@ -108,7 +115,7 @@ def source_from_bytes(name: str, raw, digest: bool = False) -> Source:
     bom = head.startswith(BOM)
     if bom:  # a copy, rare: callers then hold bytes or a memory map, never a view
         data = bytes(memoryview(data)[len(BOM):])
-    return Source(name, data, kind, bom, hashed)
+    return Source(name, data, compression, bom, digest)
 
 
 def compression_of(head: bytes) -> str:

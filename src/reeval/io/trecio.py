@@ -37,7 +37,7 @@ import numpy as np
 from reeval.errors import InputError
 
 from . import compiled
-from .sources import Digest, check_path, path_error, read_source, source_from_bytes
+from .sources import Digest, Source, check_path, path_error, read_source, source_from_bytes
 from .strings import Strings
 from .trecformat import QRELS_FIELDS, RUN_FIELDS, LineCounts, TrecFormatError, lone_cr_count  # re-exported
 
@@ -254,14 +254,21 @@ def _drop_nan(lines: RunLines) -> RunLines:
     return lines
 
 
-def read_run(path, on_malformed: str = "error", data=None, digest: bool = False) -> RunLines:
+def _source(path, data, digest: bool) -> Source:
+    """The :class:`~reeval.io.sources.Source` of ``path`` read once, or of ``data``, its bytes."""
+    return read_source(path, digest) if data is None else source_from_bytes(str(path), data, digest)
+
+
+def read_run(path, on_malformed: str = "error", data=None, digest: bool = False,
+             source: Source | None = None) -> RunLines:
     """Read one run file (or ``data``, its bytes, when given) once: its kept lines; with
-    ``digest``, also the size and SHA-256 of the bytes read (``lines.digest``).
+    ``digest``, also the size and SHA-256 of the bytes read (``lines.digest``). ``source``: the
+    file already read (:class:`~reeval.io.sources.Source`, its text and digest), read no more.
 
     The compiled reader takes clean files; any other goes line by line. NaN scores are
     dropped and counted as ``nan_score``; infinite ones are kept.
     """
-    src = read_source(path, digest) if data is None else source_from_bytes(str(path), data, digest)
+    src = source if source is not None else _source(path, data, digest)
     lines = _compiled_run(src.data) or _general_run(path, src.data, on_malformed)
     lines.counts.bom = int(src.bom)
     lines = _drop_nan(lines)
@@ -269,10 +276,12 @@ def read_run(path, on_malformed: str = "error", data=None, digest: bool = False)
     return lines
 
 
-def read_qrels(path, on_malformed: str = "error", data=None, digest: bool = False) -> QrelsLines:
+def read_qrels(path, on_malformed: str = "error", data=None, digest: bool = False,
+               source: Source | None = None) -> QrelsLines:
     """Read one qrels file (or ``data``, its bytes, when given) once: its kept lines; with
-    ``digest``, also the size and SHA-256 of the bytes read (``lines.digest``)."""
-    src = read_source(path, digest) if data is None else source_from_bytes(str(path), data, digest)
+    ``digest``, also the size and SHA-256 of the bytes read (``lines.digest``); ``source``: the
+    file already read (:class:`~reeval.io.sources.Source`), read no more."""
+    src = source if source is not None else _source(path, data, digest)
     lines = _compiled_qrels(src.data) or _general_qrels(path, src.data, on_malformed)
     lines.counts.bom = int(src.bom)
     lines.counts.kept = len(lines.rel)

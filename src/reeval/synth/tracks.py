@@ -21,6 +21,7 @@ A whole study with the shape of the real one (tracks x runs from the TREC catalo
 from __future__ import annotations
 
 import argparse
+import hashlib
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +32,7 @@ import pyarrow.csv as pacsv
 
 from reeval.io.atomic import atomic_write
 from reeval.io.compiled import kernels
+from reeval.io.sources import Digest
 
 
 @dataclass(frozen=True)
@@ -389,28 +391,66 @@ def _gzip(pieces: list[bytes]) -> list[bytes]:
     return [z.compress(piece) for piece in pieces] + [z.flush()]
 
 
-def _write(path: Path, pieces: list[bytes], compress: str) -> Path:
+@dataclass
+class WrittenFile:
+    """A file :func:`written_files` wrote: its ``path``, its ``text`` (the bytes a reader gets
+    after decompression), how it is stored (``compression``: ``gzip`` or ``plain``, as
+    :func:`reeval.io.sources.compression_of` names it) and, when asked, the
+    :class:`~reeval.io.sources.Digest` of the bytes stored (hashed as they were written)."""
+
+    path: Path
+    text: bytes
+    compression: str
+    digest: Digest | None = None
+
+
+def _write(path: Path, pieces: list[bytes], compress: str, digest: bool = False) -> WrittenFile:
     """Write the pieces' concatenation to ``path``, or gzipped (level 1) to ``path.gz``."""
+    stored = pieces
     if compress == "gz":
         path = path.with_name(path.name + ".gz")
         # level 1: ingest reads the file once; level 6 was a third of a generated track's time
-        pieces = _gzip(pieces)
+        stored = _gzip(pieces)
 
     def write(tmp):
         with open(tmp, "wb") as out:
-            out.writelines(pieces)
+            out.writelines(stored)
     atomic_write(path, write)
-    return path
+    text = pieces[0] if len(pieces) == 1 else b"".join(pieces)
+    return WrittenFile(path, text, "gzip" if compress == "gz" else "plain", _digest(stored) if digest else None)
+
+
+def _digest(pieces: list[bytes]) -> Digest:
+    """The :class:`~reeval.io.sources.Digest` of the pieces' concatenation, piece by piece."""
+    sha = hashlib.sha256()
+    for piece in pieces:
+        sha.update(piece)
+    return Digest(sum(map(len, pieces)), sha.hexdigest())
+
+
+def run_file_names(spec: TrackSpec) -> list[str]:
+    """The file names of a track's runs below ``runs/``, in the order they are written."""
+    suffix = ".gz" if spec.compress == "gz" else ""
+    return [_run_format(spec, s, f"run{s:02d}")["fname"] + suffix for s in range(spec.n_runs)]
+
+
+def written_files(out_dir, spec: TrackSpec, seed: int = 0, digest: bool = False):
+    """Write ``out_dir/qrels.txt`` and ``out_dir/runs/<run>[.gz]`` for one track, one file at a
+    time (qrels first, then the runs in :func:`run_file_names` order), yielding each as a
+    :class:`WrittenFile` once it is written (with the digest of its bytes when ``digest``):
+    whoever reads the track next can take its text from memory."""
+    out = Path(out_dir)
+    (out / "runs").mkdir(parents=True, exist_ok=True)
+    qrels, runs = _track_rows(spec, seed)
+    yield _write(out / "qrels.txt", [_to_text(qrels, " ")], "none", digest)
+    for rows in runs:
+        yield _write(out / "runs" / rows.format["fname"], _run_file(rows), spec.compress, digest)
 
 
 def write_track(out_dir, spec: TrackSpec, seed: int = 0) -> None:
     """Write ``out_dir/qrels.txt`` and ``out_dir/runs/<run>[.gz]`` for one track."""
-    out = Path(out_dir)
-    (out / "runs").mkdir(parents=True, exist_ok=True)
-    qrels, runs = _track_rows(spec, seed)
-    _write(out / "qrels.txt", [_to_text(qrels, " ")], "none")
-    for rows in runs:
-        _write(out / "runs" / rows.format["fname"], _run_file(rows), spec.compress)
+    for _ in written_files(out_dir, spec, seed):
+        pass
 
 
 def main(argv=None) -> None:
