@@ -40,7 +40,9 @@ from pathlib import Path
 step, config, track, out, top, threads = sys.argv[1:7]
 def run():
     from reeval.workflow.config_check import with_defaults
-    cfg = with_defaults(yaml.safe_load(open(config)))
+    # libyaml's loader where there is one: the pure-Python one takes 1-2 s of CPU on the full
+    # study's config, which no rule's job spends (Snakemake hands the job its parameters)
+    cfg = with_defaults(yaml.load(open(config), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)))
     src, tables = Path(out) / "synthetic" / track, Path(out) / "tracks" / track
     if step == "synthetic":
         from reeval.synth.tracks import spec_from_config, write_track

@@ -316,3 +316,16 @@ def test_a_qrels_judging_a_document_twice_for_a_topic_matches_its_first_row():
     judged, depth, qrels = small_tables(qrels_docnos=("a", "a", "c", "a"))
     coded_judged, coded_qrels = coded_docnos(judged, qrels)
     assert judged_qrels_rows(build_grid(coded_judged, depth, coded_qrels, keep_docno=True)).tolist() == [2, 0, 3]
+
+
+@pytest.mark.parametrize("marks", [1 << 26, 8])
+def test_distinct_keys_are_numpys_unique_whether_marked_or_sorted(monkeypatch, marks):
+    from reeval.analyses.reusability import core
+
+    monkeypatch.setattr(core, "DISTINCT_MARKS", marks)
+    rng = np.random.default_rng(7)
+    for size in (1, 5, 1000):
+        for n in (0, 1, 50, 5000):
+            keys = rng.integers(0, size, n, dtype=np.int64)
+            got = core.distinct(keys, size)
+            assert np.array_equal(got, np.unique(keys)) and got.dtype == np.int64

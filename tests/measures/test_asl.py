@@ -125,3 +125,69 @@ def test_shuffling_lines_changes_nothing_and_an_unjudged_tail_doc_is_bounded(jud
     diff = c.values["ASL"] - a.values["ASL"]
     ok = ~np.isnan(diff) & a.answered
     assert (diff[ok] >= 0).all() and (diff[ok] <= 1 + 1e-12).all()
+
+
+# ------------------------------------------------ per-document table against a loop
+
+NAMES = ["d", "D", "é", "Z", "d1", "a b"[:1], "Ω", "10", "9"]
+
+
+def per_document_by_loop(grid, rel_level, unretrieved):
+    """The per-document rows computed document by document, sorted by Python's own order."""
+    S, T = grid.shape
+    rel_level = max(rel_level, 0)
+    rows = []
+    for s, run in enumerate(grid.runs):
+        for t, qid in enumerate(grid.topics):
+            mine = [i for i in range(len(grid.g)) if grid.g[i] == s * T + t]
+            found = {grid.docno[i]: i for i in mine if grid.rel[i] >= rel_level}
+            rel_ret = len(found)
+            if grid.n_ret[s, t] > 0:
+                irrel = grid.n_ret[s, t] - rel_ret
+            else:
+                depth = grid.n_ret[:, t].max()
+                irrel = depth if depth > 0 else grid.n_ret.max()
+            for q in range(len(grid.qrels_topic)):
+                if grid.qrels_topic[q] != t or grid.qrels_rel[q] < rel_level:
+                    continue
+                doc = grid.qrels_docno[q]
+                if doc in found:
+                    i = found[doc]
+                    above = sum(1 for j in mine if grid.pos[j] < grid.pos[i] and grid.rel[j] >= rel_level)
+                    pos = int(grid.pos[i])
+                    rows.append((run, qid, doc, int(grid.qrels_rel[q]), pos, True, above, float(pos - above),
+                                 (above + 1) / pos))
+                else:
+                    asl = irrel + 1.0 if unretrieved == "after_last" else float(irrel)
+                    rows.append((run, qid, doc, int(grid.qrels_rel[q]), 0, False, rel_ret, asl, 0.0))
+    return sorted(rows, key=lambda r: (r[0], r[1], r[7], r[2]))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(judgments=st.dictionaries(st.sampled_from(["1", "10", "9", "b"]),
+                                 st.lists(st.tuples(st.sampled_from(NAMES), st.integers(-1, 3)), min_size=1,
+                                          max_size=8, unique_by=lambda x: x[0]), min_size=1, max_size=3),
+       runs=st.dictionaries(st.sampled_from(["r", "R", "ä", "r2"]),
+                            st.lists(st.tuples(st.sampled_from(["1", "10", "9", "x"]),
+                                               st.sampled_from(NAMES + ["U1", "U2"]), st.integers(0, 3)),
+                                     min_size=1, max_size=12), min_size=1, max_size=3),
+       rel_level=st.integers(-1, 2), unretrieved=st.sampled_from(["after_last", "eq3"]))
+def test_the_per_document_table_holds_the_rows_a_loop_over_runs_topics_and_documents_gives(
+        judgments, runs, rel_level, unretrieved):
+    from reeval.measures import per_document_table
+
+    qrels = [f"{q} 0 {d} {r}" for q, js in judgments.items() for d, r in js]
+    lines = {run: [f"{q} Q0 {d} 0 {score} t" for q, d, score in docs] for run, docs in runs.items()}
+    with tempfile.TemporaryDirectory() as tmp:
+        grid, _ = evaluate(tmp, qrels, lines, rel_level=max(rel_level, 0), unretrieved=unretrieved)
+    table = per_document_table(grid, rel_level, unretrieved)
+    expected = per_document_by_loop(grid, rel_level, unretrieved)
+    assert [tuple(r.values()) for r in table.to_pylist()] == expected
+    assert table.column_names == ["run", "qid", "docno", "rel", "pos", "retrieved", "rel_above", "asl", "precision"]
+
+
+def test_the_per_document_dataframe_is_the_table_read_by_pandas(tmp_path):
+    from reeval.measures import per_document_table
+
+    grid, _ = evaluate(tmp_path, QRELS, RUNS)
+    assert per_document(grid).equals(per_document_table(grid).to_pandas())

@@ -27,7 +27,7 @@ from .evaluate import TopicScores, aggregate, aggregate_values, evaluate_grid, r
 #: names of family modules re-exported here -> their module (imported on first use)
 _IN_FAMILY_MODULES = {
     "IPREC_RULES": "interpolated", "RECALL_LEVELS": "interpolated", "recall_cutoff_ranks": "interpolated",
-    "DEFAULT_ASL": "asl", "per_document": "asl", "track_depth": "asl", "unretrieved_asl": "asl",
+    "DEFAULT_ASL": "asl", "per_document": "asl", "per_document_table": "asl", "track_depth": "asl", "unretrieved_asl": "asl",
 }
 
 __all__ = ["FAMILY_MODULES", "REGISTRY", "SETS", "STANDARD_CUTOFFS", "TREC_EVAL_ORDER", "Family", "Measure",
@@ -38,7 +38,7 @@ __all__ = ["FAMILY_MODULES", "REGISTRY", "SETS", "STANDARD_CUTOFFS", "TREC_EVAL_
            # out for the docs' reader (griffe reads only strings); tests/measures/test_registry.py
            # checks the two lists agree
            "classic", "interpolated", "graded", "setbased", "judgments", "asl", "rareness", "textbook",
-           "vocabulary", "IPREC_RULES", "RECALL_LEVELS", "recall_cutoff_ranks", "DEFAULT_ASL", "per_document",
+           "vocabulary", "IPREC_RULES", "RECALL_LEVELS", "recall_cutoff_ranks", "DEFAULT_ASL", "per_document", "per_document_table",
            "track_depth", "unretrieved_asl"]
 
 

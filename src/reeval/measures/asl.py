@@ -101,47 +101,88 @@ DEFAULT_ASL = ("ASL", "ASL@g1", "ASL@g1-10")
 
 
 def per_document(grid: Grid, rel_level: int = 1, unretrieved: str = "after_last"):
-    """One row per (run, topic, relevant document): rank, ASL and AP's precision.
+    """:func:`per_document_table` as a pandas DataFrame."""
+    return per_document_table(grid, rel_level, unretrieved).to_pandas()
+
+
+def per_document_table(grid: Grid, rel_level: int = 1, unretrieved: str = "after_last"):
+    """One row per (run, topic, relevant document): rank, ASL and AP's precision (Arrow table).
 
     Columns run, qid, docno, rel, pos (0 when not retrieved), retrieved, rel_above
     (relevant documents ranked above), asl (ASL_qd; the unretrieved policy for missing
     ones), precision ((rel_above + 1)/pos, AP's per-document term; 0 if not retrieved).
-    Needs a grid built with ``keep_docno=True``.
+    Rows: every run x every relevant qrels row, sorted by run, qid, asl, docno (Python's
+    string order, code points), ties in qrels order. A relevant row is retrieved when the
+    run's grid holds a row of its topic and docno (at most one: ingest keeps the first of
+    duplicates). Needs a grid built with ``keep_docno=True``.
     """
-    import pandas as pd
+    import pyarrow as pa
 
     if grid.docno is None or grid.qrels_docno is None:
         raise ValueError("per_document needs build_grid(..., keep_docno=True)")
     S, T = grid.shape
     rel_level = max(int(rel_level), 0)  # negative grades are never relevant (as Context)
     is_rel = grid.rel >= rel_level
-    starts = group_starts(grid.g)
-    cum_rel = grouped_cumsum(is_rel, starts)
+    cum_rel = grouped_cumsum(is_rel, group_starts(grid.g))
     rel_ret = np.bincount(grid.g[is_rel], minlength=S * T).reshape(S, T)
-    unret = unretrieved_asl(grid.n_ret, rel_ret, unretrieved)
-    # every (run, relevant qrels document)
-    qmask = grid.qrels_rel >= rel_level
-    qt, qdoc, qrel = grid.qrels_topic[qmask], grid.qrels_docno[qmask], grid.qrels_rel[qmask]
-    run_idx = np.repeat(np.arange(S), len(qt))
-    t_idx = np.tile(qt, S)
-    full = pd.DataFrame({"g": run_idx * T + t_idx, "docno": np.tile(qdoc, S), "rel": np.tile(qrel, S)})
-    ret = pd.DataFrame({"g": grid.g[is_rel], "docno": grid.docno[is_rel],
-                        "pos": grid.pos[is_rel], "rel_above": cum_rel[is_rel] - 1})
-    df = full.merge(ret, on=["g", "docno"], how="left")
-    retrieved = df["pos"].notna().to_numpy()
-    gi = df["g"].to_numpy()
-    pos = df["pos"].fillna(0).to_numpy().astype(np.int64)
-    rel_above = df["rel_above"].fillna(0).to_numpy().astype(np.int64)
-    asl = np.where(retrieved, pos - rel_above, unret.ravel()[gi])
-    out = pd.DataFrame({
-        "run": np.array(grid.runs, dtype=object)[gi // T],
-        "qid": np.array(grid.topics, dtype=object)[gi % T],
-        "docno": df["docno"].to_numpy(),
-        "rel": df["rel"].to_numpy(),
-        "pos": pos,
-        "retrieved": retrieved,
-        "rel_above": np.where(retrieved, rel_above, rel_ret.ravel()[gi]),
-        "asl": asl.astype(np.float64),
-        "precision": np.where(retrieved, (rel_above + 1) / np.maximum(pos, 1), 0.0),
+    unret = unretrieved_asl(grid.n_ret, rel_ret, unretrieved).ravel()
+    qrows = np.flatnonzero(grid.qrels_rel >= rel_level)
+    docs, qcode, rcode = _docno_codes(np.asarray(grid.qrels_docno, dtype=object)[qrows], grid.docno[is_rel])
+    gi = (np.arange(S, dtype=np.int64)[:, None] * T + grid.qrels_topic[qrows][None, :]).ravel()
+    run, topic = np.divmod(gi, max(T, 1))
+    code, D = np.tile(qcode, S), len(docs)
+    row = _matching_rows(gi * D + code, np.where(rcode >= 0, grid.g[is_rel] * D + rcode, -1))
+    retrieved = row >= 0
+    pos = _taken(grid.pos[is_rel], row).astype(np.int64)
+    above = _taken(cum_rel[is_rel] - 1, row)
+    asl = np.where(retrieved, pos - above, unret[gi]).astype(np.float64)
+    order = np.lexsort((code, asl, _text_ranks(grid.topics)[topic], _text_ranks(grid.runs)[run]))
+    return pa.table({
+        "run": pa.array(list(grid.runs), pa.string()).take(run[order]),
+        "qid": pa.array(list(grid.topics), pa.string()).take(topic[order]),
+        "docno": docs.take(code[order]),
+        "rel": np.tile(grid.qrels_rel[qrows], S)[order],
+        "pos": pos[order],
+        "retrieved": retrieved[order],
+        "rel_above": np.where(retrieved, above, rel_ret.ravel()[gi])[order],
+        "asl": asl[order],
+        "precision": np.where(retrieved, (above + 1) / np.maximum(pos, 1), 0.0)[order],
     })
-    return out.sort_values(["run", "qid", "asl", "docno"], kind="stable").reset_index(drop=True)
+
+
+def _taken(values: np.ndarray, row: np.ndarray) -> np.ndarray:
+    """``values[row]`` where ``row`` >= 0, else 0."""
+    return np.where(row >= 0, values[np.maximum(row, 0)], 0) if len(values) else np.zeros(len(row), values.dtype)
+
+
+def _text_ranks(names) -> np.ndarray:
+    """(n,) each name's rank among ``names`` in Python's string order (code points)."""
+    ranks = np.empty(len(names), dtype=np.int64)
+    ranks[sorted(range(len(names)), key=list(names).__getitem__)] = np.arange(len(names))
+    return ranks
+
+
+def _docno_codes(qdoc, rdoc):
+    """``(docs, qcode, rcode)``: the distinct ``qdoc`` as an Arrow array in Python's string
+    order (so a code orders as its docno), and each docno of ``qdoc`` and ``rdoc`` as its
+    index there (-1 for one of ``rdoc`` that ``qdoc`` lacks)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    docs = pa.array(sorted(set(qdoc.tolist())), pa.string())
+
+    def codes(values) -> np.ndarray:
+        found = pc.index_in(pa.array(values, pa.string()), value_set=docs)
+        return pc.fill_null(found, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+
+    return docs, codes(qdoc), codes(np.asarray(rdoc, dtype=object))
+
+
+def _matching_rows(wanted: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """For each of ``wanted``, the index of the entry of ``keys`` equal to it (keys are
+    distinct but for -1, which matches nothing), -1 where none is."""
+    order = np.argsort(keys, kind="stable")
+    at = np.minimum(np.searchsorted(keys[order], wanted), max(len(keys) - 1, 0))
+    if not len(keys):
+        return np.full(len(wanted), -1, dtype=np.int64)
+    return np.where((keys[order][at] == wanted) & (wanted >= 0), order[at], -1)

@@ -20,7 +20,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from reeval.io.tables import write_table, write_table_pair, write_text
-from reeval.measures import TopicScores, aggregate, build_grid, evaluate_grid, parse_measures, per_document
+from reeval.measures import TopicScores, aggregate, build_grid, evaluate_grid, parse_measures, per_document_table
 
 from .cross_track_summary import summary_markdown
 from .run_inclusion import DROPS, included_runs, read_ingest_report, run_inclusion
@@ -69,8 +69,8 @@ def track_measures(track: str, track_dir, out_dir, measure_specs, rel_level: int
                            version=9 if precision == "float32" else 10)
     by_topic = scores.to_frame()
     by_topic.insert(0, "track", track)
-    docs = per_document(grid, rel_level=rel_level, unretrieved=unretrieved)
-    docs.insert(0, "track", track)
+    docs = per_document_table(grid, rel_level=rel_level, unretrieved=unretrieved)
+    docs = docs.add_column(0, "track", pa.repeat(track, docs.num_rows))
     out = Path(out_dir)
     write_table(by_topic, out / "measures_by_topic.parquet")
     by_run = write_table_pair(run_table(track, scores, measures), out, "measures_by_run")

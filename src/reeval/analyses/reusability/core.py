@@ -184,13 +184,28 @@ def pool_contributions(grid: Grid, groups, depth: int, pooled=None) -> Pool:
     if pooled is not None:
         wanted = set(pooled)
         sel &= np.array([r in wanted for r in grid.runs], dtype=bool)[grid.g // T] if T else sel
-    pairs = np.unique(qrow[sel] * G + run_group[grid.g[sel] // T]) if T else np.zeros(0, dtype=np.int64)
+    pairs = distinct(qrow[sel] * G + run_group[grid.g[sel] // T], Q * G) if T else np.zeros(0, dtype=np.int64)
     q, grp = pairs // G, pairs % G
     contributors = np.bincount(q, minlength=Q)
     owner = np.full(Q, -1, dtype=np.int64)
     only = contributors[q] == 1
     owner[q[only]] = grp[only]
     return Pool(names, run_group, qrow, owner, contributors, int(depth), grid.qrels_topic)
+
+
+#: :func:`distinct` marks values in an array of at most this many bytes (else it sorts)
+DISTINCT_MARKS = 1 << 26
+
+
+def distinct(keys: np.ndarray, size: int) -> np.ndarray:
+    """``np.unique(keys)`` of integer keys in [0, ``size``): the values marked in a boolean
+    array of ``size`` when it is at most :data:`DISTINCT_MARKS` (two passes, no sort, no
+    hash), else numpy's own."""
+    if size > DISTINCT_MARKS:
+        return np.unique(keys)
+    marks = np.zeros(size, dtype=bool)
+    marks[keys] = True
+    return np.flatnonzero(marks).astype(np.asarray(keys).dtype, copy=False)
 
 
 @dataclass
