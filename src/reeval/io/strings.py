@@ -23,12 +23,13 @@ BACKSLASH = 0x5C
 class Strings:
     """n byte strings in two numpy arrays (see the module docstring)."""
 
-    __slots__ = ("offsets", "data", "_backslash")
+    __slots__ = ("offsets", "data", "_backslash", "_width")
 
     def __init__(self, offsets: np.ndarray, data: np.ndarray, backslash: bool | None = None):
         self.offsets = np.asarray(offsets, dtype=np.int64)
         self.data = np.asarray(data, dtype=np.uint8)
         self._backslash = backslash  # known (a reader that refuses backslashes), else found on demand
+        self._width = None  # found on demand (:meth:`width`)
 
     def __len__(self) -> int:
         return len(self.offsets) - 1
@@ -87,9 +88,28 @@ class Strings:
     def lengths(self) -> np.ndarray:
         return np.diff(self.offsets)
 
+    def width(self) -> int:
+        """The length every string has, when they all have one length w > 0 (they then lie
+        one after the other in ``data``, at ``offsets[0] + i * w``: most docno schemes,
+        and every synthetic track's); 0 otherwise (no string, or lengths that differ)."""
+        if self._width is None:
+            length = np.diff(self.offsets)
+            self._width = int(length[0]) if len(length) and length[0] > 0 and (length == length[0]).all() else 0
+        return self._width
+
     def take(self, rows) -> "Strings":
-        """The strings at ``rows`` (integer indices), in that order."""
+        """The strings at ``rows`` (integer indices), in that order.
+
+        Strings of one length w (:meth:`width`) are gathered as numpy items of w bytes (one
+        copy per string); others byte by byte, through an index of every byte taken."""
         rows = np.asarray(rows, dtype=np.int64)
+        width = self.width()
+        if width:
+            items = np.ascontiguousarray(self.data[self.offsets[0]:self.offsets[-1]]).view(f"V{width}")
+            taken = Strings(np.arange(0, (len(rows) + 1) * width, width, dtype=np.int64),
+                            items.take(rows).view(np.uint8), backslash=False if self._backslash is False else None)
+            taken._width = width if len(rows) else 0
+            return taken
         start = self.offsets[rows]
         length = self.offsets[rows + 1] - start
         offsets = np.zeros(len(rows) + 1, dtype=np.int64)
