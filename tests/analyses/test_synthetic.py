@@ -12,6 +12,7 @@ import pyarrow as pa
 import pytest
 
 from reeval.io.ingest import ingest_track
+from reeval.synth import tracks
 from reeval.synth.tracks import (BENCHMARK_TRACK, DEFAULT_CAMPAIGN, TrackSpec, _strings, _top_depth, generate_track,
                                  write_track)
 
@@ -124,6 +125,19 @@ def test_the_top_of_a_pool_is_its_stable_sort_also_when_ties_cross_the_cut(decim
         latent = np.round(latent, decimals)
     expected = np.argsort(-latent, axis=1, kind="stable")[:, :depth]
     np.testing.assert_array_equal(_top_depth(latent, depth), expected)
+
+
+@pytest.mark.parametrize("block", [1, 64, 128, 64 * 9, 64 * 20])
+def test_the_top_of_a_pool_taken_in_blocks_of_rows_is_the_stable_sort_of_each_row(monkeypatch, block):
+    latent = np.random.default_rng(5).standard_normal((9, 64))
+    latent[4, :10] = latent[4].max() + 1  # row 4: ten equal highest values, a tie across a cut at 7
+    latent[4, 20] = -0.0
+    latent[7, 30] = 0.0
+    monkeypatch.setattr(tracks, "TOP_BLOCK", block)  # 1 and 64: a row a block; 128: rows 4 and 5 together
+    for depth in (7, 10, 63):
+        expected = np.argsort(-latent, axis=1, kind="stable")[:, :depth]
+        np.testing.assert_array_equal(_top_depth(latent, depth), expected)
+    assert _top_depth(latent[:0], 7).shape == (0, 7)
 
 
 def test_docnos_as_arrow_strings_keep_short_values_and_full_ones():

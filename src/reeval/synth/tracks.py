@@ -135,21 +135,38 @@ def _strings(values: np.ndarray) -> pa.Array:
     return pa.StringArray.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(np.ascontiguousarray(values)))
 
 
+#: rows of a latent matrix that :func:`_top_depth` takes at once: its temporaries (the
+#: partition's indices, a mask) stay about 8 MB, below glibc's mmap threshold once
+#: :func:`reeval.io.ingest.tune_memory` has run, so they reuse heap memory instead of
+#: faulting fresh pages for every run (150 x 31,230 latents a run on the full study's largest track)
+TOP_BLOCK = 1 << 20
+
+
 def _top_depth(latent: np.ndarray, depth: int) -> np.ndarray:
     """Per row, the indices of the ``depth`` highest values, highest first, equal values in
     index order: ``np.argsort(-latent, axis=1, kind="stable")[:, :depth]``, without sorting
     the whole row. The ``depth`` highest are found by partition and only they are sorted;
-    a row where values equal to its ``depth``-th highest do not all fit (a tie across the
-    cut, which partition would break arbitrarily) sorts the whole matrix instead."""
-    neg = -latent
-    if depth >= neg.shape[1] or depth <= 0:
-        return np.argsort(neg, axis=1, kind="stable")[:, :depth]
-    part = np.argpartition(neg, depth - 1, axis=1)[:, :depth]
-    cut = np.take_along_axis(neg, part, axis=1).max(axis=1, initial=-np.inf)
-    if ((neg <= cut[:, None]).sum(axis=1) != depth).any():
-        return np.argsort(neg, axis=1, kind="stable")[:, :depth]
+    rows where values equal to the ``depth``-th highest do not all fit (a tie across the cut,
+    which partition would break arbitrarily) are sorted whole instead. Rows are taken in
+    blocks of about :data:`TOP_BLOCK` values (each row's result depends on that row only)."""
+    width = latent.shape[1]
+    if depth >= width or depth <= 0:
+        return np.argsort(-latent, axis=1, kind="stable")[:, :depth]
+    rows = max(1, TOP_BLOCK // width)
+    blocks = [_top_depth_rows(latent[i:i + rows], depth) for i in range(0, len(latent), rows)]
+    return np.concatenate(blocks) if blocks else np.zeros((0, depth), dtype=np.intp)
+
+
+def _top_depth_rows(latent: np.ndarray, depth: int) -> np.ndarray:
+    """:func:`_top_depth` of a block of rows, 0 < ``depth`` < its width: the partition's
+    last ``depth`` of each row (values >= the cut) sorted by index, then stably by value
+    descending; the block's stable sort when a row has more values equal to the cut than fit."""
+    part = np.argpartition(latent, latent.shape[1] - depth, axis=1)[:, -depth:]
+    cut = np.take_along_axis(latent, part, axis=1).min(axis=1)
+    if (np.count_nonzero(latent >= cut[:, None], axis=1) != depth).any():
+        return np.argsort(-latent, axis=1, kind="stable")[:, :depth]
     part.sort(axis=1)  # index order, so that the stable sort below keeps equal values in it
-    order = np.argsort(np.take_along_axis(neg, part, axis=1), axis=1, kind="stable")
+    order = np.argsort(-np.take_along_axis(latent, part, axis=1), axis=1, kind="stable")
     return np.take_along_axis(part, order, axis=1)
 
 
@@ -180,6 +197,7 @@ class _Pool:
     is_rel: np.ndarray
     grades: np.ndarray
     ease: np.ndarray
+    rel_ease: np.ndarray
 
 
 def _document_pool(spec: TrackSpec, rng) -> _Pool:
@@ -199,7 +217,7 @@ def _document_pool(spec: TrackSpec, rng) -> _Pool:
     is_rel[:Tj] = np.arange(pool)[None, :] < n_rel[:, None]
     grades = np.where(is_rel, rng.integers(1, spec.max_rel + 1, (T, pool)), 0)
     ease = rng.uniform(-0.5, 1.5, (T, pool))
-    return _Pool(topics, judged, Tj, n_rel, pool, len(str(pool)), is_rel, grades, ease)
+    return _Pool(topics, judged, Tj, n_rel, pool, len(str(pool)), is_rel, grades, ease, ease * is_rel)
 
 
 def _qrels_table(spec: TrackSpec, rng, p: _Pool) -> pa.Table:
@@ -262,13 +280,26 @@ class _RunRows:
     format: dict
 
 
+def _latent(rng, p: _Pool, quality: float, scratch: np.ndarray) -> np.ndarray:
+    """A run's latent = quality x ease x relevant + N(0, 1) of every (topic, pool document),
+    in ``scratch[0]``, with ``scratch[1]`` for the product (``scratch``: 2 x topics x pool
+    float64, reused by every run: no fresh pages a run). The same doubles as
+    ``quality * ease * is_rel + noise``: ``(q x e) x r`` and ``q x (e x r)`` are equal for r
+    0 or 1 (a zero's sign included), and a sum does not depend on its order."""
+    latent, product = scratch
+    rng.standard_normal(latent.shape, out=latent)
+    np.multiply(p.rel_ease, quality, out=product)
+    latent += product
+    return latent
+
+
 def _run_rows(spec: TrackSpec, rng, p: _Pool, s: int, quality: float, kinds: dict, name: str,
-              docnos: np.ndarray) -> _RunRows:
-    """Run ``s``: the top ``depth`` documents of latent = quality x ease x relevant + noise,
-    per kept topic. ``docnos``: :func:`_pool_docnos` of ``p``."""
+              docnos: np.ndarray, scratch: np.ndarray) -> _RunRows:
+    """Run ``s``: the top ``depth`` documents of its :func:`_latent` (``scratch``: its
+    buffers), per kept topic. ``docnos``: :func:`_pool_docnos` of ``p``."""
     depth = int(rng.choice(spec.shallow_depths)) if s in kinds["shallow"] else spec.depth
     depth = min(depth, spec.depth, p.pool)  # a shallow run is never deeper than the track
-    latent = quality * p.ease * p.is_rel + rng.standard_normal((len(p.topics), p.pool))
+    latent = _latent(rng, p, quality, scratch)
     top = _top_depth(latent, depth)
     score = np.take_along_axis(latent, top, axis=1)
     decimals = 1 if s in kinds["tied"] else spec.score_decimals
@@ -319,7 +350,8 @@ def _track_rows(spec: TrackSpec, seed: int):
     names = [f"run{i:02d}" for i in range(spec.n_runs)]
     kinds = _run_kinds(spec, rng)
     docnos = _pool_docnos(pool)
-    rows = (_run_rows(spec, rng, pool, s, quality[s], kinds, names[s], docnos) for s in range(spec.n_runs))
+    scratch = np.empty((2, len(pool.topics), pool.pool))
+    rows = (_run_rows(spec, rng, pool, s, quality[s], kinds, names[s], docnos, scratch) for s in range(spec.n_runs))
     return qrels, rows
 
 
