@@ -140,6 +140,16 @@ def test_the_top_of_a_pool_taken_in_blocks_of_rows_is_the_stable_sort_of_each_ro
     assert _top_depth(latent[:0], 7).shape == (0, 7)
 
 
+def test_equal_values_inside_the_top_of_a_pool_keep_index_order():
+    latent = np.random.default_rng(6).standard_normal((3, 20))
+    latent[0, [9, 2, 5]] = 5.0  # the three highest equal, the cut at 7 below them
+    latent[1] = -1 - np.abs(latent[1])
+    latent[1, 8], latent[1, 3] = -0.0, 0.0  # equal as numbers: index order, whatever the sign
+    expected = np.argsort(-latent, axis=1, kind="stable")[:, :7]
+    assert expected[0, :3].tolist() == [2, 5, 9] and expected[1, :2].tolist() == [3, 8]
+    np.testing.assert_array_equal(_top_depth(latent, 7), expected)
+
+
 def test_docnos_as_arrow_strings_keep_short_values_and_full_ones():
     full = np.array([b"D001", b"D002"], dtype="S4")
     short = np.array([b"101", b"99", b""], dtype="S3")  # numpy pads with NUL, which is no character

@@ -159,12 +159,18 @@ def _top_depth(latent: np.ndarray, depth: int) -> np.ndarray:
 
 def _top_depth_rows(latent: np.ndarray, depth: int) -> np.ndarray:
     """:func:`_top_depth` of a block of rows, 0 < ``depth`` < its width: the partition's
-    last ``depth`` of each row (values >= the cut) sorted by index, then stably by value
-    descending; the block's stable sort when a row has more values equal to the cut than fit."""
+    last ``depth`` of each row (values >= the cut), sorted by value descending. Numpy's
+    default sort (not stable, 4 times faster) gives the stable sort's order when no two of
+    them are equal; otherwise they are sorted by index first, then stably by value. The
+    block's stable sort when a row has more values equal to the cut than fit."""
     part = np.argpartition(latent, latent.shape[1] - depth, axis=1)[:, -depth:]
-    cut = np.take_along_axis(latent, part, axis=1).min(axis=1)
-    if (np.count_nonzero(latent >= cut[:, None], axis=1) != depth).any():
+    values = np.take_along_axis(latent, part, axis=1)
+    if (np.count_nonzero(latent >= values.min(axis=1)[:, None], axis=1) != depth).any():
         return np.argsort(-latent, axis=1, kind="stable")[:, :depth]
+    order = np.argsort(-values, axis=1)
+    ranked = np.take_along_axis(values, order, axis=1)
+    if not (ranked[:, 1:] == ranked[:, :-1]).any():  # no equal values (0.0 and -0.0 are equal)
+        return np.take_along_axis(part, order, axis=1)
     part.sort(axis=1)  # index order, so that the stable sort below keeps equal values in it
     order = np.argsort(-np.take_along_axis(latent, part, axis=1), axis=1, kind="stable")
     return np.take_along_axis(part, order, axis=1)
