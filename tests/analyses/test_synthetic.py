@@ -150,6 +150,24 @@ def test_equal_values_inside_the_top_of_a_pool_keep_index_order():
     np.testing.assert_array_equal(_top_depth(latent, 7), expected)
 
 
+@pytest.mark.parametrize("topics, pool", [(3, 7), (2, 10), (12, 1001), (0, 5), (4, 1)])
+def test_the_pool_docnos_are_those_of_each_topic_and_position(topics, pool):
+    p = tracks._Pool(np.zeros(topics, "S3"), None, topics, None, pool, len(str(pool)), None, None, None, None)
+    pairs = tracks._docnos(np.repeat(np.arange(topics), pool), np.tile(np.arange(pool), topics), p.width)
+    docnos = tracks._pool_docnos(p)
+    assert docnos.dtype == pairs.dtype and docnos.shape == (topics, pool)
+    np.testing.assert_array_equal(docnos, pairs.reshape(topics, pool))
+    if topics > 2 and pool > 9:
+        assert docnos[2, 9] == b"D0002" + b"9".rjust(p.width, b"0")
+
+
+@pytest.mark.parametrize("shape", [(3, 5), (0, 4), (4, 0)])
+def test_a_row_take_is_take_along_axis(shape):
+    values = np.arange(np.prod(shape), dtype=np.float64).reshape(shape)
+    index = np.random.default_rng(1).integers(0, max(shape[1], 1), (shape[0], 2 if shape[1] else 0))
+    np.testing.assert_array_equal(tracks._row_take(values, index), np.take_along_axis(values, index, axis=1))
+
+
 def test_docnos_as_arrow_strings_keep_short_values_and_full_ones():
     full = np.array([b"D001", b"D002"], dtype="S4")
     short = np.array([b"101", b"99", b""], dtype="S3")  # numpy pads with NUL, which is no character

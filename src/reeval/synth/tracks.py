@@ -157,6 +157,13 @@ def _top_depth(latent: np.ndarray, depth: int) -> np.ndarray:
     return np.concatenate(blocks) if blocks else np.zeros((0, depth), dtype=np.intp)
 
 
+def _row_take(values: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """``np.take_along_axis(values, index, axis=1)`` of 2-D arrays, by one flat take (numpy's
+    builds two index arrays and gathers through both: 1.7 times the time on 150 x 10,000)."""
+    rows = np.arange(len(index), dtype=index.dtype) * values.shape[1]
+    return np.take(values, index + rows[:, None])
+
+
 def _top_depth_rows(latent: np.ndarray, depth: int) -> np.ndarray:
     """:func:`_top_depth` of a block of rows, 0 < ``depth`` < its width: the partition's
     last ``depth`` of each row (values >= the cut), sorted by value descending. Numpy's
@@ -164,13 +171,13 @@ def _top_depth_rows(latent: np.ndarray, depth: int) -> np.ndarray:
     them are equal; otherwise they are sorted by index first, then stably by value. The
     block's stable sort when a row has more values equal to the cut than fit."""
     part = np.argpartition(latent, latent.shape[1] - depth, axis=1)[:, -depth:]
-    values = np.take_along_axis(latent, part, axis=1)
+    values = _row_take(latent, part)
     if (np.count_nonzero(latent >= values.min(axis=1)[:, None], axis=1) != depth).any():
         return np.argsort(-latent, axis=1, kind="stable")[:, :depth]
     order = np.argsort(-values, axis=1)
-    ranked = np.take_along_axis(values, order, axis=1)
+    ranked = _row_take(values, order)
     if not (ranked[:, 1:] == ranked[:, :-1]).any():  # no equal values (0.0 and -0.0 are equal)
-        return np.take_along_axis(part, order, axis=1)
+        return _row_take(part, order)
     part.sort(axis=1)  # index order, so that the stable sort below keeps equal values in it
     order = np.argsort(-np.take_along_axis(latent, part, axis=1), axis=1, kind="stable")
     return np.take_along_axis(part, order, axis=1)
@@ -267,9 +274,17 @@ def _run_format(spec: TrackSpec, s: int, name: str) -> dict:
 
 def _pool_docnos(p: _Pool) -> np.ndarray:
     """The docno of every (topic, pool position), topics x pool: written once per track
-    and looked up by every run (:func:`_docnos` of each pair)."""
+    and looked up by every run. Each is :func:`_docnos` of its pair, ``D<t:04d>`` then
+    ``<p:0{width}d>``, put together from the topics' prefixes and the positions' digits
+    (a copy of bytes, not the digits of every pair computed again)."""
     T = len(p.topics)
-    return _docnos(np.repeat(np.arange(T), p.pool), np.tile(np.arange(p.pool), T), p.width).reshape(T, p.pool)
+    prefix = _docnos(np.arange(T), np.zeros(T, dtype=np.int64), 0).view(np.uint8).reshape(T, 5)
+    powers = 10 ** np.arange(p.width - 1, -1, -1, dtype=np.int64)
+    digits = (np.arange(p.pool, dtype=np.int64)[:, None] // powers % 10 + ord("0")).astype(np.uint8)
+    out = np.empty((T, p.pool, 5 + p.width), dtype=np.uint8)
+    out[:, :, :5] = prefix[:, None, :]
+    out[:, :, 5:] = digits[None, :, :]
+    return out.view(f"S{5 + p.width}")[:, :, 0]
 
 
 @dataclass
@@ -307,7 +322,7 @@ def _run_rows(spec: TrackSpec, rng, p: _Pool, s: int, quality: float, kinds: dic
     depth = min(depth, spec.depth, p.pool)  # a shallow run is never deeper than the track
     latent = _latent(rng, p, quality, scratch)
     top = _top_depth(latent, depth)
-    score = np.take_along_axis(latent, top, axis=1)
+    score = _row_take(latent, top)
     decimals = 1 if s in kinds["tied"] else spec.score_decimals
     score = np.round(score, decimals)
     keep_topic = np.ones(len(p.topics), dtype=bool)
