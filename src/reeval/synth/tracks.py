@@ -336,8 +336,8 @@ def _run_rows(spec: TrackSpec, rng, p: _Pool, s: int, quality: float, kinds: dic
         t_idx, p_idx = np.append(t_idx, t_idx[0]), np.append(p_idx, p_idx[0])
         sc, rank = np.append(sc, sc[0] - 1.0), np.append(rank, depth)
     f = _run_format(spec, s, name)
-    return _RunRows(p.topics[t_idx], docnos[t_idx, p_idx], (rank + f["rank_start"]).astype(np.int64),
-                    sc, decimals, f)
+    docno = docnos.ravel().take(t_idx * p.pool + p_idx)  # docnos[t_idx, p_idx] in half the time
+    return _RunRows(p.topics[t_idx], docno, (rank + f["rank_start"]).astype(np.int64), sc, decimals, f)
 
 
 def _run_table(rows: _RunRows):
