@@ -12,8 +12,8 @@ import pyarrow as pa
 import pytest
 
 from reeval.io.ingest import ingest_track
-from reeval.synth import tracks
-from reeval.synth.tracks import (BENCHMARK_TRACK, DEFAULT_CAMPAIGN, TrackSpec, _strings, _top_depth, generate_track,
+from reeval.synth import pooltop, tracks
+from reeval.synth.tracks import (BENCHMARK_TRACK, DEFAULT_CAMPAIGN, TrackSpec, _strings, generate_track,
                                  write_track)
 
 
@@ -124,7 +124,7 @@ def test_the_top_of_a_pool_is_its_stable_sort_also_when_ties_cross_the_cut(decim
     if decimals is not None:  # rounded: many equal values, also at the depth-th highest
         latent = np.round(latent, decimals)
     expected = np.argsort(-latent, axis=1, kind="stable")[:, :depth]
-    np.testing.assert_array_equal(_top_depth(latent, depth), expected)
+    np.testing.assert_array_equal(pooltop.top_depth(latent, depth), expected)
 
 
 @pytest.mark.parametrize("block", [1, 64, 128, 64 * 9, 64 * 20])
@@ -133,11 +133,11 @@ def test_the_top_of_a_pool_taken_in_blocks_of_rows_is_the_stable_sort_of_each_ro
     latent[4, :10] = latent[4].max() + 1  # row 4: ten equal highest values, a tie across a cut at 7
     latent[4, 20] = -0.0
     latent[7, 30] = 0.0
-    monkeypatch.setattr(tracks, "TOP_BLOCK", block)  # 1 and 64: a row a block; 128: rows 4 and 5 together
+    monkeypatch.setattr(pooltop, "TOP_BLOCK", block)  # 1 and 64: a row a block; 128: rows 4 and 5 together
     for depth in (7, 10, 63):
         expected = np.argsort(-latent, axis=1, kind="stable")[:, :depth]
-        np.testing.assert_array_equal(_top_depth(latent, depth), expected)
-    assert _top_depth(latent[:0], 7).shape == (0, 7)
+        np.testing.assert_array_equal(pooltop.top_depth(latent, depth), expected)
+    assert pooltop.top_depth(latent[:0], 7).shape == (0, 7)
 
 
 def test_equal_values_inside_the_top_of_a_pool_keep_index_order():
@@ -147,7 +147,7 @@ def test_equal_values_inside_the_top_of_a_pool_keep_index_order():
     latent[1, 8], latent[1, 3] = -0.0, 0.0  # equal as numbers: index order, whatever the sign
     expected = np.argsort(-latent, axis=1, kind="stable")[:, :7]
     assert expected[0, :3].tolist() == [2, 5, 9] and expected[1, :2].tolist() == [3, 8]
-    np.testing.assert_array_equal(_top_depth(latent, 7), expected)
+    np.testing.assert_array_equal(pooltop.top_depth(latent, 7), expected)
 
 
 @pytest.mark.parametrize("topics, pool", [(3, 7), (2, 10), (12, 1001), (0, 5), (4, 1)])
@@ -165,7 +165,7 @@ def test_the_pool_docnos_are_those_of_each_topic_and_position(topics, pool):
 def test_a_row_take_is_take_along_axis(shape):
     values = np.arange(np.prod(shape), dtype=np.float64).reshape(shape)
     index = np.random.default_rng(1).integers(0, max(shape[1], 1), (shape[0], 2 if shape[1] else 0))
-    np.testing.assert_array_equal(tracks._row_take(values, index), np.take_along_axis(values, index, axis=1))
+    np.testing.assert_array_equal(pooltop.row_take(values, index), np.take_along_axis(values, index, axis=1))
 
 
 def test_docnos_as_arrow_strings_keep_short_values_and_full_ones():
