@@ -21,8 +21,9 @@ at most a factor e^2, bisected inside the bracket when it leaves it; about 10 ev
 
 Error: measured against ``scipy.stats.studentized_range.ppf`` by
 benchmarks/studentized_range_error.py (2026-11-28), its main grid of 440 points (k = 2 ..
-5,000; df from k - 1, the blocked design's smallest, to 2e6; confidence 0.5 .. 0.999) and
-59 points of its near-switch grid (k = 2 and 4, df 10,000 .. 99,998): the worst relative
+5,000; df from k - 1, the blocked design's smallest, to 2e6; confidence 0.5 .. 0.999),
+59 points of its near-switch grid (k = 2 and 4, df 10,000 .. 99,998) and 18 more there
+(k = 10, 143, 2,000; df 50,000, 95,000, 99,998; 0.975, 0.999): the worst relative
 difference is 5.4e-9 (k = 2, df = 99,998, confidence 0.999), all the worst ones at df
 near 100,000 and confidence 0.999, where scipy integrates over s a peak of width 0.002;
 elsewhere below 1e-10.
