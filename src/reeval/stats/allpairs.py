@@ -16,8 +16,6 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from . import studentized_range
-from .distributions import t_ppf
 from .frames import score_matrix
 from .multiple import p_adjust
 from .conventions import _check_alternative, _check_confidence, _ratio, _t_pvalue
@@ -234,6 +232,8 @@ def _exceeds_q_crit(q: np.ndarray, confidence: float, k: int, df: float) -> np.n
     (``validated``), so every q outside the band |q - q_hat| <= ``BAND`` q_hat (BAND >= 100
     MEASURED_ERROR) is on the same side of both; the q inside it, and every q outside the
     validated domain, are compared with scipy's q_crit itself. NaN q: False."""
+    from . import studentized_range
+
     if not studentized_range.validated(confidence, k, df):
         return q > _studentized_range_ppf(confidence, k, df)
     q_hat = studentized_range.quantile(confidence, k, df)
@@ -279,4 +279,6 @@ def two_group_hsd_significant(scores, confidence: float = 0.95) -> np.ndarray:
 @functools.lru_cache(maxsize=64)
 def _two_group_q_crit(confidence: float, df: int) -> float:
     """The studentized range's ``confidence`` quantile for k = 2: sqrt(2) t_{(1 + confidence)/2, df}."""
+    from .distributions import t_ppf
+
     return math.sqrt(2.0) * float(t_ppf((1.0 + confidence) / 2.0, df))
