@@ -1,6 +1,7 @@
 """reeval.stats.distributions: scipy.stats' values bit for bit, without importing scipy.stats;
 kendall_tau's pairwise count: scipy's tau-b bit for bit, ties, infinities and signed zeros
 included."""
+import math
 import subprocess
 import sys
 
@@ -94,3 +95,25 @@ def test_kendall_tau_of_many_runs_is_no_pass_over_every_pair(monkeypatch):
     b = np.round(a + rng.normal(size=3000), 2)
     monkeypatch.setattr(correlation, "_chunk_rows", lambda *args: pytest.fail("pair by pair at 3,000 runs"))
     assert correlation.kendall_tau(a, b) == stats.kendalltau(a, b).statistic
+
+
+@pytest.mark.parametrize("p", [0.5, 0.3])
+def test_binomial_tails_are_scipys_bit_for_bit(p):
+    rng = np.random.default_rng(5)
+    n = np.concatenate([rng.integers(0, 3000, 50000), np.arange(0, 60)])
+    k = (rng.random(n.size) * (n + 3)).astype(np.int64) - 1          # -1 .. n + 1
+    for kk in (k, k - 1, np.zeros_like(n), n, n - 1):
+        np.testing.assert_array_equal(distributions.binom_sf(kk, n, p), stats.binom.sf(kk, n, p))
+        np.testing.assert_array_equal(distributions.binom_cdf(kk, n, p), stats.binom.cdf(kk, n, p))
+
+
+@pytest.mark.parametrize("confidence", [0.5, 0.9, 0.95, 0.99, 0.999, 1 - 1e-9])
+def test_the_two_group_critical_value_is_scipys_t_quantile_bit_for_bit(confidence):
+    """sqrt(2) t_{(1 + c)/2, df} from scipy.special, as it was from scipy.stats: df = 2T - 2
+    for every topic count T up to 5,000 and beyond up to ~10^6."""
+    from reeval.stats.allpairs import _two_group_q_crit
+
+    dfs = np.array([*range(2, 10002, 2), 20000, 99998, 100000, 2_000_000])
+    want = math.sqrt(2.0) * stats.t.ppf((1.0 + confidence) / 2.0, dfs)
+    got = np.array([_two_group_q_crit(confidence, int(df)) for df in dfs])
+    np.testing.assert_array_equal(got, want)

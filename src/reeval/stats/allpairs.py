@@ -206,7 +206,10 @@ def tukey_hsd_significant(scores, confidence: float = 0.95, design: str = "block
     """Per pair i < j (``numpy.triu_indices`` order): is q > q_crit, the verdict of
     :func:`tukey_hsd` with ``p_values=False`` (same arithmetic, the same bits), without its
     table: a bool and a few float arrays of P = S(S-1)/2 values instead of a 9-column
-    frame (4.5 M pairs at 3,000 runs). df = 0 (fewer than 2 topics): nothing significant."""
+    frame (4.5 M pairs at 3,000 runs). df = 0 (fewer than 2 topics): nothing significant.
+    q_crit is not integrated by scipy unless a q lies near it (:func:`_exceeds_q_crit`): the
+    verdicts are scipy's, and a track's job need not import ``scipy.stats``. :func:`tukey_hsd`,
+    which writes q_crit into its intervals and attrs, keeps scipy's value."""
     _check_confidence(confidence)
     if design not in HSD_DESIGNS:
         raise ValueError(f"design must be one of {HSD_DESIGNS}, got {design!r}")
@@ -219,7 +222,26 @@ def tukey_hsd_significant(scores, confidence: float = 0.95, design: str = "block
         return np.zeros(ii.size, dtype=bool)
     se = math.sqrt(ss / df / T)
     q = _ratio(np.abs(run_means[ii] - run_means[jj]), np.full(ii.size, se))
-    return q > _studentized_range_ppf(float(confidence), S, df)
+    return _exceeds_q_crit(q, float(confidence), S, df)
+
+
+def _exceeds_q_crit(q: np.ndarray, confidence: float, k: int, df: float) -> np.ndarray:
+    """q > ``studentized_range.ppf(confidence, k, df)`` (scipy's q_crit) per element, without
+    scipy unless a q is near it: q_hat = :func:`reeval.stats.studentized_range.quantile`
+    differs from scipy's q_crit by at most ``MEASURED_ERROR`` q_crit where it was measured
+    (``validated``), so every q outside the band |q - q_hat| <= ``BAND`` q_hat (BAND >= 100
+    MEASURED_ERROR) is on the same side of both; the q inside it, and every q outside the
+    validated domain, are compared with scipy's q_crit itself. NaN q: False."""
+    from . import studentized_range
+
+    if not studentized_range.validated(confidence, k, df):
+        return q > _studentized_range_ppf(confidence, k, df)
+    q_hat = studentized_range.quantile(confidence, k, df)
+    verdict = q > q_hat
+    near = np.abs(q - q_hat) <= studentized_range.BAND * q_hat
+    if near.any():
+        verdict[near] = q[near] > _studentized_range_ppf(confidence, k, df)
+    return verdict
 
 
 def two_group_hsd_significant(scores, confidence: float = 0.95) -> np.ndarray:
@@ -257,6 +279,6 @@ def two_group_hsd_significant(scores, confidence: float = 0.95) -> np.ndarray:
 @functools.lru_cache(maxsize=64)
 def _two_group_q_crit(confidence: float, df: int) -> float:
     """The studentized range's ``confidence`` quantile for k = 2: sqrt(2) t_{(1 + confidence)/2, df}."""
-    from scipy import stats as _st
+    from .distributions import t_ppf
 
-    return math.sqrt(2.0) * float(_st.t.ppf((1.0 + confidence) / 2.0, df))
+    return math.sqrt(2.0) * float(t_ppf((1.0 + confidence) / 2.0, df))

@@ -9,12 +9,18 @@ returns for the arguments these modules pass (tests/stats/test_distributions.py)
   or NaN gives NaN in both);
 - t.ppf(p, df) = stdtrit(df, p) for 0 < p < 1 (scipy.stats maps p = 0 and 1 to -inf and
   inf itself; callers pass levels strictly inside);
-- norm.sf(z) = ndtr(-z), norm.cdf(z) = ndtr(z).
+- norm.sf(z) = ndtr(-z), norm.cdf(z) = ndtr(z);
+- binom.sf(k, n, p) and binom.cdf(k, n, p) for integer k and n >= 0 (what the sign test
+  passes): scipy.stats' own bounds (sf = 1 below k = 0, cdf = 1 from k = n on) around the
+  ufuncs its ``binom._sf`` / ``binom._cdf`` call (``scipy.special._ufuncs._binom_sf`` /
+  ``_binom_cdf``, Boost's binomial), clipped to [0, 1] as it clips them.
 """
 
 from __future__ import annotations
 
+import numpy as np
 from scipy import special as _sp
+from scipy.special import _ufuncs
 
 
 def t_sf(x, df):
@@ -40,3 +46,17 @@ def norm_sf(z):
 def norm_cdf(z):
     """P(Z <= z): ``scipy.stats.norm.cdf(z)``."""
     return _sp.ndtr(z)
+
+
+def binom_sf(k, n, p):
+    """P(K > k), K ~ Binomial(n, p), integer k and n >= 0: ``scipy.stats.binom.sf(k, n, p)``."""
+    k, n = np.asarray(k), np.asarray(n)
+    inside = np.clip(_ufuncs._binom_sf(np.floor(k), n, p), 0.0, 1.0)
+    return np.where(k < 0, 1.0, np.where(k >= n, 0.0, inside))
+
+
+def binom_cdf(k, n, p):
+    """P(K <= k), K ~ Binomial(n, p), integer k and n >= 0: ``scipy.stats.binom.cdf(k, n, p)``."""
+    k, n = np.asarray(k), np.asarray(n)
+    inside = np.clip(_ufuncs._binom_cdf(np.floor(k), n, p), 0.0, 1.0)
+    return np.where(k >= n, 1.0, np.where(k < 0, 0.0, inside))

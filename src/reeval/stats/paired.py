@@ -275,12 +275,12 @@ def sign_test_counts(wins, losses, alternative: str = "two-sided") -> np.ndarray
     :func:`sign_test` ("greater": P(K >= k), "less": P(K <= k), "two-sided": min(1, 2 x
     the smaller tail), which equals ``scipy.stats.binomtest(k, n).pvalue``); n = 0
     gives 1."""
-    from scipy import stats as _st
+    from .distributions import binom_cdf, binom_sf
 
     _check_alternative(alternative)
     k = numbers(wins, "wins").astype(np.int64)
     n = k + numbers(losses, "losses").astype(np.int64)
     if (k < 0).any() or (n < k).any():
         raise ValueError("wins and losses must be non-negative counts")
-    p = _p_from_null_tails(_st.binom.sf(k - 1, n, 0.5), _st.binom.cdf(k, n, 0.5), alternative)
+    p = _p_from_null_tails(binom_sf(k - 1, n, 0.5), binom_cdf(k, n, 0.5), alternative)
     return np.where(n == 0, 1.0, p)
