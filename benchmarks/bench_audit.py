@@ -38,6 +38,8 @@ track_measures(track, folder, folder, list(cfg["measures"]) + list(REQUIRED_MEAS
                unretrieved=cfg["asl"]["unretrieved"], precision=opts["precision"])
 """,
     "audit": """
+from reeval.io.pandas_free import arrow_without_pandas
+arrow_without_pandas()
 from reeval.workflow.audit_step import alternative_qrels_files, track_audit
 from reeval.workflow.tracks import list_runs, resolve_qrels, track_options
 entry = cfg["tracks"][track]

@@ -11,6 +11,7 @@ import warnings
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 
 import reeval
@@ -68,10 +69,21 @@ def figures(qrels, runs, block="trec_eval", runs_only=None, **setting):
     return long[["run", "block", "measure", "official"]].reset_index(drop=True)
 
 
+def audit_frame(official: pd.DataFrame, evaluate, track, names, *limits, alternatives=()) -> pd.DataFrame:
+    """audit() of a DataFrame of figures (Arrow in, Arrow out), as a DataFrame."""
+    return audit(pa.Table.from_pandas(official, preserve_index=False), evaluate, track, names, *limits,
+                 alternatives=alternatives).to_pandas()
+
+
 def audited(qrels, runs, official, **track_setting):
     names = run_names(runs)
     evaluate = TrackEvaluator(str(qrels), [str(r) for r in runs], names)
-    return audit(official, evaluate, Setting(**track_setting), names, *evaluate.limits())
+    return audit_frame(official, evaluate, Setting(**track_setting), names, *evaluate.limits())
+
+
+def assert_same_values(found: pa.Table, expected: pa.Table) -> None:
+    """Two evaluate() tables: the same runs, measures and values (bit for bit)."""
+    assert found.equals(expected), (found.to_pydict(), expected.to_pydict())
 
 
 def zero_ones(qrels, tmp_path):
@@ -217,7 +229,7 @@ def test_a_cause_evaluates_only_the_measures_of_the_units_still_open(tied):
         asked.append((setting, list(specs)))
         return evaluate(setting, specs)
 
-    table = audit(official, recorded, Setting(), names, *evaluate.limits())
+    table = audit_frame(official, recorded, Setting(), names, *evaluate.limits())
     assert table.loc[table["measure"] == "J@10", "status"].eq("explained").any()
     assert {tuple(specs) for setting, specs in asked if setting != Setting()} == {("Judged@10",)}
 
@@ -237,7 +249,7 @@ def test_every_ordering_from_the_runs_table_equals_the_files_read_in_it(tied, tr
                                      ingested=(ingested, (tables.judged, tables.depth, tables.qrels)))
         from_files = TrackEvaluator(str(qrels), paths, run_names(runs))
         setting = Setting(precision=precision, ties=ties)
-        pd.testing.assert_frame_equal(from_tables(setting, MEASURES), from_files(setting, MEASURES))
+        assert_same_values(from_tables(setting, MEASURES), from_files(setting, MEASURES))
         if (precision, ties) != (ingested, "trec_eval"):
             assert from_tables.reordered(precision, ties) is not None, "the runs table must serve it"
 
@@ -256,7 +268,7 @@ def test_settings_differing_only_in_level_or_c_share_a_grid_and_c_shares_the_per
     monkeypatch.setattr(reeval.measures, "evaluate_grid", lambda *a, **k: evaluations.append(a) or evaluate_grid(*a, **k))
     settings = [Setting(), Setting(level=2), Setting(complete=False), Setting(level=2, zero_below=True)]
     for setting in settings:
-        pd.testing.assert_frame_equal(shared(setting, MEASURES), TrackEvaluator(str(qrels), paths, names)(setting, MEASURES))
+        assert_same_values(shared(setting, MEASURES), TrackEvaluator(str(qrels), paths, names)(setting, MEASURES))
     assert grids == [settings[0], settings[3]]
     assert len(evaluations) == 3 + 4  # shared's three, then the fresh evaluator's one per setting
 
@@ -323,9 +335,9 @@ def test_an_alternative_qrels_file_explains_a_block_computed_with_it(track, tmp_
     names = run_names(runs)
     official = figures(used, runs)
     evaluate = TrackEvaluator(str(qrels), [str(r) for r in runs], names)
-    without = audit(official, evaluate, Setting(), names, *evaluate.limits())
+    without = audit_frame(official, evaluate, Setting(), names, *evaluate.limits())
     assert (without["status"] == "unexplained").any(), "the case must need the alternative qrels"
-    table = audit(official, evaluate, Setting(), names, *evaluate.limits(), alternatives=[str(decoy), str(used)])
+    table = audit_frame(official, evaluate, Setting(), names, *evaluate.limits(), alternatives=[str(decoy), str(used)])
     assert set(table["status"]) == {"equal", "explained"}
     assert set(table.loc[table["status"] == "explained", "cause"]) == {"the alternative qrels qrels.cumulative"}
 
@@ -360,7 +372,7 @@ def test_other_orderings_from_the_ingested_runs_table_equal_those_from_the_files
                                  ingested=("float64", (tables.judged, tables.depth, tables.qrels)))
     from_files = TrackEvaluator(str(qrels), [str(r) for r in runs], names)
     specs = MEASURES + ["Judged@10"]
-    pd.testing.assert_frame_equal(from_tables(setting, specs), from_files(setting, specs))
+    assert_same_values(from_tables(setting, specs), from_files(setting, specs))
     assert not from_tables._tables
 
 
@@ -374,7 +386,7 @@ def test_a_float32_track_s_trec_eval_10_ordering_from_its_runs_table_equals_the_
                                  ingested=("float32", (tables.judged, tables.depth, tables.qrels)))
     from_files = TrackEvaluator(str(qrels), [str(r) for r in runs], names)
     setting = Setting(precision="float64")
-    pd.testing.assert_frame_equal(from_tables(setting, MEASURES), from_files(setting, MEASURES))
+    assert_same_values(from_tables(setting, MEASURES), from_files(setting, MEASURES))
     assert not from_tables(setting, MEASURES).equals(from_files(Setting(precision="float32"), MEASURES))
 
 
@@ -402,11 +414,12 @@ def test_ours_is_printed_with_each_figure_s_decimals_as_python_formats_it():
     halfway cases, negatives, nan and 0 decimals included."""
     from reeval.analyses.audit.core import printed
 
-    values = pd.DataFrame({"map": [0.12345, 0.5, -0.00005, np.nan, 2.675], "P_10": [1 / 3, 0.125, 0.0, 1.0, 0.99995]},
-                          index=pd.Index(["a", "b", "c", "d", "e"], name="run"))
+    columns = {"map": [0.12345, 0.5, -0.00005, np.nan, 2.675], "P_10": [1 / 3, 0.125, 0.0, 1.0, 0.99995]}
+    values = pa.table({"run": list("abcde"), **columns})
     official = ["0.1234", "1", "0.00", "0.5", "2.67", "0.333", "0.12", "0", "1.0000", "0.9999"]
-    cells = pd.DataFrame({"run": list("abcde") * 2, "spec": ["map"] * 5 + ["P_10"] * 5, "official": official})
-    expected = [f"{values.loc[r, m]:.{len(o.partition('.')[2])}f}" for r, m, o in cells.itertuples(index=False)]
+    cells = {"run": list("abcde") * 2, "spec": ["map"] * 5 + ["P_10"] * 5, "official": official}
+    expected = [f"{columns[m]['abcde'.index(r)]:.{len(o.partition('.')[2])}f}"
+                for r, m, o in zip(cells["run"], cells["spec"], official)]
     assert printed(values, cells).tolist() == expected
     assert expected[:5] == ["0.1235", "0", "-0.00", "nan", "2.67"]
 
@@ -419,10 +432,9 @@ def test_the_long_and_the_wide_formats_read_alike(tmp_path):
     wide.write_text("run\tteam\ttrec_eval:map\tpassages-eval:map\nA\tx\t0.2500\t0.1000\nB\ty\t0.3\t\n")
     board = tmp_path / "board.csv"
     board.write_text("tag,team,report,ndcg@10,MAP\nA,x,a.pdf,0.5000,0.2500\n")
-    key = ["run", "block", "measure"]
-    assert read_official(long).sort_values(key).reset_index(drop=True).equals(
-        read_official(wide).sort_values(key).reset_index(drop=True))
-    assert read_official(board).to_dict("records") == [
+    key = [("run", "ascending"), ("block", "ascending"), ("measure", "ascending")]
+    assert read_official(long).sort_by(key).equals(read_official(wide).sort_by(key))
+    assert read_official(board).to_pylist() == [
         {"run": "A", "block": "official", "measure": "ndcg@10", "official": "0.5000"},
         {"run": "A", "block": "official", "measure": "MAP", "official": "0.2500"}]
 
@@ -431,10 +443,17 @@ def test_a_wide_file_stacks_its_number_columns_column_by_column_skipping_empty_c
     path = tmp_path / "leaderboard.csv"
     path.write_text("run,team,b1:map, P@5 ,notes\n r1 ,t,0.5,,x\nr2,t, 0.25 ,0.4,\nr3,t,,0.2,y\n")
     table = read_official(path)
-    assert table.to_dict("list") == {"run": ["r1", "r2", "r2", "r3"], "block": ["b1", "b1", "official", "official"],
-                                     "measure": ["map", "map", "P@5", "P@5"],
-                                     "official": ["0.5", "0.25", "0.4", "0.2"]}
-    assert str(table["official"].dtype) == "str"
+    assert table.to_pydict() == {"run": ["r1", "r2", "r2", "r3"], "block": ["b1", "b1", "official", "official"],
+                                 "measure": ["map", "map", "P@5", "P@5"],
+                                 "official": ["0.5", "0.25", "0.4", "0.2"]}
+    assert table.schema.types == [pa.string()] * 4
+
+
+def test_a_byte_order_mark_quoted_names_and_blank_lines_are_read_as_a_csv_reader_reads_them(tmp_path):
+    path = tmp_path / "board.csv"
+    path.write_bytes('\ufeffrun,map\r\n"a,""b""\n c",0.5\r\n\r\nB,\r\n'.encode())
+    assert read_official(path).to_pylist() == [{"run": 'a,"b"\n c', "block": "official", "measure": "map",
+                                                "official": "0.5"}]
 
 
 def test_the_ingested_tables_are_read_as_pq_read_table_reads_them_without_the_dataset_layer(track, tmp_path):
@@ -485,10 +504,13 @@ def test_the_runs_table_read_with_run_and_qid_as_dictionaries_gives_the_same_ord
     ("run,block,measure,value\nA,trec_eval,map,high\n", "line 2: expected a number for map of run A, not 'high'"),
     ("run\tmap\nA\t0.25\nB\t0.3x\n", "line 3: expected a number for map of run B, not '0.3x'"),
     ("run\n", "expected a header and one line per run"),
+    ("run,block,measure,value\n\nA,trec_eval,map,x\n", "line 3: expected a number for map of run A, not 'x'"),
+    ("run,map\nA,0.25\nB,0.1,0.2\n", "line 3: not a comma-separated table: 3 cells where the header names 2"),
+    ("run,map\nA,0.25\n\udcffB,0.1\n", "official.csv: cannot read the official figures: .utf-8. codec"),
 ])
 def test_a_bad_official_file_is_refused_naming_the_line(tmp_path, text, message):
     path = tmp_path / "official.csv"
-    path.write_text(text)
+    path.write_bytes(text.encode("utf-8", "surrogateescape"))
     with pytest.raises(InputError, match=message.replace("(", r"\(").replace(")", r"\)")):
         read_official(path)
 
@@ -587,7 +609,7 @@ def test_the_ingested_tables_give_the_values_the_files_give(track, tmp_path, set
     ingested = ("float64", (tables.judged, tables.depth, tables.qrels))
     from_tables = TrackEvaluator(str(qrels), [str(r) for r in runs], names, ingested=ingested)
     from_files = TrackEvaluator(str(qrels), [str(r) for r in runs], names)
-    pd.testing.assert_frame_equal(from_tables(setting, MEASURES), from_files(setting, MEASURES))
+    assert_same_values(from_tables(setting, MEASURES), from_files(setting, MEASURES))
     assert not from_tables._tables  # no file read again
 
 

@@ -17,8 +17,8 @@ from reeval.analyses.lexiprecision.report import track_lexiprecision
 from reeval.workflow.measures_step import summarize, track_measures
 from reeval.analyses.rareness.report import with_parsed_alphas
 from reeval.analyses.rareness.report import track_rareness
-from reeval.workflow.run_inclusion import (excluded_messages, included_runs, read_ingest_report, run_inclusion,
-                                  study_run_inclusion)
+from reeval.workflow.run_inclusion import (excluded_messages, included_runs, ingest_report_rows, read_ingest_report,
+                                  run_inclusion, study_run_inclusion)
 from reeval.analyses.asl.report import study_options, track_study, track_study_options
 from reeval.workflow.config_check import section_with_defaults
 from snakemake_command import SNAKEMAKE
@@ -65,7 +65,7 @@ def test_a_run_that_kept_no_line_is_left_out_with_its_reason(tmp_path):
         "g0": "included", "g1": "included", "g2": "included",
         "unjudged": "no line kept: 2 lines read: 2 on a topic without judgments",
     }
-    assert included_runs(report) == ["g0", "g1", "g2"]
+    assert included_runs(report) == included_runs(ingest_report_rows(tmp_path / "tracks" / "t")) == ["g0", "g1", "g2"]
     assert table.set_index("run").included.to_dict() == {r: r.startswith("g") for r in reasons}
     messages = excluded_messages(table)
     assert len(messages) == 4 and messages[0].startswith("t: run allnan (") and "2 with a NaN score" in messages[0]
@@ -114,7 +114,8 @@ def test_run_names_that_read_as_missing_values_or_numbers_stay_names(tmp_path):
     for name in ("NA", "nan", "1.0"):
         write_lines(src / "runs" / name, good_run(3))
     write_track(ingest_track("t", src / "qrels.txt", sorted((src / "runs").iterdir())), d)
-    assert included_runs(read_ingest_report(d)) == ["1.0", "NA", "g0", "g1", "nan"]
+    assert included_runs(read_ingest_report(d)) == included_runs(ingest_report_rows(d)) == ["1.0", "NA", "g0", "g1",
+                                                                                            "nan"]
     by_run = track_measures("t", d, d, ["map"])
     assert sorted(by_run.run) == ["1.0", "NA", "g0", "g1", "nan"]
     assert by_run.set_index("run")["map"]["NA"] == by_run.set_index("run")["map"]["nan"] > 0

@@ -87,3 +87,68 @@ by_run = track_measures("t", out / "t", out / "t", {cfg['measures']!r} + list(RE
 assert len(by_run) and "iprec_at_recall_0.00" in by_run.columns
 """
     assert not loaded_after(code)["heavy"] & {"scipy", "matplotlib"}
+
+
+@pytest.fixture(scope="module")
+def audited_track(tmp_path_factory):
+    """A generated track of the default study, ingested, and an official file of its figures
+    at relevance level 2 (explained), one per run and measure, but for a figure no cause
+    gives (so that every cause is tried, runs.parquet read for the other orderings), a run
+    the track lacks and a measure reeval lacks."""
+    import warnings
+
+    import reeval
+    from reeval.io.ingest import ingest_track, write_track
+    from reeval.synth.tracks import spec_from_config, write_track as write_synthetic
+    from reeval.workflow.tracks import resolve_runs
+
+    out = tmp_path_factory.mktemp("audit-imports")
+    write_synthetic(out / "raw", spec_from_config("syn-graded"), seed=1)
+    runs = resolve_runs(str(out / "raw" / "runs"))
+    write_track(ingest_track("t", str(out / "raw" / "qrels.txt"), runs), out / "t")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", reeval.ReevalWarning)
+        values = reeval.evaluate(str(out / "raw" / "qrels.txt"), runs, ["map", "P_10", "bpref"], relevance_level=2)
+    values.iloc[0, 0] = 0.9999
+    lines = ["run,block,measure,value", "ghost,trec_eval,map,0.1000", f"{values.index[0]},trec_eval,iP10,0.5000"]
+    lines += [f"{run},trec_eval,{m},{v:.4f}" for run, row in values.iterrows() for m, v in row.items()]
+    (out / "official.csv").write_text("\n".join(lines) + "\n")
+    return out, runs, len(lines) - 1
+
+
+def test_the_audit_job_loads_no_pandas(audited_track):
+    """The audit rule's job (scripts/audit.py: pyarrow's pandas integration switched off, then
+    the step function) reads the official file, the ingest report and the track's tables,
+    audits and writes official.csv and official.parquet without importing pandas."""
+    out, runs, figures = audited_track
+    code = f"""
+from pathlib import Path
+from reeval.io.pandas_free import arrow_without_pandas
+assert arrow_without_pandas()
+from reeval.workflow.audit_step import track_audit
+out = Path({str(out)!r})
+table = track_audit(out / "t", out / "official.csv", out / "raw" / "qrels.txt", {runs!r},
+                    {{"relevance_level": 1, "precision": "float64"}}, out / "t")
+assert table.num_rows == {figures}
+assert set(table.column("status").to_pylist()) == {{"not compared", "explained", "unexplained"}}, table.to_pydict()
+assert (out / "t" / "audit" / "official.parquet").is_file()
+"""
+    loaded = loaded_after(code)
+    assert "pandas" not in loaded["heavy"] and "pyarrow" in loaded["heavy"], loaded["heavy"]
+    assert "reeval.analyses.audit.core" in loaded["reeval"]
+
+
+def test_with_pyarrow_s_pandas_integration_off_pandas_still_converts_tables():
+    """arrow_without_pandas: pa.array no longer imports pandas; an explicit to_pandas does and
+    works; where pandas is loaded already, the switch does nothing."""
+    code = """
+import pyarrow as pa
+from reeval.io.pandas_free import arrow_without_pandas
+assert arrow_without_pandas()
+table = pa.table({"run": pa.array(["a", None]), "map": pa.array([0.5, float("nan")], from_pandas=True)})
+assert table.column("map").null_count == 1 and "pandas" not in sys.modules
+frame = table.to_pandas()
+assert frame["run"].tolist()[0] == "a" and "pandas" in sys.modules
+assert not arrow_without_pandas()
+"""
+    assert loaded_after(code)["heavy"] == {"pyarrow", "pandas"}

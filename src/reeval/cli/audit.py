@@ -54,8 +54,8 @@ def audit_lines(table, fmt: str = "text"):
 
 def audit_files(qrels_path, run_paths, official_path, rel_level: int = 1, precision: str = "float64", warn=None,
                 alternative_qrels=()):
-    """The audit table of run files against the official figures file (each input read once;
-    ``alternative_qrels``: qrels files tried as the last causes)."""
+    """The audit table (a DataFrame) of run files against the official figures file (each
+    input read once; ``alternative_qrels``: qrels files tried as the last causes)."""
     from contextlib import ExitStack
 
     from reeval.analyses.audit.core import audit
@@ -75,7 +75,7 @@ def audit_files(qrels_path, run_paths, official_path, rel_level: int = 1, precis
         evaluate = TrackEvaluator(qrels, runs, names, warn=warn)
         max_grade, max_depth = evaluate.limits()
         return audit(official, evaluate, Setting(level=rel_level, precision=precision), names, max_grade, max_depth,
-                     alternatives)
+                     alternatives).to_pandas()
 
 
 def command(args) -> int:

@@ -41,17 +41,22 @@ Snakemake job owns its output paths, so no other job writes these names.
 
 from __future__ import annotations
 
+import csv
 import dataclasses
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from .atomic import atomic_write
 from .trecio import LineCounts
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 STRING, FLOAT, INT, INT32, INT8, BOOL = pa.string(), pa.float64(), pa.int64(), pa.int32(), pa.int8(), pa.bool_()
 
@@ -197,6 +202,8 @@ def conform_column(values, typ: pa.DataType, name: str = "") -> pa.ChunkedArray 
     numbers from strings (TypeError), unless every value is missing.
     """
     if not isinstance(values, (pa.Array, pa.ChunkedArray)):
+        import pandas as pd
+
         series = pd.Series(values) if not isinstance(values, pd.Series) else values
         if series.isna().all():
             return pa.nulls(len(series), typ)
@@ -234,9 +241,6 @@ def conform(data, columns=None) -> pa.Table:
     return pa.Table.from_arrays(arrays, schema=schema)
 
 
-_PANDAS_FOR_CSV = {INT: pd.Int64Dtype(), INT32: pd.Int32Dtype(), INT8: pd.Int8Dtype(), BOOL: pd.BooleanDtype()}
-
-
 def _write_parquet(table: pa.Table, path: str) -> None:
     pq.write_table(table, path, compression="zstd")
 
@@ -245,14 +249,35 @@ def _write_parquet(table: pa.Table, path: str) -> None:
 CSV_BATCH_ROWS = 1 << 18
 
 
+def csv_texts(column) -> list:
+    """The fields of an Arrow column in a CSV, as pandas' ``to_csv`` wrote them (its
+    ``get_values_for_csv``): a float as numpy's ``astype(str)`` (the shortest repr:
+    ``0.1``, ``1e-05``, ``inf``), NaN and null as an empty field; an integer as its digits
+    (``35000``, not ``35000.0``); a boolean ``True``/``False``; a string as it is. A list
+    (``positions``) as pandas printed its numpy array (``[1 2 3]``)."""
+    typ = column.type
+    if pa.types.is_floating(typ):
+        values = column.to_numpy(zero_copy_only=False)
+        texts = values.astype(str)
+        texts[np.isnan(values)] = ""
+        return texts.tolist()
+    if pa.types.is_list(typ):
+        return ["" if v is None else str(np.array(v)) for v in column.to_pylist()]
+    return ["" if v is None else str(v) for v in column.to_pylist()]
+
+
 def _write_csv(table: pa.Table, path: str) -> None:
-    # integer columns as pandas' nullable integers: 35000, not 35000.0, and an empty
-    # field for a missing count; floats, strings and booleans as pandas writes them
+    """Write ``table`` as CSV: a header, one line per row ending in ``\\n``, fields by
+    :func:`csv_texts`, quoted by the csv module as pandas quotes them (``QUOTE_MINIMAL``:
+    a field holding a comma, a quote or a line break is quoted, its quotes doubled; an
+    empty string alone on its line is ``""``). No pandas: the bytes pandas' ``to_csv``
+    wrote (tests/io/test_tables.py compares them)."""
     with open(path, "w", newline="", encoding="utf-8") as out:
-        starts = range(0, max(table.num_rows, 1), CSV_BATCH_ROWS)  # one (empty) batch for no row
-        for k, start in enumerate(starts):
-            batch = table.slice(start, CSV_BATCH_ROWS).to_pandas(types_mapper=_PANDAS_FOR_CSV.get)
-            batch.to_csv(out, index=False, header=k == 0)
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(table.column_names)
+        for start in range(0, table.num_rows, CSV_BATCH_ROWS):
+            batch = table.slice(start, CSV_BATCH_ROWS)
+            writer.writerows(zip(*(csv_texts(c) for c in batch.columns)))
 
 
 _TABLE_FORMATS = {".parquet": _write_parquet, ".csv": _write_csv}
@@ -343,6 +368,8 @@ def write_table_pair(data, out_dir, name: str, columns=None) -> pa.Table:
 def read_stacked(paths, columns) -> pd.DataFrame:
     """The Parquet tables at ``paths`` one under the other (a cross-track table from
     per-track ones); with no path, an empty table with ``columns``."""
+    import pandas as pd
+
     frames = [pd.read_parquet(p) for p in paths]
     if not frames:
         return pd.DataFrame(columns=list(columns))

@@ -12,12 +12,13 @@ statuses, the causes; tracks sorted from the most to the least trusted) and the 
 from __future__ import annotations
 
 from pathlib import Path
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from reeval.analyses.audit.core import COLUMNS, STATUSES, audit
 from reeval.io.tables import write_table, write_text
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: the columns of a track's ``runs.parquet`` the audit reads (the other orderings: no tag)
 RUNS_COLUMNS = ["run", "qid", "docno", "score", "pos"]
@@ -37,19 +38,20 @@ SUMMARY_COLUMNS = ["track", "block", "runs", "figures", "equal", "explained", "u
 MISMATCH_SHARE = 0.5
 
 
-def track_audit(track_dir, official_path, qrels_path, run_paths, options, out_dir, alternative_qrels=()) -> pd.DataFrame:
+def track_audit(track_dir, official_path, qrels_path, run_paths, options, out_dir, alternative_qrels=()):
     """Audit one track's official figures and write :data:`TRACK_AUDIT_FILES` under ``out_dir`` (the
     track's results folder).
 
     ``options``: the track's reading options (:func:`reeval.workflow.tracks.track_options`):
     its relevance level, precision and grade map are the audit's base setting.
-    ``alternative_qrels``: its other qrels files (:func:`alternative_qrels_files`), the last causes."""
+    ``alternative_qrels``: its other qrels files (:func:`alternative_qrels_files`), the last causes.
+    Returns the audit table (Arrow, :data:`COLUMNS`). No pandas: the audit job imports none."""
     from reeval.analyses.audit.evaluate import TrackEvaluator
     from reeval.analyses.audit.official import read_official
     from reeval.analyses.audit.settings import Setting
     from reeval.io.trecio import run_names
 
-    from .run_inclusion import included_runs, read_ingest_report
+    from .run_inclusion import included_runs, ingest_report_rows
 
     d = Path(track_dir)
     tables = tuple(read_parquet(d / f"{name}.parquet") for name in ("judged", "depth", "qrels"))
@@ -59,7 +61,7 @@ def track_audit(track_dir, official_path, qrels_path, run_paths, options, out_di
                               runs_table=lambda: read_parquet(d / "runs.parquet", columns=RUNS_COLUMNS,
                                                               dictionary=RUNS_DICTIONARY))
     setting = Setting(level=options["relevance_level"], precision=options["precision"])
-    table = audit(read_official(official_path), evaluate, setting, included_runs(read_ingest_report(d)),
+    table = audit(read_official(official_path), evaluate, setting, included_runs(ingest_report_rows(d)),
                   *evaluate.limits(), alternatives=[str(p) for p in alternative_qrels])
     write_table(as_written(table), *(Path(out_dir) / name for name in TRACK_AUDIT_FILES))
     return table
@@ -78,15 +80,23 @@ def read_parquet(path, columns=None, dictionary=None):
         return f.read(columns=columns)
 
 
-def as_written(table: pd.DataFrame) -> pd.DataFrame:
-    """The audit table as the workflow writes it: ``ours`` and ``ours_under_cause`` as numbers
-    (rounded as the figure was printed; empty where not computed), ``official`` as printed."""
-    return table.assign(ours=pd.to_numeric(table["ours"].replace("", np.nan)),
-                        ours_under_cause=pd.to_numeric(table["ours_under_cause"].replace("", np.nan)))
+def as_written(table):
+    """The audit table (Arrow) as the workflow writes it: ``ours`` and ``ours_under_cause`` as
+    numbers (rounded as the figure was printed; null where not computed or ``nan``),
+    ``official`` as printed."""
+    import pyarrow as pa
+
+    for name in ("ours", "ours_under_cause"):
+        numbers = pa.array([float(text) if text else None for text in table.column(name).to_pylist()], pa.float64(),
+                           from_pandas=True)  # NaN as null
+        table = table.set_column(table.schema.get_field_index(name), name, numbers)
+    return table
 
 
 def block_summary(track: str, table: pd.DataFrame) -> pd.DataFrame:
     """One row per block of a track's audit table (:data:`SUMMARY_COLUMNS`)."""
+    import pandas as pd
+
     rows = []
     for block, cells in table.groupby("block", sort=True):
         counts = cells["status"].value_counts()
@@ -106,6 +116,9 @@ def summarize_audits(tracks: dict, out_dir) -> pd.DataFrame:
     """Stack the audits of ``tracks`` (track -> its ``official.csv``) into
     :data:`SUMMARY_TABLES` and draw :data:`SUMMARY_FIGURES` under ``out_dir`` (the results
     folder). Tracks sorted by trust: the share of their figures equal or explained, then name."""
+    import numpy as np
+    import pandas as pd
+
     from reeval.analyses.audit.figures import plot_audit_trust
 
     frames = [block_summary(t, pd.read_csv(p, dtype=str, keep_default_na=False)) for t, p in tracks.items()]
@@ -124,6 +137,8 @@ def summarize_audits(tracks: dict, out_dir) -> pd.DataFrame:
 def trust_by_track(summary: pd.DataFrame) -> pd.DataFrame:
     """Per track: figures compared, equal, explained, unexplained and the share trusted
     (equal or explained), most trusted first (ties by track name)."""
+    import numpy as np
+
     per = summary.groupby("track")[["figures", "equal", "explained", "unexplained"]].sum().reset_index()
     per["trusted"] = np.where(per["figures"] > 0, (per["equal"] + per["explained"]) / per["figures"].clip(lower=1),
                               np.nan)

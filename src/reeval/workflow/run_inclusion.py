@@ -25,11 +25,14 @@ from __future__ import annotations
 
 import csv
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from reeval.io.notes import DROP_WORDS, nothing_kept
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: line outcomes of the ingest report other than ``kept`` (reeval.io.trecio.LineCounts)
 DROPS = tuple(DROP_WORDS)
@@ -47,14 +50,28 @@ def read_ingest_report(path) -> pd.DataFrame:
     The header line is read by the csv module and the table parsed once by pandas (parsing
     the header with pandas first set up a second parser in every job reading the report).
     """
-    path = Path(path)
-    if path.is_dir():
-        path = path / "ingest_report.csv"
+    import pandas as pd
+
+    path = _report_path(path)
     with open(path, newline="", encoding="utf-8") as f:
         header = next(csv.reader(f), [])
     numeric = [c for c in header if c not in _TEXT_COLUMNS]
     return pd.read_csv(path, dtype={c: str for c in _TEXT_COLUMNS if c in header},
                        keep_default_na=False, na_values={c: [""] for c in numeric})
+
+
+def _report_path(path) -> Path:
+    """The ingest report at ``path``, or in the track folder ``path``."""
+    path = Path(path)
+    return path / "ingest_report.csv" if path.is_dir() else path
+
+
+def ingest_report_rows(path) -> list[dict]:
+    """The rows of an ``ingest_report.csv`` (or of the track folder holding it) as dicts of
+    text, read by the csv module: what :func:`included_runs` needs, without pandas (the
+    audit job's, which imports no pandas)."""
+    with open(_report_path(path), newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
 
 
 def exclusion_reason(row) -> str | None:
@@ -87,6 +104,8 @@ def run_inclusion(report: pd.DataFrame) -> pd.DataFrame:
 def skipped_files(report: pd.DataFrame) -> pd.DataFrame:
     """The files of an ingest report that were not read (``kind`` skipped), in the columns of
     :func:`run_inclusion`: no run name, not included, ``reason`` ``not read: <why>``, counts 0."""
+    import pandas as pd
+
     rows = report[report["kind"] == "skipped"]
     counts = {c: np.zeros(len(rows), dtype=np.int64) for c in ("lines_read", "kept", *DROPS)}
     return pd.DataFrame({"track": rows["track"].to_numpy(), "run": "", "file": rows["file"].to_numpy(),
@@ -98,14 +117,18 @@ def skipped_files(report: pd.DataFrame) -> pd.DataFrame:
 def track_run_inclusion(report: pd.DataFrame) -> pd.DataFrame:
     """:func:`run_inclusion` of a track, then its :func:`skipped_files`: a row for every file
     of its runs folder (the rows of ``run_inclusion.csv``)."""
+    import pandas as pd
+
     runs, skipped = run_inclusion(report), skipped_files(report)
     return pd.concat([runs, skipped], ignore_index=True) if len(skipped) else runs
 
 
-def included_runs(report: pd.DataFrame) -> list[str]:
-    """Names of the runs the track's analyses use, sorted (see :func:`run_inclusion`)."""
-    table = run_inclusion(report)
-    return sorted(table.loc[table["included"], "run"])
+def included_runs(report) -> list[str]:
+    """Names of the runs the track's analyses use, sorted: the runs of the report (a
+    :func:`read_ingest_report` table, or :func:`ingest_report_rows`) that
+    :func:`exclusion_reason` leaves in, as :func:`run_inclusion` counts them."""
+    rows = report.to_dict("records") if hasattr(report, "to_dict") else report
+    return sorted(row["run"] for row in rows if row["kind"] == "run" and exclusion_reason(row) is None)
 
 
 def excluded_messages(table: pd.DataFrame) -> list[str]:
@@ -125,6 +148,8 @@ def study_run_inclusion(ingest_reports: dict, tracks: pd.DataFrame | None = None
     track, included, reason), the runs of a track left out of the study are not included
     either, their reason ``track left out: <the track's reason>``: a run counted included
     is one the studies use."""
+    import pandas as pd
+
     frames = [track_run_inclusion(read_ingest_report(ingest_reports[t])) for t in sorted(ingest_reports)]
     if not frames:
         return pd.DataFrame(columns=RUN_INCLUSION_COLUMNS)

@@ -14,9 +14,11 @@ TREC-COVID's ``J@k`` or ``rbp_p5``, is a unit of its own, since whoever publishe
 those with another program, whose settings (its order of ties) may differ from trec_eval's.
 "Block" below means such a unit.
 
-The audit evaluates through a function ``evaluate(setting, specs)`` returning a DataFrame
-(index run, one column per measure spec, full precision), so that the command line, the
-workflow (which reuses the measures job's values) and the tests give their own.
+The audit evaluates through a function ``evaluate(setting, specs)`` returning an Arrow table
+(a ``run`` column, then one float64 column per measure spec, full precision), so that the
+command line, the workflow (which reuses the measures job's values) and the tests give their
+own. Tables in and out are Arrow tables, worked on as Python lists and numpy arrays: the
+workflow's audit job imports no pandas (tests/workflow/test_workflow_imports.py).
 """
 
 from __future__ import annotations
@@ -24,13 +26,15 @@ from __future__ import annotations
 import re
 
 import numpy as np
-import pandas as pd
+import pyarrow as pa
 
 from .official import decimals_of
 from .settings import Setting, block_setting, causes
 
 #: the audit table's columns (one row per official figure)
 COLUMNS = ["run", "block", "measure", "official", "ours", "status", "cause", "ours_under_cause", "setting"]
+#: the columns :func:`audit_block` fills
+OUTCOME = ["ours", "status", "cause", "ours_under_cause", "setting"]
 #: the statuses, from the most to the least trusted
 STATUSES = ["equal", "explained", "unexplained", "not compared"]
 #: official names reeval spells otherwise (the catalog's and leaderboards' own)
@@ -65,106 +69,120 @@ def program(spec: str) -> str:
     return "trec_eval" if family.trec_eval and family.native(measure) else family.name
 
 
-def printed(values: pd.DataFrame, cells: pd.DataFrame) -> np.ndarray:
-    """reeval's value of each cell (its run's row, its spec's column of ``values``) as text,
-    rounded to the decimals its official figure was printed with (C's ``%.Nf``, as Python's
-    format: correctly rounded from the binary value; ``nan`` for no value)."""
-    rows = values.index.get_indexer(cells["run"])
-    cols = values.columns.get_indexer(cells["spec"])
-    found = values.to_numpy(dtype=np.float64)[rows, cols].tolist()
+def printed(values: pa.Table, cells: dict) -> np.ndarray:
+    """reeval's value of each cell (``cells``: lists ``run``, ``spec``, ``official``) as text:
+    its run's row and its spec's column of ``values`` (an ``evaluate`` table), rounded to the
+    decimals its official figure was printed with (C's ``%.Nf``, as Python's format:
+    correctly rounded from the binary value; ``nan`` for no value). An object array."""
+    at = {run: i for i, run in enumerate(values.column("run").to_pylist())}
+    columns = {spec: values.column(spec).to_numpy(zero_copy_only=False) for spec in set(cells["spec"])}
     places = decimals_of(cells["official"]).tolist()
-    out = np.empty(len(found), dtype=object)
-    out[:] = ["%.*f" % (d, x) for d, x in zip(places, found)]
+    out = np.empty(len(places), dtype=object)
+    out[:] = ["%.*f" % (d, float(columns[spec][at[run]]))
+              for d, run, spec in zip(places, cells["run"], cells["spec"])]
     return out
 
 
-def audit(official: pd.DataFrame, evaluate, track: Setting, runs, max_grade: int, max_depth: int,
-          alternatives=()) -> pd.DataFrame:
-    """The audit table (:data:`COLUMNS`) of the figures ``official``
+def _groups(*keys) -> dict:
+    """The positions of each distinct key (a tuple of ``keys``' items), keys in the order
+    they first appear."""
+    out: dict = {}
+    for i, key in enumerate(zip(*keys)):
+        out.setdefault(key, []).append(i)
+    return out
+
+
+def _take(cells: dict, at) -> dict:
+    """The cells at positions ``at`` (every list of ``cells``)."""
+    return {name: [values[i] for i in at] for name, values in cells.items()}
+
+
+def audit(official: pa.Table, evaluate, track: Setting, runs, max_grade: int, max_depth: int,
+          alternatives=()) -> pa.Table:
+    """The audit table (:data:`COLUMNS`, strings) of the figures ``official``
     (:func:`reeval.analyses.audit.official.read_official`) against the track's ``runs``;
     ``alternatives``: the track's alternative qrels files (the last causes tried)."""
-    names = official["measure"].unique()  # each name parsed once, not once per figure
-    rows = official.assign(spec=official["measure"].map(dict(zip(names, map(measure_spec, names)))))
-    present = rows["run"].isin(set(runs))
-    known = rows["spec"].notna()
-    rows["ours"] = rows["cause"] = rows["ours_under_cause"] = rows["setting"] = ""
-    rows["status"] = "not compared"
-    rows.loc[~known, "cause"] = "reeval knows no measure of this name"
-    rows.loc[~present, "cause"] = "the run is not in the track"
-    specs = rows.loc[present & known, "spec"]
-    rows["program"] = specs.map({spec: program(spec) for spec in specs.unique()})
-    compared = rows[present & known]
-    specs = compared.groupby("block", sort=False)["spec"].agg(lambda found: sorted(found.unique()))
-    open_specs = {block: differing_specs(cells, evaluate(block_setting(block, track), specs[block]))
-                  for block, cells in compared.groupby("block", sort=False)}
-    outcome = ["ours", "status", "cause", "ours_under_cause", "setting"]
-    filled = {c: rows[c].to_numpy(dtype=object) for c in outcome}  # filled unit by unit, set once
-    for (block, _), cells in compared.groupby(["block", "program"], sort=False):
-        found = audit_block(cells, block, evaluate, track, max_grade, max_depth, alternatives, specs[block],
-                            open_specs[block])
-        at = rows.index.get_indexer(cells.index)
-        for c in outcome:
-            filled[c][at] = found[c].to_numpy(dtype=object)
-    return rows.assign(**{c: pd.array(filled[c], dtype=rows[c].dtype) for c in outcome})[COLUMNS].reset_index(drop=True)
+    rows = official.select(["run", "block", "measure", "official"]).to_pydict()
+    n = len(rows["run"])
+    specs_of = {name: measure_spec(name) for name in dict.fromkeys(rows["measure"])}  # each name parsed once
+    rows["spec"] = [specs_of[name] for name in rows["measure"]]
+    present = set(runs)
+    filled = {c: [""] * n for c in OUTCOME}
+    filled["status"] = ["not compared"] * n
+    for i, (run, spec) in enumerate(zip(rows["run"], rows["spec"])):
+        if run not in present:
+            filled["cause"][i] = "the run is not in the track"
+        elif spec is None:
+            filled["cause"][i] = "reeval knows no measure of this name"
+    compared = [i for i in range(n) if rows["run"][i] in present and rows["spec"][i] is not None]
+    programs = {spec: program(spec) for spec in dict.fromkeys(rows["spec"][i] for i in compared)}
+    cells = _take(rows, compared)
+    cells["program"] = [programs[spec] for spec in cells["spec"]]
+    blocks = {block: _take(cells, at) for (block,), at in _groups(cells["block"]).items()}
+    specs = {block: sorted(set(c["spec"])) for block, c in blocks.items()}
+    open_specs = {block: differing_specs(c, evaluate(block_setting(block, track), specs[block]))
+                  for block, c in blocks.items()}
+    for (block, _), at in _groups(cells["block"], cells["program"]).items():
+        found = audit_block(_take(cells, at), block, evaluate, track, max_grade, max_depth, alternatives,
+                            specs[block], open_specs[block])
+        for c in OUTCOME:
+            for k, value in zip(at, found[c]):
+                filled[c][compared[k]] = value
+    out = {c: rows[c] for c in ("run", "block", "measure", "official")} | filled
+    return pa.table({c: pa.array(out[c], pa.string()) for c in COLUMNS})
 
 
-def differing_specs(cells: pd.DataFrame, values: pd.DataFrame) -> list:
+def differing_specs(cells: dict, values: pa.Table) -> list:
     """The measures of the units of a block (its cells of one ``program``) holding a figure
     that ``values`` (the block's setting) do not print: those the causes are tried for, so
     that a cause evaluates only the measures still open, and the open units of a block
     share each of its evaluations."""
-    differs = printed(values, cells) != cells["official"].to_numpy(dtype=object)
-    units = set(cells.loc[differs, "program"])
-    return sorted(cells.loc[cells["program"].isin(units), "spec"].unique())
+    differs = printed(values, cells) != np.array(cells["official"], dtype=object)
+    units = {p for p, d in zip(cells["program"], differs) if d}
+    return sorted({s for s, p in zip(cells["spec"], cells["program"]) if p in units})
 
 
-def audit_block(cells, block, evaluate, track, max_grade, max_depth, alternatives=(), specs=None,
-                cause_specs=None) -> pd.DataFrame:
-    """ours, status, cause, ours_under_cause and setting of the cells of one block (module
-    doc; one program's figures of it): the causes are tried in order, first on the whole block,
-    then run by run. ``specs``: the measures evaluated (default the cells'; :func:`audit` gives
-    every measure of the block, so that its programs share each setting's evaluation);
+def audit_block(cells: dict, block, evaluate, track, max_grade, max_depth, alternatives=(), specs=None,
+                cause_specs=None) -> dict:
+    """ours, status, cause, ours_under_cause and setting (lists, one item per cell) of the
+    cells of one block (``cells``: lists ``run``, ``spec``, ``official``; module doc; one
+    program's figures of it): the causes are tried in order, first on the whole block,
+    then run by run. ``specs``: the measures evaluated (default the cells'; :func:`audit`
+    gives every measure of the block, so that its programs share each setting's evaluation);
     ``cause_specs``: the measures evaluated under each cause (default ``specs``;
     :func:`audit` gives the open units' measures, :func:`differing_specs`)."""
     base = block_setting(block, track)
-    specs = sorted(cells["spec"].unique()) if specs is None else specs
+    specs = sorted(set(cells["spec"])) if specs is None else specs
     cause_specs = specs if cause_specs is None else cause_specs
     ours = printed(evaluate(base, specs), cells)
-    official = cells["official"].to_numpy(dtype=object)
+    official = np.array(cells["official"], dtype=object)
     equal = ours == official
-    out = pd.DataFrame({"ours": ours, "status": np.where(equal, "equal", "unexplained"), "cause": "",
-                        "ours_under_cause": "", "setting": base.describe()}, index=cells.index)
+    n = len(ours)
+    out = {"ours": ours, "status": np.where(equal, "equal", "unexplained").astype(object),
+           "cause": np.full(n, "", dtype=object), "ours_under_cause": np.full(n, "", dtype=object),
+           "setting": np.full(n, base.describe(), dtype=object)}
     if equal.all():
-        return out
+        return {c: v.tolist() for c, v in out.items()}
     tried = []
     for cause, setting in causes(base, max_grade, max_depth, alternatives):  # lazily: the first that fits all ends it
         alt = printed(evaluate(setting, cause_specs), cells)
         if (alt == official).all():
             _explain(out, ~equal, cause, alt)
-            return out
+            return {c: v.tolist() for c, v in out.items()}
         tried.append((cause, alt))
-    run = cells["run"].to_numpy()
+    run = np.array(cells["run"], dtype=object)
     open_runs = set(run[~equal])
     for cause, alt in tried:
-        fits = pd.Series(alt == official).groupby(run).all()
-        runs = open_runs & set(fits.index[fits.to_numpy()])
+        misses = set(run[alt != official])
+        runs = open_runs - misses  # the open runs whose every figure the cause prints
         if runs:
             _explain(out, ~equal & np.isin(run, list(runs)), cause, alt)
             open_runs -= runs
-    return out
+    return {c: v.tolist() for c, v in out.items()}
 
 
-def _explain(out: pd.DataFrame, where: np.ndarray, cause: str, alt: np.ndarray) -> None:
+def _explain(out: dict, where: np.ndarray, cause: str, alt: np.ndarray) -> None:
     """Mark the cells ``where`` explained by ``cause`` (``alt``: the values under it)."""
-    out.loc[where, "status"] = "explained"
-    out.loc[where, "cause"] = cause
-    out.loc[where, "ours_under_cause"] = alt[where]
-
-
-def summary(table: pd.DataFrame) -> pd.DataFrame:
-    """Per block: runs and figures compared, and the figures of each status."""
-    compared = table[table["status"] != "not compared"]
-    counts = table.pivot_table(index="block", columns="status", values="run", aggfunc="size", fill_value=0)
-    counts = counts.reindex(columns=STATUSES, fill_value=0)
-    counts.insert(0, "runs", compared.groupby("block")["run"].nunique().reindex(counts.index, fill_value=0))
-    return counts.reset_index()
+    out["status"][where] = "explained"
+    out["cause"][where] = cause
+    out["ours_under_cause"][where] = alt[where]

@@ -17,7 +17,6 @@ import tempfile
 from contextlib import ExitStack
 
 import numpy as np
-import pandas as pd
 
 
 def spooled(paths, stack: ExitStack) -> list[str]:
@@ -154,8 +153,8 @@ def grid_key(setting) -> tuple:
 
 
 class TrackEvaluator:
-    """``evaluate(setting, specs)`` for :func:`reeval.analyses.audit.core.audit`: a DataFrame
-    indexed by run name with one column per spec (full precision).
+    """``evaluate(setting, specs)`` for :func:`reeval.analyses.audit.core.audit`: an Arrow
+    table, a ``run`` column (the names) then one float64 column per spec (full precision).
 
     ``qrels_path``, ``run_paths``: files that can be read again (:func:`spooled`); ``names``:
     the runs' names as the caller knows them (the i-th path's run is ``names[i]``).
@@ -257,7 +256,9 @@ class TrackEvaluator:
                                                     version=version)
         return self._topic_scores[key]
 
-    def __call__(self, setting, specs) -> pd.DataFrame:
+    def __call__(self, setting, specs):
+        import pyarrow as pa
+
         from reeval.compute import trec_eval_version
         from reeval.measures import aggregate_values, parse_measure
 
@@ -267,7 +268,7 @@ class TrackEvaluator:
             measures = [parse_measure(s, version)[0] for s in specs]
             scores = self.topic_scores(setting, measures, version)
             summary = aggregate_values(scores, measures, complete=setting.complete)
-            self._scores[key] = pd.DataFrame({s: np.asarray(summary[m.name], dtype=np.float64)
-                                              for s, m in zip(specs, measures)},
-                                             index=pd.Index(self.names, name="run"))
+            self._scores[key] = pa.table({"run": pa.array(self.names, pa.string()),
+                                          **{s: pa.array(np.asarray(summary[m.name], dtype=np.float64))
+                                             for s, m in zip(specs, measures)}})
         return self._scores[key]

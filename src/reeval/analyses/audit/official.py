@@ -17,10 +17,11 @@ twice with two values, is an :class:`InputError` naming the file and the line.
 
 from __future__ import annotations
 
+import csv
 import re
 
 import numpy as np
-import pandas as pd
+import pyarrow as pa
 
 from reeval.errors import InputError
 
@@ -34,74 +35,110 @@ DEFAULT_BLOCK = "official"
 NUMBER = re.compile(r"-?\d+(\.\d+)?")
 
 
-def decimals_of(texts: pd.Series) -> np.ndarray:
+def decimals_of(texts) -> np.ndarray:
     """The decimals each printed figure has (an int array): ``"0.4723"`` -> 4, ``"12"`` -> 0."""
     return np.array([len(str(t).partition(".")[2]) for t in texts], dtype=np.int64)
 
 
-def read_official(path) -> pd.DataFrame:
-    """The figures of the file at ``path`` (module doc), one row each, in file order."""
+def read_official(path) -> pa.Table:
+    """The figures of the file at ``path`` (module doc), one row each (:data:`COLUMNS`,
+    strings), in file order."""
     try:
         with open(path, encoding="utf-8", newline="") as f:
             first = f.readline()
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"{path}: cannot read the official figures: {exc}") from None
     sep = "\t" if "\t" in first else ","
-    try:
-        table = pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False, encoding="utf-8")
-    except (ValueError, pd.errors.ParserError) as exc:
-        raise InputError(f"{path}: not a {'tab' if sep == chr(9) else 'comma'}-separated table: {exc}") from None
-    if len(table.columns) < 2 or table.empty:
+    header, rows, lines = _read_rows(path, sep)
+    if len(header) < 2 or not rows:
         raise InputError(f"{path}: expected a header and one line per run (a run column, then figures), "
                          "or the columns run, block, measure, value")
-    frame = _long(table) if set(LONG) <= set(table.columns) else _wide(table)
-    return _checked(frame, path).reset_index(drop=True)
+    columns = {name: [row[k] for row in rows] for k, name in enumerate(header)}
+    figures, at = _long(columns) if set(LONG) <= set(header) else _wide(header, columns)
+    figures = _checked(figures, [lines[i] for i in at], path)
+    return pa.table({name: pa.array(figures[name], pa.string()) for name in COLUMNS})
 
 
-def _long(table: pd.DataFrame) -> pd.DataFrame:
-    """The figures of a long table (its file line is its index + 2)."""
-    frame = table[list(LONG)].rename(columns={"value": "official"})
-    return frame[frame["official"].str.strip() != ""].apply(lambda c: c.str.strip())
+def _read_rows(path, sep: str) -> tuple[list, list, list]:
+    """(header, rows, the file line of each row) of a table, by the csv module: blank lines
+    skipped, a short row padded with empty cells, a repeated column name ``x`` read as
+    ``x.1`` (as pandas read these files); a row with more cells than the header, or a file
+    that is not UTF-8, is an :class:`InputError` naming the file (and the line)."""
+    kind = "tab" if sep == "\t" else "comma"
+    rows, lines = [], []
+    try:
+        with open(path, encoding="utf-8-sig", newline="") as f:
+            reader = csv.reader(f, delimiter=sep)
+            header = next(reader, [])
+            for row in reader:
+                if not row:
+                    continue
+                if len(row) > len(header):
+                    raise InputError(f"{path}, line {reader.line_num}: not a {kind}-separated table: "
+                                     f"{len(row)} cells where the header names {len(header)}")
+                rows.append(row + [""] * (len(header) - len(row)))
+                lines.append(reader.line_num)
+    except (UnicodeDecodeError, csv.Error) as exc:
+        raise InputError(f"{path}: not a {kind}-separated table: {exc}") from None
+    return _unique_names(header), rows, lines
 
 
-def _wide(table: pd.DataFrame) -> pd.DataFrame:
-    """The figures of a wide table: its number columns stacked (column by column, each in file
-    order; the index is the table row), the run from the first column. Plain Python over the
-    cells: a leaderboard is a few thousand cells, where pandas' melt and string methods cost
-    more than the reading."""
-    cells = {c: [v.strip() if isinstance(v, str) else "" for v in table[c].tolist()] for c in table.columns}
-    runs = cells[table.columns[0]]
-    out = {"run": [], "block": [], "measure": [], "official": []}
-    index = []
-    for column in table.columns[1:]:
+def _unique_names(header: list) -> list:
+    """Column names made unique: a repeated ``x`` becomes ``x.1``, ``x.2`` ..."""
+    seen: dict = {}
+    out = []
+    for name in header:
+        count = seen.get(name, 0)
+        seen[name] = count + 1
+        out.append(name if count == 0 else f"{name}.{count}")
+    return out
+
+
+def _long(columns: dict) -> tuple[dict, list]:
+    """The figures of a long table (stripped; an empty value is no figure), and the row of each."""
+    at = [i for i, value in enumerate(columns["value"]) if value.strip() != ""]
+    figures = {name: [columns[source][i].strip() for i in at]
+               for name, source in zip(COLUMNS, LONG)}
+    return figures, at
+
+
+def _wide(header: list, columns: dict) -> tuple[dict, list]:
+    """The figures of a wide table, and the row of each: its number columns stacked (column
+    by column, each in file order), the run from the first column."""
+    cells = {c: [v.strip() for v in columns[c]] for c in header}
+    runs = cells[header[0]]
+    out: dict = {name: [] for name in COLUMNS}
+    at = []
+    for column in header[1:]:
         if not any(NUMBER.fullmatch(v) for v in cells[column]):
             continue
-        block, colon, measure = str(column).partition(":")
+        block, colon, measure = column.partition(":")
         block, measure = (block.strip(), measure.strip()) if colon else (DEFAULT_BLOCK, block.strip())
         for row, value in enumerate(cells[column]):
             if value != "":
-                index.append(row)
-                for name, text in zip(out, (runs[row], block, measure, value)):
+                at.append(row)
+                for name, text in zip(COLUMNS, (runs[row], block, measure, value)):
                     out[name].append(text)
-    return pd.DataFrame({name: pd.Series(texts, dtype="str") for name, texts in out.items()}).set_axis(
-        pd.Index(index, dtype=np.int64))
+    return out, at
 
 
-def _checked(frame: pd.DataFrame, path) -> pd.DataFrame:
-    """``frame`` with every figure a number, every (run, block, measure) once (its index:
-    the table row; a figure given twice with one value is kept once)."""
-    bad = ~frame["official"].str.fullmatch(NUMBER.pattern)
-    if bad.any():
-        row = frame[bad].iloc[0]
-        raise InputError(f"{path}, line {frame.index[bad][0] + 2}: expected a number for {row['measure']} "
-                         f"of run {row['run']}, not {row['official']!r}")
-    if (frame["run"] == "").any():
-        raise InputError(f"{path}, line {frame.index[frame['run'] == ''][0] + 2}: a figure without a run")
-    key = ["run", "block", "measure"]
-    repeated = frame.duplicated(key, keep=False)
-    if repeated.any():
-        twice = frame[repeated].groupby(key)["official"].nunique()
-        if (twice > 1).any():
-            run, block, measure = twice[twice > 1].index[0]
-            raise InputError(f"{path}: {measure} of run {run} (block {block}) is given twice with two values")
-    return frame.drop_duplicates(key)
+def _checked(figures: dict, lines: list, path) -> dict:
+    """``figures`` (lists; ``lines``: the file line of each) with every figure a number,
+    every (run, block, measure) once (a figure given twice with one value is kept once)."""
+    for run, measure, value, line in zip(figures["run"], figures["measure"], figures["official"], lines):
+        if not NUMBER.fullmatch(value):
+            raise InputError(f"{path}, line {line}: expected a number for {measure} of run {run}, not {value!r}")
+    for run, line in zip(figures["run"], lines):
+        if run == "":
+            raise InputError(f"{path}, line {line}: a figure without a run")
+    first: dict = {}
+    twice = set()
+    for i, key in enumerate(zip(figures["run"], figures["block"], figures["measure"])):
+        if key in first and figures["official"][first[key]] != figures["official"][i]:
+            twice.add(key)
+        first.setdefault(key, i)
+    if twice:
+        run, block, measure = min(twice)
+        raise InputError(f"{path}: {measure} of run {run} (block {block}) is given twice with two values")
+    keep = sorted(first.values())
+    return {name: [values[i] for i in keep] for name, values in figures.items()}
