@@ -5,7 +5,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import reeval.synth.ingested
 from conftest import ROOT
 from reeval.workflow.bytecode import job_pycache_prefix
 from snakemake_command import SNAKEMAKE
@@ -29,7 +28,7 @@ def test_a_job_writes_its_bytecode_in_the_prefix_and_none_beside_the_sources(tmp
     """One synthetic_track job run with PYTHONDONTWRITEBYTECODE set: the bytecode of a module
     it imports (removed before) is written under .snakemake/pycache, and the run adds no
     __pycache__ folder beside that module."""
-    module = Path(reeval.synth.ingested.__file__)
+    module = ROOT.resolve() / "src" / "reeval" / "synth" / "ingested.py"  # as scripts/_log.py finds the package
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPYCACHEPREFIX"} | {"PYTHONDONTWRITEBYTECODE": "1"}
     cached = (Path(job_pycache_prefix(env, str(ROOT))) / str(module.parent).lstrip(os.sep)
               / f"{module.stem}.{sys.implementation.cache_tag}.pyc")
