@@ -28,11 +28,9 @@ $(VENV)/.installed-test: $(VENV)/.installed
 install: $(VENV)/.installed
 install-test: $(VENV)/.installed-test
 
-# reeval's bytecode written before the jobs start: where PYTHONDONTWRITEBYTECODE is set, no
-# job writes it and every job would compile the modules it imports again (about 0.5 s of CPU
-# a track; docs/cluster.md); up-to-date files are only checked
+# (where PYTHONDONTWRITEBYTECODE is set, the jobs keep their bytecode in .snakemake/pycache:
+# reeval.workflow.bytecode)
 run: $(VENV)/.installed
-	$(PY) -m compileall -q src/reeval
 	$(VENV)/bin/snakemake --cores $(CORES)
 
 # The report's browser test (tests/browser.py) drives Debian's headless chromium: installed

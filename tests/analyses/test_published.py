@@ -51,3 +51,13 @@ def test_the_data_file_is_package_data():
     with open(ROOT / "pyproject.toml", "rb") as f:
         data = tomllib.load(f)["tool"]["setuptools"]["package-data"]["reeval.analyses.papers"]
     assert PUBLISHED_FILE.name in data and PUBLISHED_FILE.parent.name == "papers"
+
+
+def test_read_as_the_pure_python_loader_reads_it():
+    """libyaml's loader (read by every analyses job) gives the very mapping of yaml.safe_load,
+    values and their types alike, so the tables printing these numbers keep their bytes."""
+    import yaml
+
+    expected = yaml.safe_load(PUBLISHED_FILE.read_text(encoding="utf-8"))
+    assert repr(published("asl", PUBLISHED_FILE)) == repr(expected["asl"])
+    assert {k: repr(published(k)) for k in expected} == {k: repr(v) for k, v in expected.items()}

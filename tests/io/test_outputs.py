@@ -227,3 +227,21 @@ def test_a_csv_written_in_batches_has_the_bytes_of_one_pass(tmp_path, monkeypatc
     tables.write_table(df.iloc[:0], tmp_path / "empty.csv")
     assert (tmp_path / "batched.csv").read_bytes() == (tmp_path / "one.csv").read_bytes()
     assert (tmp_path / "empty.csv").read_text() == "run_i,p_RR,wins,hsd_RR\n"
+
+
+def test_a_column_that_names_no_measure_is_typed_without_a_did_you_mean(monkeypatch):
+    """Writing a table asks the measures registry about every column not typed by name: a
+    column such as ``run`` or ``best_nonsense`` is told apart without the error path's
+    nearest-name search, and gets the same type (or the same error) as before."""
+    from reeval.io.tables import UnknownColumnError, column_type
+    from reeval.measures import registry
+
+    def no_suggestion(spec):
+        raise AssertionError(f"a suggestion computed for {spec!r}")
+
+    monkeypatch.setattr(registry, "suggestion", no_suggestion)
+    assert column_type("run") == pa.string() and column_type("qid") == pa.string()
+    assert column_type("map_run") == pa.string() and column_type("P_20_depth") == pa.float64()
+    for name in ("best_nonsense", "nonsense_run", "P_x"):
+        with pytest.raises(UnknownColumnError):
+            column_type(name)

@@ -258,3 +258,28 @@ def test_a_parse_follows_the_families_registered_and_removed_after_it():
     finally:
         del REGISTRY["apk"]
     assert [(m.family, m.name) for m in parse_measure("AP@10")] == [("map_cut", "map_cut_10")]
+
+
+def test_known_measures_is_parse_measure_without_its_error_message(monkeypatch):
+    """known_measures: parse_measure's measures, or None for a name nothing accepts, with no
+    "did you mean" computed (the table writer asks it of every column); parse_measure still
+    raises with the nearest names. A miss is remembered only until a family registers."""
+    from reeval.measures import known_measures, registry
+
+    assert known_measures(" P.5,10 ") == parse_measure("P.5,10")
+    assert known_measures("official") == parse_measure("official")
+
+    def no_suggestion(spec):
+        raise AssertionError(f"a suggestion computed for {spec!r}")
+
+    monkeypatch.setattr(registry, "suggestion", no_suggestion)
+    assert known_measures("run") is None and known_measures("APKX@10") is None
+    monkeypatch.undo()
+    with pytest.raises(ValueError, match=r"^unknown measure 'mapp'; did you mean 'map'"):
+        parse_measure(" mapp ")
+    register(Family("apkx", ("APKX@k",), "a family taking APKX@k", cutoffs("APKX"), lambda ctx, m: None))
+    try:
+        assert [m.name for m in known_measures("APKX@10")] == ["apkx_10"]
+    finally:
+        del REGISTRY["apkx"]
+    assert known_measures("APKX@10") is None

@@ -269,3 +269,13 @@ def audit_inputs(wildcards):
 def audit_outputs(wildcards):
     """The audit tables of the tracks with official figures that go on to ingest."""
     return [f"{RESULTS}/tracks/{t}/{name}" for t in usable_tracks() if t in AUDITED for name in TRACK_AUDIT_FILES]
+
+
+# Where PYTHONDONTWRITEBYTECODE keeps Python from writing __pycache__ beside the sources, the
+# jobs (not this process) keep their bytecode in .snakemake/pycache instead, rather than
+# compiling every module again (reeval.workflow.bytecode; docs/cluster.md)
+from reeval.workflow.bytecode import job_pycache_prefix
+
+if (_pycache := job_pycache_prefix(os.environ, os.getcwd())) is not None:
+    os.environ["PYTHONPYCACHEPREFIX"] = _pycache
+    del os.environ["PYTHONDONTWRITEBYTECODE"]

@@ -135,13 +135,13 @@ def measure_type(name: str) -> pa.DataType | None:
     """Arrow type of a measure column (``map``, ``P_20``, ``num_ret`` ...), None if ``name``
     is not exactly one measure's name: counts (``sum``/``count`` aggregates) are int64,
     text (relstring) strings, every other measure float64."""
-    from reeval.measures import parse_measure  # measures imports ingest, which imports this module
+    from reeval.measures import known_measures  # measures imports ingest, which imports this module
 
     try:
-        found = parse_measure(name)
-    except ValueError:
+        found = known_measures(name)
+    except ValueError:  # a family's name with parameters it refuses
         return None
-    if len(found) != 1 or found[0].name != name:
+    if found is None or len(found) != 1 or found[0].name != name:
         return None
     if found[0].is_text:
         return STRING

@@ -310,16 +310,29 @@ def parse_measure(spec: str, version: int = 10) -> list[Measure]:
 
     Each (spec, version) is parsed once (:func:`_parsed`, emptied when a family registers):
     every call returns a new list of the same measures (frozen, so the caller may change
-    the list, not them); an error is not remembered, it is raised again."""
-    return list(_parsed(spec.strip(), version))
+    the list, not them)."""
+    found = known_measures(spec, version)
+    if found is None:
+        raise ValueError(f"unknown measure {spec.strip()!r}{suggestion(spec.strip())}")
+    return found
+
+
+def known_measures(spec: str, version: int = 10) -> list[Measure] | None:
+    """:func:`parse_measure`'s measures, or None where no set, family or ir_measures name
+    accepts ``spec``: the test without the error message (no "did you mean" is computed, and
+    a miss is remembered like a hit, so asking whether a table's column names a measure is
+    a dictionary look-up after the first time). A family that accepts the name but not its
+    parameters still raises its ValueError (never remembered)."""
+    found = _parsed(spec.strip(), version)
+    return None if found is None else list(found)
 
 
 @functools.lru_cache(maxsize=None)
-def _parsed(spec: str, version: int) -> tuple[Measure, ...]:
-    """:func:`parse_measure` of a stripped spec, as a tuple (cached)."""
+def _parsed(spec: str, version: int) -> tuple[Measure, ...] | None:
+    """:func:`known_measures` of a stripped spec, as a tuple (cached)."""
     members = named_set(spec, version)
     if members is not None:
-        return tuple(m for s in members for m in _parsed(s.strip(), version))
+        return tuple(m for s in members for m in parse_measure(s, version))
     for family in families_in_order():
         found = family.parse(spec, family)
         if found is not None:
@@ -328,7 +341,7 @@ def _parsed(spec: str, version: int) -> tuple[Measure, ...]:
         found = fallback(spec)
         if found is not None:
             return tuple(found)
-    raise ValueError(f"unknown measure {spec!r}{suggestion(spec)}")
+    return None
 
 
 def parse_measures(specs, version: int = 10) -> list[Measure]:
