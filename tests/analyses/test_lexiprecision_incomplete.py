@@ -253,3 +253,15 @@ def test_queries_removed_from_per_topic_counts_is_the_agreement_computed_alone(k
     assert alone.keys() == summed.keys()
     for key, value in alone.items():
         assert value == summed[key] or (math.isnan(value) and math.isnan(summed[key])), key
+
+
+def test_ranking_agreement_counts_signs_with_signed_zeros_nans_and_infinities():
+    """A predictor's 0, -0.0 or NaN never agrees; +-inf has its sign; a full-data dRR_1 of
+    0 or -0.0 is no target (the pair-topic is not counted)."""
+    full = np.array([[0.5, -0.5, 0.0, -0.0, 0.25, -0.25]])
+    v = np.array([[np.inf, -0.0, 1.0, -1.0, np.nan, -np.inf]])
+    kept = np.ones(6, dtype=bool)
+    out = li.agreement(full, v, v, np.sign(np.nan_to_num(v)).astype(np.int8), kept)
+    assert out["n_pair_topics"] == 4
+    assert out["ranking_dRR1"] == out["ranking_rrLP"] == 50.0       # inf and -inf agree, -0.0 and NaN do not
+    assert out["ranking_sgnLP"] == 50.0

@@ -144,10 +144,21 @@ def agreement(full_drr1: np.ndarray, drr1: np.ndarray, rr: np.ndarray, sgn: np.n
     out = {"n_pair_topics": n_rank, "n_run_pairs": t["n_sys"]}
     for name, v in zip(PREDICTORS, (drr1, rr, sgn)):
         v = v if every else v[:, kept]
-        same = np.count_nonzero(np.sign(v) == t["rank_or_nan"])  # NaN where dRR_1 = 0: never equal
+        same = _same_signs(v, t)
         out[f"ranking_{name}"] = 100.0 * float(same) / n_rank if n_rank else math.nan
         out[f"system_{name}"] = _system_agreement(v, t, tol)
     return out
+
+
+def _same_signs(v: np.ndarray, t: dict, axis=None):
+    """Pair-topics where the predictor ``v`` has the sign of the full-data dRR_1, a
+    target that is not 0 (``t["above"]``, ``t["below"]``: dRR_1 > 0, < 0); a predictor's
+    0 or NaN never counts. Float predictors by two masks, sgnLP (int8) by its sign
+    against the target's (``t["rank_or_nan"]``, NaN where dRR_1 = 0), whichever numpy
+    does faster; the same counts."""
+    if v.dtype == np.int8:
+        return np.count_nonzero(np.sign(v) == t["rank_or_nan"], axis=axis)
+    return np.count_nonzero((v > 0) & t["above"], axis=axis) + np.count_nonzero((v < 0) & t["below"], axis=axis)
 
 
 def _system_agreement(v: np.ndarray, t: dict, tol: float) -> float:
@@ -165,10 +176,9 @@ def topic_agreement_counts(full_drr1: np.ndarray, predictors: tuple) -> np.ndarr
     is not 0, then for each predictor (pairs x topics) the pairs whose sign equals the
     full-data dRR_1's there. Summed over kept topics these are :func:`agreement`'s
     ``n_pair_topics`` and ranking counts (integers: the same whatever the order)."""
-    target = np.sign(full_drr1)
-    target_or_nan = np.where(target != 0, target, np.nan)
-    return np.stack([np.count_nonzero(target != 0, axis=0)]
-                    + [np.count_nonzero(np.sign(v) == target_or_nan, axis=0) for v in predictors]).astype(np.int64)
+    t = agreement_targets(full_drr1, np.ones(full_drr1.shape[1], dtype=bool))
+    return np.stack([np.count_nonzero(full_drr1 != 0, axis=0)]
+                    + [_same_signs(v, t, axis=0) for v in predictors]).astype(np.int64)
 
 
 def query_removal_agreement(full: tuple, kept: np.ndarray, counts: np.ndarray, targets: dict,
@@ -193,7 +203,8 @@ def query_removal_agreement(full: tuple, kept: np.ndarray, counts: np.ndarray, t
 def agreement_targets(full_drr1: np.ndarray, kept: np.ndarray, tol: float = 1e-12) -> dict:
     """What :func:`agreement` compares the predictors with, over the topics ``kept``: the
     sign of the full-data dRR_1 per pair-topic (``rank_or_nan``: NaN where it is 0, so
-    that no predictor's sign equals it there), the pairs whose full-data mean dRR_1 over
+    that no predictor's sign equals it there; ``above``, ``below``: where it is > 0,
+    < 0), the pairs whose full-data mean dRR_1 over
     every topic is beyond ``tol`` (``sys_use``) and its sign (``target_sys``), their counts
     (``n_rank``, ``n_sys``) and the kept topics' count (``n_kept``, at least 1)."""
     every = bool(kept.all())                            # no copy when every topic is kept
@@ -202,7 +213,8 @@ def agreement_targets(full_drr1: np.ndarray, kept: np.ndarray, tol: float = 1e-1
     T = full_drr1.shape[1]
     mean_full = full_drr1.sum(axis=1) / max(T, 1)
     sys_use = np.abs(mean_full) > tol
-    return {"every": every, "rank_or_nan": np.where(use, target_rank, np.nan), "sys_use": sys_use,
+    return {"every": every, "rank_or_nan": np.where(use, target_rank, np.nan), "above": target_rank > 0,
+            "below": target_rank < 0, "sys_use": sys_use,
             "target_sys": np.sign(mean_full[sys_use]), "n_rank": int(np.count_nonzero(use)),
             "n_sys": int(np.count_nonzero(sys_use)), "n_kept": max(int(np.count_nonzero(kept)), 1)}
 
