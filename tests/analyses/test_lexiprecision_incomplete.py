@@ -231,3 +231,37 @@ def test_agreement_with_its_targets_computed_once_is_the_agreement_computed_alon
     assert alone.keys() == once.keys()
     for key, value in alone.items():
         assert value == once[key] or (math.isnan(value) and math.isnan(once[key]))
+
+
+@pytest.mark.parametrize("kept", [[True, True, True, True], [True, False, True, False], [False, False, False, True],
+                                  [False, False, False, False]])
+def test_queries_removed_from_per_topic_counts_is_the_agreement_computed_alone(kept):
+    """Figure 8's queries-removed rows: ranking counts summed from per-topic counts and the
+    system means over the kept topics give :func:`agreement`'s values, bit for bit."""
+    rng = np.random.default_rng(5)
+    full = rng.integers(-3, 4, (7, 4)) / 8.0             # ties (dRR_1 = 0) and pairs whose mean is 0
+    full[0] = 0.0
+    full[1] = [0.125, -0.125, 0.0, 0.0]
+    rr = np.where(full != 0, full, rng.integers(-1, 2, (7, 4)) / 3.0)   # later differences where dRR_1 ties
+    predictors = (full, rr, np.sign(rr).astype(np.int8))
+    kept = np.array(kept)
+    counts = li.topic_agreement_counts(full, predictors)
+    assert counts.dtype == np.int64 and counts.shape == (4, 4)
+    targets = li.agreement_targets(full, np.ones(4, dtype=bool))
+    alone = li.agreement(full, *predictors, kept)
+    summed = li.query_removal_agreement(predictors, kept, counts, targets)
+    assert alone.keys() == summed.keys()
+    for key, value in alone.items():
+        assert value == summed[key] or (math.isnan(value) and math.isnan(summed[key])), key
+
+
+def test_ranking_agreement_counts_signs_with_signed_zeros_nans_and_infinities():
+    """A predictor's 0, -0.0 or NaN never agrees; +-inf has its sign; a full-data dRR_1 of
+    0 or -0.0 is no target (the pair-topic is not counted)."""
+    full = np.array([[0.5, -0.5, 0.0, -0.0, 0.25, -0.25]])
+    v = np.array([[np.inf, -0.0, 1.0, -1.0, np.nan, -np.inf]])
+    kept = np.ones(6, dtype=bool)
+    out = li.agreement(full, v, v, np.sign(np.nan_to_num(v)).astype(np.int8), kept)
+    assert out["n_pair_topics"] == 4
+    assert out["ranking_dRR1"] == out["ranking_rrLP"] == 50.0       # inf and -inf agree, -0.0 and NaN do not
+    assert out["ranking_sgnLP"] == 50.0

@@ -215,6 +215,20 @@ def test_table4_topic_configured_then_the_papers_then_the_most_judged(tiny_hits)
         _table4_topic(hits, {"table4": {"topics": {"tiny": "zz"}}}, "tiny")
 
 
+def test_table4_topic_of_a_track_without_a_paper_collection_reads_no_published_file(tiny_hits, monkeypatch):
+    import reeval.analyses.rareness.report as report
+
+    def unread(paper):
+        raise AssertionError(f"published({paper!r}) read for a track that stands for no paper")
+
+    monkeypatch.setattr(report, "published", unread)
+    hits, _ = tiny_hits
+    assert report._table4_topic(hits, {}, "tiny") == report.ra.default_topic(hits)
+    assert report._table4_topic(hits, {"paper": {"other": "TREC-8"}}, "tiny") == report.ra.default_topic(hits)
+    with pytest.raises(AssertionError, match="published"):
+        report._table4_topic(hits, {"paper": {"tiny": "TREC-8"}}, "tiny")
+
+
 def test_table1_takes_the_authors_procedure_when_discriminative_has_a_method_column():
     """Issue 37, item 5: table 1's cells are the ``authors`` rows of ``discriminative``'s
     ``method`` column (the per-pair two-group HSD of the authors' code), the method says so,

@@ -232,3 +232,35 @@ def test_the_compiled_first_differences_refuse_a_run_outside_the_vectors():
         compiled._kernels.first_differences(pv.positions, pv.found, np.array([0]), np.array([3]), sgn, rr, 3, 2, 4)
     with pytest.raises(ValueError, match="S x T x L int32"):
         compiled._kernels.first_differences(pv.positions, pv.found, np.array([0]), np.array([1]), sgn, rr, 3, 2, 5)
+
+
+@needs_kernels
+@pytest.mark.parametrize("S, T, L, m", [(1, 3, 2, 2), (2, 1, 1, 1), (3, 1, 8, 6), (9, 4, 20, 11), (40, 30, 10, 3)])
+def test_the_compiled_tied_pairs_equal_the_numpy_tie_counts(S, T, L, m):
+    """Figure 9's tie counts: equal p_1 (RR) and identical vectors (LP) per topic, the same
+    integers on both paths; vectors that differ only after their first position, copies of
+    another run's, and rows nothing was found for (all UNRETRIEVED) included."""
+    from reeval.analyses.lexiprecision.ties import tie_counts
+
+    pv = _position_vectors(np.random.default_rng(S * 7 + T), S, T, L, m)
+    if S > 3 and L > 1:
+        pv.positions[3, :, 0] = pv.positions[1, :, 0]                # same p_1, later positions may differ
+    with kernels(True):
+        fast = tie_counts(pv)
+    with kernels(False):
+        slow = tie_counts(pv)
+    assert fast == slow and all(isinstance(x, int) for x in fast)
+
+
+@needs_kernels
+def test_the_compiled_tied_pairs_of_identical_and_empty_vectors():
+    from reeval.analyses.lexiprecision.core import UNRETRIEVED
+
+    P = np.full((4, 2, 3), UNRETRIEVED, dtype=np.int32)         # topic 0: nothing found by any run
+    P[:, 1, :2] = [[1, 5], [1, 5], [1, 6], [2, 5]]               # topic 1: two identical, three same p_1
+    assert compiled._kernels.tied_pairs(P, 4, 2, 3, 2) == (6 + 3, 6 + 1)
+    assert compiled._kernels.tied_pairs(P, 4, 2, 3, 1) == (6 + 3, 6 + 3)   # width 1: p_1 alone
+    with pytest.raises(ValueError, match="1 <= width <= L"):
+        compiled._kernels.tied_pairs(P, 4, 2, 3, 4)
+    with pytest.raises(ValueError, match="S x T x L int32"):
+        compiled._kernels.tied_pairs(P[:, :1].copy(), 4, 2, 3, 2)

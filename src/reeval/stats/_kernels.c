@@ -3,7 +3,9 @@
  * trials one run beats another by more than a threshold (pair_sign_counts, the rareness
  * stability of reeval/analyses/rareness/analysis.py), and where two position vectors first
  * differ (first_differences, lexicographic precision's sgnLP and rrLP of figure 8's
- * incomplete-judgment samples, reeval/analyses/lexiprecision/incomplete.py).
+ * incomplete-judgment samples, reeval/analyses/lexiprecision/incomplete.py), and the pairs
+ * of runs whose position vectors tie (tied_pairs, figure 9's label-removal rows,
+ * reeval/analyses/lexiprecision/ties.py).
  *
  * preference_null_max(F, perms, out, T, S, exact) computes, for each resample b of a
  * batch of perms (b x T x S, int32, perms[b, t] a permutation of 0..S-1),
@@ -307,17 +309,88 @@ done:
     return result;
 }
 
+/* one (run, topic) position vector of tied_pairs, sorted in numeric lexicographic order */
+typedef struct {
+    const int32_t *row;
+    Py_ssize_t len;
+} vector_ref;
+
+static int compare_vectors(const void *pa, const void *pb)
+{
+    const vector_ref *a = (const vector_ref *)pa, *b = (const vector_ref *)pb;
+    for (Py_ssize_t c = 0; c < a->len; c++)
+        if (a->row[c] != b->row[c])
+            return a->row[c] < b->row[c] ? -1 : 1;
+    return 0;
+}
+
+PyDoc_STRVAR(tied_pairs_doc,
+"tied_pairs(P, S, T, L, width) -> (rr_tied, lp_tied)\n\n"
+"Over the topics t of the position vectors P (S x T x L int32, C-contiguous, 1 <= width <= L),\n"
+"the pairs of runs with the same first position P[s, t, 0] (tied under RR) and with the same\n"
+"first width positions (tied under lexicographic precision): per topic the S vectors are\n"
+"sorted, and a group of c equal ones adds c (c - 1) / 2.");
+
+static PyObject *tied_pairs(PyObject *self, PyObject *args)
+{
+    Py_buffer P_b = {0};
+    Py_ssize_t S, T, L, width;
+    if (!PyArg_ParseTuple(args, "y*nnnn", &P_b, &S, &T, &L, &width))
+        return NULL;
+    PyObject *result = NULL;
+    if (S < 0 || T < 0 || L < 1 || width < 1 || width > L || (S > 0 && T > PY_SSIZE_T_MAX / S / L / 4) ||
+        P_b.len != S * T * L * 4) {
+        PyErr_SetString(PyExc_ValueError, "tied_pairs: P must hold S x T x L int32 values, 1 <= width <= L");
+        goto done;
+    }
+    vector_ref *v = PyMem_Malloc(sizeof(vector_ref) * (S > 0 ? S : 1));
+    if (v == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    const int32_t *P = (const int32_t *)P_b.buf;
+    long long rr = 0, lp = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t t = 0; t < T; t++) {
+        for (Py_ssize_t s = 0; s < S; s++)
+            v[s] = (vector_ref){P + (s * T + t) * L, width};
+        qsort(v, (size_t)S, sizeof(vector_ref), compare_vectors);
+        Py_ssize_t same_first = 1, same_all = 1;
+        for (Py_ssize_t s = 1; s <= S; s++) {
+            int first = s < S && v[s].row[0] == v[s - 1].row[0];
+            int all = first && compare_vectors(&v[s], &v[s - 1]) == 0;
+            if (!all) {
+                lp += (long long)same_all * (same_all - 1) / 2;
+                same_all = 0;
+            }
+            if (!first) {
+                rr += (long long)same_first * (same_first - 1) / 2;
+                same_first = 0;
+            }
+            same_all++;
+            same_first++;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    PyMem_Free(v);
+    result = Py_BuildValue("(LL)", rr, lp);
+done:
+    PyBuffer_Release(&P_b);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"preference_null_max", preference_null_max, METH_VARARGS, preference_null_max_doc},
     {"pair_sign_counts", pair_sign_counts, METH_VARARGS, pair_sign_counts_doc},
     {"first_differences", first_differences, METH_VARARGS, first_differences_doc},
+    {"tied_pairs", tied_pairs, METH_VARARGS, tied_pairs_doc},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_kernels",
     "Compiled kernels of reeval.stats: the randomised HSD's null statistics, pairwise sign counts, "
-    "lexicographic first differences (see _kernels.c).",
+    "lexicographic first differences and tied pairs (see _kernels.c).",
     -1, methods,
 };
 

@@ -34,7 +34,6 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from reeval.io.arrays import group_starts, position_in_group
 from reeval.measures import build_grid
 
 #: Position of a relevant document the run did not retrieve (worse than any rank).
@@ -117,25 +116,33 @@ def _grid(judged, qrels, depth, runs, keep_docno: bool = False):
 
 def _assemble(grid, g, pos, m_topics, m, rel_level, levels) -> PositionVectors:
     """PositionVectors from the relevant judged rows (g = run * T + topic, sorted by g
-    then pos) of a grid; the topics are those with m_topics > 0, ``m`` their counts."""
+    then pos, as a grid holds them) of a grid; the topics are those with m_topics > 0,
+    ``m`` their counts. A row's rank in its (run, topic) cell is its index less the index
+    of the cell's first row (the counts of the cells before it, g being sorted); each row
+    goes to its cell's place in the flat S x T x L array in one scatter."""
     S, T_all = grid.shape
-    rank = position_in_group(group_starts(g)) - 1
-    found_all = np.bincount(g, minlength=S * T_all).reshape(S, T_all)
+    counts = np.bincount(g, minlength=S * T_all)
+    found_all = counts.reshape(S, T_all)
     if (found_all > m[None, :]).any():
         raise ValueError("a run retrieved more relevant documents than the qrels hold "
                          "(duplicate documents in a ranking?)")
     topics_keep = np.flatnonzero(m_topics > 0)
-    new_t = np.full(T_all, -1)
-    new_t[topics_keep] = np.arange(topics_keep.size)
     found = found_all[:, topics_keep]
     L = max(levels, int(found.max(initial=0)), 1)
-    P = np.full((S, topics_keep.size, L), UNRETRIEVED, dtype=np.int32)
-    s_row, t_row = np.divmod(g, T_all)
-    ok = new_t[t_row] >= 0
-    P[s_row[ok], new_t[t_row[ok]], rank[ok]] = pos[ok]
+    cell = np.full((S, T_all), -1, dtype=np.int64)     # each grid cell's row of the S x T' cells
+    cell[:, topics_keep] = np.arange(S * topics_keep.size).reshape(S, topics_keep.size)
+    first = np.cumsum(counts) - counts                  # index of each cell's first row
+    c = cell.ravel()[g]
+    at = c * L + (np.arange(g.size) - first[g])
+    P = np.full(S * topics_keep.size * L, UNRETRIEVED, dtype=np.int32)
+    if topics_keep.size == T_all:
+        P[at] = pos
+    else:
+        ok = c >= 0
+        P[at[ok]] = pos[ok]
     return PositionVectors(runs=list(grid.runs), topics=[grid.topics[t] for t in topics_keep],
                            m=m[topics_keep].astype(np.int64), found=found.astype(np.int64),
-                           positions=P, rel_level=rel_level)
+                           positions=P.reshape(S, topics_keep.size, L), rel_level=rel_level)
 
 
 def _inverse(p: np.ndarray) -> np.ndarray:

@@ -140,22 +140,71 @@ def agreement(full_drr1: np.ndarray, drr1: np.ndarray, rr: np.ndarray, sgn: np.n
     the definitions. ``targets``: :func:`agreement_targets` of the same ``full_drr1``,
     ``kept`` and ``tol``, when several samples are compared with the same targets."""
     t = agreement_targets(full_drr1, kept, tol) if targets is None else targets
-    every, n_rank, n_sys = t["every"], t["n_rank"], t["n_sys"]
-    out = {"n_pair_topics": n_rank, "n_run_pairs": n_sys}
+    every, n_rank = t["every"], t["n_rank"]
+    out = {"n_pair_topics": n_rank, "n_run_pairs": t["n_sys"]}
     for name, v in zip(PREDICTORS, (drr1, rr, sgn)):
         v = v if every else v[:, kept]
-        same = np.count_nonzero(np.sign(v) == t["rank_or_nan"])  # NaN where dRR_1 = 0: never equal
+        same = _same_signs(v, t)
         out[f"ranking_{name}"] = 100.0 * float(same) / n_rank if n_rank else math.nan
-        mean = v.sum(axis=1, dtype=np.float64) / t["n_kept"]  # sgnLP: exact integer sums in float64
-        sign = np.where(np.abs(mean) > tol, np.sign(mean), 0.0)
-        out[f"system_{name}"] = 100.0 * float((sign[t["sys_use"]] == t["target_sys"]).sum()) / n_sys if n_sys else math.nan
+        out[f"system_{name}"] = _system_agreement(v, t, tol)
+    return out
+
+
+def _same_signs(v: np.ndarray, t: dict, axis=None):
+    """Pair-topics where the predictor ``v`` has the sign of the full-data dRR_1, a
+    target that is not 0 (``t["above"]``, ``t["below"]``: dRR_1 > 0, < 0); a predictor's
+    0 or NaN never counts. Float predictors by two masks, sgnLP (int8) by its sign
+    against the target's (``t["rank_or_nan"]``, NaN where dRR_1 = 0), whichever numpy
+    does faster; the same counts."""
+    if v.dtype == np.int8:
+        return np.count_nonzero(np.sign(v) == t["rank_or_nan"], axis=axis)
+    return np.count_nonzero((v > 0) & t["above"], axis=axis) + np.count_nonzero((v < 0) & t["below"], axis=axis)
+
+
+def _system_agreement(v: np.ndarray, t: dict, tol: float) -> float:
+    """System agreement (%) of a predictor ``v`` (pairs x the kept topics) with the
+    targets ``t`` (:func:`agreement_targets`): the sign of its mean over the kept topics
+    (0 within ``tol``) against the full data's, over the pairs ``t["sys_use"]``."""
+    mean = v.sum(axis=1, dtype=np.float64) / t["n_kept"]  # sgnLP: exact integer sums in float64
+    sign = np.where(np.abs(mean) > tol, np.sign(mean), 0.0)
+    n_sys = t["n_sys"]
+    return 100.0 * float((sign[t["sys_use"]] == t["target_sys"]).sum()) / n_sys if n_sys else math.nan
+
+
+def topic_agreement_counts(full_drr1: np.ndarray, predictors: tuple) -> np.ndarray:
+    """(1 + len(predictors), topics) int64: per topic, the pairs whose full-data dRR_1
+    is not 0, then for each predictor (pairs x topics) the pairs whose sign equals the
+    full-data dRR_1's there. Summed over kept topics these are :func:`agreement`'s
+    ``n_pair_topics`` and ranking counts (integers: the same whatever the order)."""
+    t = agreement_targets(full_drr1, np.ones(full_drr1.shape[1], dtype=bool))
+    return np.stack([np.count_nonzero(full_drr1 != 0, axis=0)]
+                    + [_same_signs(v, t, axis=0) for v in predictors]).astype(np.int64)
+
+
+def query_removal_agreement(full: tuple, kept: np.ndarray, counts: np.ndarray, targets: dict,
+                            tol: float = 1e-12) -> dict:
+    """:func:`agreement` of the full-data predictors ``full`` (dRR_1, rrLP, sgnLP) with
+    the full-data dRR_1 (``full[0]``) over the topics ``kept`` (queries removed), from
+    ``counts`` (:func:`topic_agreement_counts` of them) and ``targets``
+    (:func:`agreement_targets` over every topic, whose system targets do not depend on
+    the kept topics): the ranking counts are sums of kept topics' counts; the means over
+    the kept topics are summed as :func:`agreement` sums them."""
+    per = counts[:, kept].sum(axis=1)
+    n_rank = int(per[0])
+    every = bool(kept.all())
+    t = dict(targets, n_kept=max(int(np.count_nonzero(kept)), 1))
+    out = {"n_pair_topics": n_rank, "n_run_pairs": t["n_sys"]}
+    for i, (name, v) in enumerate(zip(PREDICTORS, full)):
+        out[f"ranking_{name}"] = 100.0 * float(per[i + 1]) / n_rank if n_rank else math.nan
+        out[f"system_{name}"] = _system_agreement(v if every else v[:, kept], t, tol)
     return out
 
 
 def agreement_targets(full_drr1: np.ndarray, kept: np.ndarray, tol: float = 1e-12) -> dict:
     """What :func:`agreement` compares the predictors with, over the topics ``kept``: the
     sign of the full-data dRR_1 per pair-topic (``rank_or_nan``: NaN where it is 0, so
-    that no predictor's sign equals it there), the pairs whose full-data mean dRR_1 over
+    that no predictor's sign equals it there; ``above``, ``below``: where it is > 0,
+    < 0), the pairs whose full-data mean dRR_1 over
     every topic is beyond ``tol`` (``sys_use``) and its sign (``target_sys``), their counts
     (``n_rank``, ``n_sys``) and the kept topics' count (``n_kept``, at least 1)."""
     every = bool(kept.all())                            # no copy when every topic is kept
@@ -164,7 +213,8 @@ def agreement_targets(full_drr1: np.ndarray, kept: np.ndarray, tol: float = 1e-1
     T = full_drr1.shape[1]
     mean_full = full_drr1.sum(axis=1) / max(T, 1)
     sys_use = np.abs(mean_full) > tol
-    return {"every": every, "rank_or_nan": np.where(use, target_rank, np.nan), "sys_use": sys_use,
+    return {"every": every, "rank_or_nan": np.where(use, target_rank, np.nan), "above": target_rank > 0,
+            "below": target_rank < 0, "sys_use": sys_use,
             "target_sys": np.sign(mean_full[sys_use]), "n_rank": int(np.count_nonzero(use)),
             "n_sys": int(np.count_nonzero(sys_use)), "n_kept": max(int(np.count_nonzero(kept)), 1)}
 
@@ -215,6 +265,7 @@ def label_removal_studies(judged, qrels, depth, runs=None, rel_level: int = 1,
     T = full_drr1.shape[1]
     every_topic = np.ones(T, dtype=bool)
     labels_target = agreement_targets(full_drr1, every_topic)     # the same for every labels row
+    query_counts = topic_agreement_counts(full_drr1, full)        # the same full data in every queries row
     rows, ties, topic_rank, drawn = [], [], None, -1
     for k, f, pv in removed_label_vectors(grid, labels, rel_level, fractions, samples, seed):
         if k != drawn:
@@ -224,7 +275,7 @@ def label_removal_studies(judged, qrels, depth, runs=None, rel_level: int = 1,
                      **agreement(full_drr1, *_predictors(pv, ii, jj), every_topic, targets=labels_target)})
         kept_topics = topic_rank < max(int(round(T * (1.0 - f))), 1)
         rows.append({"removal": "queries", "fraction_removed": float(f), "sample": k, "pairs": len(ii),
-                     **agreement(full_drr1, *full, kept_topics)})
+                     **query_removal_agreement(full, kept_topics, query_counts, labels_target)})
     out = pd.DataFrame(rows, columns=list(SAMPLE_COLUMNS))
     out = out.sort_values(["removal", "fraction_removed", "sample"], kind="stable").reset_index(drop=True)
     return out, pd.DataFrame(ties)

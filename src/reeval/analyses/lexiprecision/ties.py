@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from reeval.io.arrays import group_starts, position_in_group
+from reeval.stats.compiled import kernels
 
 from .core import UNRETRIEVED, PairComparison, PositionVectors, _assemble, _grid
 
@@ -169,12 +170,18 @@ def locality_from_moments(gram: np.ndarray, n_rows: int, lags: int = LOCALITY_LA
 def tie_counts(pv: PositionVectors) -> tuple[int, int, int]:
     """(pairs of rankings, tied under RR, tied under lexiprecision) over all topics,
     by counting equal p_1 values and identical position vectors per topic (each row's
-    bytes as one key: no pair loop)."""
+    bytes as one key: no pair loop). The compiled kernel (``reeval.stats._kernels.
+    tied_pairs``, unless ``REEVAL_KERNELS=0``) sorts each topic's vectors and counts the
+    same groups: the same integers."""
     S, T = pv.shape
     total = T * S * (S - 1) // 2
     if S < 2 or T == 0:
         return total, 0, 0
     width = max(int(pv.found.max(initial=0)), 1)
+    compiled = kernels()
+    if compiled is not None and pv.positions.dtype == np.int32:
+        rr_tied, lp_tied = compiled.tied_pairs(np.ascontiguousarray(pv.positions), S, T, pv.positions.shape[2], width)
+        return total, rr_tied, lp_tied
     rows = np.ascontiguousarray(pv.positions[:, :, :width]).reshape(S * T, width)
     topic = np.tile(np.arange(T, dtype=np.int64), S)
     _, vector_id = np.unique(rows.view(np.dtype((np.void, rows.itemsize * width))).ravel(),

@@ -182,7 +182,9 @@ def _table4_topic(hits: rr.Hits, opts: dict, track: str) -> int:
         return hits.topics.index(configured[track])
     spec = (opts.get("paper") or {}).get(track)
     collection = spec if isinstance(spec, str) else (spec or {}).get("collection")
-    paper_topic = published("rareness").get(collection, {}).get("table4", {}).get("topic")
+    # the published numbers' file is read only for a track that stands for a paper's collection
+    paper_topic = (published("rareness").get(collection, {}).get("table4", {}).get("topic")
+                   if collection is not None else None)
     if paper_topic is not None and str(paper_topic) in hits.topics:
         return hits.topics.index(str(paper_topic))
     return ra.default_topic(hits)
