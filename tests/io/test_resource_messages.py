@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from conftest import load_file_module, write_lines
-from reeval.io import atomic, ingest, trecio
+from reeval.io import atomic, ingest, tables, trecio
 from reeval.io.ingest import ingest_track
 from reeval.io.tables import write_table
 
@@ -73,10 +73,12 @@ def test_the_command_line_prints_the_file_that_did_not_fit(tmp_path, monkeypatch
 
 
 def test_a_full_disk_names_the_file_being_written(tmp_path, monkeypatch):
-    def full(path, *args, **kwargs):
+    def full(table, path):  # the disk fills after the header: a partial temporary file
+        with open(path, "w") as out:
+            out.write("run\n")
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(pd.DataFrame, "to_csv", full)
+    monkeypatch.setitem(tables._TABLE_FORMATS, ".csv", full)
     target = tmp_path / "t" / "measures_by_run.csv"
     with pytest.raises(OSError, match=f"^\\[Errno 28\\] No space left on device: writing {target}$"):
         write_table(pd.DataFrame({"run": ["a"]}), target)
