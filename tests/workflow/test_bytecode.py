@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from conftest import ROOT
-from reeval.workflow.bytecode import job_pycache_prefix
+from reeval.workflow.bytecode import give_jobs_a_pycache_prefix, job_pycache_prefix
 from snakemake_command import SNAKEMAKE
 
 
@@ -17,6 +17,17 @@ def test_a_prefix_only_where_python_may_not_write_beside_the_sources_and_the_use
     for environ in ({}, {"PYTHONDONTWRITEBYTECODE": ""}, {"PYTHONPYCACHEPREFIX": "/elsewhere"},
                     {"PYTHONDONTWRITEBYTECODE": "1", "PYTHONPYCACHEPREFIX": "/elsewhere"}):
         assert job_pycache_prefix(environ, str(tmp_path)) is None, environ
+
+
+def test_the_jobs_environment_gets_the_prefix_without_the_variable_or_stays_as_it_was(tmp_path):
+    environ = {"PYTHONDONTWRITEBYTECODE": "1", "PATH": "/bin"}
+    prefix = give_jobs_a_pycache_prefix(environ, str(tmp_path))
+    assert prefix == str(tmp_path / ".snakemake" / "pycache")
+    assert environ == {"PYTHONPYCACHEPREFIX": prefix, "PATH": "/bin"}
+    for kept in ({"PATH": "/bin"}, {"PYTHONDONTWRITEBYTECODE": "1", "PYTHONPYCACHEPREFIX": "/elsewhere"}):
+        environ = dict(kept)
+        assert give_jobs_a_pycache_prefix(environ, str(tmp_path)) is None
+        assert environ == kept
 
 
 def test_a_relative_working_directory_gives_an_absolute_prefix(tmp_path, monkeypatch):

@@ -274,8 +274,6 @@ def audit_outputs(wildcards):
 # Where PYTHONDONTWRITEBYTECODE keeps Python from writing __pycache__ beside the sources, the
 # jobs (not this process) keep their bytecode in .snakemake/pycache instead, rather than
 # compiling every module again (reeval.workflow.bytecode; docs/cluster.md)
-from reeval.workflow.bytecode import job_pycache_prefix
+from reeval.workflow.bytecode import give_jobs_a_pycache_prefix
 
-if (_pycache := job_pycache_prefix(os.environ, os.getcwd())) is not None:
-    os.environ["PYTHONPYCACHEPREFIX"] = _pycache
-    del os.environ["PYTHONDONTWRITEBYTECODE"]
+give_jobs_a_pycache_prefix(os.environ, os.getcwd())

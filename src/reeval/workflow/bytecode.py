@@ -31,3 +31,16 @@ def job_pycache_prefix(environ: Mapping[str, str], workdir: str) -> str | None:
     if not environ.get("PYTHONDONTWRITEBYTECODE") or environ.get("PYTHONPYCACHEPREFIX"):
         return None
     return os.path.join(os.path.abspath(workdir), PYCACHE_DIR)
+
+
+def give_jobs_a_pycache_prefix(environ, workdir: str) -> str | None:
+    """Set :func:`job_pycache_prefix` in ``environ`` (the environment the jobs inherit):
+    ``PYTHONPYCACHEPREFIX`` to it and ``PYTHONDONTWRITEBYTECODE`` removed; returns the prefix,
+    or None with ``environ`` unchanged. The Snakefile calls it with ``os.environ``, whose
+    variables it reads here rather than by name (Snakemake's linter asks for an ``envvars:``
+    directive for a variable a Snakefile names, one the workflow would then require)."""
+    prefix = job_pycache_prefix(environ, workdir)
+    if prefix is not None:
+        environ["PYTHONPYCACHEPREFIX"] = prefix
+        del environ["PYTHONDONTWRITEBYTECODE"]
+    return prefix
