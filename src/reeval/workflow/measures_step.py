@@ -12,6 +12,7 @@ included the tables keep their columns.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +21,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from reeval.io.tables import write_table, write_table_pair, write_text
-from reeval.measures import TopicScores, aggregate, build_grid, evaluate_grid, parse_measures, per_document_table
+from reeval.measures import (Grid, TopicScores, aggregate, build_grid, evaluate_grid, parse_measures,
+                             per_document_table)
 
 from .cross_track_summary import summary_markdown
 from .run_inclusion import DROPS, included_runs, read_ingest_report, run_inclusion
@@ -44,6 +46,29 @@ def read_track_tables(track_dir):
             pq.read_table(d / "qrels.parquet"))
 
 
+@dataclass(frozen=True)
+class IncludedTrack:
+    """An ingested track as its per-track steps read it: the central tables (Arrow), the
+    included runs (:func:`reeval.workflow.run_inclusion.included_runs`, sorted) and their grid,
+    docnos kept (``build_grid(judged, depth, qrels, runs=runs, keep_docno=True)``)."""
+
+    judged: pa.Table
+    depth: pa.Table
+    qrels: pa.Table
+    runs: list
+    grid: Grid
+
+
+def read_included_track(track_dir) -> IncludedTrack:
+    """Read an ingested track folder once for every study of a job: its three tables and
+    ingest report, and the grid of its included runs. A grid without docnos is the same
+    grid less its two docno arrays, so one grid serves the steps that do not need them."""
+    judged, depth, qrels = read_track_tables(track_dir)
+    runs = included_runs(read_ingest_report(track_dir))
+    grid = build_grid(judged, depth, qrels, runs=runs, keep_docno=True)
+    return IncludedTrack(judged, depth, qrels, runs, grid)
+
+
 def workflow_measures(measure_specs, precision: str = "float64") -> list:
     """The measures of a ``measures:`` list: the numeric ones (a set's runid and relstring,
     text printed by ``reeval score``, are left out), under the trec_eval version the
@@ -61,10 +86,8 @@ def track_measures(track: str, track_dir, out_dir, measure_specs, rel_level: int
     scores as if it retrieved nothing). ``precision`` is the one the track was read with
     (float32: trec_eval 9.x's semantics). Returns the per-run table.
     """
-    judged, depth, qrels = read_track_tables(track_dir)
-    runs = included_runs(read_ingest_report(track_dir))
+    grid = read_included_track(track_dir).grid
     measures = workflow_measures(measure_specs, precision)
-    grid = build_grid(judged, depth, qrels, runs=runs, keep_docno=True)
     scores = evaluate_grid(grid, measures, rel_level=rel_level, unretrieved=unretrieved,
                            version=9 if precision == "float32" else 10)
     by_topic = scores.to_frame()

@@ -98,7 +98,12 @@ def position_vectors(judged, qrels, depth=None, runs=None, rel_level: int = 1,
     the topic has relevant documents is refused (ValueError). ``runs`` fixes the run
     order (default: sorted names of ``depth``).
     """
-    grid = _grid(judged, qrels, depth, runs)
+    return grid_position_vectors(_grid(judged, qrels, depth, runs), rel_level, levels)
+
+
+def grid_position_vectors(grid, rel_level: int = 1, levels: int = DEFAULT_LEVELS) -> PositionVectors:
+    """:func:`position_vectors` of a track's grid (:func:`reeval.measures.build_grid`, docnos
+    kept or not): the grid's runs, in its order, on every topic with a relevant document."""
     T_all = grid.shape[1]
     m = np.bincount(grid.qrels_topic[grid.qrels_rel >= rel_level], minlength=T_all)
     is_rel = grid.rel >= rel_level

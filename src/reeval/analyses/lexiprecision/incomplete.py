@@ -255,7 +255,15 @@ def label_removal_studies(judged, qrels, depth, runs=None, rel_level: int = 1,
     the same tables, from one grid and one set of position vectors per (sample, fraction)
     with labels removed (both figures remove the same labels: ``default_rng([seed, k])``),
     built once for both instead of once per figure."""
-    grid = _grid(judged, qrels, depth, runs, keep_docno=True)
+    return grid_label_removal_studies(_grid(judged, qrels, depth, runs, keep_docno=True), rel_level, fractions,
+                                      samples, seed, max_pairs)
+
+
+def grid_label_removal_studies(grid, rel_level: int = 1,
+                               fractions=(0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9),
+                               samples: int = 10, seed: int = 0, max_pairs: int = MAX_PAIRS) -> tuple:
+    """:func:`label_removal_studies` of a track's grid with its docnos
+    (``build_grid(..., keep_docno=True)``)."""
     S, T_all = grid.shape
     labels = label_rows(grid, rel_level)
     _, m_full, _, g, pos, _ = labels

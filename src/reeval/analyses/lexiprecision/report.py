@@ -16,12 +16,11 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import pyarrow.parquet as pq
 
 from reeval.archive.inclusion import NO_TRACK_FIGURE_NOTE, NO_TRACK_INCLUDED
 from reeval.io.tables import read_stacked, write_table, write_table_pair, write_text
 from reeval.report.markdown import fmt, render, table
-from reeval.workflow.run_inclusion import included_runs, read_ingest_report
+from reeval.workflow.measures_step import IncludedTrack, read_included_track
 
 from . import core as lx
 from . import figures as lf
@@ -122,16 +121,15 @@ def other_level(level: int, rel_level: int) -> int:
     return rel_level if rel_level != 1 else 2
 
 
-def _comparisons(judged, qrels, depth, runs, at: dict, rel_level: int, levels: int, opts: dict,
-                 pairs_path, extra_levels=()) -> dict:
-    """{relevance level: (PositionVectors, PairTotals, RR runs x topics)}, every pair
-    compared a block at a time (:mod:`.pairblocks`); the pairs of ``rel_level`` written
-    to ``pairs_path`` on the way; ``extra_levels`` computed too."""
+def _comparisons(grid, at: dict, rel_level: int, levels: int, opts: dict, pairs_path, extra_levels=()) -> dict:
+    """{relevance level: (PositionVectors, PairTotals, RR runs x topics)} of a track's grid,
+    every pair compared a block at a time (:mod:`.pairblocks`); the pairs of ``rel_level``
+    written to ``pairs_path`` on the way; ``extra_levels`` computed too."""
     from reeval.io.tables import table_schema, write_table_parts
 
     out = {}
     for lvl in sorted({rel_level, *at.values(), *extra_levels}):
-        pv = lx.position_vectors(judged, qrels, depth, runs=runs, rel_level=lvl, levels=levels)
+        pv = lx.grid_position_vectors(grid, rel_level=lvl, levels=levels)
         S, T = pv.shape
         keep = (lvl == at["table4"] and opts["hsd_design"] == "randomised"
                 and pb.randomised_preferences(S, T, opts["hsd_resamples"]))
@@ -215,32 +213,32 @@ def _paper_tables(track: str, by_level: dict, at: dict, depth, opts: dict, other
 
 
 def track_lexiprecision(track: str, track_dir, out_dir, rel_level: int, config: dict,
-                        figures: bool = True) -> dict:
+                        figures: bool = True, included: IncludedTrack | None = None) -> dict:
     """Compute and write every per-track table, and its figures when ``figures``; returns
     the tables by name.
     ``config``: the ``lexiprecision`` section with its defaults filled in
     (:func:`reeval.workflow.config_check.section_with_defaults`).
 
     Tables 1-4 use the levels of :func:`table_levels`; the figures' data, ``positions``
-    and ``pairs`` use ``rel_level``."""
+    and ``pairs`` use ``rel_level``. ``included``: the track as already read
+    (:func:`reeval.workflow.measures_step.read_included_track` of ``track_dir``), shared
+    with the other studies of a job; read here when not given."""
     opts = config
-    d = Path(track_dir)
-    judged, depth, qrels = (pq.read_table(d / f"{n}.parquet") for n in ("judged", "depth", "qrels"))
-    runs = included_runs(read_ingest_report(d))
+    included = included or read_included_track(track_dir)
+    grid, depth = included.grid, included.depth
     levels = int(opts["levels"])
     at = table_levels(opts, rel_level)
     others = ({t: other_level(at[t], rel_level) for t in UNSTATED_LEVEL_TABLES}
               if track in (opts.get("paper") or {}) else {})
     out = Path(out_dir)
-    by_level = _comparisons(judged, qrels, depth, runs, at, rel_level, levels, opts, out / "pairs.parquet",
-                            others.values())
+    by_level = _comparisons(grid, at, rel_level, levels, opts, out / "pairs.parquet", others.values())
     pv, totals, _ = by_level[rel_level]
     corr, regression = totals.locality()
     # figures 8 and 9 remove the same labels: their position vectors built once for both
-    agreement, removal = li.label_removal_studies(judged, qrels, depth, runs=runs, rel_level=rel_level,
-                                                  fractions=opts["label_removal"]["fractions"],
-                                                  samples=opts["label_removal"]["samples"],
-                                                  seed=opts["label_removal"]["seed"])
+    agreement, removal = li.grid_label_removal_studies(grid, rel_level=rel_level,
+                                                       fractions=opts["label_removal"]["fractions"],
+                                                       samples=opts["label_removal"]["samples"],
+                                                       seed=opts["label_removal"]["seed"])
     tables = {
         **_paper_tables(track, by_level, at, depth, opts, others),
         "fig3_ties_by_p1": lt.tie_probability_by_p1(pv),
@@ -285,6 +283,8 @@ def read_positions(path, rel_level: int, levels: int = 8) -> lx.PositionVectors:
     them) at relevance level ``rel_level``: positions beyond ``found`` are UNRETRIEVED and
     the last axis is max(``levels``, the most found) long (the default 8: figure 7's
     dRR_1..dRR_8)."""
+    import pyarrow.parquet as pq
+
     t = pq.read_table(path)
     qid, run = t.column("qid").to_pylist(), t.column("run").to_pylist()
     n_topics = next((i for i, r in enumerate(run) if r != run[0]), len(run)) if run else 0

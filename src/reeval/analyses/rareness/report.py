@@ -27,13 +27,11 @@ import pandas as pd
 
 from reeval.archive.inclusion import NO_TRACK_FIGURE_NOTE, NO_TRACK_INCLUDED
 from reeval.io.tables import read_stacked, write_table, write_table_pair, write_text
-from reeval.measures import build_grid
 from reeval.report.figures import drawn_or_told
 from reeval.report.markdown import fmt, render, table
 from reeval.analyses.papers.published import published
 from reeval.workflow.config_check import ConfigError
-from reeval.workflow.measures_step import read_track_tables
-from reeval.workflow.run_inclusion import included_runs, read_ingest_report
+from reeval.workflow.measures_step import IncludedTrack, read_included_track
 
 from . import core as rr
 from . import analysis as ra
@@ -80,12 +78,14 @@ def _name(family: str, k: int) -> str:
     return f"{family}@{k}"
 
 
-def track_rareness(track: str, track_dir, out_dir, opts: dict, rel_level: int = 1, figures: bool = True) -> dict:
+def track_rareness(track: str, track_dir, out_dir, opts: dict, rel_level: int = 1, figures: bool = True,
+                   included: IncludedTrack | None = None) -> dict:
     """Compute and write every per-track table, and the figures when ``figures`` (module
-    doc). Returns the tables."""
-    judged, depth, qrels = read_track_tables(track_dir)
-    runs = included_runs(read_ingest_report(track_dir))
-    grid = build_grid(judged, depth, qrels, runs=runs, keep_docno=True)
+    doc). Returns the tables. ``included``: the track as already read
+    (:func:`reeval.workflow.measures_step.read_included_track` of ``track_dir``), shared
+    with the other studies of a job; read here when not given."""
+    included = included or read_included_track(track_dir)
+    runs, grid = included.runs, included.grid
     k, systems = int(opts["k"]), opts["systems"]
     hits = rr.top_k_hits(grid, k, rel_level)
     families, alphas = list(opts["measures"]), list(opts["alpha"])
