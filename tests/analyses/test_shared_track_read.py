@@ -53,3 +53,20 @@ def test_the_shared_grid_keeps_docnos_and_the_included_runs(graded_track):
     included = measures_step.read_included_track(d)
     assert included.grid.docno is not None and included.grid.qrels_docno is not None
     assert included.grid.runs == included.runs == sorted(included.runs) and len(included.runs) > 2
+
+
+def test_judged_read_with_its_dictionaries_gives_the_grid_of_plain_strings(graded_track):
+    import numpy as np
+    import pyarrow as pa
+
+    from reeval.measures import build_grid
+
+    _, d = graded_track
+    judged, depth, qrels = measures_step.read_track_tables(d)
+    assert pa.types.is_dictionary(judged.schema.field("run").type)
+    plain = pq.read_table(d / "judged.parquet")
+    assert plain.schema.field("run").type == pa.string() and judged.cast(plain.schema).equals(plain)
+    runs = sorted(set(plain.column("run").to_pylist()))[1:]  # one run left out: rows to drop
+    shared, strings = (build_grid(j, depth, qrels, runs=runs, keep_docno=True) for j in (judged, plain))
+    for name in ("g", "pos", "rel", "n_ret", "qrels_topic", "qrels_rel", "docno", "qrels_docno"):
+        assert np.array_equal(getattr(shared, name), getattr(strings, name)), name
