@@ -90,6 +90,39 @@ def pause(snakemake):
             held.read()
 
 
+#: a switch for profiling, unset in a normal run: a folder where each job writes the cProfile
+#: of its body, ``<rule>-<wildcards>.prof``, and ``<rule>-<wildcards>.cpu`` (the process's CPU
+#: seconds when the body starts, interpreter, imports and Snakemake's preamble, and when it
+#: ends); ``benchmarks/profile_study.py`` sums them per rule (docs/cluster.md)
+PROFILE_DIR = "REEVAL_PROFILE_DIR"
+
+
+@contextmanager
+def profiled(snakemake):
+    """Profile the body when :data:`PROFILE_DIR` is set (no-op otherwise); the files are
+    written when the body ends, also when it raises."""
+    folder = os.environ.get(PROFILE_DIR)
+    if not folder:
+        yield
+        return
+    import cProfile
+    import re
+    import time
+
+    before = time.process_time()
+    profile = cProfile.Profile()
+    profile.enable()
+    try:
+        yield
+    finally:
+        profile.disable()
+        parts = [getattr(snakemake, "rule", None) or "job", *map(str, getattr(snakemake, "wildcards", []))]
+        stem = Path(folder) / re.sub(r"[^\w.=-]", "_", "-".join(parts))
+        stem.parent.mkdir(parents=True, exist_ok=True)
+        profile.dump_stats(f"{stem}.prof")
+        Path(f"{stem}.cpu").write_text(f"{before:.3f} {time.process_time():.3f}\n")
+
+
 def one_line(exc: BaseException) -> str:
     """The error as one line: its message (which names the file and line), newlines folded,
     other invisible characters shown escaped (:func:`reeval.report.escape.line_text`).
@@ -115,13 +148,15 @@ def rule_log(snakemake):
     Bad input (:data:`BAD_INPUT`), out of memory and a full disk are written as one line to the log and to the console
     (``sys.__stderr__``, so Snakemake's output names the file), and the script exits with
     status 1. Any other exception is a bug: it propagates and its traceback goes to the log.
-    A test can make the rule fail once first (:func:`fail_once`) or wait (:func:`pause`).
+    A test can make the rule fail once first (:func:`fail_once`) or wait (:func:`pause`);
+    :data:`PROFILE_DIR` profiles the body (:func:`profiled`).
     """
     log = to_log(snakemake)
     fail_once(snakemake)
     pause(snakemake)
     try:
-        yield log
+        with profiled(snakemake):
+            yield log
     except (*BAD_INPUT, MemoryError) as exc:
         line = one_line(exc)
         log.error(line)

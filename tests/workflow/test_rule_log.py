@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, load_file_module
 
 SCRIPT = textwrap.dedent("""\
     import sys
@@ -95,3 +95,25 @@ def test_every_rule_script_runs_inside_rule_log():
         assert isinstance(frame, ast.With), path.name
         call = frame.items[0].context_expr
         assert isinstance(call, ast.Call) and call.func.id == "rule_log", path.name
+
+
+@pytest.mark.parametrize("body, status", [("sum(range(10 ** 5))", 0),
+                                          ("from reeval.errors import InputError; raise InputError('bad')", 1)],
+                         ids=["ends", "bad_input"])
+def test_the_profile_switch_writes_each_jobs_profile_and_cpu_also_on_bad_input(tmp_path, body, status, capsys):
+    profile_study = load_file_module("benchmarks/profile_study.py").main
+    folder = tmp_path / "prof"
+    proc, _ = run_script(tmp_path, body, env=dict(os.environ, REEVAL_PROFILE_DIR=str(folder)))
+    assert proc.returncode == status, proc.stderr
+    assert sorted(p.name for p in folder.iterdir()) == ["ingest.cpu", "ingest.prof"]
+    before, end = map(float, (folder / "ingest.cpu").read_text().split())
+    assert 0 < before <= end
+    assert profile_study([str(folder), "--top", "3"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[1].split()[:2] == ["ingest", "1"] and "== ingest (1 jobs)" in out
+
+
+def test_without_the_profile_switch_a_job_writes_no_profile(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "REEVAL_PROFILE_DIR"}
+    proc, _ = run_script(tmp_path, "pass", env=env)
+    assert proc.returncode == 0 and sorted(p.name for p in tmp_path.iterdir()) == ["rule.log"]
