@@ -44,7 +44,7 @@ def test_the_measures_table_fits_the_page_at_1280_px(site, browser):
     folder, done = site
     assert done.returncode == 0, done.stderr
     browser.set_window_size(1280, 1000)
-    browser.get((folder / "measures" / "index.html").as_uri())
+    browser.open((folder / "measures" / "index.html").as_uri())
     table, shown = browser.execute_script(
         "const t = document.querySelector('article table');"
         "const w = t.closest('.md-typeset__scrollwrap') || t.parentElement;"

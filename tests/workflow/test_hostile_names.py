@@ -70,7 +70,7 @@ def test_the_tables_keep_every_name_as_read(hostile_run):
 def test_the_report_runs_no_script_and_every_table_keeps_its_cells(hostile_run, browser):
     from selenium.webdriver.common.by import By
 
-    browser.get((hostile_run / "report.html").as_uri())
+    browser.open((hostile_run / "report.html").as_uri())
     assert browser.execute_script("return typeof window.pwned") == "undefined"
     assert browser.execute_script(
         "return document.querySelectorAll('script, [onerror], [onload], a[href^=\"javascript:\"]').length") == 0

@@ -150,7 +150,7 @@ def test_the_report_opens_in_a_browser_with_every_figure_and_the_leaderboards(de
     the inclusion table and the links to each study's section."""
     from selenium.webdriver.common.by import By
 
-    browser.get((default_run / "report.html").as_uri())
+    browser.open((default_run / "report.html").as_uri())
     # every block opened and every image asked for now (a linked one loads when scrolled to),
     # then read once each has loaded or failed
     images = browser.execute_async_script("""const done = arguments[arguments.length - 1];
@@ -192,7 +192,7 @@ def test_the_report_fits_a_1280_pixel_window_without_scrolling_sideways(default_
     """Issue 39 item 7: the report scrolled sideways at 1400 px (the summaries' page-wide
     figures at their own 1,400 pixels). At 1280 px, every folded block opened, the page is
     no wider than the window: wide tables scroll in their own box, images fit the page."""
-    browser.get((default_run / "report.html").as_uri())
+    browser.open((default_run / "report.html").as_uri())
     assert browser.execute_script("return window.innerWidth") == 1280   # tests/browser.py's window
     browser.execute_script("document.querySelectorAll('details').forEach(d => d.open = true)")
     wide, window = browser.execute_script(
@@ -205,7 +205,7 @@ def test_the_report_fits_a_1280_pixel_window_without_scrolling_sideways(default_
 def test_a_section_reached_from_the_sticky_nav_starts_below_it(default_run, browser):
     """The navigation bar stays at the top of the window; a link to a section scrolled its
     heading under the bar, hidden. Every section's top is now below the bar's bottom."""
-    browser.get((default_run / "report.html").as_uri())
+    browser.open((default_run / "report.html").as_uri())
     hidden = browser.execute_script("""
         const nav = document.querySelector('nav');
         const out = [];
