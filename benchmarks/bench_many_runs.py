@@ -1,7 +1,7 @@
 """Every per-track job of the workflow on tracks of many runs, through Snakemake itself.
 
     PYTHONPATH=src .venv/bin/python benchmarks/bench_many_runs.py [--runs 300 1000 3000]
-        [--lines 1 1000] [--cores 2] [--max-pair-lines 1e8] [--out /tmp/bench_many_runs] [--skip-run]
+        [--lines 1 1000] [--cores 2] [--max-pair-lines 1e10] [--out /tmp/bench_many_runs] [--skip-run]
 
 Writes one track per (lines, runs) pair under ``OUT/tracks``, seeded, all runs of one depth:
 
@@ -15,9 +15,10 @@ into ``OUT/results``, the targets being one output of each track's ``analyses`` 
 ``reusability`` jobs (:data:`TARGETS`), so that every per-track job runs and none of the
 cross-track ones (per-track figures off, as in the 82-track study). The ``analyses`` job
 compares every pair of runs (its cost grows with runs^2 x lines): it is left out of the
-tracks where runs^2 x lines exceeds ``--max-pair-lines`` (default 1e8: the 1,000-line track
-of 300 runs has 9e7 and took 11 min under a load of 14 on 2 cores; ``measures`` is then a
-target of its own). Then reads each job's Snakemake benchmark file
+tracks where runs^2 x lines exceeds ``--max-pair-lines`` (``measures`` is then a target of
+its own). The default, 1e10, keeps every track of the defaults: the largest, 3,000 runs of
+1,000 lines (9e9), took 6.5 min and 1.8 GB in ``analyses`` on a quiet 2-core machine, the
+whole benchmark 7 min (docs/cluster.md). Then reads each job's Snakemake benchmark file
 (``results/benchmarks/<rule>/<track>.tsv``: wall s, cpu_time, max_rss; Snakemake samples a
 job every 0.5 s for 15 s, then every 30 s, so the CPU time and peak of a longer job are
 those of its last sample) and prints, per shape, one row per rule (wall s / CPU s / peak MB
@@ -133,8 +134,8 @@ def main(argv=None) -> int:
     ap.add_argument("--runs", type=int, nargs="+", default=[300, 1000, 3000])
     ap.add_argument("--lines", type=int, nargs="+", choices=(1, 1000), default=[1, 1000])
     ap.add_argument("--cores", type=int, default=2)
-    ap.add_argument("--max-pair-lines", type=float, default=1e8,
-                    help="no analyses job on a track whose runs^2 x lines exceeds this (default 1e8)")
+    ap.add_argument("--max-pair-lines", type=float, default=1e10,
+                    help="no analyses job on a track whose runs^2 x lines exceeds this (default 1e10)")
     ap.add_argument("--out", type=Path, default=Path("/tmp/bench_many_runs"))
     ap.add_argument("--skip-run", action="store_true", help="only read the benchmark files of an earlier run")
     args = ap.parse_args(argv)
