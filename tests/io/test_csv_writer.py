@@ -70,3 +70,29 @@ def test_a_list_column_is_written_as_pandas_wrote_it(tmp_path):
                       "positions": pa.array([[1, 2, 3], None, []], pa.list_(pa.int32()))})
     tables.write_table(table, tmp_path / "t.csv")
     assert (tmp_path / "t.csv").read_bytes() == pandas_csv(table, tmp_path / "oracle.csv")
+
+
+def test_a_float64_is_written_as_numpy_wrote_it_and_a_float32_too():
+    """Python's repr of a float64 (the writer's fast path) is numpy's ``str`` (the pandas
+    path) on every value; a float32 keeps numpy's own shortest text (``0.1``, not the
+    float64 expansion of its bits)."""
+    rng = np.random.default_rng(11)
+    values = np.concatenate([FLOATS, rng.standard_normal(200_000) * 10.0 ** rng.integers(-320, 308, 200_000),
+                             rng.integers(-10**6, 10**6, 50_000) / 2 ** rng.integers(0, 12, 50_000),
+                             np.frombuffer(rng.bytes(8 * 50_000), np.float64)])
+    want = values.astype(str)
+    want[np.isnan(values)] = ""
+    assert tables.csv_texts(pa.array(values, pa.float64())) == want.tolist()
+    small = np.array([0.1, 1 / 3, np.nan, 1e-5, 3.4e38], np.float32)
+    assert tables.csv_texts(pa.array(small, pa.float32())) == ["0.1", "0.33333334", "", "1e-05", "3.4e+38"]
+
+
+def test_a_dictionary_column_is_written_as_its_plain_strings(tmp_path):
+    """Run names held dictionary-encoded (as Parquet gives them back), in several chunks and
+    with nulls: the same fields, and the same bytes as pandas wrote for the plain strings."""
+    plain = pa.array([HOSTILE[i % len(HOSTILE)] for i in range(300)], pa.string())
+    coded = pa.chunked_array([plain.slice(0, 100).dictionary_encode(), plain.slice(100).dictionary_encode()])
+    assert tables.csv_texts(coded) == tables.csv_texts(plain)
+    tables._write_csv(pa.table({"run": coded, "k": pa.array(range(300), pa.int64())}), tmp_path / "t.csv")
+    oracle = pandas_csv(pa.table({"run": plain, "k": pa.array(range(300), pa.int64())}), tmp_path / "oracle.csv")
+    assert (tmp_path / "t.csv").read_bytes() == oracle
