@@ -9,7 +9,7 @@ from reeval.workflow.run_inclusion import excluded_messages, study_run_inclusion
 
 sm = snakemake  # noqa: F821
 with rule_log(sm) as log:
-    statuses = {track: read_status(path) for track, path in sm.params.statuses.items()}
+    statuses = {track: read_status(path) for track, path in sm.params.statuses.items()} | sm.params.left_out
     reports = {Path(path).parent.name: path for path in sm.input.reports}  # <results>/tracks/<track>/...
     table = inclusion_table(sm.params.entries, statuses, reports, sm.params.min_runs)
     runs = study_run_inclusion(reports, table)

@@ -14,8 +14,8 @@ from reeval.workflow.config_check import (check_config, check_config_file, check
 from reeval.workflow.outputs import draws_track_figures, track_files
 from reeval.workflow.measures_step import SUMMARY_FILES as SUMMARY_NAMES
 from reeval.analyses.asl.study import REQUIRED_MEASURES as STUDY_MEASURES
-from reeval.workflow.tracks import (ingest_threads, is_fetched, job_priorities, local_track_files, own_section,
-                                   resolve_runs, scope_counts, study_tracks, track_options, track_work)
+from reeval.workflow.tracks import (empty_run_tracks, ingest_threads, is_fetched, job_priorities, local_track_files,
+                                   own_section, resolve_runs, scope_counts, study_tracks, track_options, track_work)
 from reeval.errors import InputError
 from reeval.report.escape import line_text
 from reeval.workflow.scheduling import coalesce_reevaluation_timers
@@ -73,6 +73,9 @@ onstart:
 
 
 LOCAL_FILES = checked(local_track_files, config["tracks"])  # track -> its qrels and run files
+# local tracks whose run files are all empty: left out now, no job runs on them (the
+# inclusion table names them with their files; reeval.workflow.tracks.empty_run_tracks)
+EMPTY_RUN_TRACKS = empty_run_tracks(LOCAL_FILES)
 # per local track, a file rewritten only when an input's content (not its mtime) changes:
 # ingest depends on it, so `cp -p` of new content reruns it (reeval.workflow.fingerprint)
 INPUT_FINGERPRINTS = {t: f"{RESULTS}/tracks/{t}/{FINGERPRINT}" for t in LOCAL_FILES}
@@ -186,7 +189,10 @@ FETCH_STATUSES = [f"{RESULTS}/fetch/{t}/status.json" for t in FETCHED]
 
 
 def is_usable(track):
-    """Local and synthetic tracks; a fetched one when its status says usable (after its fetch)."""
+    """Local and synthetic tracks (not one whose run files are all empty); a fetched one when
+    its status says usable (after its fetch)."""
+    if track in EMPTY_RUN_TRACKS:
+        return False
     if track not in FETCHED:
         return True
     status = checkpoints.fetch.get(track=track).output.status

@@ -40,6 +40,7 @@ rule inclusion:
     params:
         entries={t: config["tracks"][t] for t in TRACKS},
         statuses=dict(zip(FETCHED, FETCH_STATUSES)),
+        left_out=EMPTY_RUN_TRACKS,  # local tracks whose run files are all empty (common.smk)
         min_runs=STUDY_MIN_RUNS,
     log:
         f"{RESULTS}/logs/inclusion/inclusion.log",

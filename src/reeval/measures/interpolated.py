@@ -82,7 +82,7 @@ def suffix_max_precision(ctx: Context):
         offset = np.cumsum(group_starts(g[rev])) * span
         best = values_sorted[(np.maximum.accumulate(rank[rev] + offset) - offset)[rev]]
         rel_ret = np.bincount(g, minlength=ctx.S * ctx.T)
-        first = np.concatenate([[0], np.cumsum(rel_ret)[:-1]])
+        first = np.cumsum(rel_ret) - rel_ret  # (no run or no topic: empty)
         return best, first, rel_ret
     return ctx.once("iprec_suffix", make)
 

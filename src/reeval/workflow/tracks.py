@@ -125,6 +125,30 @@ def local_track_files(tracks: dict) -> dict:
     return files
 
 
+def empty_run_tracks(files: dict) -> dict:
+    """track -> the fetch-like status (``usable`` false, ``reason``, ``runs_listed``,
+    ``runs_parsed`` 0) of each local track whose run files are all empty (0 bytes: no run can
+    keep a line), from :func:`local_track_files`' ``{track: {"qrels", "runs"}}``. Such a
+    track is left out when the workflow is planned, named with its files in the inclusion
+    table, and no job runs on it; a track with one non-empty run file is ingested as usual
+    (a run that keeps no line for another reason, all NaN scores say, is left out by ingest,
+    :mod:`reeval.workflow.run_inclusion`). A size that cannot be read counts as non-empty
+    (ingest then names the problem)."""
+    out = {}
+    for track, entry in files.items():
+        runs = entry["runs"]
+        try:
+            empty = bool(runs) and all(os.path.getsize(f) == 0 for f in runs)
+        except OSError:
+            empty = False
+        if empty:
+            shown = ", ".join(line_text(Path(f).name) for f in runs[:3]) + (f" and {len(runs) - 3} more"
+                                                                              if len(runs) > 3 else "")
+            out[track] = {"usable": False, "runs_listed": len(runs), "runs_parsed": 0,
+                          "reason": f"no line kept: every run file is empty ({len(runs)}: {shown})"}
+    return out
+
+
 #: what Snakemake reads in an input path: a wildcard ``{name}`` (any brace) or, since
 #: Snakemake 9, a path variable ``<name>``
 SNAKEMAKE_PATH_SYNTAX = re.compile(r"[{}]|<[a-z][a-z0-9_]*>")
