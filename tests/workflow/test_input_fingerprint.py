@@ -83,3 +83,50 @@ def test_new_content_with_an_older_mtime_reruns_ingest_and_a_touch_does_not(tmp_
     assert pd.read_csv(target).set_index("run")["map"].to_dict() == {"r1": 0.75, "r2": 1.0}
     report = pd.read_csv(results / "tracks" / "t" / "ingest_report.csv").set_index("file")
     assert report.loc[str(qrels), "sha256"] == hashlib.sha256(qrels.read_bytes()).hexdigest()
+
+
+def test_a_report_read_from_other_bytes_than_the_file_holds_rewrites_the_fingerprint(tmp_path):
+    a = write_lines(tmp_path / "a", ["1 0 D0 1"])
+    folder = tmp_path / "track"
+    path = fp.refresh_fingerprint(folder, [a])
+    os.utime(path, (OLD, OLD))
+    (folder / fp.INGEST_REPORT).write_text(f"track,file,kind,sha256\nt,{a},qrels,{'0' * 64}\n")
+    stale = []
+    fp.refresh_fingerprint(folder, [a], stale)
+    assert stale == [str(a)] and os.stat(path).st_mtime > OLD  # newer than the tables: ingest again
+    assert fp.changed_fingerprint(folder, [a]) is not None  # a dry run plans the ingest too
+    (folder / fp.INGEST_REPORT).write_text(f"track,file,kind,sha256\nt,{a},qrels,{hashlib.sha256(a.read_bytes()).hexdigest()}\n")
+    os.utime(path, (OLD, OLD))
+    fp.refresh_fingerprint(folder, [a], stale := [])
+    assert stale == [] and os.stat(path).st_mtime == OLD and fp.changed_fingerprint(folder, [a]) is None
+
+
+def test_a_file_rewritten_while_ingest_read_it_then_put_back_with_cp_p_is_ingested_again(tmp_path):
+    """The race: the workflow fingerprints X, ingest reads Y, then X is put back with its old
+    mtime. The state it leaves is made here in three steps: a run on X (its fingerprint kept),
+    a run on Y, X put back with ``cp -p`` and X's fingerprint files with theirs."""
+    (tmp_path / "runs").mkdir()
+    qrels = write_lines(tmp_path / "qrels.txt", ["1 0 D0 1", "1 0 D1 0", "2 0 D0 1"])
+    run = write_lines(tmp_path / "runs" / "r1", ["1 Q0 D0 1 2 r1", "1 Q0 D1 2 1 r1", "2 Q0 D0 1 1 r1"])
+    write_lines(tmp_path / "runs" / "r2", ["1 Q0 D1 1 2 r2", "1 Q0 D0 2 1 r2", "2 Q0 D0 1 1 r2"])
+    results = tmp_path / "results"
+    cfg = tmp_path / "study.yaml"
+    cfg.write_text(yaml.safe_dump({"results": str(results), "measures": ["map"],
+                                   "tracks": {"t": {"qrels": str(qrels), "runs": str(tmp_path / "runs")}}}))
+    target, folder = results / "tracks" / "t" / "measures_by_run.csv", results / "tracks" / "t"
+    snakemake("--cores", "1", str(target), "--configfile", str(cfg))
+    assert pd.read_csv(target).set_index("run")["map"].to_dict() == {"r1": 1.0, "r2": 0.75}
+    kept = tmp_path / "kept"
+    kept.mkdir()
+    for name in (fp.FINGERPRINT, fp.CACHE):
+        shutil.copy2(folder / name, kept / name)
+    shutil.copy2(run, kept / "r1")
+    write_lines(run, ["1 Q0 D1 1 2 r1", "1 Q0 D0 2 1 r1", "2 Q0 D0 1 1 r1"])  # Y: r1 now ranks D1 first
+    snakemake("--cores", "1", str(target), "--configfile", str(cfg))
+    assert pd.read_csv(target).set_index("run")["map"].to_dict() == {"r1": 0.75, "r2": 0.75}
+    shutil.copy2(kept / "r1", run)  # X back, with its old mtime
+    for name in (fp.FINGERPRINT, fp.CACHE):
+        shutil.copy2(kept / name, folder / name)
+    out = snakemake("--cores", "1", str(target), "--configfile", str(cfg))
+    assert "ingest t" in out and f"t: {run} holds other bytes than its ingest read" in out, out[-3000:]
+    assert pd.read_csv(target).set_index("run")["map"].to_dict() == {"r1": 1.0, "r2": 0.75}

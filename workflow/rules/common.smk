@@ -87,7 +87,10 @@ if workflow.is_main_process:
     for _track, _files in LOCAL_FILES.items():
         _folder, _inputs = f"{RESULTS}/tracks/{_track}", [_files["qrels"], *_files["runs"]]
         if not DRY_RUN:
-            checked(refresh_fingerprint, _folder, _inputs)
+            checked(refresh_fingerprint, _folder, _inputs, _stale := [])
+            for _path in _stale:  # the tables were made from bytes the file no longer holds
+                sys.stderr.write(line_text(f"{_track}: {_path} holds other bytes than its ingest read (sha256 of "
+                                           f"ingest_report.csv): the track is ingested again") + "\n")
         elif (_text := checked(changed_fingerprint, _folder, _inputs)) is not None:
             _planned = workflow.snakemake_tmp_dir / "fingerprints" / _track / FINGERPRINT
             _planned.parent.mkdir(parents=True, exist_ok=True)

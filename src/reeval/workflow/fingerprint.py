@@ -23,10 +23,18 @@ file outside the results when it differs. The ingest report's columns ``bytes`` 
 ``sha256`` do not come from here: the ingest job hashes the very bytes it parses, for every
 track (``reeval.io.ingest.ingest_track(digest=True)``), so no input is read twice there.
 A file that is not a regular file (a FIFO) is listed with no hash: reading it would consume it.
+
+The fingerprint is taken when the workflow starts, ingest reads the files later: a file
+rewritten in between and put back afterwards with its old bytes and mtime (``cp -p``) leaves
+a fingerprint that matches the files and tables made from other bytes. So
+:func:`refresh_fingerprint` also compares each file's hash with the ``sha256`` the track's
+``ingest_report.csv`` holds for it (:func:`report_mismatches`); where they differ it writes
+the fingerprint again, newer than the tables, and the track is ingested again.
 """
 
 from __future__ import annotations
 
+import csv
 import hashlib
 import json
 import os
@@ -92,26 +100,55 @@ def _write_if_changed(path: Path, text: str) -> bool:
     return True
 
 
+#: the ingest report the tables were made with (reeval.workflow.outputs), beside the fingerprint
+INGEST_REPORT = "ingest_report.csv"
+
+
+def report_mismatches(folder, hashes: dict) -> list[str]:
+    """The input files (absolute paths, of ``hashes``: :func:`input_hashes`) whose SHA-256
+    differs from the one ``folder``'s ingest report holds for them: the tables were made from
+    other bytes than the file holds now. Empty when there is no report (nothing ingested yet)
+    or no hash to compare (a FIFO; a file the report does not list, which changes the
+    fingerprint itself)."""
+    try:
+        with open(Path(folder) / INGEST_REPORT, newline="", encoding="utf-8") as f:
+            read = {os.path.abspath(row["file"]): row.get("sha256") or None for row in csv.DictReader(f)}
+    except (OSError, ValueError, KeyError, csv.Error):
+        return []
+    return sorted(p for p, e in hashes.items() if e["sha256"] and read.get(p) and read[p] != e["sha256"])
+
+
 def changed_fingerprint(folder, paths) -> str | None:
     """The fingerprint text :func:`refresh_fingerprint` would write for ``paths``, or None when
-    ``folder``'s fingerprint already says it. Writes nothing (a dry run's question; a file
+    ``folder``'s fingerprint already says it and the ingest report was read from these bytes
+    (:func:`report_mismatches`). Writes nothing (a dry run's question; a file
     whose ``stat`` changed is hashed again on every such call, as the cache is not updated)."""
-    text = fingerprint_text(input_hashes(paths, read_cache(folder)))
+    hashes = input_hashes(paths, read_cache(folder))
+    text = fingerprint_text(hashes)
     try:
-        return None if (Path(folder) / FINGERPRINT).read_text() == text else text
+        same = (Path(folder) / FINGERPRINT).read_text() == text
+        return None if same and not report_mismatches(folder, hashes) else text
     except OSError:
         return text
 
 
-def refresh_fingerprint(folder, paths) -> Path:
+def refresh_fingerprint(folder, paths, stale: list | None = None) -> Path:
     """Bring ``folder``'s cache and fingerprint up to date for the input ``paths``; the
     fingerprint file is rewritten (and so made newer than the tables) only when the content,
-    the size or the set of the inputs changed. Returns the fingerprint's path."""
+    the size or the set of the inputs changed, or when the ingest report was read from other
+    bytes than a file holds now (:func:`report_mismatches`: those files are appended to
+    ``stale``, for the caller to say why the track is ingested again). Returns the
+    fingerprint's path."""
     folder = Path(folder)
     cache = read_cache(folder)
     hashes = input_hashes(paths, cache)
     if hashes != {k: cache.get(k) for k in hashes} or set(cache) != set(hashes):
         _write_if_changed(folder / CACHE, json.dumps(hashes, indent=1, sort_keys=True) + "\n")
-    _write_if_changed(folder / FINGERPRINT, fingerprint_text(hashes))
+    text, mismatches = fingerprint_text(hashes), report_mismatches(folder, hashes)
+    if mismatches:
+        atomic_write(folder / FINGERPRINT, lambda tmp: Path(tmp).write_text(text))
+        if stale is not None:
+            stale.extend(mismatches)
+    else:
+        _write_if_changed(folder / FINGERPRINT, text)
     return folder / FINGERPRINT
-
