@@ -103,25 +103,32 @@ def drawn_permutations(seed: int, resamples: int, T: int, S: int, max_cells: int
     return next(topic_permutations(seed, resamples, T, S, max(resamples, 1)), (0, None))[1]
 
 
-def _p_values(null_max: np.ndarray, observed: np.ndarray, tol: float) -> np.ndarray:
-    """(1 + #{null >= observed - tol}) / (1 + B) for each observed value (sorted search)."""
-    ordered = np.sort(null_max)
-    at_least = ordered.size - np.searchsorted(ordered, observed - tol, side="left")
-    return (1.0 + at_least) / (1.0 + ordered.size)
+def _p_values(null_batches, observed: np.ndarray, tol: float, resamples: int) -> np.ndarray:
+    """(1 + #{null >= observed - tol}) / (1 + B) for each observed value, counted batch by
+    batch as the resampled statistics arrive (``null_batches``: arrays of them, B in all), so
+    that memory does not grow with B (10^9 resamples held at once took 7.45 GiB). The observed
+    thresholds are sorted once; a null value v counts for every threshold <= v: the index
+    where v falls among them (a sorted search), tallied, then summed from the right."""
+    thresholds = observed - tol
+    order = np.argsort(thresholds, kind="stable")
+    ordered = thresholds[order]
+    tally = np.zeros(ordered.size + 1, dtype=np.int64)
+    for null in null_batches:
+        tally += np.bincount(np.searchsorted(ordered, null, side="right"), minlength=ordered.size + 1)
+    at_least = np.empty(ordered.size, dtype=np.int64)
+    at_least[order] = np.cumsum(tally[::-1])[::-1][1:]
+    return (1.0 + at_least) / (1.0 + resamples)
 
 
-def null_range(X: np.ndarray, seed: int = 0, resamples: int = HSD_RESAMPLES, permutations=None) -> np.ndarray:
-    """The B resampled statistics max_s M_s - min_s M_s of a runs x topics matrix (totals
-    over topics, see the module docstring). ``permutations``: :func:`drawn_permutations`
-    of the same seed, or None to draw them."""
+def null_range_batches(X: np.ndarray, seed: int = 0, resamples: int = HSD_RESAMPLES, permutations=None):
+    """Yield the B resampled statistics max_s M_s - min_s M_s of a runs x topics matrix
+    (totals over topics, see the module docstring) batch after batch. ``permutations``:
+    :func:`drawn_permutations` of the same seed, or None to draw them."""
     S, T = X.shape
-    out = np.empty(resamples)
     topic = np.arange(T)[None, :, None]
-    for start, perms in topic_permutations(seed, resamples, T, S, HSD_BATCH_CELLS // max(1, T * S),
-                                           permutations):
+    for _, perms in topic_permutations(seed, resamples, T, S, HSD_BATCH_CELLS // max(1, T * S), permutations):
         totals = X[perms, topic].sum(axis=1)               # (b, S): sum_t X[pi_t(s), t]
-        out[start:start + len(perms)] = totals.max(axis=1) - totals.min(axis=1)
-    return out
+        yield totals.max(axis=1) - totals.min(axis=1)
 
 
 def randomised_tukey_hsd(scores, runs=None, resamples: int = HSD_RESAMPLES, seed: int = 0,
@@ -145,7 +152,8 @@ def randomised_tukey_hsd(scores, runs=None, resamples: int = HSD_RESAMPLES, seed
     if T and S >= 2:
         totals = X.sum(axis=1)
         tol = 1e-10 * T * float(np.abs(X).max(initial=0.0))
-        p = _p_values(null_range(X, seed, resamples, permutations), np.abs(totals[ii] - totals[jj]), tol)
+        p = _p_values(null_range_batches(X, seed, resamples, permutations), np.abs(totals[ii] - totals[jj]), tol,
+                      resamples)
     else:
         p = np.full(ii.size, np.nan)
     out = pd.DataFrame({"run_i": labels[ii], "run_j": labels[jj], "mean_i": means[ii],
@@ -170,7 +178,13 @@ def preference_tensor(values: np.ndarray, S: int) -> np.ndarray:
 
 def null_max_preference(F: np.ndarray, seed: int = 0, resamples: int = HSD_RESAMPLES,
                         permutations=None) -> np.ndarray:
-    """The B resampled statistics max_{i<j} |sum_t F_t[pi_t(i), pi_t(j)]| (module docstring).
+    """The B statistics of :func:`null_max_preference_batches` in one array."""
+    return np.concatenate([np.empty(0), *null_max_preference_batches(F, seed, resamples, permutations)])
+
+
+def null_max_preference_batches(F: np.ndarray, seed: int = 0, resamples: int = HSD_RESAMPLES, permutations=None):
+    """Yield the B resampled statistics max_{i<j} |sum_t F_t[pi_t(i), pi_t(j)]| (module
+    docstring) batch after batch.
 
     Per batch of resamples the totals (batch x pairs) are accumulated topic by topic, one
     vectorised gather from F_t per topic: the temporaries stay at batch x pairs cells
@@ -181,26 +195,26 @@ def null_max_preference(F: np.ndarray, seed: int = 0, resamples: int = HSD_RESAM
     seed, or None to draw them."""
     T, S, _ = F.shape
     ii, jj = np.triu_indices(S, 1)
-    out = np.empty(resamples)
     batches = topic_permutations(seed, resamples, T, S, HSD_PAIR_CELLS // max(1, ii.size), permutations)
     exact = F.dtype == np.int8
     compiled = kernels() if not exact or T * 127 < 2**31 else None  # int8: int32 totals in C
     if compiled is not None:  # the same sums in the same order, in C (stats/_kernels.c)
         F = np.ascontiguousarray(F, dtype=np.int8 if exact else np.float64)
-        for start, perms in batches:
-            compiled.preference_null_max(F, perms, out[start:start + len(perms)], T, S, exact)
-        return out
+        for _, perms in batches:
+            out = np.empty(len(perms))
+            compiled.preference_null_max(F, perms, out, T, S, exact)
+            yield out
+        return
     acc = np.int64 if F.dtype == np.int8 else np.float64
     planes = F.reshape(T, S * S)
-    for start, perms in batches:
+    for _, perms in batches:
         totals = np.zeros((len(perms), ii.size), dtype=acc)
         rows = perms.astype(np.int64) * S
         for t in range(T):  # topics of one batch of resamples: every pair and resample at once
             cells = rows[:, t, :].take(ii, axis=1)
             cells += perms[:, t, :].take(jj, axis=1)              # F_t[pi_t(i), pi_t(j)]
             totals += planes[t].take(cells, mode="clip")
-        out[start:start + len(perms)] = np.abs(totals).max(axis=1, initial=0)
-    return out
+        yield np.abs(totals).max(axis=1, initial=0).astype(np.float64)
 
 
 def _preference_matrix(preferences, runs, what: str):
@@ -269,8 +283,8 @@ def randomised_tukey_hsd_preferences(preferences, runs=None, resamples: int = HS
     T = V.shape[1]
     if T and S >= 2:
         tol = 1e-10 * T * float(np.abs(V).max(initial=0.0))
-        null = null_max_preference(preference_tensor(V, S), seed, resamples, permutations)
-        p = _p_values(null, np.abs(V.sum(axis=1)), tol)
+        null = null_max_preference_batches(preference_tensor(V, S), seed, resamples, permutations)
+        p = _p_values(null, np.abs(V.sum(axis=1)), tol, resamples)
     else:
         p = np.full(ii.size, np.nan)
     out = pd.DataFrame({"run_i": labels[ii], "run_j": labels[jj],
