@@ -25,6 +25,10 @@ say what the schema cannot say clearly, before any job runs:
   :data:`QUOTE_LIMIT` characters of a value (:func:`quoted`).
 - ``grade_map`` keys are integers within int64 (written as numbers or as strings of digits,
   as ``--config`` gives them; the schema bounds the values), :func:`check_grade_maps`.
+- a track's ``groups`` or ``pooled`` string that names no file compiles as a regular
+  expression (:func:`check_patterns`); every number is finite (the validator's ``number``:
+  no ``.nan`` or ``.inf``), and ``lexiprecision.hsd_resamples`` and the seeds have the
+  command line's bounds (the schema).
 
 Integers are strict: the schema's ``integer`` is an int, not a float with no fraction
 (JSON Schema's own rule lets ``1e20`` or ``2.0`` pass as an integer, and a job then fails
@@ -37,6 +41,7 @@ from __future__ import annotations
 import copy
 import fnmatch
 import glob
+import math
 import os
 import re
 import reprlib
@@ -213,6 +218,27 @@ def check_synthetic_names(config: dict) -> None:
             raise ConfigError(f"config tracks.{track}.synthetic: {quoted(name)} is not a track of the built-in "
                               f"campaign ({', '.join(names)}); give one of those or a track's shape "
                               f"(n_runs, n_topics, ...)")
+
+
+#: the track keys whose string is a file, else a regular expression searched in run names
+PATTERN_KEYS = ("groups", "pooled")
+
+
+def check_patterns(config: dict) -> None:
+    """Raise ConfigError naming the first track whose ``groups`` or ``pooled`` string names
+    no file and is no regular expression (``groups: '('``): the reusability job would fail
+    on it. A string that names a file is read by the job."""
+    tracks = config.get("tracks")
+    for track, entry in tracks.items() if isinstance(tracks, dict) else ():
+        for key in PATTERN_KEYS:
+            spec = entry.get(key) if isinstance(entry, dict) else None
+            if not isinstance(spec, str) or os.path.isfile(spec):
+                continue
+            try:
+                re.compile(spec)
+            except re.error as exc:
+                raise ConfigError(f"config tracks.{track}.{key}: {quoted(spec)} names no file and is not a "
+                                  f"regular expression ({exc})") from None
 
 
 def _is_int64(value) -> bool:
@@ -396,6 +422,8 @@ def _bounded_message(error) -> str:
     """A schema error's message with the value it spells out (the whole offending mapping or
     list, as jsonschema writes it) quoted within :data:`QUOTE_LIMIT` (:func:`quoted`)."""
     message = error.message
+    if isinstance(error.instance, float) and not math.isfinite(error.instance):
+        return f"{error.instance} is not a finite number"
     if len(message) > 2 * QUOTE_LIMIT:
         message = message.replace(repr(error.instance), quoted(error.instance))
     return message if len(message) <= 4 * QUOTE_LIMIT else message[:4 * QUOTE_LIMIT - 3] + "..."
@@ -404,12 +432,20 @@ def _bounded_message(error) -> str:
 @lru_cache(maxsize=1)
 def _validator():
     """Draft 2020-12 whose ``integer`` is an int only (not 2.0 or 1e20, which the draft
-    counts as integers and numpy or a cutoff then refuses in a job), never a bool."""
+    counts as integers and numpy or a cutoff then refuses in a job), never a bool, and whose
+    ``number`` is finite (YAML's ``.nan`` and ``.inf`` pass every bound of the draft's: a
+    margin of NaN printed "at least nan% better")."""
     from jsonschema import Draft202012Validator, validators
 
-    checker = Draft202012Validator.TYPE_CHECKER.redefine(
-        "integer", lambda _, value: isinstance(value, int) and not isinstance(value, bool))
+    checker = Draft202012Validator.TYPE_CHECKER.redefine_many({
+        "integer": lambda _, value: isinstance(value, int) and not isinstance(value, bool),
+        "number": lambda _, value: _is_finite_number(value)})
     return validators.extend(Draft202012Validator, type_checker=checker)
+
+
+def _is_finite_number(value) -> bool:
+    """An int or a finite float, never a bool."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def fill_defaults(instance, schema: dict) -> None:
@@ -457,6 +493,7 @@ def with_defaults(config: dict) -> dict:
     """
     check_grade_maps(config)  # also a manifest's entries, which join the config after check_config
     check_synthetic_names(config)
+    check_patterns(config)
     _validate(config, _schema(), "")
     out = copy.deepcopy(config)
     fill_defaults(out, _schema())

@@ -25,7 +25,8 @@ Before that, each config file (and the manifest) is read as written: a key given
 one mapping stops the workflow naming the key and both lines (YAML would keep the last
 value silently), and so does a config that spells out more than {MAX_CONFIG_ITEMS:,} values once its
 YAML aliases (`*name`) are expanded. A message quotes at most a few hundred characters of
-a value.
+a value. Every number is finite (`.nan` and `.inf` are refused), and a track's `groups` or
+`pooled` string that names no file must compile as a regular expression.
 
 Two defaults depend on other keys: a track's reading option (`relevance_level`,
 `precision`, `on_malformed`, `grade_map`) that its entry does not set is the `defaults`
