@@ -153,7 +153,7 @@ def score_track(tables, names, measures, rel_level=1, max_depth=None, unretrieve
     return scores, summary
 
 
-def score_notes(scores, names, complete: bool, rel_level: int, version: int = 10) -> list[str]:
+def score_notes(scores, names, complete: bool, rel_level: int, version: int = 10, qrels=None) -> list[str]:
     """Where ``score_track``'s numbers are not what trec_eval 10.0 would print for the same
     options, in at most one line each (docs/semantics.md):
 
@@ -161,7 +161,9 @@ def score_notes(scores, names, complete: bool, rel_level: int, version: int = 10
       answered, as trec_eval 9.x; trec_eval 10.0 stops (``result qid not found``), and
       ``-c`` would count those topics as scoring 0 (said for version 10 only);
     - a relevance level below 0, read as 0 (negative grades and unjudged documents are
-      never relevant; trec_eval counts them as relevant retrieved, not in num_rel).
+      never relevant; trec_eval counts them as relevant retrieved, not in num_rel);
+    - with ``qrels`` (the track's judgments), the topics trec_eval reads otherwise
+      (:func:`qrels_notes`).
     """
     import numpy as np
 
@@ -173,7 +175,59 @@ def score_notes(scores, names, complete: bool, rel_level: int, version: int = 10
         shown = "; ".join(runs[:3]) + (f"; {len(runs) - 3} more runs lack some" if len(runs) > 3 else "")
         notes.append(f"qrels topics a run did not answer ({shown}): averaged over the topics answered, "
                      "as trec_eval 9.x (trec_eval 10.0 stops: result qid not found); -c counts them, scoring 0")
-    return notes + level_notes(rel_level)
+    return notes + level_notes(rel_level) + ([] if qrels is None else qrels_notes(qrels, scores, names, complete))
+
+
+#: the docno trec_eval's -c gives the one document of its placeholder ranking for a topic a
+#: run did not answer (trec_eval.c, ``bogus_result``)
+PLACEHOLDER_DOCNO = "ceci_nest_pas_un_docno"
+#: the most lines one kind of per-occurrence note takes before "and N more"
+MAX_NOTE_LINES = 10
+
+
+def qrels_notes(qrels, scores, names, complete: bool) -> list[str]:
+    """Where trec_eval 10.0 reads the judgments of ``qrels`` (qid, docno, rel) otherwise, one
+    line per occurrence (at most :data:`MAX_NOTE_LINES` of each kind, then a count):
+
+    - a topic whose grades are all negative: reeval scores it as a topic with no relevant
+      document; trec_eval sizes its relevance levels by the largest grade G: at G = -1 it
+      reuses the levels an earlier topic left (``-q -m ideal_dcg``: that topic's ideal,
+      not 0) or stops when none came before, at G <= -2 it crashes;
+    - with ``complete`` (-c), a qrels topic a run did not answer that judges
+      :data:`PLACEHOLDER_DOCNO`: trec_eval scores its placeholder ranking of that one
+      document (map 1 where it is relevant), reeval a topic with nothing retrieved.
+    """
+    import numpy as np
+    import pyarrow.compute as pc
+
+    from reeval.report.escape import line_text
+
+    notes = []
+    if qrels.num_rows:
+        top = qrels.group_by("qid").aggregate([("rel", "max")])
+        negative = top.filter(pc.less(top["rel_max"], 0))
+        lines = [f"qrels topic {line_text(str(q))}: every grade is negative (largest {g}): scored as a topic with no "
+                 f"relevant document; trec_eval 10.0 " + ("crashes on it (segmentation fault)" if g <= -2 else
+                 "reuses the relevance levels an earlier topic left (ideal_dcg: that topic's, not 0), or stops "
+                 "when no topic came before")
+                 for q, g in zip(negative["qid"].to_pylist(), negative["rel_max"].to_pylist())]
+        notes += _capped(sorted(lines), "topics with every grade negative")
+    if complete and len(scores.topics):
+        judged = set(qrels.filter(pc.equal(qrels["docno"], PLACEHOLDER_DOCNO))["qid"].to_pylist())
+        hit = np.isin(np.asarray(scores.topics, dtype=object), list(judged)) & ~scores.answered
+        lines = [f"run {line_text(str(names[r]))}, qrels topic {line_text(str(scores.topics[t]))}: not answered, and "
+                 f"the qrels judge {PLACEHOLDER_DOCNO}, the one document of trec_eval's -c placeholder ranking: "
+                 f"trec_eval 10.0 scores the topic as retrieving it, reeval as retrieving nothing"
+                 for r, t in zip(*np.nonzero(hit))]
+        notes += _capped(lines, "runs and topics of the placeholder docno")
+    return notes
+
+
+def _capped(lines: list, what: str) -> list:
+    """``lines``, at most :data:`MAX_NOTE_LINES` of them, then one line counting the rest."""
+    if len(lines) <= MAX_NOTE_LINES:
+        return lines
+    return lines[:MAX_NOTE_LINES] + [f"... and {len(lines) - MAX_NOTE_LINES} more {what}"]
 
 
 def level_notes(rel_level: int) -> list[str]:

@@ -69,7 +69,8 @@ def score_lines(qrels_path, run_paths, measure_specs=None, per_topic=False, comp
                                          unretrieved=unretrieved, alpha=alpha, systems=systems,
                                          complete=complete, judged_only=judged_only, num_docs=num_docs,
                                          version=trec_eval_version(precision), ties=ties)
-    for note in score_notes(scores, names, complete, rel_level, trec_eval_version(precision)) if warn else ():
+    version = trec_eval_version(precision)
+    for note in score_notes(scores, names, complete, rel_level, version, tables.qrels) if warn else ():
         warn(note)
     multi = len(run_paths) > 1
     every_topic = complete and precision != "float32"
