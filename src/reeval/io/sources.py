@@ -19,6 +19,14 @@ Asked (``digest=True``), :func:`read_source` also hashes the bytes it read, as s
 the parser then reads, so that a report can name what was read without a second read
 (which a pipe or FIFO would not allow, and which could see other bytes than the parser).
 
+A stream (a pipe, a FIFO, a character device, standard input) is checked as its bytes
+arrive (:func:`_read_stream`), so that an endless one cannot fill the memory: once its first
+line is complete, the caller's ``check`` parses the lines read so far (a run or qrels line
+that is not one, ``yes garbage | reeval score qrels -``, stops at line 1), and a line of plain
+text longer than :data:`MAX_LINE_BYTES` without a newline (``/dev/zero``) stops the read with
+an error naming the line. A compressed stream is read whole (its lines are not seen until it
+is decompressed).
+
 A stream can be read only once: :func:`check_read_once` refuses standard input given
 twice (``-`` twice, or ``-`` and ``/dev/stdin``) and one pipe or FIFO given twice, before
 anything is read.
@@ -84,11 +92,14 @@ class Source:
     digest: Digest | None = None
 
 
-def read_source(path, digest: bool = False) -> Source:
+def read_source(path, digest: bool = False, check=None) -> Source:
     """Read ``path`` once (see the module docstring) and return its plain text bytes; with
-    ``digest``, also the :class:`Digest` of the bytes read (no second read)."""
+    ``digest``, also the :class:`Digest` of the bytes read (no second read). ``check``: a
+    callable given the first complete lines of a plain-text stream as they arrive
+    (:func:`_read_stream`), raising :class:`InputError` for lines that are not the file's
+    kind."""
     name = str(path)
-    return source_from_bytes(name, _read_once(name), digest)
+    return source_from_bytes(name, _read_once(name, check), digest)
 
 
 def source_from_bytes(name: str, raw, digest: bool = False) -> Source:
@@ -194,12 +205,22 @@ def check_read_once(names) -> None:
             raise InputError(f"{name}: {also}: a stream can be read only once")
 
 
-def _read_once(name: str):
-    """The bytes of a path, opened once: a memory map of a regular file, else one read.
-    ``-`` is standard input (as trec_eval 10 reads a results file ``-``)."""
+#: the longest line of plain text a stream may have: a run or qrels line is a few hundred
+#: bytes at most; a stream without a newline in this many bytes (``/dev/zero``) is no such file
+MAX_LINE_BYTES = 1 << 20
+#: bytes asked of a stream at a time
+STREAM_CHUNK = 1 << 20
+
+
+def _read_once(name: str, check=None):
+    """The bytes of a path, opened once: a memory map of a regular file, else a stream read
+    as its bytes arrive (:func:`_read_stream`, ``check`` its first lines). ``-`` is standard
+    input (as trec_eval 10 reads a results file ``-``)."""
     if name == "-":
         try:
-            return sys.stdin.buffer.read()
+            return _read_stream(sys.stdin.buffer, name, check)
+        except InputError:
+            raise
         except (OSError, AttributeError, ValueError) as exc:
             raise InputError(f"-: cannot read standard input ({exc})") from None
     check_path(name)
@@ -217,9 +238,39 @@ def _read_once(name: str):
                     return mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
                 except (OSError, ValueError):  # a file system without mmap
                     pass
-            return fh.read()
+                return fh.read()
+            return _read_stream(fh, name, check)
         except OSError as exc:
             raise InputError(f"{name}: read error ({exc.strerror or exc})") from None
+
+
+def _read_stream(stream, name: str, check=None) -> bytes:
+    """Every byte of ``stream``, read chunk by chunk (what has arrived, up to
+    :data:`STREAM_CHUNK`). For plain text (not a compressed stream, judged by its first
+    bytes): once a line is complete, ``check`` (if any) is called once with every complete
+    line read so far; a line longer than :data:`MAX_LINE_BYTES` is an InputError naming it,
+    raised as soon as that many bytes without a newline have arrived."""
+    read = getattr(stream, "read1", stream.read)
+    parts, size, newlines, tail = [], 0, 0, 0
+    plain = checked = None
+    while chunk := read(STREAM_CHUNK):
+        parts.append(chunk)
+        size += len(chunk)
+        if plain is None and (size >= 6 or not chunk):
+            plain = compression_of(b"".join(parts)[:6]) == "plain"
+        last = chunk.rfind(b"\n")
+        tail = tail + len(chunk) if last < 0 else len(chunk) - last - 1
+        newlines += chunk.count(b"\n") if last >= 0 else 0
+        if not plain:
+            continue
+        if tail > MAX_LINE_BYTES:
+            raise InputError(f"{name}: line {newlines + 1}: more than {MAX_LINE_BYTES:,} bytes without a newline "
+                             f"(a run or qrels line is far shorter); stopped reading")
+        if check is not None and not checked and newlines:
+            head = b"".join(parts)
+            check(head[:head.rfind(b"\n") + 1])
+            checked = True
+    return b"".join(parts)
 
 
 def decompress(name: str, data, kind: str) -> bytes:

@@ -37,7 +37,7 @@ import numpy as np
 from reeval.errors import InputError
 
 from . import compiled
-from .sources import Digest, Source, check_path, path_error, read_source, source_from_bytes
+from .sources import BOM, Digest, Source, check_path, path_error, read_source, source_from_bytes
 from .strings import Strings
 from .trecformat import QRELS_FIELDS, RUN_FIELDS, LineCounts, TrecFormatError, lone_cr_count  # re-exported
 
@@ -254,9 +254,19 @@ def _drop_nan(lines: RunLines) -> RunLines:
     return lines
 
 
-def _source(path, data, digest: bool) -> Source:
-    """The :class:`~reeval.io.sources.Source` of ``path`` read once, or of ``data``, its bytes."""
-    return read_source(path, digest) if data is None else source_from_bytes(str(path), data, digest)
+def _source(path, data, digest: bool, check=None) -> Source:
+    """The :class:`~reeval.io.sources.Source` of ``path`` read once (``check``: of a stream's
+    first lines, :func:`~reeval.io.sources.read_source`), or of ``data``, its bytes."""
+    return read_source(path, digest, check) if data is None else source_from_bytes(str(path), data, digest)
+
+
+def _first_lines_check(path, parse, on_malformed: str):
+    """The ``check`` of a stream's first lines: under ``on_malformed="error"``, ``parse``
+    (the general reader) on them, which raises for the first line that is not the file's
+    kind (a byte-order mark removed first); none when malformed lines are dropped."""
+    if on_malformed != "error":
+        return None
+    return lambda head: parse(path, head.removeprefix(BOM), "error")
 
 
 def read_run(path, on_malformed: str = "error", data=None, digest: bool = False,
@@ -268,7 +278,8 @@ def read_run(path, on_malformed: str = "error", data=None, digest: bool = False,
     The compiled reader takes clean files; any other goes line by line. NaN scores are
     dropped and counted as ``nan_score``; infinite ones are kept.
     """
-    src = source if source is not None else _source(path, data, digest)
+    src = source if source is not None else _source(path, data, digest,
+                                                    _first_lines_check(path, _general_run, on_malformed))
     lines = _compiled_run(src.data) or _general_run(path, src.data, on_malformed)
     lines.counts.bom = int(src.bom)
     lines = _drop_nan(lines)
@@ -281,7 +292,8 @@ def read_qrels(path, on_malformed: str = "error", data=None, digest: bool = Fals
     """Read one qrels file (or ``data``, its bytes, when given) once: its kept lines; with
     ``digest``, also the size and SHA-256 of the bytes read (``lines.digest``); ``source``: the
     file already read (:class:`~reeval.io.sources.Source`), read no more."""
-    src = source if source is not None else _source(path, data, digest)
+    src = source if source is not None else _source(path, data, digest,
+                                                    _first_lines_check(path, _general_qrels, on_malformed))
     lines = _compiled_qrels(src.data) or _general_qrels(path, src.data, on_malformed)
     lines.counts.bom = int(src.bom)
     lines.counts.kept = len(lines.rel)
