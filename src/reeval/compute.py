@@ -259,7 +259,12 @@ def trec_eval_version(precision: str) -> int:
 
 
 def check_compare(measures, n_resamples: int) -> None:
-    """The measures and resamples ``compare`` can use: per-topic measures, resamples >= 1."""
+    """The measures and resamples ``compare`` can use: per-topic numbers averaged over topics
+    (not text such as relstring or runid, not num_* or gm_map), resamples >= 1."""
+    text = [m.name for m in measures if m.is_text]
+    if text:
+        raise InputError(f"compare needs a number per topic: {text[0]} is text (reeval score prints it); "
+                         f"give a measure such as map or P.10")
     if any(m.aggregate != "mean" for m in measures):
         raise InputError("compare needs per-topic measures (not num_*, gm_map)")
     if n_resamples < 1:

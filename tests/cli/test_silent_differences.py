@@ -78,3 +78,12 @@ def test_no_note_where_trec_eval_reads_the_same(capsys, tmp_path, qrels):
     r = write_lines(tmp_path / "run", ["1 Q0 a 1 2 r", "2 Q0 b 1 2 r"])
     _, _, err = run(capsys, "score", "-c", "-m", "map", q, r)
     assert "negative" not in err and "ceci" not in err, err
+
+
+def test_compare_with_a_text_measure_says_it_is_text(capsys, tmp_path):
+    q = write_lines(tmp_path / "qrels", ["1 0 a 1", "2 0 b 1"])
+    r1 = write_lines(tmp_path / "r1", ["1 Q0 a 1 2 r1", "2 Q0 b 1 2 r1"])
+    r2 = write_lines(tmp_path / "r2", ["1 Q0 b 1 2 r2", "2 Q0 a 1 2 r2"])
+    code, _, err = run(capsys, "compare", "-m", "relstring", q, r1, r2)
+    assert code != 0 and err.strip() == ("reeval: compare needs a number per topic: relstring is text (reeval score "
+                                         "prints it); give a measure such as map or P.10"), err

@@ -145,13 +145,14 @@ def pair_tests(X: np.ndarray, a, b, test: str = "t", alternative: str = "two-sid
 
 
 def _effect_sizes(X, a, b) -> np.ndarray:
-    """Cohen's d_z = mean(d) / sd(d) (ddof 1) of each pair; NaN below 2 topics."""
-    from .conventions import _ratio
+    """Cohen's d_z = mean(d) / sd(d) (ddof 1) of each pair; NaN below 2 topics; +-inf for
+    a constant difference, rounding included (:func:`.conventions.difference_sd`)."""
+    from .conventions import _ratio, difference_sd
 
-    if X.shape[1] < 2:
+    if X.shape[1] < 2 or a.size == 0:
         return np.full(a.size, np.nan)
     D = X[a] - X[b]
-    return np.asarray(_ratio(D.mean(axis=1), D.std(axis=1, ddof=1)), dtype=np.float64).reshape(-1)
+    return np.asarray(_ratio(D.mean(axis=1), difference_sd(D, axis=1)), dtype=np.float64).reshape(-1)
 
 
 def _adjusted(p: np.ndarray, test: str, correction: str) -> np.ndarray:

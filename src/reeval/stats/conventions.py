@@ -73,16 +73,32 @@ def _ratio(num, den):
     return out if out.ndim else float(out)
 
 
+#: differences whose spread (max - min) is at most this fraction of their largest magnitude
+#: are one constant difference written with rounding errors (0.9 - 0.8 and 0.7 - 0.6 differ
+#: in the 17th digit): their sd is 0, not the 1e-17 that made d_z 7e15
+CONSTANT_SPREAD = 1e-10
+
+
+def difference_sd(D, axis=None):
+    """The sample sd (ddof=1) of differences ``D`` along ``axis``: 0 where their spread is
+    rounding noise (:data:`CONSTANT_SPREAD` of their largest magnitude)."""
+    D = np.asarray(D, dtype=np.float64)
+    sd = D.std(axis=axis, ddof=1)
+    spread = D.max(axis=axis) - D.min(axis=axis)
+    return np.where(spread <= CONSTANT_SPREAD * np.abs(D).max(axis=axis), 0.0, sd)
+
+
 def effect_size_dz(d) -> float:
     """Cohen's d_z of paired differences: mean(d) / sd(d), sd with ddof=1 (unitless).
 
-    Edge cases: NaN for fewer than 2 differences; when sd(d) = 0, 0 if mean(d) = 0 and
-    +-inf otherwise.
+    Edge cases: NaN for fewer than 2 differences; when sd(d) = 0 (or the differences are
+    one constant up to rounding, :func:`difference_sd`), 0 if mean(d) = 0 and +-inf
+    otherwise.
     """
     d = np.asarray(d, dtype=np.float64)
     if d.size < 2:
         return math.nan
-    return float(_ratio(d.mean(), d.std(ddof=1)))
+    return float(_ratio(d.mean(), difference_sd(d)))
 
 
 def t_confidence_interval(d, confidence: float = 0.95,
