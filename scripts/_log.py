@@ -34,6 +34,22 @@ class EscapedFormatter(logging.Formatter):
         return console_text(super().format(record))
 
 
+class EscapedStream:
+    """A text stream whose every write has its invisible characters escaped
+    (:func:`reeval.report.escape.console_text`, idempotent): what a library writes to stderr
+    itself (a Python warning, matplotlib's "Glyph 27 (\\x1b) missing from font" about a run
+    named with ESC) reaches the log as the formatter's records do."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text) -> int:
+        return self._stream.write(console_text(text))
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
 def to_log(snakemake):
     """Send stderr and the ``reeval`` logger to the rule's log file (if it has one).
 
@@ -41,9 +57,10 @@ def to_log(snakemake):
     only (fontTools, which matplotlib calls to embed a PDF's fonts, logs a dozen INFO lines
     per figure, which would fill the tail a failed job shows). A figure that was not drawn
     (:data:`reeval.report.figures.FIGURE_LOG`) is also said on the console. Every record goes
-    through :class:`EscapedFormatter`."""
+    through :class:`EscapedFormatter`, and whatever else reaches the log file through
+    :class:`EscapedStream`."""
     if snakemake.log:
-        sys.stderr = open(snakemake.log[0], "w", buffering=1)
+        sys.stderr = EscapedStream(open(snakemake.log[0], "w", buffering=1))
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, force=True)
     for handler in logging.getLogger().handlers:
         handler.setFormatter(EscapedFormatter("%(asctime)s %(message)s"))

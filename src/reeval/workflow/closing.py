@@ -89,7 +89,10 @@ def inclusion_lines(results: Path) -> list[str]:
     lines = [line + "."]
     lines += left_out_lines(tracks, "track", lambda row: row.track)
     if runs is not None and len(runs):
-        lines += left_out_lines(runs, "run", lambda row: f"{row.track}/{row.run}")
+        skipped = runs["kind"].astype(str) == "skipped" if "kind" in runs else pd.Series(False, index=runs.index)
+        lines += left_out_lines(runs[~skipped], "run", lambda row: f"{row.track}/{row.run}")
+        # a file of a runs folder not read has no run name: named by its file name
+        lines += left_out_lines(runs[skipped], "file", lambda row: f"{row.track}/{os.path.basename(row.file)}")
     return lines
 
 

@@ -76,6 +76,7 @@ def list_runs(spec) -> RunListing:
     a FileNotFoundError naming the spec.
     """
     listing = RunListing()
+    check_listed_once(spec)
     for s in spec if isinstance(spec, list) else [spec]:
         if glob.has_magic(s):
             for match in sorted(glob.glob(s)):
@@ -94,6 +95,19 @@ def list_runs(spec) -> RunListing:
             if listing.skipped else ""
         raise FileNotFoundError(f"no run files found for {spec!r}{skipped}")
     return listing
+
+
+def check_listed_once(spec) -> None:
+    """Raise InputError naming the first entry of a ``runs:`` list given twice (as written, or
+    the same path written otherwise: ``a/r1`` and ``./a/r1``), as ``reeval score`` refuses a
+    run file given twice: collapsed, the list would hold fewer runs than it says."""
+    first: dict = {}
+    for i, s in enumerate(spec if isinstance(spec, list) else [], 1):
+        key = os.path.normpath(s) if isinstance(s, str) else s
+        if key in first:
+            raise InputError(f"runs: {line_text(str(s))} is listed twice (entries {first[key]} and {i}); "
+                             f"list each run file once")
+        first[key] = i
 
 
 def resolve_runs(spec) -> list[str]:
