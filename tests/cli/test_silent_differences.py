@@ -87,3 +87,16 @@ def test_compare_with_a_text_measure_says_it_is_text(capsys, tmp_path):
     code, _, err = run(capsys, "compare", "-m", "relstring", q, r1, r2)
     assert code != 0 and err.strip() == ("reeval: compare needs a number per topic: relstring is text (reeval score "
                                          "prints it); give a measure such as map or P.10"), err
+
+
+def test_a_hash_inside_a_docno_or_tag_is_said_to_be_read_as_trec_eval_reads_it(capsys, tmp_path, trec_eval10):
+    """The note claimed "trec_eval 10.0 miscounts such lines and may crash": its reader skips
+    a line only when '#' starts it, and its output on these bytes is reeval's."""
+    q = write_lines(tmp_path / "qrels", ["1 0 a#b 1", "1 0 c 0", "2 0 d#x 1"])
+    r = write_lines(tmp_path / "run", ["1 Q0 a#b 1 2 t#1", "1 Q0 c 2 1 t#1", "2 Q0 z 1 3 t#1", "2 Q0 d#x 2 1 t#1"])
+    theirs = trec_eval(trec_eval10.binary, "-q", "-m", "all_trec", q, r)
+    code, ours, err = run(capsys, "score", "-q", "-m", "all_trec", q, r)
+    assert code == 0 and ours == theirs
+    assert "crash" not in err and "miscount" not in err, err
+    _, _, err = run(capsys, "score", "--verbose", "-m", "map", q, r)  # what was read as trec_eval reads it
+    assert f"{r}: 4 lines with a '#' inside a field, read as data (as trec_eval reads it" in err, err

@@ -60,7 +60,7 @@ def file_notes(row: dict) -> list[str]:
 def tagged_notes(row: dict) -> list[tuple[str, bool]]:
     """(note, as_trec_eval) for each note on one file: ``as_trec_eval`` when reeval reads
     those lines as trec_eval 10 does (lines on topics without judgments, text after the
-    sixth field, comment and blank lines of a run, several tags), so the numbers are
+    sixth field, a '#' inside a field, comment and blank lines of a run, several tags), so the numbers are
     trec_eval's; False where they differ, something was lost, or the run's own order is
     not the one used (topics whose scores are all equal, ranked by docno, not by the rank
     column: said once per file, with the number of such topics)."""
@@ -84,8 +84,8 @@ def tagged_notes(row: dict) -> list[tuple[str, bool]]:
                      "skips only a '#' at a line's first byte, not right after another comment)")
         notes.append((note, not get("comment_as_data")))
     if get("hash_lines"):
-        notes.append((f"{_n(get('hash_lines'), 'line')} with a '#' that is not a comment (trec_eval "
-                      "10.0 miscounts such lines and may crash on this file)", False))
+        notes.append((f"{_n(get('hash_lines'), 'line')} with a '#' inside a field, read as data (as "
+                      "trec_eval reads it: only a '#' starting a line makes a comment)", True))
     if get("extra_fields"):
         notes.append((f"{_n(get('extra_fields'), 'line')} with text after the sixth field, read without "
                       "it (as trec_eval reads it)", True))

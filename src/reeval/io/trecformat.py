@@ -42,8 +42,8 @@ class LineCounts:
     a byte-order mark was removed), ``lone_cr`` (line ends that are a CR alone),
     ``non_utf8_lines`` and ``backslash_lines`` (lines written in escaped text form),
     ``comment_as_data`` (qrels comment lines trec_eval would not skip: indented, or
-    right after another comment line), ``hash_lines`` (other lines holding a ``#``,
-    which trec_eval 10.0 miscounts), ``extra_fields`` (run lines with text after the
+    right after another comment line), ``hash_lines`` (other lines holding a ``#``, inside a
+    field: data to trec_eval 10.0 as to reeval), ``extra_fields`` (run lines with text after the
     sixth field, read without it as trec_eval reads them) and ``tag`` (a run's tag on its last well-formed
     line, the ``runid`` trec_eval prints).
     """
