@@ -53,3 +53,16 @@ def test_finite_numbers_patterns_and_files_pass(tmp_path):
                          "study": {"reorder": {"margin": 0}}, "fetch": {"timeout": None},
                          "lexiprecision": {"hsd_resamples": 10**9}})
     assert cfg["study"]["reorder"]["margin"] == 0 and cfg["fetch"]["timeout"] is None
+
+
+@pytest.mark.parametrize("cfg, expected", [
+    ({"tracks": {"t": {"qrels": "q", "runs": "r", "relevence_level": 2}}},
+     "config tracks.t: unknown key 'relevence_level'; did you mean 'relevance_level'?"),
+    (local(defaults={"relevence_level": 2}), "config defaults: unknown key 'relevence_level'; did you mean 'relevance_level'?"),
+    (local(mesures=["map"]), "config (top level): unknown key 'mesures'; did you mean 'measures'?"),
+    (local(study={"min_run": 3}), "config study: unknown key 'min_run'; did you mean 'min_runs'?"),
+    (local(zzzz=1), "config (top level): unknown key 'zzzz'; accepted keys: results, defaults, measures, "),
+])
+def test_a_misspelt_key_is_answered_with_the_key_meant(cfg, expected):
+    message = refused(cfg)
+    assert message.startswith(expected) and "\n" not in message, message

@@ -424,9 +424,30 @@ def _bounded_message(error) -> str:
     message = error.message
     if isinstance(error.instance, float) and not math.isfinite(error.instance):
         return f"{error.instance} is not a finite number"
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        return _unknown_keys_message(error.instance, error.schema) or message
     if len(message) > 2 * QUOTE_LIMIT:
         message = message.replace(repr(error.instance), quoted(error.instance))
     return message if len(message) <= 4 * QUOTE_LIMIT else message[:4 * QUOTE_LIMIT - 3] + "..."
+
+
+def _unknown_keys_message(instance: dict, schema: dict) -> str:
+    """``unknown key 'relevence_level'; did you mean 'relevance_level'?`` for the first key of
+    ``instance`` that ``schema`` (a mapping with named ``properties``) does not accept, with
+    the closest accepted keys (:func:`difflib.get_close_matches`), else the accepted keys;
+    "" when the schema names no keys (the validator's own message is then kept)."""
+    import difflib
+
+    known = list(_resolved(schema).get("properties", {}))
+    unknown = [k for k in instance if k not in known and not any(
+        re.search(p, str(k)) for p in _resolved(schema).get("patternProperties", {}))]
+    if not known or not unknown:
+        return ""
+    key = unknown[0]
+    close = difflib.get_close_matches(str(key), known, n=3, cutoff=0.6)
+    hint = (f"did you mean {' or '.join(map(repr, close))}?" if close
+            else f"accepted keys: {', '.join(known)}")
+    return f"unknown key {quoted(key)}; {hint}"
 
 
 @lru_cache(maxsize=1)
