@@ -186,8 +186,9 @@ MAX_NOTE_LINES = 10
 
 
 def qrels_notes(qrels, scores, names, complete: bool) -> list[str]:
-    """Where trec_eval 10.0 reads the judgments of ``qrels`` (qid, docno, rel) otherwise, one
-    line per occurrence (at most :data:`MAX_NOTE_LINES` of each kind, then a count):
+    """Where trec_eval 10.0 reads the judgments ``qrels`` (a :class:`reeval.io.qrels.Qrels`,
+    numpy arrays) otherwise, one line per occurrence (at most :data:`MAX_NOTE_LINES` of
+    each kind, then a count):
 
     - a topic whose grades are all negative: reeval scores it as a topic with no relevant
       document; trec_eval sizes its relevance levels by the largest grade G: at G = -1 it
@@ -198,22 +199,18 @@ def qrels_notes(qrels, scores, names, complete: bool) -> list[str]:
       document (map 1 where it is relevant), reeval a topic with nothing retrieved.
     """
     import numpy as np
-    import pyarrow.compute as pc
 
     from reeval.report.escape import line_text
 
-    notes = []
-    if qrels.num_rows:
-        top = qrels.group_by("qid").aggregate([("rel", "max")])
-        negative = top.filter(pc.less(top["rel_max"], 0))
-        lines = [f"qrels topic {line_text(str(q))}: every grade is negative (largest {g}): scored as a topic with no "
-                 f"relevant document; trec_eval 10.0 " + ("crashes on it (segmentation fault)" if g <= -2 else
-                 "reuses the relevance levels an earlier topic left (ideal_dcg: that topic's, not 0), or stops "
-                 "when no topic came before")
-                 for q, g in zip(negative["qid"].to_pylist(), negative["rel_max"].to_pylist())]
-        notes += _capped(sorted(lines), "topics with every grade negative")
+    top = np.full(len(qrels.topics), np.iinfo(np.int64).min)  # every topic has a row
+    np.maximum.at(top, qrels.topic, qrels.rel)
+    lines = [f"qrels topic {line_text(qrels.topics[t])}: every grade is negative (largest {top[t]}): scored as a "
+             f"topic with no relevant document; trec_eval 10.0 " + ("crashes on it (segmentation fault)"
+             if top[t] <= -2 else "reuses the relevance levels an earlier topic left (ideal_dcg: that topic's, "
+             "not 0), or stops when no topic came before") for t in np.flatnonzero(top < 0)]
+    notes = _capped(lines, "topics with every grade negative")
     if complete and len(scores.topics):
-        judged = set(qrels.filter(pc.equal(qrels["docno"], PLACEHOLDER_DOCNO))["qid"].to_pylist())
+        judged = {qrels.topics[t] for t in np.unique(qrels.topic[_rows_equal(qrels.docno, PLACEHOLDER_DOCNO)])}
         hit = np.isin(np.asarray(scores.topics, dtype=object), list(judged)) & ~scores.answered
         lines = [f"run {line_text(str(names[r]))}, qrels topic {line_text(str(scores.topics[t]))}: not answered, and "
                  f"the qrels judge {PLACEHOLDER_DOCNO}, the one document of trec_eval's -c placeholder ranking: "
@@ -221,6 +218,16 @@ def qrels_notes(qrels, scores, names, complete: bool) -> list[str]:
                  for r, t in zip(*np.nonzero(hit))]
         notes += _capped(lines, "runs and topics of the placeholder docno")
     return notes
+
+
+def _rows_equal(strings, text: str):
+    """Rows of a :class:`reeval.io.strings.Strings` column whose bytes are ``text``'s (numpy)."""
+    import numpy as np
+
+    want = np.frombuffer(text.encode(), dtype=np.uint8)
+    rows = np.flatnonzero(strings.lengths() == want.size)
+    at = strings.offsets[rows].astype(np.int64)[:, None] + np.arange(want.size)
+    return rows[(strings.data[at] == want).all(axis=1)] if rows.size else rows
 
 
 def _capped(lines: list, what: str) -> list:

@@ -4,18 +4,8 @@ compiled (before, ``.nan`` passed as a margin and printed "at least nan% better"
 
 import pytest
 
-from reeval.workflow.config_check import ConfigError, check_config, with_defaults
-
-
-def local(**extra):
-    return {"tracks": {"t": {"qrels": "q.txt", "runs": "runs"}}, **extra}
-
-
-def refused(cfg) -> str:
-    with pytest.raises(ConfigError) as caught:
-        check_config(cfg)
-        with_defaults(cfg)
-    return str(caught.value)
+from reeval.workflow.config_check import with_defaults
+from test_config_bounds import local, refused
 
 
 NAN, INF = float("nan"), float("inf")

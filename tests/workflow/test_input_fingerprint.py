@@ -59,7 +59,8 @@ def snakemake(*args):
     return proc.stdout + proc.stderr
 
 
-def test_new_content_with_an_older_mtime_reruns_ingest_and_a_touch_does_not(tmp_path):
+def two_run_track(tmp_path):
+    """(qrels, run r1, config, results) of track t: 2 topics, runs r1 (map 1) and r2 (0.75)."""
     (tmp_path / "runs").mkdir()
     qrels = write_lines(tmp_path / "qrels.txt", ["1 0 D0 1", "1 0 D1 0", "2 0 D0 1"])
     run = write_lines(tmp_path / "runs" / "r1", ["1 Q0 D0 1 2 r1", "1 Q0 D1 2 1 r1", "2 Q0 D0 1 1 r1"])
@@ -68,6 +69,11 @@ def test_new_content_with_an_older_mtime_reruns_ingest_and_a_touch_does_not(tmp_
     cfg = tmp_path / "study.yaml"
     cfg.write_text(yaml.safe_dump({"results": str(results), "measures": ["map"],
                                    "tracks": {"t": {"qrels": str(qrels), "runs": str(tmp_path / "runs")}}}))
+    return qrels, run, cfg, results
+
+
+def test_new_content_with_an_older_mtime_reruns_ingest_and_a_touch_does_not(tmp_path):
+    qrels, run, cfg, results = two_run_track(tmp_path)
     target = results / "tracks" / "t" / "measures_by_run.csv"
     snakemake("--cores", "1", str(target), "--configfile", str(cfg))
     before = pd.read_csv(target).set_index("run")["map"].to_dict()
@@ -105,14 +111,7 @@ def test_a_file_rewritten_while_ingest_read_it_then_put_back_with_cp_p_is_ingest
     """The race: the workflow fingerprints X, ingest reads Y, then X is put back with its old
     mtime. The state it leaves is made here in three steps: a run on X (its fingerprint kept),
     a run on Y, X put back with ``cp -p`` and X's fingerprint files with theirs."""
-    (tmp_path / "runs").mkdir()
-    qrels = write_lines(tmp_path / "qrels.txt", ["1 0 D0 1", "1 0 D1 0", "2 0 D0 1"])
-    run = write_lines(tmp_path / "runs" / "r1", ["1 Q0 D0 1 2 r1", "1 Q0 D1 2 1 r1", "2 Q0 D0 1 1 r1"])
-    write_lines(tmp_path / "runs" / "r2", ["1 Q0 D1 1 2 r2", "1 Q0 D0 2 1 r2", "2 Q0 D0 1 1 r2"])
-    results = tmp_path / "results"
-    cfg = tmp_path / "study.yaml"
-    cfg.write_text(yaml.safe_dump({"results": str(results), "measures": ["map"],
-                                   "tracks": {"t": {"qrels": str(qrels), "runs": str(tmp_path / "runs")}}}))
+    qrels, run, cfg, results = two_run_track(tmp_path)
     target, folder = results / "tracks" / "t" / "measures_by_run.csv", results / "tracks" / "t"
     snakemake("--cores", "1", str(target), "--configfile", str(cfg))
     assert pd.read_csv(target).set_index("run")["map"].to_dict() == {"r1": 1.0, "r2": 0.75}

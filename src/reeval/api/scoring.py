@@ -185,7 +185,7 @@ def evaluate(qrels: QrelsInput, runs: RunsInput, measures: str | Iterable[str] =
     scores, summary = score_track(tables, names, unique, rel_level=level, max_depth=depth,
                                   unretrieved=unretrieved, alpha=alpha, systems=systems, complete=complete,
                                   version=trec_eval_version(precision), ties=ties)
-    notes = notes + score_notes(scores, names, complete, level, trec_eval_version(precision), tables.qrels)
+    notes = notes + score_notes(scores, names, complete, level, trec_eval_version(precision), tables.lookup.qrels)
     if not per_topic:
         frame = pd.DataFrame({c: _values(m, summary[m.name]) for c, m in columns.items() if m.name in summary},
                              index=pd.Index(names, name="run", dtype=object))

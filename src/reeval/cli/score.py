@@ -70,7 +70,7 @@ def score_lines(qrels_path, run_paths, measure_specs=None, per_topic=False, comp
                                          complete=complete, judged_only=judged_only, num_docs=num_docs,
                                          version=trec_eval_version(precision), ties=ties)
     version = trec_eval_version(precision)
-    for note in score_notes(scores, names, complete, rel_level, version, tables.qrels) if warn else ():
+    for note in score_notes(scores, names, complete, rel_level, version, tables.lookup.qrels) if warn else ():
         warn(note)
     multi = len(run_paths) > 1
     every_topic = complete and precision != "float32"

@@ -41,16 +41,16 @@ from __future__ import annotations
 import copy
 import fnmatch
 import glob
-import math
 import os
 import re
-import reprlib
 from functools import lru_cache
 from pathlib import Path
 
 import yaml
 
 from reeval.errors import InputError
+
+from .config_values import QUOTE_LIMIT, is_finite_number, pattern_problem, quoted, unknown_key_message
 
 # the measures' and rareness parsers (numpy, pandas, pyarrow) are imported by the checks
 # that call them: ConfigError, which every config reader raises, needs neither
@@ -61,24 +61,8 @@ TRACK_ID_RULE = "ASCII letters, digits, '.', '_', '-' and '+', not starting with
 INT64 = (-(2**63), 2**63 - 1)
 
 
-#: the most characters of a config value an error message quotes
-QUOTE_LIMIT = 200
-
-
 class ConfigError(InputError):
     """A config value the workflow cannot use; the message names it and what is accepted."""
-
-
-def quoted(value, limit: int = QUOTE_LIMIT) -> str:
-    """``repr(value)`` for an error message, at most about ``limit`` characters: a long string
-    or a deep or long list or mapping is cut (``...``) before it is spelled out, so a value
-    built from YAML aliases (millions of items sharing a few objects) costs no more than
-    ``limit`` characters to quote."""
-    short = reprlib.Repr()  # its keyword arguments need Python 3.12
-    short.maxlevel, short.maxdict, short.maxlist, short.maxtuple, short.maxset = 3, 6, 6, 6, 6
-    short.maxstring = short.maxother = short.maxlong = limit
-    text = short.repr(value)
-    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def check_track_ids(ids, where: str = "tracks") -> None:
@@ -220,25 +204,12 @@ def check_synthetic_names(config: dict) -> None:
                               f"(n_runs, n_topics, ...)")
 
 
-#: the track keys whose string is a file, else a regular expression searched in run names
-PATTERN_KEYS = ("groups", "pooled")
-
-
 def check_patterns(config: dict) -> None:
-    """Raise ConfigError naming the first track whose ``groups`` or ``pooled`` string names
-    no file and is no regular expression (``groups: '('``): the reusability job would fail
-    on it. A string that names a file is read by the job."""
-    tracks = config.get("tracks")
-    for track, entry in tracks.items() if isinstance(tracks, dict) else ():
-        for key in PATTERN_KEYS:
-            spec = entry.get(key) if isinstance(entry, dict) else None
-            if not isinstance(spec, str) or os.path.isfile(spec):
-                continue
-            try:
-                re.compile(spec)
-            except re.error as exc:
-                raise ConfigError(f"config tracks.{track}.{key}: {quoted(spec)} names no file and is not a "
-                                  f"regular expression ({exc})") from None
+    """Raise ConfigError for the first track ``groups`` or ``pooled`` string that names no file
+    and is no regular expression (:func:`.config_values.pattern_problem`)."""
+    problem = pattern_problem(config)
+    if problem:
+        raise ConfigError(problem)
 
 
 def _is_int64(value) -> bool:
@@ -422,32 +393,15 @@ def _bounded_message(error) -> str:
     """A schema error's message with the value it spells out (the whole offending mapping or
     list, as jsonschema writes it) quoted within :data:`QUOTE_LIMIT` (:func:`quoted`)."""
     message = error.message
-    if isinstance(error.instance, float) and not math.isfinite(error.instance):
+    if isinstance(error.instance, float) and not is_finite_number(error.instance):
         return f"{error.instance} is not a finite number"
     if error.validator == "additionalProperties" and isinstance(error.instance, dict):
-        return _unknown_keys_message(error.instance, error.schema) or message
+        schema = _resolved(error.schema)
+        return unknown_key_message(error.instance, schema.get("properties", {}),
+                                   schema.get("patternProperties", {})) or message
     if len(message) > 2 * QUOTE_LIMIT:
         message = message.replace(repr(error.instance), quoted(error.instance))
     return message if len(message) <= 4 * QUOTE_LIMIT else message[:4 * QUOTE_LIMIT - 3] + "..."
-
-
-def _unknown_keys_message(instance: dict, schema: dict) -> str:
-    """``unknown key 'relevence_level'; did you mean 'relevance_level'?`` for the first key of
-    ``instance`` that ``schema`` (a mapping with named ``properties``) does not accept, with
-    the closest accepted keys (:func:`difflib.get_close_matches`), else the accepted keys;
-    "" when the schema names no keys (the validator's own message is then kept)."""
-    import difflib
-
-    known = list(_resolved(schema).get("properties", {}))
-    unknown = [k for k in instance if k not in known and not any(
-        re.search(p, str(k)) for p in _resolved(schema).get("patternProperties", {}))]
-    if not known or not unknown:
-        return ""
-    key = unknown[0]
-    close = difflib.get_close_matches(str(key), known, n=3, cutoff=0.6)
-    hint = (f"did you mean {' or '.join(map(repr, close))}?" if close
-            else f"accepted keys: {', '.join(known)}")
-    return f"unknown key {quoted(key)}; {hint}"
 
 
 @lru_cache(maxsize=1)
@@ -460,13 +414,8 @@ def _validator():
 
     checker = Draft202012Validator.TYPE_CHECKER.redefine_many({
         "integer": lambda _, value: isinstance(value, int) and not isinstance(value, bool),
-        "number": lambda _, value: _is_finite_number(value)})
+        "number": lambda _, value: is_finite_number(value)})
     return validators.extend(Draft202012Validator, type_checker=checker)
-
-
-def _is_finite_number(value) -> bool:
-    """An int or a finite float, never a bool."""
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def fill_defaults(instance, schema: dict) -> None:
