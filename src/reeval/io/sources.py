@@ -256,11 +256,11 @@ def _read_stream(stream, name: str, check=None) -> bytes:
     while chunk := read(STREAM_CHUNK):
         parts.append(chunk)
         size += len(chunk)
-        if plain is None and (size >= 6 or not chunk):
+        if plain is None and size >= 6:  # a shorter stream is too short to check
             plain = compression_of(b"".join(parts)[:6]) == "plain"
         last = chunk.rfind(b"\n")
         tail = tail + len(chunk) if last < 0 else len(chunk) - last - 1
-        newlines += chunk.count(b"\n") if last >= 0 else 0
+        newlines += chunk.count(b"\n")
         if not plain:
             continue
         if tail > MAX_LINE_BYTES:
