@@ -5,12 +5,15 @@
 #               the test suite on $(TEST_WORKERS) pytest-xdist workers, each test file on one
 #               worker (pyproject.toml: --dist loadfile); first Debian's chromium and
 #               chromium-driver, for the report's browser test
+#   make docs   install the docs extra, build the documentation site (docs/, mkdocs.yml) into
+#               site/ and serve it with its search on http://127.0.0.1:$(DOCS_PORT)/ (Ctrl-C stops)
 #   make test-slurm   the SLURM profile on a single-node cluster it brings up (root, Debian;
 #                     tests/workflow/slurm_cluster.sh), deselected from make test
 VENV ?= .venv
 PY := $(VENV)/bin/python
 CORES ?= 2
 TEST_WORKERS ?= auto
+DOCS_PORT ?= 8000
 
 # the main job's packages only (pyproject.toml's dependencies)
 $(VENV)/.installed: pyproject.toml src/reeval/io/_kernels.c src/reeval/stats/_kernels.c
@@ -23,6 +26,11 @@ $(VENV)/.installed: pyproject.toml src/reeval/io/_kernels.c src/reeval/stats/_ke
 # executor plugin (slurm) and the documentation site (docs)
 $(VENV)/.installed-test: $(VENV)/.installed
 	$(PY) -m pip install -q -e '.[test,bench,slurm,docs]'
+	touch $@
+
+# the documentation site's builder (docs extra)
+$(VENV)/.installed-docs: $(VENV)/.installed
+	$(PY) -m pip install -q -e '.[docs]'
 	touch $@
 
 install: $(VENV)/.installed
@@ -45,7 +53,14 @@ browser:
 test: $(VENV)/.installed-test browser
 	$(VENV)/bin/pytest -n $(TEST_WORKERS)
 
+# The site's search runs in the browser and needs the pages served over HTTP (a page opened
+# from disk cannot start its search); the server listens on this machine only
+docs: $(VENV)/.installed-docs
+	$(VENV)/bin/mkdocs build --strict --quiet -d site
+	@echo "the documentation, with its search: http://127.0.0.1:$(DOCS_PORT)/ (Ctrl-C stops the server)"
+	$(PY) -m http.server --bind 127.0.0.1 --directory site $(DOCS_PORT)
+
 test-slurm: $(VENV)/.installed-test
 	$(VENV)/bin/pytest -m slurm
 
-.PHONY: install install-test run test test-slurm browser
+.PHONY: install install-test run test test-slurm browser docs

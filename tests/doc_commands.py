@@ -59,7 +59,6 @@ PLACEHOLDERS = {"LEVEL": "1", "N": "2", "your-study.yaml": "config/config.yaml"}
 
 #: commands that cannot run here (matched by a regular expression), with the reason
 NOT_RUN = {
-    r"^mkdocs serve\b": "serves the site until stopped; tests/api/test_api_docs.py builds it with --strict",
     r"^tests/workflow/slurm_cluster\.sh\b": "brings up a SLURM cluster as root with apt-get: make test-slurm runs it",
     r"\s-m pytest\b": "runs files of this test suite, which make test runs (and this test is part of)",
 }

@@ -45,3 +45,12 @@ def test_make_test_installs_every_extra_and_runs_the_suite_on_workers(tmp_path):
 def test_ci_runs_the_suite_then_the_slurm_tests():
     lines = [line for line in (ROOT / ".ci" / "run").read_text().splitlines() if line.startswith("make ")]
     assert lines == ["make test", "make test-slurm"]
+
+
+def test_make_docs_installs_the_docs_extra_builds_the_site_and_serves_it_on_this_machine(tmp_path):
+    """The site's search needs the pages served over HTTP: ``make docs`` builds the site
+    strictly and serves it on 127.0.0.1 (tests/api/test_api_docs.py searches it so)."""
+    plan = planned("docs", tmp_path)
+    assert installs(plan) == [".", "'.[docs]'"]
+    assert re.search(r"bin/mkdocs build --strict .*-d site", plan)
+    assert re.search(r"-m http\.server --bind 127\.0\.0\.1 --directory site \d+", plan)

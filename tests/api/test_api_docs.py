@@ -52,6 +52,36 @@ def test_the_measures_table_fits_the_page_at_1280_px(site, browser):
     assert table <= shown
 
 
+def test_the_site_s_search_finds_the_pages_that_name_a_word_when_served(site, browser):
+    """The built site served over HTTP as ``make docs`` serves it: its search box finds the
+    pages that name a word, and no page asks the web for anything (fonts included)."""
+    import functools
+    import http.server
+    import threading
+
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    folder, done = site
+    assert done.returncode == 0, done.stderr
+    assert not [page.name for page in folder.rglob("*.html") if "fonts.googleapis" in page.read_text()]
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(folder))
+    handler.log_message = lambda *args: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        browser.open(f"http://127.0.0.1:{server.server_port}/index.html")
+        browser.find_element(By.TAG_NAME, "body").send_keys("/")  # Material's key that opens the search
+        box = WebDriverWait(browser, 30).until(lambda b: next(
+            (e for e in b.find_elements(By.CSS_SELECTOR, "input.md-search__input") if e.is_displayed()), None))
+        box.send_keys("reusability")
+        found = WebDriverWait(browser, 30).until(lambda b: b.find_elements(By.CSS_SELECTOR, ".md-search-result__item a"))
+        assert any(link.get_attribute("href").endswith("/studies/") for link in found)
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 @pytest.mark.parametrize("data", ["synthetic", "real"])
 def test_every_python_example_of_the_api_page_runs(tmp_path, monkeypatch, data):
     printed = run_examples(API_PAGE, tmp_path, monkeypatch, data, "trec-covid-round1")

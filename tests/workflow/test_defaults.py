@@ -156,3 +156,22 @@ def test_every_key_of_the_configuration_page_says_what_it_means():
     empty = [row.split(" | ")[0] for row in rows if not row.rstrip(" |").split(" | ")[-1].strip()
              or row.endswith("|  |")]
     assert empty == []
+
+
+def test_the_configuration_page_lists_every_key_of_a_track_entry_with_its_meaning():
+    """docs/configuration.md has a row for every key a track's entry (and a downloaded file's
+    entry) accepts, each with a meaning, and the reading options name the key they default to."""
+    from reeval.workflow.config_check import load_schema
+    from reeval.workflow.config_doc import track_entry_markdown
+
+    section = track_entry_markdown()
+    defs = load_schema()["$defs"]
+    for entry in ("track", "file"):
+        for key in defs[entry]["properties"]:
+            rows = [line for line in section.splitlines() if line.startswith(f"| `{key}` |")]
+            assert rows, f"{entry} key {key} missing from the page"
+            meaning = rows[0].rstrip(" |").rsplit("|", 1)[-1].strip()
+            assert meaning, f"{entry} key {key} has no meaning"
+    assert "| `relevance_level` | `defaults.relevance_level` |" in section
+    assert "| `pool_depth` | `reusability.depth` |" in section
+    assert section in (ROOT / "docs" / "configuration.md").read_text()

@@ -5,7 +5,7 @@
 # study's 82 tracks of 5 topics those were most of each analysis's seconds (docs/cluster.md).
 # It also reads the track's tables and builds its grid once for rareness and lexiprecision
 # (reeval.workflow.measures_step.read_included_track): 44 s less CPU over the full study's
-# 82 jobs (docs/cluster.md, "The whole study profiled").
+# 82 jobs (docs/cluster.md, "Where the CPU goes").
 # Changing the options of one study reruns the three of every track.
 
 

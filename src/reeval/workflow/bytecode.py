@@ -2,7 +2,7 @@
 ``PYTHONDONTWRITEBYTECODE`` (no ``__pycache__`` folder written beside the sources).
 
 With the variable set, no job writes bytecode, so every job compiles again each reeval
-module it imports (0.02-0.2 s of CPU a job; docs/cluster.md, "The fixed cost of a job").
+module it imports (0.02-0.2 s of CPU a job; docs/cluster.md, "The whole study, simulated").
 Python reads bytecode from a ``PYTHONPYCACHEPREFIX`` folder even with the variable set,
 but then *only* from there, for every module (the standard library, numpy, pandas ...,
 whose ``__pycache__`` files it no longer sees): a prefix the jobs may not write would cost

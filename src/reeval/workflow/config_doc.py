@@ -79,15 +79,60 @@ def _rows(properties: dict, prefix: str) -> list[str]:
 
 HEADER = ["| key | default | accepts | meaning |", "|---|---|---|---|"]
 
+#: the keys of a track's entry whose value, when the entry does not set it, comes from
+#: another key (reeval.workflow.config_check.with_defaults and the rules that read them)
+TRACK_KEY_DEFAULTS = {
+    "relevance_level": "`defaults.relevance_level`",
+    "precision": "`defaults.precision`",
+    "on_malformed": "`defaults.on_malformed`",
+    "grade_map": "`defaults.grade_map`",
+    "pool_depth": "`reusability.depth`",
+}
+
+TRACK_INTRO = """## A track's entry (`tracks.<id>`)
+
+Each entry of `tracks` (and of a manifest's `tracks:`) names one track by its id (ASCII
+letters, digits, `.`, `_`, `-` and `+`, not starting with `.`). It gives its data in one of
+three ways: `synthetic` (a generated track), `qrels` and `runs` (local files), or `urls`
+(files the fetch rule downloads). A key not set has the default named here; "-" means the
+key is simply absent.
+"""
+
+FILE_INTRO = """### A file of `urls` (`urls.qrels[]`, `urls.runs[]`, `urls.alternative_qrels[]`)
+"""
+
+
+def _entry_rows(properties: dict, defaults: dict) -> list[str]:
+    """One row per key of an entry (a track, a file): key, the default from ``defaults``
+    ("-" when absent), what it accepts and its description."""
+    rows = []
+    for key, sub in properties.items():
+        resolved = _resolved(sub)
+        what = " ".join(str(sub.get("description") or resolved.get("description", "")).split())
+        accepts = "mapping" if resolved.get("type") == "object" and "oneOf" not in resolved else _accepts(sub)
+        rows.append(f"| `{key}` | {defaults.get(key, '-')} | {accepts} | {what} |")
+    return rows
+
+
+def track_entry_markdown() -> str:
+    """The section of a track's entry: every key of ``$defs/track`` and of ``$defs/file``."""
+    defs = load_schema()["$defs"]
+    # a reading option's meaning is stated once, in $defs/options (the `defaults` section)
+    track = {key: sub if "description" in sub else {**sub, **{"description": defs["options"]["properties"].get(
+        key, {}).get("description", "")}} for key, sub in defs["track"]["properties"].items()}
+    lines = [TRACK_INTRO] + HEADER + _entry_rows(track, TRACK_KEY_DEFAULTS) + [""]
+    lines += [FILE_INTRO] + HEADER + _entry_rows(defs["file"]["properties"], {}) + [""]
+    return "\n".join(lines)
+
 
 def _is_section(schema: dict) -> bool:
     return _resolved(schema).get("type") == "object" and "properties" in _resolved(schema)
 
 
 def markdown() -> str:
-    """The page: the introduction, a table of the top-level keys that are values, then one
-    table per section (an object's own line is left out when its default is ``{}``: its
-    keys follow)."""
+    """The page: the introduction, a table of the top-level keys that are values, one table
+    per section (an object's own line is left out when its default is ``{}``: its keys
+    follow), then the keys of a track's entry and of a downloaded file."""
     properties = {k: v for k, v in load_schema()["properties"].items() if "default" in v}
     values = {k: v for k, v in properties.items() if not _is_section(v)}
     lines = [INTRO, "## Top-level keys", ""] + HEADER + _rows(values, "") + [""]
@@ -97,6 +142,7 @@ def markdown() -> str:
         description = " ".join(str(_resolved(sub).get("description", "")).split())
         lines += [f"## `{section}`", "", description[:1].upper() + description[1:] + ".", ""]
         lines += HEADER + _rows({section: sub}, "") + [""]
+    lines.append(track_entry_markdown())
     return "\n".join(lines)
 
 
