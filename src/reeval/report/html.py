@@ -5,7 +5,8 @@ embedded as PNG data URIs, the styles are inline, nothing is fetched from the ne
 Every figure is embedded, at the size the report shows it and compressed
 (:mod:`reeval.report.images`): the cross-track figures sharp on a HiDPI screen
 (:data:`CROSS_TRACK_DENSITY` image pixels per CSS pixel), the per-track figures at the
-screen's own pixels (:data:`PER_TRACK_DENSITY`). So the file alone, copied anywhere, shows
+screen's own pixels (:data:`PER_TRACK_DENSITY`, in a palette of
+:data:`reeval.report.images.PER_TRACK_COLOURS`). So the file alone, copied anywhere, shows
 every figure and every table. Each figure also links to its print-resolution PNG; links to
 the PNG, CSV and markdown files are relative to the report and work beside the results
 folder.
@@ -41,7 +42,7 @@ import pandas as pd
 
 from reeval.io.notes import LOST, lost_lines
 from reeval.report.escape import html_text
-from reeval.report.images import embedded_png
+from reeval.report.images import COLOURS, PER_TRACK_COLOURS, embedded_png
 from reeval.report.scope import NO_PAPER_MAPPED
 from reeval.report.markdown import fmt
 
@@ -160,7 +161,8 @@ def image_tag(path: Path, results: Path, alt: str) -> str:
         rel = quote(Path(path).resolve().relative_to(Path(results).resolve()).as_posix())
     except ValueError:
         rel = None
-    src, width = embedded_png(path, density(path, results))
+    shown = density(path, results)
+    src, width = embedded_png(path, shown, PER_TRACK_COLOURS if shown == PER_TRACK_DENSITY else COLOURS)
     size = f' width="{width}"' if width else ""
     img = f'<img alt="{html_text(alt)}"{size} src="{src}">'
     return f'<a href="{html_text(rel)}">{img}</a>' if rel else img
