@@ -91,9 +91,11 @@ def test_the_user_s_tracks_come_first_and_the_papers_only_where_one_is_mapped(tm
     res = results_folder(tmp_path)
     (res / "papers").mkdir()
     (res / "papers" / "paper_comparison.md").write_text("# The papers\n\n| cell | status |\n|---|---|\n| a | exact |\n")
+    pd.DataFrame({"cell": ["a"], "status": ["exact"]}).to_csv(res / "study" / "paper_comparison.csv", index=False)
     files = [res / "tracks" / "t1" / "measures_by_run.parquet", res / "study" / "table2.csv",
-             res / "tracks" / "t1" / "study" / "fig5_document_asl.png"]
+             res / "study" / "paper_comparison.csv", res / "tracks" / "t1" / "study" / "fig5_document_asl.png"]
     html = report_html(res, files, res / "summary" / "inclusion.csv", papers=[])
+    assert "study/paper_comparison.csv" not in html   # a study's view of the papers' cells: not shown either
     order = [html.index(f'<section id="{sid}">') for sid in ("front", "per-track", "asl-study", "papers")]
     assert order == sorted(order)
     nav = re.search(r"<nav>(.*?)</nav>", html).group(1)
@@ -103,6 +105,7 @@ def test_the_user_s_tracks_come_first_and_the_papers_only_where_one_is_mapped(tm
     assert "exact" not in papers   # the comparison's rows are not shown
     shown = report_html(res, files, res / "summary" / "inclusion.csv", papers=["lexiprecision"])
     assert "<td>exact</td>" in shown[shown.index('<section id="papers">'):]
+    assert "study/paper_comparison.csv" in shown
 
 
 def test_the_papers_mapped_come_from_the_config_and_the_title_names_no_folder():

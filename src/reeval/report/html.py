@@ -339,7 +339,8 @@ def report_html(results, files, inclusion_csv, title: str = "reeval report", cap
     ``{track}`` wildcards) -> caption text; ``run_inclusion_csv``: its runs that lost lines
     are flagged on their leaderboards (:func:`dropped_by_track`); ``papers``: the papers the
     study maps a track onto (:func:`reeval.report.scope.mapped_papers`): when empty, the papers' section is one
-    line saying how to map one (None: shown as the files are).
+    line saying how to map one and no study's section shows its view of the papers' cells
+    (``paper_comparison.csv``); None: shown as the files are.
     """
     results = Path(results)
     captions = captions or {}
@@ -352,13 +353,15 @@ def report_html(results, files, inclusion_csv, title: str = "reeval report", cap
             boards[f.parent.name] = leaderboard(pd.read_parquet(f), dropped.get(f.parent.name))
     boards = dict(sorted(boards.items()))
     sections, bodies = [], []
+    unmapped = papers is not None and not papers
     for sid, (name, folder, md) in SECTIONS.items():
         pngs = [f for f in files if f.suffix == ".png" and f.parent == results / folder]
-        tables = [f for f in files if f.suffix == ".csv" and f.parent == results / folder]
+        tables = [f for f in files if f.suffix == ".csv" and f.parent == results / folder
+                  and not (unmapped and f.stem == "paper_comparison")]   # a study's view of the papers' cells
         if not (pngs or tables or any((results / folder / m).is_file() for m in md)):
             continue
         sections.append((sid, name))
-        body = (f"<p>{NO_PAPER_MAPPED}</p>" if sid == "papers" and papers is not None and not papers
+        body = (f"<p>{NO_PAPER_MAPPED}</p>" if sid == "papers" and unmapped
                 else section(results, name, folder, md, pngs, tables, captions))
         bodies.append(f'<section id="{sid}"><h2>{html_text(name)}</h2>{body}</section>')
     track_pngs = [f for f in files if f.suffix == ".png" and f.parent.parts[:len(results.parts) + 1]
