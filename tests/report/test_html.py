@@ -73,3 +73,50 @@ def test_the_report_embeds_every_figure_once_per_place_and_links_the_sections(tm
     assert f"First {MAX_ROWS} of {MAX_ROWS + 5} rows" in html
     for section in ("asl-study", "per-track"):
         assert f'href="#{section}"' in html and f'id="{section}"' in html
+
+
+def test_a_long_table_is_folded_under_its_row_count_and_a_short_one_shown_open(tmp_path):
+    from reeval.report.html import FOLDED_ROWS, folded_table
+
+    short = folded_table(pd.DataFrame({"x": range(FOLDED_ROWS)}), "study/short.csv")
+    assert short.startswith('<h4 id="table-study-short.csv"><a href="study/short.csv">') and "<details" not in short
+    long = folded_table(pd.DataFrame({"x": range(FOLDED_ROWS + 1)}), "study/long.csv")
+    assert long.startswith('<details id="table-study-long.csv"><summary><b><a href="study/long.csv">study/long.csv</a>'
+                           f"</b>: {FOLDED_ROWS + 1:,} rows</summary>")
+    huge = folded_table(pd.DataFrame({"x": range(MAX_ROWS + 5)}), "study/huge.csv")
+    assert f": {MAX_ROWS + 5:,} rows</summary>" in huge and f"First {MAX_ROWS} of {MAX_ROWS + 5} rows" in huge
+
+
+def test_the_user_s_tracks_come_first_and_the_papers_only_where_one_is_mapped(tmp_path):
+    res = results_folder(tmp_path)
+    (res / "papers").mkdir()
+    (res / "papers" / "paper_comparison.md").write_text("# The papers\n\n| cell | status |\n|---|---|\n| a | exact |\n")
+    pd.DataFrame({"cell": ["a"], "status": ["exact"]}).to_csv(res / "study" / "paper_comparison.csv", index=False)
+    files = [res / "tracks" / "t1" / "measures_by_run.parquet", res / "study" / "table2.csv",
+             res / "study" / "paper_comparison.csv", res / "tracks" / "t1" / "study" / "fig5_document_asl.png"]
+    html = report_html(res, files, res / "summary" / "inclusion.csv", papers=[])
+    assert "study/paper_comparison.csv" not in html   # a study's view of the papers' cells: not shown either
+    order = [html.index(f'<section id="{sid}">') for sid in ("front", "per-track", "asl-study", "papers")]
+    assert order == sorted(order)
+    nav = re.search(r"<nav>(.*?)</nav>", html).group(1)
+    assert re.findall(r'href="#([^"]+)"', nav) == ["front", "per-track", "asl-study", "papers"]
+    papers = html[html.index('<section id="papers">'):]
+    assert "No track of this study is mapped onto a paper" in papers and "lexiprecision.paper" in papers
+    assert "exact" not in papers   # the comparison's rows are not shown
+    shown = report_html(res, files, res / "summary" / "inclusion.csv", papers=["lexiprecision"])
+    assert "<td>exact</td>" in shown[shown.index('<section id="papers">'):]
+    assert "study/paper_comparison.csv" in shown
+
+
+def test_the_papers_mapped_come_from_the_config_and_the_title_names_no_folder():
+    from reeval.report.scope import mapped_papers, report_title
+
+    unmapped = {"study": {"paper": {"passages": None, "documents": None}, "scope": "all"},
+                "lexiprecision": {"paper": {}}, "rareness": {"paper": {}}}
+    assert mapped_papers(unmapped) == []
+    assert mapped_papers({**unmapped, "study": {"paper": {"passages": "dl20", "documents": None}}}) == ["ASL"]
+    assert mapped_papers({**unmapped, "study": {"paper": {}, "scope": "asl-paper"}}) == ["ASL"]
+    assert mapped_papers({**unmapped, "lexiprecision": {"paper": {"dl19": "deep-pass (2019)"}},
+                          "rareness": {"paper": {"t8": "TREC-8"}}}) == ["lexiprecision", "rareness"]
+    assert report_title(["/home/someone/studies/holdout.yaml"]) == "reeval report: holdout.yaml"
+    assert report_title([]) == "reeval report: config.yaml"

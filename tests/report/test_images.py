@@ -56,6 +56,20 @@ def test_the_copy_is_a_palette_png_that_keeps_the_figure_as_drawn_in_a_third_of_
     assert (np.abs(shown - original).max(axis=2) > 16).mean() < 0.001   # visibly different: under 0.1% of pixels
 
 
+def test_a_per_track_copy_in_64_colours_keeps_the_figure_legible_in_fewer_bytes(tmp_path):
+    from reeval.report.images import PER_TRACK_COLOURS
+
+    png = drawn_figure(tmp_path / "f.png")
+    full, _ = display_png(png, density=1)
+    data, _ = display_png(png, density=1, colours=PER_TRACK_COLOURS)
+    copy = decoded(data)
+    assert copy.mode == "P" and len(copy.getcolors()) <= PER_TRACK_COLOURS and len(data) < len(full)
+    original = np.asarray(decoded(full).convert("RGB"), dtype=int)
+    shown = np.asarray(copy.convert("RGB"), dtype=int)
+    assert np.abs(shown - original).mean() < 1.0                         # under a level of 255 on average
+    assert (np.abs(shown - original).max(axis=2) > 16).mean() < 0.03     # visibly different: under 3% of pixels
+
+
 def test_a_png_without_a_resolution_is_taken_at_300_dpi_and_transparency_lies_on_white(tmp_path):
     Image.new("RGBA", (600, 30), (0, 0, 0, 0)).save(tmp_path / "clear.png")   # no pHYs chunk
     data, css = display_png(tmp_path / "clear.png", density=1)
@@ -91,9 +105,12 @@ def test_the_report_embeds_cross_track_figures_for_hidpi_and_per_track_ones_at_1
     html = report_html(res, [cross, mine, wide], res / "summary" / "inclusion.csv")
     tags = re.findall(r'<a href="([^"]+)"><img alt="([^"]*)" width="(\d+)" src="data:image/png;base64,([^"]+)">', html)
     widths = {href: (int(css), decoded(base64.b64decode(data)).width) for href, _, css, data in tags}
-    assert widths == {"study/fig1_p20.png": (1050, 2100), "tracks/t1/study/fig5_document_asl.png": (495, 495)}
+    # every figure embedded, a page-wide per-track one too (the file alone shows it), at 1x,
+    # the per-track ones in a palette of PER_TRACK_COLOURS
+    from reeval.report.images import PER_TRACK_COLOURS
+    colours = {href: len(decoded(base64.b64decode(data)).getcolors(256) or ()) for href, _, _, data in tags}
+    assert all(n <= PER_TRACK_COLOURS for href, n in colours.items() if href.startswith("tracks/"))
+    assert widths == {"study/fig1_p20.png": (1050, 2100), "tracks/t1/study/fig5_document_asl.png": (495, 495),
+                      "tracks/t1/study/fig7%20wide.png": (1050, 1050)}
     assert ("study/fig1_p20.png", "best P@20") in {(href, alt) for href, alt, *_ in tags}   # the markdown's alt
-    # a page-wide per-track figure, the heavy kind, is shown from its file beside the report
-    assert ('<a href="tracks/t1/study/fig7%20wide.png"><img alt="tracks/t1/study/fig7 wide.png" width="1050" '
-            'loading="lazy" src="tracks/t1/study/fig7%20wide.png"></a>') in html
-    assert "<b>tracks/t1/study/fig7 wide.png</b> (shown from this file, not embedded)" in html
+    assert 'src="tracks/' not in html and "loading=" not in html

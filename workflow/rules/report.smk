@@ -3,6 +3,7 @@
 # common.smk), and the closing lines every run prints (reeval.workflow.closing).
 from snakemake.logging import logger
 
+from reeval.report.scope import mapped_papers, report_title
 from reeval.workflow.closing import closing_lines, run_outcome
 
 REPORT_HTML = f"{RESULTS}/report.html"
@@ -18,8 +19,9 @@ rule report:
         REPORT_HTML,
     params:
         results=lambda wildcards, output: str(Path(output[0]).parent),
-        title=f"reeval report: {', '.join(map(str, workflow.config_settings.configfiles)) or 'config/config.yaml'}",
+        title=report_title(workflow.config_settings.configfiles),
         captions=lambda wildcards: report_captions(),
+        papers=mapped_papers(config),
     log:
         f"{RESULTS}/logs/report/report.log",
     threads: 1

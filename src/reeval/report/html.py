@@ -2,27 +2,30 @@
 
 ``results/report.html`` (rule ``report``) opens offline in any browser: the figures are
 embedded as PNG data URIs, the styles are inline, nothing is fetched from the network.
-Each figure is embedded at the size the report shows it and compressed
+Every figure is embedded, at the size the report shows it and compressed
 (:mod:`reeval.report.images`): the cross-track figures sharp on a HiDPI screen
-(:data:`CROSS_TRACK_DENSITY` image pixels per CSS pixel), the per-track figures a column
-wide at the screen's own pixels (:data:`PER_TRACK_DENSITY`). The per-track figures a page
-wide, the heavy ones (four of a track's dozen, two thirds of their bytes), are shown from
-their PNG beside the report (:func:`linked`), so that the report stays under 10 MB at 12
-tracks, the most that draw per-track figures. Every figure links to its print-resolution PNG.
-Links to the PNG, CSV and markdown files are relative to the report, so they work beside the
-results folder; moved alone, the report keeps every table and every embedded figure.
+(:data:`CROSS_TRACK_DENSITY` image pixels per CSS pixel), the per-track figures at the
+screen's own pixels (:data:`PER_TRACK_DENSITY`, in a palette of
+:data:`reeval.report.images.PER_TRACK_COLOURS`). So the file alone, copied anywhere, shows
+every figure and every table. Each figure also links to its print-resolution PNG; links to
+the PNG, CSV and markdown files are relative to the report and work beside the results
+folder.
 
 It fits a 1280-pixel-wide window without scrolling sideways: a table wider than the page
 scrolls in its own box, an image is at most the page's width, a long name breaks.
 
-Its front page: per track its runs ranked by MAP with the main measures (a leaderboard),
-whether the track is included and why not, and links to each study's section. Then one
-section per study (the ASL study, lexicographic precision, rareness, reusability, the
-cross-track summary): its markdown summary rendered (its images embedded), its other figures with
-their captions, its tables; then the per-track figures, one folder per track.
+The user's tracks come first. Its front page: per track its runs ranked by MAP with the
+main measures (a leaderboard), whether the track is included and why not, and links to
+each section. Then the per-track figures, one folded block per track; then one section
+per cross-track output (the cross-track summary, the audit, reusability, the ASL study,
+lexicographic precision, rareness): its markdown summary rendered (its images embedded),
+its other figures with their captions, its tables; last the papers' comparison, shown only
+when the study maps a track onto a paper's benchmark
+(:func:`reeval.report.scope.mapped_papers`; otherwise one line says how to map one).
 
 Numbers meant for reading are rounded as trec_eval prints them: 4 decimals
-(:data:`DECIMALS`); the CSV and Parquet files keep full precision. A table longer than
+(:data:`DECIMALS`); the CSV and Parquet files keep full precision. A table of more than
+:data:`FOLDED_ROWS` rows is folded under a line giving its row count; a table longer than
 :data:`MAX_ROWS` rows shows its first rows and names its file.
 """
 
@@ -39,14 +42,16 @@ import pandas as pd
 
 from reeval.io.notes import LOST, lost_lines
 from reeval.report.escape import html_text
-from reeval.report.figures import COLUMN
-from reeval.report.images import display_width, embedded_png, printed_inches
+from reeval.report.images import COLOURS, PER_TRACK_COLOURS, embedded_png
+from reeval.report.scope import NO_PAPER_MAPPED
 from reeval.report.markdown import fmt
 
 #: decimals of every non-integer number shown (trec_eval prints 4)
 DECIMALS = 4
 #: rows of a table shown before "first N of M rows"
 MAX_ROWS = 200
+#: a study's table of more rows than this is folded, its row count on the line that opens it
+FOLDED_ROWS = 20
 #: the leaderboard's measures, in order, with their names as read (those a track has)
 LEADERBOARD = {"map": "MAP", "P_20": "P@20", "ndcg_cut_10": "nDCG@10", "recip_rank": "RR", "bpref": "bpref",
                "ASL": "ASL", "ASL@g1-10": "ASL@g1-10"}
@@ -56,15 +61,16 @@ ASL_WHOLE_RANKS = {"ASL", "ASL@g1-10"}
 #: markdown summaries) sharp on a HiDPI screen, the per-track ones (12 per track, shown
 #: folded) at a screen's own pixels (:func:`reeval.report.images.display_png`)
 CROSS_TRACK_DENSITY, PER_TRACK_DENSITY = 2, 1
-#: the studies' sections: id -> (title, folder under the results, markdown files shown first)
+#: the cross-track sections, in the report's order: id -> (title, folder under the results,
+#: markdown files shown first); the papers' comparison last, shown only when a paper is mapped
 SECTIONS = {
+    "summary": ("Cross-track summary", "summary", ("summary.md",)),
+    "audit": ("Official figures against reeval's", "audit", ("summary.md",)),
+    "reusability": ("Reusability (leave one group out)", "reusability", ()),
     "asl-study": ("ASL study", "study", ("summary.md",)),
-    "lexiprecision": ("Lexicographic precision", "lexiprecision", ("summary.md", "paper_comparison.md")),
+    "lexiprecision": ("Lexicographic precision", "lexiprecision", ("summary.md",)),
     "rareness": ("Rareness", "rareness", ("summary.md",)),
     "papers": ("The papers, cell by cell", "papers", ("paper_comparison.md",)),
-    "reusability": ("Reusability (leave one group out)", "reusability", ()),
-    "audit": ("Official figures against reeval's", "audit", ("summary.md",)),
-    "summary": ("Cross-track summary", "summary", ("summary.md",)),
 }
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 0 auto; max-width: 72rem; padding: 0 1rem 4rem; color: #222; }
@@ -126,6 +132,17 @@ def html_table(df: pd.DataFrame, max_rows: int = MAX_ROWS, source: str | None = 
     return f'<div class="tw"><table><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>{note}'
 
 
+def folded_table(df: pd.DataFrame, rel: str) -> str:
+    """A study's table under its file's name (a link to it): shown open up to
+    :data:`FOLDED_ROWS` rows, folded beyond with its row count on the line that opens it."""
+    head = f'<a href="{html_text(rel)}">{html_text(rel)}</a>'
+    table = html_table(df, source=rel)
+    if len(df) <= FOLDED_ROWS:
+        return f'<h4 id="table-{anchor(rel)}">{head}</h4>{table}'
+    return (f'<details id="table-{anchor(rel)}"><summary><b>{head}</b>: {len(df):,} rows</summary>'
+            f"{table}</details>")
+
+
 def density(path: Path, results: Path) -> int:
     """Image pixels per CSS pixel of the figure ``path`` in the report: :data:`PER_TRACK_DENSITY`
     under ``results/tracks/``, :data:`CROSS_TRACK_DENSITY` elsewhere."""
@@ -136,33 +153,16 @@ def density(path: Path, results: Path) -> int:
     return PER_TRACK_DENSITY if per_track else CROSS_TRACK_DENSITY
 
 
-def linked(path: Path, results: Path) -> bool:
-    """Whether the report shows the figure ``path`` from its file instead of embedding it:
-    a per-track figure (:func:`density`) wider than a column (:data:`COLUMN` inches)."""
-    if density(path, results) != PER_TRACK_DENSITY:
-        return False
-    from PIL import Image
-
-    try:
-        with Image.open(path) as image:
-            return printed_inches(image) > COLUMN + 0.05
-    except OSError:  # not an image Pillow reads: embedded as it is (:func:`embedded_png`)
-        return False
-
-
 def image_tag(path: Path, results: Path, alt: str) -> str:
-    """The ``<img>`` of the figure ``path``, linked to the PNG itself (relative to the report
-    in ``results``; not linked when the PNG is outside ``results``): embedded at the size
-    shown (:func:`embedded_png`, at its :func:`density`), or, for a :func:`linked` figure,
-    the PNG itself at that size, loaded when scrolled to."""
+    """The ``<img>`` of the figure ``path``, embedded at the size shown (:func:`embedded_png`,
+    at its :func:`density`) and linked to the PNG itself (relative to the report in
+    ``results``; not linked when the PNG is outside ``results``)."""
     try:
         rel = quote(Path(path).resolve().relative_to(Path(results).resolve()).as_posix())
     except ValueError:
         rel = None
-    if rel and linked(path, results):
-        return (f'<a href="{html_text(rel)}"><img alt="{html_text(alt)}" width="{display_width(path)}" '
-                f'loading="lazy" src="{html_text(rel)}"></a>')
-    src, width = embedded_png(path, density(path, results))
+    shown = density(path, results)
+    src, width = embedded_png(path, shown, PER_TRACK_COLOURS if shown == PER_TRACK_DENSITY else COLOURS)
     size = f' width="{width}"' if width else ""
     img = f'<img alt="{html_text(alt)}"{size} src="{src}">'
     return f'<a href="{html_text(rel)}">{img}</a>' if rel else img
@@ -174,11 +174,9 @@ def anchor(text: str) -> str:
 
 
 def figure(path: Path, results: Path, caption: str = "") -> str:
-    """One figure (:func:`image_tag`) with its file name and caption (and, for a
-    :func:`linked` one, that it is shown from that file)."""
+    """One figure (:func:`image_tag`) with its file name and caption."""
     rel = path.relative_to(results).as_posix()
-    text = (f"<b>{html_text(rel)}</b>" + (" (shown from this file, not embedded)" if linked(path, results) else "")
-            + (f": {html_text(caption)}" if caption else ""))
+    text = f"<b>{html_text(rel)}</b>" + (f": {html_text(caption)}" if caption else "")
     return f'<figure id="fig-{anchor(rel)}">{image_tag(path, results, rel)}<figcaption>{text}</figcaption></figure>'
 
 
@@ -281,8 +279,9 @@ def front_page(inclusion: pd.DataFrame, boards: dict, sections: list) -> str:
     """The front page: the studies' links, the inclusion of every track, each track's leaderboard."""
     included = inclusion[inclusion["included"].astype(bool)]
     parts = [f"<p>{len(included)} of {len(inclusion)} tracks included in the cross-track studies. "
-             f"Sections: " + " · ".join(f'<a href="#{sid}">{html_text(title)}</a>' for sid, title in sections)
-             + ' · <a href="#per-track">per-track figures</a>. Measures rounded to 4 decimals as trec_eval '
+             'Sections: <a href="#per-track">per-track figures</a> · '
+             + " · ".join(f'<a href="#{sid}">{html_text(title)}</a>' for sid, title in sections)
+             + '. Measures rounded to 4 decimals as trec_eval '
              "prints them, ASL to whole ranks as its paper does; the CSV and Parquet files keep full precision.</p>"]
     view = inclusion[["track", "included", "reason", "runs_included"]]
     parts.append(html_table(view, max_rows=len(view), links={"track": lambda t: f"#track-{anchor(str(t))}"}))
@@ -315,10 +314,7 @@ def section(results: Path, title: str, folder: str, markdown_files, pngs: list, 
         parts += [figure(p, results, caption_of(p, results, captions)) for p in rest]
     if tables:
         parts.append(f"<h3>Tables of {html_text(title)}</h3>")
-        for path in tables:
-            rel = path.relative_to(results).as_posix()
-            parts.append(f'<h4 id="table-{anchor(rel)}"><a href="{html_text(rel)}">{html_text(rel)}</a></h4>')
-            parts.append(html_table(read_table(path), source=rel))
+        parts += [folded_table(read_table(path), path.relative_to(results).as_posix()) for path in tables]
     return "\n".join(parts)
 
 
@@ -335,13 +331,16 @@ def per_track_section(results: Path, tracks: list, pngs: list, captions: dict) -
 
 
 def report_html(results, files, inclusion_csv, title: str = "reeval report", captions: dict | None = None,
-                run_inclusion_csv=None) -> str:
+                run_inclusion_csv=None, papers: list | None = None) -> str:
     """The whole report of a results folder as one HTML string.
 
     ``files``: the run's outputs to show (PNG figures, CSV tables, the tracks'
     ``measures_by_run.parquet``); ``captions``: figure path pattern (relative to ``results``,
     ``{track}`` wildcards) -> caption text; ``run_inclusion_csv``: its runs that lost lines
-    are flagged on their leaderboards (:func:`dropped_by_track`).
+    are flagged on their leaderboards (:func:`dropped_by_track`); ``papers``: the papers the
+    study maps a track onto (:func:`reeval.report.scope.mapped_papers`): when empty, the papers' section is one
+    line saying how to map one and no study's section shows its view of the papers' cells
+    (``paper_comparison.csv``); None: shown as the files are.
     """
     results = Path(results)
     captions = captions or {}
@@ -354,25 +353,28 @@ def report_html(results, files, inclusion_csv, title: str = "reeval report", cap
             boards[f.parent.name] = leaderboard(pd.read_parquet(f), dropped.get(f.parent.name))
     boards = dict(sorted(boards.items()))
     sections, bodies = [], []
+    unmapped = papers is not None and not papers
     for sid, (name, folder, md) in SECTIONS.items():
         pngs = [f for f in files if f.suffix == ".png" and f.parent == results / folder]
-        tables = [f for f in files if f.suffix == ".csv" and f.parent == results / folder]
+        tables = [f for f in files if f.suffix == ".csv" and f.parent == results / folder
+                  and not (unmapped and f.stem == "paper_comparison")]   # a study's view of the papers' cells
         if not (pngs or tables or any((results / folder / m).is_file() for m in md)):
             continue
         sections.append((sid, name))
-        bodies.append(f'<section id="{sid}"><h2>{html_text(name)}</h2>'
-                      f"{section(results, name, folder, md, pngs, tables, captions)}</section>")
+        body = (f"<p>{NO_PAPER_MAPPED}</p>" if sid == "papers" and unmapped
+                else section(results, name, folder, md, pngs, tables, captions))
+        bodies.append(f'<section id="{sid}"><h2>{html_text(name)}</h2>{body}</section>')
     track_pngs = [f for f in files if f.suffix == ".png" and f.parent.parts[:len(results.parts) + 1]
                   == (*results.parts, "tracks")]
     tracks = sorted(set(inclusion.track.astype(str)) | set(boards))
     nav = "".join(f'<a href="#{sid}">{html_text(name)}</a>' for sid, name in
-                  [("front", "Tracks and runs"), *sections, ("per-track", "Per-track figures")])
+                  [("front", "Tracks and runs"), ("per-track", "Per-track figures"), *sections])
     return "\n".join([
         "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
         f"<title>{html_text(title)}</title><style>{STYLE}</style></head><body>",
         f"<nav>{nav}</nav>",
         f'<section id="front"><h1>{html_text(title)}</h1>{front_page(inclusion, boards, sections)}</section>',
-        *bodies,
         f'<section id="per-track"><h2>Per-track figures</h2>{per_track_section(results, tracks, track_pngs, captions)}'
         "</section>",
+        *bodies,
         "</body></html>", ""])

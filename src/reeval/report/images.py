@@ -6,7 +6,8 @@ it :data:`DISPLAY_PX_PER_IN` CSS pixels per printed inch wide (a column-wide fig
 px, a page-wide one 1,050 px: 7 pt text reads about 15 px high), and embeds a copy made
 for that size (:func:`display_png`): ``density`` image pixels per CSS pixel (2 for a
 sharp figure on a HiDPI screen, 1 for a screen's own pixels), never more pixels than the
-PNG has, reduced to a palette of :data:`COLOURS` colours without dithering. A figure is
+PNG has, reduced to a palette of :data:`COLOURS` colours (:data:`PER_TRACK_COLOURS` for a
+per-track figure) without dithering. A figure is
 line art on white: the palette keeps it as drawn (its lines, text and shades are far
 fewer than 256 colours after anti-aliasing) at about a third of the bytes of the RGBA
 PNG. The printed width is read from the PNG's own resolution (its ``pHYs`` chunk, which
@@ -25,8 +26,11 @@ from reeval.report.figures import PRINT_DPI
 
 #: CSS pixels per printed inch at which the report shows a figure
 DISPLAY_PX_PER_IN = 150
-#: colours of an embedded image's palette
-COLOURS = 256
+#: colours of an embedded image's palette: a cross-track figure's (shown sharp, twice the
+#: pixels), and a per-track figure's (shown at the screen's own pixels in a folded block; 64
+#: colours keep its lines, text and shades legible at about four fifths of the bytes, so that
+#: a report of 12 tracks, every figure embedded, stays under 10 MB)
+COLOURS, PER_TRACK_COLOURS = 256, 64
 
 
 def printed_inches(image) -> float:
@@ -54,11 +58,11 @@ def on_white(image):
     return Image.alpha_composite(white, rgba).convert("RGB")
 
 
-def display_png(path, density: int = 2) -> tuple[bytes, int]:
+def display_png(path, density: int = 2, colours: int = COLOURS) -> tuple[bytes, int]:
     """``(png bytes, CSS width)`` of the PNG ``path`` made for the report: resized to its
     :func:`display_width` x ``density`` pixels wide (Lanczos; never enlarged: a PNG with
     fewer pixels keeps them), its height in proportion, as a palette PNG of at most
-    :data:`COLOURS` colours (median cut, no dithering), compressed as tightly as PNG goes."""
+    ``colours`` colours (median cut, no dithering), compressed as tightly as PNG goes."""
     from PIL import Image
 
     css = display_width(path)
@@ -68,7 +72,7 @@ def display_png(path, density: int = 2) -> tuple[bytes, int]:
     if width != image.width:
         height = max(1, round(image.height * width / image.width))
         image = image.resize((width, height), Image.Resampling.LANCZOS)
-    palette = image.quantize(COLOURS, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+    palette = image.quantize(colours, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
     out = io.BytesIO()
     palette.save(out, "PNG", optimize=True)
     return out.getvalue(), css
@@ -79,11 +83,11 @@ def png_data_uri(data: bytes) -> str:
     return "data:image/png;base64," + base64.b64encode(data).decode("ascii")
 
 
-def embedded_png(path: Path, density: int = 2) -> tuple[str, int | None]:
+def embedded_png(path: Path, density: int = 2, colours: int = COLOURS) -> tuple[str, int | None]:
     """``(data URI, CSS width)`` of the PNG ``path`` as the report embeds it (:func:`display_png`);
     a file Pillow cannot read as an image is embedded as it is, its width None (the browser's)."""
     try:
-        data, css = display_png(path, density)
+        data, css = display_png(path, density, colours)
     except OSError:  # PIL.UnidentifiedImageError and a truncated file are OSErrors
         return png_data_uri(Path(path).read_bytes()), None
     return png_data_uri(data), css
