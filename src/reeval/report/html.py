@@ -62,7 +62,7 @@ SECTIONS = {
     "lexiprecision": ("Lexicographic precision", "lexiprecision", ("summary.md", "paper_comparison.md")),
     "rareness": ("Rareness", "rareness", ("summary.md",)),
     "papers": ("The papers, cell by cell", "papers", ("paper_comparison.md",)),
-    "reusability": ("Reusability (leave one group out)", "reusability", ()),
+    "reusability": ("Reusability (leave one group out)", "reusability", ("summary.md",)),
     "audit": ("Official figures against reeval's", "audit", ("summary.md",)),
     "summary": ("Cross-track summary", "summary", ("summary.md",)),
 }

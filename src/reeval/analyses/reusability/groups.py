@@ -50,6 +50,20 @@ def table_delimiter(path, first_line: str) -> str | None:
     return next((d for d in ("\t", ",") if d in first_line), None)
 
 
+def has_group_columns(path) -> bool:
+    """Whether ``path`` is a table whose header (its first line that is not blank or a ``#``
+    comment) names a run and a group column (:func:`table_columns`): a track's official
+    figures in a TREC leaderboard's form, which give the groups of its runs. False for
+    another file, or one that cannot be read as UTF-8 text."""
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            first = next((line.rstrip("\r\n") for line in f if line.strip() and not line.lstrip().startswith("#")), "")
+    except (OSError, UnicodeDecodeError):
+        return False
+    delimiter = table_delimiter(path, first)
+    return delimiter is not None and table_columns(next(csv.reader([first], delimiter=delimiter))) is not None
+
+
 def read_groups(path) -> dict:
     """run -> group from a file in one of :data:`GROUPS_FORMS`:
 
