@@ -27,7 +27,8 @@ def resolve_groups(runs, groups) -> tuple[dict | None, list]:
     a regular expression (``re.Pattern``, or a string starting with ``re:``) whose first
     capturing group names the group (a run it does not match, or for which it captures
     nothing, is an InputError naming it), or None: each run alone, and a note says that
-    this overstates reusability (:data:`~reeval.analyses.reusability.groups.ALONE`).
+    this overstates reusability (:data:`~reeval.analyses.reusability.groups.ALONE`; so does
+    a mapping or file that gives no run a group).
 
     A run missing from the mapping is its own group, and so is a run whose group is missing:
     None, NaN (pandas reads an empty leaderboard cell so) or blank text; one note names those
@@ -41,8 +42,9 @@ def resolve_groups(runs, groups) -> tuple[dict | None, list]:
     from reeval.analyses.reusability.core import groups_from_pattern
     from reeval.analyses.reusability.groups import ALONE, check_known_runs, read_groups
 
+    alone_note = [f"groups: {ALONE} (give groups= a mapping, a leaderboard file or 're:<regex>')"]
     if groups is None:
-        return None, [f"groups: {ALONE} (give groups= a mapping, a leaderboard file or 're:<regex>')"]
+        return None, alone_note
     if isinstance(groups, re.Pattern):
         groups = "re:" + groups.pattern
     if isinstance(groups, str) and groups.startswith("re:"):
@@ -67,7 +69,8 @@ def resolve_groups(runs, groups) -> tuple[dict | None, list]:
     notes = [f"groups: {len(alone)} run{'s' if len(alone) > 1 else ''} without a group (None, NaN or blank), "
              f"each its own group: {', '.join(repr(r) for r in alone[:5])}{' ...' if len(alone) > 5 else ''}"
              ] if alone else []
-    return {str(k): str(v) for k, v in groups.items() if not _missing(v)}, notes
+    mapping = {str(k): str(v) for k, v in groups.items() if not _missing(v)}
+    return mapping, notes if mapping else alone_note
 
 
 def _missing(value) -> bool:

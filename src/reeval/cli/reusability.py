@@ -67,7 +67,7 @@ def reusability_lines(qrels_path, run_paths, measure_specs=None, groups=None, de
     if beyond.judged_beyond and warn is not None:
         warn(f"{beyond.sentence()}: judged beyond the pool depth, leave-one-group-out at depth {depth} does not "
              "test this collection (give --depth the depth it was pooled to, if it was pooled)")
-    if group_of is None and warn is not None:
+    if not group_of and warn is not None:  # None, or a file that gives no run a group
         warn(f"{ALONE} (give --groups a leaderboard with run and participant columns, a file of 'RUN GROUP' "
              "lines or a pattern)")
     f = f"{{:.{decimals}f}}"
@@ -81,7 +81,7 @@ def reusability_lines(qrels_path, run_paths, measure_specs=None, groups=None, de
         for row in part.itertuples(index=False):
             yield "\t".join([tsv_field(row.run), tsv_field(row.group), f.format(row.score), f.format(row.score_logo),
                              f.format(row.delta), str(row.rank), str(row.rank_logo), f"{row.rank - row.rank_logo:+d}"])
-        yield verdict_line(label[m.name], v, places, f, beyond, alone=group_of is None)
+        yield verdict_line(label[m.name], v, places, f, beyond, alone=not group_of)
     if preferences:
         yield preference_line(table.attrs["preferences"], decimals)
 
