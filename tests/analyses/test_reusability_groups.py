@@ -22,7 +22,7 @@ from reeval.cli import main
 from reeval.errors import InputError
 from reeval.io.ingest import ingest_track, write_track
 
-from test_reusability import QRELS, RUNS
+from test_reusability_outputs import files  # noqa: F401 (a fixture: the small track, its runs, a groups file)
 
 DL2020_BOARD = SHARED_DATA / "trec2020-dl-passage" / "meta" / "official_scores_trec-browser.tsv"
 #: a TREC leaderboard as published: tab-separated, a header, run and participant among 6 columns
@@ -30,16 +30,6 @@ BOARD = ("run\tparticipant\ttask\ttype\ttrec_eval:map\ttrec_eval:P_10\n"
          "A1\tteamA\tpassages\tauto\t0.5\t0.4\nA2\tteamA\tpassages\tnn\t0.4\t0.3\n"
          "B1\tteam B\tpassages\tauto\t0.3\t0.2\nC1\tteamC\tpassages\tauto\t0.1\t0.1\n"
          "Z9\tteamZ\tdocs\tauto\t0.2\t0.2\n")
-
-
-@pytest.fixture
-def files(tmp_path):
-    (tmp_path / "qrels.txt").write_text(QRELS)
-    paths = []
-    for name, text in RUNS.items():
-        (tmp_path / name).write_text(text)
-        paths.append(str(tmp_path / name))
-    return str(tmp_path / "qrels.txt"), paths
 
 
 @pytest.mark.parametrize("name", ["board.txt", "board.tsv", "leaderboard"])
@@ -86,16 +76,8 @@ def test_any_other_form_is_refused_in_one_line_naming_the_accepted_forms(tmp_pat
     assert message.startswith(f"{path}: {where}: expected {GROUPS_FORMS}") and "\n" not in message
 
 
-def test_a_leaderboard_row_without_its_group_names_its_line(tmp_path):
-    board = tmp_path / "board.tsv"
-    board.write_text("run\tparticipant\nA1\tx\n\nA2\t\n")
-    with pytest.raises(InputError, match=r"board.tsv: line 4: expected a run and its group, found run 'A2' "
-                                         r"without a group$"):
-        read_groups(board)
-
-
 def test_the_command_takes_a_leaderboard_as_groups(files, tmp_path, capsys):
-    qrels, runs = files
+    qrels, runs, _ = files
     (tmp_path / "board.txt").write_text(BOARD)
     assert main(["reusability", qrels, *runs, "--groups", str(tmp_path / "board.txt"), "--depth", "2", "-m", "AP",
                  "--quiet"]) == 0
@@ -112,7 +94,7 @@ def test_the_command_takes_a_leaderboard_as_groups(files, tmp_path, capsys):
 ])
 def test_a_pattern_that_leaves_a_run_without_a_group_is_refused_naming_it(files, tmp_path, pattern, message, capsys):
     """On main every such run landed in a group None (or '') with no note."""
-    qrels, runs = files
+    qrels, runs, _ = files
     assert main(["reusability", qrels, *runs, "--groups", pattern, "--depth", "2", "-m", "AP"]) != 0
     err = capsys.readouterr().err.strip()
     assert re.search(f"--groups: {message}", err) and "\n" not in err and "Traceback" not in err
@@ -134,7 +116,7 @@ def test_a_pattern_matching_every_run_still_groups_them():
 
 
 def test_without_groups_the_console_and_the_verdict_say_each_run_was_left_out_alone(files, capsys):
-    qrels, runs = files
+    qrels, runs, _ = files
     assert main(["reusability", qrels, *runs, "--depth", "2", "-m", "AP"]) == 0
     captured = capsys.readouterr()
     verdict = [line for line in captured.out.splitlines() if line.startswith("verdict AP: ")]
@@ -146,7 +128,7 @@ def test_without_groups_the_console_and_the_verdict_say_each_run_was_left_out_al
 
 
 def test_without_groups_the_api_warns_and_notes_it(files):
-    qrels, runs = files
+    qrels, runs, _ = files
     with pytest.warns(UserWarning, match="each run left out alone"):
         table = leave_one_group_out(qrels, runs, depth=2, measures="AP")
     assert any(ALONE in note for note in table.attrs["notes"])
@@ -158,7 +140,7 @@ def test_without_groups_the_api_warns_and_notes_it(files):
 
 
 def test_the_api_reads_a_groups_file_and_gives_the_verdicts(files, tmp_path):
-    qrels, runs = files
+    qrels, runs, _ = files
     (tmp_path / "board.tsv").write_text(BOARD)
     table = leave_one_group_out(qrels, runs, groups=tmp_path / "board.tsv", depth=2, measures=["AP", "P@2"])
     assert table.loc[table["measure"] == "AP", "group"].tolist() == ["teamA", "teamA", "team B", "teamC"]
@@ -208,7 +190,7 @@ def test_a_track_without_groups_takes_its_official_leaderboards_participants(tmp
     assert rule_inputs(rule_options(cfg, "t", str(board))) == {"groups": str(board)}
     assert rule_inputs(rule_options(cfg, "t", str(long_form))) == {}
     assert rule_inputs(rule_options(cfg, "u")) == {"groups": str(board), "pooled": str(long_form)}
-    qrels, runs = files
+    qrels, runs, _ = files
     track_dir, out = tmp_path / "track", tmp_path / "out"
     write_track(ingest_track("small", qrels, runs), track_dir)
     out.mkdir()

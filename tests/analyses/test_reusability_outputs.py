@@ -132,6 +132,9 @@ def test_groups_files_name_the_bad_line(tmp_path):
     bad.write_text("A1 A\nA1 B\n")
     with pytest.raises(InputError, match="line 2: run 'A1' is already in group 'A'"):
         read_groups(bad)
+    bad.write_text("run\tparticipant\nA1\tx\n\nA2\t\n")  # a leaderboard row without its group
+    with pytest.raises(InputError, match=r"line 4: expected a run and its group, found run 'A2' without a group$"):
+        read_groups(bad)
     board = tmp_path / "board.csv"
     board.write_text("run,team,contributed judgments\nA1,teamA,yes\nA2,teamA,no\nB1,\"team, B\",Yes\n")
     assert read_groups(board) == {"A1": "teamA", "A2": "teamA", "B1": "team, B"}
