@@ -142,14 +142,17 @@ def test_without_groups_the_api_warns_and_notes_it(files):
 def test_the_api_reads_a_groups_file_and_gives_the_verdicts(files, tmp_path):
     qrels, runs, _ = files
     (tmp_path / "board.tsv").write_text(BOARD)
-    table = leave_one_group_out(qrels, runs, groups=tmp_path / "board.tsv", depth=2, measures=["AP", "P@2"])
+    table = leave_one_group_out(qrels, runs, groups=tmp_path / "board.tsv", depth=2, measures=["AP", "ASL"])
     assert table.loc[table["measure"] == "AP", "group"].tolist() == ["teamA", "teamA", "team B", "teamC"]
-    by_string = leave_one_group_out(qrels, runs, groups=str(tmp_path / "board.tsv"), depth=2, measures=["AP", "P@2"])
+    by_string = leave_one_group_out(qrels, runs, groups=str(tmp_path / "board.tsv"), depth=2, measures=["AP", "ASL"])
     pd.testing.assert_frame_equal(table, by_string)
     verdicts = table.attrs["verdicts"]
-    assert [v["measure"] for v in verdicts] == ["AP", "P@2"] and {v["places"] for v in verdicts} == {0}
-    moved = table[table["measure"] == "AP"].eval("rank != rank_logo").sum()
-    assert verdicts[0]["rank_changes_inserted"] == moved
+    assert [v["measure"] for v in verdicts] == ["AP", "ASL"] and {v["places"] for v in verdicts} == {0}
+    ap, asl = (table[table["measure"] == m] for m in ("AP", "ASL"))
+    assert verdicts[0]["rank_changes_inserted"] == ap.eval("rank != rank_logo").sum()
+    # a drop is the loss: score - score_logo for AP, score_logo - score for ASL (lower is better)
+    assert verdicts[0]["max_drop"] == (ap["score"] - ap["score_logo"]).max()
+    assert verdicts[1]["max_drop"] == (asl["score_logo"] - asl["score"]).max()
     wide = leave_one_group_out(qrels, runs, groups=tmp_path / "board.tsv", depth=2, measures="AP", places=5)
     assert wide.attrs["verdicts"][0]["rank_changes_inserted"] == 0
     with pytest.raises(InputError, match="^places must be at least 0"):

@@ -37,8 +37,6 @@ def resolve_groups(runs, groups) -> tuple[dict | None, list]:
     of ``runs`` is not in the mapping: :func:`~reeval.analyses.reusability.groups.check_known_runs`;
     a whole campaign's leaderboard for some of its runs is fine) or a missing one is an
     InputError; so is anything else."""
-    import os
-
     from reeval.analyses.reusability.core import groups_from_pattern
     from reeval.analyses.reusability.groups import ALONE, check_known_runs, read_groups
 
@@ -91,7 +89,8 @@ def mean_measures(columns: dict, who: str) -> list:
 
 
 def leave_one_group_out(qrels: QrelsInput, runs: RunsInput,
-                        groups: Mapping | str | os.PathLike | re.Pattern | None = None, *, depth: int = 100, measures: str | Iterable[str] = ("AP", "P@20"),
+                        groups: Mapping | str | os.PathLike | re.Pattern | None = None, *, depth: int = 100,
+                        measures: str | Iterable[str] = ("AP", "P@20"),
                         relevance_level: int = 1, precision: str = "float64", unretrieved: str = "after_last",
                         alpha: float | str = 1.0, systems: str = "all",
                         pooled: Iterable[str] | None = None, preferences: bool = False,
@@ -178,7 +177,6 @@ def leave_one_group_out(qrels: QrelsInput, runs: RunsInput,
                               alpha=alpha, systems=systems, pooled=pooled, preferences=bool(preferences))
     rename = {m.name: c for c, m in columns.items()}
     table["measure"] = table["measure"].map(lambda n: rename.get(n, n))
-    table.attrs["verdicts"] = verdicts(table, places).drop(columns=["lp_agreement", "lp_at_risk", "lp_sampled"]
-                                                           if not preferences else []).to_dict("records")
     table.attrs["higher_is_better"] = {rename.get(k, k): v for k, v in table.attrs["higher_is_better"].items()}
+    table.attrs["verdicts"] = verdicts(table, places).to_dict("records")
     return _noted(table, tables, [*notes, *group_notes])
