@@ -62,10 +62,11 @@ def test_the_dl2020_leaderboard_gives_each_run_its_participant():
 
 
 @pytest.mark.parametrize("name, text, where", [
-    ("scores.tsv", "run\tmap\nA1\t0.5\n", "line 1"),                       # no group column
-    ("scores.txt", "# scores\nrun\tmap\tP_10\nA1\t0.5\t0.1\n", "line 2"),  # neither a header nor RUN GROUP
+    ("scores.tsv", "run\tmap\nA1\t0.5\n", "line 1"),  # no group column
+    ("scores.txt", "# scores\nrun\tmap\nA1\t0.5\n", "line 2"),  # two fields a line, but a header naming a run
+    ("scores", "Run,map,P_10\nA1,0.5,0.1\n", "line 1"),
     ("three.txt", "A1 A x\n", "line 1"),
-    ("board.csv", "team,score\nA,1\n", "line 1"),                         # no run column
+    ("board.csv", "team,score\nA,1\n", "line 1"),  # no run column
 ])
 def test_any_other_form_is_refused_in_one_line_naming_the_accepted_forms(tmp_path, name, text, where):
     path = tmp_path / name

@@ -141,7 +141,7 @@ def test_groups_files_name_the_bad_line(tmp_path):
     assert read_pooled(str(board), ["A1", "A2", "B1"]) == ["A1", "B1"]
     (tmp_path / "nogroup.csv").write_text("run,score\nA1,1\n")
     with pytest.raises(InputError, match="nogroup.csv: line 1: expected 'RUN GROUP' lines, or a CSV or TSV table "
-                                         ".*; the header names no run or no group$"):
+                                         ".*; the header names no group column$"):
         read_groups(tmp_path / "nogroup.csv")
 
 

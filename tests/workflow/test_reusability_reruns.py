@@ -90,3 +90,24 @@ def test_a_groups_file_given_or_the_official_leaderboard_edited_reruns_only_reus
         assert "reusability" in jobs and set(jobs) <= READERS | {"audit", "audit_summary"}
     finally:
         official.write_text(text)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("run\tscore\nb1\t0.5\n", r"groups.txt: line 1: expected 'RUN GROUP' lines, or a CSV or TSV table whose "
+                                r"header names a run column \(run, runid\) and a group column \(group, team or "
+                                r"participant\); the header names no group column"),  # not read as RUN GROUP
+    ("a1 x y\n", r"groups.txt: line 1: expected 'RUN GROUP' lines, .*; found 3 fields"),
+])
+def test_a_groups_file_in_no_accepted_form_stops_the_workflow_in_one_line(ran, tmp_path, text, message):
+    """On main a Snakemake traceback (the file was read by a params function)."""
+    import subprocess
+
+    from conftest import ROOT
+    from snakemake_command import SNAKEMAKE
+
+    groups = tmp_path / "groups.txt"
+    groups.write_text(text)
+    proc = subprocess.run(SNAKEMAKE + ["--cores", "1", "--configfile", str(config(ran, groups=str(groups))), "-n"],
+                          cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode != 0 and "Traceback" not in proc.stdout + proc.stderr
+    assert re.search(message, proc.stderr), proc.stderr[-3000:]

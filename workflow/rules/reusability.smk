@@ -4,6 +4,7 @@
 from reeval.analyses.reusability.report import SUMMARY_FIGURES as REUSABILITY_SUMMARY_FIGURES
 from reeval.analyses.reusability.report import SUMMARY_MARKDOWN as REUSABILITY_SUMMARY_MARKDOWN
 from reeval.analyses.reusability.report import SUMMARY_TABLES as REUSABILITY_SUMMARY_TABLES
+from reeval.analyses.reusability.groups import read_groups
 from reeval.analyses.reusability.report import rule_inputs as reusability_files
 from reeval.analyses.reusability.report import rule_options as reusability_options
 
@@ -16,6 +17,14 @@ def track_reusability_options(wildcards):
     """The track's groups, where they come from (its official leaderboard among them: AUDITED,
     common.smk), pool depth, pooled runs and the study's options."""
     return reusability_options(config, wildcards.track, AUDITED.get(wildcards.track))
+
+
+# a track's groups file in a form no reader takes stops the workflow before any job, in one
+# line naming the file, the line and the accepted forms (reeval.analyses.reusability.groups)
+for _track in TRACKS:
+    _options = reusability_options(config, _track, AUDITED.get(_track))
+    if _options["groups_from"] == "file":
+        checked(read_groups, _options["groups"])
 
 
 def reusability_inputs(wildcards):

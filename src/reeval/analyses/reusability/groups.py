@@ -28,14 +28,13 @@ GROUPS_FORMS = ("'RUN GROUP' lines, or a CSV or TSV table whose header names a r
                 "and a group column (group, team or participant)")
 
 
-def table_columns(header: list) -> tuple[int, int] | None:
+def table_columns(header: list) -> tuple[int | None, int | None]:
     """``(run column, group column)`` indexes of a groups table's header cells (compared
     stripped and case-insensitive: ``Run``, ``participant``), the first of
-    :data:`RUN_COLUMNS` and of :data:`GROUP_COLUMNS` present; None when either is missing."""
+    :data:`RUN_COLUMNS` and of :data:`GROUP_COLUMNS` present, None for one missing."""
     names = [c.strip().lower() for c in header]
-    run = next((names.index(c) for c in RUN_COLUMNS if c in names), None)
-    group = next((names.index(c) for c in GROUP_COLUMNS if c in names), None)
-    return None if run is None or group is None else (run, group)
+    return (next((names.index(c) for c in RUN_COLUMNS if c in names), None),
+            next((names.index(c) for c in GROUP_COLUMNS if c in names), None))
 
 
 def table_delimiter(path, first_line: str) -> str | None:
@@ -61,7 +60,7 @@ def has_group_columns(path) -> bool:
     except (OSError, UnicodeDecodeError):
         return False
     delimiter = table_delimiter(path, first)
-    return delimiter is not None and table_columns(next(csv.reader([first], delimiter=delimiter))) is not None
+    return delimiter is not None and None not in table_columns(next(csv.reader([first], delimiter=delimiter)))
 
 
 def read_groups(path) -> dict:
@@ -70,7 +69,8 @@ def read_groups(path) -> dict:
     - a table with a header (a TREC leaderboard as published: ``run``, ``participant`` and
       the measures; tab-separated, or comma-separated with CSV quoting), the first line
       that is not blank or a ``#`` comment: :func:`table_columns` finds the run and group
-      columns, any other column is ignored; a ``.csv`` or ``.tsv`` is always read so;
+      columns, any other column is ignored; a ``.csv`` or ``.tsv``, or a first line naming
+      a run column, is always read so (refused when a column is missing);
     - else ``RUN GROUP`` per line (whitespace-separated; blank lines and ``#`` comments
       skipped).
 
@@ -94,9 +94,8 @@ def read_groups(path) -> dict:
         return out
     delimiter = table_delimiter(path, lines[first])
     rows = csv.reader(lines[first:], delimiter=delimiter) if delimiter else None
-    columns = table_columns(next(rows)) if rows is not None else None
-    if columns is not None:
-        run_at, group_at = columns
+    run_at, group_at = table_columns(next(rows)) if rows is not None else (None, None)
+    if run_at is not None and group_at is not None:
         for number, row in enumerate(rows, first + 2):
             if not any(cell.strip() for cell in row):
                 continue
@@ -106,8 +105,9 @@ def read_groups(path) -> dict:
                                  f"{'no run' if not run else f'run {run!r} without a group'}")
             add(run, group, f"{path}: line {number}")
         return out
-    if str(path).lower().endswith((".csv", ".tsv")):
-        raise InputError(f"{path}: line {first + 1}: expected {GROUPS_FORMS}; the header names no run or no group")
+    if run_at is not None or str(path).lower().endswith((".csv", ".tsv")):  # a table's header, incomplete
+        raise InputError(f"{path}: line {first + 1}: expected {GROUPS_FORMS}; the header names no "
+                         f"{'group' if run_at is not None else 'run'} column")
     for number, line in enumerate(lines, 1):
         text = line.split("#", 1)[0].split()
         if not text:
