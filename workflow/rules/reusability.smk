@@ -1,16 +1,15 @@
 # Test-collection reusability, leave one group out (reeval.analyses.reusability.report):
 # per track, each group's runs scored without the judged documents only that group pooled;
 # across tracks, the verdicts stacked and Kendall's tau of each measure against its base.
+from reeval.analyses.reusability.groups import read_groups
 from reeval.analyses.reusability.report import SUMMARY_FIGURES as REUSABILITY_SUMMARY_FIGURES
 from reeval.analyses.reusability.report import SUMMARY_MARKDOWN as REUSABILITY_SUMMARY_MARKDOWN
 from reeval.analyses.reusability.report import SUMMARY_TABLES as REUSABILITY_SUMMARY_TABLES
-from reeval.analyses.reusability.groups import read_groups
 from reeval.analyses.reusability.report import rule_inputs as reusability_files
 from reeval.analyses.reusability.report import rule_options as reusability_options
 
-REUSABILITY_SUMMARY_FILES = [f"{RESULTS}/reusability/{name}"
-                             for name in REUSABILITY_SUMMARY_TABLES + REUSABILITY_SUMMARY_FIGURES
-                                                  + (REUSABILITY_SUMMARY_MARKDOWN,)]
+REUSABILITY_SUMMARY_FILES = [f"{RESULTS}/reusability/{name}" for name in
+                             (*REUSABILITY_SUMMARY_TABLES, *REUSABILITY_SUMMARY_FIGURES, REUSABILITY_SUMMARY_MARKDOWN)]
 
 
 def track_reusability_options(wildcards):
