@@ -55,10 +55,13 @@ def test_run_group_lines_are_still_read_tabs_and_commas_in_names_included(tmp_pa
 
 
 @pytest.mark.skipif(not DL2020_BOARD.is_file(), reason="../shared/data is absent")
-def test_the_dl2020_leaderboard_gives_each_run_its_participant():
+def test_the_published_leaderboards_give_each_run_its_participant():
     groups = read_groups(DL2020_BOARD)
     assert len(groups) == 59 and len(set(groups.values())) == 17  # cut -f2 | sort -u
     assert (groups["1"], groups["p_bm25"], groups["CoRT-electra"]) == ("nvidia_ai_apps", "anserini", "HSRM-LAVIS")
+    # TREC-COVID round 2 names its runs in a column "tag"
+    teams = read_groups(SHARED_DATA / "trec-covid-round2" / "meta" / "leaderboard.csv")
+    assert len(teams) == 136 and len(set(teams.values())) == 51 and teams["mpiid5_run3"] == "mpiid5"
 
 
 @pytest.mark.parametrize("name, text, where", [

@@ -94,7 +94,7 @@ def test_a_groups_file_given_or_the_official_leaderboard_edited_reruns_only_reus
 
 @pytest.mark.parametrize("text, message", [
     ("run\tscore\nb1\t0.5\n", r"groups.txt: line 1: expected 'RUN GROUP' lines, or a CSV or TSV table whose "
-                                r"header names a run column \(run, runid\) and a group column \(group, team or "
+                                r"header names a run column \(run, runid, tag\) and a group column \(group, team or "
                                 r"participant\); the header names no group column"),  # not read as RUN GROUP
     ("a1 x y\n", r"groups.txt: line 1: expected 'RUN GROUP' lines, .*; found 3 fields"),
 ])

@@ -12,7 +12,8 @@ import os
 from reeval.errors import InputError
 
 #: the columns of a groups table (CSV or TSV with a header) naming the run, tried in this order
-RUN_COLUMNS = ("run", "runid", "run_id")
+#: (TREC-COVID's leaderboards of rounds 2, 4 and 5: ``tag``)
+RUN_COLUMNS = ("run", "runid", "run_id", "runtag", "tag")
 #: the columns of a groups table naming the group, tried in this order (TREC leaderboards:
 #: ``participant``, ``team``)
 GROUP_COLUMNS = ("group", "team", "participant")
@@ -24,7 +25,7 @@ YES = ("yes", "y", "true", "1")
 ALONE = ("each run left out alone (no groups given), which overstates reusability when a team submitted "
          "several runs: its other runs keep the documents they share in the pool")
 #: the forms of a groups file, as a refusal names them
-GROUPS_FORMS = ("'RUN GROUP' lines, or a CSV or TSV table whose header names a run column (run, runid) "
+GROUPS_FORMS = ("'RUN GROUP' lines, or a CSV or TSV table whose header names a run column (run, runid, tag) "
                 "and a group column (group, team or participant)")
 
 
