@@ -39,6 +39,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from reeval.choices import REUSABILITY_PLACES
 from reeval.errors import InputError
 from reeval.io.tables import write_table, write_table_pair
 from reeval.report.figures import drawn_or_told
@@ -119,7 +120,8 @@ def rule_inputs(options: dict) -> dict:
 
 def track_reusability(track: str, track_dir, out_dir, measure_specs, groups=None, groups_from: str = "",
                       depth: int = 100, rel_level: int = 1, precision: str = "float64",
-                      unretrieved: str = "after_last", places: int = 0, alpha=1.0, systems: str = "all",
+                      unretrieved: str = "after_last", places: int = REUSABILITY_PLACES, alpha=1.0,
+                      systems: str = "all",
                       pooled=None, figures: bool = True) -> dict:
     """Compute and write the per-track tables (module doc), and the figure when ``figures``.
     ``groups``: a mapping run -> group, a pattern, the path of a groups file (``groups_from``
@@ -232,7 +234,7 @@ def summary_markdown(stacked: pd.DataFrame) -> str:
     if not len(per_track):
         return "\n".join(lines + ["No track was tested."]) + "\n"
     counts = per_track["groups_from"].value_counts(sort=False)
-    lines.append("Groups of the " + f"{len(per_track)} track{'s' if len(per_track) > 1 else ''}: "
+    lines.append(f"Groups of the {len(per_track)} track{'s' if len(per_track) > 1 else ''}: "
                  + ", ".join(f"{markdown_text(source)} {n}" for source, n in counts.items()) + ".")
     alone = per_track.loc[per_track["groups_from"] == ALONE_FROM, "track"].astype(str).tolist()
     if alone:
