@@ -2,12 +2,13 @@
 from pathlib import Path
 
 from _log import rule_log
-from reeval.analyses.reusability.report import track_reusability
+from reeval.analyses.reusability.groups import ALONE
+from reeval.analyses.reusability.report import ALONE_FROM, track_reusability
 
 sm = snakemake  # noqa: F821
 with rule_log(sm) as log:
     o = sm.params.options
-    tables = track_reusability(sm.wildcards.track, Path(sm.input[0]).parent, Path(sm.output[0]).parent,
+    tables = track_reusability(sm.wildcards.track, Path(sm.input.tables[0]).parent, Path(sm.output[0]).parent,
                                o["measures"], groups=o["groups"], groups_from=o["groups_from"], depth=o["depth"],
                                rel_level=o["relevance_level"], precision=o["precision"],
                                unretrieved=o["unretrieved"], places=o["places"], alpha=o["alpha"],
@@ -20,5 +21,6 @@ with rule_log(sm) as log:
     if beyond.judged_beyond:  # reeval.analyses.reusability.depth: verdict.csv's judged_beyond_depth
         log.warning("%s: %s: judged beyond the pool depth, leave-one-group-out does not test it (pool_depth: "
                     "in its entry, if it was pooled)", sm.wildcards.track, beyond.sentence())
-    if o["groups_from"] == "each run alone":
-        log.warning("%s: no groups given (groups: in its entry): every run is left out alone", sm.wildcards.track)
+    if o["groups_from"] == ALONE_FROM:
+        log.warning("%s: %s (groups: in its entry, a leaderboard with run and participant columns, 'RUN GROUP' "
+                    "lines or a pattern)", sm.wildcards.track, ALONE)

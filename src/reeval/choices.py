@@ -36,7 +36,8 @@ REPORT_FORMAT = "text"
 #: (non-negative); resamples are bounded by the time they take (10^9: hours on one core);
 #: num_docs is trec_eval's -N, the documents in the collection
 INTEGER_BOUNDS = {"depth": (1, 2**63 - 1), "relevance_level": (-(2**63), 2**63 - 1), "decimals": (0, 30),
-                  "seed": (0, 2**63 - 1), "resamples": (1, 10**9), "num_docs": (0, 2**63 - 1)}
+                  "seed": (0, 2**63 - 1), "resamples": (1, 10**9), "num_docs": (0, 2**63 - 1),
+                  "places": (0, 2**63 - 1)}
 
 
 def integer_problem(name: str, value) -> str | None:
@@ -52,3 +53,10 @@ def integer_problem(name: str, value) -> str | None:
     if value > high:
         return f"must be at most {high}"
     return None
+
+
+#: reusability: the verdict counts the runs whose inserted rank moves by more than this many
+#: places; the one default of ``reeval reusability --places``, ``reeval.leave_one_group_out``
+#: and the workflow's ``reusability.places`` (schema.yaml; a test compares them): 0, every
+#: rank change counts (docs/studies.md, "Reusability")
+REUSABILITY_PLACES = 0

@@ -61,7 +61,9 @@ def test_more_than_half_of_the_runs_with_more_than_half_of_their_deeper_document
 
 def test_the_verdict_names_the_left_out_ranking_and_the_inserted_rank_apart(tmp_path, capsys):
     qrels, paths = track(tmp_path, POOL)
-    assert main(["reusability", str(qrels), *map(str, paths), "--depth", "2", "-m", "P@2", "--quiet"]) == 0
+    # each run its own group, named (without --groups the verdict would first say so)
+    assert main(["reusability", str(qrels), *map(str, paths), "--groups", "(.+)", "--depth", "2", "-m", "P@2",
+                 "--quiet"]) == 0
     verdict = [line for line in capsys.readouterr().out.splitlines() if line.startswith("verdict")]
     assert len(verdict) == 1 and verdict[0].startswith("verdict P@2: max drop ")
     assert "Kendall tau full vs left-out ranking " in verdict[0]

@@ -126,17 +126,22 @@ def test_the_workflow_step_refuses_a_misspelt_run_in_a_groups_mapping_or_pooled_
 def test_groups_files_name_the_bad_line(tmp_path):
     bad = tmp_path / "g.txt"
     bad.write_text("A1 A\nA2\n")
-    with pytest.raises(InputError, match=r"g.txt: line 2: expected 'RUN GROUP', found 1 fields"):
+    with pytest.raises(InputError, match=r"g.txt: line 2: expected 'RUN GROUP' lines, or a CSV or TSV table .*; "
+                                         r"found 1 fields$"):
         read_groups(bad)
     bad.write_text("A1 A\nA1 B\n")
     with pytest.raises(InputError, match="line 2: run 'A1' is already in group 'A'"):
+        read_groups(bad)
+    bad.write_text("run\tparticipant\nA1\tx\n\nA2\t\n")  # a leaderboard row without its group
+    with pytest.raises(InputError, match=r"line 4: expected a run and its group, found run 'A2' without a group$"):
         read_groups(bad)
     board = tmp_path / "board.csv"
     board.write_text("run,team,contributed judgments\nA1,teamA,yes\nA2,teamA,no\nB1,\"team, B\",Yes\n")
     assert read_groups(board) == {"A1": "teamA", "A2": "teamA", "B1": "team, B"}
     assert read_pooled(str(board), ["A1", "A2", "B1"]) == ["A1", "B1"]
     (tmp_path / "nogroup.csv").write_text("run,score\nA1,1\n")
-    with pytest.raises(InputError, match="nogroup.csv: line 1: expected a header with run"):
+    with pytest.raises(InputError, match="nogroup.csv: line 1: expected 'RUN GROUP' lines, or a CSV or TSV table "
+                                         ".*; the header names no group column$"):
         read_groups(tmp_path / "nogroup.csv")
 
 

@@ -1,3 +1,6 @@
+from reeval.workflow.tracks import FETCH_KEYS, INCLUSION_KEYS, entry_keys
+
+
 checkpoint fetch:
     """Download (or find in fetch.mirror), verify, unpack and check one `urls` track.
 
@@ -9,7 +12,7 @@ checkpoint fetch:
         report=f"{RESULTS}/fetch/{{track}}/fetch_report.csv",
         folder=directory(f"{DATA_DIR}/tracks/{{track}}"),
     params:
-        entry=lambda wildcards: config["tracks"][wildcards.track],
+        entry=lambda wildcards: entry_keys(config["tracks"][wildcards.track], FETCH_KEYS),
         options=lambda wildcards: track_options(config, wildcards.track),
         fetch=FETCH,
         data_dir=lambda wildcards, output: str(Path(output.folder).parents[1]),
@@ -38,7 +41,7 @@ rule inclusion:
         tracks=INCLUSION,
         runs=RUN_INCLUSION,
     params:
-        entries={t: config["tracks"][t] for t in TRACKS},
+        entries={t: entry_keys(config["tracks"][t], INCLUSION_KEYS) for t in TRACKS},
         statuses=dict(zip(FETCHED, FETCH_STATUSES)),
         left_out=EMPTY_RUN_TRACKS,  # local tracks whose run files are all empty (common.smk)
         min_runs=STUDY_MIN_RUNS,

@@ -4,16 +4,15 @@ Prints, per measure, a tab-separated table (run, group, score, without its group
 rank, inserted rank, rank change) and a one-line verdict (:func:`verdict_line`: largest and
 mean drop, Kendall's tau between the full ranking and the left-out ranking, runs whose
 inserted rank moves by more than ``--places``; first, when the qrels are judged beyond the
-pool depth, that the collection is not tested); with ``--preferences`` a last line, the agreement of lexicographic
+pool depth, that the collection is not tested; without ``--groups``, that each run was left out
+alone, on stderr too); with ``--preferences`` a last line, the agreement of lexicographic
 precision (:func:`preference_line`); :func:`reusability_lines` gives the lines, :func:`add_parser` registers
-the command. Imports only argparse until the command runs.
+the command. Imports nothing heavy until the command runs.
 """
 
 from __future__ import annotations
 
-import argparse
-
-from reeval.choices import SYSTEMS, UNRETRIEVED_POLICIES
+from reeval.choices import REUSABILITY_PLACES, SYSTEMS, UNRETRIEVED_POLICIES
 from reeval.cli.options import integer
 from reeval.errors import InputError
 from reeval.report.escape import tsv_field
@@ -23,7 +22,8 @@ DEFAULT_MEASURES = ("AP", "P@20")
 
 
 def reusability_lines(qrels_path, run_paths, measure_specs=None, groups=None, depth: int = 100,
-                      rel_level: int = 1, precision: str = "float64", decimals: int = 4, places: int = 0,
+                      rel_level: int = 1, precision: str = "float64", decimals: int = 4,
+                      places: int = REUSABILITY_PLACES,
                       unretrieved: str = "after_last", alpha="1", systems: str = "all", pooled=None, warn=None,
                       preferences: bool = False):
     """Yield the lines of ``reeval reusability`` (module doc): per measure a header, one line
@@ -37,7 +37,7 @@ def reusability_lines(qrels_path, run_paths, measure_specs=None, groups=None, de
     from reeval.io.trecio import run_names
     from reeval.measures import grid_from_track
 
-    from reeval.analyses.reusability.groups import groups_option, read_pooled
+    from reeval.analyses.reusability.groups import ALONE, groups_option, read_pooled
     from reeval.analyses.reusability.table import reusability_table, verdicts
 
     columns = measure_columns(measure_specs or list(DEFAULT_MEASURES), precision=precision)
@@ -67,6 +67,9 @@ def reusability_lines(qrels_path, run_paths, measure_specs=None, groups=None, de
     if beyond.judged_beyond and warn is not None:
         warn(f"{beyond.sentence()}: judged beyond the pool depth, leave-one-group-out at depth {depth} does not "
              "test this collection (give --depth the depth it was pooled to, if it was pooled)")
+    if not group_of and warn is not None:  # None, or a file that gives no run a group
+        warn(f"{ALONE} (give --groups a leaderboard with run and participant columns, a file of 'RUN GROUP' "
+             "lines or a pattern)")
     f = f"{{:.{decimals}f}}"
     for m in measures:
         part = table[table["measure"] == m.name]
@@ -78,22 +81,27 @@ def reusability_lines(qrels_path, run_paths, measure_specs=None, groups=None, de
         for row in part.itertuples(index=False):
             yield "\t".join([tsv_field(row.run), tsv_field(row.group), f.format(row.score), f.format(row.score_logo),
                              f.format(row.delta), str(row.rank), str(row.rank_logo), f"{row.rank - row.rank_logo:+d}"])
-        yield verdict_line(label[m.name], v, places, f, beyond)
+        yield verdict_line(label[m.name], v, places, f, beyond, alone=not group_of)
     if preferences:
         yield preference_line(table.attrs["preferences"], decimals)
 
 
-def verdict_line(name: str, v, places: int, f: str, beyond=None) -> str:
+def verdict_line(name: str, v, places: int, f: str, beyond=None, alone: bool = False) -> str:
     """The verdict of one measure (``v``: its row of
     :func:`reeval.analyses.reusability.table.verdicts`, ``f`` the number format), its two
     rankings named apart: Kendall's tau of the *left-out ranking* (every run scored without
     its group) against the full one, and the runs whose *inserted rank* (a run's left-out
     score among the others' full scores) moves by more than ``places``; first, when the
     qrels are judged beyond the pool depth (``beyond``, :mod:`reeval.analyses.reusability.depth`),
-    that the test does not test the collection."""
+    that the test does not test the collection; then, with ``alone`` (no groups given), that
+    each run was left out alone (:data:`reeval.analyses.reusability.groups.ALONE`)."""
+    from reeval.analyses.reusability.groups import ALONE
+
     head = f"verdict {name}: "
     if beyond is not None and beyond.judged_beyond:
         head += f"not a test of this collection ({beyond.sentence()}); "
+    if alone:
+        head += f"{ALONE}; "
     return (f"{head}max drop {f.format(v['max_drop'])} ({tsv_field(v['max_drop_run'])}), "
             f"mean drop {f.format(v['mean_drop'])}, "
             f"Kendall tau full vs left-out ranking {f.format(v['kendall_tau_left_out'])}, "
@@ -107,16 +115,6 @@ def preference_line(pref: dict, decimals: int = 4) -> str:
               else "all compared")
     return (f"verdict sgnLP/rrLP: agreement {pref['overall']:.{decimals}f} % of {pref['pair_topics']} "
             f"(left-out run, other run, topic), {pref['at_risk']} at risk, {sample}")
-
-
-def _places(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, not {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be at least 0, not {value}")
-    return value
 
 
 def _run(args) -> int:
@@ -146,9 +144,11 @@ def add_parser(sub, common) -> None:
     p.add_argument("qrels", help="qrels file")
     p.add_argument("runs", nargs="+", help="run files")
     p.add_argument("--groups", metavar="FILE|PATTERN",
-                   help="the group of each run: a file of 'RUN GROUP' lines, a .csv with run and group (or team, "
-                        "participant) columns, or a regular expression whose first group, searched in the run name, "
-                        "names it; a run not in it is its own group (default: every run alone)")
+                   help="the group of each run: a file of 'RUN GROUP' lines, a CSV or TSV table whose header "
+                        "names a run column and a group, team or participant column (a TREC leaderboard), or a "
+                        "regular expression whose first group, searched in the run name, names it (it must match "
+                        "every run and capture some text); a run not in a file is its own group (default: every "
+                        "run alone, which the verdict says overstates reusability)")
     p.add_argument("--depth", type=integer("depth"), default=100, help="pool depth (default 100)")
     p.add_argument("--pooled", metavar="FILE|PATTERN",
                    help="the runs that were pooled (default: all): a file of run names, a .csv with run and "
@@ -157,8 +157,9 @@ def add_parser(sub, common) -> None:
     p.add_argument("-m", dest="measure", action="append", metavar="MEASURE",
                    help="measure, repeatable: any of reeval score -m with a mean over topics, ASL and the "
                         "rareness measures included (default AP and P@20)")
-    p.add_argument("--places", type=_places, default=0,
-                   help="the verdict counts the runs whose rank changes by more than this (default 0)")
+    p.add_argument("--places", type=integer("places"), default=REUSABILITY_PLACES,
+                   help="the verdict counts the runs whose inserted rank changes by more than this (default "
+                        f"{REUSABILITY_PLACES}, as the workflow's reusability.places)")
     p.add_argument("--preferences", action="store_true",
                    help="also the agreement of lexicographic precision: the share of (left-out run, other run, "
                         "topic) whose sgnLP (= sign of rrLP) is the same on the group's reduced qrels as on the full")

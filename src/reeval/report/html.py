@@ -66,7 +66,7 @@ CROSS_TRACK_DENSITY, PER_TRACK_DENSITY = 2, 1
 SECTIONS = {
     "summary": ("Cross-track summary", "summary", ("summary.md",)),
     "audit": ("Official figures against reeval's", "audit", ("summary.md",)),
-    "reusability": ("Reusability (leave one group out)", "reusability", ()),
+    "reusability": ("Reusability (leave one group out)", "reusability", ("summary.md",)),
     "asl-study": ("ASL study", "study", ("summary.md",)),
     "lexiprecision": ("Lexicographic precision", "lexiprecision", ("summary.md",)),
     "rareness": ("Rareness", "rareness", ("summary.md",)),

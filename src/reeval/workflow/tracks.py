@@ -39,6 +39,20 @@ from reeval.report.escape import line_text
 from .config_check import ConfigError, DuplicateKeyError, DuplicateKeyLoader, check_expanded_size, track_option_keys
 
 
+#: the keys of a track entry that rule fetch (:func:`reeval.archive.inclusion.fetch_track`)
+#: and rule inclusion (:func:`reeval.archive.inclusion.inclusion_table`) read: their params
+#: hold only these (:func:`entry_keys`), so that editing the rest of an entry (a track's
+#: ``groups:``, ``pooled:``, ``pool_depth:`` ...) reruns neither them nor every cross-track
+#: job after them, only the rules that read it
+FETCH_KEYS = ("urls",)
+INCLUSION_KEYS = ("qrels", "synthetic", "year")
+
+
+def entry_keys(entry: dict, keys) -> dict:
+    """The part of a track entry under ``keys`` (:data:`FETCH_KEYS`, :data:`INCLUSION_KEYS`)."""
+    return {key: entry[key] for key in keys if key in entry}
+
+
 def track_options(config: dict, track: str) -> dict:
     """The track's reading options, from a config filled by
     :func:`reeval.workflow.config_check.with_defaults` (which gave every track every option);

@@ -91,17 +91,29 @@ def group_codes(runs, groups) -> tuple[list, np.ndarray]:
 
 def groups_from_pattern(runs, pattern: str) -> dict:
     """run -> group from a regular expression searched in each run name: its first
-    capturing group (the whole match when it has none). A run it does not match is left
-    out (its own group). ValueError for a pattern that does not compile."""
+    capturing group (the whole match when it has none). ValueError, in one line naming the
+    first such run and how many more there are, for a pattern that does not compile, that
+    does not match a run, or whose group captures nothing for a run (``^(x)?`` gives None,
+    ``^()`` the empty text): each would put runs in a group of no name, or alone, unsaid."""
     try:
         rx = re.compile(pattern)
     except re.error as exc:
         raise ValueError(f"group pattern {pattern!r} is not a regular expression: {exc}") from None
-    out = {}
-    for run in runs:
+    out, unmatched, empty = {}, [], []
+    for run in runs:  # one search per run name
         m = rx.search(run)
-        if m:
-            out[run] = m.group(1) if rx.groups else m.group(0)
+        group = (m.group(1) if rx.groups else m.group(0)) if m else None
+        if not m:
+            unmatched.append(run)
+        elif not group:
+            empty.append(run)
+        else:
+            out[run] = group
+    for refused, what in ((unmatched, "does not match run"), (empty, "captures nothing for run")):
+        if refused:
+            more = f" (and {len(refused) - 1} more run{'s' if len(refused) > 2 else ''})" if len(refused) > 1 else ""
+            raise ValueError(f"group pattern {pattern!r} {what} {refused[0]!r}{more}: every run needs a "
+                             "group (its first capturing group, not empty)")
     return out
 
 

@@ -15,13 +15,19 @@ Per track (``<results>/tracks/<track>/reusability/``, names in TRACK_TABLES/TRAC
 A figure that cannot be drawn never ends the step (:func:`reeval.report.figures.drawn_or_told`):
 the tables are written first, and the figure's files then state why it is missing.
 
-Across tracks (``<results>/reusability/``): ``verdicts.csv`` (every track's verdicts) and
-the figure ``tau_by_track`` (:func:`.figures.plot_tau_by_track`).
+Across tracks (``<results>/reusability/``): ``verdicts.csv`` (every track's verdicts),
+``summary.md`` (where each track's groups came from; the tracks whose runs were each left
+out alone, named with :data:`.groups.ALONE`: :func:`summary_markdown`) and the figure
+``tau_by_track`` (:func:`.figures.plot_tau_by_track`).
 
 Groups (:func:`track_groups`): a track entry's ``groups:`` (a mapping run -> group, a
 file as ``reeval reusability --groups`` reads it, or a regular expression whose first
-group names it), else the ``participant`` of each run of a
-fetched track (the manifest's), else every run alone. The pool depth: the entry's
+group names it), else the ``participant`` of each run of a fetched track (the
+manifest's), else the participant (team, group) column of the track's official figures
+when they are a leaderboard, else every run alone, which the log, ``verdict.csv``
+(``groups_from``) and the report's ``summary.md`` say overstates reusability. The files
+are the job's inputs (:func:`rule_inputs`): editing one reruns the job and what reads its
+tables, nothing else. The pool depth: the entry's
 ``pool_depth``, else the study's ``reusability.depth``; the pooled runs: the entry's
 ``pooled`` (a file or a pattern), else every run.
 """
@@ -33,6 +39,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from reeval.choices import REUSABILITY_PLACES
+from reeval.errors import InputError
 from reeval.io.tables import write_table, write_table_pair
 from reeval.report.figures import drawn_or_told
 
@@ -43,41 +51,51 @@ TRACK_TABLES = ("by_run.parquet", "by_run.csv", "verdict.csv", "groups.csv", "pr
 TRACK_FIGURES = ("scores.png", "scores.pdf")
 #: under ``<results>/reusability/``
 SUMMARY_TABLES = ("verdicts.csv",)
+#: under ``<results>/reusability/``: the report's text above the tables (:func:`summary_markdown`)
+SUMMARY_MARKDOWN = "summary.md"
 SUMMARY_FIGURES = ("tau_by_track.png", "tau_by_track.pdf")
 BY_RUN_COLUMNS = ("track",) + TABLE_COLUMNS
 TRACK_VERDICT_COLUMNS = ("track", "groups_from") + VERDICT_COLUMNS
 GROUP_COLUMNS = ("track", "group", "runs", "removed", "removed_relevant")
+#: ``groups_from`` of a track given no groups (:func:`track_groups`)
+ALONE_FROM = "each run alone"
 PREFERENCE_COLUMNS = ("track",) + AGREEMENT_COLUMNS
 
 
-def track_groups(entry: dict) -> tuple[dict | str | None, str]:
-    """``(groups, where from)`` of a track entry: its ``groups:`` (a mapping, a file as
-    ``--groups`` reads it, or a pattern string), the manifest's ``participant`` of each
-    fetched run, or None (each run alone)."""
+def track_groups(entry: dict, official: str | None = None) -> tuple[dict | str | None, str]:
+    """``(groups, where from)`` of a track entry, the first there is of: its ``groups:`` (a
+    mapping, ``"config"``; a file's path as ``--groups`` reads it, ``"file"``; or a pattern
+    string, ``"pattern"``), the manifest's ``participant`` of each fetched run
+    (``"manifest"``), the track's official figures ``official`` when they are a leaderboard
+    naming each run's participant, team or group (:func:`.groups.has_group_columns`; the
+    file's path, ``"official"``), or None (``"each run alone"``: :data:`.groups.ALONE`).
+    Files are read by the job (:func:`track_reusability`), which has them as inputs
+    (:func:`rule_inputs`)."""
     import os
 
-    from .groups import read_groups
+    from .groups import has_group_columns
 
     spec = entry.get("groups")
     if isinstance(spec, dict):
         return {str(k): str(v) for k, v in spec.items()}, "config"
-    if isinstance(spec, str) and os.path.isfile(spec):
-        return read_groups(spec), "file"
     if isinstance(spec, str):
-        return spec, "pattern"
+        return spec, "file" if os.path.isfile(spec) else "pattern"
     runs = (entry.get("urls") or {}).get("runs") or []
     found = {r["run"]: r["participant"] for r in runs if r.get("participant")}
     if found:
         return found, "manifest"
-    return None, "each run alone"
+    if official and has_group_columns(official):
+        return official, "official"
+    return None, ALONE_FROM
 
 
-def rule_options(config: dict, track: str) -> dict:
+def rule_options(config: dict, track: str, official: str | None = None) -> dict:
     """What the ``reusability`` rule passes for ``track`` of a config whose defaults are filled
-    in (:func:`reeval.workflow.config_check.with_defaults` gives every track its reading
-    options): groups and where they come from, pool depth, pooled runs, the study's options."""
+    in (:func:`reeval.workflow.config_check.with_defaults` gives every track every reading
+    option; ``official``: the file of the track's official figures, if any): groups and
+    where they come from (:func:`track_groups`), pool depth, pooled runs, the study's options."""
     entry, section = config["tracks"][track], config["reusability"]
-    groups, groups_from = track_groups(entry)
+    groups, groups_from = track_groups(entry, official)
     return dict(groups=groups, groups_from=groups_from, depth=entry.get("pool_depth") or section["depth"],
                 pooled=entry.get("pooled"), measures=list(section["measures"]), places=section["places"],
                 relevance_level=entry["relevance_level"], precision=entry["precision"],
@@ -85,22 +103,40 @@ def rule_options(config: dict, track: str) -> dict:
                 systems=config["rareness"]["systems"])
 
 
+def rule_inputs(options: dict) -> dict:
+    """The files of :func:`rule_options` the job reads besides the track's tables: the
+    groups file (``groups``: a ``groups:`` file or the official leaderboard) and the pooled
+    runs' file (``pooled``), so that editing one reruns the job, and only it and what reads
+    its tables."""
+    import os
+
+    files = {}
+    if options["groups_from"] in ("file", "official"):
+        files["groups"] = options["groups"]
+    if isinstance(options["pooled"], str) and os.path.isfile(options["pooled"]):
+        files["pooled"] = options["pooled"]
+    return files
+
+
 def track_reusability(track: str, track_dir, out_dir, measure_specs, groups=None, groups_from: str = "",
                       depth: int = 100, rel_level: int = 1, precision: str = "float64",
-                      unretrieved: str = "after_last", places: int = 0, alpha=1.0, systems: str = "all",
+                      unretrieved: str = "after_last", places: int = REUSABILITY_PLACES, alpha=1.0,
+                      systems: str = "all",
                       pooled=None, figures: bool = True) -> dict:
     """Compute and write the per-track tables (module doc), and the figure when ``figures``.
-    ``groups``: a mapping run -> group, a pattern, or None; ``pooled``: the runs that built
-    the pool, a file or a pattern (:func:`.groups.read_pooled`), or None (every run). A
-    groups mapping from the config or a file (``groups_from``), or a pooled-runs file, that
-    names no run of the track (left out at ingest or not) is an InputError naming them.
+    ``groups``: a mapping run -> group, a pattern, the path of a groups file (``groups_from``
+    ``"file"`` or ``"official"``, :func:`.groups.read_groups`), or None; ``pooled``: the
+    runs that built the pool, a file or a pattern (:func:`.groups.read_pooled`), or None
+    (every run). A groups mapping from the config or a file, or a pooled-runs file, that
+    names no run of the track (left out at ingest or not) while a run is not named is an
+    InputError naming them; so is a pattern that does not match a run or captures nothing.
     Returns the tables."""
     from reeval.measures import build_grid, parse_measures
     from reeval.workflow.measures_step import read_track_tables
     from reeval.workflow.run_inclusion import included_runs, read_ingest_report
 
     from .core import coded_docnos, groups_from_pattern
-    from .groups import check_known_runs, read_pooled
+    from .groups import check_known_runs, read_groups, read_pooled
     from .table import reusability_table, verdicts
 
     version = 9 if precision == "float32" else 10
@@ -110,9 +146,14 @@ def track_reusability(track: str, track_dir, out_dir, measure_specs, groups=None
     report = read_ingest_report(track_dir)
     every_run = list(report.loc[report["kind"] == "run", "run"])  # those left out at ingest too
     grid = build_grid(judged, depth_table, qrels, runs=included_runs(report), keep_docno=True)
+    if isinstance(groups, str) and groups_from in ("file", "official"):
+        groups = read_groups(groups)
     if isinstance(groups, str):
-        groups = groups_from_pattern(grid.runs, groups)
-    elif groups is not None and groups_from in ("config", "file"):
+        try:
+            groups = groups_from_pattern(grid.runs, groups)
+        except ValueError as exc:
+            raise InputError(f"{track}: groups: {exc}") from None
+    elif groups is not None and groups_from in ("config", "file", "official"):
         check_known_runs(groups, every_run, f"{track}: groups")
     if isinstance(pooled, str):
         pooled = read_pooled(pooled, every_run)
@@ -162,7 +203,10 @@ def group_table(table) -> pd.DataFrame:
 
 def summarize_reusability(tracks: dict, out_dir) -> pd.DataFrame:
     """Stack every track's verdicts (``{track: its reusability folder}``) into
-    ``verdicts.csv`` and draw ``tau_by_track`` in ``out_dir``. Returns the table."""
+    ``verdicts.csv``, write ``summary.md`` (:func:`summary_markdown`) and draw
+    ``tau_by_track`` in ``out_dir``. Returns the table."""
+    from reeval.io.tables import write_text
+
     from .figures import plot_tau_by_track
 
     columns = list(TRACK_VERDICT_COLUMNS)
@@ -170,7 +214,31 @@ def summarize_reusability(tracks: dict, out_dir) -> pd.DataFrame:
     stacked = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
     out = Path(out_dir)
     write_table(stacked, out / "verdicts.csv", columns=columns)
+    write_text(summary_markdown(stacked), out / SUMMARY_MARKDOWN)
     with drawn_or_told(out / "tau_by_track"):
         plot_tau_by_track(stacked.astype({"kendall_tau_left_out": np.float64}), out / "tau_by_track")
     return stacked
 
+
+def summary_markdown(stacked: pd.DataFrame) -> str:
+    """The report's text on reusability: how many tracks took their groups from where
+    (``groups_from``), and, in bold, the tracks whose runs were each left out alone (no
+    groups given: :data:`.groups.ALONE`), named (Markdown-escaped)."""
+    from reeval.report.escape import markdown_text
+
+    from .groups import ALONE
+
+    per_track = stacked.drop_duplicates("track")[["track", "groups_from"]] if len(stacked) else stacked
+    lines = ["Leave one group out (docs/studies.md, \"Reusability\"): each group's runs scored without the "
+             "judged documents only that group's runs placed in their top pool depth.", ""]
+    if not len(per_track):
+        return "\n".join(lines + ["No track was tested."]) + "\n"
+    counts = per_track["groups_from"].value_counts(sort=False)
+    lines.append(f"Groups of the {len(per_track)} track{'s' if len(per_track) > 1 else ''}: "
+                 + ", ".join(f"{markdown_text(source)} {n}" for source, n in counts.items()) + ".")
+    alone = per_track.loc[per_track["groups_from"] == ALONE_FROM, "track"].astype(str).tolist()
+    if alone:
+        lines += ["", f"**{ALONE[0].upper()}{ALONE[1:]}**, in {len(alone)} track{'s' if len(alone) > 1 else ''}: "
+                  + ", ".join(markdown_text(t) for t in alone) + " (their entries' `groups:`, or an `official:` "
+                  "leaderboard with a participant column, give the groups)."]
+    return "\n".join(lines) + "\n"

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from reeval.choices import REUSABILITY_PLACES
+
 from .core import logo_ranks, logo_rareness, logo_topic_values, pool_contributions, ranks, run_means, topics_left
 from .depth import judged_beyond_depth
 
@@ -99,7 +101,7 @@ def drops(table, higher_is_better: dict) -> np.ndarray:
     return sign * table["delta"].to_numpy(dtype=np.float64) + 0.0  # no -0.0
 
 
-def verdicts(table, places: int = 0):
+def verdicts(table, places: int = REUSABILITY_PLACES):
     """One row per measure (:data:`VERDICT_COLUMNS`): runs, groups, the pool depth, whether
     the qrels are judged beyond it (:func:`.depth.judged_beyond_depth`: then the test does
     not test the collection; NA when ``attrs`` do not say), the largest drop and its run,
