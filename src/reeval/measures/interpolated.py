@@ -16,7 +16,7 @@ import numpy as np
 from reeval.io.arrays import group_starts
 
 from .context import Context
-from .params import double_cutoffs, double_params, format_cutoff, split_trec_eval
+from .params import double_cutoffs, double_params, format_cutoff, read_note, split_trec_eval
 from .registry import Family, Measure, load_families, register
 
 load_families(before=__name__)  # the family modules before this one register first
@@ -158,7 +158,8 @@ def _iprec_parse(spec: str, family: Family):
     base, params = split_trec_eval(spec)
     if base.lower() == "iprec_at_recall":
         levels = DEFAULT_LEVELS if params is None else tuple(double_cutoffs(spec, params))
-        return [_iprec(family, x, params is not None) for x in levels]
+        note = "" if params is None else read_note(spec, params)
+        return [_iprec(family, x, params is not None, note) for x in levels]
     if spec.lower().startswith("iprec_at_recall_"):
         try:
             x = float(spec[len("iprec_at_recall_"):])
@@ -168,8 +169,8 @@ def _iprec_parse(spec: str, family: Family):
     return None
 
 
-def _iprec(family: Family, level: float, explicit: bool) -> Measure:
-    return family.measure(f"iprec_at_recall_{format_cutoff(level)}", level, explicit=explicit)
+def _iprec(family: Family, level: float, explicit: bool, note: str = "") -> Measure:
+    return family.measure(f"iprec_at_recall_{format_cutoff(level)}", level, explicit=explicit, read_as=note)
 
 
 def _eleven_parse(spec: str, family: Family):
@@ -180,7 +181,8 @@ def _eleven_parse(spec: str, family: Family):
         params = spec[len("11pt_avg_"):]
     if params is None:
         return [family.measure("11pt_avg", params=DEFAULT_LEVELS)]
-    return [family.measure(f"11pt_avg_{params}", params=double_params(params), explicit=True)]
+    return [family.measure(f"11pt_avg_{params}", params=double_params(params), explicit=True,
+                           read_as=read_note(spec, params))]
 
 
 register(Family("iprec_at_recall", ('iprec_at_recall', 'iprec_at_recall_L', 'iprec_at_recall.L1,L2', 'IPrec@L'),
