@@ -320,12 +320,15 @@ def persistence(m: Measure, default: float) -> float:
 def rbp_gains(ctx: Context, m: Measure) -> np.ndarray:
     """Per row the gain rbp uses: binary (grade >= rel) for ``RBP(rel=...)``; else the graded
     gains, rescaled per topic to (g - min) / (max - min) when a gain of the topic's table
-    lies outside [0, 1] (documents not judged keep gain 0)."""
+    lies outside [0, 1] (documents not judged keep gain 0), min and max taken over the
+    table's gains and 0: trec_eval's ``m_rbp.c`` never sets them before the loop, and the
+    default build starts both at 0 (measured, ``-m rbp.0=0.5`` alone: min 0, not 0.5).
+    With the default gains (grade 0's is 0) that is the table's own min and max."""
     if m.rel is not None:
         return ctx.is_rel.astype(np.float64)
     g = topic_gains(ctx, m.params)
     t = ctx.topic_of_row
-    low, high = g.low[t], g.high[t]
+    low, high = np.minimum(g.low[t], 0.0), np.maximum(g.high[t], 0.0)
     scale = ((low < 0) | (high > 1)) & (ctx.rel >= 0)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(scale, (g.row - low) / (high - low), g.row)
