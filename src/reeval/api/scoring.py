@@ -33,13 +33,13 @@ RunsInput = Union[str, os.PathLike, Sequence, pd.DataFrame, Mapping, Iterable]
 
 def _specs(measures) -> list[str]:
     """Measure names as text: one name or an iterable of them (objects, such as
-    ir_measures' ``nDCG@10``, by their ``str``), without the spaces C's ``isspace`` sees
-    around them (a non-breaking space is no space to trec_eval)."""
-    from reeval.measures.params import C_SPACE
+    ir_measures' ``nDCG@10``, by their ``str``), without the spaces around them that
+    trec_eval would not keep (:func:`reeval.measures.params.trimmed`)."""
+    from reeval.measures.params import trimmed
 
     if isinstance(measures, str) or not isinstance(measures, Iterable):
         measures = [measures]
-    specs = [str(m).strip(C_SPACE) for m in measures]
+    specs = [trimmed(str(m)) for m in measures]
     if not specs:
         raise InputError("measures: no measure given")
     return specs
@@ -161,7 +161,8 @@ def evaluate(qrels: QrelsInput, runs: RunsInput, measures: str | Iterable[str] =
     Returns:
         One row per run (index ``run``, in the order given) and one column per measure,
         named as the caller named it (a set or a list of cutoffs gives reeval's names:
-        ``P_5``, ``P_10``). Counts are int64, the rest float64. ASL measures average
+        ``P_5``, ``P_10``; parameters trec_eval reads leniently give the name of what was
+        computed, ``ndcg_cut.1O`` gives ``ndcg_cut_1``, with a note). Counts are int64, the rest float64. ASL measures average
         over topics with a relevant document (NaN without one). With ``per_topic`` the
         index is (``run``, ``query_id``): every qrels topic when ``complete``, else the
         topics the run answered; ``num_q`` and ``gm_map``, which have no per-topic

@@ -34,6 +34,14 @@ _ATOL = re.compile(_LEAD + r"([+-]?[0-9]+)")
 LONG_MAX = 2**63 - 1
 
 
+def trimmed(spec: str) -> str:
+    """A measure spec without the C spaces (:data:`C_SPACE`) before it, nor after it unless
+    it has parameters (a ``.``): trec_eval keeps those in the printed name
+    (``set_F.0.5 `` prints ``set_F_0.5 ``) and reads its numbers past them."""
+    spec = spec.lstrip(C_SPACE)
+    return spec if "." in spec else spec.rstrip(C_SPACE)
+
+
 def c_strtod(text: str) -> tuple[float, int]:
     """C ``strtod`` in the C locale, as trec_eval's ``atof`` reads: (value, characters
     read; 0 when no number starts the text, value 0.0). After C spaces (:data:`C_SPACE`

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 from importlib import import_module
 from typing import Callable
 
-from .params import C_SPACE
+from .params import trimmed
 
 #: The trec_eval families pytrec_eval-terrier (trec_eval 9.x) computes
 PYTREC_EVAL = frozenset({
@@ -305,7 +305,7 @@ def cutoffs(*prefixes: str, default=STANDARD_CUTOFFS, name: str | None = None):
 def named_set(spec: str, version: int = 10) -> tuple[str, ...] | None:
     """The specs a named set stands for (``official``, ``all_trec``, ``set``), None if
     ``spec`` names no set. ``version`` 9: trec_eval 9.x's sets."""
-    key = spec.strip(C_SPACE).lower()
+    key = trimmed(spec).lower()
     if version == 9 and key in SETS_9:
         return SETS_9[key]
     return SETS.get(key)
@@ -321,7 +321,7 @@ def parse_measure(spec: str, version: int = 10) -> list[Measure]:
     the list, not them)."""
     found = known_measures(spec, version)
     if found is None:
-        raise ValueError(f"unknown measure {spec.strip(C_SPACE)!r}{suggestion(spec.strip(C_SPACE))}")
+        raise ValueError(f"unknown measure {trimmed(spec)!r}{suggestion(trimmed(spec))}")
     return found
 
 
@@ -331,7 +331,7 @@ def known_measures(spec: str, version: int = 10) -> list[Measure] | None:
     a miss is remembered like a hit, so asking whether a table's column names a measure is
     a dictionary look-up after the first time). A family that accepts the name but not its
     parameters still raises its ValueError (never remembered)."""
-    found = _parsed(spec.strip(C_SPACE), version)
+    found = _parsed(trimmed(spec), version)
     return None if found is None else list(found)
 
 
