@@ -93,6 +93,7 @@ SPELLINGS = [
     "ndcg.2=3000000000", "ndcg.1=-3000000000,2=3000000000", "ndcg.0=2147483648", "ndcg.1=-2147483648.5",
     "ndcg_rel.3=1e300,1=-1e300", "rbp.2=3e9", "Rndcg.2=0x1p40",
     "rbp.0=0.5", "rbp.0=2,1=3,2=4,3=5", "rbp.0=-2,1=-1,2=-0.5,3=-0.2", "rbp.0=0.1,1=0.2,2=0.3,3=0.4",
+    "utility.0.5,0.5,0.5,0.5 ", "utility.0.5,0.5,0.5,0.5\t", "Rndcg.1=0.5,2=0.25\xa0", "P.5\n",
 ]
 #: spellings reeval refuses though trec_eval prints values: cutoffs 2^31 or more apart, which
 #: trec_eval's comp_long may sort wrongly (the first two: both measures at one cutoff; the

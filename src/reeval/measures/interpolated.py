@@ -27,10 +27,15 @@ IPREC_RULES = ("trec_eval9", "trec_eval10", "recall")
 
 
 def c_lround(x: np.ndarray) -> np.ndarray:
-    """C ``lround``: the nearest integer, halves away from zero (exact on doubles)."""
+    """C ``lround``: the nearest integer, halves away from zero (exact on doubles); LONG_MIN
+    for nan, inf and anything beyond a long, as glibc's on x86-64 answers (a level
+    ``11pt_avg.inf`` or ``nan`` of trec_eval's: no numpy warning)."""
     a = np.abs(x)
-    low = np.floor(a)
-    return (np.sign(x) * np.where(a - low >= 0.5, low + 1, low)).astype(np.int64)
+    with np.errstate(invalid="ignore"):
+        low = np.floor(a)
+        rounded = np.sign(x) * np.where(a - low >= 0.5, low + 1, low)
+    inside = np.isfinite(rounded) & (rounded >= -2.0**63) & (rounded < 2.0**63)
+    return np.where(inside, np.where(inside, rounded, 0).astype(np.int64), np.iinfo(np.int64).min)
 
 
 def recall_cutoff_ranks(num_rel, rule: str = "trec_eval10", levels=RECALL_LEVELS) -> np.ndarray:
@@ -58,7 +63,8 @@ def recall_cutoff_ranks(num_rel, rule: str = "trec_eval10", levels=RECALL_LEVELS
     if rule == "recall":
         j = np.rint(levels * 10).astype(np.int64)
         return -(-(j * R) // 10)
-    x = levels * R.astype(np.float64)
+    with np.errstate(invalid="ignore"):  # inf * 0 is nan, as in C
+        x = levels * R.astype(np.float64)
     if rule == "trec_eval9":
         return np.trunc(x + 0.9).astype(np.int64)
     return c_lround(x)

@@ -112,17 +112,18 @@ def long_cutoffs(spec: str, params: str) -> list[int]:
     all are positive and distinct, and unless trec_eval sorts them right: its comparator
     (``comp_long``, meas_init.c) returns the difference of two longs as a C int, whose sign
     is wrong for cutoffs 2^31 or more apart (``map_cut.2,9223372036854775807`` computes
-    both measures at the wrong cutoff there): such cutoffs are refused, not matched."""
+    both measures at the wrong cutoff there, ``map_cut.0,9223372036854775807`` passes its
+    check of positive cutoffs): such cutoffs are refused first, not matched."""
     cuts = sorted(c_atol(item) for item in params.split(","))
-    if cuts[0] <= 0:
-        raise ValueError(f"measure {spec!r}: cutoffs must be positive integers")
-    if len(set(cuts)) < len(cuts):
-        raise ValueError(f"measure {spec!r}: a cutoff is given twice")
     missorted = misordered_pair(cuts)
     if missorted:
         raise ValueError(f"measure {spec!r}: cutoffs {missorted[0]} and {missorted[1]} differ by 2^31 or more, "
                          "which trec_eval 10 sorts wrongly (its comparator truncates their difference to a C "
                          "int); refused rather than computed otherwise")
+    if cuts[0] <= 0:
+        raise ValueError(f"measure {spec!r}: cutoffs must be positive integers")
+    if len(set(cuts)) < len(cuts):
+        raise ValueError(f"measure {spec!r}: a cutoff is given twice")
     return cuts
 
 
@@ -139,7 +140,7 @@ def misordered_pair(cuts: list[int]) -> tuple[int, int] | None:
         return None
     for i, a in enumerate(cuts):
         for b in cuts[i + 1:]:
-            if c_int(a - b) >= 0 or c_int(b - a) <= 0:
+            if a != b and (c_int(a - b) >= 0 or c_int(b - a) <= 0):
                 return a, b
     return None
 
