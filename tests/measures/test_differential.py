@@ -309,5 +309,6 @@ def test_parameter_spellings_print_what_trec_eval_10_prints(trec_eval10, tmp_pat
                             + "\n" + describe(case, folder / "case"))
         elif due and not any("as trec_eval does" in note for note in notes):
             failures.append(f"case {i}: -m {spec!r}: no note of what was read; notes {notes}")
-    assert not failures, f"{len(failures)} of {SPELLING_CASES} spellings differ; the first:\n" + "\n\n".join(failures[:3])
+    assert not failures, (f"{len(failures)} of {SPELLING_CASES} spellings differ; the first:\n"
+                          + "\n\n".join(failures[:3]))
     assert refused < SPELLING_CASES // 2, f"{refused} of {SPELLING_CASES} refused"

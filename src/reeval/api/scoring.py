@@ -49,9 +49,9 @@ def measure_columns(measures, per_topic_only: bool = False, precision: str = "fl
     """Column name -> :class:`reeval.measures.Measure`: a name that means one measure
     keeps the caller's spelling (``P@10``, ``AP``, ``RR@10``), unless trec_eval reads its
     parameters leniently (``ndcg_cut.1O`` is ``ndcg_cut_1``: :attr:`Measure.read_as`); a set
-    or a list of cutoffs (``official``, ``P.5,10``) gives reeval's names (``P_5``, ``P_10``), without the text
-    measures a set holds (``runid``, ``relstring``: name them to get them). First
-    occurrence wins."""
+    or a list of cutoffs (``official``, ``P.5,10``) gives reeval's names (``P_5``,
+    ``P_10``), without the text measures a set holds (``runid``, ``relstring``: name them
+    to get them). First occurrence wins."""
     from reeval.compute import trec_eval_version
     from reeval.measures import accepted_names, family_of, parse_measure
 
@@ -162,10 +162,10 @@ def evaluate(qrels: QrelsInput, runs: RunsInput, measures: str | Iterable[str] =
         One row per run (index ``run``, in the order given) and one column per measure,
         named as the caller named it (a set or a list of cutoffs gives reeval's names:
         ``P_5``, ``P_10``; parameters trec_eval reads leniently give the name of what was
-        computed, ``ndcg_cut.1O`` gives ``ndcg_cut_1``, with a note). Counts are int64, the rest float64. ASL measures average
-        over topics with a relevant document (NaN without one). With ``per_topic`` the
-        index is (``run``, ``query_id``): every qrels topic when ``complete``, else the
-        topics the run answered; ``num_q`` and ``gm_map``, which have no per-topic
+        computed, ``ndcg_cut.1O`` gives ``ndcg_cut_1``, with a note). Counts are int64,
+        the rest float64. ASL measures average over topics with a relevant document (NaN
+        without one). With ``per_topic`` the index is (``run``, ``query_id``): every qrels
+        topic when ``complete``, else the topics the run answered; ``num_q`` and ``gm_map``, which have no per-topic
         value, are left out.
 
     Raises:
@@ -189,7 +189,7 @@ def evaluate(qrels: QrelsInput, runs: RunsInput, measures: str | Iterable[str] =
         raise InputError(str(exc)) from None
     unique = list(dict.fromkeys(columns.values()))
     tables, names, notes = load_track(qrels, runs, precision, needed_orders(unique, ties, precision))
-    notes = read_notes([(None, unique)]) + notes
+    notes = read_notes(unique) + notes
     scores, summary = score_track(tables, names, unique, rel_level=level, max_depth=depth,
                                   unretrieved=unretrieved, alpha=alpha, systems=systems, complete=complete,
                                   version=trec_eval_version(precision), ties=ties)

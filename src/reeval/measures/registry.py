@@ -385,14 +385,13 @@ def trec_eval_selection(specs, version: int = 10) -> tuple[list[Measure], list[s
     kept += list(chosen)
     notes = [f"-m {' -m '.join(given)}: trec_eval 10 uses only the first parameters given for "
              f"{family}; reeval computes them all" for family, given in explicit.items() if len(set(given)) > 1]
-    return print_order(kept), read_notes(found) + notes
+    return print_order(kept), read_notes(m for _, measures in found for m in measures) + notes
 
 
-def read_notes(found) -> list[str]:
+def read_notes(measures) -> list[str]:
     """The notes of parameters trec_eval reads leniently (:attr:`Measure.read_as`:
-    ``ndcg_cut.1O read as cutoff 1, as trec_eval does``), once each, in the order given;
-    ``found`` holds (spec, its measures)."""
-    return list(dict.fromkeys(m.read_as for _, measures in found for m in measures if m.read_as))
+    ``ndcg_cut.1O read as cutoff 1, as trec_eval does``), once each, in the order given."""
+    return list(dict.fromkeys(m.read_as for m in measures if m.read_as))
 
 
 def print_order(measures) -> list[Measure]:
