@@ -201,3 +201,13 @@ def test_rbp_with_a_gain_map_alone_is_the_default_build_s_on_two_dl_runs(trec_ev
                       for out in (ours.stdout.decode(), theirs.stdout.decode()))
         assert mine.keys() == want.keys()
         assert all(math.isclose(mine[k], want[k], rel_tol=1e-13) for k in want), run.name
+
+
+@pytest.mark.parametrize("spec", ["utility_\xa01,-1,0,0", "set_F_1_0", "relstring_\u0663", "utility_0x2,-1,0,0"])
+def test_a_printed_name_whose_numbers_atof_would_read_otherwise_is_no_name(spec):
+    """reeval also takes a measure's printed name (``utility_1,-1,0,0``); one whose numbers
+    are not plain would name values other than those computed, so it names nothing."""
+    with pytest.raises(ValueError, match="unknown measure"):
+        parse_measure(spec)
+    assert [m.name for m in parse_measure("utility_1,-1,0,0")] == ["utility_1,-1,0,0"]
+    assert [m.name for m in parse_measure("relstring_5")] == ["relstring_5"]

@@ -14,7 +14,7 @@ import numpy as np
 
 from .context import Context, safe_div
 from .grid import grouped_cumsum
-from .params import c_long, double_params, read_note, split_trec_eval
+from .params import c_long, double_params, plain_number, read_note, split_trec_eval
 from .registry import Family, Measure, cutoffs, exact, load_families, register
 
 load_families(before=__name__)  # the family modules before this one register first
@@ -98,7 +98,7 @@ def runid(ctx: Context, m: Measure) -> np.ndarray:
 def _relstring_parse(spec: str, family: Family):
     base, text = split_trec_eval(spec)
     if base.lower() != "relstring":
-        if not spec.lower().startswith("relstring_") or not spec[10:].replace(".", "", 1).isdigit():
+        if not spec.lower().startswith("relstring_") or not plain_number(spec[10:]):
             return None
         text = spec[10:]
     elif text is None:

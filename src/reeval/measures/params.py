@@ -189,8 +189,7 @@ def read_note(spec: str, params: str, integer: bool = False, paired: bool = Fals
     ``paired``: ``name=value`` items, the values read by atof."""
     items = params.split(",")
     values = [item.partition("=")[2] if paired else item for item in items]
-    plain = _PLAIN_INTEGER if integer else _PLAIN_REAL
-    if all(plain.fullmatch(value) for value in values):
+    if all(plain_number(value, integer) for value in values):
         return ""
     if integer:
         cuts = sorted(c_atol(value) for value in values)
@@ -200,6 +199,11 @@ def read_note(spec: str, params: str, integer: bool = False, paired: bool = Fals
         read = ", ".join(f"{item.partition('=')[0]}={n}" if paired else n for item, n in zip(items, numbers))
     shown = spec if spec.isascii() and spec.isprintable() else ascii(spec)
     return f"{shown} read as {read}, as trec_eval does"
+
+
+def plain_number(text: str, integer: bool = False) -> bool:
+    """``text`` is a number written plainly (:data:`_PLAIN_INTEGER`, :data:`_PLAIN_REAL`)."""
+    return bool((_PLAIN_INTEGER if integer else _PLAIN_REAL).fullmatch(text))
 
 
 def _number_text(value: float) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .context import Context, safe_div
-from .params import double_params, read_note, split_trec_eval
+from .params import double_params, plain_number, read_note, split_trec_eval
 from .registry import Family, Measure, exact, load_families, register
 
 load_families(before=__name__)  # the family modules before this one register first
@@ -115,11 +115,10 @@ def real_params(prefix: str, default: tuple, count: int | None = None):
 
 
 def _numbers(text: str) -> bool:
-    try:
-        [float(x) for x in text.split(",")]
-    except ValueError:
-        return False
-    return True
+    """Every item of a printed name's parameters (``utility_1,-1,0,0``) a plain decimal
+    number, so that the name says the values computed (``utility_\\xa01,...`` is no name:
+    atof would read the 1 as 0)."""
+    return all(plain_number(item) for item in text.split(","))
 
 
 def _set(name, names, description, parse, compute, **kw):
