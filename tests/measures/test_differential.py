@@ -227,3 +227,88 @@ def test_reeval_score_prints_what_trec_eval_10_prints(trec_eval10, tmp_path):
                             f"\nlines {len(expected.splitlines())} vs {len(ours.splitlines())}\n" + describe(case, folder))
     assert not failures, f"{len(failures)} of {CASES} cases differ; the first:\n" + "\n\n".join(failures[:3])
     assert uncompared <= max(5, CASES // 5), f"{uncompared} of {CASES} cases had no oracle"  # about 7%
+
+
+#: parameter spellings (hex and hex floats, C's spaces and the spaces it does not skip,
+#: text after the number, cutoffs and gains beyond a C int, relstring beyond a long) on the
+#: same random tracks: seed 53 is the one CI runs, ``REEVAL_SPELLING_SEED`` explores further
+#: (``REEVAL_SPELLING_SEED=7 REEVAL_SPELLING_CASES=1500`` found the misordered cutoffs that
+#: pass trec_eval's check of positive cutoffs, ``map_cut.0x2,9223372036854775807,+9``)
+SPELLING_SEED = int(os.environ.get("REEVAL_SPELLING_SEED", "53"))
+SPELLING_CASES = int(os.environ.get("REEVAL_SPELLING_CASES", "150"))
+INTEGER_FAMILIES = {"P", "recall", "map_cut", "ndcg_cut", "relative_P", "success", "unj"}
+#: what reeval refuses where trec_eval prints a value (docs/semantics.md): cutoffs its
+#: comparator may misorder, rbp's p outside (0, 1], a gain or a real cutoff that is not finite
+REFUSALS = ("sorts wrongly", "p must be in (0, 1]", "is not a finite number", "cutoffs must be finite numbers")
+PLAIN_REAL = re.compile(r"[ \t\n\v\f\r]*[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[ \t\n\v\f\r]*")
+
+
+def _spell_integer(rng, k: int) -> tuple[str, bool]:
+    """(a spelling of cutoff k, whether it is not a plain integer: a note is due)."""
+    plain = [f" {k}", f"\t{k}", f"+{k}", f"\n{k}", f"{k} "]
+    lenient = [f"{k}O", f"{k}x", f"{k}e1", f"{k}.9", f"\v{k}5O", f"\x1c{k}", f"\xa0{k}", f"0x{k}",
+               str(int(rng.choice([2**31 + k, 2**32 + k, 2**63 - 1, 2**31 - 1])))]
+    if rng.random() < 0.35:
+        return str(rng.choice(plain)), False
+    text = str(rng.choice(lenient))
+    return text, not text.isdigit()
+
+
+def _spell_real(rng, x: float) -> tuple[str, bool]:
+    """(a spelling of the real x, whether it is not a plain decimal number)."""
+    plain = [f" {x!r}", f"\t{x!r}", f"{x!r}e0", f"+{x!r}"]
+    lenient = [float.hex(x), f"{x!r}x", f"{x!r}\xa0", f"\xa0{x!r}", f"\x1c{x!r}", f"0X{float.hex(x)[2:]}",
+               str(rng.choice(["inf", "-inf", "nan", "3e9", "-3e9", "2147483648", "1e19", "0x1p40"]))]
+    text = str(rng.choice(plain if rng.random() < 0.3 else lenient))
+    return text, not PLAIN_REAL.fullmatch(text)
+
+
+def spelled(rng, spec: str) -> tuple[str, bool]:
+    """``spec`` (a FAMILIES maker's) with its numbers spelled otherwise; whether a note is due."""
+    name, _, params = spec.partition(".")
+    items, due = [], False
+    for item in params.split(","):
+        key, eq, value = item.rpartition("=")
+        if name in INTEGER_FAMILIES:
+            text, note = _spell_integer(rng, int(value))
+        else:
+            text, note = _spell_real(rng, float(value))
+        items.append(f"{key}{eq}{text}")
+        due |= note
+    return f"{name}.{','.join(items)}", due
+
+
+def test_parameter_spellings_print_what_trec_eval_10_prints(trec_eval10, tmp_path):
+    """SPELLING_CASES random tracks, each with one -m spec whose numbers are spelled as C
+    reads them: trec_eval's bytes and a note on stderr where a number is not plain; where
+    trec_eval refuses, reeval too; where reeval alone refuses, one of REFUSALS."""
+    rng = np.random.default_rng(SPELLING_SEED)
+    makers = sorted(name for name, make in FAMILIES.items() if make is not None)
+    failures, refused = [], 0
+    for i in range(SPELLING_CASES):
+        name = str(rng.choice(makers))
+        spec, due = spelled(rng, FAMILIES[name](rng))
+        case = replace(make_case(rng), specs=(spec,))
+        oracle, applied = oracle_case(case)
+        if oracle is None:
+            continue
+        folder = tmp_path / f"s{i}"
+        status, expected, errors = trec_eval_output(trec_eval10.binary, oracle, folder / "oracle")
+        try:
+            ours, notes = reeval_output(case, folder / "case")
+        except ValueError as exc:
+            if status == 0 and not any(reason in str(exc) for reason in REFUSALS):
+                failures.append(f"case {i}: -m {spec!r}: reeval refused ({exc}), trec_eval printed\n{expected}")
+            refused += 1
+            continue
+        if status != 0:
+            failures.append(f"case {i}: -m {spec!r}: trec_eval refused ({errors.strip()}), reeval printed\n{ours}")
+        elif ours != expected:
+            diff = [f"- {a!r}\n+ {b!r}" for a, b in zip(expected.splitlines(), ours.splitlines()) if a != b][:4]
+            failures.append(f"case {i}: -m {spec!r}: trec_eval -, reeval +:\n" + "\n".join(diff)
+                            + "\n" + describe(case, folder / "case"))
+        elif due and not any("as trec_eval does" in note for note in notes):
+            failures.append(f"case {i}: -m {spec!r}: no note of what was read; notes {notes}")
+    assert not failures, (f"{len(failures)} of {SPELLING_CASES} spellings differ; the first:\n"
+                          + "\n\n".join(failures[:3]))
+    assert refused < SPELLING_CASES // 2, f"{refused} of {SPELLING_CASES} refused"

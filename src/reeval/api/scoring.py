@@ -33,10 +33,13 @@ RunsInput = Union[str, os.PathLike, Sequence, pd.DataFrame, Mapping, Iterable]
 
 def _specs(measures) -> list[str]:
     """Measure names as text: one name or an iterable of them (objects, such as
-    ir_measures' ``nDCG@10``, by their ``str``)."""
+    ir_measures' ``nDCG@10``, by their ``str``), without the spaces around them that
+    trec_eval would not keep (:func:`reeval.measures.params.trimmed`)."""
+    from reeval.measures.params import trimmed
+
     if isinstance(measures, str) or not isinstance(measures, Iterable):
         measures = [measures]
-    specs = [str(m).strip() for m in measures]
+    specs = [trimmed(str(m)) for m in measures]
     if not specs:
         raise InputError("measures: no measure given")
     return specs
@@ -44,10 +47,11 @@ def _specs(measures) -> list[str]:
 
 def measure_columns(measures, per_topic_only: bool = False, precision: str = "float64") -> dict:
     """Column name -> :class:`reeval.measures.Measure`: a name that means one measure
-    keeps the caller's spelling (``P@10``, ``AP``, ``RR@10``); a set or a list of cutoffs
-    (``official``, ``P.5,10``) gives reeval's names (``P_5``, ``P_10``), without the text
-    measures a set holds (``runid``, ``relstring``: name them to get them). First
-    occurrence wins."""
+    keeps the caller's spelling (``P@10``, ``AP``, ``RR@10``), unless trec_eval reads its
+    parameters leniently (``ndcg_cut.1O`` is ``ndcg_cut_1``: :attr:`Measure.read_as`); a set
+    or a list of cutoffs (``official``, ``P.5,10``) gives reeval's names (``P_5``,
+    ``P_10``), without the text measures a set holds (``runid``, ``relstring``: name them
+    to get them). First occurrence wins."""
     from reeval.compute import trec_eval_version
     from reeval.measures import accepted_names, family_of, parse_measure
 
@@ -62,7 +66,8 @@ def measure_columns(measures, per_topic_only: bool = False, precision: str = "fl
         if per_topic_only and any(family_of(m).needs_runs for m in found):
             raise InputError(f"measures: {spec!r} is computed over a set of runs; "
                              f"accepted: {accepted_names(per_topic_only)}")
-        for column, m in ([(spec, found[0])] if len(found) == 1 else [(m.name, m) for m in found]):
+        named = len(found) == 1 and not found[0].read_as
+        for column, m in ([(spec, found[0])] if named else [(m.name, m) for m in found]):
             columns.setdefault(column, m)
     return columns
 
@@ -156,10 +161,11 @@ def evaluate(qrels: QrelsInput, runs: RunsInput, measures: str | Iterable[str] =
     Returns:
         One row per run (index ``run``, in the order given) and one column per measure,
         named as the caller named it (a set or a list of cutoffs gives reeval's names:
-        ``P_5``, ``P_10``). Counts are int64, the rest float64. ASL measures average
-        over topics with a relevant document (NaN without one). With ``per_topic`` the
-        index is (``run``, ``query_id``): every qrels topic when ``complete``, else the
-        topics the run answered; ``num_q`` and ``gm_map``, which have no per-topic
+        ``P_5``, ``P_10``; parameters trec_eval reads leniently give the name of what was
+        computed, ``ndcg_cut.1O`` gives ``ndcg_cut_1``, with a note). Counts are int64,
+        the rest float64. ASL measures average over topics with a relevant document (NaN
+        without one). With ``per_topic`` the index is (``run``, ``query_id``): every qrels
+        topic when ``complete``, else the topics the run answered; ``num_q`` and ``gm_map``, which have no per-topic
         value, are left out.
 
     Raises:
@@ -167,6 +173,7 @@ def evaluate(qrels: QrelsInput, runs: RunsInput, measures: str | Iterable[str] =
     """
     from reeval.analyses.rareness.core import check_alpha
     from reeval.compute import needed_orders, score_notes, score_track, trec_eval_version
+    from reeval.measures.registry import read_notes
 
     per_topic, complete = _flag("per_topic", per_topic), _flag("complete", complete)
     _choice("precision", precision, PRECISIONS)
@@ -182,6 +189,7 @@ def evaluate(qrels: QrelsInput, runs: RunsInput, measures: str | Iterable[str] =
         raise InputError(str(exc)) from None
     unique = list(dict.fromkeys(columns.values()))
     tables, names, notes = load_track(qrels, runs, precision, needed_orders(unique, ties, precision))
+    notes = read_notes(unique) + notes
     scores, summary = score_track(tables, names, unique, rel_level=level, max_depth=depth,
                                   unretrieved=unretrieved, alpha=alpha, systems=systems, complete=complete,
                                   version=trec_eval_version(precision), ties=ties)

@@ -1,5 +1,5 @@
 """reeval score QRELS RUN [RUN ...]: prints what trec_eval prints
-(``measure<TAB>qid<TAB>value``, measure names padded to 22 characters as trec_eval
+(``measure<TAB>qid<TAB>value``, measure names padded to 22 bytes as trec_eval
 does), plus the ASL measures trec_eval lacks. With several runs each line starts with
 the run's name and a tab; the qrels are read once. Rareness measures
 (``P_rareness@k``, ``AP_rareness@k`` and their ``_norm`` variants, ``--alpha``) count
@@ -31,8 +31,11 @@ def format_value(m, value, decimals: int = 4) -> str:
 
 
 def format_line(measure: str, qid: str, text: str, prefix: str = "") -> str:
-    """One trec_eval line: name padded to 22, tab, qid, tab, the value's text."""
-    return f"{prefix}{measure:<22}\t{qid}\t{text}"
+    """One trec_eval line: name padded to 22 bytes (printf's ``%-22s`` counts the bytes of
+    the name as the command line gave them: ``set_F.0.5é`` pads to 22 bytes, one space
+    fewer than padding to 22 characters would give), tab, qid, tab, the value's text."""
+    width = len(measure.encode("utf-8", "surrogateescape"))
+    return f"{prefix}{measure}{' ' * (22 - width)}\t{qid}\t{text}"
 
 
 def score_measures(measure_specs, precision: str = "float64"):

@@ -16,7 +16,7 @@ import numpy as np
 
 from .context import Context, safe_div
 from .grid import grouped_cumsum
-from .params import double_cutoffs, format_cutoff, split_trec_eval
+from .params import double_cutoffs, format_cutoff, read_note, split_trec_eval
 from .registry import Family, Measure, cutoffs, exact, load_families, register
 
 load_families(before=__name__)  # the family modules before this one register first
@@ -136,7 +136,9 @@ def real_cutoffs(prefix: str, default: tuple, *, as_name=format_cutoff):
         base, params = split_trec_eval(spec)
         if base.lower() == prefix.lower():
             cuts = default if params is None else double_cutoffs(spec, params)
-            return [family.measure(f"{prefix}_{as_name(x)}", x, explicit=params is not None) for x in cuts]
+            note = "" if params is None else read_note(spec, params)
+            return [family.measure(f"{prefix}_{as_name(x)}", x, explicit=params is not None, read_as=note)
+                    for x in cuts]
         if spec.lower().startswith(prefix.lower() + "_"):
             try:
                 x = float(spec[len(prefix) + 1:])

@@ -25,7 +25,7 @@ from reeval.errors import InputError
 from reeval.io.arrays import group_starts, position_in_group
 
 from .context import PADDED_CELLS, Context, safe_div, sequential_cumsum
-from .params import c_atol, check_persistence, pairs, split_trec_eval
+from .params import c_atol, check_persistence, pairs, read_note, split_trec_eval
 from .registry import STANDARD_CUTOFFS, Family, Measure, cutoffs, load_families, register
 
 load_families(before=__name__)  # the family modules before this one register first
@@ -67,8 +67,12 @@ def glibc_msort(items: list, cmp) -> list:
 
 
 def _gain_cmp(a, b) -> int:
+    """trec_eval's ``comp_rel_gain``: ``(int)(g1 - g2)``, truncated toward 0, and INT_MIN
+    (a negative answer, whatever the sign) for a difference beyond a C int, as x86-64's
+    ``cvttsd2si`` converts it (C leaves it undefined): ``ndcg.2=3000000000`` sorts the
+    gain 3e9 below 0 there, and reeval sorts it so, giving trec_eval's numbers."""
     diff = a[1] - b[1]
-    return int(diff) if abs(diff) < 2**31 else (1 if diff > 0 else -1)
+    return int(diff) if -2.0**31 - 1 < diff < 2.0**31 else -2**31
 
 
 def sorted_entries(overrides, n_levels: int) -> list:
@@ -316,12 +320,15 @@ def persistence(m: Measure, default: float) -> float:
 def rbp_gains(ctx: Context, m: Measure) -> np.ndarray:
     """Per row the gain rbp uses: binary (grade >= rel) for ``RBP(rel=...)``; else the graded
     gains, rescaled per topic to (g - min) / (max - min) when a gain of the topic's table
-    lies outside [0, 1] (documents not judged keep gain 0)."""
+    lies outside [0, 1] (documents not judged keep gain 0), min and max taken over the
+    table's gains and 0: trec_eval's ``m_rbp.c`` never sets them before the loop, and the
+    default build starts both at 0 (measured, ``-m rbp.0=0.5`` alone: min 0, not 0.5).
+    With the default gains (grade 0's is 0) that is the table's own min and max."""
     if m.rel is not None:
         return ctx.is_rel.astype(np.float64)
     g = topic_gains(ctx, m.params)
     t = ctx.topic_of_row
-    low, high = g.low[t], g.high[t]
+    low, high = np.minimum(g.low[t], 0.0), np.maximum(g.high[t], 0.0)
     scale = ((low < 0) | (high > 1)) & (ctx.rel >= 0)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(scale, (g.row - low) / (high - low), g.row)
@@ -409,7 +416,8 @@ def gain_params(prefix: str, case: bool = False, keys: tuple = ()):
             return [family.measure(prefix)]
         found = pairs(spec, text)
         check_gain_pairs(spec, found, keys)
-        return [family.measure(f"{prefix}_{text}", params=found, explicit=True)]
+        return [family.measure(f"{prefix}_{text}", params=found, explicit=True,
+                               read_as=read_note(spec, text, paired=True))]
     return parse
 
 

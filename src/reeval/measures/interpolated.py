@@ -16,7 +16,7 @@ import numpy as np
 from reeval.io.arrays import group_starts
 
 from .context import Context
-from .params import double_cutoffs, double_params, format_cutoff, split_trec_eval
+from .params import double_cutoffs, double_params, format_cutoff, read_note, split_trec_eval
 from .registry import Family, Measure, load_families, register
 
 load_families(before=__name__)  # the family modules before this one register first
@@ -27,10 +27,15 @@ IPREC_RULES = ("trec_eval9", "trec_eval10", "recall")
 
 
 def c_lround(x: np.ndarray) -> np.ndarray:
-    """C ``lround``: the nearest integer, halves away from zero (exact on doubles)."""
+    """C ``lround``: the nearest integer, halves away from zero (exact on doubles); LONG_MIN
+    for nan, inf and anything beyond a long, as glibc's on x86-64 answers (a level
+    ``11pt_avg.inf`` or ``nan`` of trec_eval's: no numpy warning)."""
     a = np.abs(x)
-    low = np.floor(a)
-    return (np.sign(x) * np.where(a - low >= 0.5, low + 1, low)).astype(np.int64)
+    with np.errstate(invalid="ignore"):
+        low = np.floor(a)
+        rounded = np.sign(x) * np.where(a - low >= 0.5, low + 1, low)
+    inside = np.isfinite(rounded) & (rounded >= -2.0**63) & (rounded < 2.0**63)
+    return np.where(inside, np.where(inside, rounded, 0).astype(np.int64), np.iinfo(np.int64).min)
 
 
 def recall_cutoff_ranks(num_rel, rule: str = "trec_eval10", levels=RECALL_LEVELS) -> np.ndarray:
@@ -58,7 +63,8 @@ def recall_cutoff_ranks(num_rel, rule: str = "trec_eval10", levels=RECALL_LEVELS
     if rule == "recall":
         j = np.rint(levels * 10).astype(np.int64)
         return -(-(j * R) // 10)
-    x = levels * R.astype(np.float64)
+    with np.errstate(invalid="ignore"):  # inf * 0 is nan, as in C
+        x = levels * R.astype(np.float64)
     if rule == "trec_eval9":
         return np.trunc(x + 0.9).astype(np.int64)
     return c_lround(x)
@@ -158,7 +164,8 @@ def _iprec_parse(spec: str, family: Family):
     base, params = split_trec_eval(spec)
     if base.lower() == "iprec_at_recall":
         levels = DEFAULT_LEVELS if params is None else tuple(double_cutoffs(spec, params))
-        return [_iprec(family, x, params is not None) for x in levels]
+        note = "" if params is None else read_note(spec, params)
+        return [_iprec(family, x, params is not None, note) for x in levels]
     if spec.lower().startswith("iprec_at_recall_"):
         try:
             x = float(spec[len("iprec_at_recall_"):])
@@ -168,8 +175,8 @@ def _iprec_parse(spec: str, family: Family):
     return None
 
 
-def _iprec(family: Family, level: float, explicit: bool) -> Measure:
-    return family.measure(f"iprec_at_recall_{format_cutoff(level)}", level, explicit=explicit)
+def _iprec(family: Family, level: float, explicit: bool, note: str = "") -> Measure:
+    return family.measure(f"iprec_at_recall_{format_cutoff(level)}", level, explicit=explicit, read_as=note)
 
 
 def _eleven_parse(spec: str, family: Family):
@@ -180,7 +187,8 @@ def _eleven_parse(spec: str, family: Family):
         params = spec[len("11pt_avg_"):]
     if params is None:
         return [family.measure("11pt_avg", params=DEFAULT_LEVELS)]
-    return [family.measure(f"11pt_avg_{params}", params=double_params(params), explicit=True)]
+    return [family.measure(f"11pt_avg_{params}", params=double_params(params), explicit=True,
+                           read_as=read_note(spec, params))]
 
 
 register(Family("iprec_at_recall", ('iprec_at_recall', 'iprec_at_recall_L', 'iprec_at_recall.L1,L2', 'IPrec@L'),

@@ -14,7 +14,7 @@ import numpy as np
 
 from .context import Context, safe_div
 from .grid import grouped_cumsum
-from .params import double_params, split_trec_eval
+from .params import c_long, double_params, plain_number, read_note, split_trec_eval
 from .registry import Family, Measure, cutoffs, exact, load_families, register
 
 load_families(before=__name__)  # the family modules before this one register first
@@ -69,10 +69,13 @@ def judged(ctx: Context, m: Measure) -> np.ndarray:
 def relstring(ctx: Context, m: Measure) -> np.ndarray:
     """relstring_k: the grades of the top min(k, n_q) documents as text, one character each:
     the grade 0-9, ``>`` above 9, ``-`` not in the qrels, ``.`` graded < 0 (default k =
-    10); per topic only. An array of str. A topic the run did not answer (under -c) shows
+    10); per topic only. An array of str. k is trec_eval's ``(long) k`` (:func:`.params.c_long`:
+    truncated; nan, inf and anything beyond +-2^63 give LONG_MIN, hence ``''``, as x86-64
+    builds of trec_eval print). A topic the run did not answer (under -c) shows
     ``-`` with parameters (``relstring.5``), trec_eval's ranking of one document not in
     the qrels, which it clears by the name ``relstring`` only (:attr:`Context.phantom`)."""
-    width = int(min(max(int(m.params[0]), 0), int(ctx.grid.n_ret.max()) if ctx.grid.n_ret.size else 0))
+    k = c_long(m.params[0])
+    width = int(min(max(k, 0), int(ctx.grid.n_ret.max()) if ctx.grid.n_ret.size else 0))
     n = np.minimum(ctx.grid.n_ret.ravel(), width)
     chars = np.where(np.arange(width)[None, :] < n[:, None], ord("-"), 0).astype(np.uint8)
     top = ctx.pos <= width
@@ -81,7 +84,7 @@ def relstring(ctx: Context, m: Measure) -> np.ndarray:
     chars[ctx.g[top], ctx.pos[top] - 1] = code
     text = chars.view(f"S{width}").ravel() if width else np.full(len(n), b"", dtype="S1")
     out = text.astype(str).astype(object).reshape(ctx.S, ctx.T)
-    if m.name != "relstring" and ctx.phantom and int(m.params[0]) >= 1:
+    if m.name != "relstring" and ctx.phantom and k >= 1:
         out[~ctx.answered] = "-"  # trec_eval's missed-topic ranking, zeroed by the name "relstring" only
     return out
 
@@ -95,12 +98,13 @@ def runid(ctx: Context, m: Measure) -> np.ndarray:
 def _relstring_parse(spec: str, family: Family):
     base, text = split_trec_eval(spec)
     if base.lower() != "relstring":
-        if not spec.lower().startswith("relstring_") or not spec[10:].replace(".", "", 1).isdigit():
+        if not spec.lower().startswith("relstring_") or not plain_number(spec[10:]):
             return None
         text = spec[10:]
     elif text is None:
         return [family.measure("relstring", params=(10.0,))]
-    return [family.measure(f"relstring_{text}", params=double_params(text), explicit=True)]
+    return [family.measure(f"relstring_{text}", params=double_params(text), explicit=True,
+                           read_as=read_note(spec, text))]
 
 
 register(Family("runid", ('runid',), "the run's tag, as trec_eval prints it", exact("runid"), runid,

@@ -23,22 +23,79 @@ from __future__ import annotations
 import math
 import re
 
-_ATOF = re.compile(r"\s*([+-]?(?:inf(?:inity)?|nan|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:e[+-]?[0-9]+)?))",
-                   re.IGNORECASE)
-_ATOL = re.compile(r"\s*([+-]?[0-9]+)")
+#: C's ``isspace`` in the C locale, which trec_eval runs in: space, \t, \n, \v, \f, \r;
+#: not Python's ``\s``, which also skips \x1c-\x1f, \x85, the non-breaking space ...
+C_SPACE = " \t\n\v\f\r"
+_LEAD = f"[{re.escape(C_SPACE)}]*"
+_DECIMAL = re.compile(_LEAD + r"([+-]?(?:inf(?:inity)?|nan(?:\([0-9A-Za-z_]*\))?|"
+                      r"(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?))", re.IGNORECASE)
+_HEX = re.compile(_LEAD + r"([+-]?)0[xX]((?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+))(?:[pP]([+-]?[0-9]+))?")
+_ATOL = re.compile(_LEAD + r"([+-]?[0-9]+)")
 LONG_MAX = 2**63 - 1
 
 
+def trimmed(spec: str) -> str:
+    """A measure spec without the C spaces (:data:`C_SPACE`) before it, nor after it unless
+    it has parameters (a ``.``): trec_eval keeps those in the printed name
+    (``set_F.0.5 `` prints ``set_F_0.5 ``) and reads its numbers past them."""
+    spec = spec.lstrip(C_SPACE)
+    return spec if "." in spec else spec.rstrip(C_SPACE)
+
+
+def c_strtod(text: str) -> tuple[float, int]:
+    """C ``strtod`` in the C locale, as trec_eval's ``atof`` reads: (value, characters
+    read; 0 when no number starts the text, value 0.0). After C spaces (:data:`C_SPACE`
+    only), a sign, then ``inf``/``infinity``, ``nan``/``nan(chars)`` (any case), a hex
+    number (``0x10`` = 16, ``0x1p-1`` = 0.5, ``0x.8`` = 0.5: hex digits, an optional
+    point, an optional binary exponent ``p``) or a decimal one (``1.5e3``); a ``0x``
+    without a hex digit after it is the number 0 (``0xg``: 0, one character). Rounded to
+    the nearest double as glibc rounds; beyond the doubles +-inf (HUGE_VAL); an exponent
+    with no digit after its ``e``/``p`` is not read (``1e`` is 1)."""
+    hexa = _HEX.match(text)
+    if hexa:
+        sign, digits, exponent = hexa.groups()
+        whole, _, fraction = digits.partition(".")
+        power = int(exponent or 0) - 4 * len(fraction)
+        mantissa = int(whole + fraction or "0", 16)
+        try:
+            value = float.fromhex(f"0x{mantissa:x}p{power}") if mantissa else 0.0
+        except OverflowError:
+            value = math.inf
+        return (-value if sign == "-" else value), hexa.end()
+    m = _DECIMAL.match(text)
+    if not m:
+        return 0.0, 0
+    number = m.group(1)
+    return float(number.partition("(")[0]), m.end()
+
+
 def c_atof(text: str) -> float:
-    """C ``atof``: the longest leading decimal number (after spaces), else 0.0."""
-    m = _ATOF.match(text)
-    return float(m.group(1)) if m else 0.0
+    """C ``atof``: :func:`c_strtod`'s value (0.0 when no number starts the text)."""
+    return c_strtod(text)[0]
+
+
+def c_strtol(text: str) -> tuple[int, int]:
+    """C ``strtol(text, NULL, 10)``, as ``atol`` reads: (value, characters read; 0 when no
+    integer starts the text, value 0). After C spaces (:data:`C_SPACE` only), a sign and
+    decimal digits (base 10: ``0x10`` is 0), clamped to a C long (-2^63 .. 2^63 - 1)."""
+    m = _ATOL.match(text)
+    if not m:
+        return 0, 0
+    return max(-LONG_MAX - 1, min(LONG_MAX, int(m.group(1)))), m.end()
 
 
 def c_atol(text: str) -> int:
-    """C ``atol``: the leading integer (after spaces), clamped to a C long, else 0."""
-    m = _ATOL.match(text)
-    return max(-LONG_MAX - 1, min(LONG_MAX, int(m.group(1)))) if m else 0
+    """C ``atol``: :func:`c_strtol`'s value (0 when no integer starts the text)."""
+    return c_strtol(text)[0]
+
+
+def c_long(value: float) -> int:
+    """C's ``(long) value`` on x86-64, where trec_eval is built: the value truncated toward
+    0 when it lies in a long's range, else LONG_MIN (the ``cvttsd2si`` instruction's
+    answer for inf, nan and anything beyond +-2^63, which C leaves undefined)."""
+    if math.isfinite(value) and -2.0**63 <= value < 2.0**63:
+        return int(value)
+    return -LONG_MAX - 1
 
 
 def split_trec_eval(spec: str) -> tuple[str, str | None]:
@@ -52,13 +109,40 @@ def split_trec_eval(spec: str) -> tuple[str, str | None]:
 
 def long_cutoffs(spec: str, params: str) -> list[int]:
     """trec_eval's integer cutoffs of ``params``: atol of each item, sorted; ValueError unless
-    all are positive and distinct."""
+    all are positive and distinct, and unless trec_eval sorts them right: its comparator
+    (``comp_long``, meas_init.c) returns the difference of two longs as a C int, whose sign
+    is wrong for cutoffs 2^31 or more apart (``map_cut.2,9223372036854775807`` computes
+    both measures at the wrong cutoff there, ``map_cut.0,9223372036854775807`` passes its
+    check of positive cutoffs): such cutoffs are refused first, not matched."""
     cuts = sorted(c_atol(item) for item in params.split(","))
+    missorted = misordered_pair(cuts)
+    if missorted:
+        raise ValueError(f"measure {spec!r}: cutoffs {missorted[0]} and {missorted[1]} differ by 2^31 or more, "
+                         "which trec_eval 10 sorts wrongly (its comparator truncates their difference to a C "
+                         "int); refused rather than computed otherwise")
     if cuts[0] <= 0:
         raise ValueError(f"measure {spec!r}: cutoffs must be positive integers")
     if len(set(cuts)) < len(cuts):
         raise ValueError(f"measure {spec!r}: a cutoff is given twice")
     return cuts
+
+
+def c_int(value: int) -> int:
+    """C's ``(int)`` of a 64-bit integer, as gcc converts it: the low 32 bits, signed."""
+    return ((value + 2**31) % 2**32) - 2**31
+
+
+def misordered_pair(cuts: list[int]) -> tuple[int, int] | None:
+    """The first pair (a < b) of sorted distinct ``cuts`` that trec_eval's ``comp_long``
+    (``(int)(a - b)``, the difference taken in a 64-bit long, wrapping) compares with the
+    wrong sign either way round, else None. Cutoffs less than 2^31 apart never are."""
+    if cuts[-1] - cuts[0] < 2**31:
+        return None
+    for i, a in enumerate(cuts):
+        for b in cuts[i + 1:]:
+            if a != b and (c_int(a - b) >= 0 or c_int(b - a) <= 0):
+                return a, b
+    return None
 
 
 def double_cutoffs(spec: str, params: str) -> list[float]:
@@ -87,6 +171,44 @@ def pairs(spec: str, params: str) -> tuple[tuple[str, float], ...]:
             raise ValueError(f"measure {spec!r}: parameters must be name=value pairs")
         out.append((key, c_atof(value)))
     return tuple(out)
+
+
+#: a number written plainly: what a parameter item is when trec_eval's reading of it needs
+#: no word (decimal digits, a point, an exponent; C spaces around)
+_PLAIN_INTEGER = re.compile(f"{_LEAD}[+-]?[0-9]+{_LEAD}")
+_PLAIN_REAL = re.compile(f"{_LEAD}[+-]?(?:[0-9]+\\.?[0-9]*|\\.[0-9]+)(?:[eE][+-]?[0-9]+)?{_LEAD}")
+
+
+def read_note(spec: str, params: str, integer: bool = False, paired: bool = False) -> str:
+    """What trec_eval reads in ``params`` (the text after the ``.`` of ``spec``) when an
+    item is not a plain number (:data:`_PLAIN_INTEGER`, :data:`_PLAIN_REAL`), as one line
+    for stderr: ``"ndcg_cut.1O read as cutoff 1, as trec_eval does"`` (atol stops at the
+    letter O), ``"set_F.0x10 read as 16, ..."`` (atof reads hex), ``"P.1e1 read as cutoff
+    1"``; ``""`` when every item is plain. A name with a character that is not printable
+    ASCII is shown escaped (``'set_F.\\xa00.5' read as 0``). ``integer``: items read by atol (cutoffs);
+    ``paired``: ``name=value`` items, the values read by atof."""
+    items = params.split(",")
+    values = [item.partition("=")[2] if paired else item for item in items]
+    if all(plain_number(value, integer) for value in values):
+        return ""
+    if integer:
+        cuts = sorted(c_atol(value) for value in values)
+        read = f"cutoff{'s' * (len(cuts) > 1)} {', '.join(map(str, cuts))}"
+    else:
+        numbers = [_number_text(c_atof(value)) for value in values]
+        read = ", ".join(f"{item.partition('=')[0]}={n}" if paired else n for item, n in zip(items, numbers))
+    shown = spec if spec.isascii() and spec.isprintable() else ascii(spec)
+    return f"{shown} read as {read}, as trec_eval does"
+
+
+def plain_number(text: str, integer: bool = False) -> bool:
+    """``text`` is a number written plainly (:data:`_PLAIN_INTEGER`, :data:`_PLAIN_REAL`)."""
+    return bool((_PLAIN_INTEGER if integer else _PLAIN_REAL).fullmatch(text))
+
+
+def _number_text(value: float) -> str:
+    """A double as short as it reads back (16 for 16.0, 0.5, inf)."""
+    return str(int(value)) if value.is_integer() else repr(value)
 
 
 #: the characters trec_eval keeps of a real cutoff in a measure's name: ``append_double``

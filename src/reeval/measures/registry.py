@@ -29,6 +29,8 @@ from dataclasses import dataclass, field, replace
 from importlib import import_module
 from typing import Callable
 
+from .params import trimmed
+
 #: The trec_eval families pytrec_eval-terrier (trec_eval 9.x) computes
 PYTREC_EVAL = frozenset({
     "11pt_avg", "G", "P", "Rndcg", "Rprec", "Rprec_mult", "binG", "bpref", "gm_bpref", "gm_map", "infAP",
@@ -57,7 +59,9 @@ class Measure:
     its own (None: the evaluation's); ``judged_only`` ranks only the judged documents
     (trec_eval -J); ``aggregate`` says how per-topic values make a run value (mean, sum,
     gmean, count, none). ``explicit`` (not compared): the parameters were written, not
-    a family default (trec_eval then drops the default parameters of the family)."""
+    a family default (trec_eval then drops the default parameters of the family);
+    ``read_as`` (not compared): what trec_eval read in parameters that are not plain
+    numbers, a note for stderr (:func:`.params.read_note`; ``""`` when plain)."""
 
     name: str
     family: str
@@ -68,6 +72,7 @@ class Measure:
     rel: int | None = None
     judged_only: bool = False
     explicit: bool = field(default=False, compare=False)
+    read_as: str = field(default="", compare=False)
 
     @property
     def is_asl(self) -> bool:
@@ -274,30 +279,33 @@ def cutoffs(*prefixes: str, default=STANDARD_CUTOFFS, name: str | None = None):
     """A parser for ``prefix``, ``prefix_k``, ``prefix.k1,k2`` (trec_eval's integer cutoffs:
     :func:`.params.long_cutoffs`) and ``prefix@k`` (case insensitive; no cutoff =
     ``default``); measures named ``{name}_{k}`` (default: the family's name)."""
-    from .params import LONG_MAX, long_cutoffs
+    from .params import LONG_MAX, long_cutoffs, read_note
 
-    pattern = re.compile(r"(%s)(?:([_@])([0-9]+)|\.(.+))?" % "|".join(re.escape(p.lower()) for p in prefixes))
+    pattern = re.compile(r"(%s)(?:([_@])([0-9]+)|\.(.+))?" % "|".join(re.escape(p.lower()) for p in prefixes),
+                         re.DOTALL)
 
     def parse(spec: str, family: Family):
         m = pattern.fullmatch(spec.lower())
         if not m:
             return None
+        note = ""
         if m.group(3) is not None:
             cuts, explicit = [int(m.group(3))], True
             if not 0 < cuts[0] <= LONG_MAX:
                 raise ValueError(f"measure {spec!r}: cutoffs must be integers from 1 to 2^63 - 1")
         elif m.group(4) is not None:
-            cuts, explicit = long_cutoffs(spec, m.group(4)), True
+            params = spec.partition(".")[2]
+            cuts, explicit, note = long_cutoffs(spec, params), True, read_note(spec, params, integer=True)
         else:
             cuts, explicit = list(default), False
-        return [family.measure(f"{name or family.name}_{k}", k, explicit=explicit) for k in cuts]
+        return [family.measure(f"{name or family.name}_{k}", k, explicit=explicit, read_as=note) for k in cuts]
     return parse
 
 
 def named_set(spec: str, version: int = 10) -> tuple[str, ...] | None:
     """The specs a named set stands for (``official``, ``all_trec``, ``set``), None if
     ``spec`` names no set. ``version`` 9: trec_eval 9.x's sets."""
-    key = spec.strip().lower()
+    key = trimmed(spec).lower()
     if version == 9 and key in SETS_9:
         return SETS_9[key]
     return SETS.get(key)
@@ -313,7 +321,7 @@ def parse_measure(spec: str, version: int = 10) -> list[Measure]:
     the list, not them)."""
     found = known_measures(spec, version)
     if found is None:
-        raise ValueError(f"unknown measure {spec.strip()!r}{suggestion(spec.strip())}")
+        raise ValueError(f"unknown measure {trimmed(spec)!r}{suggestion(trimmed(spec))}")
     return found
 
 
@@ -323,7 +331,7 @@ def known_measures(spec: str, version: int = 10) -> list[Measure] | None:
     a miss is remembered like a hit, so asking whether a table's column names a measure is
     a dictionary look-up after the first time). A family that accepts the name but not its
     parameters still raises its ValueError (never remembered)."""
-    found = _parsed(spec.strip(), version)
+    found = _parsed(trimmed(spec), version)
     return None if found is None else list(found)
 
 
@@ -377,7 +385,13 @@ def trec_eval_selection(specs, version: int = 10) -> tuple[list[Measure], list[s
     kept += list(chosen)
     notes = [f"-m {' -m '.join(given)}: trec_eval 10 uses only the first parameters given for "
              f"{family}; reeval computes them all" for family, given in explicit.items() if len(set(given)) > 1]
-    return print_order(kept), notes
+    return print_order(kept), read_notes(m for _, measures in found for m in measures) + notes
+
+
+def read_notes(measures) -> list[str]:
+    """The notes of parameters trec_eval reads leniently (:attr:`Measure.read_as`:
+    ``ndcg_cut.1O read as cutoff 1, as trec_eval does``), once each, in the order given."""
+    return list(dict.fromkeys(m.read_as for m in measures if m.read_as))
 
 
 def print_order(measures) -> list[Measure]:

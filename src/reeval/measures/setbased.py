@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .context import Context, safe_div
-from .params import double_params, split_trec_eval
+from .params import double_params, plain_number, read_note, split_trec_eval
 from .registry import Family, Measure, exact, load_families, register
 
 load_families(before=__name__)  # the family modules before this one register first
@@ -110,16 +110,15 @@ def real_params(prefix: str, default: tuple, count: int | None = None):
         values = double_params(text)
         if count is not None and len(values) != count:
             raise ValueError(f"measure {spec!r}: {prefix} takes {count} parameters, not {len(values)}")
-        return [family.measure(f"{prefix}_{text}", params=values, explicit=True)]
+        return [family.measure(f"{prefix}_{text}", params=values, explicit=True, read_as=read_note(spec, text))]
     return parse
 
 
 def _numbers(text: str) -> bool:
-    try:
-        [float(x) for x in text.split(",")]
-    except ValueError:
-        return False
-    return True
+    """Every item of a printed name's parameters (``utility_1,-1,0,0``) a plain decimal
+    number, so that the name says the values computed (``utility_\\xa01,...`` is no name:
+    atof would read the 1 as 0)."""
+    return all(plain_number(item) for item in text.split(","))
 
 
 def _set(name, names, description, parse, compute, **kw):
