@@ -122,16 +122,54 @@ def test_grades_below_the_level_gaining_zero_explain_ndcg(track, tmp_path):
     assert set(table["status"]) == {"equal", "explained"}
 
 
-def test_a_cause_is_accepted_run_by_run_when_none_fits_the_whole_block(track):
+def test_a_cause_is_accepted_run_by_run_when_no_setting_fits_the_whole_block(track):
+    """r1 at relevance >= 2, r2 at the track's level 1: no one setting prints the block; each
+    run's block is reproduced by its own fewest causes."""
     qrels, runs = track
-    official = pd.concat([figures(qrels, runs, runs_only=["r1"], precision="float32"),
+    official = pd.concat([figures(qrels, runs, runs_only=["r1"], relevance_level=2),
                           figures(qrels, runs, runs_only=["r2"]),
                           figures(qrels, runs, runs_only=["r3"], complete=False)], ignore_index=True)
     table = audited(qrels, runs, official).set_index(["run", "measure"])
     causes = table[table["status"] == "explained"].groupby(level="run")["cause"].unique()
-    assert list(causes["r1"]) == ["trec_eval 9.x ordering (scores as float32)"]
+    assert list(causes["r1"]) == ["relevance >= 2"]
     assert list(causes["r3"]) == ["without -c (topics a run lacks not counted)"]
     assert (table.loc["r2", "status"] == "equal").all()
+    assert set(table.loc["r2", "reproduced_by"]) == {"relevance >= 1, trec_eval 10 ordering, -c"}
+
+
+def test_a_block_that_needs_two_causes_at_once_is_explained_naming_both(track):
+    """Figures at relevance >= 2 and trec_eval 9.x ordering, audited at level 1 and trec_eval
+    10: no single cause reproduces the block (each leaves figures apart), the pair does, and
+    every explained row names both; the search stopped with the first pair that fits."""
+    qrels, runs = track
+    official = figures(qrels, runs, relevance_level=2, precision="float32")
+    for one in ({"relevance_level": 2}, {"precision": "float32"}):
+        assert not figures(qrels, runs, **one)["official"].equals(official["official"]), "the case must need both"
+    names = run_names(runs)
+    evaluate = TrackEvaluator(str(qrels), [str(r) for r in runs], names)
+    table = pa.Table.from_pandas(official, preserve_index=False)
+    found = audit(table, evaluate, Setting(), names, *evaluate.limits())
+    frame = found.to_pandas()
+    assert set(frame["status"]) == {"explained"} | ({"equal"} & set(frame["status"]))
+    both = "relevance >= 2 and trec_eval 9.x ordering (scores as float32)"
+    assert set(frame.loc[frame["status"] == "explained", "cause"]) == {both}
+    assert set(frame["reproduced_by"]) == {"relevance >= 2, trec_eval 9.x ordering (float32 scores), -c"}
+    # the base, the five single causes, then the pairs in order up to this one (the 2nd: after level 2 + gains)
+    assert set(frame["settings_tried"]) == {"8"} and found.schema.metadata[b"settings"] == b"8"
+
+
+def test_a_block_that_needs_no_cause_is_equal_and_evaluated_at_its_setting_alone(track):
+    """Every figure printed at the block's setting: equal, reproduced by that setting, and no
+    other setting evaluated."""
+    qrels, runs = track
+    names = run_names(runs)
+    evaluate = TrackEvaluator(str(qrels), [str(r) for r in runs], names)
+    asked = []
+    table = audit_frame(figures(qrels, runs, relevance_level=2), lambda s, m: asked.append(s) or evaluate(s, m),
+                        Setting(level=2), names, *evaluate.limits())
+    assert set(table["status"]) == {"equal"} and set(table["cause"]) == {""}
+    assert set(table["reproduced_by"]) == {"relevance >= 2, trec_eval 10 ordering, -c"}
+    assert asked == [Setting(level=2)] and set(table["settings_tried"]) == {"1"}
 
 
 def test_a_cause_that_fits_one_number_but_not_the_run_s_block_explains_nothing(track):
@@ -539,7 +577,8 @@ def test_the_csv_format_holds_every_figure(track, tmp_path):
     done = subprocess.run([sys.executable, "-m", "reeval.cli", "audit", str(qrels), *map(str, runs),
                            "--official", str(path), "--format", "csv"], capture_output=True, check=True, text=True)
     lines = done.stdout.splitlines()
-    assert lines[0] == "run,block,measure,official,ours,status,cause,ours_under_cause,setting"
+    assert lines[0] == ("run,block,measure,official,ours,status,cause,ours_under_cause,setting,reproduced_by,nearest,"
+                        "difference,settings_tried")
     assert len(lines) == 1 + 3 * len(MEASURES) and all(",equal," in line for line in lines[1:])
 
 

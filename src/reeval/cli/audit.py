@@ -29,10 +29,13 @@ def audit_lines(table, fmt: str = "text"):
     if fmt == "csv":
         yield from table.to_csv(index=False, lineterminator="\n").splitlines()
         return
+    from reeval.analyses.audit.core import reproduced_text
+
     compared = table[table["status"] != "not compared"]
     yield (f"official figures: {len(compared):,} compared on {compared['run'].nunique():,} runs: "
            f"{counts_text(compared['status'].value_counts().to_dict())}")
-    for block, cells in compared.groupby("block", sort=False):
+    blocks = list(compared.groupby("block", sort=False))
+    for block, cells in blocks:
         causes = cells.loc[cells["status"] == "explained", "cause"].value_counts()
         why = "".join(f"; {n:,} by {line_text(c)}" for c, n in causes.items())
         yield (f"block {line_text(block)} ({cells['setting'].iloc[0]}): {cells['run'].nunique():,} runs, "
@@ -48,8 +51,22 @@ def audit_lines(table, fmt: str = "text"):
     if len(differ):
         yield "\t".join(ROW_COLUMNS)
         for row in differ.itertuples(index=False):
-            cause = f"{row.cause}: {row.ours_under_cause}" if row.status == "explained" else ""
-            yield "\t".join(tsv_field(getattr(row, c)) for c in ROW_COLUMNS[:-1]) + "\t" + tsv_field(cause)
+            yield "\t".join(tsv_field(getattr(row, c)) for c in ROW_COLUMNS[:-1]) + "\t" + tsv_field(row_cause(row))
+    searched = (f"searched {int(table.attrs['settings']):,} settings in {float(table.attrs['seconds']):.1f} s"
+                if "settings" in table.attrs else "searched")
+    yield f"{searched}: " + " | ".join(
+        f"block {line_text(block)}: {reproduced_text(cells['status'], cells['reproduced_by'])}" for block, cells in blocks)
+
+
+def row_cause(row) -> str:
+    """The last field of a figure's line: its causes and reeval's figure under them, or for an
+    unexplained figure the setting printing the nearest figure and the official one's
+    difference from it."""
+    if row.status == "explained":
+        return f"{row.cause}: {row.ours_under_cause}"
+    if row.status == "unexplained" and row.nearest:
+        return f"nearest: {row.nearest}: official - ours {row.difference}"
+    return ""
 
 
 def audit_files(qrels_path, run_paths, official_path, rel_level: int = 1, precision: str = "float64", warn=None,
@@ -74,8 +91,11 @@ def audit_files(qrels_path, run_paths, official_path, rel_level: int = 1, precis
         alternatives, runs = files[:len(alternative_qrels)], files[len(alternative_qrels):]
         evaluate = TrackEvaluator(qrels, runs, names, warn=warn)
         max_grade, max_depth = evaluate.limits()
-        return audit(official, evaluate, Setting(level=rel_level, precision=precision), names, max_grade, max_depth,
-                     alternatives).to_pandas()
+        table = audit(official, evaluate, Setting(level=rel_level, precision=precision), names, max_grade, max_depth,
+                      alternatives)
+    frame = table.to_pandas()
+    frame.attrs = {k.decode(): v.decode() for k, v in (table.schema.metadata or {}).items()}
+    return frame
 
 
 def command(args) -> int:
