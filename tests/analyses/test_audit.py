@@ -16,7 +16,7 @@ import pytest
 
 import reeval
 from conftest import SHARED_DATA, track_files
-from reeval.analyses.audit.core import audit
+from reeval.analyses.audit.core import audit, reproduced_text
 from reeval.analyses.audit.evaluate import TrackEvaluator
 from reeval.analyses.audit.official import read_official
 from reeval.analyses.audit.settings import Setting
@@ -584,9 +584,10 @@ def test_the_csv_format_holds_every_figure(track, tmp_path):
 
 # ---- the published figures of ../shared/data ----
 
-def shared_audit(track: str, level: int):
+def shared_audit(track: str, level: int, precision: str = "float64"):
     qrels, runs = track_files(track)
-    return audit_files(qrels, runs, glob.glob(str(SHARED_DATA / track / "meta" / "*"))[0], rel_level=level)
+    return audit_files(qrels, runs, glob.glob(str(SHARED_DATA / track / "meta" / "*"))[0], rel_level=level,
+                       precision=precision)
 
 
 def test_deep_learning_2019_both_blocks_equal_but_tua1_1_map_explained_by_float32_ordering():
@@ -598,15 +599,39 @@ def test_deep_learning_2019_both_blocks_equal_but_tua1_1_map_explained_by_float3
          "0.4723"]]
 
 
-def test_deep_learning_2020_ndcg_of_the_trec_eval_block_explained_by_grade_1_gaining_0():
+def test_deep_learning_2020_at_the_defaults_its_trec_eval_block_needs_two_causes_at_once():
+    """At -l 1 (the command's default) every figure of the trec_eval block differs; relevance
+    >= 2 alone leaves its nDCG apart, grades below 2 gaining 0 alone acts only above level 1:
+    the pair reproduces all 156, and each row names both."""
+    table = shared_audit("trec2020-dl-passage", 1)
+    compared = table[table["status"] != "not compared"]
+    assert compared["run"].nunique() == 12 and table.loc[table["status"] == "not compared", "run"].nunique() == 47
+    block = compared[compared["block"] == "trec_eval"]
+    assert len(block) == 156 and set(block["status"]) == {"explained"}
+    assert set(block["cause"]) == {"relevance >= 2 and grades below 2 gain 0 (nDCG's gains as the binary measures')"}
+    assert reproduced_text(block["status"], block["reproduced_by"]) == (
+        "relevance >= 2, grades below 2 gain 0, trec_eval 10 ordering, -c: 156/156")
+    assert set(compared.loc[compared["block"] == "passages-eval", "status"]) == {"equal"}
+
+
+def test_deep_learning_2020_at_level_2_only_ndcg_of_the_trec_eval_block_needs_grade_1_gaining_0():
     table = shared_audit("trec2020-dl-passage", 2)
     compared = table[table["status"] != "not compared"]
-    assert compared["run"].nunique() == 12
     assert set(compared["status"]) == {"equal", "explained"}
     explained = compared[compared["status"] == "explained"]
     assert set(explained["block"]) == {"trec_eval"} and set(explained["measure"]) == {"ndcg", "ndcg_cut_10",
                                                                                       "ndcg_cut_100", "ndcg_cut_1000"}
-    assert table.loc[table["status"] == "not compared", "run"].nunique() == 47
+
+
+def test_deep_learning_2019_at_the_workflow_s_setting_every_figure_equal_or_explained():
+    """The workflow's DL-2019 (relevance_level 2, trec_eval 9.x ordering): the trec_eval block
+    is reproduced as a whole at relevance >= 1, TUA1-1's MAP included."""
+    table = shared_audit("trec2019-dl-passage", 2, precision="float32")
+    assert set(table["status"]) == {"equal", "explained"}
+    block = table[table["block"] == "trec_eval"]
+    assert reproduced_text(block["status"], block["reproduced_by"]) == (
+        "relevance >= 1, trec_eval 9.x ordering (float32 scores), -c: 481/481")
+    assert set(block.loc[block["status"] == "explained", "cause"]) == {"relevance >= 1"}
 
 
 @pytest.mark.parametrize("track,runs", [("trec-covid-round1", 143), ("trec-covid-round2", 12),
@@ -667,3 +692,51 @@ def test_a_hostile_run_name_reaches_the_terminal_escaped(track, tmp_path):
     out = done.stdout.decode() + done.stderr.decode()
     assert "\x1b" not in out and "\x07" not in out and "\u202e" not in out
     assert "r\\x1b]0;T\\x07\\u202eevil\ttrec_eval\tmap\t0.9999" in out
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    """Hand-made: three topics judged 0-2, three runs of 20 documents each over all topics."""
+    folder = tmp_path_factory.mktemp("audit-graded")
+    rng = np.random.default_rng(5)
+    (folder / "qrels").write_text("".join(f"t{t} 0 d{d:02d} {rng.integers(0, 3)}\n" for t in range(3) for d in range(30)))
+    runs = []
+    for name in ("ra", "rb", "rc"):
+        path = folder / name
+        path.write_text("".join(f"t{t} Q0 d{d:02d} {i} {20.0 - i} {name}\n"
+                                for t in range(3) for i, d in enumerate(rng.permutation(30)[:20])))
+        runs.append(path)
+    return folder, runs
+
+
+def oracle_figures(trec_eval10, qrels, runs, *options) -> pd.DataFrame:
+    """The official figures as trec_eval 10 prints them (``-m map -m P.10 -m ndcg_cut.10``
+    and ``options``), one run at a time, in the long format."""
+    rows = []
+    for run in runs:
+        out = subprocess.run([str(trec_eval10.binary), *options, "-m", "map", "-m", "P.10", "-m", "ndcg_cut.10",
+                              str(qrels), str(run)], capture_output=True, text=True, check=True).stdout
+        rows += [(run.name, "trec_eval", measure, value) for measure, _, value in map(str.split, out.splitlines())]
+    return pd.DataFrame(rows, columns=["run", "block", "measure", "official"])
+
+
+def test_trec_eval_s_own_figures_need_no_cause_and_its_l_2_with_grade_1_zeroed_needs_two(trec_eval10, graded,
+                                                                                            tmp_path):
+    """The oracle: trec_eval 10's figures at its defaults are equal at the command's default
+    setting (one setting evaluated); its figures at -l 2 on the qrels with grade 1 made 0 (as
+    DL-2020's trec_eval block computed nDCG) need both causes, named in every row."""
+    folder, runs = graded
+    names = run_names(runs)
+    evaluate = TrackEvaluator(str(folder / "qrels"), [str(r) for r in runs], names)
+    plain = audit(pa.Table.from_pandas(oracle_figures(trec_eval10, folder / "qrels", runs)), evaluate, Setting(),
+                  names, *evaluate.limits())
+    assert set(plain.column("status").to_pylist()) == {"equal"} and plain.schema.metadata[b"settings"] == b"1"
+    zeroed = tmp_path / "qrels.zeroed"
+    zeroed.write_text((folder / "qrels").read_text().replace(" 1\n", " 0\n"))
+    official = oracle_figures(trec_eval10, zeroed, runs, "-l", "2")
+    table = audit(pa.Table.from_pandas(official), evaluate, Setting(), names, *evaluate.limits()).to_pandas()
+    assert set(table["status"]) == {"explained"} | ({"equal"} & set(table["status"]))
+    assert set(table.loc[table["status"] == "explained", "cause"]) == {
+        "relevance >= 2 and grades below 2 gain 0 (nDCG's gains as the binary measures')"}
+    assert (table.loc[table["status"] == "explained", "ours_under_cause"] == table.loc[table["status"] == "explained",
+                                                                                          "official"]).all()
