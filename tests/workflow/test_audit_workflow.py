@@ -75,12 +75,17 @@ def test_the_workflow_audits_a_track_s_official_figures_and_says_so_in_the_closi
     summary = pd.read_csv(res / "audit" / "summary.csv").iloc[0]
     assert (summary.track, summary.block, summary.runs, summary.figures) == ("small", "trec_eval", 3, 12)
     assert summary.equal + summary.explained == 12 and summary.unexplained == 0
+    assert summary.reproduced == "relevance >= 1, trec_eval 9.x ordering (float32 scores), -c: 12/12"
+    assert summary.settings_tried == 3  # the track's setting, another level, then float32
+    assert set(table.reproduced_by) == {"relevance >= 1, trec_eval 9.x ordering (float32 scores), -c"}
     line = (f"official scores: {summary.equal} of 12 equal, {summary.explained} explained, 0 unexplained "
             f"(details: {res / 'audit' / 'summary.md'})")
     assert line in out.stdout + out.stderr
     assert (res / "audit" / "trust_by_track.png").is_file() and (res / "audit" / "trust_by_track.pdf").is_file()
     md = (res / "audit" / "summary.md").read_text()
     assert "| small | 12 |" in md and "trec_eval 9.x ordering (scores as float32) (" in md
+    assert "| relevance >= 1, trec_eval 9.x ordering (float32 scores), -c: 12/12 | 3 |" in md
+    assert "searched 3 settings in" in (res / "logs" / "audit" / "small.log").read_text()
 
 
 def test_a_missing_official_file_stops_the_workflow_in_one_line(tmp_path, small_track):

@@ -4,7 +4,9 @@ beside reeval's, equal, explained by a named cause, or unexplained
 
 Prints a first line counting the figures by status, one line per block (its setting and
 counts), then one tab-separated line per figure that is not equal (run, block, measure,
-official, ours, status, cause); ``--format csv`` prints every figure as CSV instead.
+official, ours, status, cause: an unexplained figure's nearest setting and difference), and a
+closing line: the settings tried, the time, and per block which setting reproduces how many
+of its figures; ``--format csv`` prints every figure as CSV instead.
 """
 
 from __future__ import annotations
@@ -113,11 +115,13 @@ def add_parser(sub, common) -> None:
                                                        "equal, explained or unexplained",
                        description="Audit published official figures: each figure of --official beside reeval's "
                                    "value at its block's setting (-l, or relevance >= 2 for DL's passages-eval; "
-                                   "trec_eval 10 ordering, -c), rounded as printed. A figure that differs is "
-                                   "explained when one cause, tried in a fixed order (another relevance level, "
-                                   "grades below the level gaining 0, trec_eval 9.x ordering, without -c, -M 1000, "
-                                   "docno-ascending ties, each --alternative-qrels), "
-                                   "reproduces the whole block, or the run's whole block; else unexplained "
+                                   "trec_eval 10 ordering, -c), rounded as printed. Where figures differ, the lattice of "
+                                   "settings is searched, the fewest causes first (relevance level, grades below it "
+                                   "gaining 0, trec_eval 9.x or 10 ordering, -c, -M 1000, docno-ascending ties, each "
+                                   "--alternative-qrels): a figure is explained by the first setting that reproduces "
+                                   "its whole block, else its run's whole block, naming every cause; else "
+                                   "unexplained, with the nearest setting. The closing line says how many settings "
+                                   "were tried, in what time, and per block which setting reproduces it "
                                    f"(docs/audit.md). Inputs: {INPUTS_HELP}.")
     p.add_argument("qrels", help="qrels file")
     p.add_argument("runs", nargs="+", help="run files")
@@ -126,7 +130,7 @@ def add_parser(sub, common) -> None:
                         "run with a column per figure (block:measure, or a measure name) (docs/audit.md)")
     p.add_argument("--alternative-qrels", action="append", default=[], metavar="FILE",
                    help="another qrels file the official figures may have been computed with (repeatable): "
-                        "tried, in the order given, after every other cause (docs/audit.md)")
+                        "one more value of the lattice's qrels, tried in the order given (docs/audit.md)")
     p.add_argument("--format", choices=("text", "csv"), default="text",
                    help="text: counts per block, then the figures that are not equal (default); csv: every figure")
     p.set_defaults(func=command)

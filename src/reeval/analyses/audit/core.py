@@ -2,10 +2,13 @@
 printed, with a status (docs/audit.md):
 
 - ``equal``: reeval at the block's setting prints the official figure;
-- ``explained``: it does under one named cause (:func:`reeval.analyses.audit.settings.causes`),
-  accepted only where it reproduces a whole block (every figure of every run), else a run's
-  whole block (every figure of that run in the block), never one number alone;
-- ``unexplained``: no cause tried reproduces the run's block;
+- ``explained``: it does under another setting of the lattice
+  (:func:`reeval.analyses.audit.settings.lattice`), every cause of which the row names:
+  the setting with the fewest causes that reproduces the whole block (every figure of every
+  run), else, where none does, the one that reproduces the run's whole block (every figure
+  of that run in the block), never one number alone (:func:`search`, :class:`Unit`);
+- ``unexplained``: no setting of the lattice reproduces the run's block; the row gives the
+  setting printing the nearest figure and the difference;
 - ``not compared``: the run is not in the track, or reeval knows no measure of that name.
 
 A block is audited per program (:func:`program`): the figures trec_eval prints under their own

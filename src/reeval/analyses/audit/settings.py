@@ -1,5 +1,5 @@
-"""The settings a block of official figures was computed with, and the causes of difference
-the audit tries, in a fixed order.
+"""The settings a block of official figures was computed with, the lattice of settings the
+audit searches, and the causes that set one setting apart from another.
 
 A :class:`Setting` is everything that changes reeval's value of a measure for the same
 files: the relevance level (trec_eval ``-l``), the gain of the grades below it, the ordering
@@ -10,8 +10,9 @@ another program may order them) and the qrels file (the track's, or one of its a
 
 A block's setting is known for the common blocks (:data:`KNOWN_BLOCKS`: DL's
 ``passages-eval`` counts grades >= 2 as relevant); any other block starts from the track's
-setting (its relevance level, trec_eval 10, ``-c``). Where figures differ, the audit tries the
-causes of :func:`causes`, in their order, each one change of the block's setting.
+setting (its relevance level, trec_eval 10, ``-c``). Where figures differ, the audit searches
+:func:`lattice`: every combination of the dimensions, each dimension in which a setting differs
+from the block's one cause (:func:`causes`), the fewest causes first.
 """
 
 from __future__ import annotations
