@@ -285,7 +285,7 @@ def test_every_ordering_from_the_runs_table_equals_the_files_read_in_it(tied, tr
         tables = ingest_track("t", str(qrels), paths, precision=ingested, tune=False)
         from_tables = TrackEvaluator(str(qrels), paths, run_names(runs), runs_table=lambda: tables.runs,
                                      ingested=(ingested, (tables.judged, tables.depth, tables.qrels)))
-        from_files = TrackEvaluator(str(qrels), paths, run_names(runs))
+        from_files = TrackEvaluator(str(qrels), paths, run_names(runs), read_once=False)
         setting = Setting(precision=precision, ties=ties)
         assert_same_values(from_tables(setting, MEASURES), from_files(setting, MEASURES))
         if (precision, ties) != (ingested, "trec_eval"):
@@ -306,9 +306,29 @@ def test_settings_differing_only_in_level_or_c_share_a_grid_and_c_shares_the_per
     monkeypatch.setattr(reeval.measures, "evaluate_grid", lambda *a, **k: evaluations.append(a) or evaluate_grid(*a, **k))
     settings = [Setting(), Setting(level=2), Setting(complete=False), Setting(level=2, zero_below=True)]
     for setting in settings:
-        assert_same_values(shared(setting, MEASURES), TrackEvaluator(str(qrels), paths, names)(setting, MEASURES))
+        fresh = TrackEvaluator(str(qrels), paths, names, read_once=False)
+        assert_same_values(shared(setting, MEASURES), fresh(setting, MEASURES))
     assert grids == [settings[0], settings[3]]
     assert len(evaluations) == 3 + 4  # shared's three, then the fresh evaluator's one per setting
+
+
+def test_the_command_s_evaluator_reads_the_files_once_for_every_setting_of_the_track_s_qrels(tied, monkeypatch):
+    """Without ingested tables the evaluator reads the track once (its runs table kept) and
+    serves both orderings, both orders of ties and the grades below a level made 0 from it,
+    the values those of the files read again in each (read_once=False)."""
+    from reeval.io import ingest
+
+    qrels, runs, _ = tied
+    paths, names = [str(r) for r in runs], run_names(runs)
+    reads = []
+    real = ingest.ingest_track
+    monkeypatch.setattr(ingest, "ingest_track", lambda *a, **k: reads.append(a) or real(*a, **k))
+    once = TrackEvaluator(str(qrels), paths, names)
+    settings = [Setting(level=2, zero_below=True, precision="float32"), Setting(ties="docno ascending"), Setting()]
+    values = [once(setting, MEASURES) for setting in settings]
+    assert len(reads) == 1
+    for setting, found in zip(settings, values):
+        assert_same_values(found, TrackEvaluator(str(qrels), paths, names, read_once=False)(setting, MEASURES))
 
 
 def test_the_judged_lines_rows_in_the_runs_table_are_found_once_for_every_ordering(tied, monkeypatch):
@@ -408,7 +428,7 @@ def test_other_orderings_from_the_ingested_runs_table_equal_those_from_the_files
     tables = ingest_track("t", str(qrels), [str(r) for r in runs], tune=False)
     from_tables = TrackEvaluator(str(qrels), [str(r) for r in runs], names, runs_table=lambda: tables.runs,
                                  ingested=("float64", (tables.judged, tables.depth, tables.qrels)))
-    from_files = TrackEvaluator(str(qrels), [str(r) for r in runs], names)
+    from_files = TrackEvaluator(str(qrels), [str(r) for r in runs], names, read_once=False)
     specs = MEASURES + ["Judged@10"]
     assert_same_values(from_tables(setting, specs), from_files(setting, specs))
     assert not from_tables._tables
@@ -422,7 +442,7 @@ def test_a_float32_track_s_trec_eval_10_ordering_from_its_runs_table_equals_the_
     tables = ingest_track("t", str(qrels), [str(r) for r in runs], precision="float32", tune=False)
     from_tables = TrackEvaluator(str(qrels), [str(r) for r in runs], names, runs_table=lambda: tables.runs,
                                  ingested=("float32", (tables.judged, tables.depth, tables.qrels)))
-    from_files = TrackEvaluator(str(qrels), [str(r) for r in runs], names)
+    from_files = TrackEvaluator(str(qrels), [str(r) for r in runs], names, read_once=False)
     setting = Setting(precision="float64")
     assert_same_values(from_tables(setting, MEASURES), from_files(setting, MEASURES))
     assert not from_tables(setting, MEASURES).equals(from_files(Setting(precision="float32"), MEASURES))
@@ -672,7 +692,7 @@ def test_the_ingested_tables_give_the_values_the_files_give(track, tmp_path, set
     tables = ingest_track("t", str(qrels), [str(r) for r in runs], keep_runs=False, tune=False)
     ingested = ("float64", (tables.judged, tables.depth, tables.qrels))
     from_tables = TrackEvaluator(str(qrels), [str(r) for r in runs], names, ingested=ingested)
-    from_files = TrackEvaluator(str(qrels), [str(r) for r in runs], names)
+    from_files = TrackEvaluator(str(qrels), [str(r) for r in runs], names, read_once=False)
     assert_same_values(from_tables(setting, MEASURES), from_files(setting, MEASURES))
     assert not from_tables._tables  # no file read again
 

@@ -191,7 +191,9 @@ class Unit:
                 whole_run = np.flatnonzero(fits[:, mine].all(axis=1))
                 if len(whole_run):
                     chosen[mine] = whole_run[0]
-        equal, reproduced = fits[0], chosen >= 0
+        equal = fits[0]
+        chosen[equal & (chosen < 0)] = 0  # a figure the block's setting prints, its run's block reproduced by none
+        reproduced = chosen >= 0
         explained = reproduced & ~equal
         out = {"ours": ours.tolist(), "setting": [self.base.describe()] * n,
                "status": np.where(equal, "equal", np.where(explained, "explained", "unexplained")).tolist(),

@@ -167,14 +167,20 @@ class TrackEvaluator:
     ``runs_table``: a function returning the track's runs table as its ingest wrote it (read
     once, when asked), which serves the other ordering and docno-ascending ties
     (:func:`judged_reordered`) without reading the run files again.
+    ``read_once``: without ``ingested``, read the files once (trec_eval 10's ordering, the runs
+    table kept: :meth:`own_tables`), which then serve every setting of the track's qrels as
+    ``ingested`` and ``runs_table`` do; False reads them again for each ordering and gain map
+    (as for an alternative qrels file always).
     """
 
-    def __init__(self, qrels_path, run_paths, names, warn=None, ingested=None, grade_map=None, runs_table=None):
+    def __init__(self, qrels_path, run_paths, names, warn=None, ingested=None, grade_map=None, runs_table=None,
+                 read_once=True):
         from reeval.io.trecio import run_names
 
         self.qrels_path, self.run_paths, self.names, self.warn = qrels_path, list(run_paths), list(names), warn
         self.read_as = run_names(self.run_paths) if run_paths else list(names)
         self.ingested, self.grade_map, self.runs_table = ingested, grade_map, runs_table
+        self.read_once, self.grid_runs = read_once and ingested is None, self.names
         self._runs = self._rows = None
         self._reordered: dict = {}
         self._tables: dict = {}
@@ -182,9 +188,9 @@ class TrackEvaluator:
         self._topic_scores: dict = {}
         self._scores: dict = {}
 
-    def tables(self, precision: str, grade_map, ties: str = "trec_eval", qrels=None):
+    def tables(self, precision: str, grade_map, ties: str = "trec_eval", qrels=None, keep_runs: bool = False):
         """The track read from its files with this ordering, gain map, order of ties and qrels
-        file (None: the track's) (once each)."""
+        file (None: the track's) (once each; ``keep_runs``: with its runs table)."""
         from reeval.compute import check_tables
         from reeval.io.ingest import ingest_track
 
@@ -192,15 +198,26 @@ class TrackEvaluator:
         if key not in self._tables:
             other = () if ties == "trec_eval" else ((TIE_RULE[ties], precision),)
             tables = ingest_track("audit", qrels or self.qrels_path, self.run_paths, precision=precision,
-                                  grade_map=grade_map, keep_runs=False, tune=False, orders=other)
+                                  grade_map=grade_map, keep_runs=keep_runs, tune=False, orders=other)
             if not self._tables and self.warn is not None:
                 for line in check_tables(tables):
                     self.warn(line)
             self._tables[key] = tables
         return self._tables[key]
 
+    def own_tables(self) -> None:
+        """With ``read_once`` and no ``ingested`` tables: read the track's files once, in trec_eval
+        10's ordering with the runs table kept, and serve every setting of the track's qrels
+        from them (``ingested``, ``runs_table``; runs named as read)."""
+        if self.read_once:
+            self.read_once = False
+            tables = self.tables("float64", self.grade_map, keep_runs=True)
+            self.ingested = ("float64", (tables.judged, tables.depth, tables.qrels))
+            self.runs_table, self.grid_runs = (lambda: tables.runs), self.read_as
+
     def limits(self) -> tuple[int, int]:
         """(highest grade, most documents a run ranks for a topic) of the track as given."""
+        self.own_tables()
         if self.ingested is not None:
             _, (_, depth, qrels) = self.ingested
             grades, n_ret = qrels.column("rel").to_numpy(), depth.column("n_ret").to_numpy()
@@ -230,6 +247,7 @@ class TrackEvaluator:
         from reeval.measures import build_grid, grid_from_track
 
         judged = None
+        self.own_tables()
         if self.ingested is not None and setting.qrels is None:
             judged, depth, qrels = self.ingested[1]
             if (setting.precision, setting.ties) != (self.ingested[0], "trec_eval"):
@@ -237,7 +255,7 @@ class TrackEvaluator:
         if judged is not None:
             if setting.zero_below:
                 judged, qrels = zero_below(judged, setting.level), zero_below(qrels, setting.level)
-            return build_grid(judged, depth, qrels, runs=self.names, max_depth=setting.depth)
+            return build_grid(judged, depth, qrels, runs=self.grid_runs, max_depth=setting.depth)
         tables = self.tables(setting.precision, setting.grade_map(self.grade_map), setting.ties, setting.qrels)
         other = None if setting.ties == "trec_eval" else (TIE_RULE[setting.ties], setting.precision)
         return grid_from_track(tables, runs=self.read_as, max_depth=setting.depth, ordering=other)
