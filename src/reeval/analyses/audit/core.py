@@ -143,8 +143,8 @@ def audit(official: pa.Table, evaluate, track: Setting, runs, max_grade: int, ma
 class Unit:
     """One program's figures of one block (module doc), audited at ``base``: ``cells`` (lists
     ``run``, ``spec``, ``official``), ``at`` (their positions among the compared figures).
-    ``printed``: reeval's figures under each setting compared so far, in the order compared;
-    ``whole``: the first setting that prints every figure, None until found."""
+    ``order``: its :func:`lattice`; ``printed``: reeval's figures under each setting compared
+    so far; ``whole``: the first setting that prints every figure, None until found."""
 
     def __init__(self, block: str, base: Setting, cells: dict, at: list):
         self.block, self.base, self.cells, self.at = block, base, cells, at
@@ -199,7 +199,7 @@ class Unit:
                "status": np.where(equal, "equal", np.where(explained, "explained", "unexplained")).tolist(),
                "cause": [""] * n, "ours_under_cause": [""] * n, "reproduced_by": [""] * n,
                "nearest": [""] * n, "difference": [""] * n, "settings_tried": [str(len(settings))] * n}
-        nearest = _nearest(grid, self.official)
+        nearest = _nearest(grid, self.official) if not reproduced.all() else chosen
         decimals = decimals_of(self.official)
         for i in range(n):
             if reproduced[i]:

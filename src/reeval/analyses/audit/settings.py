@@ -100,28 +100,34 @@ def causes(base: Setting, setting: Setting) -> list[str]:
     float64); without ``-c`` (or with it); ``-M 1000`` (or every document); docno-ascending
     ties (or trec_eval's); an alternative qrels file (or the track's). ``[]``: the same
     setting."""
+    return [text for _, text in _changes(base, setting)]
+
+
+def _changes(base: Setting, setting: Setting) -> list[tuple[int, str]]:
+    """(position in :data:`DIMENSIONS`, cause) of each dimension in which ``setting`` differs
+    from ``base`` (:func:`causes`)."""
     out = []
     if setting.level != base.level:
-        out.append(f"relevance >= {setting.level}")
+        out.append((0, f"relevance >= {setting.level}"))
     if zeroed(setting) and not zeroed(base):
-        out.append(f"grades below {setting.level} gain 0 (nDCG's gains as the binary measures')")
+        out.append((1, f"grades below {setting.level} gain 0 (nDCG's gains as the binary measures')"))
     elif zeroed(base) and setting.level > 1 and not zeroed(setting):
-        out.append(f"grades below {setting.level} keep their gains")
+        out.append((1, f"grades below {setting.level} keep their gains"))
     if setting.precision != base.precision:
-        out.append("trec_eval 9.x ordering (scores as float32)" if setting.precision == "float32"
-                   else "trec_eval 10 ordering (scores as float64)")
+        out.append((2, "trec_eval 9.x ordering (scores as float32)" if setting.precision == "float32"
+                    else "trec_eval 10 ordering (scores as float64)"))
     if setting.complete != base.complete:
-        out.append("with -c (topics a run lacks count as 0)" if setting.complete
-                   else "without -c (topics a run lacks not counted)")
+        out.append((3, "with -c (topics a run lacks count as 0)" if setting.complete
+                    else "without -c (topics a run lacks not counted)"))
     if setting.depth != base.depth:
-        out.append(f"-M {setting.depth} (the first {setting.depth:,} documents of each ranking)"
-                   if setting.depth is not None else "every document ranked (no -M)")
+        out.append((4, f"-M {setting.depth} (the first {setting.depth:,} documents of each ranking)"
+                    if setting.depth is not None else "every document ranked (no -M)"))
     if setting.ties != base.ties:
-        out.append("docno-ascending ties (another program's order)" if setting.ties == "docno ascending"
-                   else "trec_eval's ties (docno descending)")
+        out.append((5, "docno-ascending ties (another program's order)" if setting.ties == "docno ascending"
+                    else "trec_eval's ties (docno descending)"))
     if setting.qrels != base.qrels:
-        out.append(f"the alternative qrels {qrels_label(setting.qrels)}" if setting.qrels is not None
-                   else "the track's qrels")
+        out.append((6, f"the alternative qrels {qrels_label(setting.qrels)}" if setting.qrels is not None
+                    else "the track's qrels"))
     return out
 
 
@@ -154,12 +160,5 @@ def lattice(base: Setting, max_grade: int, max_depth: int, alternatives=()) -> l
         for (level, zero), precision, complete, depth, ties, q in product(
             gains, PRECISIONS, (True, False), depths, TIES, qrels))
     found.pop(replace(base, zero_below=zeroed(base)), None)
-    ranked = sorted(found, key=lambda s: (len(causes(base, s)), [DIMENSIONS.index(d) for d in _changed(base, s)]))
+    ranked = sorted(found, key=lambda s: (len(_changes(base, s)), [d for d, _ in _changes(base, s)]))
     return [base, *ranked]
-
-
-def _changed(base: Setting, setting: Setting) -> list[str]:
-    """The dimensions (:data:`DIMENSIONS`) in which ``setting`` differs from ``base`` as
-    :func:`causes` counts them."""
-    same_gain = zeroed(setting) == zeroed(base) or (setting.level == 1 and not zeroed(setting))
-    return [d for d in DIMENSIONS if (not same_gain if d == "zero_below" else getattr(setting, d) != getattr(base, d))]
