@@ -74,7 +74,7 @@ def row_cause(row) -> str:
 def audit_files(qrels_path, run_paths, official_path, rel_level: int = 1, precision: str = "float64", warn=None,
                 alternative_qrels=()):
     """The audit table (a DataFrame) of run files against the official figures file (each
-    input read once; ``alternative_qrels``: qrels files tried as the last causes)."""
+    input read once; ``alternative_qrels``: qrels files the search tries too)."""
     from contextlib import ExitStack
 
     from reeval.analyses.audit.core import audit

@@ -46,7 +46,7 @@ def track_audit(track_dir, official_path, qrels_path, run_paths, options, out_di
 
     ``options``: the track's reading options (:func:`reeval.workflow.tracks.track_options`):
     its relevance level, precision and grade map are the audit's base setting.
-    ``alternative_qrels``: its other qrels files (:func:`alternative_qrels_files`), the last causes.
+    ``alternative_qrels``: its other qrels files (:func:`alternative_qrels_files`), searched as the qrels of its settings.
     Returns the audit table (Arrow, :data:`COLUMNS`). No pandas: the audit job imports none."""
     from reeval.analyses.audit.evaluate import TrackEvaluator
     from reeval.analyses.audit.official import read_official
@@ -219,7 +219,7 @@ def official_file(track: str, entry: dict) -> str | None:
 
 
 def alternative_qrels_files(track: str, entry: dict, fetched_folder=None) -> list[str]:
-    """A track's alternative qrels files, tried by the audit after every other cause, in order:
+    """A track's alternative qrels files, searched by the audit as the qrels of its settings, in order:
     a local track's ``alternative_qrels:``, or, given the folder a fetch wrote
     (``fetched_folder``), the files of a manifest track's ``urls: alternative_qrels:`` it
     placed there (:func:`reeval.archive.inclusion.fetched_alternatives`). Raises
