@@ -760,3 +760,18 @@ def test_trec_eval_s_own_figures_need_no_cause_and_its_l_2_with_grade_1_zeroed_n
         "relevance >= 2 and grades below 2 gain 0 (nDCG's gains as the binary measures')"}
     assert (table.loc[table["status"] == "explained", "ours_under_cause"] == table.loc[table["status"] == "explained",
                                                                                           "official"]).all()
+
+
+def test_a_hostile_alternative_qrels_name_reaches_the_closing_line_escaped(track, tmp_path):
+    """The closing line names the setting reproducing a block, an alternative qrels file's
+    name included: escaped there as in the figure lines."""
+    qrels, runs = track
+    used = other_qrels(qrels, tmp_path, "q\x1b]0;T\x07\u202eevil", 2)
+    path = tmp_path / "official.csv"
+    figures(used, runs).rename(columns={"official": "value"}).to_csv(path, index=False)
+    done = subprocess.run([sys.executable, "-m", "reeval.cli", "audit", str(qrels), *map(str, runs), "--official",
+                           str(path), "--alternative-qrels", str(used)], capture_output=True, check=True)
+    out = done.stdout.decode()
+    assert "\x1b" not in out and "\x07" not in out and "\u202e" not in out
+    closing = out.splitlines()[-1]
+    assert closing.startswith("searched ") and "qrels q\\x1b]0;T\\x07\\u202eevil: 15/15" in closing, closing

@@ -40,7 +40,7 @@ def audit_lines(table, fmt: str = "text"):
     for block, cells in blocks:
         causes = cells.loc[cells["status"] == "explained", "cause"].value_counts()
         why = "".join(f"; {n:,} by {line_text(c)}" for c, n in causes.items())
-        yield (f"block {line_text(block)} ({cells['setting'].iloc[0]}): {cells['run'].nunique():,} runs, "
+        yield (f"block {line_text(block)} ({line_text(cells['setting'].iloc[0])}): {cells['run'].nunique():,} runs, "
                f"{counts_text(cells['status'].value_counts().to_dict())}{why}")
     absent = table.loc[table["cause"] == "the run is not in the track", "run"].unique()
     if len(absent):
@@ -57,7 +57,8 @@ def audit_lines(table, fmt: str = "text"):
     searched = (f"searched {int(table.attrs['settings']):,} settings in {float(table.attrs['seconds']):.1f} s"
                 if "settings" in table.attrs else "searched")
     yield f"{searched}: " + " | ".join(
-        f"block {line_text(block)}: {reproduced_text(cells['status'], cells['reproduced_by'])}" for block, cells in blocks)
+        f"block {line_text(block)}: {line_text(reproduced_text(cells['status'], cells['reproduced_by']))}"
+        for block, cells in blocks)
 
 
 def row_cause(row) -> str:

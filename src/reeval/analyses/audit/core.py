@@ -242,6 +242,8 @@ def search(units: list, evaluate, max_grade: int, max_depth: int, alternatives=(
     evaluated = set()
     for k in range(1 + max((c for order in counts.values() for c in order.values()), default=0)):
         rounds = {unit: [s for s in unit.order if counts[unit.base][s] == k] for unit in units if unit.whole is None}
+        if not rounds:  # every unit has its setting
+            break
         asked: dict = {}
         for unit, settings in rounds.items():
             for setting in settings:
