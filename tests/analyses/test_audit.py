@@ -719,7 +719,8 @@ def graded(tmp_path_factory):
     """Hand-made: three topics judged 0-2, three runs of 20 documents each over all topics."""
     folder = tmp_path_factory.mktemp("audit-graded")
     rng = np.random.default_rng(5)
-    (folder / "qrels").write_text("".join(f"t{t} 0 d{d:02d} {rng.integers(0, 3)}\n" for t in range(3) for d in range(30)))
+    (folder / "qrels").write_text("".join(f"t{t} 0 d{d:02d} {rng.integers(0, 3)}\n"
+                                          for t in range(3) for d in range(30)))
     runs = []
     for name in ("ra", "rb", "rc"):
         path = folder / name

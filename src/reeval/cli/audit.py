@@ -116,8 +116,8 @@ def add_parser(sub, common) -> None:
                                                        "equal, explained or unexplained",
                        description="Audit published official figures: each figure of --official beside reeval's "
                                    "value at its block's setting (-l, or relevance >= 2 for DL's passages-eval; "
-                                   "trec_eval 10 ordering, -c), rounded as printed. Where figures differ, the lattice of "
-                                   "settings is searched, the fewest causes first (relevance level, grades below it "
+                                   "trec_eval 10 ordering, -c), rounded as printed. Where figures differ, the "
+                                   "lattice of settings is searched, the fewest causes first (relevance level, grades below it "
                                    "gaining 0, trec_eval 9.x or 10 ordering, -c, -M 1000, docno-ascending ties, each "
                                    "--alternative-qrels): a figure is explained by the first setting that reproduces "
                                    "its whole block, else its run's whole block, naming every cause; else "

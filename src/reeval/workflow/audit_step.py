@@ -46,7 +46,8 @@ def track_audit(track_dir, official_path, qrels_path, run_paths, options, out_di
 
     ``options``: the track's reading options (:func:`reeval.workflow.tracks.track_options`):
     its relevance level, precision and grade map are the audit's base setting.
-    ``alternative_qrels``: its other qrels files (:func:`alternative_qrels_files`), searched as the qrels of its settings.
+    ``alternative_qrels``: its other qrels files (:func:`alternative_qrels_files`), searched as the
+    qrels of its settings.
     Returns the audit table (Arrow, :data:`COLUMNS`). No pandas: the audit job imports none."""
     from reeval.analyses.audit.evaluate import TrackEvaluator
     from reeval.analyses.audit.official import read_official
@@ -193,8 +194,8 @@ def summary_markdown(summary: pd.DataFrame, trust: pd.DataFrame, unexplained=Non
               "| track | block | runs | audited at | equal | explained | unexplained | not compared | causes | "
               "reproduced by | settings tried |", "|---|---|---:|---|---:|---:|---:|---:|---|---|---:|"]
     for row in summary.itertuples(index=False):
-        lines.append(f"| {markdown_text(row.track)} | {markdown_text(row.block)} | {row.runs:,} | {markdown_text(row.setting)} | "
-                     f"{row.equal:,} | {row.explained:,} | {row.unexplained:,} | {row.not_compared:,} | "
+        lines.append(f"| {markdown_text(row.track)} | {markdown_text(row.block)} | {row.runs:,} | "
+                     f"{markdown_text(row.setting)} | {row.equal:,} | {row.explained:,} | {row.unexplained:,} | {row.not_compared:,} | "
                      f"{markdown_text(row.causes)} | {markdown_text(row.reproduced)} | {row.settings_tried:,} |")
     if unexplained is not None and len(unexplained):
         lines += ["", "## Unexplained figures", "", "No setting tried reproduces the figure's run in its block; the "

@@ -210,7 +210,8 @@ class Unit:
                     out["ours_under_cause"][i] = grid[chosen[i], i]
             elif nearest[i] >= 0:
                 out["nearest"][i] = settings[nearest[i]].describe()
-                out["difference"][i] = "%+.*f" % (int(decimals[i]), float(self.official[i]) - float(grid[nearest[i], i]))
+                gap = float(self.official[i]) - float(grid[nearest[i], i])
+                out["difference"][i] = "%+.*f" % (int(decimals[i]), gap)
         return out
 
 
