@@ -129,3 +129,22 @@ def test_study_official_gives_each_manifest_track_its_file(tmp_path):
     tracks = study_tracks({"manifest": str(manifest), "study": {"tracks": "all", "official": str(folder)}})
     assert tracks["t1"]["official"] == str(folder / "t1.csv")
     assert "official" not in tracks["t2"] and tracks["t3"]["official"] == "own.csv"
+
+
+def test_the_workflow_s_audit_names_both_causes_of_a_block_that_needs_two(tmp_path, small_track):
+    """Figures at relevance >= 2 with trec_eval 9.x ordering, the track at level 1 and trec_eval
+    10: from the ingested tables and runs.parquet, the pair reproduces the block, every
+    explained row names both, and the summary says which setting reproduces it."""
+    official = official_file(small_track, tmp_path / "official.tsv", precision="float32", relevance_level=2)
+    for one in ({"precision": "float32"}, {"relevance_level": 2}):
+        single = official_file(small_track, tmp_path / "single.tsv", **one)
+        assert single.read_text() != official.read_text(), "the case must need both causes"
+    cfg = config(tmp_path, small_track, official)
+    res = tmp_path / "results"
+    snakemake(f"{res}/audit/summary.csv", "--cores", "2", "--configfile", str(cfg))
+    table = pd.read_csv(res / "tracks" / "small" / "audit" / "official.csv", dtype={"official": str})
+    assert set(table.status) <= {"equal", "explained"} and (table.status == "explained").any()
+    assert set(table.loc[table.status == "explained", "cause"]) == {
+        "relevance >= 2 and trec_eval 9.x ordering (scores as float32)"}
+    summary = pd.read_csv(res / "audit" / "summary.csv").iloc[0]
+    assert summary.reproduced == "relevance >= 2, trec_eval 9.x ordering (float32 scores), -c: 12/12"

@@ -82,8 +82,6 @@ def block_setting(block: str, track: Setting) -> Setting:
     return replace(track, **KNOWN_BLOCKS.get(block, {}))
 
 
-#: the settings' dimensions, in the order their causes are named and tried (module doc)
-DIMENSIONS = ("level", "zero_below", "precision", "complete", "depth", "ties", "qrels")
 #: the orderings of scores: trec_eval 10's (float64) and 9.x's (float32)
 PRECISIONS = ("float64", "float32")
 
@@ -95,17 +93,18 @@ def zeroed(setting: Setting) -> bool:
 
 def causes(base: Setting, setting: Setting) -> list[str]:
     """What ``setting`` changes of ``base``, one cause per dimension that differs, in the
-    order of :data:`DIMENSIONS`: another relevance level; the grades below the level gaining
-    0 (or their own gain); the other ordering of scores (trec_eval 9.x's float32, or 10's
-    float64); without ``-c`` (or with it); ``-M 1000`` (or every document); docno-ascending
-    ties (or trec_eval's); an alternative qrels file (or the track's). ``[]``: the same
-    setting."""
+    order of the dimensions (:func:`_changes`): another relevance level; the grades below the
+    level gaining 0 (or their own gain); the other ordering of scores (trec_eval 9.x's
+    float32, or 10's float64); without ``-c`` (or with it); ``-M 1000`` (or every document);
+    docno-ascending ties (or trec_eval's); an alternative qrels file (or the track's). ``[]``:
+    the same setting."""
     return [text for _, text in _changes(base, setting)]
 
 
 def _changes(base: Setting, setting: Setting) -> list[tuple[int, str]]:
-    """(position in :data:`DIMENSIONS`, cause) of each dimension in which ``setting`` differs
-    from ``base`` (:func:`causes`)."""
+    """(number, cause) of each dimension in which ``setting`` differs from ``base``
+    (:func:`causes`), the dimensions numbered in the order their causes are named and tried:
+    0 level, 1 gains below it, 2 ordering, 3 ``-c``, 4 ``-M``, 5 ties, 6 qrels."""
     out = []
     if setting.level != base.level:
         out.append((0, f"relevance >= {setting.level}"))
@@ -138,7 +137,7 @@ def causes_text(names) -> str:
 
 def lattice(base: Setting, max_grade: int, max_depth: int, alternatives=()) -> list[Setting]:
     """Every setting the audit may try for a block audited at ``base``, the fewest causes
-    (:func:`causes`) first, then in the order of :data:`DIMENSIONS` (a change of an earlier
+    (:func:`causes`) first, then in the order of the dimensions (a change of an earlier
     dimension first; levels ascending), ``base`` itself first:
 
     - relevance level: each of 1 .. ``max_grade`` (the highest grade of the qrels), and the
