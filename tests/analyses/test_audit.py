@@ -776,3 +776,29 @@ def test_a_hostile_alternative_qrels_name_reaches_the_closing_line_escaped(track
     assert "\x1b" not in out and "\x07" not in out and "\u202e" not in out
     closing = out.splitlines()[-1]
     assert closing.startswith("searched ") and "qrels q\\x1b]0;T\\x07\\u202eevil: 15/15" in closing, closing
+
+
+@pytest.mark.parametrize("ingested", ["float64", "float32"])
+def test_an_alternative_qrels_file_is_read_once_for_every_ordering_ties_and_gains(track, tmp_path, monkeypatch,
+                                                                                 ingested):
+    """An alternative qrels file is read once, at the ingested ordering; the other orderings,
+    ties and the grades below a level made 0 come from the runs table, as the track's own:
+    the values those of the files read again under each setting."""
+    from reeval.io import ingest
+
+    qrels, runs = track
+    paths, names = [str(r) for r in runs], run_names(runs)
+    alt = str(other_qrels(qrels, tmp_path, "qrels.alt", 3))
+    tables = ingest.ingest_track("t", str(qrels), paths, precision=ingested, tune=False)
+    reads = []
+    real = ingest.ingest_track
+    monkeypatch.setattr(ingest, "ingest_track", lambda *a, **k: reads.append(a[1]) or real(*a, **k))
+    evaluate = TrackEvaluator(str(qrels), paths, names, runs_table=lambda: tables.runs,
+                              ingested=(ingested, (tables.judged, tables.depth, tables.qrels)))
+    settings = [Setting(qrels=alt), Setting(qrels=alt, precision="float32", ties="docno ascending"),
+                Setting(qrels=alt, level=2, zero_below=True, precision="float64"),
+                Setting(qrels=alt, ties="docno ascending", depth=1000)]
+    values = [evaluate(setting, MEASURES) for setting in settings]
+    assert reads == [alt]
+    for setting, found in zip(settings, values):
+        assert_same_values(found, TrackEvaluator(str(qrels), paths, names, read_once=False)(setting, MEASURES))

@@ -181,7 +181,8 @@ class TrackEvaluator:
         self.read_as = run_names(self.run_paths) if run_paths else list(names)
         self.ingested, self.grade_map, self.runs_table = ingested, grade_map, runs_table
         self.read_once, self.grid_runs = read_once and ingested is None, self.names
-        self._runs = self._rows = None
+        self._runs = None
+        self._rows: dict = {}
         self._reordered: dict = {}
         self._tables: dict = {}
         self._grids: dict = {}
@@ -227,20 +228,32 @@ class TrackEvaluator:
             n_ret = np.concatenate([p.n_ret for p in tables.parts] or [np.zeros(0, dtype=np.int64)])
         return (int(grades.max()) if len(grades) else 1), (int(n_ret.max()) if len(n_ret) else 0)
 
-    def reordered(self, precision: str, ties: str):
-        """The ingested judged table in another ordering, from the runs table
-        (:func:`judged_reordered`, once each), or None without one."""
+    def judged_tables(self, qrels=None) -> tuple:
+        """(judged, depth, qrels) of the track's qrels (the ingested tables) or of the
+        alternative qrels file ``qrels``, read once at the ingested ordering (its judged lines
+        then placed in the other orderings from the runs table, as the track's are)."""
+        if qrels is None:
+            return self.ingested[1]
+        tables = self.tables(self.ingested[0], self.grade_map, qrels=qrels)
+        return tables.judged, tables.depth, tables.qrels
+
+    def reordered(self, precision: str, ties: str, qrels=None):
+        """The judged table of the track's qrels (or of the alternative ``qrels``) in another
+        ordering, from the runs table (:func:`judged_reordered`, once each; the judged lines'
+        rows in it found once per qrels), or None without one."""
         if self.runs_table is None:
             return None
-        if (precision, ties) not in self._reordered:
-            ingested, (judged, _, _) = self.ingested
+        if (precision, ties, qrels) not in self._reordered:
+            judged = self.judged_tables(qrels)[0]
             if self._runs is None:
                 self._runs = self.runs_table()
-                self._rows = judged_rows(self._runs, judged)
-            self._reordered[precision, ties] = (None if self._rows is None else
-                                                judged_reordered(self._runs, judged, precision, ties, ingested,
-                                                                 self._rows))
-        return self._reordered[precision, ties]
+            if qrels not in self._rows:
+                self._rows[qrels] = judged_rows(self._runs, judged)
+            rows = self._rows[qrels]
+            self._reordered[precision, ties, qrels] = (None if rows is None else
+                                                       judged_reordered(self._runs, judged, precision, ties,
+                                                                        self.ingested[0], rows))
+        return self._reordered[precision, ties, qrels]
 
     def grid(self, setting):
         """The runs x topics grid of the setting's ordering, gain map, depth, ties and qrels."""
@@ -248,10 +261,10 @@ class TrackEvaluator:
 
         judged = None
         self.own_tables()
-        if self.ingested is not None and setting.qrels is None:
-            judged, depth, qrels = self.ingested[1]
+        if self.ingested is not None and (setting.qrels is None or self.runs_table is not None):
+            judged, depth, qrels = self.judged_tables(setting.qrels)
             if (setting.precision, setting.ties) != (self.ingested[0], "trec_eval"):
-                judged = self.reordered(setting.precision, setting.ties)
+                judged = self.reordered(setting.precision, setting.ties, setting.qrels)
         if judged is not None:
             if setting.zero_below:
                 judged, qrels = zero_below(judged, setting.level), zero_below(qrels, setting.level)
