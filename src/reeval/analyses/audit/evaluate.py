@@ -1,11 +1,13 @@
 """reeval's values of a track's runs under an audit setting: each input read once (a stream is
-spooled to a temporary file first), the track ingested at most once per ordering and gain
-map, each setting scored once. In the workflow the track's own tables (its ingest's Parquet)
-serve every setting, its ``runs.parquet`` the other orderings (float32 scores, ties by docno
-ascending: each line's new position, :func:`runs_positions`, set on the judged table); only an
-alternative qrels file is read there. The command reads the files again for the other
-orderings too (the ingest places the lines in docno-ascending ties itself). Either way the
-orderings are :func:`reeval.io.ordering.ranked_order`'s, the ingest's own."""
+spooled to a temporary file first), each setting scored once. In the workflow the track's own
+tables (its ingest's Parquet) serve every setting, its ``runs.parquet`` the other orderings
+(float32 scores, ties by docno ascending: each line's new position, :func:`runs_positions`,
+set on the judged table); the command reads the files once, its runs table kept, which then
+serves as they do. An alternative qrels file is read once, at the ingested ordering, its
+judged lines placed in the other orderings the same way. Either way the orderings are
+:func:`reeval.io.ordering.ranked_order`'s, the ingest's own; ``read_once=False`` reads the
+files again for each ordering, gain map and qrels instead (the ingest placing the lines in
+docno-ascending ties itself), the independent path the tests compare with."""
 
 from __future__ import annotations
 
