@@ -171,8 +171,8 @@ class TrackEvaluator:
     (:func:`judged_reordered`) without reading the run files again.
     ``read_once``: without ``ingested``, read the files once (trec_eval 10's ordering, the runs
     table kept: :meth:`own_tables`), which then serve every setting of the track's qrels as
-    ``ingested`` and ``runs_table`` do; False reads them again for each ordering and gain map
-    (as for an alternative qrels file always).
+    ``ingested`` and ``runs_table`` do; False reads them again for each ordering, gain map and
+    qrels file.
     """
 
     def __init__(self, qrels_path, run_paths, names, warn=None, ingested=None, grade_map=None, runs_table=None,
