@@ -18,7 +18,7 @@ rule audit:
     benchmark:
         f"{RESULTS}/benchmarks/audit/{{track}}.tsv"
     # benchmarks/bench_audit.py (2026-12-07, shared machine, load 9-13, docs/benchmarks.md), the search of the
-    # lattice of settings: CPU 0.52-0.67 of the track's measures job on the seven tracks (main: 0.50-0.68); a block
+    # lattice of settings: CPU 0.48-0.77 of the track's measures job on the seven tracks, two runs (main: 0.50-0.68); a block
     # no setting reproduces is compared under all of them (DL-2019: 40 settings, about twice the measures job)
     priority: track_priority(0)  # the largest track first (common.smk)
     threads: 1
