@@ -14,5 +14,7 @@ with rule_log(sm) as log:
     table = track_audit(Path(sm.input.tables[0]).parent, sm.input.official, sm.input.qrels, runs,
                         sm.params.options, Path(sm.output[0]).parents[1], list(sm.input.alternative_qrels))
     counts = Counter(table.column("status").to_pylist()).most_common()
-    log.info("audit of %s: %d official figures: %s", sm.wildcards.track, table.num_rows,
-             ", ".join(f"{n} {s}" for s, n in counts))
+    searched = table.schema.metadata or {}
+    log.info("audit of %s: %d official figures: %s; searched %s settings in %s s", sm.wildcards.track,
+             table.num_rows, ", ".join(f"{n} {s}" for s, n in counts), searched.get(b"settings", b"?").decode(),
+             searched.get(b"seconds", b"?").decode())

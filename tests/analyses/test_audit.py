@@ -16,7 +16,7 @@ import pytest
 
 import reeval
 from conftest import SHARED_DATA, track_files
-from reeval.analyses.audit.core import audit
+from reeval.analyses.audit.core import audit, reproduced_text
 from reeval.analyses.audit.evaluate import TrackEvaluator
 from reeval.analyses.audit.official import read_official
 from reeval.analyses.audit.settings import Setting
@@ -122,16 +122,54 @@ def test_grades_below_the_level_gaining_zero_explain_ndcg(track, tmp_path):
     assert set(table["status"]) == {"equal", "explained"}
 
 
-def test_a_cause_is_accepted_run_by_run_when_none_fits_the_whole_block(track):
+def test_a_cause_is_accepted_run_by_run_when_no_setting_fits_the_whole_block(track):
+    """r1 at relevance >= 2, r2 at the track's level 1: no one setting prints the block; each
+    run's block is reproduced by its own fewest causes."""
     qrels, runs = track
-    official = pd.concat([figures(qrels, runs, runs_only=["r1"], precision="float32"),
+    official = pd.concat([figures(qrels, runs, runs_only=["r1"], relevance_level=2),
                           figures(qrels, runs, runs_only=["r2"]),
                           figures(qrels, runs, runs_only=["r3"], complete=False)], ignore_index=True)
     table = audited(qrels, runs, official).set_index(["run", "measure"])
     causes = table[table["status"] == "explained"].groupby(level="run")["cause"].unique()
-    assert list(causes["r1"]) == ["trec_eval 9.x ordering (scores as float32)"]
+    assert list(causes["r1"]) == ["relevance >= 2"]
     assert list(causes["r3"]) == ["without -c (topics a run lacks not counted)"]
     assert (table.loc["r2", "status"] == "equal").all()
+    assert set(table.loc["r2", "reproduced_by"]) == {"relevance >= 1, trec_eval 10 ordering, -c"}
+
+
+def test_a_block_that_needs_two_causes_at_once_is_explained_naming_both(track):
+    """Figures at relevance >= 2 and trec_eval 9.x ordering, audited at level 1 and trec_eval
+    10: no single cause reproduces the block (each leaves figures apart), the pair does, and
+    every explained row names both; the search stopped with the first pair that fits."""
+    qrels, runs = track
+    official = figures(qrels, runs, relevance_level=2, precision="float32")
+    for one in ({"relevance_level": 2}, {"precision": "float32"}):
+        assert not figures(qrels, runs, **one)["official"].equals(official["official"]), "the case must need both"
+    names = run_names(runs)
+    evaluate = TrackEvaluator(str(qrels), [str(r) for r in runs], names)
+    table = pa.Table.from_pandas(official, preserve_index=False)
+    found = audit(table, evaluate, Setting(), names, *evaluate.limits())
+    frame = found.to_pandas()
+    assert set(frame["status"]) == {"explained"} | ({"equal"} & set(frame["status"]))
+    both = "relevance >= 2 and trec_eval 9.x ordering (scores as float32)"
+    assert set(frame.loc[frame["status"] == "explained", "cause"]) == {both}
+    assert set(frame["reproduced_by"]) == {"relevance >= 2, trec_eval 9.x ordering (float32 scores), -c"}
+    # the base, the five single causes, then the pairs in order up to this one (the 2nd: after level 2 + gains)
+    assert set(frame["settings_tried"]) == {"8"} and found.schema.metadata[b"settings"] == b"8"
+
+
+def test_a_block_that_needs_no_cause_is_equal_and_evaluated_at_its_setting_alone(track):
+    """Every figure printed at the block's setting: equal, reproduced by that setting, and no
+    other setting evaluated."""
+    qrels, runs = track
+    names = run_names(runs)
+    evaluate = TrackEvaluator(str(qrels), [str(r) for r in runs], names)
+    asked = []
+    table = audit_frame(figures(qrels, runs, relevance_level=2), lambda s, m: asked.append(s) or evaluate(s, m),
+                        Setting(level=2), names, *evaluate.limits())
+    assert set(table["status"]) == {"equal"} and set(table["cause"]) == {""}
+    assert set(table["reproduced_by"]) == {"relevance >= 2, trec_eval 10 ordering, -c"}
+    assert asked == [Setting(level=2)] and set(table["settings_tried"]) == {"1"}
 
 
 def test_a_cause_that_fits_one_number_but_not_the_run_s_block_explains_nothing(track):
@@ -247,7 +285,7 @@ def test_every_ordering_from_the_runs_table_equals_the_files_read_in_it(tied, tr
         tables = ingest_track("t", str(qrels), paths, precision=ingested, tune=False)
         from_tables = TrackEvaluator(str(qrels), paths, run_names(runs), runs_table=lambda: tables.runs,
                                      ingested=(ingested, (tables.judged, tables.depth, tables.qrels)))
-        from_files = TrackEvaluator(str(qrels), paths, run_names(runs))
+        from_files = TrackEvaluator(str(qrels), paths, run_names(runs), read_once=False)
         setting = Setting(precision=precision, ties=ties)
         assert_same_values(from_tables(setting, MEASURES), from_files(setting, MEASURES))
         if (precision, ties) != (ingested, "trec_eval"):
@@ -268,9 +306,29 @@ def test_settings_differing_only_in_level_or_c_share_a_grid_and_c_shares_the_per
     monkeypatch.setattr(reeval.measures, "evaluate_grid", lambda *a, **k: evaluations.append(a) or evaluate_grid(*a, **k))
     settings = [Setting(), Setting(level=2), Setting(complete=False), Setting(level=2, zero_below=True)]
     for setting in settings:
-        assert_same_values(shared(setting, MEASURES), TrackEvaluator(str(qrels), paths, names)(setting, MEASURES))
+        fresh = TrackEvaluator(str(qrels), paths, names, read_once=False)
+        assert_same_values(shared(setting, MEASURES), fresh(setting, MEASURES))
     assert grids == [settings[0], settings[3]]
     assert len(evaluations) == 3 + 4  # shared's three, then the fresh evaluator's one per setting
+
+
+def test_the_command_s_evaluator_reads_the_files_once_for_every_setting_of_the_track_s_qrels(tied, monkeypatch):
+    """Without ingested tables the evaluator reads the track once (its runs table kept) and
+    serves both orderings, both orders of ties and the grades below a level made 0 from it,
+    the values those of the files read again in each (read_once=False)."""
+    from reeval.io import ingest
+
+    qrels, runs, _ = tied
+    paths, names = [str(r) for r in runs], run_names(runs)
+    reads = []
+    real = ingest.ingest_track
+    monkeypatch.setattr(ingest, "ingest_track", lambda *a, **k: reads.append(a) or real(*a, **k))
+    once = TrackEvaluator(str(qrels), paths, names)
+    settings = [Setting(level=2, zero_below=True, precision="float32"), Setting(ties="docno ascending"), Setting()]
+    values = [once(setting, MEASURES) for setting in settings]
+    assert len(reads) == 1
+    for setting, found in zip(settings, values):
+        assert_same_values(found, TrackEvaluator(str(qrels), paths, names, read_once=False)(setting, MEASURES))
 
 
 def test_the_judged_lines_rows_in_the_runs_table_are_found_once_for_every_ordering(tied, monkeypatch):
@@ -370,7 +428,7 @@ def test_other_orderings_from_the_ingested_runs_table_equal_those_from_the_files
     tables = ingest_track("t", str(qrels), [str(r) for r in runs], tune=False)
     from_tables = TrackEvaluator(str(qrels), [str(r) for r in runs], names, runs_table=lambda: tables.runs,
                                  ingested=("float64", (tables.judged, tables.depth, tables.qrels)))
-    from_files = TrackEvaluator(str(qrels), [str(r) for r in runs], names)
+    from_files = TrackEvaluator(str(qrels), [str(r) for r in runs], names, read_once=False)
     specs = MEASURES + ["Judged@10"]
     assert_same_values(from_tables(setting, specs), from_files(setting, specs))
     assert not from_tables._tables
@@ -384,7 +442,7 @@ def test_a_float32_track_s_trec_eval_10_ordering_from_its_runs_table_equals_the_
     tables = ingest_track("t", str(qrels), [str(r) for r in runs], precision="float32", tune=False)
     from_tables = TrackEvaluator(str(qrels), [str(r) for r in runs], names, runs_table=lambda: tables.runs,
                                  ingested=("float32", (tables.judged, tables.depth, tables.qrels)))
-    from_files = TrackEvaluator(str(qrels), [str(r) for r in runs], names)
+    from_files = TrackEvaluator(str(qrels), [str(r) for r in runs], names, read_once=False)
     setting = Setting(precision="float64")
     assert_same_values(from_tables(setting, MEASURES), from_files(setting, MEASURES))
     assert not from_tables(setting, MEASURES).equals(from_files(Setting(precision="float32"), MEASURES))
@@ -539,15 +597,17 @@ def test_the_csv_format_holds_every_figure(track, tmp_path):
     done = subprocess.run([sys.executable, "-m", "reeval.cli", "audit", str(qrels), *map(str, runs),
                            "--official", str(path), "--format", "csv"], capture_output=True, check=True, text=True)
     lines = done.stdout.splitlines()
-    assert lines[0] == "run,block,measure,official,ours,status,cause,ours_under_cause,setting"
+    assert lines[0] == ("run,block,measure,official,ours,status,cause,ours_under_cause,setting,reproduced_by,nearest,"
+                        "difference,settings_tried")
     assert len(lines) == 1 + 3 * len(MEASURES) and all(",equal," in line for line in lines[1:])
 
 
 # ---- the published figures of ../shared/data ----
 
-def shared_audit(track: str, level: int):
+def shared_audit(track: str, level: int, precision: str = "float64"):
     qrels, runs = track_files(track)
-    return audit_files(qrels, runs, glob.glob(str(SHARED_DATA / track / "meta" / "*"))[0], rel_level=level)
+    return audit_files(qrels, runs, glob.glob(str(SHARED_DATA / track / "meta" / "*"))[0], rel_level=level,
+                       precision=precision)
 
 
 def test_deep_learning_2019_both_blocks_equal_but_tua1_1_map_explained_by_float32_ordering():
@@ -559,15 +619,39 @@ def test_deep_learning_2019_both_blocks_equal_but_tua1_1_map_explained_by_float3
          "0.4723"]]
 
 
-def test_deep_learning_2020_ndcg_of_the_trec_eval_block_explained_by_grade_1_gaining_0():
+def test_deep_learning_2020_at_the_defaults_its_trec_eval_block_needs_two_causes_at_once():
+    """At -l 1 (the command's default) every figure of the trec_eval block differs; relevance
+    >= 2 alone leaves its nDCG apart, grades below 2 gaining 0 alone acts only above level 1:
+    the pair reproduces all 156, and each row names both."""
+    table = shared_audit("trec2020-dl-passage", 1)
+    compared = table[table["status"] != "not compared"]
+    assert compared["run"].nunique() == 12 and table.loc[table["status"] == "not compared", "run"].nunique() == 47
+    block = compared[compared["block"] == "trec_eval"]
+    assert len(block) == 156 and set(block["status"]) == {"explained"}
+    assert set(block["cause"]) == {"relevance >= 2 and grades below 2 gain 0 (nDCG's gains as the binary measures')"}
+    assert reproduced_text(block["status"], block["reproduced_by"]) == (
+        "relevance >= 2, grades below 2 gain 0, trec_eval 10 ordering, -c: 156/156")
+    assert set(compared.loc[compared["block"] == "passages-eval", "status"]) == {"equal"}
+
+
+def test_deep_learning_2020_at_level_2_only_ndcg_of_the_trec_eval_block_needs_grade_1_gaining_0():
     table = shared_audit("trec2020-dl-passage", 2)
     compared = table[table["status"] != "not compared"]
-    assert compared["run"].nunique() == 12
     assert set(compared["status"]) == {"equal", "explained"}
     explained = compared[compared["status"] == "explained"]
     assert set(explained["block"]) == {"trec_eval"} and set(explained["measure"]) == {"ndcg", "ndcg_cut_10",
                                                                                       "ndcg_cut_100", "ndcg_cut_1000"}
-    assert table.loc[table["status"] == "not compared", "run"].nunique() == 47
+
+
+def test_deep_learning_2019_at_the_workflow_s_setting_every_figure_equal_or_explained():
+    """The workflow's DL-2019 (relevance_level 2, trec_eval 9.x ordering): the trec_eval block
+    is reproduced as a whole at relevance >= 1, TUA1-1's MAP included."""
+    table = shared_audit("trec2019-dl-passage", 2, precision="float32")
+    assert set(table["status"]) == {"equal", "explained"}
+    block = table[table["block"] == "trec_eval"]
+    assert reproduced_text(block["status"], block["reproduced_by"]) == (
+        "relevance >= 1, trec_eval 9.x ordering (float32 scores), -c: 481/481")
+    assert set(block.loc[block["status"] == "explained", "cause"]) == {"relevance >= 1"}
 
 
 @pytest.mark.parametrize("track,runs", [("trec-covid-round1", 143), ("trec-covid-round2", 12),
@@ -608,7 +692,7 @@ def test_the_ingested_tables_give_the_values_the_files_give(track, tmp_path, set
     tables = ingest_track("t", str(qrels), [str(r) for r in runs], keep_runs=False, tune=False)
     ingested = ("float64", (tables.judged, tables.depth, tables.qrels))
     from_tables = TrackEvaluator(str(qrels), [str(r) for r in runs], names, ingested=ingested)
-    from_files = TrackEvaluator(str(qrels), [str(r) for r in runs], names)
+    from_files = TrackEvaluator(str(qrels), [str(r) for r in runs], names, read_once=False)
     assert_same_values(from_tables(setting, MEASURES), from_files(setting, MEASURES))
     assert not from_tables._tables  # no file read again
 
@@ -628,3 +712,93 @@ def test_a_hostile_run_name_reaches_the_terminal_escaped(track, tmp_path):
     out = done.stdout.decode() + done.stderr.decode()
     assert "\x1b" not in out and "\x07" not in out and "\u202e" not in out
     assert "r\\x1b]0;T\\x07\\u202eevil\ttrec_eval\tmap\t0.9999" in out
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    """Hand-made: three topics judged 0-2, three runs of 20 documents each over all topics."""
+    folder = tmp_path_factory.mktemp("audit-graded")
+    rng = np.random.default_rng(5)
+    (folder / "qrels").write_text("".join(f"t{t} 0 d{d:02d} {rng.integers(0, 3)}\n"
+                                          for t in range(3) for d in range(30)))
+    runs = []
+    for name in ("ra", "rb", "rc"):
+        path = folder / name
+        path.write_text("".join(f"t{t} Q0 d{d:02d} {i} {20.0 - i} {name}\n"
+                                for t in range(3) for i, d in enumerate(rng.permutation(30)[:20])))
+        runs.append(path)
+    return folder, runs
+
+
+def oracle_figures(trec_eval10, qrels, runs, *options) -> pd.DataFrame:
+    """The official figures as trec_eval 10 prints them (``-m map -m P.10 -m ndcg_cut.10``
+    and ``options``), one run at a time, in the long format."""
+    rows = []
+    for run in runs:
+        out = subprocess.run([str(trec_eval10.binary), *options, "-m", "map", "-m", "P.10", "-m", "ndcg_cut.10",
+                              str(qrels), str(run)], capture_output=True, text=True, check=True).stdout
+        rows += [(run.name, "trec_eval", measure, value) for measure, _, value in map(str.split, out.splitlines())]
+    return pd.DataFrame(rows, columns=["run", "block", "measure", "official"])
+
+
+def test_trec_eval_s_own_figures_need_no_cause_and_its_l_2_with_grade_1_zeroed_needs_two(trec_eval10, graded,
+                                                                                            tmp_path):
+    """The oracle: trec_eval 10's figures at its defaults are equal at the command's default
+    setting (one setting evaluated); its figures at -l 2 on the qrels with grade 1 made 0 (as
+    DL-2020's trec_eval block computed nDCG) need both causes, named in every row."""
+    folder, runs = graded
+    names = run_names(runs)
+    evaluate = TrackEvaluator(str(folder / "qrels"), [str(r) for r in runs], names)
+    plain = audit(pa.Table.from_pandas(oracle_figures(trec_eval10, folder / "qrels", runs)), evaluate, Setting(),
+                  names, *evaluate.limits())
+    assert set(plain.column("status").to_pylist()) == {"equal"} and plain.schema.metadata[b"settings"] == b"1"
+    zeroed = tmp_path / "qrels.zeroed"
+    zeroed.write_text((folder / "qrels").read_text().replace(" 1\n", " 0\n"))
+    official = oracle_figures(trec_eval10, zeroed, runs, "-l", "2")
+    table = audit(pa.Table.from_pandas(official), evaluate, Setting(), names, *evaluate.limits()).to_pandas()
+    assert set(table["status"]) == {"explained"} | ({"equal"} & set(table["status"]))
+    assert set(table.loc[table["status"] == "explained", "cause"]) == {
+        "relevance >= 2 and grades below 2 gain 0 (nDCG's gains as the binary measures')"}
+    assert (table.loc[table["status"] == "explained", "ours_under_cause"] == table.loc[table["status"] == "explained",
+                                                                                          "official"]).all()
+
+
+def test_a_hostile_alternative_qrels_name_reaches_the_closing_line_escaped(track, tmp_path):
+    """The closing line names the setting reproducing a block, an alternative qrels file's
+    name included: escaped there as in the figure lines."""
+    qrels, runs = track
+    used = other_qrels(qrels, tmp_path, "q\x1b]0;T\x07\u202eevil", 2)
+    path = tmp_path / "official.csv"
+    figures(used, runs).rename(columns={"official": "value"}).to_csv(path, index=False)
+    done = subprocess.run([sys.executable, "-m", "reeval.cli", "audit", str(qrels), *map(str, runs), "--official",
+                           str(path), "--alternative-qrels", str(used)], capture_output=True, check=True)
+    out = done.stdout.decode()
+    assert "\x1b" not in out and "\x07" not in out and "\u202e" not in out
+    closing = out.splitlines()[-1]
+    assert closing.startswith("searched ") and "qrels q\\x1b]0;T\\x07\\u202eevil: 15/15" in closing, closing
+
+
+@pytest.mark.parametrize("ingested", ["float64", "float32"])
+def test_an_alternative_qrels_file_is_read_once_for_every_ordering_ties_and_gains(track, tmp_path, monkeypatch,
+                                                                                 ingested):
+    """An alternative qrels file is read once, at the ingested ordering; the other orderings,
+    ties and the grades below a level made 0 come from the runs table, as the track's own:
+    the values those of the files read again under each setting."""
+    from reeval.io import ingest
+
+    qrels, runs = track
+    paths, names = [str(r) for r in runs], run_names(runs)
+    alt = str(other_qrels(qrels, tmp_path, "qrels.alt", 3))
+    tables = ingest.ingest_track("t", str(qrels), paths, precision=ingested, tune=False)
+    reads = []
+    real = ingest.ingest_track
+    monkeypatch.setattr(ingest, "ingest_track", lambda *a, **k: reads.append(a[1]) or real(*a, **k))
+    evaluate = TrackEvaluator(str(qrels), paths, names, runs_table=lambda: tables.runs,
+                              ingested=(ingested, (tables.judged, tables.depth, tables.qrels)))
+    settings = [Setting(qrels=alt), Setting(qrels=alt, precision="float32", ties="docno ascending"),
+                Setting(qrels=alt, level=2, zero_below=True, precision="float64"),
+                Setting(qrels=alt, ties="docno ascending", depth=1000)]
+    values = [evaluate(setting, MEASURES) for setting in settings]
+    assert reads == [alt]
+    for setting, found in zip(settings, values):
+        assert_same_values(found, TrackEvaluator(str(qrels), paths, names, read_once=False)(setting, MEASURES))

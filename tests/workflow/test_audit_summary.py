@@ -8,21 +8,42 @@ from reeval.workflow.audit_step import SUMMARY_COLUMNS, block_summary, closing_l
 
 def table(rows):
     return pd.DataFrame(rows, columns=["run", "block", "measure", "official", "ours", "status", "cause",
-                                       "ours_under_cause", "setting"])
+                                       "ours_under_cause", "setting", "reproduced_by", "nearest", "difference",
+                                       "settings_tried"])
 
 
-GOOD = table([["a", "trec_eval", "map", "0.1", "0.1", "equal", "", "", "s"],
-              ["b", "trec_eval", "map", "0.2", "0.3", "explained", "c1", "0.2", "s"],
-              ["c", "trec_eval", "map", "0.2", "", "not compared", "the run is not in the track", "", ""]])
-BAD = table([["a", "trec_eval", "map", "0.1", "0.5", "unexplained", "", "", "s"],
-             ["b", "trec_eval", "map", "0.2", "0.6", "unexplained", "", "", "s"],
-             ["b", "trec_eval", "P_10", "0.2", "0.2", "equal", "", "", "s"]])
+GOOD = table([["a", "trec_eval", "map", "0.1", "0.1", "equal", "", "", "s", "s2", "", "", "2"],
+              ["b", "trec_eval", "map", "0.2", "0.3", "explained", "c1", "0.2", "s", "s2", "", "", "2"],
+              ["c", "trec_eval", "map", "0.2", "", "not compared", "the run is not in the track", "", "", "", "", "",
+               ""]])
+BAD = table([["a", "trec_eval", "map", "0.1", "0.5", "unexplained", "", "", "s", "", "s3", "-0.3", "40"],
+             ["b", "trec_eval", "map", "0.2", "0.6", "unexplained", "", "", "s", "", "s", "-0.4", "40"],
+             ["b", "trec_eval", "P_10", "0.2", "0.2", "equal", "", "", "s", "s", "", "", "40"]])
 
 
 def test_a_block_s_counts_and_causes():
     row = block_summary("t", GOOD).iloc[0]
     assert (row.runs, row.figures, row.equal, row.explained, row.unexplained, row.not_compared) == (2, 2, 1, 1, 0, 1)
     assert row.causes == "c1 (1)" and not row.mismatched
+
+
+def test_a_block_says_which_setting_reproduces_its_figures_and_how_many_settings_were_tried():
+    good, bad = block_summary("t", GOOD).iloc[0], block_summary("t", BAD).iloc[0]
+    assert (good.reproduced, good.settings_tried) == ("s2: 2/2", 2)
+    assert (bad.reproduced, bad.settings_tried) == ("s: 1/3; unexplained: 2/3", 40)
+
+
+def test_the_summary_lists_each_unexplained_figure_with_its_nearest_setting_and_difference(tmp_path):
+    paths = {}
+    for name, t in {"good": GOOD, "bad": BAD}.items():
+        paths[name] = tmp_path / f"{name}.csv"
+        t.to_csv(paths[name], index=False)
+    summarize_audits(paths, tmp_path / "results")
+    md = (tmp_path / "results" / "audit" / "summary.md").read_text()
+    assert "| good | trec_eval | 2 | s | 1 | 1 | 0 | 1 | c1 (1) | s2: 2/2 | 2 |" in md
+    listed = md[md.index("## Unexplained figures"):]
+    assert "| bad | trec_eval | a | map | 0.1 | 0.5 | s3 | -0.3 |" in listed
+    assert "| bad | trec_eval | b | map | 0.2 | 0.6 | s | -0.4 |" in listed and "| good |" not in listed
 
 
 def test_a_track_whose_maps_mostly_disagree_is_flagged_and_ranked_last(tmp_path):

@@ -75,12 +75,17 @@ def test_the_workflow_audits_a_track_s_official_figures_and_says_so_in_the_closi
     summary = pd.read_csv(res / "audit" / "summary.csv").iloc[0]
     assert (summary.track, summary.block, summary.runs, summary.figures) == ("small", "trec_eval", 3, 12)
     assert summary.equal + summary.explained == 12 and summary.unexplained == 0
+    assert summary.reproduced == "relevance >= 1, trec_eval 9.x ordering (float32 scores), -c: 12/12"
+    assert summary.settings_tried == 3  # the track's setting, another level, then float32
+    assert set(table.reproduced_by) == {"relevance >= 1, trec_eval 9.x ordering (float32 scores), -c"}
     line = (f"official scores: {summary.equal} of 12 equal, {summary.explained} explained, 0 unexplained "
             f"(details: {res / 'audit' / 'summary.md'})")
     assert line in out.stdout + out.stderr
     assert (res / "audit" / "trust_by_track.png").is_file() and (res / "audit" / "trust_by_track.pdf").is_file()
     md = (res / "audit" / "summary.md").read_text()
     assert "| small | 12 |" in md and "trec_eval 9.x ordering (scores as float32) (" in md
+    assert "| relevance >= 1, trec_eval 9.x ordering (float32 scores), -c: 12/12 | 3 |" in md
+    assert "searched 3 settings in" in (res / "logs" / "audit" / "small.log").read_text()
 
 
 def test_a_missing_official_file_stops_the_workflow_in_one_line(tmp_path, small_track):
@@ -124,3 +129,22 @@ def test_study_official_gives_each_manifest_track_its_file(tmp_path):
     tracks = study_tracks({"manifest": str(manifest), "study": {"tracks": "all", "official": str(folder)}})
     assert tracks["t1"]["official"] == str(folder / "t1.csv")
     assert "official" not in tracks["t2"] and tracks["t3"]["official"] == "own.csv"
+
+
+def test_the_workflow_s_audit_names_both_causes_of_a_block_that_needs_two(tmp_path, small_track):
+    """Figures at relevance >= 2 with trec_eval 9.x ordering, the track at level 1 and trec_eval
+    10: from the ingested tables and runs.parquet, the pair reproduces the block, every
+    explained row names both, and the summary says which setting reproduces it."""
+    official = official_file(small_track, tmp_path / "official.tsv", precision="float32", relevance_level=2)
+    for one in ({"precision": "float32"}, {"relevance_level": 2}):
+        single = official_file(small_track, tmp_path / "single.tsv", **one)
+        assert single.read_text() != official.read_text(), "the case must need both causes"
+    cfg = config(tmp_path, small_track, official)
+    res = tmp_path / "results"
+    snakemake(f"{res}/audit/summary.csv", "--cores", "2", "--configfile", str(cfg))
+    table = pd.read_csv(res / "tracks" / "small" / "audit" / "official.csv", dtype={"official": str})
+    assert set(table.status) <= {"equal", "explained"} and (table.status == "explained").any()
+    assert set(table.loc[table.status == "explained", "cause"]) == {
+        "relevance >= 2 and trec_eval 9.x ordering (scores as float32)"}
+    summary = pd.read_csv(res / "audit" / "summary.csv").iloc[0]
+    assert summary.reproduced == "relevance >= 2, trec_eval 9.x ordering (float32 scores), -c: 12/12"

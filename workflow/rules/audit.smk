@@ -5,7 +5,7 @@
 
 
 rule audit:
-    """Per track: each official figure beside reeval's (equal, explained by a named cause, unexplained)."""
+    """Per track: each official figure beside reeval's (equal, explained by the setting with the fewest causes, unexplained)."""
     input:
         unpack(audit_inputs),
     output:
@@ -17,9 +17,9 @@ rule audit:
         f"{RESULTS}/logs/audit/{{track}}.log",
     benchmark:
         f"{RESULTS}/benchmarks/audit/{{track}}.tsv"
-    # benchmarks/bench_audit.py (2026-11-28, shared machine, load 10-18, two runs, docs/benchmarks.md): CPU 0.67-0.70
-    # of the track's measures job on TREC-COVID round 1, 0.78-1.07 on the others (noise 0.1-0.2; instructions,
-    # valgrind: round 4 0.78, round 3 0.98: both jobs are two thirds interpreter and imports); no run file read again
+    # benchmarks/bench_audit.py (2026-12-07, shared machine, load 9-13, docs/benchmarks.md), the search of the
+    # lattice of settings: CPU 0.48-0.77 of the track's measures job on the seven tracks, two runs (main: 0.50-0.68); a block
+    # no setting reproduces is compared under all of them (DL-2019: 40 settings, about twice the measures job)
     priority: track_priority(0)  # the largest track first (common.smk)
     threads: 1
     resources:

@@ -9,7 +9,7 @@ counting when it parses and has at least one line on a topic of the qrels.
 :func:`fetch_track` never raises for a problem of the track itself: it returns a status
 (``usable`` true/false and the reason) and a fetch report with one row per file, whose
 ``use`` column says ``ok`` or why the file is not used. A track's alternative qrels (the
-manifest's ``urls: alternative_qrels:``, the audit's last causes) are fetched with it into
+manifest's ``urls: alternative_qrels:``, the qrels the audit searches) are fetched with it into
 ``alternative_qrels/<i>/``; one that fails is reported and never leaves the track out.
 :func:`inclusion_table` turns the statuses and the ingest reports into one row per track.
 """
@@ -143,7 +143,7 @@ def _qrels_refusal(results, got: dict, entry: dict, folder: Path, status: dict) 
 
 def _place_alternatives(results, got: dict, entry: dict, folder: Path, report: pd.DataFrame) -> None:
     """Unpack each fetched alternative qrels file into ``folder/alternative_qrels/<i>/<its URL's
-    file name>`` (the i-th of the entry's list; the audit's last causes, in that order), keeping
+    file name>`` (the i-th of the entry's list; the qrels the audit searches, in that order), keeping
     the track's ``topics``. One that was not fetched or cannot be unpacked is left out, its
     ``use`` saying why: never a reason to leave the track out."""
     from .unpack import combine_qrels

@@ -34,7 +34,7 @@ several candidate files, so a catalog change cannot slip through silently.
 Alternative qrels: the track page's other links that hold a qrels file trec_eval reads (a
 cumulative or chronological qrels, all judgments, a modified copy, raw judgments in the qrels
 format), with their labels, as ``urls: alternative_qrels:`` (:func:`alternative_qrels`):
-fetched with the track and tried as the audit's last cause (docs/audit.md). Left out: per-part splits of the chosen file, pages,
+fetched with the track, among the qrels the audit searches (docs/audit.md). Left out: per-part splits of the chosen file, pages,
 CSV files and the formats of other programs (sample_eval, infAP, ndeval, passage judgments).
 
 Technique labels (``neural``, ``bm25``, ``traditional``). From evidence where it was

@@ -4,7 +4,9 @@ beside reeval's, equal, explained by a named cause, or unexplained
 
 Prints a first line counting the figures by status, one line per block (its setting and
 counts), then one tab-separated line per figure that is not equal (run, block, measure,
-official, ours, status, cause); ``--format csv`` prints every figure as CSV instead.
+official, ours, status, cause: an unexplained figure's nearest setting and difference), and a
+closing line: the settings tried, the time, and per block which setting reproduces how many
+of its figures; ``--format csv`` prints every figure as CSV instead.
 """
 
 from __future__ import annotations
@@ -29,13 +31,16 @@ def audit_lines(table, fmt: str = "text"):
     if fmt == "csv":
         yield from table.to_csv(index=False, lineterminator="\n").splitlines()
         return
+    from reeval.analyses.audit.core import reproduced_text
+
     compared = table[table["status"] != "not compared"]
     yield (f"official figures: {len(compared):,} compared on {compared['run'].nunique():,} runs: "
            f"{counts_text(compared['status'].value_counts().to_dict())}")
-    for block, cells in compared.groupby("block", sort=False):
+    blocks = list(compared.groupby("block", sort=False))
+    for block, cells in blocks:
         causes = cells.loc[cells["status"] == "explained", "cause"].value_counts()
         why = "".join(f"; {n:,} by {line_text(c)}" for c, n in causes.items())
-        yield (f"block {line_text(block)} ({cells['setting'].iloc[0]}): {cells['run'].nunique():,} runs, "
+        yield (f"block {line_text(block)} ({line_text(cells['setting'].iloc[0])}): {cells['run'].nunique():,} runs, "
                f"{counts_text(cells['status'].value_counts().to_dict())}{why}")
     absent = table.loc[table["cause"] == "the run is not in the track", "run"].unique()
     if len(absent):
@@ -48,14 +53,29 @@ def audit_lines(table, fmt: str = "text"):
     if len(differ):
         yield "\t".join(ROW_COLUMNS)
         for row in differ.itertuples(index=False):
-            cause = f"{row.cause}: {row.ours_under_cause}" if row.status == "explained" else ""
-            yield "\t".join(tsv_field(getattr(row, c)) for c in ROW_COLUMNS[:-1]) + "\t" + tsv_field(cause)
+            yield "\t".join(tsv_field(getattr(row, c)) for c in ROW_COLUMNS[:-1]) + "\t" + tsv_field(row_cause(row))
+    searched = (f"searched {int(table.attrs['settings']):,} settings in {float(table.attrs['seconds']):.1f} s"
+                if "settings" in table.attrs else "searched")
+    yield f"{searched}: " + " | ".join(
+        f"block {line_text(block)}: {line_text(reproduced_text(cells['status'], cells['reproduced_by']))}"
+        for block, cells in blocks)
+
+
+def row_cause(row) -> str:
+    """The last field of a figure's line: its causes and reeval's figure under them, or for an
+    unexplained figure the setting printing the nearest figure and the official one's
+    difference from it."""
+    if row.status == "explained":
+        return f"{row.cause}: {row.ours_under_cause}"
+    if row.status == "unexplained" and row.nearest:
+        return f"nearest: {row.nearest}: official - ours {row.difference}"
+    return ""
 
 
 def audit_files(qrels_path, run_paths, official_path, rel_level: int = 1, precision: str = "float64", warn=None,
                 alternative_qrels=()):
     """The audit table (a DataFrame) of run files against the official figures file (each
-    input read once; ``alternative_qrels``: qrels files tried as the last causes)."""
+    input read once; ``alternative_qrels``: qrels files the search tries too)."""
     from contextlib import ExitStack
 
     from reeval.analyses.audit.core import audit
@@ -74,8 +94,11 @@ def audit_files(qrels_path, run_paths, official_path, rel_level: int = 1, precis
         alternatives, runs = files[:len(alternative_qrels)], files[len(alternative_qrels):]
         evaluate = TrackEvaluator(qrels, runs, names, warn=warn)
         max_grade, max_depth = evaluate.limits()
-        return audit(official, evaluate, Setting(level=rel_level, precision=precision), names, max_grade, max_depth,
-                     alternatives).to_pandas()
+        table = audit(official, evaluate, Setting(level=rel_level, precision=precision), names, max_grade, max_depth,
+                      alternatives)
+    frame = table.to_pandas()
+    frame.attrs = {k.decode(): v.decode() for k, v in (table.schema.metadata or {}).items()}
+    return frame
 
 
 def command(args) -> int:
@@ -93,11 +116,13 @@ def add_parser(sub, common) -> None:
                                                        "equal, explained or unexplained",
                        description="Audit published official figures: each figure of --official beside reeval's "
                                    "value at its block's setting (-l, or relevance >= 2 for DL's passages-eval; "
-                                   "trec_eval 10 ordering, -c), rounded as printed. A figure that differs is "
-                                   "explained when one cause, tried in a fixed order (another relevance level, "
-                                   "grades below the level gaining 0, trec_eval 9.x ordering, without -c, -M 1000, "
-                                   "docno-ascending ties, each --alternative-qrels), "
-                                   "reproduces the whole block, or the run's whole block; else unexplained "
+                                   "trec_eval 10 ordering, -c), rounded as printed. Where figures differ, the "
+                                   "lattice of settings is searched, the fewest causes first (relevance level, grades below it "
+                                   "gaining 0, trec_eval 9.x or 10 ordering, -c, -M 1000, docno-ascending ties, each "
+                                   "--alternative-qrels): a figure is explained by the first setting that reproduces "
+                                   "its whole block, else its run's whole block, naming every cause; else "
+                                   "unexplained, with the nearest setting. The closing line says how many settings "
+                                   "were tried, in what time, and per block which setting reproduces it "
                                    f"(docs/audit.md). Inputs: {INPUTS_HELP}.")
     p.add_argument("qrels", help="qrels file")
     p.add_argument("runs", nargs="+", help="run files")
@@ -106,7 +131,7 @@ def add_parser(sub, common) -> None:
                         "run with a column per figure (block:measure, or a measure name) (docs/audit.md)")
     p.add_argument("--alternative-qrels", action="append", default=[], metavar="FILE",
                    help="another qrels file the official figures may have been computed with (repeatable): "
-                        "tried, in the order given, after every other cause (docs/audit.md)")
+                        "one more value of the lattice's qrels, tried in the order given (docs/audit.md)")
     p.add_argument("--format", choices=("text", "csv"), default="text",
                    help="text: counts per block, then the figures that are not equal (default); csv: every figure")
     p.set_defaults(func=command)

@@ -102,6 +102,7 @@ COLUMN_TYPES.update({"removal": STRING, "samples": INT})  # lexiprecision figure
 COLUMN_TYPES.update({k: STRING for k in ("item", "row", "published", "method", "status")})  # analyses.asl.paper rows
 COLUMN_TYPES.update({k: STRING for k in ("block", "official", "cause", "setting", "causes")})  # the audit of
 COLUMN_TYPES.update({"ours_under_cause": FLOAT, "mismatched": BOOL})  # official figures (workflow.audit_step)
+COLUMN_TYPES.update({"reproduced_by": STRING, "nearest": STRING, "difference": FLOAT, "settings_tried": INT})
 COLUMN_TYPES.update({k: INT for k in ("figures", "equal", "explained", "unexplained", "not_compared")})
 for _stat in ("delta_sort", "kendall_tau", "delta_value"):  # table 2: reeval.analyses.asl.study.mean_std_range
     COLUMN_TYPES.update({f"{_stat}_{k}": FLOAT for k in ("mean", "std", "low", "high", "median")})

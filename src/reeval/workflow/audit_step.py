@@ -32,7 +32,9 @@ SUMMARY_TABLES = ("audit/summary.csv", "audit/summary.md")
 SUMMARY_FIGURES = ("audit/trust_by_track.png", "audit/trust_by_track.pdf")
 #: the columns of summary.csv: one row per track and block
 SUMMARY_COLUMNS = ["track", "block", "runs", "figures", "equal", "explained", "unexplained", "not_compared",
-                   "causes", "setting", "mismatched"]
+                   "causes", "setting", "reproduced", "settings_tried", "mismatched"]
+#: the columns of summary.md's list of unexplained figures
+UNEXPLAINED_COLUMNS = ["track", "block", "run", "measure", "official", "ours", "nearest", "difference"]
 #: a track whose MAP figures are unexplained in more than this share is flagged as probably
 #: matched to the wrong qrels or task
 MISMATCH_SHARE = 0.5
@@ -44,7 +46,8 @@ def track_audit(track_dir, official_path, qrels_path, run_paths, options, out_di
 
     ``options``: the track's reading options (:func:`reeval.workflow.tracks.track_options`):
     its relevance level, precision and grade map are the audit's base setting.
-    ``alternative_qrels``: its other qrels files (:func:`alternative_qrels_files`), the last causes.
+    ``alternative_qrels``: its other qrels files (:func:`alternative_qrels_files`), searched as the
+    qrels of its settings.
     Returns the audit table (Arrow, :data:`COLUMNS`). No pandas: the audit job imports none."""
     from reeval.analyses.audit.evaluate import TrackEvaluator
     from reeval.analyses.audit.official import read_official
@@ -81,13 +84,14 @@ def read_parquet(path, columns=None, dictionary=None):
 
 
 def as_written(table):
-    """The audit table (Arrow) as the workflow writes it: ``ours`` and ``ours_under_cause`` as
-    numbers (rounded as the figure was printed; null where not computed or ``nan``),
-    ``official`` as printed."""
+    """The audit table (Arrow) as the workflow writes it: ``ours``, ``ours_under_cause`` and
+    ``difference`` as numbers (rounded as the figure was printed; null where not computed or
+    ``nan``), ``settings_tried`` as an integer, ``official`` as printed."""
     import pyarrow as pa
 
-    for name in ("ours", "ours_under_cause"):
-        numbers = pa.array([float(text) if text else None for text in table.column(name).to_pylist()], pa.float64(),
+    for name, kind, read in (("ours", pa.float64(), float), ("ours_under_cause", pa.float64(), float),
+                             ("difference", pa.float64(), float), ("settings_tried", pa.int64(), int)):
+        numbers = pa.array([read(text) if text else None for text in table.column(name).to_pylist()], kind,
                            from_pandas=True)  # NaN as null
         table = table.set_column(table.schema.get_field_index(name), name, numbers)
     return table
@@ -96,6 +100,8 @@ def as_written(table):
 def block_summary(track: str, table: pd.DataFrame) -> pd.DataFrame:
     """One row per block of a track's audit table (:data:`SUMMARY_COLUMNS`)."""
     import pandas as pd
+
+    from reeval.analyses.audit.core import reproduced_text
 
     rows = []
     for block, cells in table.groupby("block", sort=True):
@@ -108,6 +114,8 @@ def block_summary(track: str, table: pd.DataFrame) -> pd.DataFrame:
                      "not_compared": int(counts.get("not compared", 0)),
                      "causes": "; ".join(f"{c} ({n})" for c, n in causes.items()),
                      "setting": compared["setting"].iloc[0] if len(compared) else "",
+                     "reproduced": reproduced_text(compared["status"], compared["reproduced_by"]),
+                     "settings_tried": int(pd.to_numeric(compared["settings_tried"]).max()) if len(compared) else 0,
                      "mismatched": bool(len(maps)) and (maps["status"] == "unexplained").mean() > MISMATCH_SHARE})
     return pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
 
@@ -121,15 +129,16 @@ def summarize_audits(tracks: dict, out_dir) -> pd.DataFrame:
 
     from reeval.analyses.audit.figures import plot_audit_trust
 
-    frames = [block_summary(t, pd.read_csv(p, dtype=str, keep_default_na=False)) for t, p in tracks.items()]
+    tables = {t: pd.read_csv(p, dtype=str, keep_default_na=False) for t, p in tracks.items()}
+    frames = [block_summary(t, table) for t, table in tables.items()]
     summary = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=SUMMARY_COLUMNS)
     summary = summary.astype({c: np.int64 for c in ("runs", "figures", "equal", "explained", "unexplained",
-                                                    "not_compared")})
+                                                    "not_compared", "settings_tried")})
     trust = trust_by_track(summary)
     summary = summary.set_index("track").loc[trust["track"]].reset_index() if len(summary) else summary
     out = Path(out_dir)
     write_table(summary, out / SUMMARY_TABLES[0], columns=SUMMARY_COLUMNS)
-    write_text(summary_markdown(summary, trust), out / SUMMARY_TABLES[1])
+    write_text(summary_markdown(summary, trust, unexplained_figures(tables)), out / SUMMARY_TABLES[1])
     plot_audit_trust(trust, out / SUMMARY_FIGURES[0].removesuffix(".png"))
     return summary
 
@@ -155,8 +164,20 @@ def closing_line(summary: pd.DataFrame) -> str:
             + (f" in {unexplained} track{'s' if unexplained != 1 else ''}" if unexplained else ""))
 
 
-def summary_markdown(summary: pd.DataFrame, trust: pd.DataFrame) -> str:
-    """summary.md: the closing line, the tracks by trust, then each block's counts and causes."""
+def unexplained_figures(tables: dict) -> pd.DataFrame:
+    """The unexplained figures of the tracks' audit tables (track -> table, strings), with
+    the setting printing the nearest figure and the difference (:data:`UNEXPLAINED_COLUMNS`)."""
+    import pandas as pd
+
+    frames = [table.loc[table["status"] == "unexplained"].assign(track=track)[UNEXPLAINED_COLUMNS]
+              for track, table in tables.items()]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=UNEXPLAINED_COLUMNS)
+
+
+def summary_markdown(summary: pd.DataFrame, trust: pd.DataFrame, unexplained=None) -> str:
+    """summary.md: the closing line, the tracks by trust, each block's counts, causes and the
+    settings reproducing its figures, then each unexplained figure with the setting printing
+    the nearest figure (``unexplained``: :func:`unexplained_figures`)."""
     from reeval.report.escape import markdown_text
 
     lines = ["# Official figures against reeval's", "", closing_line(summary) + ".", ""]
@@ -167,12 +188,22 @@ def summary_markdown(summary: pd.DataFrame, trust: pd.DataFrame) -> str:
         flag = " (probably mismatched: most MAPs unexplained)" if row.mismatched else ""
         lines.append(f"| {markdown_text(row.track)}{flag} | {row.figures:,} | {row.equal:,} | {row.explained:,} | "
                      f"{row.unexplained:,} | {row.trusted:.1%} |")
-    lines += ["", "| track | block | runs | setting | equal | explained | unexplained | not compared | causes |",
-              "|---|---|---:|---|---:|---:|---:|---:|---|"]
+    lines += ["", "Each block is audited at its setting; where figures differ, the settings of the lattice (relevance "
+              "level, the gains below it, trec_eval 9.x or 10 ordering, -c, -M, ties, alternative qrels) are searched, "
+              "the fewest causes first. *Reproduced by* says which setting prints each block's figures.", "",
+              "| track | block | runs | audited at | equal | explained | unexplained | not compared | causes | "
+              "reproduced by | settings tried |", "|---|---|---:|---|---:|---:|---:|---:|---|---|---:|"]
     for row in summary.itertuples(index=False):
-        lines.append(f"| {markdown_text(row.track)} | {markdown_text(row.block)} | {row.runs:,} | {row.setting} | "
-                     f"{row.equal:,} | {row.explained:,} | {row.unexplained:,} | {row.not_compared:,} | "
-                     f"{markdown_text(row.causes)} |")
+        lines.append(f"| {markdown_text(row.track)} | {markdown_text(row.block)} | {row.runs:,} | "
+                     f"{markdown_text(row.setting)} | {row.equal:,} | {row.explained:,} | {row.unexplained:,} | {row.not_compared:,} | "
+                     f"{markdown_text(row.causes)} | {markdown_text(row.reproduced)} | {row.settings_tried:,} |")
+    if unexplained is not None and len(unexplained):
+        lines += ["", "## Unexplained figures", "", "No setting tried reproduces the figure's run in its block; the "
+                  "nearest is the setting printing the figure nearest the official one, the difference official - "
+                  "nearest.", "", "| " + " | ".join(UNEXPLAINED_COLUMNS) + " |",
+                  "|" + "---|" * len(UNEXPLAINED_COLUMNS)]
+        lines += ["| " + " | ".join(markdown_text(str(v)) for v in row) + " |"
+                  for row in unexplained.itertuples(index=False)]
     return "\n".join(lines) + "\n"
 
 
@@ -189,7 +220,7 @@ def official_file(track: str, entry: dict) -> str | None:
 
 
 def alternative_qrels_files(track: str, entry: dict, fetched_folder=None) -> list[str]:
-    """A track's alternative qrels files, tried by the audit after every other cause, in order:
+    """A track's alternative qrels files, searched by the audit as the qrels of its settings, in order:
     a local track's ``alternative_qrels:``, or, given the folder a fetch wrote
     (``fetched_folder``), the files of a manifest track's ``urls: alternative_qrels:`` it
     placed there (:func:`reeval.archive.inclusion.fetched_alternatives`). Raises

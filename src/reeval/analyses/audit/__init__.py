@@ -2,7 +2,7 @@
 reeval's, each equal, explained by a named cause, or unexplained (docs/audit.md).
 
 - :mod:`.official`: the published figures read into one long table (two file formats);
-- :mod:`.settings`: the evaluation settings a block was computed with, and the causes tried,
-  in their fixed order, when a figure differs;
+- :mod:`.settings`: the evaluation settings a block was computed with, the lattice of
+  settings searched when a figure differs, and the causes that set one apart from another;
 - :mod:`.core`: the audit itself, given a function that evaluates the track under a setting.
 """

@@ -1,11 +1,13 @@
 """reeval's values of a track's runs under an audit setting: each input read once (a stream is
-spooled to a temporary file first), the track ingested at most once per ordering and gain
-map, each setting scored once. In the workflow the track's own tables (its ingest's Parquet)
-serve every setting, its ``runs.parquet`` the other orderings (float32 scores, ties by docno
-ascending: each line's new position, :func:`runs_positions`, set on the judged table); only an
-alternative qrels file is read there. The command reads the files again for the other
-orderings too (the ingest places the lines in docno-ascending ties itself). Either way the
-orderings are :func:`reeval.io.ordering.ranked_order`'s, the ingest's own."""
+spooled to a temporary file first), each setting scored once. In the workflow the track's own
+tables (its ingest's Parquet) serve every setting, its ``runs.parquet`` the other orderings
+(float32 scores, ties by docno ascending: each line's new position, :func:`runs_positions`,
+set on the judged table); the command reads the files once, its runs table kept, which then
+serves as they do. An alternative qrels file is read once, at the ingested ordering, its
+judged lines placed in the other orderings the same way. Either way the orderings are
+:func:`reeval.io.ordering.ranked_order`'s, the ingest's own; ``read_once=False`` reads the
+files again for each ordering, gain map and qrels instead (the ingest placing the lines in
+docno-ascending ties itself), the independent path the tests compare with."""
 
 from __future__ import annotations
 
@@ -167,24 +169,31 @@ class TrackEvaluator:
     ``runs_table``: a function returning the track's runs table as its ingest wrote it (read
     once, when asked), which serves the other ordering and docno-ascending ties
     (:func:`judged_reordered`) without reading the run files again.
+    ``read_once``: without ``ingested``, read the files once (trec_eval 10's ordering, the runs
+    table kept: :meth:`own_tables`), which then serve every setting of the track's qrels as
+    ``ingested`` and ``runs_table`` do; False reads them again for each ordering, gain map and
+    qrels file.
     """
 
-    def __init__(self, qrels_path, run_paths, names, warn=None, ingested=None, grade_map=None, runs_table=None):
+    def __init__(self, qrels_path, run_paths, names, warn=None, ingested=None, grade_map=None, runs_table=None,
+                 read_once=True):
         from reeval.io.trecio import run_names
 
         self.qrels_path, self.run_paths, self.names, self.warn = qrels_path, list(run_paths), list(names), warn
         self.read_as = run_names(self.run_paths) if run_paths else list(names)
         self.ingested, self.grade_map, self.runs_table = ingested, grade_map, runs_table
-        self._runs = self._rows = None
+        self.read_once, self.grid_runs = read_once and ingested is None, self.names
+        self._runs = None
+        self._rows: dict = {}
         self._reordered: dict = {}
         self._tables: dict = {}
         self._grids: dict = {}
         self._topic_scores: dict = {}
         self._scores: dict = {}
 
-    def tables(self, precision: str, grade_map, ties: str = "trec_eval", qrels=None):
+    def tables(self, precision: str, grade_map, ties: str = "trec_eval", qrels=None, keep_runs: bool = False):
         """The track read from its files with this ordering, gain map, order of ties and qrels
-        file (None: the track's) (once each)."""
+        file (None: the track's) (once each; ``keep_runs``: with its runs table)."""
         from reeval.compute import check_tables
         from reeval.io.ingest import ingest_track
 
@@ -192,15 +201,26 @@ class TrackEvaluator:
         if key not in self._tables:
             other = () if ties == "trec_eval" else ((TIE_RULE[ties], precision),)
             tables = ingest_track("audit", qrels or self.qrels_path, self.run_paths, precision=precision,
-                                  grade_map=grade_map, keep_runs=False, tune=False, orders=other)
+                                  grade_map=grade_map, keep_runs=keep_runs, tune=False, orders=other)
             if not self._tables and self.warn is not None:
                 for line in check_tables(tables):
                     self.warn(line)
             self._tables[key] = tables
         return self._tables[key]
 
+    def own_tables(self) -> None:
+        """With ``read_once`` and no ``ingested`` tables: read the track's files once, in trec_eval
+        10's ordering with the runs table kept, and serve every setting of the track's qrels
+        from them (``ingested``, ``runs_table``; runs named as read)."""
+        if self.read_once:
+            self.read_once = False
+            tables = self.tables("float64", self.grade_map, keep_runs=True)
+            self.ingested = ("float64", (tables.judged, tables.depth, tables.qrels))
+            self.runs_table, self.grid_runs = (lambda: tables.runs), self.read_as
+
     def limits(self) -> tuple[int, int]:
         """(highest grade, most documents a run ranks for a topic) of the track as given."""
+        self.own_tables()
         if self.ingested is not None:
             _, (_, depth, qrels) = self.ingested
             grades, n_ret = qrels.column("rel").to_numpy(), depth.column("n_ret").to_numpy()
@@ -210,34 +230,47 @@ class TrackEvaluator:
             n_ret = np.concatenate([p.n_ret for p in tables.parts] or [np.zeros(0, dtype=np.int64)])
         return (int(grades.max()) if len(grades) else 1), (int(n_ret.max()) if len(n_ret) else 0)
 
-    def reordered(self, precision: str, ties: str):
-        """The ingested judged table in another ordering, from the runs table
-        (:func:`judged_reordered`, once each), or None without one."""
+    def judged_tables(self, qrels=None) -> tuple:
+        """(judged, depth, qrels) of the track's qrels (the ingested tables) or of the
+        alternative qrels file ``qrels``, read once at the ingested ordering (its judged lines
+        then placed in the other orderings from the runs table, as the track's are)."""
+        if qrels is None:
+            return self.ingested[1]
+        tables = self.tables(self.ingested[0], self.grade_map, qrels=qrels)
+        return tables.judged, tables.depth, tables.qrels
+
+    def reordered(self, precision: str, ties: str, qrels=None):
+        """The judged table of the track's qrels (or of the alternative ``qrels``) in another
+        ordering, from the runs table (:func:`judged_reordered`, once each; the judged lines'
+        rows in it found once per qrels), or None without one."""
         if self.runs_table is None:
             return None
-        if (precision, ties) not in self._reordered:
-            ingested, (judged, _, _) = self.ingested
+        if (precision, ties, qrels) not in self._reordered:
+            judged = self.judged_tables(qrels)[0]
             if self._runs is None:
                 self._runs = self.runs_table()
-                self._rows = judged_rows(self._runs, judged)
-            self._reordered[precision, ties] = (None if self._rows is None else
-                                                judged_reordered(self._runs, judged, precision, ties, ingested,
-                                                                 self._rows))
-        return self._reordered[precision, ties]
+            if qrels not in self._rows:
+                self._rows[qrels] = judged_rows(self._runs, judged)
+            rows = self._rows[qrels]
+            self._reordered[precision, ties, qrels] = (None if rows is None else
+                                                       judged_reordered(self._runs, judged, precision, ties,
+                                                                        self.ingested[0], rows))
+        return self._reordered[precision, ties, qrels]
 
     def grid(self, setting):
         """The runs x topics grid of the setting's ordering, gain map, depth, ties and qrels."""
         from reeval.measures import build_grid, grid_from_track
 
         judged = None
-        if self.ingested is not None and setting.qrels is None:
-            judged, depth, qrels = self.ingested[1]
+        self.own_tables()
+        if self.ingested is not None and (setting.qrels is None or self.runs_table is not None):
+            judged, depth, qrels = self.judged_tables(setting.qrels)
             if (setting.precision, setting.ties) != (self.ingested[0], "trec_eval"):
-                judged = self.reordered(setting.precision, setting.ties)
+                judged = self.reordered(setting.precision, setting.ties, setting.qrels)
         if judged is not None:
             if setting.zero_below:
                 judged, qrels = zero_below(judged, setting.level), zero_below(qrels, setting.level)
-            return build_grid(judged, depth, qrels, runs=self.names, max_depth=setting.depth)
+            return build_grid(judged, depth, qrels, runs=self.grid_runs, max_depth=setting.depth)
         tables = self.tables(setting.precision, setting.grade_map(self.grade_map), setting.ties, setting.qrels)
         other = None if setting.ties == "trec_eval" else (TIE_RULE[setting.ties], setting.precision)
         return grid_from_track(tables, runs=self.read_as, max_depth=setting.depth, ordering=other)

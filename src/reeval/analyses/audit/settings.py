@@ -1,5 +1,5 @@
-"""The settings a block of official figures was computed with, and the causes of difference
-the audit tries, in a fixed order.
+"""The settings a block of official figures was computed with, the lattice of settings the
+audit searches, and the causes that set one setting apart from another.
 
 A :class:`Setting` is everything that changes reeval's value of a measure for the same
 files: the relevance level (trec_eval ``-l``), the gain of the grades below it, the ordering
@@ -10,14 +10,16 @@ another program may order them) and the qrels file (the track's, or one of its a
 
 A block's setting is known for the common blocks (:data:`KNOWN_BLOCKS`: DL's
 ``passages-eval`` counts grades >= 2 as relevant); any other block starts from the track's
-setting (its relevance level, trec_eval 10, ``-c``). Where figures differ, the audit tries the
-causes of :func:`causes`, in their order, each one change of the block's setting.
+setting (its relevance level, trec_eval 10, ``-c``). Where figures differ, the audit searches
+:func:`lattice`: every combination of the dimensions, each dimension in which a setting differs
+from the block's one cause (:func:`causes`), the fewest causes first.
 """
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass, replace
+from itertools import product
 
 #: the orders of tied scores: trec_eval's (docno descending), and its reverse
 TIES = ("trec_eval", "docno ascending")
@@ -80,36 +82,82 @@ def block_setting(block: str, track: Setting) -> Setting:
     return replace(track, **KNOWN_BLOCKS.get(block, {}))
 
 
-def causes(base: Setting, max_grade: int, max_depth: int, alternatives=()) -> list[tuple[str, Setting]]:
-    """(cause, setting) to try where figures computed at ``base`` differ, in this order:
+#: the orderings of scores: trec_eval 10's (float64) and 9.x's (float32)
+PRECISIONS = ("float64", "float32")
 
-    1. another relevance level (each of 1 .. ``max_grade`` but the base's);
-    2. the grades below the level gaining 0 (only where the level is above 1);
-    3. trec_eval 9.x ordering: scores as float32 (the other ordering where the base has it);
-    4. without ``-c`` (each run averaged over the topics it answered), or with it;
-    5. ``-M 1000``, where a run ranks more than 1,000 documents for a topic (``max_depth``);
-    6. tied scores ordered by docno ascending (the reverse of trec_eval's order, as a program
-       other than trec_eval may order them);
-    7. each of the track's ``alternatives`` (qrels files: the catalog's other qrels links, a
-       local track's ``alternative_qrels``), in their order, read instead of its qrels.
 
-    Each is one change of ``base``; a change that leaves it as it is is not tried.
-    """
-    tried = [(f"relevance >= {level}", replace(base, level=level))
-             for level in range(1, max(max_grade, 1) + 1) if level != base.level]
-    if base.level > 1 and not base.zero_below:
-        tried.append((f"grades below {base.level} gain 0 (nDCG's gains as the binary measures')",
-                      replace(base, zero_below=True)))
-    if base.precision == "float64":
-        tried.append(("trec_eval 9.x ordering (scores as float32)", replace(base, precision="float32")))
-    else:
-        tried.append(("trec_eval 10 ordering (scores as float64)", replace(base, precision="float64")))
-    tried.append(("without -c (topics a run lacks not counted)" if base.complete else "with -c (topics a run lacks "
-                  "count as 0)", replace(base, complete=not base.complete)))
-    if base.depth is None and max_depth > 1000:
-        tried.append(("-M 1000 (the first 1,000 documents of each ranking)", replace(base, depth=1000)))
-    if base.ties == "trec_eval":
-        tried.append(("docno-ascending ties (another program's order)", replace(base, ties="docno ascending")))
-    tried += [(f"the alternative qrels {qrels_label(path)}", replace(base, qrels=str(path)))
-              for path in alternatives if base.qrels != str(path)]
-    return tried
+def zeroed(setting: Setting) -> bool:
+    """Whether grades below the setting's level gain 0 (``zero_below`` acts only above level 1)."""
+    return setting.zero_below and setting.level > 1
+
+
+def causes(base: Setting, setting: Setting) -> list[str]:
+    """What ``setting`` changes of ``base``, one cause per dimension that differs, in the
+    order of the dimensions (:func:`_changes`): another relevance level; the grades below the
+    level gaining 0 (or their own gain); the other ordering of scores (trec_eval 9.x's
+    float32, or 10's float64); without ``-c`` (or with it); ``-M 1000`` (or every document);
+    docno-ascending ties (or trec_eval's); an alternative qrels file (or the track's). ``[]``:
+    the same setting."""
+    return [text for _, text in _changes(base, setting)]
+
+
+def _changes(base: Setting, setting: Setting) -> list[tuple[int, str]]:
+    """(number, cause) of each dimension in which ``setting`` differs from ``base``
+    (:func:`causes`), the dimensions numbered in the order their causes are named and tried:
+    0 level, 1 gains below it, 2 ordering, 3 ``-c``, 4 ``-M``, 5 ties, 6 qrels."""
+    out = []
+    if setting.level != base.level:
+        out.append((0, f"relevance >= {setting.level}"))
+    if zeroed(setting) and not zeroed(base):
+        out.append((1, f"grades below {setting.level} gain 0 (nDCG's gains as the binary measures')"))
+    elif zeroed(base) and setting.level > 1 and not zeroed(setting):
+        out.append((1, f"grades below {setting.level} keep their gains"))
+    if setting.precision != base.precision:
+        out.append((2, "trec_eval 9.x ordering (scores as float32)" if setting.precision == "float32"
+                    else "trec_eval 10 ordering (scores as float64)"))
+    if setting.complete != base.complete:
+        out.append((3, "with -c (topics a run lacks count as 0)" if setting.complete
+                    else "without -c (topics a run lacks not counted)"))
+    if setting.depth != base.depth:
+        out.append((4, f"-M {setting.depth} (the first {setting.depth:,} documents of each ranking)"
+                    if setting.depth is not None else "every document ranked (no -M)"))
+    if setting.ties != base.ties:
+        out.append((5, "docno-ascending ties (another program's order)" if setting.ties == "docno ascending"
+                    else "trec_eval's ties (docno descending)"))
+    if setting.qrels != base.qrels:
+        out.append((6, f"the alternative qrels {qrels_label(setting.qrels)}" if setting.qrels is not None
+                    else "the track's qrels"))
+    return out
+
+
+def causes_text(names) -> str:
+    """Causes as a row names them: ``relevance >= 2 and grades below 2 gain 0 (...)``."""
+    return " and ".join(names)
+
+
+def lattice(base: Setting, max_grade: int, max_depth: int, alternatives=()) -> list[Setting]:
+    """Every setting the audit may try for a block audited at ``base``, the fewest causes
+    (:func:`causes`) first, then in the order of the dimensions (a change of an earlier
+    dimension first; levels ascending), ``base`` itself first:
+
+    - relevance level: each of 1 .. ``max_grade`` (the highest grade of the qrels), and the
+      base's; above level 1, the grades below it gaining 0 or not;
+    - trec_eval 10's or 9.x's ordering; with or without ``-c``;
+    - ``-M 1000`` or not, where a run ranks more than 1,000 documents for a topic (``max_depth``);
+    - trec_eval's ties or docno ascending;
+    - the track's qrels or each of ``alternatives``.
+
+    DL's passages (grades 0-3, no ranking past 1,000, no alternative): 5 levels and gains x 2
+    orderings x 2 (-c) x 2 ties = 40 settings."""
+    levels = sorted({*range(1, max(max_grade, 1) + 1), base.level})
+    gains = [(level, zero) for level in levels for zero in ((False, True) if level > 1 else (False,))]
+    depths = list(dict.fromkeys([base.depth, None] + ([1000] if max_depth > 1000 else [])))
+    qrels = list(dict.fromkeys([base.qrels, None, *map(str, alternatives)]))
+    found = dict.fromkeys(
+        Setting(level=level, zero_below=zero, precision=precision, complete=complete, depth=depth, ties=ties,
+                qrels=q)
+        for (level, zero), precision, complete, depth, ties, q in product(
+            gains, PRECISIONS, (True, False), depths, TIES, qrels))
+    found.pop(replace(base, zero_below=zeroed(base)), None)
+    ranked = sorted(found, key=lambda s: (len(_changes(base, s)), [d for d, _ in _changes(base, s)]))
+    return [base, *ranked]
