@@ -302,7 +302,7 @@ def test_a_figure_that_fails_costs_neither_the_tables_nor_the_report(files, tmp_
     from reeval.analyses.reusability import figures
     from reeval.report.figures import STRICT, FigureError
     from reeval.report.html import PER_TRACK_DENSITY, report_html
-    from reeval.report.images import embedded_png
+    from reeval.report.images import PER_TRACK_COLOURS, embedded_png
 
     def too_wide(table, path_stem, track=""):
         raise FigureError(f"{path_stem}.png", 'the x tick label "0.050" of panel 4 of 8 reaches 0.05 in beyond '
@@ -325,7 +325,7 @@ def test_a_figure_that_fails_costs_neither_the_tables_nor_the_report(files, tmp_
     pd.DataFrame({"track": ["small"], "included": [True], "reason": ["included"], "runs_included": [4]}).to_csv(
         inclusion, index=False)
     html = report_html(results, [out / "scores.png", out / "verdict.csv"], inclusion)
-    assert embedded_png(out / "scores.png", PER_TRACK_DENSITY)[0] in html  # the sentence, where the figure would be
+    assert embedded_png(out / "scores.png", PER_TRACK_DENSITY, PER_TRACK_COLOURS)[0] in html  # the sentence, where the figure would be
 
 
 def test_the_reusability_figures_name_each_measure_one_way_as_ir_measures_does(tmp_path):
