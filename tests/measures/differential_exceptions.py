@@ -67,6 +67,27 @@ def _judge_one_more(case):
     return replace(case, qrels=case.qrels + [(qid, "zz", 0) for qid in low])
 
 
+#: the docno of trec_eval's -c placeholder ranking of a topic a run did not answer
+PLACEHOLDER = "ceci_nest_pas_un_docno"
+
+
+def _placeholder_topics(case) -> set:
+    """Under -c, the qrels topics the run did not answer that judge :data:`PLACEHOLDER`:
+    trec_eval scores them as retrieving that document, reeval as retrieving nothing."""
+    if not case.complete:
+        return set()
+    answered = {qid for qid, _, _ in case.run}
+    return {qid for qid, docno, _ in case.qrels if docno == PLACEHOLDER and qid not in answered}
+
+
+def _rename_placeholder(case):
+    """The placeholder's judgments in those topics under another docno: trec_eval's
+    placeholder ranking then retrieves no judged document, as reeval reads the topic."""
+    topics = _placeholder_topics(case)
+    return replace(case, qrels=[(qid, docno + "_" if docno == PLACEHOLDER and qid in topics else docno, grade)
+                                for qid, docno, grade in case.qrels])
+
+
 def _largest(qrels) -> dict:
     top: dict = {}
     for qid, _, grade in qrels:
@@ -98,7 +119,10 @@ DIFFERENCES = (
     Difference("a relevance level below 0", "Where trec_eval 10 itself fails and reeval computes",
                lambda case: case.level < 0, lambda case: replace(case, level=0), "read as -l 0"),
     Difference("a topic whose grades are all negative", "Where trec_eval 10 itself fails and reeval computes",
-               lambda case: min(_largest(case.qrels).values()) < 0, _judge_one_more, ""),
+               lambda case: min(_largest(case.qrels).values()) < 0, _judge_one_more, "every grade is negative"),
+    Difference("-c and a topic the run lacks that judges trec_eval's placeholder docno",
+               "Where trec_eval 10 itself fails and reeval computes", lambda case: bool(_placeholder_topics(case)),
+               _rename_placeholder, "placeholder ranking"),
 )
 
 #: (what the generator never draws, the section of docs/semantics.md saying why)

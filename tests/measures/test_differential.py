@@ -1,9 +1,10 @@
 """Differential test against trec_eval 10.0: seeded random small tracks under random
 option sets, ``reeval score``'s stdout compared with trec_eval's byte for byte.
 
-Tracks: a few topics (ids ordered as text: ``10`` before ``2``), grades -3..4, tied scores,
-docnos retrieved twice, judged twice, unjudged documents, qrels topics the run lacks
-and run topics without judgments. Options: -c, -J, -l n (negative too), -M n, -N n, -q,
+Tracks: a few topics (ids ordered as text: ``10`` before ``2``), grades -3..4 (topics whose
+grades are all negative among them), tied scores, docnos retrieved twice, judged twice,
+unjudged documents, qrels topics the run lacks (some judging trec_eval's -c placeholder
+docno) and run topics without judgments. Options: -c, -J, -l n (negative too), -M n, -N n, -q,
 -n and one to four -m specs drawn from every trec_eval family, with parameters.
 reeval runs in this process (:func:`reeval.cli.score_lines`, the lines ``reeval score``
 prints), trec_eval as one process per case. The only exceptions are the documented
@@ -25,7 +26,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from differential_exceptions import DIFFERENCES, GENERATOR_LIMITS
+from differential_exceptions import DIFFERENCES, GENERATOR_LIMITS, PLACEHOLDER
 from reeval.cli import score_lines
 
 SEED = int(os.environ.get("REEVAL_FUZZ_SEED", "0"))
@@ -123,6 +124,8 @@ def make_case(rng) -> Case:
     if rng.random() < 0.08:
         qid, docno, _ = qrels[rng.integers(len(qrels))]
         qrels.append((qid, docno, int(rng.integers(-3, 5))))
+    if rng.random() < 0.1:  # trec_eval's -c placeholder docno judged (differential_exceptions.PLACEHOLDER)
+        qrels.append((qrels[rng.integers(len(qrels))][0], PLACEHOLDER, int(rng.integers(0, 3))))
     rng.shuffle(qrels)
     judged = sorted({q for q, _, _ in qrels})
     run_topics = set(rng.choice(TOPICS, size=rng.integers(1, len(TOPICS) + 1), replace=False))
