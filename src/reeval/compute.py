@@ -176,6 +176,38 @@ def score_notes(scores, names, complete: bool, rel_level: int, version: int = 10
     return notes + level_notes(rel_level)
 
 
+def tie_notes(tables, names, measures, ties: str = "trec_eval", max_depth=None, judged_only: bool = False,
+              switch: str = "--ties ir_measures") -> list[str]:
+    """One line per run on which an ir_measures name among ``measures`` (RR@k, Judged@k,
+    RBP(rel=n): :func:`reeval.measures.providers.reordered_topics`) ranks tied documents
+    within its cutoff as trec_eval does where ir_measures' provider of it orders them
+    otherwise, so that its value may differ from ir_measures'; ``switch`` names the option
+    giving ir_measures' numbers. None under ``ties="ir_measures"`` (their order already) nor
+    with ``judged_only`` (trec_eval -J, which ir_measures lacks)."""
+    import numpy as np
+
+    from reeval.measures.providers import PROVIDER_ORDERS, RULE_WORDS, provider, reordered_topics
+    from reeval.report.escape import line_text
+
+    if ties == "ir_measures" or judged_only:
+        return []
+    parts = {part.name: part for part in tables.parts}
+    rules = {rule for rule, _ in PROVIDER_ORDERS.values()} - {"docno_desc"}
+    first = {rule: np.stack([parts[name].reordered[rule] for name in names]) for rule in rules}
+    counts = reordered_topics(measures, first, max_depth)
+    T = first["input"].shape[1]
+    notes = []
+    for r, name in enumerate(names):
+        hit = [f"{m.name} ({provider(m)}: {RULE_WORDS[PROVIDER_ORDERS[provider(m)][0]]}) on {n[r]} of {T} topics"
+               for m, n in counts.items() if n[r]]
+        if hit:
+            notes.append(line_text(
+                f"run {name}: tied scores ranked as trec_eval ranks them (docno descending), not as the "
+                f"ir_measures provider of the measure does, within the cutoff of {', '.join(hit)}: these values "
+                f"may differ from ir_measures' ({switch} gives ir_measures' numbers)"))
+    return notes
+
+
 def level_notes(rel_level: int) -> list[str]:
     """The note on a relevance level below 0, read as 0 (none for another level)."""
     if rel_level >= 0:

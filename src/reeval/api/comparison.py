@@ -190,30 +190,30 @@ def compare_runs(qrels: QrelsInput | pd.DataFrame, runs: RunsInput | None = None
     """
     tests = one_of("tests", tests, "test", test, ("t",))
     measures = one_of("measures", measures, "eval_metrics", eval_metrics)
-    result, tables, notes = _compare_runs(qrels, runs, measures, tests, correction, baseline, alternative,
-                                          relevance_level, precision, seed, resamples, depth, unretrieved,
-                                          alpha, systems, ties=ties)
-    return _noted(result, tables, notes) if tables is not None else result
+    result, tables, notes, each = _compare_runs(qrels, runs, measures, tests, correction, baseline, alternative,
+                                                relevance_level, precision, seed, resamples, depth, unretrieved,
+                                                alpha, systems, ties=ties)
+    return _noted(result, tables, notes, each) if tables is not None else result
 
 
 def _compare_runs(qrels, runs, measures, tests, correction, baseline, alternative, relevance_level,
                   precision, seed, resamples, depth, unretrieved, alpha, systems, ties="trec_eval") -> tuple:
-    """(Comparison, ingested tables or None, notes) of :func:`compare_runs`."""
+    """(Comparison, ingested tables or None, notes, notes on ties to warn of one by one) of
+    :func:`compare_runs`."""
     tests, correction = _check(tests, correction, alternative, resamples, seed)
     options = dict(tests=tests, correction=correction, alternative=alternative, seed=seed, resamples=resamples)
     if isinstance(qrels, pd.DataFrame) and tuple(qrels.index.names) == ("run", "query_id"):
-        result, tables, notes = _from_frame(qrels, runs, measures, baseline=baseline, **options), None, []
-    else:
-        result, tables, notes = _from_inputs(qrels, runs, measures, baseline, relevance_level, precision, depth,
-                                             unretrieved, alpha, systems, options, ties)
-    return result, tables, notes
+        return _from_frame(qrels, runs, measures, baseline=baseline, **options), None, [], []
+    return _from_inputs(qrels, runs, measures, baseline, relevance_level, precision, depth,
+                        unretrieved, alpha, systems, options, ties)
 
 
 def _from_inputs(qrels, runs, measures, baseline, relevance_level, precision, depth, unretrieved, alpha,
                  systems, options, ties="trec_eval") -> tuple:
-    """Read qrels and runs as :func:`reeval.evaluate` does and test every pair."""
+    """Read qrels and runs as :func:`reeval.evaluate` does and test every pair: (Comparison,
+    tables, notes, :func:`reeval.compute.tie_notes`)."""
     from reeval.analyses.rareness.core import check_alpha
-    from reeval.compute import compare_runs_track, needed_orders, trec_eval_version
+    from reeval.compute import compare_runs_track, needed_orders, tie_notes, trec_eval_version
 
     if runs is None:
         raise InputError("runs: give two or more runs (or pass evaluate(per_topic=True)'s frame alone)")
@@ -236,7 +236,8 @@ def _from_inputs(qrels, runs, measures, baseline, relevance_level, precision, de
                               options["alternative"], options["seed"], options["resamples"], rel_level=level,
                               max_depth=depth, unretrieved=unretrieved, alpha=alpha, systems=systems,
                               version=trec_eval_version(precision), ties=ties)
-    return asked_names(rows, columns), tables, notes
+    each = tie_notes(tables, names, unique, ties, depth, switch='ties="ir_measures"')
+    return asked_names(rows, columns), tables, notes, each
 
 
 def asked_names(rows: pd.DataFrame, columns: dict) -> Comparison:
@@ -293,9 +294,9 @@ def compare(qrels: QrelsInput, run_a: RunsInput, run_b: RunsInput, measures: str
     tests = [tests] if isinstance(tests, str) else list(tests)
     for test in tests:
         _choice("tests", test, PAIRED_TESTS)
-    rows, tables, notes = _compare_runs(qrels, _two_runs(run_a, run_b), measures, tests, "none", None, alternative,
-                                        relevance_level, precision, seed, resamples, None, unretrieved, 1.0, "all",
-                                        ties=ties)
+    rows, tables, notes, each = _compare_runs(qrels, _two_runs(run_a, run_b), measures, tests, "none", None,
+                                              alternative, relevance_level, precision, seed, resamples, None,
+                                              unretrieved, 1.0, "all", ties=ties)
     out = pd.DataFrame(rows)[["measure", "test", "mean_a", "mean_b", "diff", "p_value", "ci_method", "ci_low",
                               "ci_high"]]
-    return _noted(out, tables, notes)
+    return _noted(out, tables, notes, each)

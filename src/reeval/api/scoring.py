@@ -57,8 +57,8 @@ def measure_columns(measures, per_topic_only: bool = False, precision: str = "fl
             found = parse_measure(spec, trec_eval_version(precision))
             if len(found) > 1:
                 found = [m for m in found if not m.is_text]
-        except ValueError as exc:
-            raise InputError(f"measures: {exc}; accepted: {accepted_names(per_topic_only)}") from None
+        except ValueError as exc:  # the nearest names, not the whole list (reeval measures prints it)
+            raise InputError(f"measures: {exc}") from None
         if per_topic_only and any(family_of(m).needs_runs for m in found):
             raise InputError(f"measures: {spec!r} is computed over a set of runs; "
                              f"accepted: {accepted_names(per_topic_only)}")
@@ -89,14 +89,18 @@ def _flag(name: str, value) -> bool:
     return bool(value)
 
 
-def _noted(frame: pd.DataFrame, tables, notes: list) -> pd.DataFrame:
+def _noted(frame: pd.DataFrame, tables, notes: list, each: list = ()) -> pd.DataFrame:
     """Attach the notes and the ingest report; one warning when a note says where the
     reading or the numbers differ from trec_eval's or lines were lost (none for the line
-    summing up what was read as trec_eval reads it, :data:`reeval.io.notes.AS_TREC_EVAL`)."""
+    summing up what was read as trec_eval reads it, :data:`reeval.io.notes.AS_TREC_EVAL`),
+    and one warning for each note of ``each`` (noted too: one per run whose ir_measures
+    names rank tied documents otherwise than ir_measures, :func:`reeval.compute.tie_notes`)."""
     from reeval.io.notes import AS_TREC_EVAL
     from reeval.report.escape import line_text
 
-    frame.attrs["notes"] = list(notes)
+    for note in each:
+        warnings.warn(f"reeval: {note}", ReevalWarning, stacklevel=3)
+    frame.attrs["notes"] = list(notes) + list(each)
     frame.attrs["ingest_report"] = [dict(row) for row in tables.report_rows]
     differ = [note for note in notes if not note.startswith(AS_TREC_EVAL)]
     if differ:
@@ -166,7 +170,7 @@ def evaluate(qrels: QrelsInput, runs: RunsInput, measures: str | Iterable[str] =
         InputError: bad input (the message names the source, the row and what was expected).
     """
     from reeval.analyses.rareness.core import check_alpha
-    from reeval.compute import needed_orders, score_notes, score_track, trec_eval_version
+    from reeval.compute import needed_orders, score_notes, score_track, tie_notes, trec_eval_version
 
     per_topic, complete = _flag("per_topic", per_topic), _flag("complete", complete)
     _choice("precision", precision, PRECISIONS)
@@ -186,17 +190,18 @@ def evaluate(qrels: QrelsInput, runs: RunsInput, measures: str | Iterable[str] =
                                   unretrieved=unretrieved, alpha=alpha, systems=systems, complete=complete,
                                   version=trec_eval_version(precision), ties=ties)
     notes = notes + score_notes(scores, names, complete, level, trec_eval_version(precision))
+    ties_said = tie_notes(tables, names, unique, ties, depth, switch='ties="ir_measures"')
     if not per_topic:
         frame = pd.DataFrame({c: _values(m, summary[m.name]) for c, m in columns.items() if m.name in summary},
                              index=pd.Index(names, name="run", dtype=object))
-        return _noted(frame, tables, notes)
+        return _noted(frame, tables, notes, ties_said)
     keep = np.ones(scores.answered.shape, dtype=bool) if complete else scores.answered
     run_of, topic_of = np.nonzero(keep)
     index = pd.MultiIndex.from_arrays([np.array(names, dtype=object)[run_of],
                                        np.array(scores.topics, dtype=object)[topic_of]], names=["run", "query_id"])
     frame = pd.DataFrame({c: _values(m, scores.values[m.name][keep]) for c, m in columns.items()
                           if m.aggregate not in ("count", "gmean") and m.family != "runid"}, index=index)
-    return _noted(frame, tables, notes)
+    return _noted(frame, tables, notes, ties_said)
 
 
 def prefer(qrels: QrelsInput, runs: RunsInput, relevance_level: int = 1, *, per_topic: bool = True,

@@ -54,7 +54,7 @@ def score_lines(qrels_path, run_paths, measure_specs=None, per_topic=False, comp
     The values are :func:`reeval.compute.score_track`'s (``ties``: its tie order); notes on
     the files and on options trec_eval would read otherwise go to ``warn``."""
     from reeval.analyses.rareness.core import check_alpha
-    from reeval.compute import needed_orders, score_notes, score_track, trec_eval_version
+    from reeval.compute import needed_orders, score_notes, score_track, tie_notes, trec_eval_version
     from reeval.io.trecio import run_names
 
     measures, notes = score_measures(measure_specs, precision)
@@ -70,6 +70,8 @@ def score_lines(qrels_path, run_paths, measure_specs=None, per_topic=False, comp
                                          complete=complete, judged_only=judged_only, num_docs=num_docs,
                                          version=trec_eval_version(precision), ties=ties)
     for note in score_notes(scores, names, complete, rel_level, trec_eval_version(precision)) if warn else ():
+        warn(note)
+    for note in tie_notes(tables, names, measures, ties, max_depth, judged_only) if warn else ():
         warn(note)
     multi = len(run_paths) > 1
     every_topic = complete and precision != "float32"

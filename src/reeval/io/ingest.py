@@ -60,7 +60,7 @@ from reeval.choices import PRECISIONS
 from .arrays import positions_from_counts
 from .matching import QrelsLookup, dedupe_and_match
 from .notes import nothing_kept
-from .ordering import ordering_key, ranked_order, trec_order, uniform_topics
+from .ordering import first_reordered, ordering_key, ranked_order, trec_order, uniform_topics
 from .qrels import QRELS_COLUMNS, Qrels, _text_column, prepare_qrels, remap_grades, sorted_ids  # re-exported
 from .sources import check_read_once
 from .strings import Strings
@@ -76,7 +76,9 @@ class RunPart:
     order (:class:`KeptLines`: only these, not the whole file read, stay in memory).
     ``orders``: for each other ordering asked for (``(tie rule, precision)``,
     :func:`reeval.io.ordering.ranked_order`), the 1-based position of every kept line in
-    it, aligned with ``pos``."""
+    it, aligned with ``pos``. ``reordered``: per tie rule of ir_measures' providers, the
+    first position on each qrels topic that the rule orders otherwise
+    (:func:`reeval.io.ordering.first_reordered`)."""
 
     name: str
     topic: np.ndarray
@@ -86,6 +88,7 @@ class RunPart:
     row: dict
     kept: "KeptLines | None" = None
     orders: dict = field(default_factory=dict)
+    reordered: dict = field(default_factory=dict)
 
     @property
     def judged(self) -> np.ndarray:
@@ -169,13 +172,15 @@ def judge_run(name: str, path, lines, lookup: QrelsLookup, track: str, precision
     counts.kept = len(order)
     n_ret = np.bincount(topic, minlength=len(lookup.topics))
     pos = positions_from_counts(n_ret)  # topic is sorted
+    key = ordering_key(lines.score[order], precision)
     row = _report_row(track, path, "run", name, counts, n_tags=int((np.bincount(lines.tag, minlength=1) > 0).sum()),
                       first_tag=lines.tags[int(lines.tag[0])] if len(lines.tag) else None,
                       n_topics=int((n_ret > 0).sum()), unjudged_topics=int((run_topic < 0).sum()),
-                      tied_topics=uniform_topics(n_ret, ordering_key(lines.score[order], precision)),
+                      tied_topics=uniform_topics(n_ret, key),
                       **digest_columns(lines.digest))
     other = {o: other_positions(line_topic, lines, order, n_ret, *o) for o in orders if o != ("docno_desc", precision)}
-    return RunPart(name, topic, pos, qrow, n_ret, row, KeptLines.of(lines, order) if keep_runs else None, other)
+    return RunPart(name, topic, pos, qrow, n_ret, row, KeptLines.of(lines, order) if keep_runs else None, other,
+                   first_reordered(topic, pos, key, order, len(n_ret)))
 
 
 def other_positions(topic: np.ndarray, lines, order: np.ndarray, n_ret: np.ndarray, rule: str,

@@ -163,3 +163,45 @@ def _tie_order(docno: Strings, group: np.ndarray) -> np.ndarray:
 
     table = pa.table({"group": group, "docno": docno.to_arrow()})
     return pc.sort_indices(table, sort_keys=[("group", "ascending"), ("docno", "descending")]).to_numpy()
+
+
+#: where :func:`first_reordered` finds no document placed otherwise on a topic
+NOT_REORDERED = np.iinfo(np.int64).max
+
+
+def first_reordered(topic: np.ndarray, pos: np.ndarray, key: np.ndarray, line: np.ndarray, n_topics: int) -> dict:
+    """Per topic, the 1-based position of the first document that another tie rule
+    (:data:`TIE_RULES`) puts elsewhere than trec_eval's order does; :data:`NOT_REORDERED`
+    where it puts none elsewhere (no tie, or a rule that agrees).
+
+    The rows are a run's kept lines in trec_eval order: ``topic`` codes (sorted, below
+    ``n_topics``), ``pos`` their 1-based positions, ``key`` the scores as ranked (:func:`ordering_key`), ``line`` each row's
+    index among the lines read. A block of equal (topic, key) holds tied documents, in
+    docno descending order. ``docno_asc`` reverses every block of two or more, so its
+    first differing position is the block's first; ``input`` sorts a block by ``line``,
+    so it first differs where a row's line is not the least of the lines from that row to
+    the block's end (a segmented suffix minimum, one pass). A measure cut at k ranks
+    otherwise on a topic exactly when that position is <= k."""
+    out = {rule: np.full(n_topics, NOT_REORDERED, dtype=np.int64) for rule in ("docno_asc", "input")}
+    n = len(key)
+    if n < 2:
+        return out
+    same = (topic[1:] == topic[:-1]) & (key[1:] == key[:-1])
+    new = np.r_[True, ~same]
+    block = np.cumsum(new) - 1
+    tied_first = np.flatnonzero(new[:-1] & same)  # the first row of each block of two or more
+    _first_per_topic(out["docno_asc"], topic[tied_first], pos[tied_first])
+    big = np.int64(line.max()) + 1
+    shift = (block[-1] - block) * big  # larger for earlier blocks: the minimum restarts at each block, read backwards
+    suffix_min = np.minimum.accumulate((line - shift)[::-1])[::-1] + shift
+    moved = np.flatnonzero(line != suffix_min)
+    _first_per_topic(out["input"], topic[moved], pos[moved])
+    return out
+
+
+def _first_per_topic(out: np.ndarray, topic: np.ndarray, pos: np.ndarray) -> None:
+    """``out[t]`` = the least of ``pos`` on topic ``t`` (rows sorted by topic, ``pos``
+    ascending within a topic: the first row of each topic's)."""
+    if len(topic):
+        at = np.r_[True, topic[1:] != topic[:-1]]
+        out[topic[at]] = pos[at]

@@ -65,3 +65,27 @@ def other_orderings(measures, ties: str = "trec_eval", precision: str = "float64
     places each run's lines in them: :func:`reeval.io.ingest.ingest_track`'s ``orders``)."""
     main = (TREC_EVAL_RULE, precision)
     return tuple(dict.fromkeys(o for o in (ordering(m, ties, precision) for m in measures) if o != main))
+
+
+#: how each tie rule of a provider orders tied documents, in words
+RULE_WORDS = {"docno_asc": "docno ascending", "input": "the run's line order"}
+
+
+def reordered_topics(measures, first: dict, max_depth: int | None = None) -> dict:
+    """{measure: topics per run where its ir_measures provider ranks otherwise}, for each
+    of ``measures`` whose provider orders ties otherwise than trec_eval (RR@k, Judged@k,
+    RBP(rel=n)). ``first``: tie rule -> runs x topics matrix of the first position that
+    rule places otherwise (:func:`reeval.io.ordering.first_reordered`); a topic counts
+    when that position is within the measure's cutoff (and the depth kept, trec_eval
+    -M): all of the ranking for a measure without one."""
+    import numpy as np
+
+    out = {}
+    for m in measures:
+        own = provider(m)
+        rule = PROVIDER_ORDERS[own][0] if own is not None else TREC_EVAL_RULE
+        if rule == TREC_EVAL_RULE:
+            continue
+        limit = min(x for x in (m.cutoff, max_depth, np.iinfo(np.int64).max - 1) if x is not None)
+        out[m] = (first[rule] <= limit).sum(axis=1)
+    return out
