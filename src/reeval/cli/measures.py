@@ -87,7 +87,7 @@ def direction_cell(family) -> str:
 ORACLE_TESTS = (("trec_eval 10.0", "tests/measures/test_trec_eval10.py"),
                 ("pytrec_eval", "tests/measures/test_parity_trec_eval.py"),
                 ("ir_measures", "tests/measures/test_ir_measures_names.py"),
-                ("rareness authors", "tests/measures/test_rareness.py"))
+                ("rareness authors", "tests/measures/test_rareness.py"), ("ranx", "tests/api/test_api_ranx.py"))
 #: the family modules with a test file of their own (tests/measures/test_<module>.py)
 MODULE_TESTS = ("asl", "textbook")
 

@@ -218,8 +218,30 @@ def display_name(name: str) -> str:
     return name
 
 
+#: ranx's metric names that name a registered measure under another name (ranx name ->
+#: reeval's, ``@k`` carried over): ``hit_rate@k`` is success_k, ``r-precision`` Rprec.
+#: ranx's hits@k and f1@k are families of their own (:mod:`.textbook`); its precision@k,
+#: recall@k, mrr@k, map@k, ndcg@k, dcg@k and bpref are reeval's spellings already.
+RANX_NAMES = {"hit_rate": ("success", True), "r-precision": ("Rprec", False)}
+
+
+def parse_ranx(spec: str) -> list[Measure] | None:
+    """The measure a ranx name of :data:`RANX_NAMES` stands for (any case), or None."""
+    from .registry import parse_measure
+
+    name, at, cut = spec.strip().lower().partition("@")
+    if name not in RANX_NAMES:
+        return None
+    ours, takes_cutoff = RANX_NAMES[name]
+    if takes_cutoff != bool(at):
+        need = f"needs a cutoff ({name}@k)" if takes_cutoff else "takes no cutoff"
+        raise ValueError(f"measure {spec!r}: ranx's {name} {need}")
+    return parse_measure(f"{ours}@{cut}" if at else ours)
+
+
 FALLBACKS.append(parse_ir_measures)
+FALLBACKS.append(parse_ranx)
 FALLBACK_NAMES.extend(["AP@k", "AP(rel=n)", "P(rel=n)@k", "RR@k", "RR(rel=n)@k", "nDCG(gains={g:x,...})@k",
                        "P(judged_only=True)@k", "SetP", "SetR", "SetF(beta=x)", "SetAP", "NumRet", "NumRel",
                        "NumQ", "IPrec@L", "Success@k", "Judged@k", "ERR@k", "RBP(p=x)", "RBP(p=x,rel=n)",
-                       "infAP", "Bpref", "Rprec"])
+                       "infAP", "Bpref", "Rprec", "hit_rate@k", "r-precision"])
