@@ -136,8 +136,9 @@ def measure_lookup(spec: str) -> list[str]:
 
 def measure_peers(m) -> list[str]:
     """How the tools reeval is checked against name measure ``m``: trec_eval's name where
-    trec_eval computes it, ir_measures' where an ir_measures name reads back as ``m``."""
-    from reeval.measures.vocabulary import display_name, parse_ir_measures
+    trec_eval computes it, ir_measures' where an ir_measures name reads back as ``m``,
+    ranx's where it has one (:func:`reeval.measures.vocabulary.ranx_name`)."""
+    from reeval.measures.vocabulary import display_name, parse_ir_measures, ranx_name
 
     peers = [f"trec_eval 10 ({m.name})"] if m.trec_eval else []
     ir_name = display_name(m.name)
@@ -146,7 +147,8 @@ def measure_peers(m) -> list[str]:
             peers.append(f"ir_measures ({ir_name})")
     except ValueError:
         pass
-    return peers
+    ranx = ranx_name(m)
+    return peers + ([f"ranx ({ranx})"] if ranx is not None else [])
 
 
 def _params_text(params) -> str:

@@ -239,6 +239,26 @@ def parse_ranx(spec: str) -> list[Measure] | None:
     return parse_measure(f"{ours}@{cut}" if at else ours)
 
 
+#: ranx's name of each family it computes the same way (``{name}@{k}`` with a cutoff);
+#: a name that reads back as another measure is not its (ranx's bpref is not trec_eval's)
+RANX_FAMILIES = {"hits": "hits", "f1": "f1", "success": "hit_rate", "P": "precision", "recall": "recall",
+                 "recip_rank": "mrr", "map": "map", "map_cut": "map", "ndcg": "ndcg", "ndcg_cut": "ndcg",
+                 "dcg_cut": "dcg", "Rprec": "r-precision"}
+
+
+def ranx_name(m: Measure) -> str | None:
+    """ranx's name of measure ``m`` (``hits@10``, ``mrr@10``, ``r-precision``), None where
+    ranx has none: the family's :data:`RANX_FAMILIES` name, with ``@k``, if it reads back
+    as ``m``."""
+    from .registry import known_measures
+
+    name = RANX_FAMILIES.get(m.family)
+    if name is None:
+        return None
+    name = name if m.cutoff is None else f"{name}@{m.cutoff}"
+    return name if known_measures(name) == [m] else None
+
+
 FALLBACKS.append(parse_ir_measures)
 FALLBACKS.append(parse_ranx)
 FALLBACK_NAMES.extend(["AP@k", "AP(rel=n)", "P(rel=n)@k", "RR@k", "RR(rel=n)@k", "nDCG(gains={g:x,...})@k",
