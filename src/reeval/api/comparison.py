@@ -232,12 +232,15 @@ def compare_runs(qrels: QrelsInput | pd.DataFrame, runs: RunsInput | None = None
         eval_metrics: PyTerrier's name of ``measures``; giving both is an InputError.
         ties: as :func:`reeval.evaluate` (``ir_measures``: each measure's ties ordered as
             ir_measures' provider of it orders them).
-        metrics, stat_test, n_permutations, random_seed: ranx's names of ``measures``,
-            ``tests`` (its ``fisher``, ``student`` and ``tukey`` are reeval's ``permutation``,
-            ``t`` and ``tukey_hsd``, the last blocked on topics where ranx's is not: a
-            ReevalWarning says so), ``resamples`` and ``seed``; giving both names of one
-            argument is an InputError.
-        max_p, rounding_digits: ranx's threshold and digits, kept for ``.report()``.
+        metrics: ranx's name of ``measures``; giving both names of one argument (here and
+            below) is an InputError.
+        stat_test: ranx's name of ``tests``: its ``fisher``, ``student`` and ``tukey`` are
+            reeval's ``permutation``, ``t`` and ``tukey_hsd``, the last blocked on topics
+            where ranx's is not (a ReevalWarning says so).
+        max_p: ranx's threshold of the markers, kept for ``.report()``.
+        n_permutations: ranx's name of ``resamples``.
+        random_seed: ranx's name of ``seed``.
+        rounding_digits: ranx's digits, kept for ``.report()``.
 
     Returns:
         A :class:`Comparison` (a DataFrame): one row per (measure, test, run_a, run_b),
