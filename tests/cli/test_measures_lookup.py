@@ -37,8 +37,9 @@ def test_one_measure_is_described_with_its_parameters_peers_and_tests(capsys):
 
 @pytest.mark.parametrize("name, first, parameters, peers", [
     ("AP(rel=2)", "AP(rel=2)", "relevance level 2 (its own)", "ir_measures (AP(rel=2))"),
-    ("map", "map", "none", "trec_eval 10 (map); ir_measures (AP)"),
-    ("P@10", "P@10", "cutoff 10", "trec_eval 10 (P_10); ir_measures (P@10)"),
+    ("map", "map", "none", "trec_eval 10 (map); ir_measures (AP); ranx (map)"),
+    ("P@10", "P@10", "cutoff 10", "trec_eval 10 (P_10); ir_measures (P@10); ranx (precision@10)"),
+    ("hit_rate@5", "success_5", "cutoff 5", "trec_eval 10 (success_5); ir_measures (Success@5); ranx (hit_rate@5)"),
     ("rbp.p=0.95", "rbp_p=0.95", "parameter p=0.95", "trec_eval 10 (rbp_p=0.95)"),
     ("ASL@g1-10", "ASL@g1-10", "cutoff 10", "no other tool"),
 ])

@@ -97,9 +97,9 @@ def measure_tests(family) -> list[str]:
     value of every family), one per oracle its ``checked_against`` names
     (:data:`ORACLE_TESTS`), and its module's own (:data:`MODULE_TESTS`)."""
     module = family.defined_in.split(".")[2] if family.compute is not None else ""
-    return (["tests/measures/test_registry.py"] + [path for words, path in ORACLE_TESTS
-                                                     if words in family.checked_against]
-            + [f"tests/measures/test_{module}.py" for _ in [0] if module in MODULE_TESTS])
+    own = [f"tests/measures/test_{module}.py"] if module in MODULE_TESTS else []
+    return ["tests/measures/test_registry.py"] + [path for words, path in ORACLE_TESTS
+                                                  if words in family.checked_against] + own
 
 
 def measure_lookup(spec: str) -> list[str]:
@@ -117,8 +117,8 @@ def measure_lookup(spec: str) -> list[str]:
     lines = []
     for m in parse_measure(spec):
         family = family_of(m)
-        params = [f"cutoff {m.cutoff:g}" if isinstance(m.cutoff, float) else f"cutoff {m.cutoff}"
-                  for _ in [0] if m.cutoff is not None]
+        params = [] if m.cutoff is None else [f"cutoff {m.cutoff:g}" if isinstance(m.cutoff, float)
+                                               else f"cutoff {m.cutoff}"]
         params += [f"relevance level {m.rel} (its own)"] if m.rel is not None else []
         params += ["judged documents only"] if m.judged_only else []
         params += [f"{'parameters' if len(m.params) > 1 else 'parameter'} {_params_text(m.params)}"] if m.params else []
