@@ -21,8 +21,8 @@ from reeval.api.comparison import RANX_TESTS
 ranx = pytest.importorskip("ranx", reason="ranx is the oracle of its own metric names")
 
 #: ranx's metric names reeval reads, each computed by both tools
-METRICS = ["hits@10", "hits", "hit_rate@10", "mrr", "precision@10", "recall@100", "f1@10", "f1", "r-precision", "mrr@10",
-           "map@100", "map", "ndcg@10", "ndcg", "dcg@10"]
+METRICS = ["hits@10", "hits", "hit_rate@10", "mrr", "precision@10", "recall@100", "f1@10", "f1", "r-precision",
+           "mrr@10", "map@100", "map", "ndcg@10", "ndcg", "dcg@10"]
 TRACKS = ["trec2020-dl-passage", "trec-covid-round5", "clef2015-ehealth-task2"]
 
 

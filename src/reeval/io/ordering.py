@@ -176,8 +176,8 @@ def first_reordered(topic: np.ndarray, pos: np.ndarray, key: np.ndarray, line: n
 
     The rows are a run's kept lines in trec_eval order: ``topic`` codes (sorted, below
     ``n_topics``), ``pos`` their 1-based positions, ``key`` the scores as ranked
-    (:func:`ordering_key`), ``line`` each row's index among the lines read. A block of equal (topic, key) holds tied documents, in
-    docno descending order. ``docno_asc`` reverses every block of two or more, so its
+    (:func:`ordering_key`), ``line`` each row's index among the lines read. A block of
+    equal (topic, key) holds tied documents, in docno descending order. ``docno_asc`` reverses every block of two or more, so its
     first differing position is the block's first; ``input`` sorts a block by ``line``,
     so it first differs where a row's line is not the least of the lines from that row to
     the block's end (a segmented suffix minimum, one pass). A measure cut at k ranks
