@@ -177,34 +177,37 @@ def score_notes(scores, names, complete: bool, rel_level: int, version: int = 10
 
 
 def tie_notes(tables, names, measures, ties: str = "trec_eval", max_depth=None, judged_only: bool = False,
-              switch: str = "--ties ir_measures") -> list[str]:
-    """One line per run on which an ir_measures name among ``measures`` (RR@k, Judged@k,
-    RBP(rel=n): :func:`reeval.measures.providers.reordered_topics`) ranks tied documents
-    within its cutoff as trec_eval does where ir_measures' provider of it orders them
-    otherwise, so that its value may differ from ir_measures'; ``switch`` names the option
-    giving ir_measures' numbers. None under ``ties="ir_measures"`` (their order already) nor
-    with ``judged_only`` (trec_eval -J, which ir_measures lacks)."""
+              precision: str = "float64", ir_spelled=(), api: bool = False) -> list[str]:
+    """One line per run on which ir_measures' provider of a measure ranks documents
+    otherwise than reeval within the measure's cutoff, so that its value may differ from
+    ir_measures' (:func:`reeval.measures.providers.reordered_topics`): RR@k, Judged@k and
+    RBP(rel=n) (ir_measures' names only) under trec_eval's ties, and the measures of
+    ``ir_spelled`` (those asked by an ir_measures name) that pytrec_eval computes, on
+    float32 ties at float64. Each names the option that gives ir_measures' numbers (the
+    keyword argument with ``api``). None with ``judged_only`` (trec_eval -J, which
+    ir_measures lacks)."""
     import numpy as np
 
-    from reeval.measures.providers import PROVIDER_ORDERS, RULE_WORDS, provider, reordered_topics
+    from reeval.measures.providers import RULE_WORDS, provider, provider_rule, reordered_topics
     from reeval.report.escape import line_text
 
-    if ties == "ir_measures" or judged_only:
+    asked = [m for m in measures if provider(m) is not None or m in set(ir_spelled)]
+    if judged_only or not any(provider_rule(m, ties, precision) for m in asked):
         return []
     parts = {part.name: part for part in tables.parts}
-    rules = {rule for rule, _ in PROVIDER_ORDERS.values()} - {"docno_desc"}
-    first = {rule: np.stack([parts[name].reordered[rule] for name in names]) for rule in rules}
-    counts = reordered_topics(measures, first, max_depth)
+    first = {rule: np.stack([parts[name].reordered[rule] for name in names]) for rule in RULE_WORDS}
+    counts = reordered_topics(asked, first, max_depth, ties, precision)
+    switches = {True: ('ties="ir_measures"', 'precision="float32"'), False: ("--ties ir_measures", "--trec-eval-9")}[api]
     T = first["input"].shape[1]
     notes = []
     for r, name in enumerate(names):
-        hit = [f"{m.name} ({provider(m)}: {RULE_WORDS[PROVIDER_ORDERS[provider(m)][0]]}) on {n[r]} of {T} topics"
-               for m, n in counts.items() if n[r]]
+        hit = [f"{m.name} ({provider(m) or 'pytrec_eval'}: {RULE_WORDS[provider_rule(m, ties, precision)]}; "
+               f"{switches[provider(m) is None]}) on {n[r]} of {T} topics" for m, n in counts.items() if n[r]]
         if hit:
             notes.append(line_text(
-                f"run {name}: tied scores ranked as trec_eval ranks them (docno descending), not as the "
-                f"ir_measures provider of the measure does, within the cutoff of {', '.join(hit)}: these values "
-                f"may differ from ir_measures' ({switch} gives ir_measures' numbers)"))
+                f"run {name}: ir_measures' providers rank tied scores otherwise than reeval (trec_eval 10: "
+                f"float64 scores, ties by docno descending) within the cutoff of {', '.join(hit)}: these values "
+                "may differ from ir_measures' (the option named with each gives ir_measures' numbers)"))
     return notes
 
 

@@ -1,8 +1,10 @@
 """An ir_measures name whose provider orders tied documents otherwise (RR@k and Judged@k:
-docno ascending; RBP(rel=n): the lines' order) is never silently different: on a run with
-such ties within the measure's cutoff, one line per run on stderr (API: one ReevalWarning
-per run) names the measures, the topics and the switch giving ir_measures' numbers; runs
-without such ties, and ``ties="ir_measures"``, say nothing."""
+docno ascending; RBP(rel=n): the lines' order; the pytrec_eval measures: scores read as
+float32, ties by docno descending) is never silently different: on a run with such ties
+within the measure's cutoff, one line per run on stderr (API: one ReevalWarning per run)
+names the measures, the topics and the switch giving ir_measures' numbers; runs without
+such ties, trec_eval's spellings, ``ties="ir_measures"`` and ``precision="float32"`` (for
+the pytrec_eval measures) say nothing."""
 
 import warnings
 
@@ -25,7 +27,7 @@ def ties_said(run, measures, **options):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         frame = reeval.evaluate(QRELS, run, measures, **options)
-    return frame, [str(w.message) for w in caught if "tied scores" in str(w.message)]
+    return frame, [str(w.message) for w in caught if "rank tied scores" in str(w.message)]
 
 
 def test_first_reordered_is_where_each_rule_first_departs_from_trec_eval_order():
@@ -55,9 +57,9 @@ def test_a_tie_within_the_cutoff_is_said_once_per_run_with_the_switch():
     plain = {"1": {"d1": 3.0, "d2": 2.5, "d3": 2.0}, "2": {"d1": 1.0}}
     frame, said = ties_said({"tied": tied, "plain": plain}, ["RR(rel=2)@10", "Judged@2", "P@10"])
     assert len(said) == 1 and said[0].startswith("reeval: run tied: ")
-    assert "RR(rel=2)@10 (msmarco: docno ascending) on 1 of 2 topics" in said[0]
-    assert "Judged@2 (judged: docno ascending) on 1 of 2 topics" in said[0]
-    assert "P@10" not in said[0] and 'ties="ir_measures" gives' in said[0]
+    assert 'RR(rel=2)@10 (msmarco: docno ascending; ties="ir_measures") on 1 of 2 topics' in said[0]
+    assert 'Judged@2 (judged: docno ascending; ties="ir_measures") on 1 of 2 topics' in said[0]
+    assert "P_10" not in said[0] and "the option named with each gives ir_measures' numbers" in said[0]
     assert frame.attrs["notes"][-1] == said[0][len("reeval: "):]
     # the numbers the note warns of: ir_measures ranks d2 above d3 (docno ascending)
     ours = frame.loc["tied", "RR(rel=2)@10"]
@@ -76,13 +78,31 @@ def test_a_tie_beyond_the_cutoff_or_in_trec_eval_order_is_not_said():
     _, said = ties_said({"desc": {"1": {"d3": 1.0, "d2": 1.0}, "2": {"d1": 1.0}}}, ["RBP(rel=1)"])
     assert said == []
     _, said = ties_said({"asc": {"1": {"d2": 1.0, "d3": 1.0}, "2": {"d1": 1.0}}}, ["RBP(rel=1)"])
-    assert len(said) == 1 and "RBP(p=0.8,rel=1) (cwl_eval: the run's line order) on 1 of 2 topics" in said[0]
+    assert len(said) == 1 and "RBP(p=0.8,rel=1) (cwl_eval: the run's line order; " in said[0]
+    assert said[0].endswith("on 1 of 2 topics: these values may differ from ir_measures' (the option named with "
+                            "each gives ir_measures' numbers)")
+
+
+def test_float32_ties_of_an_ir_measures_name_computed_by_pytrec_eval_are_said():
+    """d1 (relevant) scores 1 + 1e-9, d2 1: apart in float64 (d1 first), tied in float32,
+    where pytrec_eval (ir_measures' provider of P@k) puts d2 first (docno descending)."""
+    run = {"1": {"d1": 1.0 + 1e-9, "d2": 1.0}, "2": {"d1": 1.0}}
+    frame, said = ties_said({"close": run}, ["P@1", "nDCG@1"])
+    assert len(said) == 1 and "P_1 (pytrec_eval: scores read as float32, ties by docno descending; " \
+                               'precision="float32") on 1 of 2 topics' in said[0] and "ndcg_cut_1" in said[0]
+    theirs = ir_measures.calc_aggregate([ir_measures.parse_measure("P@1")], QRELS, run)
+    assert frame.loc["close", "P@1"] == 1.0 and list(theirs.values()) == [0.5]
+    again, none = ties_said({"close": run}, ["P@1"], precision="float32")
+    assert none == [] and again.loc["close", "P@1"] == 0.5
+    # trec_eval's spellings (P.1, map) say nothing; ir_measures' P@5 does
+    _, some = ties_said({"close": run}, ["P.1", "map", "P@5"])
+    assert len(some) == 1 and "P_5" in some[0] and "P_1 " not in some[0] and "map" not in some[0]
 
 
 def test_compare_runs_warns_of_ties_as_evaluate_does():
     tied = {"1": {"d1": 3.0, "d2": 2.0, "d3": 2.0}, "2": {"d1": 1.0}}
     other = {"1": {"d3": 3.0}, "2": {"d5": 1.0}}
-    with pytest.warns(reeval.ReevalWarning, match="run tied: tied scores .* Judged@10"):
+    with pytest.warns(reeval.ReevalWarning, match="run tied: ir_measures' providers rank tied scores .* Judged@10"):
         reeval.compare_runs(QRELS, {"tied": tied, "other": other}, ["Judged@10"])
 
 
@@ -92,7 +112,7 @@ def test_reeval_score_says_it_on_stderr_once_per_run(tmp_path, capsys):
     b = write_lines(tmp_path / "b", ["1 Q0 d1 1 3.0 b", "1 Q0 d2 2 1.0 b"])
     assert main(["score", "-m", "Judged@10", "-m", "RR(rel=2)@10", str(qrels), str(a), str(b)]) == 0
     lines = [line for line in capsys.readouterr().err.splitlines() if "tied scores" in line]
-    assert len(lines) == 1 and lines[0].startswith("reeval: run a: ") and "--ties ir_measures gives" in lines[0]
+    assert len(lines) == 1 and lines[0].startswith("reeval: run a: ") and "; --ties ir_measures) on 1 of 1" in lines[0]
     assert main(["score", "--ties", "ir_measures", "-m", "Judged@10", str(qrels), str(a)]) == 0
     assert "tied scores" not in capsys.readouterr().err
 
@@ -107,7 +127,7 @@ def test_on_dl_2020_every_run_whose_value_differs_from_ir_measures_is_warned_of(
         warnings.simplefilter("always")
         ours = reeval.evaluate(qrels_path, runs, names)
     said = {str(w.message).split(":")[1].strip()[len("run "):]: str(w.message) for w in caught
-            if "tied scores" in str(w.message)}
+            if "rank tied scores" in str(w.message)}
     qrels = list(ir_measures.read_trec_qrels(qrels_path))
     differing = 0
     for path, run in zip(runs, ours.index):

@@ -18,7 +18,7 @@ from reeval.choices import (ALTERNATIVES, PRECISIONS, REPORT_FORMAT, STATSMODELS
 from reeval.errors import InputError
 
 from .inputs import is_path, load_track
-from .scoring import QrelsInput, RunsInput, _choice, _integer, _noted, measure_columns
+from .scoring import QrelsInput, RunsInput, _choice, _integer, _noted, ir_spelled, measure_columns
 
 
 class Comparison(pd.DataFrame):
@@ -304,7 +304,7 @@ def _from_inputs(qrels, runs, measures, baseline, relevance_level, precision, de
                               options["alternative"], options["seed"], options["resamples"], rel_level=level,
                               max_depth=depth, unretrieved=unretrieved, alpha=alpha, systems=systems,
                               version=trec_eval_version(precision), ties=ties)
-    each = tie_notes(tables, names, unique, ties, depth, switch='ties="ir_measures"')
+    each = tie_notes(tables, names, unique, ties, depth, precision=precision, ir_spelled=ir_spelled(columns), api=True)
     return asked_names(rows, columns), tables, notes, each
 
 

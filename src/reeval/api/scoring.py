@@ -67,6 +67,14 @@ def measure_columns(measures, per_topic_only: bool = False, precision: str = "fl
     return columns
 
 
+def ir_spelled(columns: dict) -> list:
+    """The measures of :func:`measure_columns`' ``columns`` asked by an ir_measures name
+    (:func:`reeval.measures.vocabulary.ir_measures_spelled`)."""
+    from reeval.measures.vocabulary import ir_measures_spelled
+
+    return [m for spec, m in columns.items() if ir_measures_spelled(spec)]
+
+
 def _choice(name: str, value, choices) -> None:
     if value not in choices:
         raise InputError(f"{name} must be one of {', '.join(map(str, choices))}; got {value!r}")
@@ -190,7 +198,8 @@ def evaluate(qrels: QrelsInput, runs: RunsInput, measures: str | Iterable[str] =
                                   unretrieved=unretrieved, alpha=alpha, systems=systems, complete=complete,
                                   version=trec_eval_version(precision), ties=ties)
     notes = notes + score_notes(scores, names, complete, level, trec_eval_version(precision))
-    ties_said = tie_notes(tables, names, unique, ties, depth, switch='ties="ir_measures"')
+    ties_said = tie_notes(tables, names, unique, ties, depth, precision=precision, ir_spelled=ir_spelled(columns),
+                          api=True)
     if not per_topic:
         frame = pd.DataFrame({c: _values(m, summary[m.name]) for c, m in columns.items() if m.name in summary},
                              index=pd.Index(names, name="run", dtype=object))

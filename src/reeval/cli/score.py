@@ -44,6 +44,15 @@ def score_measures(measure_specs, precision: str = "float64"):
     return trec_eval_selection(measure_specs or ["official"], 9 if precision == "float32" else 10)
 
 
+def ir_measures_asked(measure_specs, precision: str = "float64") -> list:
+    """The measures ``-m`` asked by an ir_measures name (``P@10``, ``AP``; not ``P.10``)."""
+    from reeval.measures import parse_measure
+    from reeval.measures.vocabulary import ir_measures_spelled
+
+    return [m for spec in measure_specs or () if ir_measures_spelled(spec)
+            for m in parse_measure(spec, 9 if precision == "float32" else 10)]
+
+
 def score_lines(qrels_path, run_paths, measure_specs=None, per_topic=False, complete=False,
                 rel_level=1, max_depth=None, precision="float64", decimals=4,
                 unretrieved="after_last", alpha=1.0, systems="all", warn=None, summary=True,
@@ -71,7 +80,8 @@ def score_lines(qrels_path, run_paths, measure_specs=None, per_topic=False, comp
                                          version=trec_eval_version(precision), ties=ties)
     for note in score_notes(scores, names, complete, rel_level, trec_eval_version(precision)) if warn else ():
         warn(note)
-    for note in tie_notes(tables, names, measures, ties, max_depth, judged_only) if warn else ():
+    for note in tie_notes(tables, names, measures, ties, max_depth, judged_only, precision,
+                          ir_measures_asked(measure_specs, precision)) if warn else ():
         warn(note)
     multi = len(run_paths) > 1
     every_topic = complete and precision != "float32"

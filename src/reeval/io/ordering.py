@@ -181,8 +181,13 @@ def first_reordered(topic: np.ndarray, pos: np.ndarray, key: np.ndarray, line: n
     first differing position is the block's first; ``input`` sorts a block by ``line``,
     so it first differs where a row's line is not the least of the lines from that row to
     the block's end (a segmented suffix minimum, one pass). A measure cut at k ranks
-    otherwise on a topic exactly when that position is <= k."""
-    out = {rule: np.full(n_topics, NOT_REORDERED, dtype=np.int64) for rule in ("docno_asc", "input")}
+    otherwise on a topic exactly when that position is <= k.
+
+    ``float32`` (pytrec_eval's reading of the scores, which then ties documents by docno
+    descending) marks the first row of each block of equal (topic, float32 score) that
+    holds two float64 scores apart: there the float32 order may differ (it does unless the
+    docnos happen to fall in the float64 order); never when ``key`` is float32 already."""
+    out = {rule: np.full(n_topics, NOT_REORDERED, dtype=np.int64) for rule in ("docno_asc", "input", "float32")}
     n = len(key)
     if n < 2:
         return out
@@ -196,6 +201,12 @@ def first_reordered(topic: np.ndarray, pos: np.ndarray, key: np.ndarray, line: n
     suffix_min = np.minimum.accumulate((line - shift)[::-1])[::-1] + shift
     moved = np.flatnonzero(line != suffix_min)
     _first_per_topic(out["input"], topic[moved], pos[moved])
+    narrow = ordering_key(key, "float32")
+    same32 = (topic[1:] == topic[:-1]) & (narrow[1:] == narrow[:-1])
+    start32 = np.flatnonzero(np.r_[True, ~same32])
+    apart = np.flatnonzero(same32 & ~same)  # float32 ties of two float64 scores
+    block32_start = start32[np.searchsorted(start32, apart, side="right") - 1]
+    _first_per_topic(out["float32"], topic[block32_start], pos[block32_start])
     return out
 
 

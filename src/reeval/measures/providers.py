@@ -68,24 +68,47 @@ def other_orderings(measures, ties: str = "trec_eval", precision: str = "float64
 
 
 #: how each tie rule of a provider orders tied documents, in words
-RULE_WORDS = {"docno_asc": "docno ascending", "input": "the run's line order"}
+RULE_WORDS = {"docno_asc": "docno ascending", "input": "the run's line order",
+              "float32": "scores read as float32, ties by docno descending"}
 
 
-def reordered_topics(measures, first: dict, max_depth: int | None = None) -> dict:
+def by_pytrec_eval(m) -> bool:
+    """ir_measures computes ``m`` with pytrec_eval (float32 scores): a trec_eval family
+    pytrec_eval has, no provider of its own (:func:`provider`), and not RR@k, which
+    ir_measures computes only with msmarco (RR(judged_only=True)@k: with none)."""
+    from .registry import PYTREC_EVAL
+
+    return provider(m) is None and m.family in PYTREC_EVAL and not (m.family == "recip_rank" and m.cutoff)
+
+
+def provider_rule(m, ties: str = "trec_eval", precision: str = "float64") -> str | None:
+    """The tie rule by which ir_measures' provider of ``m`` ranks otherwise than reeval
+    does under ``ties`` and ``precision`` (:func:`reeval.io.ordering.first_reordered`'s
+    keys), or None: ``docno_asc`` or ``input`` for msmarco, judged and cwl_eval under
+    trec_eval's ties; ``float32`` for pytrec_eval's measures at float64."""
+    own = provider(m)
+    if own is not None:
+        rule = PROVIDER_ORDERS[own][0]
+        return None if rule == TREC_EVAL_RULE or ties == "ir_measures" else rule
+    return "float32" if precision == "float64" and by_pytrec_eval(m) else None
+
+
+def reordered_topics(measures, first: dict, max_depth: int | None = None, ties: str = "trec_eval",
+                     precision: str = "float64") -> dict:
     """{measure: topics per run where its ir_measures provider ranks otherwise}, for each
-    of ``measures`` whose provider orders ties otherwise than trec_eval (RR@k, Judged@k,
-    RBP(rel=n)). ``first``: tie rule -> runs x topics matrix of the first position that
-    rule places otherwise (:func:`reeval.io.ordering.first_reordered`); a topic counts
-    when that position is within the measure's cutoff (and the depth kept, trec_eval
-    -M): all of the ranking for a measure without one."""
+    of ``measures`` with a :func:`provider_rule`. ``first``: tie rule -> runs x topics
+    matrix of the first position that rule places otherwise
+    (:func:`reeval.io.ordering.first_reordered`); a topic counts when that position is
+    within the measure's cutoff (and the depth kept, trec_eval -M): all of the ranking
+    for a measure without one (or with a real one: iprec_at_recall's recall level)."""
     import numpy as np
 
     out = {}
     for m in measures:
-        own = provider(m)
-        rule = PROVIDER_ORDERS[own][0] if own is not None else TREC_EVAL_RULE
-        if rule == TREC_EVAL_RULE:
+        rule = provider_rule(m, ties, precision)
+        if rule is None:
             continue
-        limit = min(x for x in (m.cutoff, max_depth, np.iinfo(np.int64).max - 1) if x is not None)
+        cutoff = m.cutoff if isinstance(m.cutoff, int) else None
+        limit = min(x for x in (cutoff, max_depth, np.iinfo(np.int64).max - 1) if x is not None)
         out[m] = (first[rule] <= limit).sum(axis=1)
     return out

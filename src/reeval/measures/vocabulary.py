@@ -74,6 +74,22 @@ def ir_measures_name(name: str) -> str | None:
     return name if name in IR_MEASURES else FOLDED.get(name.lower())
 
 
+#: ir_measures' names (lower case) that are trec_eval's too: written alone, trec_eval's
+TREC_EVAL_TOO = frozenset({"map", "p", "recall", "rprec", "ndcg", "bpref", "infap", "success"})
+
+
+def ir_measures_spelled(spec: str) -> bool:
+    """``spec`` is written as ir_measures writes a measure: a name of :data:`IR_MEASURES`
+    (any case) with parameters or ``@cutoff`` (``P@10``, ``ndcg@10``, ``AP(rel=2)``), or
+    alone where trec_eval has no such name (``AP``, ``RR``, ``SetP``; not ``map``)."""
+    try:
+        parts = split_ir_measures(spec)
+    except ValueError:
+        return False
+    name = spec.strip() if parts is None else parts[0]
+    return ir_measures_name(name) is not None and (parts is not None or name.lower() not in TREC_EVAL_TOO)
+
+
 def parse_ir_measures(spec: str) -> list[Measure] | None:
     """The measure an ir_measures name (in any case: :data:`FOLDED`) stands for; None when
     ``spec`` is not one."""
