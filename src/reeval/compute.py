@@ -176,6 +176,18 @@ def score_notes(scores, names, complete: bool, rel_level: int, version: int = 10
     return notes + level_notes(rel_level)
 
 
+def tie_notes_needed(measures, ties: str = "trec_eval", precision: str = "float64", ir_spelled=(),
+                     judged_only: bool = False) -> bool:
+    """Whether :func:`tie_notes` may have something to say of ``measures`` (ingest then finds
+    where ir_measures' providers would order otherwise: ``reordered`` of
+    :func:`reeval.io.ingest.ingest_track`)."""
+    from reeval.measures.providers import provider, provider_rule
+
+    spelled = set(ir_spelled)
+    return not judged_only and any(provider_rule(m, ties, precision) for m in measures
+                                   if provider(m) is not None or m in spelled)
+
+
 def tie_notes(tables, names, measures, ties: str = "trec_eval", max_depth=None, judged_only: bool = False,
               precision: str = "float64", ir_spelled=(), api: bool = False) -> list[str]:
     """One line per run on which ir_measures' provider of a measure ranks documents
@@ -191,13 +203,13 @@ def tie_notes(tables, names, measures, ties: str = "trec_eval", max_depth=None, 
     from reeval.measures.providers import RULE_WORDS, provider, provider_rule, reordered_topics
     from reeval.report.escape import line_text
 
-    asked = [m for m in measures if provider(m) is not None or m in set(ir_spelled)]
-    if judged_only or not any(provider_rule(m, ties, precision) for m in asked):
+    if not tie_notes_needed(measures, ties, precision, ir_spelled, judged_only):
         return []
+    asked = [m for m in measures if provider(m) is not None or m in set(ir_spelled)]
     parts = {part.name: part for part in tables.parts}
     first = {rule: np.stack([parts[name].reordered[rule] for name in names]) for rule in RULE_WORDS}
     counts = reordered_topics(asked, first, max_depth, ties, precision)
-    switches = {True: ('ties="ir_measures"', 'precision="float32"'), False: ("--ties ir_measures", "--trec-eval-9")}[api]
+    switches = ('ties="ir_measures"', 'precision="float32"') if api else ("--ties ir_measures", "--trec-eval-9")
     T = first["input"].shape[1]
     notes = []
     for r, name in enumerate(names):

@@ -281,7 +281,7 @@ def _from_inputs(qrels, runs, measures, baseline, relevance_level, precision, de
     """Read qrels and runs as :func:`reeval.evaluate` does and test every pair: (Comparison,
     tables, notes, :func:`reeval.compute.tie_notes`)."""
     from reeval.analyses.rareness.core import check_alpha
-    from reeval.compute import compare_runs_track, needed_orders, tie_notes, trec_eval_version
+    from reeval.compute import compare_runs_track, needed_orders, tie_notes, tie_notes_needed, trec_eval_version
 
     if runs is None:
         raise InputError("runs: give two or more runs (or pass evaluate(per_topic=True)'s frame alone)")
@@ -297,14 +297,16 @@ def _from_inputs(qrels, runs, measures, baseline, relevance_level, precision, de
         raise InputError(str(exc)) from None
     columns = measure_columns(("map",) if measures is None else measures, precision=precision)
     unique = list(dict.fromkeys(columns.values()))
-    tables, names, notes = load_track(qrels, runs, precision, needed_orders(unique, ties, precision))
+    spelled = ir_spelled(columns)
+    tables, names, notes = load_track(qrels, runs, precision, needed_orders(unique, ties, precision),
+                                      tie_notes_needed(unique, ties, precision, spelled))
     if len(names) < 2:
         raise InputError("compare_runs needs at least two runs")
     rows = compare_runs_track(tables, names, unique, options["tests"], options["correction"], baseline,
                               options["alternative"], options["seed"], options["resamples"], rel_level=level,
                               max_depth=depth, unretrieved=unretrieved, alpha=alpha, systems=systems,
                               version=trec_eval_version(precision), ties=ties)
-    each = tie_notes(tables, names, unique, ties, depth, precision=precision, ir_spelled=ir_spelled(columns), api=True)
+    each = tie_notes(tables, names, unique, ties, depth, precision=precision, ir_spelled=spelled, api=True)
     return asked_names(rows, columns), tables, notes, each
 
 

@@ -178,7 +178,7 @@ def evaluate(qrels: QrelsInput, runs: RunsInput, measures: str | Iterable[str] =
         InputError: bad input (the message names the source, the row and what was expected).
     """
     from reeval.analyses.rareness.core import check_alpha
-    from reeval.compute import needed_orders, score_notes, score_track, tie_notes, trec_eval_version
+    from reeval.compute import needed_orders, score_notes, score_track, tie_notes, tie_notes_needed, trec_eval_version
 
     per_topic, complete = _flag("per_topic", per_topic), _flag("complete", complete)
     _choice("precision", precision, PRECISIONS)
@@ -193,13 +193,14 @@ def evaluate(qrels: QrelsInput, runs: RunsInput, measures: str | Iterable[str] =
     except ValueError as exc:
         raise InputError(str(exc)) from None
     unique = list(dict.fromkeys(columns.values()))
-    tables, names, notes = load_track(qrels, runs, precision, needed_orders(unique, ties, precision))
+    spelled = ir_spelled(columns)
+    tables, names, notes = load_track(qrels, runs, precision, needed_orders(unique, ties, precision),
+                                      tie_notes_needed(unique, ties, precision, spelled))
     scores, summary = score_track(tables, names, unique, rel_level=level, max_depth=depth,
                                   unretrieved=unretrieved, alpha=alpha, systems=systems, complete=complete,
                                   version=trec_eval_version(precision), ties=ties)
     notes = notes + score_notes(scores, names, complete, level, trec_eval_version(precision))
-    ties_said = tie_notes(tables, names, unique, ties, depth, precision=precision, ir_spelled=ir_spelled(columns),
-                          api=True)
+    ties_said = tie_notes(tables, names, unique, ties, depth, precision=precision, ir_spelled=spelled, api=True)
     if not per_topic:
         frame = pd.DataFrame({c: _values(m, summary[m.name]) for c, m in columns.items() if m.name in summary},
                              index=pd.Index(names, name="run", dtype=object))

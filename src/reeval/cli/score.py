@@ -63,13 +63,15 @@ def score_lines(qrels_path, run_paths, measure_specs=None, per_topic=False, comp
     The values are :func:`reeval.compute.score_track`'s (``ties``: its tie order); notes on
     the files and on options trec_eval would read otherwise go to ``warn``."""
     from reeval.analyses.rareness.core import check_alpha
-    from reeval.compute import needed_orders, score_notes, score_track, tie_notes, trec_eval_version
+    from reeval.compute import needed_orders, score_notes, score_track, tie_notes, tie_notes_needed, trec_eval_version
     from reeval.io.trecio import run_names
 
     measures, notes = score_measures(measure_specs, precision)
     check_alpha(alpha)
+    asked = ir_measures_asked(measure_specs, precision)
     tables = read_inputs(qrels_path, run_paths, precision=precision, warn=warn,
-                         orders=needed_orders(measures, ties, precision))
+                         orders=needed_orders(measures, ties, precision),
+                         reordered=warn is not None and tie_notes_needed(measures, ties, precision, asked, judged_only))
     for note in notes:
         if warn is not None:
             warn(note)
@@ -80,8 +82,7 @@ def score_lines(qrels_path, run_paths, measure_specs=None, per_topic=False, comp
                                          version=trec_eval_version(precision), ties=ties)
     for note in score_notes(scores, names, complete, rel_level, trec_eval_version(precision)) if warn else ():
         warn(note)
-    for note in tie_notes(tables, names, measures, ties, max_depth, judged_only, precision,
-                          ir_measures_asked(measure_specs, precision)) if warn else ():
+    for note in tie_notes(tables, names, measures, ties, max_depth, judged_only, precision, asked) if warn else ():
         warn(note)
     multi = len(run_paths) > 1
     every_topic = complete and precision != "float32"

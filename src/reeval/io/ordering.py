@@ -177,36 +177,40 @@ def first_reordered(topic: np.ndarray, pos: np.ndarray, key: np.ndarray, line: n
     The rows are a run's kept lines in trec_eval order: ``topic`` codes (sorted, below
     ``n_topics``), ``pos`` their 1-based positions, ``key`` the scores as ranked
     (:func:`ordering_key`), ``line`` each row's index among the lines read. A block of
-    equal (topic, key) holds tied documents, in docno descending order. ``docno_asc`` reverses every block of two or more, so its
-    first differing position is the block's first; ``input`` sorts a block by ``line``,
-    so it first differs where a row's line is not the least of the lines from that row to
-    the block's end (a segmented suffix minimum, one pass). A measure cut at k ranks
-    otherwise on a topic exactly when that position is <= k.
+    equal (topic, key) holds tied documents, in docno descending order. ``docno_asc``
+    reverses every block of two or more, so its first differing position is the block's
+    first; ``input`` sorts a block by ``line``, so it first differs where a row's line is
+    not the least of the lines from that row to the block's end (a segmented suffix
+    minimum, one pass over the tied rows). A measure cut at k ranks otherwise on a topic
+    exactly when that position is <= k.
 
     ``float32`` (pytrec_eval's reading of the scores, which then ties documents by docno
     descending) marks the first row of each block of equal (topic, float32 score) that
     holds two float64 scores apart: there the float32 order may differ (it does unless the
     docnos happen to fall in the float64 order); never when ``key`` is float32 already."""
     out = {rule: np.full(n_topics, NOT_REORDERED, dtype=np.int64) for rule in ("docno_asc", "input", "float32")}
-    n = len(key)
-    if n < 2:
+    if len(key) < 2:
         return out
-    same = (topic[1:] == topic[:-1]) & (key[1:] == key[:-1])
-    new = np.r_[True, ~same]
-    block = np.cumsum(new) - 1
-    tied_first = np.flatnonzero(new[:-1] & same)  # the first row of each block of two or more
-    _first_per_topic(out["docno_asc"], topic[tied_first], pos[tied_first])
-    big = np.int64(line.max()) + 1
-    shift = (block[-1] - block) * big  # larger for earlier blocks: the minimum restarts at each block, read backwards
-    suffix_min = np.minimum.accumulate((line - shift)[::-1])[::-1] + shift
-    moved = np.flatnonzero(line != suffix_min)
-    _first_per_topic(out["input"], topic[moved], pos[moved])
-    narrow = ordering_key(key, "float32")
-    same32 = (topic[1:] == topic[:-1]) & (narrow[1:] == narrow[:-1])
-    start32 = np.flatnonzero(np.r_[True, ~same32])
-    apart = np.flatnonzero(same32 & ~same)  # float32 ties of two float64 scores
-    block32_start = start32[np.searchsorted(start32, apart, side="right") - 1]
-    _first_per_topic(out["float32"], topic[block32_start], pos[block32_start])
+    same_topic = topic[1:] == topic[:-1]
+    same = same_topic & (key[1:] == key[:-1])  # row i + 1 ties with row i
+    if same.any():
+        start = np.r_[same, False]
+        start[1:] &= ~same  # the first row of each block of two or more
+        _first_per_topic(out["docno_asc"], topic[start], pos[start])
+        member = np.flatnonzero(start | np.r_[False, same])  # the rows of those blocks (few, in most runs)
+        block = np.cumsum(start[member])
+        shift = (block[-1] - block) * (np.int64(line.max()) + 1)  # larger for earlier blocks: read backwards,
+        ahead = line[member]                                       # the minimum restarts at each block
+        suffix_min = np.minimum.accumulate((ahead - shift)[::-1])[::-1] + shift
+        moved = member[ahead != suffix_min]
+        _first_per_topic(out["input"], topic[moved], pos[moved])
+    if key.dtype != np.float32:
+        narrow = ordering_key(key, "float32")
+        apart = np.flatnonzero(same_topic & (narrow[1:] == narrow[:-1]) & ~same)  # float32 ties, float64 apart
+        if len(apart):
+            start32 = np.flatnonzero(np.r_[True, ~(same_topic & (narrow[1:] == narrow[:-1]))])
+            first = start32[np.searchsorted(start32, apart, side="right") - 1]
+            _first_per_topic(out["float32"], topic[first], pos[first])
     return out
 
 
