@@ -69,8 +69,8 @@ def measure_columns(measures, per_topic_only: bool = False, precision: str = "fl
 
 def ir_spelled(columns: dict) -> list:
     """The measures of :func:`measure_columns`' ``columns`` asked by an ir_measures name
-    (:func:`reeval.measures.vocabulary.ir_measures_spelled`)."""
-    from reeval.measures.vocabulary import ir_measures_spelled
+    (:func:`reeval.measures.providers.ir_measures_spelled`)."""
+    from reeval.measures.providers import ir_measures_spelled
 
     return [m for spec, m in columns.items() if ir_measures_spelled(spec)]
 

@@ -47,7 +47,7 @@ def score_measures(measure_specs, precision: str = "float64"):
 def ir_measures_asked(measure_specs, precision: str = "float64") -> list:
     """The measures ``-m`` asked by an ir_measures name (``P@10``, ``AP``; not ``P.10``)."""
     from reeval.measures import parse_measure
-    from reeval.measures.vocabulary import ir_measures_spelled
+    from reeval.measures.providers import ir_measures_spelled
 
     return [m for spec in measure_specs or () if ir_measures_spelled(spec)
             for m in parse_measure(spec, 9 if precision == "float32" else 10)]

@@ -26,6 +26,8 @@ judged_only=True, RBP without rel=, ERR without a cutoff, nor for reeval's own m
 
 from __future__ import annotations
 
+import re
+
 from reeval.choices import TIES
 
 #: the ordering every measure has by default: trec_eval's tie rule (the precision is the caller's)
@@ -112,3 +114,14 @@ def reordered_topics(measures, first: dict, max_depth: int | None = None, ties: 
         limit = min(x for x in (cutoff, max_depth, np.iinfo(np.int64).max - 1) if x is not None)
         out[m] = (first[rule] <= limit).sum(axis=1)
     return out
+
+
+def ir_measures_spelled(spec: str) -> bool:
+    """``spec`` is an ir_measures name (:func:`.vocabulary.spelled_as_ir_measures`): asked
+    only of a spec with ``@``, ``(`` or a capital letter, so that a trec_eval name in lower
+    case (``map``, ``p.10``) imports no other family module."""
+    if not re.search(r"[@(A-Z]", spec):
+        return False
+    from .vocabulary import spelled_as_ir_measures
+
+    return spelled_as_ir_measures(spec)

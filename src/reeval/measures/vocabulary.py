@@ -78,7 +78,7 @@ def ir_measures_name(name: str) -> str | None:
 TREC_EVAL_TOO = frozenset({"map", "p", "recall", "rprec", "ndcg", "bpref", "infap", "success"})
 
 
-def ir_measures_spelled(spec: str) -> bool:
+def spelled_as_ir_measures(spec: str) -> bool:
     """``spec`` is written as ir_measures writes a measure: a name of :data:`IR_MEASURES`
     (any case) with parameters or ``@cutoff`` (``P@10``, ``ndcg@10``, ``AP(rel=2)``), or
     alone where trec_eval has no such name (``AP``, ``RR``, ``SetP``; not ``map``)."""
