@@ -22,6 +22,10 @@ pytrec_eval's float32 is reeval's ``precision="float32"`` (with it, pytrec_eval'
 and gives the others their provider's float64. ir_measures has no provider for RR@k with
 judged_only=True, RBP without rel=, ERR without a cutoff, nor for reeval's own measures
 (ASL, rareness ...): they keep trec_eval's order.
+
+Where reeval's order is not the provider's, :func:`reordered_topics` finds the topics on
+which the provider would rank a measure's top k otherwise (the notes of
+:func:`reeval.compute.tie_notes`).
 """
 
 from __future__ import annotations

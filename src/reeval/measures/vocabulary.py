@@ -1,6 +1,7 @@
 """ir_measures' names for the registered families: ``AP(rel=2)@10``, ``RR@10``,
 ``nDCG(gains={0:0,1:1,2:3})@10``, ``P(judged_only=True)@5``, ``RBP(p=0.8,rel=1)``,
-``SetF(beta=0.5)``, ``NumRet(rel=1)``, ``IPrec@0.5``, ``Judged@10``, ``ERR@20`` ...
+``SetF(beta=0.5)``, ``NumRet(rel=1)``, ``IPrec@0.5``, ``Judged@10``, ``ERR@20`` ...; and
+ranx's ``hit_rate@k`` and ``r-precision`` (:data:`RANX_NAMES`, :func:`ranx_name`).
 
 A name maps to a family and its parameters (:data:`IR_MEASURES`). One rule names the
 measure, whatever the spelling: a measure trec_eval 10 computes gets trec_eval's name
@@ -20,7 +21,8 @@ are refused with a message.
 from __future__ import annotations
 
 from .params import check_persistence, format_cutoff, ir_bool, ir_float, ir_gains, ir_int, split_ir_measures
-from .registry import FALLBACK_NAMES, FALLBACKS, REGISTRY, Measure, load_families, with_name
+from .registry import (FALLBACK_NAMES, FALLBACKS, REGISTRY, Measure, known_measures, load_families, parse_measure,
+                       with_name)
 
 load_families(before=__name__)  # the family modules before this one register first
 
@@ -237,14 +239,13 @@ def display_name(name: str) -> str:
 #: ranx's metric names that name a registered measure under another name (ranx name ->
 #: reeval's, ``@k`` carried over): ``hit_rate@k`` is success_k, ``r-precision`` Rprec.
 #: ranx's hits@k and f1@k are families of their own (:mod:`.textbook`); its precision@k,
-#: recall@k, mrr@k, map@k, ndcg@k, dcg@k and bpref are reeval's spellings already.
+#: recall@k, mrr@k, map@k, ndcg@k and dcg@k are reeval's spellings already (its bpref is
+#: not trec_eval's: docs/api.md, "Coming from ranx").
 RANX_NAMES = {"hit_rate": ("success", True), "r-precision": ("Rprec", False)}
 
 
 def parse_ranx(spec: str) -> list[Measure] | None:
     """The measure a ranx name of :data:`RANX_NAMES` stands for (any case), or None."""
-    from .registry import parse_measure
-
     name, at, cut = spec.strip().lower().partition("@")
     if name not in RANX_NAMES:
         return None
@@ -266,8 +267,6 @@ def ranx_name(m: Measure) -> str | None:
     """ranx's name of measure ``m`` (``hits@10``, ``mrr@10``, ``r-precision``), None where
     ranx has none: the family's :data:`RANX_FAMILIES` name, with ``@k``, if it reads back
     as ``m``."""
-    from .registry import known_measures
-
     name = RANX_FAMILIES.get(m.family)
     if name is None:
         return None
