@@ -141,3 +141,12 @@ def test_on_dl_2020_every_run_whose_value_differs_from_ir_measures_is_warned_of(
                 assert canonical + " (" in said.get(run, ""), (run, name)
     assert differing >= 10
     assert ours.loc["small_1k", "Judged@10"] == pytest.approx(0.5815, abs=1e-4) and "Judged@10" in said["small_1k"]
+
+
+def test_reeval_compare_says_it_too(tmp_path, capsys):
+    qrels = write_lines(tmp_path / "qrels", ["1 0 d1 1", "1 0 d2 0", "1 0 d3 2", "2 0 d1 1"])
+    a = write_lines(tmp_path / "a", ["1 Q0 d1 1 3.0 a", "1 Q0 d2 2 2.0 a", "1 Q0 d3 3 2.0 a", "2 Q0 d1 1 1 a"])
+    b = write_lines(tmp_path / "b", ["1 Q0 d1 1 3.0 b", "2 Q0 d1 1 1 b"])
+    assert main(["compare", "-m", "RR(rel=2)@10", "-m", "map", str(qrels), str(a), str(b)]) == 0
+    lines = [line for line in capsys.readouterr().err.splitlines() if "rank tied scores" in line]
+    assert len(lines) == 1 and lines[0].startswith("reeval: run a: ") and "RR(rel=2)@10 (msmarco" in lines[0]
