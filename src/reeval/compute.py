@@ -237,6 +237,53 @@ def _capped(lines: list, what: str) -> list:
     return lines[:MAX_NOTE_LINES] + [f"... and {len(lines) - MAX_NOTE_LINES} more {what}"]
 
 
+def tie_notes_needed(measures, ties: str = "trec_eval", precision: str = "float64", ir_spelled=(),
+                     judged_only: bool = False) -> bool:
+    """Whether :func:`tie_notes` may have something to say of ``measures`` (ingest then finds
+    where ir_measures' providers would order otherwise: ``reordered`` of
+    :func:`reeval.io.ingest.ingest_track`)."""
+    from reeval.measures.providers import provider, provider_rule
+
+    spelled = set(ir_spelled)
+    return not judged_only and any(provider_rule(m, ties, precision) for m in measures
+                                   if provider(m) is not None or m in spelled)
+
+
+def tie_notes(tables, names, measures, ties: str = "trec_eval", max_depth=None, judged_only: bool = False,
+              precision: str = "float64", ir_spelled=(), api: bool = False) -> list[str]:
+    """One line per run on which ir_measures' provider of a measure ranks documents
+    otherwise than reeval within the measure's cutoff, so that its value may differ from
+    ir_measures' (:func:`reeval.measures.providers.reordered_topics`): RR@k, Judged@k and
+    RBP(rel=n) (ir_measures' names only) under trec_eval's ties, and the measures of
+    ``ir_spelled`` (those asked by an ir_measures name) that pytrec_eval computes, on
+    float32 ties at float64. Each names the option that gives ir_measures' numbers (the
+    keyword argument with ``api``). None with ``judged_only`` (trec_eval -J, which
+    ir_measures lacks)."""
+    import numpy as np
+
+    from reeval.measures.providers import RULE_WORDS, provider, provider_rule, reordered_topics
+    from reeval.report.escape import line_text
+
+    if not tie_notes_needed(measures, ties, precision, ir_spelled, judged_only):
+        return []
+    asked = [m for m in measures if provider(m) is not None or m in set(ir_spelled)]
+    parts = {part.name: part for part in tables.parts}
+    first = {rule: np.stack([parts[name].reordered[rule] for name in names]) for rule in RULE_WORDS}
+    counts = reordered_topics(asked, first, max_depth, ties, precision)
+    switches = ('ties="ir_measures"', 'precision="float32"') if api else ("--ties ir_measures", "--trec-eval-9")
+    T = first["input"].shape[1]
+    notes = []
+    for r, name in enumerate(names):
+        hit = [f"{m.name} ({provider(m) or 'pytrec_eval'}: {RULE_WORDS[provider_rule(m, ties, precision)]}; "
+               f"{switches[provider(m) is None]}) on {n[r]} of {T} topics" for m, n in counts.items() if n[r]]
+        if hit:
+            notes.append(line_text(
+                f"run {name}: ir_measures' providers rank tied scores otherwise than reeval (trec_eval 10: "
+                f"float64 scores, ties by docno descending) within the cutoff of {', '.join(hit)}: these values "
+                "may differ from ir_measures' (the option named with each gives ir_measures' numbers)"))
+    return notes
+
+
 def level_notes(rel_level: int) -> list[str]:
     """The note on a relevance level below 0, read as 0 (none for another level)."""
     if rel_level >= 0:

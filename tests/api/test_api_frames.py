@@ -102,7 +102,7 @@ def test_bad_input_is_an_input_error_naming_source_and_row(qrels, runs, message)
 
 
 @pytest.mark.parametrize("options, message", [
-    ({"measures": ["nope"]}, r"unknown measure 'nope'.*; accepted: .*map"),
+    ({"measures": ["nope"]}, r"unknown measure 'nope'(; did you mean [^;]*)? \(`reeval measures` lists every name\)$"),
     ({"precision": "float16"}, r"precision must be one of float64, float32"),
     ({"depth": 0}, r"depth must be at least 1"),
     ({"relevance_level": "2"}, r"relevance_level must be an integer"),

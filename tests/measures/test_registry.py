@@ -78,6 +78,11 @@ HAND_CHECKED = {
     "CG@3": 0 + 2 + 0,              # X, A, C
     "DCG@4": 2 / LOG2(3) + 1 / LOG2(5),
     "dcg_jk_4": 2 / 1 + 1 / LOG2(4),  # rel_1 + sum_{i>=2} rel_i / log2 i: A at 2, B at 4
+    # ranx's: A relevant at 2, B at 4 (R = 3)
+    "hits@2": 1,
+    "hits": 2,
+    "f1@2": 2 * (1 / 2) * (1 / 3) / ((1 / 2) + (1 / 3)),
+    "f1": 2 * (2 / 4) * (2 / 3) / ((2 / 4) + (2 / 3)),   # the whole ranking: set_F
     # two runs, alpha 1: A is found by both (rarity 0), B by one (rarity 1 - 1/2; normalized 1)
     "P_rareness@4": (1 + 1.5) / 4,
     "AP_rareness@4": (1 / 2 + (1 + 1.5) / 4) / 3,
@@ -148,20 +153,20 @@ def test_reeval_measures_lists_every_family_and_set(capsys):
 
 
 def test_a_new_family_is_one_definition(track):
-    """hits@k (relevant documents in the top k), registered here and removed afterwards:
-    it parses, computes and prints with nothing else changed."""
-    def hits(ctx, m):
-        """hits_k = the relevant documents in the top k."""
-        return ctx.count(ctx.is_rel & (ctx.pos <= m.cutoff))
+    """misses@k (judged documents not relevant in the top k), registered here and removed
+    afterwards: it parses, computes and prints with nothing else changed."""
+    def misses(ctx, m):
+        """misses_k = the judged documents not relevant in the top k (the grid's rows: judged)."""
+        return ctx.count(~ctx.is_rel & (ctx.pos <= m.cutoff))
 
-    register(Family("hits", ("hits_k", "hits@k"), "relevant documents in the top k",
-                    cutoffs("hits"), hits, doc=hits.__doc__))
+    register(Family("misses", ("misses_k", "misses@k"), "documents not relevant in the top k",
+                    cutoffs("misses"), misses, doc=misses.__doc__))
     try:
-        assert [m.name for m in parse_measure("hits@1")] == ["hits_1"]
-        assert (per_topic(track, "hits@1"), per_topic(track, "hits@4")) == (0.0, 2.0)
-        assert family_of(parse_measure("hits@3")[0]).doc.startswith("hits_k")
+        assert [m.name for m in parse_measure("misses@1")] == ["misses_1"]
+        assert (per_topic(track, "misses@1"), per_topic(track, "misses@4")) == (0.0, 1.0)  # C at 3
+        assert family_of(parse_measure("misses@3")[0]).doc.startswith("misses_k")
     finally:
-        del REGISTRY["hits"]
+        del REGISTRY["misses"]
 
 
 def test_evaluate_grid_refuses_a_family_computed_over_runs(track):

@@ -14,11 +14,11 @@ from collections.abc import Iterable
 import pandas as pd
 
 from reeval.choices import (ALTERNATIVES, PRECISIONS, REPORT_FORMAT, STATSMODELS_CORRECTIONS, SYSTEMS, TIES,
-                            UNRETRIEVED_POLICIES)
+                            UNRETRIEVED_POLICIES, integer_problem)
 from reeval.errors import InputError
 
 from .inputs import is_path, load_track
-from .scoring import QrelsInput, RunsInput, _choice, _integer, _noted, measure_columns
+from .scoring import QrelsInput, RunsInput, _choice, _integer, _noted, ir_spelled, measure_columns
 
 
 class Comparison(pd.DataFrame):
@@ -30,8 +30,8 @@ class Comparison(pd.DataFrame):
     def _constructor(self):
         return Comparison
 
-    def report(self, test: str | None = None, max_p: float = 0.05, format: str = REPORT_FORMAT,
-               decimals: int = 4) -> str:
+    def report(self, test: str | None = None, max_p: float | None = None, format: str = REPORT_FORMAT,
+               decimals: int | None = None) -> str:
         """The comparison table of ``test``, or (the default) of each test run, one after
         another in the order asked for, separated by a blank line (as ``reeval compare``
         prints them): a row per run (marked a, b, ... or 1, 2, ... beyond 26 runs), the
@@ -39,10 +39,14 @@ class Comparison(pd.DataFrame):
         p_adjusted < ``max_p`` (in the measure's direction), the best mean per measure in
         bold; a caption names the test, its correction and the threshold. ``format``:
         "text" (the default, as ``reeval compare``'s: :data:`reeval.choices.REPORT_FORMAT`),
-        "markdown" or "latex" (booktabs: \\toprule, \\midrule, \\bottomrule)."""
+        "markdown" or "latex" (booktabs: \\toprule, \\midrule, \\bottomrule). ``max_p`` and
+        ``decimals`` default to those :func:`compare_runs` was given (ranx's ``max_p`` and
+        ``rounding_digits``), else 0.05 and 4."""
         from reeval.report.significance_table import FORMATS, render_each
 
         settings = self.attrs
+        max_p = settings.get("max_p", 0.05) if max_p is None else max_p
+        decimals = settings.get("decimals", 4) if decimals is None else decimals
         if test is not None and test not in settings["tests"]:
             raise InputError(f"test {test!r} was not run; the comparison has {', '.join(settings['tests'])}")
         if format not in FORMATS:
@@ -58,11 +62,12 @@ class Comparison(pd.DataFrame):
 CORRECTION_ALIASES = {**STATSMODELS_CORRECTIONS, None: "none"}
 
 
-def one_of(name: str, value, alias: str, alias_value, default=None):
-    """An option given under reeval's ``name`` or PyTerrier's ``alias`` (``tests``/``test``,
-    ``measures``/``eval_metrics``): the one given, else ``default``; both is an InputError."""
+def one_of(name: str, value, alias: str, alias_value, default=None, whose: str = "PyTerrier's"):
+    """An option given under reeval's ``name`` or ``whose`` ``alias`` (PyTerrier's
+    ``test``, ``eval_metrics``; ranx's ``metrics``, ``stat_test`` ...): the one given, else
+    ``default``; both is an InputError."""
     if value is not None and alias_value is not None:
-        raise InputError(f"give {name}= or {alias}= (PyTerrier's name), not both")
+        raise InputError(f"give {name}= or {alias}= ({whose} name), not both")
     found = value if value is not None else alias_value
     return default if found is None else found
 
@@ -134,13 +139,63 @@ def _higher_is_better(name: str) -> bool:
     return bool(found[0].higher_is_better) if len(found) == 1 else True
 
 
+#: ranx's names of the tests reeval has (``compare(stat_test=...)``) -> reeval's: ``fisher``
+#: is Fisher's randomisation test (reeval's paired permutation test), ``student`` the paired
+#: t-test, ``tukey`` Tukey's HSD (reeval's blocks on topics, ranx's does not: see ranx_test)
+RANX_TESTS = {"fisher": "permutation", "student": "t", "tukey": "tukey_hsd"}
+
+
+def ranx_test(stat_test):
+    """reeval's name of ranx's ``stat_test`` (:data:`RANX_TESTS`; reeval's own names pass
+    through). ``tukey`` gives a ReevalWarning: ranx runs scipy's one-way Tukey HSD on the
+    per-topic scores, as independent groups; reeval's ``tukey_hsd`` blocks on topics
+    (two-way ANOVA), so its p-values are not ranx's."""
+    import warnings
+
+    from reeval.errors import ReevalWarning
+
+    if stat_test is None:
+        return None
+    names = [stat_test] if isinstance(stat_test, str) else list(stat_test)
+    if "tukey" in names:
+        warnings.warn("reeval: stat_test='tukey' runs reeval's tukey_hsd, which blocks on topics (two-way "
+                      "ANOVA); ranx's treats the per-topic scores as independent groups: the p-values differ",
+                      ReevalWarning, stacklevel=3)
+    found = [RANX_TESTS.get(name, name) if isinstance(name, str) else name for name in names]
+    return found[0] if isinstance(stat_test, str) else found
+
+
+def ranx_options(measures, tests, seed, resamples, ranx: dict) -> tuple:
+    """(measures, tests, seed, resamples, report settings) from reeval's arguments and
+    ranx's (``metrics``, ``stat_test``, ``random_seed``, ``n_permutations``, ``max_p``,
+    ``rounding_digits``); an argument given under both names is an InputError."""
+    measures = one_of("measures", measures, "metrics", ranx["metrics"], whose="ranx's")
+    tests = one_of("tests", tests, "stat_test", ranx_test(ranx["stat_test"]), whose="ranx's")
+    seed = one_of("seed", seed, "random_seed", ranx["random_seed"], 0, whose="ranx's")
+    resamples = one_of("resamples", resamples, "n_permutations", ranx["n_permutations"], 10000, whose="ranx's")
+    settings = {}
+    if ranx["max_p"] is not None:
+        if not (isinstance(ranx["max_p"], (int, float)) and 0 < ranx["max_p"] <= 1):
+            raise InputError(f"max_p must be in (0, 1]; got {ranx['max_p']!r}")
+        settings["max_p"] = float(ranx["max_p"])
+    if ranx["rounding_digits"] is not None:
+        problem = integer_problem("decimals", ranx["rounding_digits"])
+        if problem:
+            raise InputError(f"rounding_digits {problem}; got {ranx['rounding_digits']!r}")
+        settings["decimals"] = int(ranx["rounding_digits"])
+    return measures, tests, seed, resamples, settings
+
+
 def compare_runs(qrels: QrelsInput | pd.DataFrame, runs: RunsInput | None = None,
                  measures: str | Iterable[str] | None = None, *, tests: str | Iterable[str] | None = None,
                  correction: str | None = "holm", baseline: str | int | None = None, alternative: str = "two-sided",
-                 relevance_level: int = 1, precision: str = "float64", seed: int = 0, resamples: int = 10000,
-                 depth: int | None = None, unretrieved: str = "after_last", alpha: float | str = 1.0,
-                 systems: str = "all", test: str | Iterable[str] | None = None,
-                 eval_metrics: str | Iterable[str] | None = None, ties: str = "trec_eval") -> Comparison:
+                 relevance_level: int = 1, precision: str = "float64", seed: int | None = None,
+                 resamples: int | None = None, depth: int | None = None, unretrieved: str = "after_last",
+                 alpha: float | str = 1.0, systems: str = "all", test: str | Iterable[str] | None = None,
+                 eval_metrics: str | Iterable[str] | None = None, ties: str = "trec_eval",
+                 metrics: str | Iterable[str] | None = None, stat_test: str | None = None, max_p: float | None = None,
+                 n_permutations: int | None = None, random_seed: int | None = None,
+                 rounding_digits: int | None = None) -> Comparison:
     """Significance tests between every pair of runs (or each run against ``baseline``).
 
     Args:
@@ -165,9 +220,9 @@ def compare_runs(qrels: QrelsInput | pd.DataFrame, runs: RunsInput | None = None
         alternative: ``two-sided``; ``greater`` (run_a better) or ``less``, paired tests only.
         relevance_level: as :func:`reeval.evaluate`.
         precision: as :func:`reeval.evaluate`.
-        seed: of the permutation, bootstrap and randomised HSD tests.
-        resamples: of the permutation, bootstrap and randomised HSD tests (10000: Monte
-            Carlo standard error 0.0022 for a p-value near 0.05).
+        seed: of the permutation, bootstrap and randomised HSD tests (default 0).
+        resamples: of the permutation, bootstrap and randomised HSD tests (default 10000:
+            Monte Carlo standard error 0.0022 for a p-value near 0.05).
         depth: as :func:`reeval.evaluate`.
         unretrieved: as :func:`reeval.evaluate`.
         alpha: as :func:`reeval.evaluate`.
@@ -177,6 +232,15 @@ def compare_runs(qrels: QrelsInput | pd.DataFrame, runs: RunsInput | None = None
         eval_metrics: PyTerrier's name of ``measures``; giving both is an InputError.
         ties: as :func:`reeval.evaluate` (``ir_measures``: each measure's ties ordered as
             ir_measures' provider of it orders them).
+        metrics: ranx's name of ``measures``; giving both names of one argument (here and
+            below) is an InputError.
+        stat_test: ranx's name of ``tests``: its ``fisher``, ``student`` and ``tukey`` are
+            reeval's ``permutation``, ``t`` and ``tukey_hsd``, the last blocked on topics
+            where ranx's is not (a ReevalWarning says so).
+        max_p: ranx's threshold of the markers, kept for ``.report()``.
+        n_permutations: ranx's name of ``resamples``.
+        random_seed: ranx's name of ``seed``.
+        rounding_digits: ranx's digits, kept for ``.report()``.
 
     Returns:
         A :class:`Comparison` (a DataFrame): one row per (measure, test, run_a, run_b),
@@ -188,32 +252,36 @@ def compare_runs(qrels: QrelsInput | pd.DataFrame, runs: RunsInput | None = None
     Raises:
         InputError: bad input or options (one line naming what was expected).
     """
-    tests = one_of("tests", tests, "test", test, ("t",))
-    measures = one_of("measures", measures, "eval_metrics", eval_metrics)
-    result, tables, notes = _compare_runs(qrels, runs, measures, tests, correction, baseline, alternative,
-                                          relevance_level, precision, seed, resamples, depth, unretrieved,
-                                          alpha, systems, ties=ties)
-    return _noted(result, tables, notes) if tables is not None else result
+    measures, tests, seed, resamples, settings = ranx_options(
+        one_of("measures", measures, "eval_metrics", eval_metrics), one_of("tests", tests, "test", test), seed,
+        resamples, dict(metrics=metrics, stat_test=stat_test, max_p=max_p, n_permutations=n_permutations,
+                        random_seed=random_seed, rounding_digits=rounding_digits))
+    tests = ("t",) if tests is None else tests
+    result, tables, notes, each = _compare_runs(qrels, runs, measures, tests, correction, baseline, alternative,
+                                                relevance_level, precision, seed, resamples, depth, unretrieved,
+                                                alpha, systems, ties=ties)
+    result.attrs.update(settings)
+    return _noted(result, tables, notes, each) if tables is not None else result
 
 
 def _compare_runs(qrels, runs, measures, tests, correction, baseline, alternative, relevance_level,
                   precision, seed, resamples, depth, unretrieved, alpha, systems, ties="trec_eval") -> tuple:
-    """(Comparison, ingested tables or None, notes) of :func:`compare_runs`."""
+    """(Comparison, ingested tables or None, notes, notes on ties to warn of one by one) of
+    :func:`compare_runs`."""
     tests, correction = _check(tests, correction, alternative, resamples, seed)
     options = dict(tests=tests, correction=correction, alternative=alternative, seed=seed, resamples=resamples)
     if isinstance(qrels, pd.DataFrame) and tuple(qrels.index.names) == ("run", "query_id"):
-        result, tables, notes = _from_frame(qrels, runs, measures, baseline=baseline, **options), None, []
-    else:
-        result, tables, notes = _from_inputs(qrels, runs, measures, baseline, relevance_level, precision, depth,
-                                             unretrieved, alpha, systems, options, ties)
-    return result, tables, notes
+        return _from_frame(qrels, runs, measures, baseline=baseline, **options), None, [], []
+    return _from_inputs(qrels, runs, measures, baseline, relevance_level, precision, depth,
+                        unretrieved, alpha, systems, options, ties)
 
 
 def _from_inputs(qrels, runs, measures, baseline, relevance_level, precision, depth, unretrieved, alpha,
                  systems, options, ties="trec_eval") -> tuple:
-    """Read qrels and runs as :func:`reeval.evaluate` does and test every pair."""
+    """Read qrels and runs as :func:`reeval.evaluate` does and test every pair: (Comparison,
+    tables, notes, :func:`reeval.compute.tie_notes`)."""
     from reeval.analyses.rareness.core import check_alpha
-    from reeval.compute import compare_runs_track, needed_orders, trec_eval_version
+    from reeval.compute import compare_runs_track, needed_orders, tie_notes, tie_notes_needed, trec_eval_version
 
     if runs is None:
         raise InputError("runs: give two or more runs (or pass evaluate(per_topic=True)'s frame alone)")
@@ -229,14 +297,17 @@ def _from_inputs(qrels, runs, measures, baseline, relevance_level, precision, de
         raise InputError(str(exc)) from None
     columns = measure_columns(("map",) if measures is None else measures, precision=precision)
     unique = list(dict.fromkeys(columns.values()))
-    tables, names, notes = load_track(qrels, runs, precision, needed_orders(unique, ties, precision))
+    spelled = ir_spelled(columns)
+    tables, names, notes = load_track(qrels, runs, precision, needed_orders(unique, ties, precision),
+                                      tie_notes_needed(unique, ties, precision, spelled))
     if len(names) < 2:
         raise InputError("compare_runs needs at least two runs")
     rows = compare_runs_track(tables, names, unique, options["tests"], options["correction"], baseline,
                               options["alternative"], options["seed"], options["resamples"], rel_level=level,
                               max_depth=depth, unretrieved=unretrieved, alpha=alpha, systems=systems,
                               version=trec_eval_version(precision), ties=ties)
-    return asked_names(rows, columns), tables, notes
+    each = tie_notes(tables, names, unique, ties, depth, precision=precision, ir_spelled=spelled, api=True)
+    return asked_names(rows, columns), tables, notes, each
 
 
 def asked_names(rows: pd.DataFrame, columns: dict) -> Comparison:
@@ -293,9 +364,9 @@ def compare(qrels: QrelsInput, run_a: RunsInput, run_b: RunsInput, measures: str
     tests = [tests] if isinstance(tests, str) else list(tests)
     for test in tests:
         _choice("tests", test, PAIRED_TESTS)
-    rows, tables, notes = _compare_runs(qrels, _two_runs(run_a, run_b), measures, tests, "none", None, alternative,
-                                        relevance_level, precision, seed, resamples, None, unretrieved, 1.0, "all",
-                                        ties=ties)
+    rows, tables, notes, each = _compare_runs(qrels, _two_runs(run_a, run_b), measures, tests, "none", None,
+                                              alternative, relevance_level, precision, seed, resamples, None,
+                                              unretrieved, 1.0, "all", ties=ties)
     out = pd.DataFrame(rows)[["measure", "test", "mean_a", "mean_b", "diff", "p_value", "ci_method", "ci_low",
                               "ci_high"]]
-    return _noted(out, tables, notes)
+    return _noted(out, tables, notes, each)

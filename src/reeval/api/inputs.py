@@ -231,10 +231,11 @@ def run_sources(runs) -> list:
     return found
 
 
-def load_track(qrels, runs, precision: str = "float64", orders=()):
+def load_track(qrels, runs, precision: str = "float64", orders=(), reordered: bool = False):
     """``(tables, run names in the caller's order, notes)``: the track of any accepted
     qrels and runs (module doc), ingested as ``reeval score`` ingests its files (``orders``:
-    the other orderings the measures need, :func:`reeval.compute.needed_orders`); notes as
+    the other orderings the measures need, :func:`reeval.compute.needed_orders`; ``reordered``:
+    as :func:`reeval.io.ingest.ingest_track`'s); notes as
     :func:`reeval.compute.check_tables` gives them."""
     from reeval.compute import check_tables
     from reeval.io.ingest import ingest_track
@@ -244,7 +245,7 @@ def load_track(qrels, runs, precision: str = "float64", orders=()):
     names = [name for name, _, _ in found]
     if q[1] is None and all(lines is None for _, _, lines in found) and not isinstance(runs, Mapping):
         tables = ingest_track("api", q[0], [src for _, src, _ in found], precision=precision,
-                              keep_runs=False, tune=False, orders=orders)
+                              keep_runs=False, tune=False, orders=orders, reordered=reordered)
     else:
-        tables = memory.ingest_sources(q, found, precision=precision, orders=orders)
+        tables = memory.ingest_sources(q, found, precision=precision, orders=orders, reordered=reordered)
     return tables, names, check_tables(tables)

@@ -61,8 +61,8 @@ def measure_columns(measures, per_topic_only: bool = False, precision: str = "fl
             found = parse_measure(spec, trec_eval_version(precision))
             if len(found) > 1:
                 found = [m for m in found if not m.is_text]
-        except ValueError as exc:
-            raise InputError(f"measures: {exc}; accepted: {accepted_names(per_topic_only)}") from None
+        except ValueError as exc:  # the nearest names, not the whole list (reeval measures prints it)
+            raise InputError(f"measures: {exc}") from None
         if per_topic_only and any(family_of(m).needs_runs for m in found):
             raise InputError(f"measures: {spec!r} is computed over a set of runs; "
                              f"accepted: {accepted_names(per_topic_only)}")
@@ -70,6 +70,14 @@ def measure_columns(measures, per_topic_only: bool = False, precision: str = "fl
         for column, m in ([(spec, found[0])] if named else [(m.name, m) for m in found]):
             columns.setdefault(column, m)
     return columns
+
+
+def ir_spelled(columns: dict) -> list:
+    """The measures of :func:`measure_columns`' ``columns`` asked by an ir_measures name
+    (:func:`reeval.measures.providers.ir_measures_spelled`)."""
+    from reeval.measures.providers import ir_measures_spelled
+
+    return [m for spec, m in columns.items() if ir_measures_spelled(spec)]
 
 
 def _choice(name: str, value, choices) -> None:
@@ -94,14 +102,18 @@ def _flag(name: str, value) -> bool:
     return bool(value)
 
 
-def _noted(frame: pd.DataFrame, tables, notes: list) -> pd.DataFrame:
+def _noted(frame: pd.DataFrame, tables, notes: list, each: list = ()) -> pd.DataFrame:
     """Attach the notes and the ingest report; one warning when a note says where the
     reading or the numbers differ from trec_eval's or lines were lost (none for the line
-    summing up what was read as trec_eval reads it, :data:`reeval.io.notes.AS_TREC_EVAL`)."""
+    summing up what was read as trec_eval reads it, :data:`reeval.io.notes.AS_TREC_EVAL`),
+    and one warning for each note of ``each`` (noted too: one per run whose ir_measures
+    names rank tied documents otherwise than ir_measures, :func:`reeval.compute.tie_notes`)."""
     from reeval.io.notes import AS_TREC_EVAL
     from reeval.report.escape import line_text
 
-    frame.attrs["notes"] = list(notes)
+    for note in each:
+        warnings.warn(f"reeval: {note}", ReevalWarning, stacklevel=3)
+    frame.attrs["notes"] = list(notes) + list(each)
     frame.attrs["ingest_report"] = [dict(row) for row in tables.report_rows]
     differ = [note for note in notes if not note.startswith(AS_TREC_EVAL)]
     if differ:
@@ -172,7 +184,7 @@ def evaluate(qrels: QrelsInput, runs: RunsInput, measures: str | Iterable[str] =
         InputError: bad input (the message names the source, the row and what was expected).
     """
     from reeval.analyses.rareness.core import check_alpha
-    from reeval.compute import needed_orders, score_notes, score_track, trec_eval_version
+    from reeval.compute import needed_orders, score_notes, score_track, tie_notes, tie_notes_needed, trec_eval_version
     from reeval.measures.registry import read_notes
 
     per_topic, complete = _flag("per_topic", per_topic), _flag("complete", complete)
@@ -188,23 +200,26 @@ def evaluate(qrels: QrelsInput, runs: RunsInput, measures: str | Iterable[str] =
     except ValueError as exc:
         raise InputError(str(exc)) from None
     unique = list(dict.fromkeys(columns.values()))
-    tables, names, notes = load_track(qrels, runs, precision, needed_orders(unique, ties, precision))
+    spelled = ir_spelled(columns)
+    tables, names, notes = load_track(qrels, runs, precision, needed_orders(unique, ties, precision),
+                                      tie_notes_needed(unique, ties, precision, spelled))
     notes = read_notes(unique) + notes
     scores, summary = score_track(tables, names, unique, rel_level=level, max_depth=depth,
                                   unretrieved=unretrieved, alpha=alpha, systems=systems, complete=complete,
                                   version=trec_eval_version(precision), ties=ties)
     notes = notes + score_notes(scores, names, complete, level, trec_eval_version(precision), tables.lookup.qrels)
+    ties_said = tie_notes(tables, names, unique, ties, depth, precision=precision, ir_spelled=spelled, api=True)
     if not per_topic:
         frame = pd.DataFrame({c: _values(m, summary[m.name]) for c, m in columns.items() if m.name in summary},
                              index=pd.Index(names, name="run", dtype=object))
-        return _noted(frame, tables, notes)
+        return _noted(frame, tables, notes, ties_said)
     keep = np.ones(scores.answered.shape, dtype=bool) if complete else scores.answered
     run_of, topic_of = np.nonzero(keep)
     index = pd.MultiIndex.from_arrays([np.array(names, dtype=object)[run_of],
                                        np.array(scores.topics, dtype=object)[topic_of]], names=["run", "query_id"])
     frame = pd.DataFrame({c: _values(m, scores.values[m.name][keep]) for c, m in columns.items()
                           if m.aggregate not in ("count", "gmean") and m.family != "runid"}, index=index)
-    return _noted(frame, tables, notes)
+    return _noted(frame, tables, notes, ties_said)
 
 
 def prefer(qrels: QrelsInput, runs: RunsInput, relevance_level: int = 1, *, per_topic: bool = True,

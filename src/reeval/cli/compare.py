@@ -25,8 +25,9 @@ def compare_rows(qrels_path, run_paths, measure_specs=None, tests=None, correcti
     asked (``-m nDCG@10`` heads its column ``nDCG@10``, as ``reeval.compare_runs`` does);
     ``ties``: the tie order (:func:`reeval.compute.score_track`)."""
     from reeval.api.comparison import asked_names
-    from reeval.api.scoring import measure_columns
-    from reeval.compute import check_compare, compare_runs_track, level_notes, needed_orders, trec_eval_version
+    from reeval.api.scoring import ir_spelled, measure_columns
+    from reeval.compute import (check_compare, compare_runs_track, level_notes, needed_orders, tie_notes,
+                                tie_notes_needed, trec_eval_version)
     from reeval.io.trecio import run_names
     from reeval.measures import parse_measures
 
@@ -35,15 +36,19 @@ def compare_rows(qrels_path, run_paths, measure_specs=None, tests=None, correcti
     version = trec_eval_version(precision)
     measures = list(dict.fromkeys(parse_measures(measure_specs or ["map"], version)))
     check_compare(measures, n_resamples)
+    columns = measure_columns(measure_specs or ["map"], precision=precision)
+    asked = ir_spelled(columns)
     tables = read_inputs(qrels_path, run_paths, precision=precision, warn=warn,
-                         orders=needed_orders(measures, ties, precision))
-    for note in level_notes(rel_level) if warn else ():
-        warn(note)
+                         orders=needed_orders(measures, ties, precision),
+                         reordered=warn is not None and tie_notes_needed(measures, ties, precision, asked))
     names = run_names(run_paths)
+    for note in level_notes(rel_level) + tie_notes(tables, names, measures, ties, precision=precision,
+                                                   ir_spelled=asked) if warn else ():
+        warn(note)
     rows = compare_runs_track(tables, names, measures, list(dict.fromkeys(tests or ["t"])), correction, baseline,
                               alternative, seed, n_resamples, rel_level=rel_level, unretrieved=unretrieved,
                               version=version, ties=ties)
-    return asked_names(rows, measure_columns(measure_specs or ["map"], precision=precision))
+    return asked_names(rows, columns)
 
 
 def compare_lines(rows, fmt="text", test=None, max_p=0.05, decimals=4):

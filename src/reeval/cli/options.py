@@ -112,9 +112,11 @@ def warn(args):
     return noted
 
 
-def read_inputs(qrels_path, run_paths, precision="float64", warn=None, verbose=False, orders=()):
+def read_inputs(qrels_path, run_paths, precision="float64", warn=None, verbose=False, orders=(),
+                reordered=False):
     """Ingest the qrels and runs of a command (no runs table: the measures read the parts;
-    ``orders``: the other orderings its measures need, :func:`reeval.compute.needed_orders`).
+    ``orders``: the other orderings its measures need, :func:`reeval.compute.needed_orders`;
+    ``reordered``: as :func:`reeval.io.ingest.ingest_track`'s).
 
     ``warn`` (a callable, e.g. printing to stderr) receives one line per file that had
     lines dropped or read differently from trec_eval, then one line summing up what was
@@ -124,7 +126,8 @@ def read_inputs(qrels_path, run_paths, precision="float64", warn=None, verbose=F
     from reeval.compute import check_tables
     from reeval.io.ingest import ingest_track
 
-    tables = ingest_track("cli", qrels_path, run_paths, precision=precision, keep_runs=False, orders=orders)
+    tables = ingest_track("cli", qrels_path, run_paths, precision=precision, keep_runs=False, orders=orders,
+                          reordered=reordered)
     notes = check_tables(tables, verbose or getattr(warn, "verbose", False))
     if warn is not None:
         for line in notes:

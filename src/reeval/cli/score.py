@@ -47,6 +47,15 @@ def score_measures(measure_specs, precision: str = "float64"):
     return trec_eval_selection(measure_specs or ["official"], 9 if precision == "float32" else 10)
 
 
+def ir_measures_asked(measure_specs, precision: str = "float64") -> list:
+    """The measures ``-m`` asked by an ir_measures name (``P@10``, ``AP``; not ``P.10``)."""
+    from reeval.measures import parse_measure
+    from reeval.measures.providers import ir_measures_spelled
+
+    return [m for spec in measure_specs or () if ir_measures_spelled(spec)
+            for m in parse_measure(spec, 9 if precision == "float32" else 10)]
+
+
 def score_lines(qrels_path, run_paths, measure_specs=None, per_topic=False, complete=False,
                 rel_level=1, max_depth=None, precision="float64", decimals=4,
                 unretrieved="after_last", alpha=1.0, systems="all", warn=None, summary=True,
@@ -57,13 +66,15 @@ def score_lines(qrels_path, run_paths, measure_specs=None, per_topic=False, comp
     The values are :func:`reeval.compute.score_track`'s (``ties``: its tie order); notes on
     the files and on options trec_eval would read otherwise go to ``warn``."""
     from reeval.analyses.rareness.core import check_alpha
-    from reeval.compute import needed_orders, score_notes, score_track, trec_eval_version
+    from reeval.compute import needed_orders, score_notes, score_track, tie_notes, tie_notes_needed, trec_eval_version
     from reeval.io.trecio import run_names
 
     measures, notes = score_measures(measure_specs, precision)
     check_alpha(alpha)
+    asked = ir_measures_asked(measure_specs, precision)
     tables = read_inputs(qrels_path, run_paths, precision=precision, warn=warn,
-                         orders=needed_orders(measures, ties, precision))
+                         orders=needed_orders(measures, ties, precision),
+                         reordered=warn is not None and tie_notes_needed(measures, ties, precision, asked, judged_only))
     for note in notes:
         if warn is not None:
             warn(note)
@@ -74,6 +85,8 @@ def score_lines(qrels_path, run_paths, measure_specs=None, per_topic=False, comp
                                          version=trec_eval_version(precision), ties=ties)
     version = trec_eval_version(precision)
     for note in score_notes(scores, names, complete, rel_level, version, tables.lookup.qrels) if warn else ():
+        warn(note)
+    for note in tie_notes(tables, names, measures, ties, max_depth, judged_only, precision, asked) if warn else ():
         warn(note)
     multi = len(run_paths) > 1
     every_topic = complete and precision != "float32"

@@ -60,7 +60,7 @@ from reeval.choices import PRECISIONS
 from .arrays import positions_from_counts
 from .matching import QrelsLookup, dedupe_and_match
 from .notes import nothing_kept
-from .ordering import ordering_key, ranked_order, trec_order, uniform_topics
+from .ordering import first_reordered, ordering_key, ranked_order, trec_order, uniform_topics
 from .qrels import QRELS_COLUMNS, Qrels, _text_column, prepare_qrels, remap_grades, sorted_ids  # re-exported
 from .sources import check_read_once
 from .strings import Strings
@@ -76,7 +76,9 @@ class RunPart:
     order (:class:`KeptLines`: only these, not the whole file read, stay in memory).
     ``orders``: for each other ordering asked for (``(tie rule, precision)``,
     :func:`reeval.io.ordering.ranked_order`), the 1-based position of every kept line in
-    it, aligned with ``pos``."""
+    it, aligned with ``pos``. ``reordered``: per tie rule of ir_measures' providers, the
+    first position on each qrels topic that the rule orders otherwise
+    (:func:`reeval.io.ordering.first_reordered`)."""
 
     name: str
     topic: np.ndarray
@@ -86,6 +88,7 @@ class RunPart:
     row: dict
     kept: "KeptLines | None" = None
     orders: dict = field(default_factory=dict)
+    reordered: dict = field(default_factory=dict)
 
     @property
     def judged(self) -> np.ndarray:
@@ -133,7 +136,8 @@ def skipped_row(track: str, path, reason: str, digest: bool = False) -> dict:
 
 
 def load_run(name: str, path, lookup: QrelsLookup | Future, track: str, precision: str = "float64",
-             on_malformed: str = "error", keep_runs: bool = True, orders=(), digest: bool = False) -> RunPart:
+             on_malformed: str = "error", keep_runs: bool = True, orders=(), digest: bool = False,
+             reordered: bool = False) -> RunPart:
     """Read, filter, rank and judge one run file (see :class:`RunPart` and :func:`judge_run`);
     ``digest``: hash the bytes read too (the report row's ``bytes`` and ``sha256``).
 
@@ -141,18 +145,19 @@ def load_run(name: str, path, lookup: QrelsLookup | Future, track: str, precisio
     lines = read_run(path, on_malformed=on_malformed, digest=digest)
     if isinstance(lookup, Future):
         lookup = lookup.result()
-    return judge_run(name, path, lines, lookup, track, precision, keep_runs, orders)
+    return judge_run(name, path, lines, lookup, track, precision, keep_runs, orders, reordered)
 
 
 def judge_run(name: str, path, lines, lookup: QrelsLookup, track: str, precision: str = "float64",
-              keep_runs: bool = True, orders=()) -> RunPart:
+              keep_runs: bool = True, orders=(), reordered: bool = False) -> RunPart:
     """Filter, rank and judge the parsed lines of one run file (see :class:`RunPart`).
 
     Lines of topics the qrels do not judge are dropped and counted, then repeated
     (topic, docno) lines after the first in trec_eval order. The report row counts the
     topics whose scores are all equal (``tied_topics``: their order is the tie rule's,
     whatever the rank column says). ``orders``: the other orderings (``(tie rule,
-    precision)``) to place the kept lines in (:attr:`RunPart.orders`).
+    precision)``) to place the kept lines in (:attr:`RunPart.orders`); ``reordered``: find
+    where ir_measures' providers would order them otherwise (:attr:`RunPart.reordered`).
     """
     counts = lines.counts
     run_topic = lookup.topic_codes(lines.qids)  # code of each of the run's topic ids, -1 if not judged
@@ -169,13 +174,15 @@ def judge_run(name: str, path, lines, lookup: QrelsLookup, track: str, precision
     counts.kept = len(order)
     n_ret = np.bincount(topic, minlength=len(lookup.topics))
     pos = positions_from_counts(n_ret)  # topic is sorted
+    key = ordering_key(lines.score[order], precision)
     row = _report_row(track, path, "run", name, counts, n_tags=int((np.bincount(lines.tag, minlength=1) > 0).sum()),
                       first_tag=lines.tags[int(lines.tag[0])] if len(lines.tag) else None,
                       n_topics=int((n_ret > 0).sum()), unjudged_topics=int((run_topic < 0).sum()),
-                      tied_topics=uniform_topics(n_ret, ordering_key(lines.score[order], precision)),
+                      tied_topics=uniform_topics(n_ret, key),
                       **digest_columns(lines.digest))
     other = {o: other_positions(line_topic, lines, order, n_ret, *o) for o in orders if o != ("docno_desc", precision)}
-    return RunPart(name, topic, pos, qrow, n_ret, row, KeptLines.of(lines, order) if keep_runs else None, other)
+    return RunPart(name, topic, pos, qrow, n_ret, row, KeptLines.of(lines, order) if keep_runs else None, other,
+                   first_reordered(topic, pos, key, order, len(n_ret)) if reordered else {})
 
 
 def other_positions(topic: np.ndarray, lines, order: np.ndarray, n_ret: np.ndarray, rule: str,
@@ -337,7 +344,7 @@ def tune_memory() -> bool:
 def ingest_track(track: str, qrels_path, run_paths, precision: str = "float64",
                  on_malformed: str = "error", grade_map: dict | None = None,
                  threads: int = 2, keep_runs: bool = True, tune: bool = True, skipped=(),
-                 orders=(), digest: bool = False) -> TrackTables:
+                 orders=(), digest: bool = False, reordered: bool = False) -> TrackTables:
     """Read a track's qrels and runs once each and judge every run (see the module doc).
 
     ``skipped``: (path, reason) of the files of the track's runs folder that are not read
@@ -351,7 +358,8 @@ def ingest_track(track: str, qrels_path, run_paths, precision: str = "float64",
     :class:`InputError`. Calls :func:`tune_memory` (process-wide malloc and numpy settings)
     unless ``tune`` is False (the Python API leaves a caller's process as it is).
     ``orders``: other orderings (``(tie rule, precision)``) each run's kept lines are also
-    placed in (:attr:`RunPart.orders`), for measures ranked as another tool ranks.
+    placed in (:attr:`RunPart.orders`), for measures ranked as another tool ranks;
+    ``reordered``: where ir_measures' providers would order them otherwise (:attr:`RunPart.reordered`).
     ``digest``: each report row also holds the ``bytes`` and ``sha256`` of its file as read
     (:class:`reeval.io.sources.Digest`, from the buffer parsed: no second read).
     """
@@ -366,7 +374,7 @@ def ingest_track(track: str, qrels_path, run_paths, precision: str = "float64",
 
     def load(job):
         with naming_file(job[1]):
-            return load_run(*job, ready, track, precision, on_malformed, keep_runs, orders, digest)
+            return load_run(*job, ready, track, precision, on_malformed, keep_runs, orders, digest, reordered)
 
     # A regular qrels file is read while the first run files are (a stream, perhaps the
     # standard input a run also names, is read before any run begins)

@@ -246,14 +246,14 @@ def run_lines(qid: pa.Array, docno: pa.Array, score: np.ndarray, tag: str) -> Ru
 
 
 def ingest_sources(qrels, runs, precision: str = "float64", threads: int = 2,
-                   track: str = "api", orders=()) -> TrackTables:
+                   track: str = "api", orders=(), reordered: bool = False) -> TrackTables:
     """A track whose qrels and runs are files or parsed lines, judged as :func:`ingest_track` does.
 
     ``qrels``: ``(source, QrelsLines)`` or ``(path, None)`` (the file is read);
     ``runs``: ``[(name, source, RunLines or None)]``, None for a file read from
     ``source``. Run files are read and judged ``threads`` at once; no runs table is kept
-    (``keep_runs=False``); the process's malloc settings are left alone. ``orders``: as
-    :func:`reeval.io.ingest.ingest_track`'s.
+    (``keep_runs=False``); the process's malloc settings are left alone. ``orders`` and
+    ``reordered``: as :func:`reeval.io.ingest.ingest_track`'s.
     """
     from .ingest import read_qrels
 
@@ -264,8 +264,9 @@ def ingest_sources(qrels, runs, precision: str = "float64", threads: int = 2,
     def judge(job):
         name, src, parsed = job
         if parsed is None:
-            return load_run(name, src, lookup, track, precision, keep_runs=False, orders=orders)
-        return judge_run(name, src, parsed, lookup, track, precision, keep_runs=False, orders=orders)
+            return load_run(name, src, lookup, track, precision, keep_runs=False, orders=orders, reordered=reordered)
+        return judge_run(name, src, parsed, lookup, track, precision, keep_runs=False, orders=orders,
+                         reordered=reordered)
 
     jobs = sorted(runs, key=lambda job: job[0])
     with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:

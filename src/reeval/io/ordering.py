@@ -163,3 +163,60 @@ def _tie_order(docno: Strings, group: np.ndarray) -> np.ndarray:
 
     table = pa.table({"group": group, "docno": docno.to_arrow()})
     return pc.sort_indices(table, sort_keys=[("group", "ascending"), ("docno", "descending")]).to_numpy()
+
+
+#: where :func:`first_reordered` finds no document placed otherwise on a topic
+NOT_REORDERED = np.iinfo(np.int64).max
+
+
+def first_reordered(topic: np.ndarray, pos: np.ndarray, key: np.ndarray, line: np.ndarray, n_topics: int) -> dict:
+    """Per topic, the 1-based position of the first document that another tie rule
+    (:data:`TIE_RULES`) puts elsewhere than trec_eval's order does; :data:`NOT_REORDERED`
+    where it puts none elsewhere (no tie, or a rule that agrees).
+
+    The rows are a run's kept lines in trec_eval order: ``topic`` codes (sorted, below
+    ``n_topics``), ``pos`` their 1-based positions, ``key`` the scores as ranked
+    (:func:`ordering_key`), ``line`` each row's index among the lines read. A block of
+    equal (topic, key) holds tied documents, in docno descending order. ``docno_asc``
+    reverses every block of two or more, so its first differing position is the block's
+    first; ``input`` sorts a block by ``line``, so it first differs where a row's line is
+    not the least of the lines from that row to the block's end (a segmented suffix
+    minimum, one pass over the tied rows). A measure cut at k ranks otherwise on a topic
+    exactly when that position is <= k.
+
+    ``float32`` (pytrec_eval's reading of the scores, which then ties documents by docno
+    descending) marks the first row of each block of equal (topic, float32 score) that
+    holds two float64 scores apart: there the float32 order may differ (it does unless the
+    docnos happen to fall in the float64 order); never when ``key`` is float32 already."""
+    out = {rule: np.full(n_topics, NOT_REORDERED, dtype=np.int64) for rule in ("docno_asc", "input", "float32")}
+    if len(key) < 2:
+        return out
+    same_topic = topic[1:] == topic[:-1]
+    same = same_topic & (key[1:] == key[:-1])  # row i + 1 ties with row i
+    if same.any():
+        start = np.r_[same, False]
+        start[1:] &= ~same  # the first row of each block of two or more
+        _first_per_topic(out["docno_asc"], topic[start], pos[start])
+        member = np.flatnonzero(start | np.r_[False, same])  # the rows of those blocks (few, in most runs)
+        block = np.cumsum(start[member])
+        shift = (block[-1] - block) * (np.int64(line.max()) + 1)  # larger for earlier blocks: read backwards,
+        ahead = line[member]                                       # the minimum restarts at each block
+        suffix_min = np.minimum.accumulate((ahead - shift)[::-1])[::-1] + shift
+        moved = member[ahead != suffix_min]
+        _first_per_topic(out["input"], topic[moved], pos[moved])
+    if key.dtype != np.float32:
+        narrow = ordering_key(key, "float32")
+        apart = np.flatnonzero(same_topic & (narrow[1:] == narrow[:-1]) & ~same)  # float32 ties, float64 apart
+        if len(apart):
+            start32 = np.flatnonzero(np.r_[True, ~(same_topic & (narrow[1:] == narrow[:-1]))])
+            first = start32[np.searchsorted(start32, apart, side="right") - 1]
+            _first_per_topic(out["float32"], topic[first], pos[first])
+    return out
+
+
+def _first_per_topic(out: np.ndarray, topic: np.ndarray, pos: np.ndarray) -> None:
+    """``out[t]`` = the least of ``pos`` on topic ``t`` (rows sorted by topic, ``pos``
+    ascending within a topic: the first row of each topic's)."""
+    if len(topic):
+        at = np.r_[True, topic[1:] != topic[:-1]]
+        out[topic[at]] = pos[at]

@@ -22,9 +22,15 @@ pytrec_eval's float32 is reeval's ``precision="float32"`` (with it, pytrec_eval'
 and gives the others their provider's float64. ir_measures has no provider for RR@k with
 judged_only=True, RBP without rel=, ERR without a cutoff, nor for reeval's own measures
 (ASL, rareness ...): they keep trec_eval's order.
+
+Where reeval's order is not the provider's, :func:`reordered_topics` finds the topics on
+which the provider would rank a measure's top k otherwise (the notes of
+:func:`reeval.compute.tie_notes`).
 """
 
 from __future__ import annotations
+
+import re
 
 from reeval.choices import TIES
 
@@ -65,3 +71,61 @@ def other_orderings(measures, ties: str = "trec_eval", precision: str = "float64
     places each run's lines in them: :func:`reeval.io.ingest.ingest_track`'s ``orders``)."""
     main = (TREC_EVAL_RULE, precision)
     return tuple(dict.fromkeys(o for o in (ordering(m, ties, precision) for m in measures) if o != main))
+
+
+#: how each tie rule of a provider orders tied documents, in words
+RULE_WORDS = {"docno_asc": "docno ascending", "input": "the run's line order",
+              "float32": "scores read as float32, ties by docno descending"}
+
+
+def by_pytrec_eval(m) -> bool:
+    """ir_measures computes ``m`` with pytrec_eval (float32 scores): a trec_eval family
+    pytrec_eval has, no provider of its own (:func:`provider`), and not RR@k, which
+    ir_measures computes only with msmarco (RR(judged_only=True)@k: with none)."""
+    from .registry import PYTREC_EVAL
+
+    return provider(m) is None and m.family in PYTREC_EVAL and not (m.family == "recip_rank" and m.cutoff)
+
+
+def provider_rule(m, ties: str = "trec_eval", precision: str = "float64") -> str | None:
+    """The tie rule by which ir_measures' provider of ``m`` ranks otherwise than reeval
+    does under ``ties`` and ``precision`` (:func:`reeval.io.ordering.first_reordered`'s
+    keys), or None: ``docno_asc`` or ``input`` for msmarco, judged and cwl_eval under
+    trec_eval's ties; ``float32`` for pytrec_eval's measures at float64."""
+    own = provider(m)
+    if own is not None:
+        rule = PROVIDER_ORDERS[own][0]
+        return None if rule == TREC_EVAL_RULE or ties == "ir_measures" else rule
+    return "float32" if precision == "float64" and by_pytrec_eval(m) else None
+
+
+def reordered_topics(measures, first: dict, max_depth: int | None = None, ties: str = "trec_eval",
+                     precision: str = "float64") -> dict:
+    """{measure: topics per run where its ir_measures provider ranks otherwise}, for each
+    of ``measures`` with a :func:`provider_rule`. ``first``: tie rule -> runs x topics
+    matrix of the first position that rule places otherwise
+    (:func:`reeval.io.ordering.first_reordered`); a topic counts when that position is
+    within the measure's cutoff (and the depth kept, trec_eval -M): all of the ranking
+    for a measure without one (or with a real one: iprec_at_recall's recall level)."""
+    import numpy as np
+
+    out = {}
+    for m in measures:
+        rule = provider_rule(m, ties, precision)
+        if rule is None:
+            continue
+        cutoff = m.cutoff if isinstance(m.cutoff, int) else None
+        limit = min(x for x in (cutoff, max_depth, np.iinfo(np.int64).max - 1) if x is not None)
+        out[m] = (first[rule] <= limit).sum(axis=1)
+    return out
+
+
+def ir_measures_spelled(spec: str) -> bool:
+    """``spec`` is an ir_measures name (:func:`.vocabulary.spelled_as_ir_measures`): asked
+    only of a spec with ``@``, ``(`` or a capital letter, so that a trec_eval name in lower
+    case (``map``, ``p.10``) imports no other family module."""
+    if not re.search(r"[@(A-Z]", spec):
+        return False
+    from .vocabulary import spelled_as_ir_measures
+
+    return spelled_as_ir_measures(spec)

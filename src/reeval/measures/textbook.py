@@ -1,6 +1,7 @@
 """Textbook measures trec_eval does not compute, registered: fallout, cumulative gain
 (``CG@k``), DCG at a cutoff (``DCG@k``) and the lecture notes' DCG (``DCG_JK@k``), as the
-lecture notes and the tutorial in ``../shared/papers/`` define them.
+lecture notes and the tutorial in ``../shared/papers/`` define them; the hits (``hits@k``)
+and F1 at k (``f1@k``) of ranx, as ranx defines them.
 
 Gains are :mod:`.graded`'s (trec_eval's): the grade of a judged document, 0 for a document
 not judged or judged with a negative grade. Ranks are positions in trec_eval's order.
@@ -91,6 +92,23 @@ def dcg_jk(ctx: Context, m: Measure) -> np.ndarray:
     return ctx.count(keep, gains.row / np.maximum(1.0, np.log2(ctx.pos.astype(np.float64))))
 
 
+def hits(ctx: Context, m: Measure) -> np.ndarray:
+    """hits@k = the relevant documents in the top k (ranx's ``hits@k``, averaged over the
+    topics like any measure); ``hits`` counts the whole ranking (trec_eval's num_rel_ret
+    per topic, which trec_eval sums over topics instead)."""
+    return ctx.count(ctx.is_rel & _top(ctx, m))
+
+
+def f1(ctx: Context, m: Measure) -> np.ndarray:
+    """f1@k = 2 P R / (P + R) with P = hits@k / k and R = hits@k / R_q (ranx's ``f1@k``:
+    P divides by k also when fewer than k documents were retrieved, as P_k does); 0 when
+    hits@k is 0 or the topic has no relevant document. ``f1`` measures the whole ranking
+    (k = the documents retrieved: trec_eval's set_F)."""
+    found = hits(ctx, m)
+    k = ctx.n_ret if m.cutoff is None else np.full(found.shape, float(m.cutoff))
+    return safe_div(2.0 * found, k + ctx.R[None, :])
+
+
 _TEXT = "the lecture notes and tutorial's worked examples (tests/measures/test_textbook.py)"
 register(Family("fallout", ("fallout", "fallout_k", "fallout.k1,k2", "fallout@k"),
                 "non-relevant retrieved / non-relevant (judged, or N - R with -N)",
@@ -105,3 +123,8 @@ register(Family("dcg_cut", ("dcg_cut_k", "dcg_cut.k1,k2", "DCG@k"), "DCG at k (t
 register(Family("dcg_jk", ("dcg_jk", "dcg_jk_k", "dcg_jk.k1,k2", "DCG_JK@k"),
                 "the lecture notes' DCG: rel_1 + sum_{i>=2} rel_i / log2 i",
                 whole_or_cut("dcg_jk", name="dcg_jk", ir_name="dcg_jk"), dcg_jk, doc=dcg_jk.__doc__, oracle=_TEXT))
+_RANX = "ranx (tests/api/test_api_ranx.py)"
+register(Family("hits", ("hits", "hits_k", "hits.k1,k2", "hits@k"), "relevant documents in the top k (ranx's hits)",
+                whole_or_cut("hits", name="hits", ir_name="hits"), hits, doc=hits.__doc__, oracle=_RANX))
+register(Family("f1", ("f1", "f1_k", "f1.k1,k2", "f1@k"), "F1 of P@k and recall@k (ranx's f1)",
+                whole_or_cut("f1", name="f1", ir_name="f1"), f1, doc=f1.__doc__, oracle=_RANX))

@@ -1,6 +1,7 @@
 """ir_measures' names for the registered families: ``AP(rel=2)@10``, ``RR@10``,
 ``nDCG(gains={0:0,1:1,2:3})@10``, ``P(judged_only=True)@5``, ``RBP(p=0.8,rel=1)``,
-``SetF(beta=0.5)``, ``NumRet(rel=1)``, ``IPrec@0.5``, ``Judged@10``, ``ERR@20`` ...
+``SetF(beta=0.5)``, ``NumRet(rel=1)``, ``IPrec@0.5``, ``Judged@10``, ``ERR@20`` ...; and
+ranx's ``hit_rate@k`` and ``r-precision`` (:data:`RANX_NAMES`, :func:`ranx_name`).
 
 A name maps to a family and its parameters (:data:`IR_MEASURES`). One rule names the
 measure, whatever the spelling: a measure trec_eval 10 computes gets trec_eval's name
@@ -20,7 +21,8 @@ are refused with a message.
 from __future__ import annotations
 
 from .params import check_persistence, format_cutoff, ir_bool, ir_float, ir_gains, ir_int, split_ir_measures
-from .registry import FALLBACK_NAMES, FALLBACKS, REGISTRY, Measure, load_families, with_name
+from .registry import (FALLBACK_NAMES, FALLBACKS, REGISTRY, Measure, known_measures, load_families, parse_measure,
+                       with_name)
 
 load_families(before=__name__)  # the family modules before this one register first
 
@@ -72,6 +74,22 @@ NOT_COMPUTED_FOLDED = {n.lower(): n for n in NOT_COMPUTED}
 def ir_measures_name(name: str) -> str | None:
     """ir_measures' spelling of ``name`` written in any case (:data:`FOLDED`), else None."""
     return name if name in IR_MEASURES else FOLDED.get(name.lower())
+
+
+#: ir_measures' names (lower case) that are trec_eval's too: written alone, trec_eval's
+TREC_EVAL_TOO = frozenset({"map", "p", "recall", "rprec", "ndcg", "bpref", "infap", "success"})
+
+
+def spelled_as_ir_measures(spec: str) -> bool:
+    """``spec`` is written as ir_measures writes a measure: a name of :data:`IR_MEASURES`
+    (any case) with parameters or ``@cutoff`` (``P@10``, ``ndcg@10``, ``AP(rel=2)``), or
+    alone where trec_eval has no such name (``AP``, ``RR``, ``SetP``; not ``map``)."""
+    try:
+        parts = split_ir_measures(spec)
+    except ValueError:
+        return False
+    name = spec.strip() if parts is None else parts[0]
+    return ir_measures_name(name) is not None and (parts is not None or name.lower() not in TREC_EVAL_TOO)
 
 
 def parse_ir_measures(spec: str) -> list[Measure] | None:
@@ -218,8 +236,47 @@ def display_name(name: str) -> str:
     return name
 
 
+#: ranx's metric names that name a registered measure under another name (ranx name ->
+#: reeval's, ``@k`` carried over): ``hit_rate@k`` is success_k, ``r-precision`` Rprec.
+#: ranx's hits@k and f1@k are families of their own (:mod:`.textbook`); its precision@k,
+#: recall@k, mrr@k, map@k, ndcg@k and dcg@k are reeval's spellings already (its bpref is
+#: not trec_eval's: docs/api.md, "Coming from ranx").
+RANX_NAMES = {"hit_rate": ("success", True), "r-precision": ("Rprec", False)}
+
+
+def parse_ranx(spec: str) -> list[Measure] | None:
+    """The measure a ranx name of :data:`RANX_NAMES` stands for (any case), or None."""
+    name, at, cut = spec.strip().lower().partition("@")
+    if name not in RANX_NAMES:
+        return None
+    ours, takes_cutoff = RANX_NAMES[name]
+    if takes_cutoff != bool(at):
+        need = f"needs a cutoff ({name}@k)" if takes_cutoff else "takes no cutoff"
+        raise ValueError(f"measure {spec!r}: ranx's {name} {need}")
+    return parse_measure(f"{ours}@{cut}" if at else ours)
+
+
+#: ranx's name of each family it computes the same way (``{name}@{k}`` with a cutoff);
+#: a name that reads back as another measure is not its (ranx's bpref is not trec_eval's)
+RANX_FAMILIES = {"hits": "hits", "f1": "f1", "success": "hit_rate", "P": "precision", "recall": "recall",
+                 "recip_rank": "mrr", "map": "map", "map_cut": "map", "ndcg": "ndcg", "ndcg_cut": "ndcg",
+                 "dcg_cut": "dcg", "Rprec": "r-precision"}
+
+
+def ranx_name(m: Measure) -> str | None:
+    """ranx's name of measure ``m`` (``hits@10``, ``mrr@10``, ``r-precision``), None where
+    ranx has none: the family's :data:`RANX_FAMILIES` name, with ``@k``, if it reads back
+    as ``m``."""
+    name = RANX_FAMILIES.get(m.family)
+    if name is None:
+        return None
+    name = name if m.cutoff is None else f"{name}@{m.cutoff}"
+    return name if known_measures(name) == [m] else None
+
+
 FALLBACKS.append(parse_ir_measures)
+FALLBACKS.append(parse_ranx)
 FALLBACK_NAMES.extend(["AP@k", "AP(rel=n)", "P(rel=n)@k", "RR@k", "RR(rel=n)@k", "nDCG(gains={g:x,...})@k",
                        "P(judged_only=True)@k", "SetP", "SetR", "SetF(beta=x)", "SetAP", "NumRet", "NumRel",
                        "NumQ", "IPrec@L", "Success@k", "Judged@k", "ERR@k", "RBP(p=x)", "RBP(p=x,rel=n)",
-                       "infAP", "Bpref", "Rprec"])
+                       "infAP", "Bpref", "Rprec", "hit_rate@k", "r-precision"])

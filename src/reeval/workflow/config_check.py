@@ -85,7 +85,7 @@ def check_measures(specs) -> None:
         try:
             measures = parse_measures([spec])
         except ValueError as exc:
-            raise ConfigError(f"measures: {exc}; accepted: {accepted}") from None
+            raise ConfigError(f"measures: {exc}") from None  # the nearest names, not the whole list
         if any(family_of(m).needs_runs for m in measures):
             raise ConfigError(f"measures: {quoted(spec)} is a rareness measure, computed over a set of runs: "
                               f"rareness measures are listed under rareness.measures; accepted here: {accepted}")
