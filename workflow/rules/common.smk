@@ -286,3 +286,29 @@ def audit_outputs(wildcards):
 from reeval.workflow.bytecode import give_jobs_a_pycache_prefix
 
 give_jobs_a_pycache_prefix(os.environ, os.getcwd())
+
+
+# Leave one group out (reusability.smk): a track's groups, their source and the files the job reads
+from reeval.analyses.reusability.groups import read_groups
+from reeval.analyses.reusability.report import rule_inputs as reusability_files
+from reeval.analyses.reusability.report import rule_options as reusability_options
+
+
+def track_reusability_options(wildcards):
+    """The track's groups, where they come from (its official leaderboard among them: AUDITED,
+    common.smk), pool depth, pooled runs and the study's options."""
+    return reusability_options(config, wildcards.track, AUDITED.get(wildcards.track))
+
+
+# a track's groups file in a form no reader takes stops the workflow before any job, in one
+# line naming the file, the line and the accepted forms (reeval.analyses.reusability.groups)
+for _track in TRACKS:
+    _options = reusability_options(config, _track, AUDITED.get(_track))
+    if _options["groups_from"] == "file":
+        checked(read_groups, _options["groups"])
+
+
+def reusability_inputs(wildcards):
+    """The track's tables and the groups and pooled-runs files the job reads: the groups are
+    inputs of this job alone, so changing them reruns it and what reads its tables only."""
+    return {"tables": step_files("ingest", wildcards.track), **reusability_files(track_reusability_options(wildcards))}

@@ -1,35 +1,12 @@
 # Test-collection reusability, leave one group out (reeval.analyses.reusability.report):
 # per track, each group's runs scored without the judged documents only that group pooled;
 # across tracks, the verdicts stacked and Kendall's tau of each measure against its base.
-from reeval.analyses.reusability.groups import read_groups
 from reeval.analyses.reusability.report import SUMMARY_FIGURES as REUSABILITY_SUMMARY_FIGURES
 from reeval.analyses.reusability.report import SUMMARY_MARKDOWN as REUSABILITY_SUMMARY_MARKDOWN
 from reeval.analyses.reusability.report import SUMMARY_TABLES as REUSABILITY_SUMMARY_TABLES
-from reeval.analyses.reusability.report import rule_inputs as reusability_files
-from reeval.analyses.reusability.report import rule_options as reusability_options
 
 REUSABILITY_SUMMARY_FILES = [f"{RESULTS}/reusability/{name}" for name in
                              (*REUSABILITY_SUMMARY_TABLES, *REUSABILITY_SUMMARY_FIGURES, REUSABILITY_SUMMARY_MARKDOWN)]
-
-
-def track_reusability_options(wildcards):
-    """The track's groups, where they come from (its official leaderboard among them: AUDITED,
-    common.smk), pool depth, pooled runs and the study's options."""
-    return reusability_options(config, wildcards.track, AUDITED.get(wildcards.track))
-
-
-# a track's groups file in a form no reader takes stops the workflow before any job, in one
-# line naming the file, the line and the accepted forms (reeval.analyses.reusability.groups)
-for _track in TRACKS:
-    _options = reusability_options(config, _track, AUDITED.get(_track))
-    if _options["groups_from"] == "file":
-        checked(read_groups, _options["groups"])
-
-
-def reusability_inputs(wildcards):
-    """The track's tables and the groups and pooled-runs files the job reads: the groups are
-    inputs of this job alone, so changing them reruns it and what reads its tables only."""
-    return {"tables": step_files("ingest", wildcards.track), **reusability_files(track_reusability_options(wildcards))}
 
 
 rule reusability:
