@@ -16,7 +16,7 @@ import pandas as pd
 
 from reeval.report.figures import (FEW_TRACKS, MANY_LINES, PAGE, PALETTE, across_tracks, band_legend_handles,
                                    figure_style, integer_ticks, new_figure, note, plain_log_ticks,
-                                   save_figure_pair, track_styles, wrapped)
+                                   save_figure_pair, track_styles, with_math, wrapped)
 
 #: the two measures of figure 9 and how they are drawn (the legend says which is which)
 #: figure 9's series: (column prefix, line style, legend label, colour of a one-track figure),
@@ -134,10 +134,12 @@ def agreement_figure(track: str, df: pd.DataFrame, path_stem) -> None:
         if removed == "queries" and kind == "ranking" and len(df):
             ax.set_ylim(90, 101)
             note(ax, "100% by construction: a kept query's\npreferences are the full data's", "lower left")
-    axes[0, 1].legend(loc="lower left")
+    with_math(*axes[0, 1].legend(loc="lower left").get_texts())  # the legend of FIG8_SERIES
     pairs = int(df.pairs.max()) if len(df) else 0
-    fig.suptitle(wrapped(f"{track}: agreement with full-data " + r"$\delta RR_1$" +
-                         f" ({pairs:,} pairs of runs; mean of {samples} samples, band: one std)", PAGE - 0.6))
+    name = str(track).replace("$", r"\$")  # literal in a title drawn with math
+    fig.suptitle(wrapped(f"{name}: agreement with full-data " + r"$\delta RR_1$" +
+                         f" ({pairs:,} pairs of runs; mean of {samples} samples, band: one std)", PAGE - 0.6),
+                 parse_math=True)
     save_figure_pair(fig, path_stem)
 
 
@@ -234,9 +236,9 @@ def locality_figure(track: str, corr: pd.DataFrame, reg: pd.DataFrame, path_stem
                 _fit_panel(ax, D[:, c] if D is not None else empty, D[:, r] if D is not None else empty,
                            values[r, c], PALETTE[0])
             if c == 0:
-                ax.set_ylabel(rf"$\delta RR_{{{r + 1}}}$")
+                ax.set_ylabel(rf"$\delta RR_{{{r + 1}}}$", parse_math=True)
             if r == L - 1:
-                ax.set_xlabel(rf"$\delta RR_{{{c + 1}}}$")
+                ax.set_xlabel(rf"$\delta RR_{{{c + 1}}}$", parse_math=True)
     if ok:
         for k, (i, g) in enumerate(reg.groupby("i")):
             a2.plot(g.j, g.coefficient, marker="o", color=PALETTE[k % len(PALETTE)],
