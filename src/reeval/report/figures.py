@@ -13,7 +13,10 @@ figure wider than a page, a text under 7 pt or a drawing past the figure's edge 
 :class:`FigureError` naming what reaches beyond (:func:`overflow_message`), embeds TrueType
 fonts whatever style the figure was drawn in, and is byte-reproducible: PDF and SVG without
 a creation date, SVG ids salted by a constant, each file written atomically
-(:func:`reeval.io.atomic.atomic_write`). A report figure never ends its step: one the
+(:func:`reeval.io.atomic.atomic_write`), fonts embedded without the tables no PDF reads
+(:func:`lean_font_subsets`). Every text is drawn literally (``text.parse_math`` off: a run
+named ``$_$`` or ``$x^2$`` is drawn as named); the texts reeval writes as math turn it on
+(``parse_math=True``, :func:`with_math`). A report figure never ends its step: one the
 saver refuses is written by :func:`save_figure_pair` as a sentence saying why
 (:func:`failure_figure`) and logged on :data:`FIGURE_LOG`; a step that draws inside
 :func:`drawn_or_told` does the same for any error of the drawing. (The test suite sets
