@@ -254,6 +254,13 @@ def test_per_track_figures_7_and_8_in_the_papers_form_are_camera_ready(small_stu
     texts = " ".join(t for t, _ in figure_facts(tmp_path / "fig8_agreement.pdf")["texts"])
     assert "labels removed" in texts and "queries removed" in texts and "sgnLP" in texts
     assert "$" not in " ".join(t for t, _ in figure_facts(tmp_path / "fig7_locality.pdf")["texts"])
+    # the points of figure 7's 28 panels: one raster image in the PDF, not one a panel (each
+    # made matplotlib render a page-sized image: two thirds of the figure's time)
+    from pypdf import PdfReader
+
+    page = PdfReader(tmp_path / "fig7_locality.pdf").pages[0]
+    images = [x for x in page["/Resources"]["/XObject"].values() if x.get_object()["/Subtype"] == "/Image"]
+    assert len(images) == 1
 
 
 def test_figure_8_letters_its_four_panels_and_figure_9_tells_rr_from_lexiprecision(small_study, tmp_path,
