@@ -273,6 +273,7 @@ def test_the_cross_track_figure_of_a_study_shaped_as_the_full_simulated_one_fits
     pdf = tmp_path / "summary" / "tau_by_track.pdf"
     assert camera_ready_problems(pdf) == []
     assert "82 tracks" in [t for t, _ in figure_facts(pdf)["texts"]]  # drawn, not the sentence of a failure
+    assert not any(t[:2] == "1 " for t, _ in figure_facts(pdf)["texts"])  # taus alike: no track named
 
 
 def test_the_scores_figure_of_16_runs_on_8_topics_with_small_p_at_100_fits(tmp_path):
@@ -383,3 +384,25 @@ def test_the_workflow_step_scores_as_the_function_on_the_same_runs(files, tmp_pa
 
     want = ordered(function)[[c for c in step.columns if c != "measure"]]
     pd.testing.assert_frame_equal(ordered(step), want, check_exact=True, check_dtype=False)
+
+
+def test_the_cross_track_tau_figure_names_the_tracks_farthest_from_the_line(tmp_path):
+    """Which track is the 0.87 outlier? Per panel the NAMED_OUTLIERS tracks farthest from the
+    identity line are numbered beside their point and named in the panel's key; the tracks
+    on the line are not."""
+    from reeval.analyses.reusability.figures import NAMED_OUTLIERS, outliers, plot_tau_by_track
+
+    assert outliers([0.9, 0.9, 0.5, 1.0, 0.8, 0.7, float("nan")], [0.9, 0.8, 0.9, 0.7, 0.8, 0.7, 0.1], 2) == [2, 3]
+    assert outliers([1, 1], [1, 1]) == [] and outliers([0.9] * 4, [0.9, 0.99, 0.9, 0.9]) == [1]
+    assert outliers([0.99, 0.995, 1.0], [0.992, 0.999, 0.99]) == []  # none stands out: none named
+    tracks = [f"track{k}" for k in range(7)] + ["trec6-clir-target-english"]
+    base = [0.95, 0.96, 0.97, 0.98, 0.99, 0.94, 0.93, 0.99]
+    measure = [0.95, 0.96, 0.87, 0.98, 0.99, 0.80, 0.93, 0.90]  # track5, then track2, then the long name
+    verdicts = pd.DataFrame({"track": tracks * 2, "measure": ["map"] * 8 + ["P_20"] * 8,
+                             "kendall_tau_left_out": base + measure})
+    plot_tau_by_track(verdicts, tmp_path / "tau")
+    texts = [t for t, _ in figure_facts(tmp_path / "tau.pdf")["texts"]]
+    assert NAMED_OUTLIERS == 3
+    assert {"1 track5", "2 track2", "3 trec6-clir-target-english", "1", "2", "3"} <= set(texts), texts
+    assert not any(name in t for t in texts for name in ("track0", "track1", "track3", "track4", "track6"))
+    assert camera_ready_problems(tmp_path / "tau.pdf") == []

@@ -211,5 +211,19 @@ def test_the_recall_precision_figure(tmp_path):
     assert min(sizes) >= 7
     with pytest.raises(reeval.InputError, match="not in the curves"):
         reeval.plot_recall_precision(curves, runs=["nope"])
+
+
+def test_the_recall_precision_figure_draws_run_names_with_dollars_as_named(tmp_path):
+    """"$_$" made mathtext fail the figure and "$x^2$" was drawn as x squared: a run's name
+    is drawn as it is named (the PDF holds each legend entry whole, dollars and all)."""
+    from pdffigures import figure_facts
+
+    names = ["$_$", "$x^2$", "a$b", "$x$ $"]
+    runs = _runs(4, seed=6).replace({"run": {f"r{k}": name for k, name in enumerate(names)}})
+    curves = reeval.recall_precision(QRELS, runs)
+    fig = reeval.plot_recall_precision(curves, tmp_path / "rp.pdf", title="$_$ against $x^2$")
+    texts = [text for text, _ in figure_facts(tmp_path / "rp.pdf")["texts"]]
+    assert set(names) | {"$_$ against $x^2$"} <= set(texts), texts
+    assert not any(t.get_parse_math() for t in fig.axes[0].get_legend().get_texts())
     with pytest.raises(reeval.InputError, match="without per_topic"):
         reeval.plot_recall_precision(reeval.recall_precision(QRELS, runs, per_topic=True))

@@ -99,10 +99,12 @@ def test_math_with_subscripts_is_enlarged_so_that_its_scripts_print_at_7_pt():
     assert has_scripts(r"$\Delta RR_i$") and has_scripts("P($p'$)") and not has_scripts("P_20 and $x$")
     with figure_style():
         fig, ax = new_figure("column")
-        label = ax.set_xlabel(r"$\Delta RR_{i+j}$")
+        label = ax.set_xlabel(r"$\Delta RR_{i+j}$", parse_math=True)
         plain = ax.set_ylabel("P_20 (no math)")
+        name = ax.set_title("$x_1$")  # a name from the data: drawn literally, at its own size
         enlarge_math(fig)
         assert label.get_fontsize() * SCRIPT_SHRINK == pytest.approx(7) and plain.get_fontsize() == 8
+        assert not name.get_parse_math() and name.get_fontsize() == 8
         pyplot().close(fig)
 
 
@@ -252,6 +254,13 @@ def test_per_track_figures_7_and_8_in_the_papers_form_are_camera_ready(small_stu
     texts = " ".join(t for t, _ in figure_facts(tmp_path / "fig8_agreement.pdf")["texts"])
     assert "labels removed" in texts and "queries removed" in texts and "sgnLP" in texts
     assert "$" not in " ".join(t for t, _ in figure_facts(tmp_path / "fig7_locality.pdf")["texts"])
+    # the points of figure 7's 28 panels: one raster image in the PDF, not one a panel (each
+    # made matplotlib render a page-sized image: two thirds of the figure's time)
+    from pypdf import PdfReader
+
+    page = PdfReader(tmp_path / "fig7_locality.pdf").pages[0]
+    images = [x for x in page["/Resources"]["/XObject"].values() if x.get_object()["/Subtype"] == "/Image"]
+    assert len(images) == 1
 
 
 def test_figure_8_letters_its_four_panels_and_figure_9_tells_rr_from_lexiprecision(small_study, tmp_path,
@@ -368,3 +377,38 @@ def test_tick_labels_that_touch_on_a_narrow_panel_are_thinned(tmp_path):
         fig.draw_without_rendering()
         assert [t.label1.get_text() for t in ax.xaxis._update_ticks()] == ["0.08", "0.12"]
         assert not crowded(ax.xaxis) and not thin_ticks(fig)
+
+
+def test_a_pdfs_embedded_fonts_keep_their_glyphs_and_leave_out_the_layout_tables(tmp_path):
+    """The TrueType font a figure's PDF embeds (subset by fontTools) holds outlines, metrics
+    and character map but none of UNUSED_FONT_TABLES (OpenType layout, kerning: no PDF
+    viewer reads them; subsetting them was two thirds of the embedding's time), and the
+    subsetter is left as it was found."""
+    import io
+
+    from fontTools import subset
+    from fontTools.ttLib import TTFont
+    from pypdf import PdfReader
+
+    from reeval.report.figures import UNUSED_FONT_TABLES, figure_style, new_figure, save_figure
+
+    load = subset.load_font
+    with figure_style():
+        fig, ax = new_figure("column")
+        ax.plot([0, 1], [0, 1], label="AV To")  # kerned pairs in DejaVu Sans
+        ax.legend()
+        ax.set_title("Kendall's τ against α")
+        save_figure(fig, tmp_path / "f.pdf")
+    assert subset.load_font is load
+    fonts = []
+    for page in PdfReader(tmp_path / "f.pdf").pages:
+        for font in page["/Resources"]["/Font"].values():
+            for part in [font.get_object(), *font.get_object().get("/DescendantFonts", [])]:  # Type0: a CID font
+                descriptor = part.get_object().get("/FontDescriptor")
+                if descriptor and "/FontFile2" in descriptor.get_object():
+                    fonts.append(TTFont(io.BytesIO(descriptor.get_object()["/FontFile2"].get_data())))
+    assert fonts
+    for font in fonts:
+        assert {"glyf", "loca", "hmtx", "cmap"} <= set(font.keys())
+        assert not set(UNUSED_FONT_TABLES) & set(font.keys()), sorted(font.keys())
+        assert len(font.getGlyphOrder()) > 10

@@ -25,6 +25,17 @@ def test_headroom_says_the_best_asl_in_non_relevant_documents_beside_the_best_p2
                            "that run ranks on average 2.5 non-relevant documents above")
     assert "study/summary.md" in line
     assert "not computed" in headroom_line(BY_RUN.drop(columns="ASL@g1-10"))
+    assert line.endswith("ASL counts a relevant document a run did not retrieve as ranked just after the run's last "
+                         "document, so a run that returns few documents has a low ASL.")
+
+
+def test_headroom_says_when_the_best_asl_is_a_shallow_runs_lower_bound():
+    """A run of about 10 documents a topic among runs of 1,000 (Base_Bing_all: MAP 0.0185,
+    the "best" ASL@g1-10 3.2): the line says it is shallow, its ASL a lower bound."""
+    shallow = BY_RUN.assign(num_q=[50, 50, 50], num_ret=[50_000, 500, 49_000])
+    assert headroom_line(shallow).endswith(": `b` returns 10 documents a topic (the deepest run 1000), "
+                                           "its ASL a lower bound.")
+    assert "lower bound" not in headroom_line(shallow.assign(num_ret=[50_000, 30_000, 49_000]))
 
 
 def test_reordering_gives_kendall_tau_and_where_maps_best_run_lands_by_asl():

@@ -15,6 +15,7 @@ import yaml
 
 import browser as browsers
 from conftest import ROOT, write_lines
+from pdffigures import figure_facts
 from reeval.report.escape import line_text
 from snakemake_command import SNAKEMAKE
 
@@ -24,7 +25,10 @@ OSC = "run\x1b]0;TITLE\x07\x1b[8mhidden"
 BIDI = "rev\u202e0.2500\u2066x\u2069"
 NAMES = ["<img src=x onerror=window.pwned=1>", "<script defer>window.pwned=2", "a|b", "=cmd|calc", "tick`s",
          "$x$ dollar$", "new\nline", "tab\there", "[l](javascript:window.pwned=3)", "plain", OSC, BIDI,
-         "csi\x9b31mred"]
+         "csi\x9b31mred", "$_$", "$x^2$"]
+#: reusability's groups of the runs (each run's by its place in NAMES): names mathtext would read
+#: as math ("$_$" it cannot parse), which the figures draw as named
+RUN_GROUPS = ("$g_1$", "$_$ and $x^2$", "plain")
 GROUPS = {"<b>`w|": ["*`*", "=*"], "s$*": ["[a-p]*", "<*", "$*", "[[]*", "new*", "tab*"],
           "g\u202e\x1b]2;x\x07": ["r*"]}
 #: what no console line nor Markdown or HTML output may hold raw: C0 controls but tab and
@@ -40,7 +44,8 @@ def track_config(tmp, results, names):
         write_lines(tmp / "runs" / name, [f"{t} Q0 D{(d * 7 + i + t) % 30} {d + 1} {50 - d - i * 0.1:.2f} tag{i}"
                                           for t in (1, 2, 3) for d in range(12)])
     cfg = {"results": str(results), "measures": ["map", "P.20", "ndcg_cut.10", "recip_rank", "bpref"],
-           "tracks": {"hostile": {"qrels": str(qrels), "runs": str(tmp / "runs")}},
+           "tracks": {"hostile": {"qrels": str(qrels), "runs": str(tmp / "runs"),
+                                  "groups": {name: RUN_GROUPS[i % 3] for i, name in enumerate(names)}}},
            "study": {"min_runs": 3, "techniques": {"hostile": {"baseline": "<b>`w|", "groups": GROUPS}}},
            "rareness": {"trials": 10, "n_systems": [2, 4]},
            "lexiprecision": {"label_removal": {"samples": 2}, "hsd_resamples": 50}}
@@ -83,8 +88,19 @@ def test_the_report_runs_no_script_and_every_table_keeps_its_cells(hostile_run, 
     assert sorted(shown) == sorted(line_text(n) for n in NAMES)
     study = browser.find_element(By.ID, "asl-study").text
     assert "relative reduction in error from <b>`w|" in study
-    assert f"Runs per group: <b>`w| 2, {line_text(list(GROUPS)[2])} 2, s$* 9." in study
+    assert f"Runs per group: <b>`w| 2, {line_text(list(GROUPS)[2])} 2, s$* 11." in study
     assert "(<script defer>window.pwned=2)" in study or "($x$ dollar$)" in study
+
+
+def test_every_figure_is_drawn_and_names_with_dollars_are_drawn_as_named(hostile_run):
+    """Run and group names that mathtext reads ("$_$" fails it, "$x^2$" would be drawn as
+    x squared): every figure drawn (the tests' strict figures: a figure that fails ends the
+    workflow), and the per-track reusability figure's legend holds each group's name as it
+    is written (a name drawn as math would be glyphs apart, without its dollars)."""
+    pdfs = sorted(hostile_run.rglob("*.pdf"))
+    assert len(pdfs) > 20
+    texts = [text for text, _ in figure_facts(hostile_run / "tracks" / "hostile" / "reusability" / "scores.pdf")["texts"]]
+    assert set(RUN_GROUPS) <= set(texts), texts
 
 
 def test_the_markdown_summaries_keep_each_row_on_one_line_with_its_cells(hostile_run):

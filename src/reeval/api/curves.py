@@ -23,7 +23,8 @@ FONT_SIZE = 7
 #: matplotlib settings of the figure: TrueType fonts in PDF/PS, 7 pt text everywhere.
 RC = {"pdf.fonttype": 42, "ps.fonttype": 42, "font.size": FONT_SIZE, "axes.titlesize": FONT_SIZE,
       "axes.labelsize": FONT_SIZE, "xtick.labelsize": FONT_SIZE, "ytick.labelsize": FONT_SIZE,
-      "legend.fontsize": FONT_SIZE, "lines.linewidth": 1.0, "lines.markersize": 3}
+      "legend.fontsize": FONT_SIZE, "lines.linewidth": 1.0, "lines.markersize": 3,
+      "text.parse_math": False}  # run names drawn as named: "$_$" is no math
 #: Up to this many runs the legend sits inside the plot; beyond, beside it (the figure widens).
 LEGEND_INSIDE = 6
 #: Line styles cycled with the colours, so that curves stay apart in black and white.

@@ -13,7 +13,10 @@ figure wider than a page, a text under 7 pt or a drawing past the figure's edge 
 :class:`FigureError` naming what reaches beyond (:func:`overflow_message`), embeds TrueType
 fonts whatever style the figure was drawn in, and is byte-reproducible: PDF and SVG without
 a creation date, SVG ids salted by a constant, each file written atomically
-(:func:`reeval.io.atomic.atomic_write`). A report figure never ends its step: one the
+(:func:`reeval.io.atomic.atomic_write`), fonts embedded without the tables no PDF reads
+(:func:`lean_font_subsets`). Every text is drawn literally (``text.parse_math`` off: a run
+named ``$_$`` or ``$x^2$`` is drawn as named); the texts reeval writes as math turn it on
+(``parse_math=True``, :func:`with_math`). A report figure never ends its step: one the
 saver refuses is written by :func:`save_figure_pair` as a sentence saying why
 (:func:`failure_figure`) and logged on :data:`FIGURE_LOG`; a step that draws inside
 :func:`drawn_or_told` does the same for any error of the drawing. (The test suite sets
@@ -50,6 +53,7 @@ import numpy as np
 
 from reeval.io.atomic import atomic_write
 
+from .figure_fonts import UNUSED_FONT_TABLES, lean_font_subsets  # re-exported
 from .figure_layout import (OVERFLOW_TOLERANCE, THIN_STEPS, crowded, figure_elements,  # re-exported
                             freeze_ticks, overflow, overflow_message, overflowing, thin_ticks)
 
@@ -89,6 +93,10 @@ STYLE = {
     "patch.linewidth": 0.5, "hatch.linewidth": 0.5,
     "savefig.bbox": "standard", "savefig.dpi": PRINT_DPI,
     "svg.hashsalt": "reeval",
+    # every text literal: a run, group or measure named "$_$" or "$x^2$" is drawn as it is
+    # named (mathtext would fail on the first and draw the second as math); the few texts
+    # reeval writes as math turn it on for themselves (:func:`with_math`)
+    "text.parse_math": False,
 }
 
 #: savefig metadata per format: no creation date, so a figure saved twice is byte-identical
@@ -258,6 +266,15 @@ def band_legend_handles(color="#555555") -> list:
             Line2D([], [], color=color, linestyle=RANGE_STYLE, linewidth=RANGE_WIDTH, label="range (min\u2013max)")]
 
 
+def with_math(*texts) -> None:
+    """Draw the ``$...$`` of each given matplotlib Text as math (mathtext): only for texts
+    reeval writes itself, never one holding a name from the data (:data:`STYLE` draws every
+    text literally, ``text.parse_math`` off). A title or label takes ``parse_math=True``
+    directly; this is for texts made by others (a legend's)."""
+    for text in texts:
+        text.set_parse_math(True)
+
+
 def has_scripts(text: str) -> bool:
     """Whether ``text`` has math (``$...$``) with a sub- or superscript (``_``, ``^`` or a
     prime), which mathtext draws at :data:`SCRIPT_SHRINK` of the text's size."""
@@ -266,9 +283,10 @@ def has_scripts(text: str) -> bool:
 
 def smallest_size(text) -> float:
     """The smallest glyph size of a matplotlib Text in points: its font size, times
-    :data:`SCRIPT_SHRINK` when its math has scripts."""
+    :data:`SCRIPT_SHRINK` when it is drawn as math (:func:`with_math`) and its math has
+    scripts (a literal ``$x_1$`` is drawn at its font size)."""
     size = text.get_fontsize()
-    return size * SCRIPT_SHRINK if has_scripts(text.get_text()) else size
+    return size * SCRIPT_SHRINK if text.get_parse_math() and has_scripts(text.get_text()) else size
 
 
 def enlarge_math(fig) -> None:
@@ -277,7 +295,7 @@ def enlarge_math(fig) -> None:
     from matplotlib.text import Text
 
     for t in fig.findobj(Text):
-        if has_scripts(t.get_text()) and smallest_size(t) < MIN_TEXT_PT:
+        if t.get_parse_math() and has_scripts(t.get_text()) and smallest_size(t) < MIN_TEXT_PT:
             t.set_fontsize(MIN_TEXT_PT / SCRIPT_SHRINK)
 
 
@@ -354,13 +372,14 @@ def _formats(paths) -> list:
 
 
 def _write(fig, formats, dpi: int) -> None:
-    """Write ``fig`` as laid out (no layout again) to each ``(path, format)``, atomically."""
+    """Write ``fig`` as laid out (no layout again) to each ``(path, format)``, atomically,
+    its fonts embedded without the tables no PDF reads (:func:`lean_font_subsets`)."""
     import matplotlib
 
     # laid out once before: each format draws at those positions (the layout takes half
     # of a draw's time)
     fig.set_layout_engine("none")
-    with matplotlib.rc_context(rc_params()):
+    with matplotlib.rc_context(rc_params()), lean_font_subsets():
         for path, fmt in formats:
             atomic_write(path, lambda tmp, fmt=fmt: fig.savefig(
                 tmp, format=fmt, dpi=dpi, metadata=FIGURE_METADATA[fmt]))
@@ -390,13 +409,14 @@ def save_figure(fig, *paths, dpi: int = PRINT_DPI) -> None:
         fit_titles(fig)
         if thin_ticks(fig):
             fit_titles(fig)  # laid out again with fewer ticks where their labels touched
-        if overflow(fig) > OVERFLOW_TOLERANCE:  # (what fits as laid out is written as laid out)
+        cut = None  # what fits as laid out is written as laid out
+        if overflow(fig) > OVERFLOW_TOLERANCE:
             freeze_ticks(fig)
             fit_titles(fig)  # laid out again, now with the ticks that are drawn
+            cut = overflow_message(fig, OVERFLOW_TOLERANCE)
         small = small_texts(fig)
         if small:
             raise FigureError(paths[0], f"text under {MIN_TEXT_PT:g} pt: {small[:3]}")
-        cut = overflow_message(fig, OVERFLOW_TOLERANCE)
         if cut:
             raise FigureError(paths[0], cut)
         _write(fig, formats, dpi)

@@ -62,7 +62,24 @@ def headroom_line(by_run: pd.DataFrame) -> str:
     text = "Headroom: " + (f"the best P@20 is {fmt(p20[1])} ({code(p20[0])}), and " if p20 is not None else "")
     return (text + f"the best ASL@g1-10 is {fmt(asl[1], 1)} ({code(asl[0])}): that run ranks on average "
             f"{fmt(asl[1] - 1, 1)} non-relevant documents above each of a topic's first 10 relevant ones "
-            "(figures 1-4 of `study/summary.md`).")
+            "(figures 1-4 of `study/summary.md`). " + unretrieved_note(by_run, asl[0]))
+
+
+def unretrieved_note(by_run: pd.DataFrame, run: str) -> str:
+    """How ASL counts a relevant document a run did not retrieve (just after the run's last
+    document), and, when ``run`` returns fewer than
+    :data:`reeval.analyses.asl.views.SHALLOW_SHARE` of the deepest run's documents a topic
+    (``num_ret / num_q``), that its low ASL is a lower bound of a shallow run."""
+    from reeval.analyses.asl.views import SHALLOW_SHARE, docs_per_topic
+
+    text = ("ASL counts a relevant document a run did not retrieve as ranked just after the run's last "
+            "document, so a run that returns few documents has a low ASL")
+    depth = docs_per_topic(by_run)
+    mine, deepest = depth.get(run, float("nan")), depth.max()
+    if mine < SHALLOW_SHARE * deepest:  # False when either is NaN
+        text += (f": {code(run)} returns {fmt(mine, 0)} documents a topic (the deepest run {fmt(deepest, 0)}), "
+                 "its ASL a lower bound")
+    return text + "."
 
 
 def reordering_line(by_run: pd.DataFrame) -> str:

@@ -16,7 +16,7 @@ import pandas as pd
 
 from reeval.report.figures import (FEW_TRACKS, MANY_LINES, PAGE, PALETTE, across_tracks, band_legend_handles,
                                    figure_style, integer_ticks, new_figure, note, plain_log_ticks,
-                                   save_figure_pair, track_styles, wrapped)
+                                   save_figure_pair, track_styles, with_math, wrapped)
 
 #: the two measures of figure 9 and how they are drawn (the legend says which is which)
 #: figure 9's series: (column prefix, line style, legend label, colour of a one-track figure),
@@ -134,10 +134,12 @@ def agreement_figure(track: str, df: pd.DataFrame, path_stem) -> None:
         if removed == "queries" and kind == "ranking" and len(df):
             ax.set_ylim(90, 101)
             note(ax, "100% by construction: a kept query's\npreferences are the full data's", "lower left")
-    axes[0, 1].legend(loc="lower left")
+    with_math(*axes[0, 1].legend(loc="lower left").get_texts())  # the legend of FIG8_SERIES
     pairs = int(df.pairs.max()) if len(df) else 0
-    fig.suptitle(wrapped(f"{track}: agreement with full-data " + r"$\delta RR_1$" +
-                         f" ({pairs:,} pairs of runs; mean of {samples} samples, band: one std)", PAGE - 0.6))
+    name = str(track).replace("$", r"\$")  # literal in a title drawn with math
+    fig.suptitle(wrapped(f"{name}: agreement with full-data " + r"$\delta RR_1$" +
+                         f" ({pairs:,} pairs of runs; mean of {samples} samples, band: one std)", PAGE - 0.6),
+                 parse_math=True)
     save_figure_pair(fig, path_stem)
 
 
@@ -195,15 +197,47 @@ def locality_points(pv, max_level: int = 8, n: int = FIG7_POINTS, seed: int = 0)
     return D
 
 
-def _fit_panel(ax, x, y, r, color) -> None:
+def _fit_panel(ax, x, y, r) -> None:
     """One panel of figure 7 (a): dRR_j (x) against dRR_i (y), its least-squares line and
-    Pearson r."""
-    ax.scatter(x, y, s=1, color=color, alpha=0.25, linewidths=0, rasterized=True)
+    Pearson r; the points are the panel's data (its limits fit them) and drawn by
+    :func:`_scatter_panels`."""
+    ax.update_datalim(np.column_stack([x, y]))
     if x.size > 1 and np.ptp(x) > 0:
         slope, intercept = np.polyfit(x, y, 1)
         xs = np.array([x.min(), x.max()])
         ax.plot(xs, intercept + slope * xs, color="black", linewidth=0.8)
     ax.text(0.04, 0.96, f"{r:.2f}", transform=ax.transAxes, ha="left", va="top", fontsize=7)
+
+
+def _scatter_panels(fig, panels, color) -> None:
+    """The points of every panel of figure 7 (a) (``(ax, x, y)``, each panel's limits final)
+    as one rasterized collection on the figure, under the panels (made see-through): as each
+    panel's own scatter (1 pt², alpha 0.25, inside its limits) looks, but rasterized once in
+    the PDF instead of once a panel (matplotlib rasterizes each into a page-sized image: 28
+    of them were two thirds of the figure's time)."""
+    if not panels:
+        return
+    to_figure = fig.transFigure.inverted()
+    for ax, _, _ in panels:
+        ax.get_xlim(), ax.get_ylim()  # the limits autoscaled to the data, before transData is read
+    xy = np.concatenate([(ax.transData + to_figure).transform(np.column_stack([x, y])) for ax, x, y in panels])
+    for ax, _, _ in panels:
+        ax.patch.set_visible(False)
+    fig.add_artist(_points(xy, fig.transFigure, color))
+
+
+def _points(offsets, transform, color):
+    """Circles of 1 pt² at ``offsets`` (in ``transform``'s coordinates), ``color`` at alpha
+    0.25, no edge, rasterized, under the axes (zorder -1): what ``ax.scatter(x, y, s=1,
+    color=color, alpha=0.25, linewidths=0, rasterized=True)`` draws."""
+    from matplotlib.collections import PathCollection
+    from matplotlib.markers import MarkerStyle
+    from matplotlib.transforms import IdentityTransform
+
+    marker = MarkerStyle("o")
+    return PathCollection([marker.get_path().transformed(marker.get_transform())], sizes=[1], offsets=offsets,
+                          offset_transform=transform, transform=IdentityTransform(), facecolors=color,
+                          edgecolors="face", alpha=0.25, linewidths=0, rasterized=True, zorder=-1)
 
 
 def locality_figure(track: str, corr: pd.DataFrame, reg: pd.DataFrame, path_stem, D=None) -> None:
@@ -224,6 +258,7 @@ def locality_figure(track: str, corr: pd.DataFrame, reg: pd.DataFrame, path_stem
     inner = gridspec.GridSpecFromSubplotSpec(L - 1, L - 1, subplot_spec=outer[0], wspace=0.08, hspace=0.08)
     a2 = fig.add_subplot(outer[1])
     ok = np.isfinite(values).any()
+    panels = []
     for r in range(1, L):
         for c in range(r):
             ax = fig.add_subplot(inner[r - 1, c])
@@ -231,12 +266,13 @@ def locality_figure(track: str, corr: pd.DataFrame, reg: pd.DataFrame, path_stem
             ax.set_yticks([])
             if ok:
                 empty = np.array([])
-                _fit_panel(ax, D[:, c] if D is not None else empty, D[:, r] if D is not None else empty,
-                           values[r, c], PALETTE[0])
+                x, y = (D[:, c], D[:, r]) if D is not None else (empty, empty)
+                _fit_panel(ax, x, y, values[r, c])
+                panels.append((ax, x, y))
             if c == 0:
-                ax.set_ylabel(rf"$\delta RR_{{{r + 1}}}$")
+                ax.set_ylabel(rf"$\delta RR_{{{r + 1}}}$", parse_math=True)
             if r == L - 1:
-                ax.set_xlabel(rf"$\delta RR_{{{c + 1}}}$")
+                ax.set_xlabel(rf"$\delta RR_{{{c + 1}}}$", parse_math=True)
     if ok:
         for k, (i, g) in enumerate(reg.groupby("i")):
             a2.plot(g.j, g.coefficient, marker="o", color=PALETTE[k % len(PALETTE)],
@@ -248,6 +284,7 @@ def locality_figure(track: str, corr: pd.DataFrame, reg: pd.DataFrame, path_stem
         note(a2, "no pair of rankings with m >= 8", "center center")
     fig.suptitle(wrapped(f"{track}: locality of the reciprocal-rank differences (pair-topics with m \u2265 8)",
                          PAGE - 0.6), y=0.985)
+    _scatter_panels(fig, panels, PALETTE[0])
     fig.text(0.09, 0.9, "(a) each pair of recall levels: scatter, linear fit, Pearson r", fontsize=8)
     a2.set_title("(b) regression coefficients", loc="left")
     a2.set_xlabel("lag j (predictor at level i + j)")

@@ -177,7 +177,7 @@ def plot_synthetic(syn: pd.DataFrame, path_stem, title: str = "") -> None:
         if len(moving):  # show where the ranks move, not a long flat tail at rank 1
             ax.set_xlim(0, min(sub.docs.max(), max(10, int(1.5 * moving.max()) + 2)))
         ax.set_xlabel("relevant documents retrieved D")
-        ax.set_title(f"$S_{{\\mathrm{{{system}}}}}$")
+        ax.set_title(f"$S_{{\\mathrm{{{system}}}}}$", parse_math=True)  # system: "rare" or "common"
         integer_ticks(ax.xaxis, ax.yaxis)
         if len(sub):
             ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), title=cutoff(sub.measure.unique()))

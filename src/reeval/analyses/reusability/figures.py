@@ -5,7 +5,8 @@ against its score without its group (y), one point per run, the identity line; t
 coloured when there are at most :data:`FEW_GROUPS` of them (a legend names them), else one
 colour. Across tracks, ``tau_by_track``: one panel per measure compared with its base,
 Kendall's tau between the full and the leave-one-group-out orderings of each track, the
-base's on x and the measure's on y (one point per track, the identity line): ASL and P@20
+base's on x and the measure's on y (one point per track, the identity line; the
+:data:`NAMED_OUTLIERS` tracks farthest from it numbered and named): ASL and P@20
 against AP, a rareness measure against the measure it weights (P@k, AP@k); a measure
 that is there only as a rareness measure's base gets no panel of its own.
 
@@ -22,12 +23,18 @@ import numpy as np
 
 from reeval.archive.inclusion import NO_TRACK_FIGURE_NOTE
 from reeval.measures.vocabulary import display_name
-from reeval.report.figures import PALETTE, figure_style, new_figure, note, save_figure_pair
+from reeval.report.figures import MIN_TEXT_PT, PALETTE, figure_style, new_figure, note, save_figure_pair
 
 #: at most this many groups get a colour each (and a legend entry)
 FEW_GROUPS = len(PALETTE) - 1
 #: panels per row
 COLUMNS = 4
+#: per panel of the cross-track figure, the tracks farthest from the identity line that are
+#: numbered beside their point and named in the panel's key (which track is the outlier?)
+NAMED_OUTLIERS = 3
+#: a track is an outlier of a panel when its distance from the identity line is more than
+#: this many times the median track's, and more than :data:`OUTLIER_MIN_GAP` (a tau apart)
+OUTLIER_SPREAD, OUTLIER_MIN_GAP = 3.0, 0.01
 
 
 def _grid(n: int):
@@ -90,6 +97,35 @@ def plot_scores(table, path_stem, track: str = "") -> None:
     save_figure_pair(fig, path_stem)
 
 
+def outliers(x, y, n: int = NAMED_OUTLIERS) -> list:
+    """Indices of at most ``n`` points farthest from the identity line, the farthest first
+    (ties by index), among those whose distance ``|y - x|`` exceeds :data:`OUTLIER_SPREAD`
+    times the median distance and :data:`OUTLIER_MIN_GAP`: tracks that stand out, none
+    when all scatter alike; a point with a NaN is none."""
+    gap = np.abs(np.asarray(y, float) - np.asarray(x, float))
+    finite = np.isfinite(gap)
+    if not finite.any():
+        return []
+    bound = max(OUTLIER_SPREAD * float(np.median(gap[finite])), OUTLIER_MIN_GAP)
+    off = np.flatnonzero(finite & (gap > bound))
+    return [int(k) for k in off[np.argsort(-gap[off], kind="stable")][:n]]
+
+
+def number_outliers(ax, x, y, names) -> str:
+    """Number the :func:`outliers` of a panel 1, 2, 3 beside their points (towards the
+    panel's centre, so a number stays inside it); returns their key, a line each (``1
+    trec8-adhoc``), for a note on the panel: a long track name fits a panel's width there,
+    where beside its point it would reach past the figure's edge."""
+    which = outliers(x, y)
+    x0, x1 = ax.get_xlim()
+    for number, k in enumerate(which, 1):
+        left = x[k] > (x0 + x1) / 2
+        ax.annotate(str(number), (x[k], y[k]), xytext=(-2 if left else 2, 1), textcoords="offset points",
+                    ha="right" if left else "left", va="bottom", fontsize=MIN_TEXT_PT)
+    return "\n".join(["farthest from the line:"] * bool(which)
+                     + [f"{number} {names[k]}" for number, k in enumerate(which, 1)])
+
+
 def rareness_base(measure: str) -> str | None:
     """The measure a rareness measure weights: ``P_rareness@100`` -> ``P_100``,
     ``AP_rareness@100`` -> ``map_cut_100`` (AP cut at k); None for any other measure."""
@@ -131,13 +167,16 @@ def plot_tau_by_track(verdicts, path_stem) -> None:
         tau = verdicts.drop_duplicates(["track", "measure"]).pivot(index="track", columns="measure",
                                                                      values="kendall_tau_left_out")
         fig, axes, _ = _grid(len(pairs))
-        for ax, (base, m) in zip(axes, pairs):
+        count = f"{tau.shape[0]} track{'s' * (tau.shape[0] != 1)}"
+        for k, (ax, (base, m)) in enumerate(zip(axes, pairs)):
             x, y = tau[base].to_numpy(float), tau[m].to_numpy(float)
             ax.scatter(x, y, s=10, color=PALETTE[0], linewidths=0)
             _identity(ax, x, y)
+            key = number_outliers(ax, x, y, tau.index)
+            if key or not k:  # the first panel also counts the tracks
+                note(ax, "\n".join(filter(None, [count if not k else "", key])), loc="upper left")
             ax.set_xlabel(f"τ of {display_name(base)}")
             ax.set_ylabel(f"τ of {display_name(m)}")
             ax.set_title(f"{display_name(m)}\nagainst {display_name(base)}")
-        note(axes[0], f"{tau.shape[0]} track{'s' * (tau.shape[0] != 1)}", loc="upper left")
     fig.suptitle("Kendall's τ, full qrels against leave one group out")
     save_figure_pair(fig, path_stem)
