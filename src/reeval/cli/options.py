@@ -109,6 +109,7 @@ def warn(args):
     def noted(line):
         note(line)
     noted.verbose = getattr(args, "verbose", False)
+    noted.progress = True  # and progress on a terminal (reeval.cli.progress)
     return noted
 
 
@@ -120,11 +121,15 @@ def read_inputs(qrels_path, run_paths, precision="float64", warn=None, verbose=F
     lines dropped or read differently from trec_eval, then one line summing up what was
     read as trec_eval reads it (per file with ``verbose``: :func:`reeval.compute.check_tables`).
     A run that keeps no line (empty, or every line dropped) is an :class:`InputError`.
+    The run files read are counted on a terminal (:func:`reeval.cli.progress.counting`).
     """
+    from reeval.cli.progress import counting
     from reeval.compute import check_tables
     from reeval.io.ingest import ingest_track
 
-    tables = ingest_track("cli", qrels_path, run_paths, precision=precision, keep_runs=False, orders=orders)
+    with counting(warn, "reading run files", len(run_paths)) as count:
+        tables = ingest_track("cli", qrels_path, run_paths, precision=precision, keep_runs=False, orders=orders,
+                              on_read=count)
     notes = check_tables(tables, verbose or getattr(warn, "verbose", False))
     if warn is not None:
         for line in notes:

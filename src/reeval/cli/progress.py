@@ -1,0 +1,100 @@
+"""Progress of a command's long work on a terminal: one counting line on stderr,
+``reeval: reading run files 12/96``, rewritten in place and erased when the work is done.
+
+Written only when stderr is a terminal (never into a file or a pipe) and the command was
+not given --quiet, and only for enough units (:data:`MIN_UNITS`: a handful of runs is read
+before a line would help); stdout is untouched, so a command's output is the same bytes
+with or without a terminal. The units are real ones: run files read, settings of the audit's search evaluated.
+No import beyond the standard library (a command's start-up stays cheap)."""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from contextlib import contextmanager
+
+#: fewer units than this (a known total): no line
+MIN_UNITS = 5
+#: at most one write per this many seconds (the last count is always written)
+INTERVAL = 0.1
+
+
+def on_terminal(stream) -> bool:
+    """Whether ``stream`` is a terminal (False for a file, a pipe or a replaced stream)."""
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):  # no isatty, or closed
+        return False
+
+
+class Counter:
+    """``reeval: WHAT DONE/TOTAL`` (``reeval: WHAT DONE`` without a total) on ``stream``,
+    rewritten in place (carriage return) at most every :data:`INTERVAL` seconds; each call
+    counts one unit (safe from several threads); :meth:`close` erases the line (carriage
+    return, erase to end of line) so that the notes and errors after it start on a clean line."""
+
+    def __init__(self, what: str, total: int | None = None, stream=None):
+        self.what, self.total, self.done = what, total, 0
+        self.stream = sys.stderr if stream is None else stream
+        self._lock = threading.Lock()
+        self._written = 0.0
+        self._shown = False
+
+    def __call__(self, *_) -> None:
+        with self._lock:
+            self.done += 1
+            now = time.monotonic()
+            if now - self._written >= INTERVAL or self.done == self.total:
+                self._written = now
+                count = f"{self.done}/{self.total}" if self.total is not None else str(self.done)
+                self.stream.write(f"\rreeval: {self.what} {count}")
+                self.stream.flush()
+                self._shown = True
+
+    def close(self) -> None:
+        with self._lock:
+            if self._shown:
+                self.stream.write("\r\x1b[K")
+                self.stream.flush()
+                self._shown = False
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *_) -> None:
+        self.close()
+
+
+def counter(warn, what: str, total: int | None = None) -> Counter | None:
+    """A :class:`Counter` of ``what`` when the command shows progress (``warn`` is the
+    command's :func:`reeval.cli.options.warn`, None under --quiet; stderr a terminal;
+    ``total`` unknown or at least :data:`MIN_UNITS`), else None (nothing is written)."""
+    if warn is None or not getattr(warn, "progress", False) or not on_terminal(sys.stderr):
+        return None
+    if total is not None and total < MIN_UNITS:
+        return None
+    return Counter(what, total)
+
+
+def counted(function, count):
+    """``function`` calling ``count()`` after each call (``function`` itself when ``count`` is None)."""
+    if count is None:
+        return function
+
+    def call(*args, **kwargs):
+        value = function(*args, **kwargs)
+        count()
+        return value
+    return call
+
+
+@contextmanager
+def counting(warn, what: str, total: int | None = None):
+    """:func:`counter` as a context: yields the counter (or None), erased on leaving."""
+    count = counter(warn, what, total)
+    try:
+        yield count
+    finally:
+        if count is not None:
+            count.close()
