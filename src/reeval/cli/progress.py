@@ -4,8 +4,10 @@
 Written only when stderr is a terminal (never into a file or a pipe) and the command was
 not given --quiet, and only for enough units (:data:`MIN_UNITS`: a handful of runs is read
 before a line would help); stdout is untouched, so a command's output is the same bytes
-with or without a terminal. The units are real ones: run files read, settings of the audit's search evaluated.
-No import beyond the standard library (a command's start-up stays cheap)."""
+with or without a terminal. The units are real ones: run files read, settings of the
+audit's search evaluated.
+Imported only when the line may be shown (:func:`reeval.cli.options.progress`), and then
+nothing beyond the standard library."""
 
 from __future__ import annotations
 
@@ -18,14 +20,6 @@ from contextlib import contextmanager
 MIN_UNITS = 5
 #: at most one write per this many seconds (the last count is always written)
 INTERVAL = 0.1
-
-
-def on_terminal(stream) -> bool:
-    """Whether ``stream`` is a terminal (False for a file, a pipe or a replaced stream)."""
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError):  # no isatty, or closed
-        return False
 
 
 class Counter:
@@ -52,6 +46,14 @@ class Counter:
                 self.stream.flush()
                 self._shown = True
 
+    def wrap(self, function):
+        """``function``, counting one unit after each call."""
+        def call(*args, **kwargs):
+            value = function(*args, **kwargs)
+            self()
+            return value
+        return call
+
     def close(self) -> None:
         with self._lock:
             if self._shown:
@@ -66,33 +68,12 @@ class Counter:
         self.close()
 
 
-def counter(warn, what: str, total: int | None = None) -> Counter | None:
-    """A :class:`Counter` of ``what`` when the command shows progress (``warn`` is the
-    command's :func:`reeval.cli.options.warn`, None under --quiet; stderr a terminal;
-    ``total`` unknown or at least :data:`MIN_UNITS`), else None (nothing is written)."""
-    if warn is None or not getattr(warn, "progress", False) or not on_terminal(sys.stderr):
-        return None
-    if total is not None and total < MIN_UNITS:
-        return None
-    return Counter(what, total)
-
-
-def counted(function, count):
-    """``function`` calling ``count()`` after each call (``function`` itself when ``count`` is None)."""
-    if count is None:
-        return function
-
-    def call(*args, **kwargs):
-        value = function(*args, **kwargs)
-        count()
-        return value
-    return call
-
-
 @contextmanager
-def counting(warn, what: str, total: int | None = None):
-    """:func:`counter` as a context: yields the counter (or None), erased on leaving."""
-    count = counter(warn, what, total)
+def counting(what: str, total: int | None = None):
+    """A :class:`Counter` of ``what`` on stderr, erased on leaving; None (nothing written)
+    for a ``total`` under :data:`MIN_UNITS`. Whether stderr is a terminal and --quiet are
+    :func:`reeval.cli.options.progress`'s to check (which imports this module only then)."""
+    count = None if total is not None and total < MIN_UNITS else Counter(what, total)
     try:
         yield count
     finally:
