@@ -195,16 +195,19 @@ def steps(log, total: int):
     return step
 
 
-def counted(log, what: str, total: int, parts: int = 10):
+def counted(log, what: str, total: int, parts: int = 10, least: int = 20):
     """Progress of ``total`` units in a job's log: a callable (safe from several threads)
     counting one unit per call that logs ``WHAT: K of TOTAL`` each time the count passes
-    another ``1/parts`` of the total, and at the last unit (at most ``parts`` lines)."""
+    another ``1/parts`` of the total, and at the last unit (at most ``parts`` lines); nothing
+    for fewer than ``least`` units (read at once, a log of one line stays one line)."""
     import threading
 
     lock, done = threading.Lock(), 0
 
     def count(*_) -> None:
         nonlocal done
+        if total < least:
+            return
         with lock:
             done += 1
             if done * parts // total != (done - 1) * parts // total:

@@ -20,6 +20,9 @@ SCRIPT = textwrap.dedent("""\
         count = counted(log, "run files read", 25)
         with ThreadPoolExecutor(4) as pool:
             list(pool.map(lambda _: count(), range(25)))
+        small = counted(log, "run files read", 19)
+        for _ in range(19):
+            small()
         step("study of dl")
     """)
 
@@ -31,6 +34,7 @@ def test_the_steps_and_the_counted_units_are_written_to_the_log(tmp_path):
     assert proc.returncode == 0 and proc.stdout == proc.stderr == "", proc.stderr
     lines = [line.split(" ", 2)[2] for line in log.read_text().splitlines()]  # after the time
     assert lines[0] == "step 1 of 2: rareness of dl\\x1b" and lines[-1] == "step 2 of 2: study of dl"
+    # 25 units: a line each tenth; 19 (fewer than 20): none
     assert lines[1:-1] == [f"run files read: {k} of 25" for k in (3, 5, 8, 10, 13, 15, 18, 20, 23, 25)]
 
 
