@@ -5,8 +5,7 @@ Written only when stderr is a terminal (never into a file or a pipe) and the com
 not given --quiet, and only for enough units (:data:`MIN_UNITS`: a handful of runs is read
 before a line would help); stdout is untouched, so a command's output is the same bytes
 with or without a terminal. The units are real ones: run files read, settings of the
-audit's search evaluated.
-Imported only when the line may be shown (:func:`reeval.cli.options.progress`), and then
+audit's search evaluated. Imported only when the line may be shown (:func:`reeval.cli.options.progress`), and then
 nothing beyond the standard library."""
 
 from __future__ import annotations
@@ -25,15 +24,15 @@ INTERVAL = 0.1
 class Counter:
     """``reeval: WHAT DONE/TOTAL`` (``reeval: WHAT DONE`` without a total) on ``stream``,
     rewritten in place (carriage return) at most every :data:`INTERVAL` seconds; each call
-    counts one unit (safe from several threads); :meth:`close` erases the line (carriage
-    return, erase to end of line) so that the notes and errors after it start on a clean line."""
+    counts one unit (safe from several threads); :meth:`close` erases the line (spaces
+    between carriage returns, no terminal escape: a dumb terminal too) so that the notes and errors after it start on a clean line."""
 
     def __init__(self, what: str, total: int | None = None, stream=None):
         self.what, self.total, self.done = what, total, 0
         self.stream = sys.stderr if stream is None else stream
         self._lock = threading.Lock()
         self._written = 0.0
-        self._shown = False
+        self._shown = ""  # the line on the terminal
 
     def __call__(self, *_) -> None:
         with self._lock:
@@ -42,9 +41,9 @@ class Counter:
             if now - self._written >= INTERVAL or self.done == self.total:
                 self._written = now
                 count = f"{self.done}/{self.total}" if self.total is not None else str(self.done)
-                self.stream.write(f"\rreeval: {self.what} {count}")
+                self._shown = f"reeval: {self.what} {count}"
+                self.stream.write(f"\r{self._shown}")
                 self.stream.flush()
-                self._shown = True
 
     def wrap(self, function):
         """``function``, counting one unit after each call."""
@@ -57,15 +56,9 @@ class Counter:
     def close(self) -> None:
         with self._lock:
             if self._shown:
-                self.stream.write("\r\x1b[K")
+                self.stream.write(f"\r{' ' * len(self._shown)}\r")
                 self.stream.flush()
-                self._shown = False
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *_) -> None:
-        self.close()
+                self._shown = ""
 
 
 @contextmanager
