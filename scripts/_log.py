@@ -180,3 +180,36 @@ def rule_log(snakemake):
         if sys.stderr is not sys.__stderr__:
             print(line, file=sys.__stderr__, flush=True)
         sys.exit(1)
+
+
+def steps(log, total: int):
+    """Progress of a job of ``total`` steps in its log (a job has no terminal; ``tail -f``
+    its log, or read it after a failure): ``step(what)`` logs ``step K of TOTAL: WHAT``
+    before the K-th step."""
+    done = 0
+
+    def step(what: str) -> None:
+        nonlocal done
+        done += 1
+        log.info("step %d of %d: %s", done, total, what)
+    return step
+
+
+def counted(log, what: str, total: int, parts: int = 10, least: int = 20):
+    """Progress of ``total`` units in a job's log: a callable (safe from several threads)
+    counting one unit per call that logs ``WHAT: K of TOTAL`` each time the count passes
+    another ``1/parts`` of the total, and at the last unit (at most ``parts`` lines); nothing
+    for fewer than ``least`` units (read at once, a log of one line stays one line)."""
+    import threading
+
+    lock, done = threading.Lock(), 0
+
+    def count(*_) -> None:
+        nonlocal done
+        if total < least:
+            return
+        with lock:
+            done += 1
+            if done * parts // total != (done - 1) * parts // total:
+                log.info("%s: %d of %d", what, done, total)
+    return count

@@ -82,6 +82,7 @@ def audit_files(qrels_path, run_paths, official_path, rel_level: int = 1, precis
     from reeval.analyses.audit.evaluate import TrackEvaluator, spooled
     from reeval.analyses.audit.official import read_official
     from reeval.analyses.audit.settings import Setting
+    from reeval.cli.options import progress
     from reeval.io.sources import check_read_once
     from reeval.io.trecio import run_names
 
@@ -94,8 +95,9 @@ def audit_files(qrels_path, run_paths, official_path, rel_level: int = 1, precis
         alternatives, runs = files[:len(alternative_qrels)], files[len(alternative_qrels):]
         evaluate = TrackEvaluator(qrels, runs, names, warn=warn)
         max_grade, max_depth = evaluate.limits()
-        table = audit(official, evaluate, Setting(level=rel_level, precision=precision), names, max_grade, max_depth,
-                      alternatives)
+        with progress(warn, "settings evaluated") as count:
+            table = audit(official, evaluate if count is None else count.wrap(evaluate), Setting(level=rel_level, precision=precision), names,
+                          max_grade, max_depth, alternatives)
     frame = table.to_pandas()
     frame.attrs = {k.decode(): v.decode() for k, v in (table.schema.metadata or {}).items()}
     return frame

@@ -109,7 +109,30 @@ def warn(args):
     def noted(line):
         note(line)
     noted.verbose = getattr(args, "verbose", False)
+    noted.progress = True  # and progress on a terminal (reeval.cli.progress)
     return noted
+
+
+def on_terminal(stream) -> bool:
+    """Whether ``stream`` is a terminal (False for a file, a pipe, a closed or replaced stream)."""
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def progress(warn, what: str, total: int | None = None):
+    """A context counting ``what`` on stderr (:func:`reeval.cli.progress.counting`, yielding
+    a callable counting one unit) when the command shows progress: its notes are shown
+    (``warn`` from :func:`warn`, None under --quiet) and stderr is a terminal; else one
+    yielding None, without importing :mod:`reeval.cli.progress`."""
+    if not getattr(warn, "progress", False) or not on_terminal(sys.stderr):
+        from contextlib import nullcontext
+
+        return nullcontext()
+    from reeval.cli.progress import counting
+
+    return counting(what, total)
 
 
 def read_inputs(qrels_path, run_paths, precision="float64", warn=None, verbose=False, orders=(),
@@ -122,12 +145,14 @@ def read_inputs(qrels_path, run_paths, precision="float64", warn=None, verbose=F
     lines dropped or read differently from trec_eval, then one line summing up what was
     read as trec_eval reads it (per file with ``verbose``: :func:`reeval.compute.check_tables`).
     A run that keeps no line (empty, or every line dropped) is an :class:`InputError`.
+    The run files read are counted on a terminal (:func:`progress`).
     """
     from reeval.compute import check_tables
     from reeval.io.ingest import ingest_track
 
-    tables = ingest_track("cli", qrels_path, run_paths, precision=precision, keep_runs=False, orders=orders,
-                          reordered=reordered)
+    with progress(warn, "reading run files", len(run_paths)) as count:
+        tables = ingest_track("cli", qrels_path, run_paths, precision=precision, keep_runs=False, orders=orders,
+                              reordered=reordered, on_read=count)
     notes = check_tables(tables, verbose or getattr(warn, "verbose", False))
     if warn is not None:
         for line in notes:

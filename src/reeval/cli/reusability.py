@@ -32,6 +32,7 @@ def reusability_lines(qrels_path, run_paths, measure_specs=None, groups=None, de
     from reeval.analyses.rareness.core import check_alpha
     from reeval.api.reusability import mean_measures
     from reeval.api.scoring import measure_columns
+    from reeval.cli.options import progress
     from reeval.compute import check_tables, trec_eval_version
     from reeval.io.ingest import ingest_track
     from reeval.io.trecio import run_names
@@ -54,7 +55,8 @@ def reusability_lines(qrels_path, run_paths, measure_specs=None, groups=None, de
     pooled_runs = read_pooled(pooled, names)
     if pooled_runs is not None and not set(pooled_runs) & set(names):
         raise InputError(f"--pooled {pooled}: none of the runs given")
-    tables = ingest_track("cli", qrels_path, run_paths, precision=precision, keep_runs=False)
+    with progress(warn, "reading run files", len(run_paths)) as count:
+        tables = ingest_track("cli", qrels_path, run_paths, precision=precision, keep_runs=False, on_read=count)
     for line in check_tables(tables):
         if warn is not None:
             warn(line)

@@ -344,7 +344,7 @@ def tune_memory() -> bool:
 def ingest_track(track: str, qrels_path, run_paths, precision: str = "float64",
                  on_malformed: str = "error", grade_map: dict | None = None,
                  threads: int = 2, keep_runs: bool = True, tune: bool = True, skipped=(),
-                 orders=(), digest: bool = False, reordered: bool = False) -> TrackTables:
+                 orders=(), digest: bool = False, reordered: bool = False, on_read=None) -> TrackTables:
     """Read a track's qrels and runs once each and judge every run (see the module doc).
 
     ``skipped``: (path, reason) of the files of the track's runs folder that are not read
@@ -362,6 +362,7 @@ def ingest_track(track: str, qrels_path, run_paths, precision: str = "float64",
     ``reordered``: where ir_measures' providers would order them otherwise (:attr:`RunPart.reordered`).
     ``digest``: each report row also holds the ``bytes`` and ``sha256`` of its file as read
     (:class:`reeval.io.sources.Digest`, from the buffer parsed: no second read).
+    ``on_read``: called (from the reading thread) each time a run file has been read.
     """
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {PRECISIONS}, not {precision!r}")
@@ -374,7 +375,10 @@ def ingest_track(track: str, qrels_path, run_paths, precision: str = "float64",
 
     def load(job):
         with naming_file(job[1]):
-            return load_run(*job, ready, track, precision, on_malformed, keep_runs, orders, digest, reordered)
+            part = load_run(*job, ready, track, precision, on_malformed, keep_runs, orders, digest, reordered)
+        if on_read is not None:
+            on_read()
+        return part
 
     # A regular qrels file is read while the first run files are (a stream, perhaps the
     # standard input a run also names, is read before any run begins)
