@@ -5,8 +5,8 @@ Per track, under ``<track>/lexiprecision/`` (:data:`TRACK_TABLES` as Parquet and
 the position vectors, every pair x topic (i*, sgnLP, rrLP, dRR_1..20), the per-pair
 tests and the paper's tables 2-4 and figures 3, 5, 6, 7, 8 and 9. Across tracks, under
 ``lexiprecision/``: the same tables stacked, figure 2 (theory) and figures 3, 5, 6, 9
-overlaid, and ``paper_comparison.csv``/``.md`` (our numbers beside the paper's for the
-tracks ``lexiprecision.paper`` maps to its benchmark rows, :mod:`.paper`).
+overlaid. The paper's cells beside ours are in the one paper comparison
+(``papers/paper_comparison``, from these tables and :mod:`.paper`).
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from . import figures as lf
 from . import incomplete as li
 from . import pairblocks as pb
 from . import paper as lp
+from .paper import other_level
 from . import significance as ls
 from . import ties as lt
 
@@ -112,15 +113,6 @@ OTHER_COLUMNS = {"table1": ("requests", "runs", "rel_per_request", "docs_per_req
                  "table2": ("sgnLP_suffix_agree", "dRR2_agree"), "table3": ("LP_ties", "RR_ties")}
 
 
-def other_level(level: int, rel_level: int) -> int:
-    """The other choice of relevance level for a table at ``level`` whose level the paper
-    does not state: 1 (grade > 0) when the table is at another level, else the study's
-    level ``rel_level`` (the track's official one), or 2 when that is also 1."""
-    if level != 1:
-        return 1
-    return rel_level if rel_level != 1 else 2
-
-
 def _comparisons(grid, at: dict, rel_level: int, levels: int, opts: dict, pairs_path, extra_levels=()) -> dict:
     """{relevance level: (PositionVectors, PairTotals, RR runs x topics)} of a track's grid,
     every pair compared a block at a time (:mod:`.pairblocks`); the pairs of ``rel_level``
@@ -144,10 +136,10 @@ def _comparisons(grid, at: dict, rel_level: int, levels: int, opts: dict, pairs_
 
 def hsd_seeds(opts: dict, track: str) -> list:
     """Seeds of the randomised HSD for a track: ``hsd_seeds`` (the first gives the verdicts)
-    for a track ``paper`` maps to the paper, whose table 4a cells need the range over
-    seeds; the first seed alone for the others."""
+    for a track compared with the paper (:func:`.paper.compared`), whose table 4a cells
+    need the range over seeds; the first seed alone for the others."""
     seeds = list(opts["hsd_seeds"])
-    return seeds if track in (opts.get("paper") or {}) else seeds[:1]
+    return seeds if lp.compared(opts, track) else seeds[:1]
 
 
 #: the paired tests' corrections table 4 gives for a track compared with the paper: the
@@ -170,7 +162,7 @@ def _table4(pv4, totals4, rr4, track: str, opts: dict) -> tuple:
     spread = (pb.hsd_seed_range(totals4, rr4, alpha, resamples, seeds[1:])
               if design == "randomised" and len(seeds) > 1 else None)
     # a track compared with the paper: both Bonferroni (table 4b's stated correction) and Holm
-    also = PAPER_CORRECTIONS if track in (opts.get("paper") or {}) else ()
+    also = PAPER_CORRECTIONS if lp.compared(opts, track) else ()
     power = ls.discriminative_power(tests, alpha=alpha, seed_range=spread, n_seeds=len(seeds), also=also,
                                     **procedure)
     if design == "randomised":
@@ -229,7 +221,7 @@ def track_lexiprecision(track: str, track_dir, out_dir, rel_level: int, config: 
     levels = int(opts["levels"])
     at = table_levels(opts, rel_level)
     others = ({t: other_level(at[t], rel_level) for t in UNSTATED_LEVEL_TABLES}
-              if track in (opts.get("paper") or {}) else {})
+              if lp.compared(opts, track) else {})
     out = Path(out_dir)
     by_level = _comparisons(grid, at, rel_level, levels, opts, out / "pairs.parquet", others.values())
     pv, totals, _ = by_level[rel_level]
@@ -307,8 +299,8 @@ def _by_level(corr: pd.DataFrame) -> pd.DataFrame:
 
 
 def summarize_lexiprecision(track_dirs: dict, out_dir, levels: dict, config: dict) -> None:
-    """Cross-track tables, figures 2/3/5/6/9 overlaid, and the paper comparison
-    (``paper_comparison.csv`` and ``.md``, tracks mapped by ``lexiprecision.paper``).
+    """Cross-track tables, figures 2/3/5/6/9 overlaid and ``summary.md`` (the paper's
+    cells beside ours: rule ``papers``).
     ``levels`` (the study level per track) is kept for the callers; the tables carry
     their own relevance_level. ``config`` as for :func:`track_lexiprecision`."""
     opts = config
@@ -326,9 +318,6 @@ def summarize_lexiprecision(track_dirs: dict, out_dir, levels: dict, config: dic
     lf.theoretical_figure(theory, n, out / "fig2_theoretical_ties")
     lf.cross_track_figures(tables, out, NO_TRACK_FIGURE_NOTE)
     write_text(summary_markdown(tables), out / "summary.md")
-    rows = lp.comparison_table(tables, opts["paper"])
-    write_table(rows, out / "paper_comparison.csv")
-    write_text(lp.comparison_markdown(tables, rows, NO_TRACK_INCLUDED), out / "paper_comparison.md")
 
 
 def _at(df: pd.DataFrame, key: str, value, column: str) -> pd.Series:
