@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from reeval.analyses.asl.paper import (ROW_COLUMNS, delta_value_text, headline_claims, paper_rows, printed,
-                                      table1_sufficiency)
+                                      range_prints_as, table1_sufficiency, track_set_sufficiency)
 from reeval.analyses.asl.views import map_share
 from reeval.analyses.asl.study import HEADROOM_COLUMNS, geometric_range
 from reeval.analyses.asl.techniques import TECHNIQUE_COLUMNS, technique_table
@@ -187,3 +187,54 @@ def test_table1_at_the_papers_settings_on_the_shared_dl2020_passage_track(tmp_pa
     assert (cell.status, cell.reproduced) == ("data not here", "51")
     assert cell.note.startswith("on 12 of the campaign's 59 runs: 51 (p_bm25)")
     assert "relevance >= 1, an unretrieved relevant document at irrel_q (eq. 3)" in cell.method
+
+
+def _track_set(n_tracks: int, runs_each: int, p20: float = 0.7):
+    """A study of ``n_tracks`` tracks of ``runs_each`` runs: headroom (every best run at
+    ``p20``, ASL@g1-10 25, ASL 300), one table-2 row and a MAP share per track."""
+    head = pd.DataFrame([{c: np.nan for c in HEADROOM_COLUMNS} | {"track": f"t{k}", "n_runs": runs_each, "P_20": p20,
+                                                                  "ASL@g1-10": 25.0, "map": 0.5, "ASL": 300.0}
+                         for k in range(n_tracks)])
+    table2 = pd.DataFrame([{"comparison": "atomize_p", "n_tracks": n_tracks,
+                            **{f"{s}_{k}": v for s, (lo, hi) in (("delta_sort", (26.0, 60.0)), ("kendall_tau", (0.7, 0.9)),
+                                                                  ("delta_value", (0.3, 0.6)))
+                               for k, v in (("mean", (lo + hi) / 2), ("low", lo), ("high", hi), ("n", n_tracks))}}])
+    share = pd.DataFrame({"track": [f"t{k}" for k in range(n_tracks)], "share": [0.41, 0.73] * (n_tracks // 2)})
+    techniques = pd.DataFrame(columns=TECHNIQUE_COLUMNS)
+    return {"headroom": head, "techniques": techniques, "table2": table2, "map_share": share}
+
+
+def test_table2_appendix_and_claims_are_decided_on_the_paper_s_track_set():
+    """The paper names no track, only its totals (76 tracks, 4,302 runs): a study with those
+    totals holds its track set, and each cell is exact or differs; 71 tracks are data not
+    here, ours beside, whatever the values."""
+    held = _track_set(76, 4302 // 76 + 1)
+    held["headroom"].loc[:29, "n_runs"] = 4302 // 76   # 30 x 56 + 46 x 57 = 4,302 runs
+    assert track_set_sufficiency(held["headroom"], published("asl")) == (
+        True, "76 of the paper's 76 tracks, 4,302 of its 4,302 runs")
+    rows = paper_rows(held).set_index(["item", "row", "column"])
+    atomize = rows.loc[("table 2", "Atomize P")]
+    assert atomize.loc["DeltaSort", "status"] == "exact" and atomize.loc["Kendall", "status"] == "exact"
+    assert atomize.loc["DeltaValue", "status"] == "exact"
+    assert rows.loc[("appendix A.1", "MAP's share of the relevant documents", "mean +- sd across tracks"),
+                    "status"] == "exact"                                   # 57% +- 16
+    claims = rows.loc["headline claims"].status
+    assert claims["tracks with best P@20 in [0.5, 1]"].iloc[0] == "differs"   # all 76: not "roughly half"
+    assert claims["tracks with best ASL@g1-10 > 20"].iloc[0] == "exact"       # all: more than half
+    assert claims["tracks with best ASL > 10"].iloc[0] == "exact"
+    off = _track_set(76, 57)
+    off["headroom"].loc[:29, "n_runs"] = 56
+    off["table2"]["kendall_tau_low"] = 0.4
+    assert paper_rows(off).set_index(["item", "row", "column"]).loc[("table 2", "Atomize P", "Kendall"),
+                                                                      "status"] == "differs"
+    few = paper_rows(_track_set(70, 57)).set_index(["item", "row", "column"])
+    cell = few.loc[("table 2", "Atomize P", "DeltaSort")]
+    assert cell.status == "data not here" and cell.reproduced == "26% to 60%"
+    assert cell.note.startswith("on 70 of the paper's 76 tracks, 3,990 of its 4,302 runs: ours beside")
+    assert (few.loc[["appendix A.1", "headline claims"]].status == "data not here").all()
+
+
+def test_a_range_prints_as_the_paper_s_at_each_end_s_decimals():
+    assert range_prints_as("0.004-0.06x", 0.0041, 0.058) and not range_prints_as("0.004-0.06x", 0.0041, 0.07)
+    assert range_prints_as("26-60%", 26.4, 59.6) and not range_prints_as("26-60%", 25.4, 59.6)
+    assert not range_prints_as("", 1.0, 2.0)
