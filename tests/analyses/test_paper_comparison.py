@@ -439,3 +439,39 @@ def test_the_lexiprecision_texts_numbers_and_its_figure_6_claim_are_rows():
                                  {**lexi_tables("dl20", runs=12), "fig6_i_star_ecdf": ecdf})
     row = part[(part["item"] == "text") & (part.track == "dl20")].iloc[0]
     assert row.status == "data not here" and row.reproduced == "4" and row.note.startswith("on 12 of the benchmark's")
+
+
+def test_relevant_items_retrieved_are_decided_on_the_group_s_benchmarks():
+    """The text's "relevant items retrieved" need every benchmark of their group held whole:
+    robust on a track holding robust (2004) is exact at the inferred standard deviation
+    (the population's; the sample's beside) or differs; web on one of its six years is data
+    not here, ours beside; the pooled mean and sd are those of the rankings put together."""
+    import numpy as np
+
+    from reeval.analyses.papers.texts import pooled_retrieved, text_rows
+
+    rng = np.random.default_rng(3)
+    a, b = rng.integers(0, 90, size=(110, 249)), rng.integers(0, 30, size=(5, 4))
+    profile = pd.DataFrame({"track": ["rb", "w9"], "runs": [110, 5], "requests": [249, 4],
+                            "rel_retrieved_per_ranking": [a.mean(), b.mean()],
+                            "rel_retrieved_sd_per_ranking": [a.std(), b.std()]})
+    both = np.concatenate([a.ravel(), b.ravel()])
+    assert pooled_retrieved(profile, ["rb", "w9"]) == pytest.approx((both.mean(), both.std(), both.std(ddof=1)))
+    mapped = {"rb": "robust (2004)", "w9": "web (2009)"}
+    sufficient = {"rb": (True, ""), "w9": (True, "")}
+    rows = text_rows(mapped, pd.DataFrame(columns=["track", "i_star", "ecdf"]), sufficient, profile)
+    got = rows[rows.row.str.startswith("relevant items")].set_index("column")
+    robust = got.loc["robust"]
+    assert robust.status == "differs" and robust.reproduced == f"{a.mean():.2f} +- {a.std():.2f}"
+    assert (robust.other_setting, robust.other_value) == ("sample standard deviation",
+                                                          f"{a.mean():.2f} +- {a.std(ddof=1):.2f}")
+    web = got.loc["web"]
+    assert web.status == "data not here" and web.note.startswith(f"ours {b.mean():.2f} +- {b.std():.2f} over web (2009)")
+    assert got.loc["ml-1m"].status == "data not here" and got.loc["ml-1m"].reproduced == ""
+    # the paper's 40.51 +- 41.49 printed by ours: exact at the inferred (population) sd
+    profile.loc[0, ["rel_retrieved_per_ranking", "rel_retrieved_sd_per_ranking"]] = [40.51, 41.49]
+    rows = text_rows(mapped, pd.DataFrame(columns=["track", "i_star", "ecdf"]), sufficient, profile)
+    assert rows.set_index("column").loc["robust"].status == "exact at an inferred setting"
+    # the robust track with fewer runs: data not here
+    rows = text_rows(mapped, pd.DataFrame(columns=["track", "i_star", "ecdf"]), {"rb": (False, "")}, profile)
+    assert rows.set_index("column").loc["robust"].status == "data not here"

@@ -255,7 +255,7 @@ def lexiprecision_rows(cells: pd.DataFrame, tables: dict) -> pd.DataFrame:
                              digits=digits, track=track, method=method,
                              other_setting=other[0], other_value=other[1]))
     ecdf = tables.get("fig6_i_star_ecdf", pd.DataFrame(columns=["track", "i_star", "ecdf"]))
-    return pd.concat([frame(rows), text_rows(mapped, ecdf, sufficient)], ignore_index=True)
+    return pd.concat([frame(rows), text_rows(mapped, ecdf, sufficient, profile)], ignore_index=True)
 
 
 def combine(*parts: pd.DataFrame) -> pd.DataFrame:
