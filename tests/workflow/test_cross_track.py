@@ -55,7 +55,7 @@ def test_every_cross_track_function_with_no_track(tmp_path):
         assert pq.read_schema(tmp_path / "lexiprecision" / f"{name}.parquet").names == list(lr.TABLE_COLUMNS[name])
     for name in rp.ANALYSES:
         assert pq.read_schema(tmp_path / "rareness" / f"{name}.parquet").names == list(rp.TABLE_COLUMNS[name])
-    for md in ("summary/summary.md", "study/summary.md", "lexiprecision/paper_comparison.md"):
+    for md in ("summary/summary.md", "study/summary.md", "lexiprecision/summary.md"):
         text = (tmp_path / md).read_text()
         assert "No track is included" in text and NOTE in text, md
     for stem in ("study/fig1_p20", "lexiprecision/fig5_ties_by_level", "rareness/n_systems_by_track"):
@@ -88,5 +88,5 @@ def test_workflow_with_every_track_excluded(tmp_path):
     assert pd.read_csv(results / "rareness" / "tau.csv").empty
     summary = (results / "summary" / "summary.md").read_text()
     assert "0 included tracks" in summary and "| small | 2 runs kept a line" in summary
-    for md in ("study/summary.md", "lexiprecision/paper_comparison.md"):
+    for md in ("study/summary.md", "lexiprecision/summary.md"):
         assert NOTE in (results / md).read_text(), md

@@ -59,7 +59,7 @@ CROSS_TRACK_DENSITY, PER_TRACK_DENSITY = 2, 1
 #: the studies' sections: id -> (title, folder under the results, markdown files shown first)
 SECTIONS = {
     "asl-study": ("ASL study", "study", ("summary.md",)),
-    "lexiprecision": ("Lexicographic precision", "lexiprecision", ("summary.md", "paper_comparison.md")),
+    "lexiprecision": ("Lexicographic precision", "lexiprecision", ("summary.md",)),
     "rareness": ("Rareness", "rareness", ("summary.md",)),
     "papers": ("The papers, cell by cell", "papers", ("paper_comparison.md",)),
     "reusability": ("Reusability (leave one group out)", "reusability", ()),
