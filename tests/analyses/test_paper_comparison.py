@@ -290,7 +290,7 @@ def test_counts_by_status_come_first_then_cells_with_ours_then_one_line_per_miss
     rows = pc.combine(asl, lexi)
     md = pc.comparison_markdown(rows)
     counts = pc.status_counts(rows).set_index("paper")
-    assert counts.loc["all", "cells"] == len(rows) == counts.loc[["asl", "lexiprecision"], "cells"].sum()
+    assert counts.loc["the three papers", "cells"] == len(rows) == counts.loc[["asl", "lexiprecision"], "cells"].sum()
     assert counts.loc["lexiprecision", "reproduced by another method"] == 1
     first, cells, missing = md.index("| paper | exact |"), md.index("## Cells with a value of ours"), \
         md.index("## Data not here")
@@ -313,9 +313,9 @@ def test_summary_lines_count_each_status_and_markdown_escapes_names():
                                   track="a|b")]),
                       frame([cell("asl", "table 1", "ASL", "passages BM25", "264", "exact", ours=264.0)]))
     lines = pc.summary_lines(rows)
-    assert lines[0] == ("2 published cells: 1 exact, 0 exact at an inferred setting, 0 reproduced by another method, "
-                        "0 within Monte Carlo error, 0 within tolerance, 1 differs, 0 data not here")
-    assert lines[1:] == ["- rareness: 1 differs", "- asl: 1 exact"]
+    assert lines[0] == ("2 cells of the three papers: 1 exact, 0 exact at an inferred setting, 0 reproduced by "
+                        "another method, 0 within Monte Carlo error, 0 within tolerance, 1 differs, 0 data not here")
+    assert lines[1:] == ["- asl: 1 exact", "- rareness: 1 differs"]
     md = pc.comparison_markdown(rows)
     assert "a&#124;b" in md and "| a|b" not in md
 
@@ -475,3 +475,28 @@ def test_relevant_items_retrieved_are_decided_on_the_group_s_benchmarks():
     # the robust track with fewer runs: data not here
     rows = text_rows(mapped, pd.DataFrame(columns=["track", "i_star", "ecdf"]), {"rb": (False, "")}, profile)
     assert rows.set_index("column").loc["robust"].status == "data not here"
+
+
+def test_the_first_page_counts_per_paper_apart_from_the_notes_and_states_each_method_once():
+    """The first line counts the three papers' cells (the lecture notes' table apart); a table
+    whose cells share a method states it once above the table, one with several numbers
+    them and points each row at its own."""
+    from reeval.analyses.papers.notes import notes_rows
+
+    lexi = pc.lexiprecision_rows(lexi_cells(), lexi_tables())
+    rows = pc.combine(lexi, notes_rows())
+    md = pc.comparison_markdown(rows)
+    papers = len(lexi)
+    assert md.splitlines()[2].startswith(f"{papers} cells of the three papers: ")
+    counts = pc.status_counts(rows).set_index("paper")
+    assert counts.loc["the three papers", "cells"] == papers and counts.loc["lecture notes", "exact"] > 0
+    assert list(counts.index) == ["lexiprecision", "lecture notes", "the three papers"]
+    table2 = md[md.index("### lexiprecision: table 2"):md.index("### lexiprecision: table 3")]
+    assert table2.count("Method: relevance >= 1 (inferred: ") == 1 and "| method |" not in table2
+    assert "exact at an inferred setting" in md[:md.index("## Cells")]
+    # two methods in one table: numbered once, each row pointing at its own
+    two = lexi.copy()
+    two.loc[(two["item"] == "table 2") & (two.column == "dRR_2"), "method"] = "another"
+    table2 = pc.comparison_markdown(two)
+    table2 = table2[table2.index("### lexiprecision: table 2"):table2.index("### lexiprecision: table 3")]
+    assert "Methods:" in table2 and "2. another" in table2 and "| dRR_2 | 88.87 | 88.87 | exact at an inferred setting | relevance >= 2: 85.87 |  | dl19 | 2 |" in table2

@@ -268,19 +268,30 @@ def combine(*parts: pd.DataFrame) -> pd.DataFrame:
     return frame(out)
 
 
+#: the three papers' studies (the lecture notes' table is counted apart: it is no paper's)
+PAPERS = ("asl", "lexiprecision", "rareness")
+
+
 def status_counts(rows: pd.DataFrame) -> pd.DataFrame:
-    """Cells per status (columns :data:`STATUSES` and ``cells``), one row per paper and a
-    last row ``all``: the counts every document that counts cells reads."""
+    """Cells per status (columns :data:`STATUSES` and ``cells``), one row per paper (the
+    lecture notes after the three papers), then ``the three papers`` (their sum, without
+    the notes): the counts every document that counts cells reads."""
     def counts(g):
         return {**{s: int((g.status == s).sum()) for s in STATUSES}, "cells": len(g)}
-    out = [{"paper": study, **counts(g)} for study, g in rows.groupby("study", sort=False)]
-    return pd.DataFrame(out + [{"paper": "all", **counts(rows)}], columns=["paper", *STATUSES, "cells"])
+    order = [p for p in PAPERS if (rows.study == p).any()] + [p for p in dict.fromkeys(rows.study) if p not in PAPERS]
+    out = [{"paper": study, **counts(rows[rows.study == study])} for study in order]
+    papers = rows[rows.study.isin(PAPERS)]
+    return pd.DataFrame(out + [{"paper": "the three papers", **counts(papers)}], columns=["paper", *STATUSES, "cells"])
 
 
 def summary_lines(rows: pd.DataFrame) -> list[str]:
-    """One line per status with its count, over all papers and per paper."""
-    lines = [f"{len(rows)} published cells: " + ", ".join(f"{int((rows.status == s).sum())} {s}" for s in STATUSES)]
-    for study, g in rows.groupby("study", sort=False):
+    """The three papers' cells by status (one line), then one line per study with the
+    statuses it has (the lecture notes' table last)."""
+    papers = rows[rows.study.isin(PAPERS)]
+    lines = [f"{len(papers)} cells of the three papers: "
+             + ", ".join(f"{int((papers.status == s).sum())} {s}" for s in STATUSES)]
+    for study in status_counts(rows).paper[:-1]:
+        g = rows[rows.study == study]
         lines.append(f"- {study}: " + ", ".join(f"{int((g.status == s).sum())} {s}" for s in STATUSES
                                                  if (g.status == s).any()))
     return lines
@@ -317,32 +328,50 @@ def missing_data_lines(rows: pd.DataFrame) -> list[str]:
     return lines
 
 
+#: the status ladder as the comparison's first page explains it
+LADDER = ("A status is decided before the value is compared, strongest first: first the data (the runs, topics "
+          "and qrels the cell needs all here, else *data not here*, ours beside where these data give one), then "
+          "the method. *exact*: the paper's stated method, at the settings it states, prints its value. *exact at "
+          "an inferred setting*: a setting the paper does not state was inferred (the method says which and why) "
+          "and prints the value; *other* gives ours under the other choice. *reproduced by another method*: "
+          "another method or setting prints it (both values shown). *within Monte Carlo error*: a seeded cell "
+          "whose range over seeds holds the value. *within tolerance*: flagged, only lexiprecision's 1.5-point "
+          "tolerance matches. *differs*: with the known reason, or cause unknown.")
+
+
+def _methods(methods: pd.Series) -> tuple[list[str], list[str]]:
+    """(lines stating a table's methods once, the column pointing each row at its method):
+    one method: a line ``Method: ...`` and no column; several: a numbered list and the
+    number per row; none: nothing."""
+    distinct = [m for m in dict.fromkeys(methods.fillna("")) if m]
+    if not distinct:
+        return [], []
+    if len(distinct) == 1:
+        return [f"Method: {escape(distinct[0])}", ""], []
+    lines = ["Methods:", "", *[f"{k}. {escape(m)}" for k, m in enumerate(distinct, start=1)], ""]
+    return lines, [str(distinct.index(m) + 1) if m else "" for m in methods.fillna("")]
+
+
 def comparison_markdown(rows: pd.DataFrame) -> str:
-    """``paper_comparison.md``: the counts by status (all papers and each), then per paper
-    and item a table of the cells with a value of ours (row, column, paper, ours, status,
-    the other method or setting with ours under it, note, track, method), then one line
-    per dataset the other cells need (:func:`missing_data_lines`); names escaped."""
-    counts = status_counts(rows)
-    shown_counts = counts.rename(columns={"paper": "paper"})
+    """``paper_comparison.md``: the cells by status per paper (the three papers' total, the
+    lecture notes apart), the status ladder (:data:`LADDER`), then per paper and item the
+    method once (:func:`_methods`) and a table of the cells with a value of ours (row,
+    column, paper, ours, status, the other method or setting with ours under it, note,
+    track), then one line per dataset the other cells need (:func:`missing_data_lines`);
+    names escaped."""
     lines = ["# The three papers, cell by cell", "", summary_lines(rows)[0] + ".", "",
-             table(shown_counts.astype(str)), "",
-             "A status is decided before the value is compared: first whether the data the cell needs are all "
-             "here, then the method. *exact*: the paper's stated method, at the paper's settings, prints the "
-             "paper's value. *reproduced by another method*: another method prints it (both values shown). "
-             "*within Monte Carlo error*: a seeded cell whose range over seeds holds the paper's value. *within "
-             "tolerance*: flagged, only lexiprecision's 1.5-point tolerance matches. *differs*: with the known "
-             "reason, or cause unknown. *data not here*: the data the cell needs are not all here; ours is "
-             "beside it when these data give one. A setting the paper does not state is named in *other*, "
-             "with ours under the other choice.", ""]
+             table(status_counts(rows).astype(str)), "", LADDER, ""]
     have = rows[_has_ours(rows)]
     lines += [f"## Cells with a value of ours ({len(have)})", ""]
     for (study, item), g in have.groupby(["study", "item"], sort=False):
         other = [f"{s}: {v}" if s else "" for s, v in zip(g.other_setting.fillna(""), g.other_value.fillna(""))]
+        said, column = _methods(g.method)
         shown = pd.DataFrame({"row": g.row, "column": g.column, "paper": g.published.map(as_range),
                               "ours": g.reproduced.fillna(""), "status": g.status, "other": other,
-                              "note": g.note.fillna(""), "track": g.track.fillna(""),
-                              "method": g.method.fillna("")})  # table() escapes
-        lines += [f"### {escape(study)}: {escape(item)}", "", table(shown), ""]
+                              "note": g.note.fillna(""), "track": g.track.fillna("")})  # table() escapes
+        if column:
+            shown["method"] = column
+        lines += [f"### {escape(study)}: {escape(item)}", "", *said, table(shown), ""]
     missing = missing_data_lines(rows)
     n_missing = int(((rows.status == NOT_HERE) & ~_has_ours(rows)).sum())
     lines += [f"## Data not here ({n_missing} cells without a value of ours)", ""]
