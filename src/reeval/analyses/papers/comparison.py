@@ -5,11 +5,11 @@
 
 - rareness: ``<results>/rareness/paper_comparison.csv``, already rows
   (:func:`reeval.analyses.rareness.paper.comparison_rows`);
-- lexiprecision: its cell-by-cell table (``<results>/lexiprecision/paper_comparison.csv``,
-  :func:`reeval.analyses.lexiprecision.paper.comparison_table`) turned into rows by
-  :func:`lexiprecision_rows`, with the method of table 4 (test, correction, permutations,
-  seeds) from ``table4_discriminative_power``; every benchmark no track stands for gives
-  ``data not here`` rows;
+- lexiprecision: its cell-by-cell table, built here from the study's stacked tables
+  (``<results>/lexiprecision/*.parquet``, :func:`reeval.analyses.lexiprecision.paper.comparison_table`),
+  turned into rows by :func:`lexiprecision_rows`, with the method of table 4 (test,
+  correction, permutations, seeds) from ``table4_discriminative_power``; every benchmark no
+  track holds gives ``data not here`` rows;
 - ASL: the study's own cell-by-cell table (``<results>/study/paper_comparison.csv``,
   :func:`reeval.analyses.asl.paper.paper_rows`: tables 1-2, appendix A.1, the headline
   claims) turned into rows by :func:`asl_rows`;
@@ -21,14 +21,17 @@ compared (../shared/DESIGN.md, "Paper comparisons"): first the data (a lexipreci
 with other runs or requests than the paper's benchmark, an ASL table 1 track lacking runs of
 the campaign, a rareness track of another task: ``data not here``, ours beside), then the
 method: ``exact`` (the paper's stated method, at its settings, prints the paper's cell),
-``reproduced by another method`` (another method prints it: table 4b's Holm beside the
-stated Bonferroni; both values in the row), ``within Monte Carlo error`` (a seeded cell
-whose range over seeds holds the paper's value), ``within tolerance`` (matched only by
-lexiprecision's 1.5-point tolerance: flagged), ``differs`` (with the known reason, or
-"cause unknown"). A setting the paper does not state (the relevance level of lexiprecision
-tables 2 and 3) is named beside the cell, with ours under the other choice.
+``exact at an inferred setting`` (a setting the paper does not state was inferred: the
+lexiprecision paper's relevance level, one per benchmark, and its Tukey HSD form; the
+method column says which and why, the other choice and ours under it beside),
+``reproduced by another method`` (another method or setting prints it: table 4b's Holm
+beside the stated Bonferroni; both values in the row), ``within Monte Carlo error`` (a
+seeded cell whose range over seeds holds the paper's value), ``within tolerance``
+(matched only by lexiprecision's 1.5-point tolerance: flagged), ``differs`` (with the
+known reason, or "cause unknown").
 
-The markdown opens with the counts by status, then every cell with a value of ours, then
+The markdown opens with the counts by status per paper (the lecture notes apart) and the
+status ladder, then every cell with a value of ours, each table's method stated once, then
 the cells without one grouped by the dataset they need (one line each: how many cells it
 would fill and what to add to the configuration).
 """
