@@ -500,3 +500,33 @@ def test_the_first_page_counts_per_paper_apart_from_the_notes_and_states_each_me
     table2 = pc.comparison_markdown(two)
     table2 = table2[table2.index("### lexiprecision: table 2"):table2.index("### lexiprecision: table 3")]
     assert "Methods:" in table2 and "2. another" in table2 and "| dRR_2 | 88.87 | 88.87 | exact at an inferred setting | relevance >= 2: 85.87 |  | dl19 | 2 |" in table2
+
+
+def test_a_track_holding_a_benchmark_is_compared_whatever_the_mapping():
+    """The status follows the data, not the configuration's mapping: the track named
+    trec2019-dl-passage holds deep-pass (2019) in every configuration, so its cells (here
+    with a configuration mapping nothing, as config/asl-paper.yaml) are the same as when
+    lexiprecision.paper maps it; its per-track tables compute what the comparison needs."""
+    from reeval.analyses.lexiprecision import paper as lp
+
+    track = "trec2019-dl-passage"
+    base = lexi_tables("dl19", level=2)
+    tables = {name: df.assign(track=track) for name, df in base.items()}
+    level = {"relevance_level": 2, "other_relevance_level": 1}
+    tables["profile"] = tables["profile"].assign(
+        **level, rel_per_request=58.16, docs_per_request=892.51, other_requests=43, other_runs=37,
+        other_rel_per_request=95.40, other_docs_per_request=892.51)
+    tables["table2_agreement"] = tables["table2_agreement"].assign(**level, sgnLP_suffix_agree=87.07, dRR2_agree=84.68,
+                                                                   other_sgnLP_suffix_agree=90.45, other_dRR2_agree=88.87)
+    tables["table3_ties"] = tables["table3_ties"].assign(**level, LP_ties=2.63, RR_ties=56.89, other_LP_ties=0.94,
+                                                         other_RR_ties=75.54)
+    tables["table4_discriminative_power"] = tables["table4_discriminative_power"].assign(
+        percent_significant=17.42, percent_low=17.42, percent_high=17.42)
+    unmapped = pc.lexiprecision_rows(lp.comparison_table(tables, {}), tables)
+    mapped = pc.lexiprecision_rows(lp.comparison_table(tables, {track: "deep-pass (2019)"}), tables)
+    mine = unmapped[unmapped.track == track]
+    assert len(mine) == 14 and "data not here" not in set(mine.status)
+    assert unmapped.equals(mapped)
+    assert by(unmapped, "3", "dRR_1", track).status == "exact at an inferred setting"
+    assert lp.compared({"paper": {}}, track) and not lp.compared({"paper": {}}, "trec2003-robust")
+    assert lp.compared({"paper": {"mine": "robust (2004)"}}, "mine")
