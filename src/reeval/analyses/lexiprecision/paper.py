@@ -36,9 +36,12 @@ OURS = {
     "table4a": ("table4_discriminative_power", [("tukey_hsd", m) for m in ("rrLP", "sgnLP", "RR")]),
     "table4b": ("table4_discriminative_power", [("paired", m) for m in ("rrLP", "sgnLP", "RR")]),
 }
-#: the benchmark a track id holds whatever the configuration: the ids ../shared/data and its
-#: configurations give the TREC Deep Learning passage tasks (all their judged topics)
-BENCHMARK_TRACKS = {"trec2019-dl-passage": "deep-pass (2019)", "trec2020-dl-passage": "deep-pass (2020)"}
+#: the benchmark a track id holds whatever the configuration: the ids ../shared/data and the
+#: TREC archive's manifest (config/trec-manifest.yaml) give the TREC Deep Learning tracks
+#: (whether a track holds all of the benchmark's runs and requests, its data decide)
+BENCHMARK_TRACKS = {"trec2019-dl-passage": "deep-pass (2019)", "trec2020-dl-passage": "deep-pass (2020)",
+                    "trec2019-deep-passages": "deep-pass (2019)", "trec2020-deep-passages": "deep-pass (2020)",
+                    "trec2019-deep-docs": "deep-docs (2019)", "trec2020-deep-docs": "deep-docs (2020)"}
 
 
 def paper_tracks(mapping: dict | None, tracks=()) -> dict:
