@@ -226,9 +226,10 @@ def delta_value_text(r, digits: int = 3) -> tuple[str, str]:
 
 def _table2(table2: pd.DataFrame, paper: dict, enough: tuple[bool, str]) -> list:
     """Table 2's ranges (and the two of the text below it) beside ours, over the tracks
-    here (``enough``: :func:`track_set_sufficiency`): ``reproduced`` ours as the paper prints it, (mean - sd) to (mean + sd) clipped to
-    the values the statistic can take (DeltaSort in %, Kendall's tau at most 1; DeltaValue
-    by :func:`delta_value_text`); ``ours`` the mean, ``ours_low``/``_high`` the range."""
+    here (``enough``: :func:`track_set_sufficiency`): ``reproduced`` ours as the paper
+    prints it, (mean - sd) to (mean + sd) clipped to the values the statistic can take
+    (DeltaSort in %, Kendall's tau at most 1; DeltaValue by :func:`delta_value_text`);
+    ``ours`` the mean, ``ours_low``/``_high`` the range; the status as :func:`_on_track_set`."""
     rows = []
     method = ("largest DeltaSort per track (10% and paired t-test p at most 0.05), Kendall tau-b, DeltaValue new/old; "
               "(mean - sd) to (mean + sd) across tracks")

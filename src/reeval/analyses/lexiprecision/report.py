@@ -49,8 +49,8 @@ SUMMARY_FIGURES = ("fig2_theoretical_ties", "fig3_ties_by_p1", "fig5_ties_by_lev
 #: table has no row; the writer refuses a table whose columns differ.
 TABLE_COLUMNS = {
     "profile": ("track", "relevance_level", "requests", "runs", "rel_per_request", "docs_per_request",
-                "rel_retrieved_per_ranking", "rel_retrieved_sd_per_ranking", "other_relevance_level", "other_requests", "other_runs",
-                "other_rel_per_request", "other_docs_per_request"),
+                "rel_retrieved_per_ranking", "rel_retrieved_sd_per_ranking", "other_relevance_level", "other_requests",
+                "other_runs", "other_rel_per_request", "other_docs_per_request"),
     "table2_agreement": ("track", "relevance_level", "n_pair_topics", "sgnLP_suffix_agree", "dRR2_agree", "sgnLP_suffix_ties",
                          "dRR2_ties", "system_n_run_pairs", "system_rrLP_agree", "system_sgnLP_agree")
     + ("other_relevance_level", "other_sgnLP_suffix_agree", "other_dRR2_agree"),

@@ -44,11 +44,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from reeval.report.escape import markdown_code as code
 from reeval.report.escape import markdown_text as escape
 from reeval.report.markdown import table
 
 from reeval.analyses.lexiprecision.paper import other_level as lp_other_level
+
 from .cells import (ANOTHER_METHOD, DIFFERS, EXACT, INFERRED, MONTE_CARLO, NOT_COMPUTED, NOT_HERE, STATUSES,
                     TOLERANCE, cell, decimals, frame, printed)
 from .notes import notes_rows
@@ -62,8 +62,6 @@ KNOWN_DIFFERENCES = {
     ("lexiprecision", "deep-pass (2019)", "4a", "sgnLP"): "sgnLP 115 vs 123 pairs: cause unknown",
 }
 LEXI_MONTE_CARLO_TOLERANCE = 1.5
-#: the lexiprecision tables whose relevance level the paper does not state: all of them
-LEXI_UNSTATED_LEVEL = ("1", "2", "3", "4a", "4b")
 #: table 1's cells read from the qrels alone (judged requests, relevant per request): decided
 #: on the requests, whatever share of the runs is here
 LEXI_QRELS_ONLY = {("1", "requests"), ("1", "rel/request")}

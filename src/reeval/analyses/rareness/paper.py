@@ -29,8 +29,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from reeval.analyses.papers.cells import (ANOTHER_METHOD, DIFFERS, EXACT, INFERRED, NOT_COMPUTED, NOT_HERE, cell, decimals,
-                                          frame, monte_carlo_status)
+from reeval.analyses.papers.cells import (ANOTHER_METHOD, DIFFERS, EXACT, INFERRED, NOT_COMPUTED, NOT_HERE, cell,
+                                          decimals, frame, monte_carlo_status)
 from reeval.analyses.papers.published import published
 from reeval.report.escape import markdown_text as escape
 from reeval.report.markdown import fmt, table
