@@ -499,7 +499,12 @@ def test_the_first_page_counts_per_paper_apart_from_the_notes_and_states_each_me
     two.loc[(two["item"] == "table 2") & (two.column == "dRR_2"), "method"] = "another"
     table2 = pc.comparison_markdown(two)
     table2 = table2[table2.index("### lexiprecision: table 2"):table2.index("### lexiprecision: table 3")]
-    assert "Methods:" in table2 and "2. another" in table2 and "| dRR_2 | 88.87 | 88.87 | exact at an inferred setting | relevance >= 2: 85.87 |  | dl19 | 2 |" in table2
+    assert "Methods:" in table2 and "2. another" in table2 and "| dRR_2 | 88.87 | 88.87 | exact at an inferred setting | relevance >= 2: 85.87 | dl19 | 2 |" in table2
+    # a note every cell of a table shares: said once above it, no note column
+    two.loc[two["item"] == "table 2", "note"] = "on these data"
+    table2 = pc.comparison_markdown(two)
+    table2 = table2[table2.index("### lexiprecision: table 2"):table2.index("### lexiprecision: table 3")]
+    assert table2.count("on these data") == 1 and "Note: on these data" in table2 and "| note |" not in table2
 
 
 def test_a_track_holding_a_benchmark_is_compared_whatever_the_mapping():

@@ -340,23 +340,27 @@ LADDER = ("A status is decided before the value is compared, strongest first: fi
           "tolerance matches. *differs*: with the known reason, or cause unknown.")
 
 
-def _methods(methods: pd.Series) -> tuple[list[str], list[str]]:
+def _methods(methods: pd.Series, what: str = "Method") -> tuple[list[str], list[str]]:
     """(lines stating a table's methods once, the column pointing each row at its method):
     one method: a line ``Method: ...`` and no column; several: a numbered list and the
-    number per row; none: nothing."""
-    distinct = [m for m in dict.fromkeys(methods.fillna("")) if m]
+    number per row; none: nothing. ``what="Note"``: the same for a note every row shares
+    (several notes: no lines, the notes as they are)."""
+    values = methods.fillna("")
+    distinct = [m for m in dict.fromkeys(values) if m]
     if not distinct:
         return [], []
-    if len(distinct) == 1:
-        return [f"Method: {escape(distinct[0])}", ""], []
+    if len(distinct) == 1 and (what == "Method" or (values == distinct[0]).all()):
+        return [f"{what}: {escape(distinct[0])}", ""], []
+    if what != "Method":
+        return [], list(values)
     lines = ["Methods:", "", *[f"{k}. {escape(m)}" for k, m in enumerate(distinct, start=1)], ""]
-    return lines, [str(distinct.index(m) + 1) if m else "" for m in methods.fillna("")]
+    return lines, [str(distinct.index(m) + 1) if m else "" for m in values]
 
 
 def comparison_markdown(rows: pd.DataFrame) -> str:
     """``paper_comparison.md``: the cells by status per paper (the three papers' total, the
     lecture notes apart), the status ladder (:data:`LADDER`), then per paper and item the
-    method once (:func:`_methods`) and a table of the cells with a value of ours (row,
+    method once, and a note every cell shares once (:func:`_methods`), and a table of the cells with a value of ours (row,
     column, paper, ours, status, the other method or setting with ours under it, note,
     track), then one line per dataset the other cells need (:func:`missing_data_lines`);
     names escaped."""
@@ -367,12 +371,15 @@ def comparison_markdown(rows: pd.DataFrame) -> str:
     for (study, item), g in have.groupby(["study", "item"], sort=False):
         other = [f"{s}: {v}" if s else "" for s, v in zip(g.other_setting.fillna(""), g.other_value.fillna(""))]
         said, column = _methods(g.method)
+        noted, notes = _methods(g.note, "Note")
         shown = pd.DataFrame({"row": g.row, "column": g.column, "paper": g.published.map(as_range),
                               "ours": g.reproduced.fillna(""), "status": g.status, "other": other,
-                              "note": g.note.fillna(""), "track": g.track.fillna("")})  # table() escapes
+                              "track": g.track.fillna("")})  # table() escapes
+        if notes:
+            shown.insert(6, "note", notes)
         if column:
             shown["method"] = column
-        lines += [f"### {escape(study)}: {escape(item)}", "", *said, table(shown), ""]
+        lines += [f"### {escape(study)}: {escape(item)}", "", *said, *noted, table(shown), ""]
     missing = missing_data_lines(rows)
     n_missing = int(((rows.status == NOT_HERE) & ~_has_ours(rows)).sum())
     lines += [f"## Data not here ({n_missing} cells without a value of ours)", ""]
