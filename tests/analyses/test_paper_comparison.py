@@ -388,6 +388,11 @@ def test_docs_studies_counts_are_the_comparisons_on_the_lexiprecision_paper_conf
     assert f"deep-pass (2019) row, {sentence}" in text
     t4b = mine[mine["item"] == "table 4b"].set_index("column")
     assert t4b.loc["rrLP", ["reproduced", "other_setting", "other_value"]].tolist() == ["14.86", "holm", "15.02"]
+    # table 4b at the other level, grade > 0, under the stated Bonferroni, beside the cell it prints
+    assert t4b.loc["sgnLP", ["status", "reproduced", "other_setting", "other_value"]].tolist() == [
+        "exact at an inferred setting", "17.42", "relevance >= 1", "10.66"]
+    t4a = mine[mine["item"] == "table 4a"].set_index("column")
+    assert t4a.loc["RR", ["status", "other_value"]].tolist() == ["exact at an inferred setting", "not computed"]
     t2 = mine[mine["item"] == "table 2"].set_index("column")
     assert t2.loc["sgnLP", ["status", "reproduced", "other_setting", "other_value"]].tolist() == [
         "reproduced by another method", "87.07", "relevance >= 1", "90.45"]

@@ -87,6 +87,8 @@ def _ours(tables: dict, track: str, sub: str) -> list:
     the paper's stated Bonferroni where computed, Holm as the other."""
     name, keys = OURS[sub]
     df = tables[name][tables[name].track == track]
+    if name == "table4_discriminative_power" and len(df):   # table 4's own level (rows at another follow)
+        df = df[df.relevance_level == df.relevance_level.iloc[0]]
     if name != "table4_discriminative_power":
         level = f"relevance >= {int(df.relevance_level.iloc[0])}" if len(df) else ""
         other_level = df["other_relevance_level"].iloc[0] if len(df) and "other_relevance_level" in df else math.nan

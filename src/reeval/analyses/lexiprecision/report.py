@@ -180,15 +180,35 @@ def _other(by_level: dict, others: dict, table: str, values) -> dict:
             **{f"other_{k}": got.get(k, math.nan) for k in OTHER_COLUMNS[table]}}
 
 
+def _paired_at(level_tables: tuple, level: int, opts: dict) -> pd.DataFrame:
+    """Table 4b's rows (the paired tests under the configured correction and
+    :data:`PAPER_CORRECTIONS`) at another relevance ``level``, from that level's
+    (PositionVectors, PairTotals, RR): the other choice of the level the paper does not
+    state, beside table 4b's cells. The HSD is not run at it (no table 4a rows)."""
+    pv, totals, rr = level_tables
+    S, T = pv.shape
+    ii, jj = pb.pair_range(S, 0, S * (S - 1) // 2)
+    tests = ls.pair_tests_from(pv.runs, ii, jj, T, totals.sums, rr, opts["paired_correction"],
+                               lambda: {name: np.zeros(ii.size, dtype=bool) for name in ls.MEASURES})
+    power = ls.discriminative_power(tests, alpha=opts["alpha"], correction=opts["paired_correction"],
+                                    hsd_design=opts["hsd_design"], also=PAPER_CORRECTIONS)
+    power = power[power.test == "paired"].reset_index(drop=True)
+    power.insert(0, "relevance_level", level)
+    return power
+
+
 def _paper_tables(track: str, by_level: dict, at: dict, depth, opts: dict, others: dict | None = None) -> dict:
-    """Tables 1-4 and the pair tests, each at its level ``at[table]``; tables 2 and 3 also
-    at ``others[table]`` (:data:`UNSTATED_LEVEL_TABLES`) when given."""
+    """Tables 1-4 and the pair tests, each at its level ``at[table]``; tables 1-3 also at
+    ``others[table]`` (:data:`UNSTATED_LEVEL_TABLES`) when given, and table 4b at
+    ``others["table4"]`` (rows after table 4's own, :func:`_paired_at`)."""
     others = others or {}
     pv1 = by_level[at["table1"]][0]
     t2, t3 = by_level[at["table2"]][1], by_level[at["table3"]][1]
     pv4, t4, rr4 = by_level[at["table4"]]
     tests, power = _table4(pv4, t4, rr4, track, opts)
     power.insert(0, "relevance_level", at["table4"])
+    if "table4" in others:
+        power = pd.concat([power, _paired_at(by_level[others["table4"]], others["table4"], opts)], ignore_index=True)
     return {
         "profile": pd.DataFrame([{"track": track, "relevance_level": at["table1"],
                                   **lt.track_profile(pv1, depth),
@@ -220,7 +240,7 @@ def track_lexiprecision(track: str, track_dir, out_dir, rel_level: int, config: 
     grid, depth = included.grid, included.depth
     levels = int(opts["levels"])
     at = table_levels(opts, rel_level)
-    others = ({t: other_level(at[t], rel_level) for t in UNSTATED_LEVEL_TABLES}
+    others = ({t: other_level(at[t], rel_level) for t in (*UNSTATED_LEVEL_TABLES, "table4")}
               if lp.compared(opts, track) else {})
     out = Path(out_dir)
     by_level = _comparisons(grid, at, rel_level, levels, opts, out / "pairs.parquet", others.values())

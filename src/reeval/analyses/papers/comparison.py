@@ -109,6 +109,8 @@ def _lexi_method(power: pd.DataFrame, track: str, table_: str, column: str, sett
         return lv, {}
     test = "tukey_hsd" if table_ == "4a" else "paired"
     p = power[(power.track == track) & (power.test == test) & (power.measure == column)]
+    if level is not None and "relevance_level" in p:   # table 4's own rows, not table 4b's at the other level
+        p = p[p.relevance_level == level]
     if test == "paired" and setting and "procedure" in p:
         p = p[p.procedure.astype(str) == setting]
     if p.empty:
@@ -121,6 +123,16 @@ def _lexi_method(power: pd.DataFrame, track: str, table_: str, column: str, sett
     if r.get("resamples", 0) and r["resamples"] > 0:
         text += f", {int(r['resamples'])} permutations, {int(r['seeds'])} seeds"
     return f"{text}; {lv}", r
+
+
+def _paired_at(power: pd.DataFrame, track: str, level: int, procedure: str, measure: str) -> float:
+    """Table 4b's percentage of ``track`` at relevance ``level`` by ``procedure`` (the rows
+    a track compared with the paper has at the other level); NaN where not computed."""
+    if "relevance_level" not in power or "procedure" not in power:
+        return math.nan
+    p = power[(power.track == track) & (power.relevance_level == level) & (power.test == "paired")
+              & (power.procedure.astype(str) == procedure) & (power.measure == measure)]
+    return float(p.percent_significant.iloc[0]) if len(p) else math.nan
 
 
 def _lexi_printed(value) -> str:
@@ -230,7 +242,8 @@ def lexiprecision_rows(cells: pd.DataFrame, tables: dict) -> pd.DataFrame:
         table1 = ref["benchmarks"][g.benchmark.iloc[0]]["table1"]
         by_needs = {"runs": sufficient[track], "requests": lexi_sufficiency(profile, track, table1, ("requests",))}
         level = benchmark_level(levels, track)
-        other_level = f"relevance >= {lp_other_level(level, level)}" if level is not None else ""
+        other_int = lp_other_level(level, level) if level is not None else None
+        other_level = f"relevance >= {other_int}" if level is not None else ""
         for r in g.itertuples(index=False):
             table_ = str(r.table)
             r = _at_paper_level(r, level)
@@ -241,6 +254,8 @@ def lexiprecision_rows(cells: pd.DataFrame, tables: dict) -> pd.DataFrame:
             digits = decimals(text)
             other_ours = float(getattr(r, "other_ours", math.nan))
             computed = table_[0] in "123" and str(getattr(r, "other_setting", "")) == other_level
+            if table_ == "4b" and other_int is not None:
+                other_ours, computed = _paired_at(power, track, other_int, setting, r.column), True
             level_other = (other_level, printed(other_ours, digits) if computed and not math.isnan(other_ours)
                            else NOT_COMPUTED) if other_level else ("", "")
             enough, share = by_needs["requests" if (table_, r.column) in LEXI_QRELS_ONLY else "runs"]
