@@ -38,6 +38,7 @@ import pandas as pd
 
 from reeval.analyses.papers.published import published
 
+from .paper_text import text_rows
 from .study import mean_std_range
 
 #: the columns of :func:`paper_rows`
@@ -293,4 +294,5 @@ def paper_rows(source, paper_tracks: dict | None = None, techniques: dict | None
         groups = ((techniques or {}).get(track) or {}).get("groups") or {}
         rows += _table1_half(half, track, tech, runs, groups, paper, known)
     rows += _table2(t["table2"], paper) + _map_share(t["map_share"], paper) + _claims(head, paper)
+    rows += text_rows(t, rows, tracks)
     return pd.DataFrame(rows, columns=list(ROW_COLUMNS))

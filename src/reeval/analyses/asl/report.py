@@ -229,15 +229,17 @@ def _table1_sources(dirs: dict, options: dict, precision: dict) -> dict:
     frames = [techniques.technique_table(by_run[t], options["techniques"][t], t) for t in mapped]
     table1 = (pd.concat(frames, ignore_index=True) if frames
               else pd.DataFrame(columns=techniques.TECHNIQUE_COLUMNS))
-    return {"table1": table1, "table1_runs": {t: by_run[t].run.tolist() for t in mapped}}
+    return {"table1": table1, "table1_runs": {t: by_run[t].run.tolist() for t in mapped}, "table1_by_run": by_run}
 
 
-def study(tracks: dict, out_dir, options: dict, track_figures: bool = True, precision: dict | None = None) -> dict:
+def study(tracks: dict, out_dir, options: dict, track_figures: bool = True, precision: dict | None = None,
+          planned=None) -> dict:
     """Cross-track tables, figures 1-4 and summary.md from per-track folders
     ``{track: track_dir}`` (each holding the ingested and measures tables and ``study/``).
     With no track the tables keep their columns and summary.md says why they are empty.
     ``track_figures``: whether the tracks have figures 5-6 for summary.md to show;
-    ``precision``: track -> its precision, for table 1 at the paper's settings."""
+    ``precision``: track -> its precision, for table 1 at the paper's settings; ``planned``:
+    every track of the study, included or not (the paper's track counts need them all)."""
     out = Path(out_dir)
     dirs = {t: Path(p) for t, p in tracks.items()}
     by_runs = {t: pd.read_parquet(d / "measures_by_run.parquet") for t, d in dirs.items()}
@@ -253,7 +255,9 @@ def study(tracks: dict, out_dir, options: dict, track_figures: bool = True, prec
     for name, df in zip(STUDY_TABLES, (head, reord, reord_runs, table2, share, tech)):
         write_table_pair(df, out, name)
     cells = paper.paper_rows({"headroom": head, "techniques": tech, "table2": table2, "map_share": share,
-                              **_table1_sources(dirs, options, precision or {})},
+                              **_table1_sources(dirs, options, precision or {}),
+                              "topics": {t: int(b.num_q.max()) for t, b in by_runs.items() if "num_q" in b and len(b)},
+                              "scope": {"scope": options.get("scope"), "planned": list(planned or dirs)}},
                              options.get("paper"), options["techniques"])
     # every row is this paper's: the file leaves out the constant `paper` column (typed as
     # a number, the lexiprecision comparison's published value, in the column registry)

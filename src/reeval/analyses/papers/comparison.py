@@ -60,6 +60,8 @@ KNOWN_DIFFERENCES = {
 LEXI_MONTE_CARLO_TOLERANCE = 1.5
 #: the lexiprecision tables whose relevance level the paper does not state
 LEXI_UNSTATED_LEVEL = ("1", "2", "3")
+#: the ASL text's items on table 1's passage campaign (:mod:`reeval.analyses.asl.paper_text`)
+PASSAGE_ITEMS = ("section 4.3", "section 4.5")
 #: what to add to the configuration for a dataset no track stands for, per study
 ADD = {
     "lexiprecision": "its qrels and runs under `tracks:` and `lexiprecision: {{paper: {{<track>: \"{label}\"}}}}`",
@@ -357,12 +359,12 @@ def asl_rows(study_rows: pd.DataFrame, mapping: dict | None = None) -> pd.DataFr
     rows = []
     for r in study_rows.itertuples(index=False):
         ours, published_text = float(r.ours), str(r.published)
-        half = str(r.column).split(" ")[0]
-        track = (mapping.get(half) or "") if r.item == "table 1" else ""
+        half = "passages" if r.item in PASSAGE_ITEMS else str(r.column).split(" ")[0]
+        track = (mapping.get(half) or "") if r.item in ("table 1", *PASSAGE_ITEMS) else ""
         text = getattr(r, "reproduced", "")
         text = "" if text is None or (isinstance(text, float) and math.isnan(text)) else str(text)
         needs = to_add = ""
-        if r.item == "table 1" and r.status == NOT_HERE and not text:
+        if r.item in ("table 1", *PASSAGE_ITEMS) and r.status == NOT_HERE and not text:
             c = campaigns[half]
             needs, to_add = f"{c['track']} ({c['runs']} runs)", ADD["asl"].format(label=half)
         elif r.status == NOT_HERE and not text:

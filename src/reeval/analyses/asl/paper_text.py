@@ -1,0 +1,177 @@
+"""Numbers of the ASL paper's text beside ours (``published.yaml``, key ``asl_text``), as rows
+of :func:`reeval.analyses.asl.paper.paper_rows` (:data:`reeval.analyses.asl.paper.ROW_COLUMNS`).
+
+Each cell's status is decided from the data it needs, then from its value:
+
+- appendix A.1's worked example, value by value: the paper's inputs are the data (always
+  here). The paper's words define the swap: each search length SL_i, weighted by its
+  precision w_i = 1/SL_i in the P-space average (eq. 14-15), is replaced by the value x_i that
+  keeps the average when its weight is 1 and the others keep theirs:
+  (sum_{j != i} SL_j w_j + x_i) / (sum_{j != i} w_j + 1) = H, H = n / sum 1/SL_j (the
+  harmonic mean), so x_i = 1 + H (1 - 1/SL_i) (:func:`equal_average_swap`). ``exact`` when ours
+  prints as the paper's value (its decimals), else ``differs``;
+- section 4.1's 76 tracks, 4,302 run identifiers and 5,043 queries: over the tracks the
+  paper's stated criteria keep (``study.scope: asl-paper``, docs/trec-archive.md). The data
+  suffice when the study applies that scope and every track it keeps is included
+  (:func:`track_set_sufficiency`); then ``exact`` or ``differs``; else ``data not here``, ours
+  (over the tracks here) beside;
+- section 4.3's "from 51 to rank 6" (table 1's passage ASL@g1-10, BM25 -> neural): the status
+  of table 1's two cells together (:func:`fifty_one_to_six`): ``data not here`` when either
+  is, ``exact`` when both are, else ``differs``;
+- section 4.5's "only 5", the best 2020 passage system's ASL@g1-10 (figure 5): the best of
+  every campaign run at table 1's settings, so the data suffice when every run of the
+  campaign is here (:func:`best_passage_aslg1_10`).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from reeval.analyses.papers.cells import decimals, printed
+from reeval.analyses.papers.published import published
+
+EXACT, DIFFERS, NOT_HERE = "exact", "differs", "data not here"
+A1_METHOD = ("x_i = 1 + H (1 - 1/SL_i), H = n / sum 1/SL: the value that, given weight 1 instead of "
+             "1/SL_i, keeps the P-space average (appendix A.1's words; eq. 14-15)")
+
+
+def equal_average_swap(search_lengths) -> np.ndarray:
+    """Appendix A.1's swap (module doc): ``x_i = 1 + H (1 - 1/SL_i)`` with ``H`` the harmonic
+    mean of the search lengths; their arithmetic mean is ``H``. ValueError for an empty list
+    or a search length below 1."""
+    sl = np.asarray(search_lengths, dtype=float)
+    if sl.size == 0 or not np.all(sl >= 1):
+        raise ValueError(f"search lengths must be >= 1 and at least one, got {list(search_lengths)}")
+    h = sl.size / np.sum(1.0 / sl)
+    return 1.0 + h * (1.0 - 1.0 / sl)
+
+
+def value_status(ours: float, published_text: str) -> str:
+    """``exact`` when ``ours`` prints as ``published_text`` (its decimals), ``differs``
+    otherwise, ``data not here`` for NaN."""
+    if ours is None or math.isnan(ours):
+        return NOT_HERE
+    return EXACT if printed(ours, decimals(published_text)) == str(published_text).strip() else DIFFERS
+
+
+def _row(item, row, column, published_text, ours, method, status, note) -> dict:
+    """A row of :func:`reeval.analyses.asl.paper.paper_rows` (its ``ROW_COLUMNS``), ours
+    printed with the published text's decimals."""
+    text = printed(ours, decimals(published_text)) if ours is not None and not math.isnan(ours) else ""
+    ours = math.nan if ours is None else float(ours)
+    return {"paper": "asl", "item": item, "row": row, "column": column, "published": str(published_text),
+            "ours": ours, "ours_low": ours, "ours_high": ours, "reproduced": text, "method": method,
+            "status": status, "note": note}
+
+
+def worked_example_rows(ref: dict | None = None) -> list[dict]:
+    """Appendix A.1's worked example: one row per input search length (module doc)."""
+    ref = ref or published("asl_text")["worked_example"]
+    ours = equal_average_swap(ref["search_lengths"])
+    rows = []
+    for i, (sl, text, x) in enumerate(zip(ref["search_lengths"], ref["printed"], ours), start=1):
+        status = value_status(float(x), text)
+        note = "" if status == EXACT else \
+            f"ours {x:.4f} prints {printed(float(x), decimals(text))}, the paper {text}: cause unknown"
+        rows.append(_row("appendix A.1 worked example", f"SL {i} = {sl:g}", "equal-average SL", text, float(x),
+                         A1_METHOD, status, note))
+    return rows
+
+
+def track_set_sufficiency(scope: str | None, planned, included) -> tuple[bool, str]:
+    """Whether the study holds the paper's track set as its stated criteria give it: the
+    study applies ``study.scope: asl-paper`` and every track of it (``planned``) is among the
+    ``included`` ones. Returns (sufficient, ``"70 of the 71 tracks ..."``)."""
+    planned, included = set(map(str, planned or ())), set(map(str, included or ()))
+    if scope != "asl-paper":
+        return False, f"study.scope {scope or 'all'}: not the paper's track criteria"
+    here = len(planned & included)
+    said = f"{here} of the {len(planned)} tracks the paper's stated criteria keep (study.scope asl-paper)"
+    return bool(planned) and planned <= included, said
+
+
+def count_rows(head: pd.DataFrame, topics: dict, scope: str | None, planned, ref: dict | None = None) -> list[dict]:
+    """Section 4.1's counts: tracks (rows of ``head``), run identifiers (its ``n_runs``) and
+    queries (``topics``: track -> topics its measures average over) beside the paper's."""
+    ref = ref or published("asl_text")["counts"]
+    tracks = [str(t) for t in head.track] if len(head) else []
+    enough, said = track_set_sufficiency(scope, planned, tracks)
+    ours = {"tracks": len(tracks), "runs": int(head.n_runs.sum()) if len(head) else 0,
+            "queries": int(sum(int(topics.get(t, 0)) for t in tracks))}
+    method = {"tracks": "tracks included in the study", "runs": "runs included, summed over the tracks",
+              "queries": "topics each track's measures average over, summed over the tracks"}
+    rows = []
+    for key, label in (("tracks", "tracks"), ("runs", "run identifiers"), ("queries", "queries")):
+        value = float(ours[key])
+        if enough:
+            status = value_status(value, str(ref[key]))
+            note = "" if status == EXACT else (f"ours {ours[key]:,} on {said}; docs/trec-archive.md: per year, "
+                                               "what differs and why")
+        else:
+            status, note = NOT_HERE, f"ours {ours[key]:,} on the tracks here; {said}"
+        rows.append(_row("section 4.1", "the reanalysed TREC tracks", label, str(ref[key]), value, method[key],
+                         status, note))
+    return rows
+
+
+def fifty_one_to_six(table1_rows: list[dict], ref: dict | None = None) -> list[dict]:
+    """Section 4.3's "from 51 to rank 6" from table 1's passage ASL@g1-10 cells (rows of
+    :func:`reeval.analyses.asl.paper.paper_rows`): both here and exact: ``exact``; either not
+    here: ``data not here``; else ``differs``."""
+    ref = ref or published("asl_text")["fifty_one_to_six"]
+    cells = {r["column"]: r for r in table1_rows if r["item"] == "table 1" and r["row"] == "ASL@g1-10"}
+    pair = [cells.get("passages BM25"), cells.get("passages neural")]
+    published_text = f"{ref['bm25']} to {ref['neural']}"
+    method = "table 1's passage ASL@g1-10 cells, BM25 -> neural (the best run of each group)"
+    if any(c is None for c in pair):
+        return [_row("section 4.3", "passages ASL@g1-10, BM25 -> neural", "average rank", published_text, None,
+                     method, NOT_HERE, "table 1's passage cells are not computed")]
+    statuses = [c["status"] for c in pair]
+    status = NOT_HERE if NOT_HERE in statuses else EXACT if statuses == [EXACT, EXACT] else DIFFERS
+    ours = " to ".join(c["reproduced"] or "n/a" for c in pair)
+    row = _row("section 4.3", "passages ASL@g1-10, BM25 -> neural", "average rank", published_text, None, method,
+               status, f"ours {ours}; as table 1's cells: " + "; ".join(c["note"] for c in pair if c["note"]))
+    row["reproduced"] = ours if all(c["reproduced"] for c in pair) else ""
+    return [row]
+
+
+def best_passage_aslg1_10(by_run: pd.DataFrame | None, campaign: dict, text: str | None = None) -> list[dict]:
+    """Section 4.5's "only 5": the lowest ASL@g1-10 among the passage track's runs at table 1's
+    settings (``by_run``: run, ``ASL@g1-10``; None without a mapped track). The data suffice
+    when every run of the campaign (``campaign``: runs, run_names) is here."""
+    text = text or published("asl_text")["best_passage_aslg1_10"]
+    method = "lowest ASL@g1-10 among the runs of the passage track at table 1's settings (relevance >= 1, eq. 3)"
+    item, row, column = "section 4.5", "best 2020 passage system (figure 5)", "ASL@g1-10"
+    if by_run is None or not len(by_run):
+        return [_row(item, row, column, text, None, method, NOT_HERE, f"needs {campaign['track']} "
+                     f"({campaign['runs']} runs) as study.paper.passages")]
+    v = by_run["ASL@g1-10"].to_numpy(dtype=float)
+    i = int(np.nanargmin(v))
+    ours, run = float(v[i]), str(by_run.run.iloc[i])
+    runs = set(by_run.run.astype(str))
+    names = [str(n) for n in campaign.get("run_names") or []]
+    here = len(runs & set(names)) if names else min(len(runs), int(campaign["runs"]))
+    said = f"{here} of the campaign's {campaign['runs']} runs"
+    enough = (set(names) <= runs) if names else len(runs) >= int(campaign["runs"])
+    if not enough:
+        return [_row(item, row, column, text, ours, method, NOT_HERE,
+                     f"on {said}: {printed(ours, 0)} ({run}); the best run may be one of the others")]
+    status = value_status(ours, text)
+    return [_row(item, row, column, text, ours, method, status, f"ours {printed(ours, 0)} ({run}) on {said}")]
+
+
+def text_rows(tables: dict, table1_rows: list[dict], paper_tracks: dict | None) -> list[dict]:
+    """Every row of this module from the study's tables (:func:`reeval.analyses.asl.paper.paper_rows`'
+    ``source``): ``headroom``; optionally ``topics`` (track -> topics), ``scope`` (``{"scope":
+    study.scope, "planned": the study's tracks}``) and ``table1_by_run`` (track -> runs at table
+    1's settings); ``table1_rows``: table 1's rows; ``paper_tracks``: ``study.paper``."""
+    scope = tables.get("scope") or {}
+    passages = (paper_tracks or {}).get("passages")
+    by_run = (tables.get("table1_by_run") or {}).get(passages)
+    return (worked_example_rows()
+            + count_rows(tables["headroom"], tables.get("topics") or {}, scope.get("scope"), scope.get("planned"))
+            + fifty_one_to_six(table1_rows)
+            + best_passage_aslg1_10(by_run, published("asl")["table1_campaign"]["passages"]))
