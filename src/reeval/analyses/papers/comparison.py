@@ -47,6 +47,7 @@ from reeval.report.markdown import table
 
 from .cells import (ANOTHER_METHOD, DIFFERS, EXACT, MONTE_CARLO, NOT_HERE, STATUSES, TOLERANCE, cell, decimals,
                     frame, printed)
+from .lexi_claims import claim_rows as lexi_claim_rows
 from .notes import notes_rows
 from .texts import text_rows
 from .published import published
@@ -386,8 +387,8 @@ def paper_comparison(results, asl_mapping: dict | None = None) -> pd.DataFrame:
     tables = {name: pd.read_parquet(lexi / f"{name}.parquet") for name in
               ("profile", "table2_agreement", "table3_ties", "table4_discriminative_power", "fig6_i_star_ecdf")}
     study = pd.read_csv(results / "study" / "paper_comparison.csv", dtype={"published": str, "reproduced": str})
-    return combine(asl_rows(study, asl_mapping),
-                   lexiprecision_rows(_read_csv(lexi / "paper_comparison.csv"), tables),
+    lexi_rows = lexiprecision_rows(_read_csv(lexi / "paper_comparison.csv"), tables)
+    return combine(asl_rows(study, asl_mapping), lexi_rows, lexi_claim_rows(lexi_rows),
                    _read_csv(results / "rareness" / "paper_comparison.csv"), notes_rows())
 
 
