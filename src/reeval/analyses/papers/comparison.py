@@ -48,6 +48,7 @@ from reeval.report.markdown import table
 from .cells import (ANOTHER_METHOD, DIFFERS, EXACT, MONTE_CARLO, NOT_HERE, STATUSES, TOLERANCE, cell, decimals,
                     frame, printed)
 from .lexi_claims import claim_rows as lexi_claim_rows
+from .lexi_claims import figure_claim_rows
 from .notes import notes_rows
 from .texts import text_rows
 from .published import published
@@ -378,6 +379,16 @@ def asl_rows(study_rows: pd.DataFrame, mapping: dict | None = None) -> pd.DataFr
     return frame(rows)
 
 
+def lexi_figure_claims(cells: pd.DataFrame, tables: dict) -> pd.DataFrame:
+    """Figures 8 and 9's claims (:func:`.lexi_claims.figure_claim_rows`) on the tracks the
+    lexiprecision cells map to a benchmark, each track's data judged by :func:`lexi_sufficiency`."""
+    ref = published("lexiprecision")
+    mapped = dict(zip(cells.track, cells.benchmark)) if len(cells) else {}
+    sufficient = {t: lexi_sufficiency(tables.get("profile", pd.DataFrame()), t, ref["benchmarks"][b]["table1"])
+                  for t, b in mapped.items()}
+    return figure_claim_rows(mapped, sufficient, tables["fig8_agreement"], tables["fig9_label_removal"])
+
+
 def paper_comparison(results, asl_mapping: dict | None = None) -> pd.DataFrame:
     """The three studies' rows from a results folder (module doc): ``results``/rareness,
     lexiprecision and study outputs; ``asl_mapping``: the ``study.paper`` option (table
@@ -385,10 +396,13 @@ def paper_comparison(results, asl_mapping: dict | None = None) -> pd.DataFrame:
     results = Path(results)
     lexi = results / "lexiprecision"
     tables = {name: pd.read_parquet(lexi / f"{name}.parquet") for name in
-              ("profile", "table2_agreement", "table3_ties", "table4_discriminative_power", "fig6_i_star_ecdf")}
+              ("profile", "table2_agreement", "table3_ties", "table4_discriminative_power", "fig6_i_star_ecdf",
+               "fig8_agreement", "fig9_label_removal")}
     study = pd.read_csv(results / "study" / "paper_comparison.csv", dtype={"published": str, "reproduced": str})
-    lexi_rows = lexiprecision_rows(_read_csv(lexi / "paper_comparison.csv"), tables)
+    lexi_cells = _read_csv(lexi / "paper_comparison.csv")
+    lexi_rows = lexiprecision_rows(lexi_cells, tables)
     return combine(asl_rows(study, asl_mapping), lexi_rows, lexi_claim_rows(lexi_rows),
+                   lexi_figure_claims(lexi_cells, tables),
                    _read_csv(results / "rareness" / "paper_comparison.csv"), notes_rows())
 
 

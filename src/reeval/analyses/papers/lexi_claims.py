@@ -91,3 +91,65 @@ def own_table_rows(ref: dict | None = None) -> list[dict]:
         row["reproduced"] = f"holds in {len(verdicts) - len(failed)} of {len(verdicts)} benchmarks"
         out.append(row)
     return out
+
+
+#: the paper's retrieval benchmarks (figure 9's claim is about them; the recommender ones differ)
+RECOMMENDER = ("ml-1M (2018)", "libraryThing (2018)", "beerAdvocate (2018)")
+FIGURE8 = "figure 8: rrLP agrees with full-data dRR_1 as much as or more than incomplete dRR_1 (section 5.1)"
+FIGURE9 = "figure 9: as labels are removed, dRR_1's ties shrink and lexiprecision's grow (section 5.2)"
+
+
+def figure8_holds(fig8: pd.DataFrame) -> tuple[bool, str] | None:
+    """Figure 8's claim on one track's ``fig8_agreement`` (removal, fraction_removed,
+    ranking_/system_ dRR1 and rrLP means): at every removal and fraction > 0, rrLP's ranking
+    and system agreement at least dRR_1's. (holds, the comparisons that fail or the count);
+    None without a fraction > 0."""
+    f = fig8[fig8.fraction_removed > 0]
+    if not len(f):
+        return None
+    failed = [f"{r.removal} {r.fraction_removed:g} {kind}: rrLP {getattr(r, f'{kind}_rrLP_mean'):.2f} < dRR_1 "
+              f"{getattr(r, f'{kind}_dRR1_mean'):.2f}" for r in f.itertuples() for kind in ("ranking", "system")
+              if getattr(r, f"{kind}_rrLP_mean") < getattr(r, f"{kind}_dRR1_mean") - 1e-9]
+    return not failed, "; ".join(failed[:4]) if failed else f"{2 * len(f)} comparisons hold"
+
+
+def figure9_holds(fig9: pd.DataFrame) -> tuple[bool, str] | None:
+    """Figure 9's claim on one track's ``fig9_label_removal`` (fraction_removed, RR_ties_mean,
+    LP_ties_mean): from no label removed to the most removed, dRR_1's ties do not grow and LP's
+    do not shrink (RL1's ties grow with m, lexiprecision's shrink). None without two fractions."""
+    f = fig9.sort_values("fraction_removed")
+    if len(f) < 2:
+        return None
+    full, most = f.iloc[0], f.iloc[-1]
+    rr_ok, lp_ok = most.RR_ties_mean <= full.RR_ties_mean, most.LP_ties_mean >= full.LP_ties_mean
+    said = (f"from {full.fraction_removed:g} to {most.fraction_removed:g} removed: dRR_1 ties {full.RR_ties_mean:.4g} "
+            f"-> {most.RR_ties_mean:.4g}, LP ties {full.LP_ties_mean:.4g} -> {most.LP_ties_mean:.4g}")
+    return bool(rr_ok and lp_ok), said
+
+
+def figure_claim_rows(mapped: dict, sufficient: dict, fig8: pd.DataFrame, fig9: pd.DataFrame) -> pd.DataFrame:
+    """Figures 8 and 9's claims per track standing for a benchmark (``mapped``: track ->
+    benchmark; ``sufficient``: track -> (its data are the benchmark's, the share said); the
+    stacked ``fig8_agreement`` and ``fig9_label_removal``): ``exact`` when the claim holds on
+    the benchmark's data, ``differs`` when not, ``data not here`` on other data (ours beside).
+    Figure 9's claim is on the retrieval benchmarks only."""
+    out = []
+    for track, benchmark in mapped.items():
+        enough, share = sufficient.get(track, (False, "runs and requests unknown"))
+        for row, table, test in ((FIGURE8, fig8, figure8_holds), (FIGURE9, fig9, figure9_holds)):
+            if row == FIGURE9 and benchmark in RECOMMENDER:
+                continue
+            t = table[table.track == track] if len(table) else table
+            result = test(t) if len(t) else None
+            if result is None:
+                continue
+            holds, said = result
+            verdict = "holds" if holds else "does not hold"
+            status = (EXACT if holds else DIFFERS) if enough else NOT_HERE
+            note = said if enough else f"on {share}: {verdict} ({said}); needs the whole {benchmark}"
+            r = cell(STUDY, "text", row, benchmark, "holds", status, note, ours=float(holds), digits=0, track=track,
+                     method="mean over the seeded samples of each fraction removed (fig8_agreement, "
+                            "fig9_label_removal), at the study's relevance level")
+            r["reproduced"] = verdict
+            out.append(r)
+    return frame(out)
