@@ -71,7 +71,8 @@ def test_on_the_catalog_the_stated_criteria_keep_138_tracks_and_every_study_trac
     assert (years["in the study, not stated (why)"] == "").all()   # the study keeps nothing the criteria drop
     # 2009: no study track, while the stated criteria keep the Web ad hoc task and seven more
     assert years.loc[2009, "study: tracks"] == 0 and years.loc[2009, "stated: tracks"] == 8
-    assert "trec18 web (adhoc), 71 runs: analysis_candidate = maybe" in years.loc[2009, "stated, not in the study (catalog)"]
+    assert "trec18 web (adhoc), 71 runs: analysis_candidate = maybe" in \
+        years.loc[2009, "stated, not in the study (catalog)"]
 
 
 def test_the_per_year_table_of_the_docs_is_the_catalogs(catalog_table):

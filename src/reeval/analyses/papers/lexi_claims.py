@@ -65,7 +65,8 @@ def claim_rows(rows: pd.DataFrame) -> pd.DataFrame:
             row = cell(STUDY, "text", words, benchmark, paper, status, note, track=track,
                        method=f"the cells of {item} beside it, ours and the paper's: " +
                               ", ".join(f"{b} > {w}" for b, w in pairs),
-                       needs="" if have else str(g.needs.iloc[0] or ""), to_add="" if have else str(g.to_add.iloc[0] or ""))
+                       needs="" if have else str(g.needs.iloc[0] or ""),
+                       to_add="" if have else str(g.to_add.iloc[0] or ""))
             row["reproduced"] = ours
             out.append(row)
     return frame(out + own_table_rows())

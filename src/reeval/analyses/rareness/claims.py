@@ -135,8 +135,9 @@ def claim_rows(stacked: dict) -> list[dict]:
 
 def figure1_rows(stacked: dict, fig: dict) -> list[dict]:
     """Figure 1's counts: per alpha, the fewest relevant documents S_rare needs to rank first on
-    the paper's topic by the paper's measure (family P_rareness, not the normalised one); ours from a track mapped to the paper's collection (``synthetic`` table of
-    that topic), else ``data not here`` alone."""
+    the paper's topic by the paper's measure (family P_rareness, not the normalised one); ours
+    from a track mapped to the paper's collection (``synthetic`` table of that topic), else
+    ``data not here`` alone."""
     synthetic = stacked.get("synthetic", pd.DataFrame())
     on_topic = synthetic[(synthetic["qid"].astype(str) == fig["topic"])   # the paper's measure, P@100_rareness
                          & (synthetic["measure"].map(_family) == "P_rareness")] if len(synthetic) else synthetic

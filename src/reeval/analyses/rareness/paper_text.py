@@ -208,7 +208,8 @@ def tau_claim_rows(stacked: dict, mapping: dict | None) -> list[dict]:
                              track=track, needs=need))
             continue
         holds = bool((p < TAU_THRESHOLD).all() and (ap >= TAU_THRESHOLD).all())
-        said = f"P_rareness τ {p.min():.3f} to {p.max():.3f}, AP_rareness τ {ap.min():.3f} to {ap.max():.3f} at α > 0"
+        said = (f"P_rareness τ {p.min():.3f} to {p.max():.3f}, AP_rareness τ {ap.min():.3f} to {ap.max():.3f} "
+                "at α > 0")
         rows.append(_claim_cell("section 4.2", row, enough, holds, f"{said}; {note}".rstrip("; "), track,
                                 f"Kendall's tau (tau table) of each family against α = 0, every numeric α > 0; AP's "
                                 f"'not observed' read as τ >= {TAU_THRESHOLD:g} at every α > 0", need))
