@@ -76,16 +76,71 @@ def test_fifty_one_to_six_follows_table_1s_two_cells():
     assert (out["status"], out["reproduced"]) == ("data not here", "")
 
 
-def test_best_passage_aslg1_10_needs_every_run_of_the_campaign():
+def test_section_4_5_takes_the_best_run_by_asl_and_needs_every_run_of_the_campaign():
     campaign = {"track": "DL 2020 passages", "runs": 3, "run_names": ["x", "y", "z"]}
-    runs = pd.DataFrame({"run": ["x", "y", "z"], "ASL@g1-10": [7.2, 5.4, math.nan]})
-    out = pt.best_passage_aslg1_10(runs, campaign, "5")[0]
-    assert (out["status"], out["reproduced"], out["note"]) == ("exact", "5", "ours 5 (y) on 3 of the campaign's 3 runs")
-    out = pt.best_passage_aslg1_10(runs.assign(**{"ASL@g1-10": [7.2, 6.1, 9.0]}), campaign, "5")[0]
-    assert (out["status"], out["reproduced"]) == ("differs", "6")
-    out = pt.best_passage_aslg1_10(runs.iloc[:2], campaign, "5")[0]
-    assert out["status"] == "data not here" and out["note"].startswith("on 2 of the campaign's 3 runs: 5 (y)")
-    out = pt.best_passage_aslg1_10(None, campaign, "5")[0]
-    assert (out["status"], out["reproduced"]) == ("data not here", "")
+    ref = {"best_passage_aslg1_10": "5", "over_900": {"printed": "over 750", "more_than": 2}}
+    # y is the best by ASL (x has the lowest ASL@g1-10 but not the lowest ASL), z has no ASL
+    runs = pd.DataFrame({"run": ["x", "y", "z"], "ASL": [90.0, 80.0, math.nan], "ASL@g1-10": [3.0, 5.4, 1.0]})
+    # y's relevant documents: retrieved at ASL 902 (901 irrelevant above) and 901 (900: not more);
+    # unretrieved with irrel_q 950 and 12 (eq. 3: ASL = irrel_q); x's are not y's
+    docs = pd.DataFrame({"run": ["y", "y", "y", "y", "x"], "retrieved": [True, True, False, False, True],
+                         "asl": [902.0, 901.0, 950.0, 12.0, 5000.0]})
+    assert pt.irrelevant_above(docs).tolist() == [901, 900, 950, 12, 4999]
+    out = pt.best_passage_rows(runs, docs, campaign, ref)
+    assert [(r["column"], r["reproduced"], r["status"]) for r in out] == [
+        ("ASL@g1-10", "5", "exact"), ("relevant passages with > 900 irrelevant above", "2", "differs")]
+    assert out[0]["note"] == "ours 5 (y) on 3 of the campaign's 3 runs"
+    more = pt.best_passage_rows(runs, pd.concat([docs, docs.iloc[:1]]), campaign, ref)   # 3 > 2
+    assert [r["status"] for r in more] == ["exact", "exact"]
+    worse = pt.best_passage_rows(runs.assign(**{"ASL@g1-10": [3.0, 6.1, 1.0]}), None, campaign, ref)
+    assert [(r["reproduced"], r["status"]) for r in worse] == [("6", "differs"), ("", "data not here")]
+    part = pt.best_passage_rows(runs.iloc[:2], docs, campaign, ref)
+    assert [r["status"] for r in part] == ["data not here"] * 2
+    assert part[0]["note"].startswith("on 2 of the campaign's 3 runs: 5 (y)")
+    none = pt.best_passage_rows(None, None, campaign, ref)
+    assert [(r["reproduced"], r["status"]) for r in none] == [("", "data not here")] * 2
     # without the run names, the number of runs decides
-    assert pt.best_passage_aslg1_10(runs, {"track": "t", "runs": 3}, "5")[0]["status"] == "exact"
+    assert pt.campaign_sufficiency(["a", "b", "c"], {"runs": 3}) == (True, "3 of the campaign's 3 runs")
+    assert pt.campaign_sufficiency(["a", "b"], {"runs": 3})[0] is False
+
+
+def test_section_4_5_on_the_shared_dl2020_passage_track_against_a_direct_count(tmp_path):
+    """The best run by ASL at table 1's settings and its passages with more than 900 irrelevant
+    above, against a count straight from the files (numpy/pandas, trec_eval's order: score
+    descending, docno descending): 12 of the campaign's 59 runs here, so data not here."""
+    import gzip
+
+    from conftest import ROOT, ingested
+    from reeval.analyses.asl.report import best_run_documents, table1_by_run
+    from reeval.analyses.papers.published import published
+    from reeval.io.ingest import write_track
+
+    track, d = "trec2020-dl-passage", tmp_path / "dl20"
+    write_track(ingested(track), d)
+    by_run = table1_by_run(track, d, "float32")
+    docs = best_run_documents(d, by_run)
+    best = by_run[np.isfinite(by_run.ASL)].sort_values(["ASL", "run"]).run.iloc[0]
+    assert set(docs.run) == {best}
+    rows = pt.best_passage_rows(by_run, docs, published("asl")["table1_campaign"]["passages"])
+    # the direct count
+    data = ROOT.parent / "shared" / "data" / track
+    qrels = pd.read_csv(data / "qrels" / "qrels.dl20-passage.txt.gz", sep=r"\s+", header=None,
+                        names=["qid", "it", "docno", "rel"], dtype={"qid": str, "docno": str})
+    relevant = qrels[qrels.rel >= 1]
+    path = next(p for p in (data / "runs").iterdir() if p.name.endswith(f".{best}.gz"))
+    run = pd.read_csv(gzip.open(path, "rt"), sep=r"\s+", header=None,
+                      names=["qid", "q0", "docno", "rank", "score", "tag"], dtype={"qid": str, "docno": str})
+    run = run.drop_duplicates(["qid", "docno"]).sort_values(["qid", "score", "docno"], ascending=[True, False, False])
+    run = run[run.qid.isin(set(qrels.qid))]
+    run["is_rel"] = run.set_index(["qid", "docno"]).index.isin(relevant.set_index(["qid", "docno"]).index)
+    run["irrel_above"] = run.groupby("qid").is_rel.transform(lambda r: (~r).cumsum()) - (~run.is_rel)
+    retrieved = run[run.is_rel]
+    irrel_q = run.groupby("qid").is_rel.agg(lambda r: int((~r).sum()))
+    found = set(zip(retrieved.qid, retrieved.docno))
+    missed = relevant[[(q, dn) not in found for q, dn in zip(relevant.qid, relevant.docno)]]
+    depth = int(run.groupby("qid").size().max())   # a topic the run did not answer: the track depth (eq. 3)
+    direct = int((retrieved.irrel_above > 900).sum() + (missed.qid.map(irrel_q).fillna(depth) > 900).sum())
+    cells = {r["column"]: r for r in rows}
+    over = cells["relevant passages with > 900 irrelevant above"]
+    assert over["ours"] == direct and over["status"] == "data not here"
+    assert over["note"].startswith(f"on 12 of the campaign's 59 runs: {direct} ({best})")

@@ -18,9 +18,10 @@ Each cell's status is decided from the data it needs, then from its value:
 - section 4.3's "from 51 to rank 6" (table 1's passage ASL@g1-10, BM25 -> neural): the status
   of table 1's two cells together (:func:`fifty_one_to_six`): ``data not here`` when either
   is, ``exact`` when both are, else ``differs``;
-- section 4.5's "only 5", the best 2020 passage system's ASL@g1-10 (figure 5): the best of
-  every campaign run at table 1's settings, so the data suffice when every run of the
-  campaign is here (:func:`best_passage_aslg1_10`).
+- section 4.5 on figure 5's system, the best 2020 passage run by ASL at table 1's settings:
+  its ASL@g1-10 ("only 5") and its relevant passages with more than 900 irrelevant ones
+  above them ("over 750"). The best may be any run of the campaign, so the data suffice when
+  every run of the campaign is here (:func:`best_passage_rows`).
 """
 
 from __future__ import annotations
@@ -138,40 +139,74 @@ def fifty_one_to_six(table1_rows: list[dict], ref: dict | None = None) -> list[d
     return [row]
 
 
-def best_passage_aslg1_10(by_run: pd.DataFrame | None, campaign: dict, text: str | None = None) -> list[dict]:
-    """Section 4.5's "only 5": the lowest ASL@g1-10 among the passage track's runs at table 1's
-    settings (``by_run``: run, ``ASL@g1-10``; None without a mapped track). The data suffice
-    when every run of the campaign (``campaign``: runs, run_names) is here."""
-    text = text or published("asl_text")["best_passage_aslg1_10"]
-    method = "lowest ASL@g1-10 among the runs of the passage track at table 1's settings (relevance >= 1, eq. 3)"
-    item, row, column = "section 4.5", "best 2020 passage system (figure 5)", "ASL@g1-10"
-    if by_run is None or not len(by_run):
-        return [_row(item, row, column, text, None, method, NOT_HERE, f"needs {campaign['track']} "
-                     f"({campaign['runs']} runs) as study.paper.passages")]
-    v = by_run["ASL@g1-10"].to_numpy(dtype=float)
-    i = int(np.nanargmin(v))
-    ours, run = float(v[i]), str(by_run.run.iloc[i])
-    runs = set(by_run.run.astype(str))
+def campaign_sufficiency(runs, campaign: dict) -> tuple[bool, str]:
+    """Whether every run of the campaign (``campaign``: runs, run_names) is among ``runs``, and
+    ``"12 of the campaign's 59 runs"``; without the names, the number of runs decides."""
+    runs = set(map(str, runs))
     names = [str(n) for n in campaign.get("run_names") or []]
     here = len(runs & set(names)) if names else min(len(runs), int(campaign["runs"]))
-    said = f"{here} of the campaign's {campaign['runs']} runs"
     enough = (set(names) <= runs) if names else len(runs) >= int(campaign["runs"])
-    if not enough:
-        return [_row(item, row, column, text, ours, method, NOT_HERE,
-                     f"on {said}: {printed(ours, 0)} ({run}); the best run may be one of the others")]
-    status = value_status(ours, text)
-    return [_row(item, row, column, text, ours, method, status, f"ours {printed(ours, 0)} ({run}) on {said}")]
+    return enough, f"{here} of the campaign's {campaign['runs']} runs"
+
+
+def irrelevant_above(docs: pd.DataFrame) -> np.ndarray:
+    """Per relevant document of a per-document table at eq. 3 (:func:`reeval.measures.asl.per_document`,
+    ``unretrieved="eq3"``): the irrelevant documents ranked above it, ASL_qd - 1 when retrieved,
+    irrel_q (its ASL under eq. 3: every irrelevant document the run returned) when not."""
+    asl = docs["asl"].to_numpy(dtype=float)
+    return np.where(docs["retrieved"].to_numpy(dtype=bool), asl - 1, asl)
+
+
+def best_passage_rows(by_run: pd.DataFrame | None, docs: pd.DataFrame | None, campaign: dict,
+                      ref: dict | None = None) -> list[dict]:
+    """Section 4.5 on figure 5's system, the best passage run by ASL (ties: the first by name,
+    as figure 5) at table 1's settings (``by_run``: run, ASL, ``ASL@g1-10``; None without a
+    mapped track): its ASL@g1-10 ("only 5") and its relevant passages with more than 900
+    irrelevant ones above them (``docs``: that run's per-document table at eq. 3, else None;
+    "over 750": ``exact`` when ours is above 750). The data suffice when every run of the
+    campaign is here (the best could be any)."""
+    ref = ref or published("asl_text")
+    item, row = "section 4.5", "best 2020 passage system by ASL (figure 5)"
+    cells = (("ASL@g1-10", str(ref["best_passage_aslg1_10"])),
+             ("relevant passages with > 900 irrelevant above", str(ref["over_900"]["printed"])))
+    method = ("the run with the lowest ASL among the passage track's runs at table 1's settings (relevance >= 1, "
+              "eq. 3): its ASL@g1-10, and its relevant passages (every topic) with more than 900 irrelevant above")
+    if by_run is None or not len(by_run):
+        return [_row(item, row, c, text, None, method, NOT_HERE, f"needs {campaign['track']} ({campaign['runs']} "
+                     "runs) as study.paper.passages") for c, text in cells]
+    finite = by_run[np.isfinite(by_run["ASL"].to_numpy(dtype=float))].sort_values(["ASL", "run"], kind="stable")
+    best = finite.iloc[0]
+    enough, said = campaign_sufficiency(by_run.run, campaign)
+    values = [float(best["ASL@g1-10"]), math.nan]
+    if docs is not None and len(docs):
+        values[1] = float((irrelevant_above(docs[docs.run == best.run]) > 900).sum())
+    out = []
+    for (column, text), ours in zip(cells, values):
+        shown = printed(ours, 0) if not math.isnan(ours) else "n/a"
+        if math.isnan(ours):
+            status, note = NOT_HERE, f"not computed for {best.run}"
+        elif not enough:
+            status, note = NOT_HERE, f"on {said}: {shown} ({best.run}); the best run may be one of the others"
+        elif column == cells[1][0]:
+            status = EXACT if ours > float(ref["over_900"]["more_than"]) else DIFFERS
+            note = f"ours {shown} ({best.run}) on {said}"
+        else:
+            status, note = value_status(ours, text), f"ours {shown} ({best.run}) on {said}"
+        out.append(_row(item, row, column, text, ours, method, status, note))
+    return out
 
 
 def text_rows(tables: dict, table1_rows: list[dict], paper_tracks: dict | None) -> list[dict]:
     """Every row of this module from the study's tables (:func:`reeval.analyses.asl.paper.paper_rows`'
     ``source``): ``headroom``; optionally ``topics`` (track -> topics), ``scope`` (``{"scope":
-    study.scope, "planned": the study's tracks}``) and ``table1_by_run`` (track -> runs at table
-    1's settings); ``table1_rows``: table 1's rows; ``paper_tracks``: ``study.paper``."""
+    study.scope, "planned": the study's tracks}``), ``table1_by_run`` (track -> runs at table
+    1's settings) and ``table1_documents`` (track -> its best run's per-document table);
+    ``table1_rows``: table 1's rows; ``paper_tracks``: ``study.paper``."""
     scope = tables.get("scope") or {}
     passages = (paper_tracks or {}).get("passages")
     by_run = (tables.get("table1_by_run") or {}).get(passages)
+    docs = (tables.get("table1_documents") or {}).get(passages)
     return (worked_example_rows()
             + count_rows(tables["headroom"], tables.get("topics") or {}, scope.get("scope"), scope.get("planned"))
             + fifty_one_to_six(table1_rows)
-            + best_passage_aslg1_10(by_run, published("asl")["table1_campaign"]["passages"]))
+            + best_passage_rows(by_run, docs, published("asl")["table1_campaign"]["passages"]))

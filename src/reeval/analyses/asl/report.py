@@ -220,16 +220,37 @@ def table1_by_run(track: str, track_dir, precision: str = "float64") -> pd.DataF
     return run_table(track, scores, measures)
 
 
+def best_run_documents(track_dir, by_run: pd.DataFrame) -> pd.DataFrame:
+    """The per-document table (:func:`reeval.measures.asl.per_document`) of the best run by ASL
+    in ``by_run`` (ties: the first by name, as figure 5) at table 1's settings (relevance >= 1,
+    eq. 3); empty without a run with an ASL."""
+    from reeval.measures import build_grid
+    from reeval.measures.asl import per_document
+    from reeval.workflow.measures_step import read_track_tables
+
+    finite = by_run[np.isfinite(by_run["ASL"].to_numpy(dtype=float))].sort_values(["ASL", "run"], kind="stable")
+    if finite.empty:
+        return pd.DataFrame(columns=["run", "qid", "docno", "rel", "pos", "retrieved", "rel_above", "asl"])
+    judged, depth, qrels = read_track_tables(track_dir)
+    grid = build_grid(judged, depth, qrels, runs=[str(finite.run.iloc[0])], keep_docno=True)
+    return per_document(grid, paper.TABLE1_SETTINGS["rel_level"], paper.TABLE1_SETTINGS["unretrieved"])
+
+
 def _table1_sources(dirs: dict, options: dict, precision: dict) -> dict:
     """Table 1 at the paper's settings for the tracks ``study.paper`` maps (and that have
-    technique groups): ``table1`` (the technique table) and ``table1_runs`` (their runs)."""
+    technique groups): ``table1`` (the technique table), ``table1_runs`` (their runs),
+    ``table1_by_run`` (their runs' measures) and ``table1_documents`` (the passage track's
+    best run by ASL, per document: :func:`best_run_documents`)."""
     mapped = [t for t in dict.fromkeys((options.get("paper") or {}).values())
               if t in dirs and t in options["techniques"]]
     by_run = {t: table1_by_run(t, dirs[t], precision.get(t, "float64")) for t in mapped}
     frames = [techniques.technique_table(by_run[t], options["techniques"][t], t) for t in mapped]
     table1 = (pd.concat(frames, ignore_index=True) if frames
               else pd.DataFrame(columns=techniques.TECHNIQUE_COLUMNS))
-    return {"table1": table1, "table1_runs": {t: by_run[t].run.tolist() for t in mapped}, "table1_by_run": by_run}
+    passages = (options.get("paper") or {}).get("passages")
+    documents = {passages: best_run_documents(dirs[passages], by_run[passages])} if passages in by_run else {}
+    return {"table1": table1, "table1_runs": {t: by_run[t].run.tolist() for t in mapped}, "table1_by_run": by_run,
+            "table1_documents": documents}
 
 
 def study(tracks: dict, out_dir, options: dict, track_figures: bool = True, precision: dict | None = None,
