@@ -144,3 +144,9 @@ def test_section_4_5_on_the_shared_dl2020_passage_track_against_a_direct_count(t
     over = cells["relevant passages with > 900 irrelevant above"]
     assert over["ours"] == direct and over["status"] == "data not here"
     assert over["note"].startswith(f"on 12 of the campaign's 59 runs: {direct} ({best})")
+
+
+def test_section_4_5_without_a_run_with_an_asl_is_data_not_here():
+    runs = pd.DataFrame({"run": ["x"], "ASL": [math.nan], "ASL@g1-10": [math.nan]})
+    out = pt.best_passage_rows(runs, None, {"track": "t", "runs": 1})
+    assert [(r["status"], r["note"]) for r in out] == [("data not here", "no run with an ASL")] * 2

@@ -34,6 +34,8 @@ import pandas as pd
 from reeval.analyses.papers.cells import decimals, printed
 from reeval.analyses.papers.published import published
 
+from .views import best_and_median_run
+
 EXACT, DIFFERS, NOT_HERE = "exact", "differs", "data not here"
 A1_METHOD = ("x_i = 1 + H (1 - 1/SL_i), H = n / sum 1/SL: the value that, given weight 1 instead of "
              "1/SL_i, keeps the P-space average (appendix A.1's words; eq. 14-15)")
@@ -174,12 +176,14 @@ def best_passage_rows(by_run: pd.DataFrame | None, docs: pd.DataFrame | None, ca
     if by_run is None or not len(by_run):
         return [_row(item, row, c, text, None, method, NOT_HERE, f"needs {campaign['track']} ({campaign['runs']} "
                      "runs) as study.paper.passages") for c, text in cells]
-    finite = by_run[np.isfinite(by_run["ASL"].to_numpy(dtype=float))].sort_values(["ASL", "run"], kind="stable")
-    best = finite.iloc[0]
+    name = best_and_median_run(by_run)[0]
+    if name is None:
+        return [_row(item, row, c, text, None, method, NOT_HERE, "no run with an ASL") for c, text in cells]
+    best = by_run[by_run.run == name].iloc[0]
     enough, said = campaign_sufficiency(by_run.run, campaign)
     values = [float(best["ASL@g1-10"]), math.nan]
     if docs is not None and len(docs):
-        values[1] = float((irrelevant_above(docs[docs.run == best.run]) > 900).sum())
+        values[1] = float((irrelevant_above(docs[docs.run == name]) > 900).sum())
     out = []
     for (column, text), ours in zip(cells, values):
         shown = printed(ours, 0) if not math.isnan(ours) else "n/a"

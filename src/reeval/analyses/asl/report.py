@@ -228,11 +228,11 @@ def best_run_documents(track_dir, by_run: pd.DataFrame) -> pd.DataFrame:
     from reeval.measures.asl import per_document
     from reeval.workflow.measures_step import read_track_tables
 
-    finite = by_run[np.isfinite(by_run["ASL"].to_numpy(dtype=float))].sort_values(["ASL", "run"], kind="stable")
-    if finite.empty:
+    best = views.best_and_median_run(by_run)[0]
+    if best is None:
         return pd.DataFrame(columns=["run", "qid", "docno", "rel", "pos", "retrieved", "rel_above", "asl"])
     judged, depth, qrels = read_track_tables(track_dir)
-    grid = build_grid(judged, depth, qrels, runs=[str(finite.run.iloc[0])], keep_docno=True)
+    grid = build_grid(judged, depth, qrels, runs=[str(best)], keep_docno=True)
     return per_document(grid, paper.TABLE1_SETTINGS["rel_level"], paper.TABLE1_SETTINGS["unretrieved"])
 
 
