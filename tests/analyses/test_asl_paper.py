@@ -101,7 +101,8 @@ def test_paper_rows_status_is_decided_by_the_data_first(n_runs):
     none = paper_rows({"headroom": head, "techniques": tech, "table2": empty.assign(comparison=[]),
                        "map_share": pd.DataFrame(columns=["track", "share"])})
     assert (none[none["item"] == "table 1"].status == "data not here").all()
-    assert set(none["item"]) == {"table 1", "table 2", "appendix A.1", "headline claims"}
+    assert set(none["item"]) == {"table 1", "table 2", "appendix A.1", "headline claims", "appendix A.1 worked example",
+                                     "section 4.1", "section 4.3", "section 4.5"}
 
 
 def test_table1_sufficiency_needs_every_campaign_run_that_could_be_in_the_cells_groups():
@@ -204,15 +205,21 @@ def _track_set(n_tracks: int, runs_each: int, p20: float = 0.7):
     return {"headroom": head, "techniques": techniques, "table2": table2, "map_share": share}
 
 
+def _scoped(source: dict, planned, scope="asl-paper") -> dict:
+    """``source`` with the study's scope and planned tracks (as the study step gives them)."""
+    return {**source, "scope": {"scope": scope, "planned": list(planned)}}
+
+
 def test_table2_appendix_and_claims_are_decided_on_the_paper_s_track_set():
-    """The paper names no track, only its totals (76 tracks, 4,302 runs): a study with those
-    totals holds its track set, and each cell is exact or differs; 71 tracks are data not
-    here, ours beside, whatever the values."""
-    held = _track_set(76, 4302 // 76 + 1)
-    held["headroom"].loc[:29, "n_runs"] = 4302 // 76   # 30 x 56 + 46 x 57 = 4,302 runs
-    assert track_set_sufficiency(held["headroom"], published("asl")) == (
-        True, "76 of the paper's 76 tracks, 4,302 of its 4,302 runs")
-    rows = paper_rows(held).set_index(["item", "row", "column"]).sort_index()
+    """The paper names no track, only its criteria: a study applying them (scope asl-paper)
+    with every track they keep holds its track set, and each cell is exact or differs
+    whatever the number of tracks (71 here, not the paper's 76); a track missing, or
+    another scope, is data not here, ours beside, whatever the values."""
+    held = _track_set(76, 57)
+    tracks = list(held["headroom"].track)
+    assert track_set_sufficiency("asl-paper", tracks, tracks) == (
+        True, "76 of the 76 tracks the paper's stated criteria keep (study.scope asl-paper)")
+    rows = paper_rows(_scoped(held, tracks)).set_index(["item", "row", "column"]).sort_index()
     atomize = rows.loc[("table 2", "Atomize P")]
     assert atomize.loc["DeltaSort", "status"] == "exact" and atomize.loc["Kendall", "status"] == "exact"
     assert atomize.loc["DeltaValue", "status"] == "exact"
@@ -222,16 +229,22 @@ def test_table2_appendix_and_claims_are_decided_on_the_paper_s_track_set():
     assert claims["tracks with best P@20 in [0.5, 1]"].iloc[0] == "differs"   # all 76: not "roughly half"
     assert claims["tracks with best ASL@g1-10 > 20"].iloc[0] == "exact"       # all: more than half
     assert claims["tracks with best ASL > 10"].iloc[0] == "exact"
-    off = _track_set(76, 57)
-    off["headroom"].loc[:29, "n_runs"] = 56
+    off = _track_set(70, 57)
     off["table2"]["kendall_tau_low"] = 0.4
-    assert paper_rows(off).set_index(["item", "row", "column"]).loc[("table 2", "Atomize P", "Kendall"),
-                                                                      "status"] == "differs"
-    few = paper_rows(_track_set(70, 57)).set_index(["item", "row", "column"]).sort_index()
-    cell = few.loc[("table 2", "Atomize P", "DeltaSort")]
-    assert cell.status == "data not here" and cell.reproduced == "26% to 60%"
-    assert cell.note.startswith("on 70 of the paper's 76 tracks, 3,990 of its 4,302 runs: ours beside")
-    assert (few.loc[["appendix A.1", "headline claims"]].status == "data not here").all()
+    off_rows = paper_rows(_scoped(off, off["headroom"].track)).set_index(["item", "row", "column"]).sort_index()
+    assert off_rows.loc[("table 2", "Atomize P", "Kendall"), "status"] == "differs"
+    assert off_rows.loc[("section 4.1", "the reanalysed TREC tracks", "tracks"), "status"] == "differs"
+    few = _track_set(70, 57)
+    planned = [*few["headroom"].track, "t70"]
+    for source in (_scoped(few, planned), _scoped(few, few["headroom"].track, scope=None), few):
+        got = paper_rows(source).set_index(["item", "row", "column"]).sort_index()
+        cell = got.loc[("table 2", "Atomize P", "DeltaSort")]
+        assert cell.status == "data not here" and cell.reproduced == "26% to 60%"
+        assert (got.loc[["appendix A.1", "headline claims"]].status == "data not here").all()
+    cell = paper_rows(_scoped(few, planned)).set_index(["item", "row", "column"]).loc[
+        ("table 2", "Atomize P", "DeltaSort")]
+    assert cell.note.startswith("on 70 of the 71 tracks the paper's stated criteria keep (study.scope asl-paper): "
+                                "ours beside")
 
 
 def test_a_range_prints_as_the_paper_s_at_each_end_s_decimals():

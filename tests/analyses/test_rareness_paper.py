@@ -266,8 +266,8 @@ def _claims_stacked(disc_95, stab, taus, synthetic_docs=None):
                "tau": pd.DataFrame({"track": "t", "measure": "P_rareness@100", "alpha": alphas, "tau": taus}),
                "synthetic": pd.DataFrame(columns=["track", "qid", "system", "alpha", "docs", "rank", "n_systems"])}
     if synthetic_docs:
-        rows = [{"track": "t", "qid": "1127540", "system": "rare", "alpha": a, "docs": d, "rank": 1 if d >= need else 3,
-                 "n_systems": 13} for a, need in synthetic_docs.items() for d in range(1, 50)]
+        rows = [{"track": "t", "qid": "1127540", "measure": "P_rareness@100", "system": "rare", "alpha": a, "docs": d,
+                 "rank": 1 if d >= need else 3, "n_systems": 13} for a, need in synthetic_docs.items() for d in range(1, 50)]
         stacked["synthetic"] = pd.DataFrame(rows)
     return stacked
 
@@ -292,7 +292,11 @@ def test_the_paper_s_claims_are_rows_saying_whether_they_hold_on_our_tracks():
 def test_figure_1_s_counts_come_from_the_synthetic_table_of_the_paper_s_topic():
     from reeval.analyses.rareness.claims import claim_rows
 
-    rows = frame(claim_rows(_claims_stacked([1, 2, 3], [0.1, 0.2, 0.3], [1, 0.9, 0.8], {"1": 3, "0.5": 8, "0": 13})))
+    stacked = _claims_stacked([1, 2, 3], [0.1, 0.2, 0.3], [1, 0.9, 0.8], {"1": 3, "0.5": 8, "0": 13})
+    # the normalised family ranks S_rare first sooner: not the paper's measure, left out
+    norm = stacked["synthetic"].assign(measure="P_rareness_norm@100", rank=1)
+    stacked["synthetic"] = pd.concat([stacked["synthetic"], norm], ignore_index=True)
+    rows = frame(claim_rows(stacked))
     fig1 = rows[rows.row.str.startswith("figure 1")].set_index("column")
     assert fig1.loc[["α = 1", "α = 0.5", "α = 0"], "published"].tolist() == ["28", "33", "44"]
     assert fig1.loc[["α = 1", "α = 0.5", "α = 0"], "reproduced"].tolist() == ["3", "8", "13"]

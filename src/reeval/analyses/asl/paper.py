@@ -20,9 +20,11 @@ comparisons"): first whether the data suffice, then the value.
   RRIE to whole percent), else ``differs``. Not sufficient: ``data not here``, with ours
   beside where the track gives one ("on 12 of the campaign's 59 runs: 51 (p_bm25)").
 - Table 2, appendix A.1 and the headline claims are over the paper's TREC tracks. The
-  paper names none of them, only its totals (section 4.1: 76 tracks, 4,302 runs), so the
-  study holds its track set when its tracks and runs are those totals
-  (:func:`track_set_sufficiency`). Held: ``exact`` when ours prints as the paper's cell
+  paper names none of them, only its criteria (section 4.1) and totals (76 tracks, 4,302
+  runs), so the study holds its track set when it applies those criteria (``study.scope:
+  asl-paper``, docs/trec-archive.md) and includes every track they keep
+  (:func:`reeval.analyses.asl.paper_text.track_set_sufficiency`, the one rule section 4.1's
+  counts also use). Held: ``exact`` when ours prints as the paper's cell
   (each end of a range at the decimals the paper prints it; a claim when our share of
   tracks meets the reading of the paper's words in :data:`CLAIM_READINGS`), else
   ``differs``. Not held: ``data not here``, with ours over the tracks here in ``reproduced``.
@@ -43,6 +45,7 @@ import pandas as pd
 
 from reeval.analyses.papers.published import published
 
+from .paper_text import text_rows, track_set_sufficiency
 from .study import mean_std_range
 
 #: the columns of :func:`paper_rows`
@@ -129,17 +132,6 @@ def table1_sufficiency(present, campaign: dict, groups: dict, cell_groups) -> tu
         if any(fnmatch.fnmatchcase(run, p) for p in mine) or not any(fnmatch.fnmatchcase(run, p) for p in others):
             return False, said
     return True, said
-
-
-def track_set_sufficiency(head: pd.DataFrame, paper: dict) -> tuple[bool, str]:
-    """Whether the study holds the ASL paper's track set, from the data alone: as many
-    tracks and runs (``head``: headroom, one row per track with ``n_runs``) as the paper's
-    totals (``paper``: ``tracks``, ``runs``; it names no track). Returns (held,
-    ``"71 of the paper's 76 tracks, 5,045 of its 4,302 runs"``)."""
-    tracks = int(head.track.nunique()) if len(head) else 0
-    runs = int(head.n_runs.sum()) if len(head) else 0
-    held = tracks == int(paper["tracks"]) and runs == int(paper["runs"])
-    return held, f"{tracks:,} of the paper's {int(paper['tracks']):,} tracks, {runs:,} of its {int(paper['runs']):,} runs"
 
 
 def _on_track_set(enough: tuple[bool, str], equal: bool) -> tuple[str, str]:
@@ -343,6 +335,8 @@ def paper_rows(source, paper_tracks: dict | None = None, techniques: dict | None
             runs = [f"run {k}" for k in range(n)]
         groups = ((techniques or {}).get(track) or {}).get("groups") or {}
         rows += _table1_half(half, track, tech, runs, groups, paper, known)
-    enough = track_set_sufficiency(head, paper)
+    scope = t.get("scope") or {}
+    enough = track_set_sufficiency(scope.get("scope"), scope.get("planned"), head.track if len(head) else [])
     rows += _table2(t["table2"], paper, enough) + _map_share(t["map_share"], paper, enough) + _claims(head, enough)
+    rows += text_rows(t, rows, tracks)
     return pd.DataFrame(rows, columns=list(ROW_COLUMNS))

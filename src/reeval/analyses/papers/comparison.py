@@ -51,6 +51,8 @@ from reeval.analyses.lexiprecision.paper import other_level as lp_other_level
 
 from .cells import (ANOTHER_METHOD, DIFFERS, EXACT, INFERRED, MONTE_CARLO, NOT_COMPUTED, NOT_HERE, STATUSES,
                     TOLERANCE, cell, decimals, frame, printed)
+from .lexi_claims import claim_rows as lexi_claim_rows
+from .lexi_claims import figure_claim_rows
 from .notes import notes_rows
 from .texts import text_rows
 from .published import published
@@ -70,6 +72,8 @@ LEVEL_WHY = ("the paper does not state which grades count; one level per benchma
              "level, at which table 4 is computed")
 #: why table 4a's Tukey HSD is the one the configuration names (randomised by default)
 HSD_WHY = "the paper cites Carterette (2012) for Tukey's HSD and does not say which form"
+#: the ASL text's items on table 1's passage campaign (:mod:`reeval.analyses.asl.paper_text`)
+PASSAGE_ITEMS = ("section 4.3", "section 4.5")
 #: what to add to the configuration for a dataset no track stands for, per study
 ADD = {
     "lexiprecision": "its qrels and runs under `tracks:` and `lexiprecision: {{paper: {{<track>: \"{label}\"}}}}`",
@@ -428,12 +432,12 @@ def asl_rows(study_rows: pd.DataFrame, mapping: dict | None = None) -> pd.DataFr
     rows = []
     for r in study_rows.itertuples(index=False):
         ours, published_text = float(r.ours), str(r.published)
-        half = str(r.column).split(" ")[0]
-        track = (mapping.get(half) or "") if r.item == "table 1" else ""
+        half = "passages" if r.item in PASSAGE_ITEMS else str(r.column).split(" ")[0]
+        track = (mapping.get(half) or "") if r.item in ("table 1", *PASSAGE_ITEMS) else ""
         text = getattr(r, "reproduced", "")
         text = "" if text is None or (isinstance(text, float) and math.isnan(text)) else str(text)
         needs = to_add = ""
-        if r.item == "table 1" and r.status == NOT_HERE and not text:
+        if r.item in ("table 1", *PASSAGE_ITEMS) and r.status == NOT_HERE and not text:
             c = campaigns[half]
             needs, to_add = f"{c['track']} ({c['runs']} runs)", ADD["asl"].format(label=half)
         elif r.status == NOT_HERE and not text:
@@ -446,6 +450,21 @@ def asl_rows(study_rows: pd.DataFrame, mapping: dict | None = None) -> pd.DataFr
     return frame(rows)
 
 
+def lexi_figure_claims(cells: pd.DataFrame, tables: dict) -> pd.DataFrame:
+    """Figures 8 and 9's claims (:func:`.lexi_claims.figure_claim_rows`) on the tracks holding
+    a benchmark (``cells``: :func:`reeval.analyses.lexiprecision.paper.comparison_table`), each
+    track's data judged by :func:`lexi_sufficiency`, at the benchmark's one relevance level
+    (:func:`benchmark_level`, inferred: :data:`LEVEL_WHY`)."""
+    ref = published("lexiprecision")
+    profile = tables.get("profile", pd.DataFrame())
+    mapped = dict(zip(cells.track, cells.benchmark)) if len(cells) else {}
+    sufficient = {t: lexi_sufficiency(profile, t, ref["benchmarks"][b]["table1"]) for t, b in mapped.items()}
+    levels = _lexi_levels(tables)
+    inferred = {t: (f"relevance >= {lv} (inferred: {LEVEL_WHY})", f"relevance >= {lp_other_level(lv, lv)}")
+                for t in mapped if (lv := benchmark_level(levels, t)) is not None}
+    return figure_claim_rows(mapped, sufficient, tables["fig8_agreement"], tables["fig9_label_removal"], inferred)
+
+
 def paper_comparison(results, asl_mapping: dict | None = None, lexi_mapping: dict | None = None) -> pd.DataFrame:
     """The three studies' rows from a results folder (module doc): ``results``/rareness,
     lexiprecision and study outputs; ``asl_mapping``: the ``study.paper`` option (table
@@ -456,9 +475,13 @@ def paper_comparison(results, asl_mapping: dict | None = None, lexi_mapping: dic
     results = Path(results)
     lexi = results / "lexiprecision"
     tables = {name: pd.read_parquet(lexi / f"{name}.parquet") for name in
-              ("profile", "table2_agreement", "table3_ties", "table4_discriminative_power", "fig6_i_star_ecdf")}
+              ("profile", "table2_agreement", "table3_ties", "table4_discriminative_power", "fig6_i_star_ecdf",
+               "fig8_agreement", "fig9_label_removal")}
     study = pd.read_csv(results / "study" / "paper_comparison.csv", dtype={"published": str, "reproduced": str})
-    return combine(asl_rows(study, asl_mapping), lexiprecision_rows(comparison_table(tables, lexi_mapping), tables),
+    lexi_cells = comparison_table(tables, lexi_mapping)
+    lexi_rows = lexiprecision_rows(lexi_cells, tables)
+    return combine(asl_rows(study, asl_mapping), lexi_rows, lexi_claim_rows(lexi_rows),
+                   lexi_figure_claims(lexi_cells, tables),
                    _read_csv(results / "rareness" / "paper_comparison.csv"), notes_rows())
 
 

@@ -152,11 +152,13 @@ def claim_rows(stacked: dict, held: dict | None = None) -> list[dict]:
 
 def figure1_rows(stacked: dict, fig: dict, held: dict | None = None) -> list[dict]:
     """Figure 1's counts: per alpha, the fewest relevant documents S_rare needs to rank first on
-    the paper's topic (``synthetic`` table of that topic): ``exact`` or ``differs`` on a track
-    holding the paper's collection (``held`` as for :func:`claim_rows`), else ``data not here``,
-    ours beside where a track has the topic."""
+    the paper's topic by the paper's measure (family P_rareness, not the normalised one;
+    ``synthetic`` table of that topic): ``exact`` or ``differs`` on a track holding the
+    paper's collection (``held`` as for :func:`claim_rows`), else ``data not here``, ours
+    beside where a track has the topic."""
     synthetic = stacked.get("synthetic", pd.DataFrame())
-    on_topic = synthetic[synthetic["qid"].astype(str) == fig["topic"]] if len(synthetic) else synthetic
+    on_topic = synthetic[(synthetic["qid"].astype(str) == fig["topic"])   # the paper's measure, P@100_rareness
+                         & (synthetic["measure"].map(_family) == "P_rareness")] if len(synthetic) else synthetic
     rows = []
     for alpha, docs in sorted(fig["docs_to_rank_first"].items(), reverse=True):
         column = f"α = {alpha:g}"
