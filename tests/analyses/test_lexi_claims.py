@@ -78,3 +78,34 @@ def test_figure_8_and_9_claims_per_track_from_the_data():
                               "(from 0 to 0.9 removed: dRR_1 ties 0.4 -> 0.2")
     # a track without the tables (figures 8-9 not computed) gives no row
     assert lc.figure_claim_rows({"d": "web (2013)"}, {}, f8, f9).empty
+
+
+def test_a_claim_read_at_an_inferred_setting_says_so():
+    """Cells read at the benchmark's inferred relevance level (their method says so): a verdict
+    equal to the paper's is exact at an inferred setting, with the verdict at the cells' other
+    level beside (not computed when a cell lacks it); a different verdict still differs."""
+    def inferred(benchmark, ours, other):
+        rows = t4(benchmark, (20, 18, 15), ours)
+        for r, o in zip(rows, other):
+            r.update(method="Tukey HSD, randomised (inferred: ...); relevance >= 2 (inferred: ...)",
+                     other_setting="relevance >= 1", other_value=o)
+        return rows
+    rows = frame(inferred("a", (21, 19, 16), ("14.00", "16.00", "15.00"))     # holds; at >= 1 rrLP 14 <= RR 15
+                 + inferred("b", (21, 19, 16), ("21.00", "", "15.00"))        # other level not computed
+                 + inferred("c", (21, 14, 16), ("21.00", "19.00", "15.00")))  # ours fails: differs
+    mine = lc.claim_rows(rows)
+    mine = mine[mine.column != "the paper's own table, every benchmark"].set_index("column")
+    assert mine.loc["a", ["status", "other_setting", "other_value"]].tolist() == [
+        "exact at an inferred setting", "relevance >= 1", "does not hold (rrLP 14.00 <= RR 15.00)"]
+    assert "relevance >= 2 (inferred" in mine.loc["a", "method"]
+    assert mine.loc["b", ["status", "other_value"]].tolist() == ["exact at an inferred setting", "not computed"]
+    assert mine.loc["c", "status"] == "differs"
+
+
+def test_figure_claims_at_an_inferred_level():
+    mapped, sufficient = {"a": "deep-pass (2019)"}, {"a": (True, "")}
+    out = lc.figure_claim_rows(mapped, sufficient, fig8("a"), fig9("a"),
+                               {"a": ("relevance >= 2 (inferred: the paper states none)", "relevance >= 1")})
+    assert set(out.status) == {"exact at an inferred setting"}
+    assert set(out.other_setting) == {"relevance >= 1"} and set(out.other_value) == {"not computed"}
+    assert out.method.str.endswith("at relevance >= 2 (inferred: the paper states none)").all()

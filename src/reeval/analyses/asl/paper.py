@@ -24,7 +24,9 @@ comparisons"): first whether the data suffice, then the value.
   runs), so the study holds its track set when it applies those criteria (``study.scope:
   asl-paper``, docs/trec-archive.md) and includes every track they keep
   (:func:`reeval.analyses.asl.paper_text.track_set_sufficiency`, the one rule section 4.1's
-  counts also use). Held: ``exact`` when ours prints as the paper's cell
+  counts also use). That set is inferred (the paper applied choices it does not state:
+  its criteria alone keep more catalog tracks, docs/trec-archive.md), so held: ``exact at an inferred setting``
+  when ours prints as the paper's cell
   (each end of a range at the decimals the paper prints it; a claim when our share of
   tracks meets the reading of the paper's words in :data:`CLAIM_READINGS`), else
   ``differs``. Not held: ``data not here``, with ours over the tracks here in ``reproduced``.
@@ -45,7 +47,7 @@ import pandas as pd
 
 from reeval.analyses.papers.published import published
 
-from .paper_text import text_rows, track_set_sufficiency
+from .paper_text import INFERRED, TRACK_SET_READING, text_rows, track_set_sufficiency
 from .study import mean_std_range
 
 #: the columns of :func:`paper_rows`
@@ -136,11 +138,13 @@ def table1_sufficiency(present, campaign: dict, groups: dict, cell_groups) -> tu
 
 def _on_track_set(enough: tuple[bool, str], equal: bool) -> tuple[str, str]:
     """(status, where ours is) of a cell over the paper's track set: ``enough`` from
-    :func:`track_set_sufficiency`, ``equal`` whether ours prints as the paper's cell."""
+    :func:`track_set_sufficiency`, ``equal`` whether ours prints as the paper's cell. The
+    track set is reeval's reading of the paper's criteria (:data:`TRACK_SET_READING`), so a
+    cell that prints as the paper's is ``exact at an inferred setting``, never ``exact``."""
     held, share = enough
     if not held:
         return "data not here", f"on {share}: ours beside; needs the paper's track set"
-    return ("exact" if equal else "differs"), f"on {share}"
+    return (INFERRED if equal else "differs"), f"on {share}; {TRACK_SET_READING}"
 
 
 def range_prints_as(text: str, low: float, high: float) -> bool:

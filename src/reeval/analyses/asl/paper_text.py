@@ -13,8 +13,9 @@ Each cell's status is decided from the data it needs, then from its value:
 - section 4.1's 76 tracks, 4,302 run identifiers and 5,043 queries: over the tracks the
   paper's stated criteria keep (``study.scope: asl-paper``, docs/trec-archive.md). The data
   suffice when the study applies that scope and every track it keeps is included
-  (:func:`track_set_sufficiency`); then ``exact`` or ``differs``; else ``data not here``, ours
-  (over the tracks here) beside;
+  (:func:`track_set_sufficiency`); then ``exact at an inferred setting`` (the track set is
+  reeval's reading of the criteria, :data:`TRACK_SET_READING`) or ``differs``; else ``data
+  not here``, ours (over the tracks here) beside;
 - section 4.3's "from 51 to rank 6" (table 1's passage ASL@g1-10, BM25 -> neural): the status
   of table 1's two cells together (:func:`fifty_one_to_six`): ``data not here`` when either
   is, ``exact`` when both are, else ``differs``;
@@ -31,12 +32,15 @@ import math
 import numpy as np
 import pandas as pd
 
-from reeval.analyses.papers.cells import decimals, printed
+from reeval.analyses.papers.cells import DIFFERS, EXACT, INFERRED, NOT_HERE, decimals, printed
 from reeval.analyses.papers.published import published
 
 from .views import best_and_median_run
 
-EXACT, DIFFERS, NOT_HERE = "exact", "differs", "data not here"
+#: how reeval reads the paper's track set (it names none): an inferred setting
+TRACK_SET_READING = ("the track set inferred: the paper names no track; study.scope asl-paper applies its stated "
+                     "criteria to the manifest's ad hoc candidates; the criteria alone keep more catalog tracks, "
+                     "not computed here (docs/trec-archive.md)")
 A1_METHOD = ("x_i = 1 + H (1 - 1/SL_i), H = n / sum 1/SL: the value that, given weight 1 instead of "
              "1/SL_i, keeps the P-space average (appendix A.1's words; eq. 14-15)")
 
@@ -115,8 +119,9 @@ def count_rows(head: pd.DataFrame, topics: dict, scope: str | None, planned, ref
         value = float(ours[key])
         if enough:
             status = value_status(value, str(ref[key]))
-            note = "" if status == EXACT else (f"ours {ours[key]:,} on {said}; docs/trec-archive.md: per year, "
-                                               "what differs and why")
+            note = f"ours {ours[key]:,} on {said}; {TRACK_SET_READING}" if status == EXACT else (
+                f"ours {ours[key]:,} on {said}; docs/trec-archive.md: per year, what differs and why")
+            status = INFERRED if status == EXACT else status
         else:
             status, note = NOT_HERE, f"ours {ours[key]:,} on the tracks here; {said}"
         rows.append(_row("section 4.1", "the reanalysed TREC tracks", label, str(ref[key]), value, method[key],
