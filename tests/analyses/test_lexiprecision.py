@@ -499,6 +499,42 @@ def test_table_levels_fall_back_to_the_study_level():
         table_levels({"table_relevance": {"table5": 1}}, 1)
 
 
+def test_table_4_of_a_benchmark_is_at_its_one_level_in_every_configuration():
+    """A track holding a Deep Learning benchmark (by its id or the mapping) computes table 4
+    at the benchmark's official level whatever its own (the archive reads DL-2019 passages
+    at 1, config/shared-data.yaml at 2), so the comparison takes the same level in both;
+    an explicit table_relevance for table 4, and any other track, keep theirs."""
+    from reeval.analyses.lexiprecision.report import track_table_levels
+
+    assert track_table_levels({}, "trec2019-deep-passages", 1)["table4"] == 2
+    assert track_table_levels({}, "trec2019-dl-passage", 2)["table4"] == 2
+    assert track_table_levels({"paper": {"mine": "deep-pass (2020)"}}, "mine", 1) == {
+        "table1": 1, "table2": 1, "table3": 1, "table4": 2}
+    assert track_table_levels({}, "trec2020-deep-docs", 2)["table4"] == 1
+    assert track_table_levels({"paper": {"r": "robust (2004)"}}, "r", 1)["table4"] == 1
+    assert track_table_levels({}, "trec2003-robust", 1)["table4"] == 1
+    assert track_table_levels({"table_relevance": {"table4": 1}}, "trec2019-dl-passage", 2)["table4"] == 1
+
+
+def test_every_configuration_maps_a_benchmark_track_as_its_id_does():
+    """lexiprecision.paper overrides the id match for a track it names: in every
+    configuration it names an id-matched track with the same benchmark and every table."""
+    from pathlib import Path
+
+    import yaml
+
+    from reeval.analyses.lexiprecision.paper import BENCHMARK_TRACKS, SUBTABLES, paper_tracks
+
+    seen = 0
+    for path in sorted(glob.glob(str(Path(__file__).resolve().parents[2] / "config" / "*.yaml"))):
+        mapping = ((yaml.safe_load(open(path)) or {}).get("lexiprecision") or {}).get("paper") or {}
+        for track, (benchmark, tables) in paper_tracks(mapping).items():
+            if track in BENCHMARK_TRACKS:
+                seen += 1
+                assert (benchmark, tables) == (BENCHMARK_TRACKS[track], sorted(SUBTABLES)), (path, track)
+    assert seen >= 4
+
+
 #: The cells of the paper's "deep-pass (2019)" row that the full TREC 2019 DL passage track
 #: reproduces with config/lexiprecision-paper.yaml's settings: (table, column) -> (paper's
 #: value, the run pairs behind table 4's percentages out of 666).

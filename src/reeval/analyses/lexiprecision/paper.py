@@ -44,6 +44,21 @@ BENCHMARK_TRACKS = {"trec2019-dl-passage": "deep-pass (2019)", "trec2020-dl-pass
                     "trec2019-deep-docs": "deep-docs (2019)", "trec2020-deep-docs": "deep-docs (2020)"}
 
 
+#: the relevance level the comparison takes for a benchmark whose data more than one
+#: configuration holds (the paper states none): its official evaluation's level, TREC DL
+#: passages' passages-eval grade >= 2, the document tasks' trec_eval default grade >= 1.
+#: Table 4 of a track holding one is computed at it whatever the track's own level, so
+#: the benchmark's cells are at one level in every configuration holding its data.
+BENCHMARK_LEVELS = {"deep-pass (2019)": 2, "deep-pass (2020)": 2, "deep-docs (2019)": 1, "deep-docs (2020)": 1}
+
+
+def official_level(opts: dict, track: str, rel_level: int) -> int:
+    """Table 4's relevance level for ``track``: the :data:`BENCHMARK_LEVELS` level of the
+    benchmark it holds (:func:`paper_tracks`), else ``rel_level`` (the track's own)."""
+    held = paper_tracks(opts.get("paper"), [track]).get(track)
+    return BENCHMARK_LEVELS.get(held[0], rel_level) if held else rel_level
+
+
 def paper_tracks(mapping: dict | None, tracks=()) -> dict:
     """``{track: (benchmark, [table numbers])}``: each of ``tracks`` whose id holds a
     benchmark (:data:`BENCHMARK_TRACKS`), then the ``lexiprecision.paper`` option (which

@@ -104,6 +104,16 @@ def table_levels(opts: dict, rel_level: int) -> dict:
     return {t: int(chosen.get(t) or rel_level) for t in PAPER_TABLES}
 
 
+def track_table_levels(opts: dict, track: str, rel_level: int) -> dict:
+    """:func:`table_levels` of ``track``, table 4 at :func:`.paper.official_level` for a
+    track holding a benchmark of the paper unless ``table_relevance`` sets it: the
+    benchmark's one level in every configuration holding its data."""
+    at = table_levels(opts, rel_level)
+    if lp.compared(opts, track) and "table4" not in (opts.get("table_relevance") or {}):
+        at["table4"] = lp.official_level(opts, track, rel_level)
+    return at
+
+
 #: the paper's tables whose relevance level the paper does not state (the lexiprecision
 #: paper does not say which grades count as relevant in tables 1-3): for a track compared
 #: with the paper they are also computed at :func:`other_level`, named beside the cell
@@ -231,7 +241,7 @@ def track_lexiprecision(track: str, track_dir, out_dir, rel_level: int, config: 
     ``config``: the ``lexiprecision`` section with its defaults filled in
     (:func:`reeval.workflow.config_check.section_with_defaults`).
 
-    Tables 1-4 use the levels of :func:`table_levels`; the figures' data, ``positions``
+    Tables 1-4 use the levels of :func:`track_table_levels`; the figures' data, ``positions``
     and ``pairs`` use ``rel_level``. ``included``: the track as already read
     (:func:`reeval.workflow.measures_step.read_included_track` of ``track_dir``), shared
     with the other studies of a job; read here when not given."""
@@ -239,7 +249,7 @@ def track_lexiprecision(track: str, track_dir, out_dir, rel_level: int, config: 
     included = included or read_included_track(track_dir)
     grid, depth = included.grid, included.depth
     levels = int(opts["levels"])
-    at = table_levels(opts, rel_level)
+    at = track_table_levels(opts, track, rel_level)
     others = ({t: other_level(at[t], rel_level) for t in (*UNSTATED_LEVEL_TABLES, "table4")}
               if lp.compared(opts, track) else {})
     out = Path(out_dir)

@@ -68,8 +68,8 @@ LEXI_MONTE_CARLO_TOLERANCE = 1.5
 #: on the requests, whatever share of the runs is here
 LEXI_QRELS_ONLY = {("1", "requests"), ("1", "rel/request")}
 #: why the comparison takes one relevance level per benchmark
-LEVEL_WHY = ("the paper does not state which grades count; one level per benchmark: the track's relevance "
-             "level, at which table 4 is computed")
+LEVEL_WHY = ("the paper does not state which grades count; one level per benchmark, table 4's: the level of the "
+             "benchmark's official evaluation, the same in every configuration")
 #: why table 4a's Tukey HSD is the one the configuration names (randomised by default)
 HSD_WHY = "the paper cites Carterette (2012) for Tukey's HSD and does not say which form"
 #: the ASL text's items on table 1's passage campaign (:mod:`reeval.analyses.asl.paper_text`)
@@ -87,8 +87,9 @@ ADD = {
 def benchmark_level(levels: dict, track: str) -> int | None:
     """The one relevance level the comparison takes for every lexiprecision table of the
     benchmark ``track`` holds (the paper states none; :data:`LEVEL_WHY`): table 4's level,
-    the track's relevance level (table 1's when table 4 is not computed); None without
-    either. ``levels``: (track, table number as text) -> level (:func:`_lexi_levels`)."""
+    :data:`reeval.analyses.lexiprecision.paper.BENCHMARK_LEVELS` for a Deep Learning
+    benchmark, else the track's relevance level (table 1's when table 4 is not computed);
+    None without either. ``levels``: (track, table number as text) -> level (:func:`_lexi_levels`)."""
     return next((levels[(track, t)] for t in ("4", "1") if (track, t) in levels), None)
 
 
