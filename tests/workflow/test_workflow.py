@@ -256,6 +256,8 @@ def test_lexiprecision_outputs(default_run):
     # one paper comparison: no lexiprecision file of its own, the studies' files the same rows
     assert not (out / "paper_comparison.csv").exists() and not (out / "paper_comparison.md").exists()
     unified = pd.read_csv(default_run / "papers" / "paper_comparison.csv", dtype=str, keep_default_na=False)
+    cell_keys = ["study", "item", "row", "column", "track"]
+    assert not unified.duplicated(cell_keys).any(), unified[unified.duplicated(cell_keys, keep=False)][cell_keys]
     rareness = pd.read_csv(default_run / "rareness" / "paper_comparison.csv", dtype=str, keep_default_na=False)
     keys = ["item", "row", "column", "track", "status", "reproduced"]
     assert rareness[keys].equals(unified[unified.study == "rareness"][keys].reset_index(drop=True))

@@ -72,6 +72,9 @@ LEVEL_WHY = ("the paper does not state which grades count; one level per benchma
              "benchmark's official evaluation, the same in every configuration")
 #: why table 4a's Tukey HSD is the one the configuration names (randomised by default)
 HSD_WHY = "the paper cites Carterette (2012) for Tukey's HSD and does not say which form"
+#: the level of figures 8 and 9's data, inferred (their tables do not record it), and the other choice
+FIGURE_LEVEL = ("the track's relevance level (inferred: the paper does not state which grades count; figures 8-9 "
+                "are computed at the track's level, which may differ from table 4's)", "another relevance level")
 #: the ASL text's items on table 1's passage campaign (:mod:`reeval.analyses.asl.paper_text`)
 PASSAGE_ITEMS = ("section 4.3", "section 4.5")
 #: what to add to the configuration for a dataset no track stands for, per study
@@ -454,15 +457,14 @@ def asl_rows(study_rows: pd.DataFrame, mapping: dict | None = None) -> pd.DataFr
 def lexi_figure_claims(cells: pd.DataFrame, tables: dict) -> pd.DataFrame:
     """Figures 8 and 9's claims (:func:`.lexi_claims.figure_claim_rows`) on the tracks holding
     a benchmark (``cells``: :func:`reeval.analyses.lexiprecision.paper.comparison_table`), each
-    track's data judged by :func:`lexi_sufficiency`, at the benchmark's one relevance level
-    (:func:`benchmark_level`, inferred: :data:`LEVEL_WHY`)."""
+    track's data judged by :func:`lexi_sufficiency`. Their data are at the track's own
+    relevance level (the figures' level, not table 4's), a setting the paper does not state:
+    :data:`FIGURE_LEVEL`, the other level not computed."""
     ref = published("lexiprecision")
     profile = tables.get("profile", pd.DataFrame())
     mapped = dict(zip(cells.track, cells.benchmark)) if len(cells) else {}
     sufficient = {t: lexi_sufficiency(profile, t, ref["benchmarks"][b]["table1"]) for t, b in mapped.items()}
-    levels = _lexi_levels(tables)
-    inferred = {t: (f"relevance >= {lv} (inferred: {LEVEL_WHY})", f"relevance >= {lp_other_level(lv, lv)}")
-                for t in mapped if (lv := benchmark_level(levels, t)) is not None}
+    inferred = dict.fromkeys(mapped, FIGURE_LEVEL)
     return figure_claim_rows(mapped, sufficient, tables["fig8_agreement"], tables["fig9_label_removal"], inferred)
 
 
