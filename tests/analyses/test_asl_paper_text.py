@@ -71,6 +71,8 @@ def t1(bm25_status, neural_status, bm25="51", neural="6"):
 def test_fifty_one_to_six_follows_table_1s_two_cells():
     ref = {"bm25": "51", "neural": "6"}
     assert pt.fifty_one_to_six(t1("exact", "exact"), ref)[0]["status"] == "exact"
+    assert pt.fifty_one_to_six(t1("exact", "exact at an inferred setting"), ref)[0]["status"] == \
+        "exact at an inferred setting"
     out = pt.fifty_one_to_six(t1("exact", "differs", neural="7"), ref)[0]
     assert (out["status"], out["reproduced"]) == ("differs", "51 to 7")
     assert pt.fifty_one_to_six(t1("data not here", "exact"), ref)[0]["status"] == "data not here"
