@@ -352,3 +352,23 @@ def test_figure_1_on_a_track_holding_dlt20_is_exact_or_differs_per_alpha():
     # a track holding another collection: data not here, ours beside
     other = frame(claim_rows(stacked, {"t": ("TREC-8", True, "")}))
     assert set(other[other.row.str.startswith("figure 1")].status) == {"data not here"}
+
+
+def test_figure_1_needs_the_task_and_runs_not_every_topic():
+    """Figure 1 is one topic: a DLT20 track with the task and every run but fewer topics holds
+    its data (as figure 1's claims read it), while the claims over every topic do not."""
+    from reeval.analyses.papers.published import published
+    from reeval.analyses.rareness.claims import claim_rows
+    from reeval.analyses.rareness.paper import _holds
+
+    ref = published("rareness")["DLT20"]
+    stacked = _claims_stacked([1, 2, 3], [0.1, 0.2, 0.3], [1, 0.9, 0.8], {"1": 28, "0.5": 30, "0": 44})
+    stacked["discriminative"] = stacked["discriminative"].assign(runs=ref["runs"])
+    stacked["stability"] = pd.DataFrame({"track": ["t"], "topics": [10]})
+    held, one_topic = (_holds(stacked, "t", ref["task"], ref, topics=t) for t in (True, False))
+    assert held == (False, f"10 topics here, {ref['topics']} in the paper") and one_topic == (True, "")
+    rows = frame(claim_rows(stacked, {"t": ("DLT20", *held)}, {"t": ("DLT20", *one_topic)}))
+    fig1 = rows[rows.row.str.startswith("figure 1")].set_index("column")
+    assert fig1.loc[["α = 1", "α = 0.5", "α = 0"], "status"].tolist() == ["exact", "differs", "exact"]
+    claims = rows[rows.column == "claim"]
+    assert len(claims) and set(claims.status) == {"data not here"}

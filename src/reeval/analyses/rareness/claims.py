@@ -117,10 +117,11 @@ def _on(held: dict, track: str, collection: str | None = None) -> tuple[bool, st
     return False, f"on {track} (not the paper's data{': ' + differs if differs else ''})"
 
 
-def claim_rows(stacked: dict, held: dict | None = None) -> list[dict]:
+def claim_rows(stacked: dict, held: dict | None = None, one_topic: dict | None = None) -> list[dict]:
     """One row per claim and track (module doc); one ``data not here`` row per claim without ours
     when the study has no rareness track. ``held``: track -> (collection, whether the track
-    holds the collection's data, what differs) for the tracks mapped to a collection."""
+    holds the collection's data, what differs) for the tracks mapped to a collection;
+    ``one_topic``: the same without the topics, for figure 1 (one topic; else ``held``)."""
     held = held or {}
     ref = published("rareness_text")
     disc = stacked.get("discriminative", pd.DataFrame())
@@ -147,7 +148,7 @@ def claim_rows(stacked: dict, held: dict | None = None) -> list[dict]:
                              method=f"share of {len(tests)} comparisons that hold, by measure and alpha "
                                     f"({'authors procedure, ' if 'discriminative' in claim['id'] else ''}"
                                     "numeric alphas of rareness.alphas)"))
-    return rows + figure1_rows(stacked, ref["figure1"], held)
+    return rows + figure1_rows(stacked, ref["figure1"], held if one_topic is None else one_topic)
 
 
 def figure1_rows(stacked: dict, fig: dict, held: dict | None = None) -> list[dict]:

@@ -109,7 +109,7 @@ def comparison_rows(stacked: dict, mapping: dict | None, options: dict, levels: 
     ``levels``: track -> relevance level (for the method column)."""
     known, tracks = published(STUDY), paper_tracks(mapping)
     levels = levels or {}
-    rows, held = [], {}
+    rows, held, one_topic = [], {}, {}
     for collection, ref in known.items():
         mapped = [t for t, (c, _) in tracks.items() if c == collection]
         if not mapped:
@@ -118,15 +118,18 @@ def comparison_rows(stacked: dict, mapping: dict | None, options: dict, levels: 
         for track in mapped:
             rows += _mapped_rows(stacked, track, tracks[track][1], collection, ref, options, levels.get(track))
             held[track] = (collection, *_holds(stacked, track, tracks[track][1], ref))
-    return frame(rows + claim_rows(stacked, held))
+            one_topic[track] = (collection, *_holds(stacked, track, tracks[track][1], ref, topics=False))
+    return frame(rows + claim_rows(stacked, held, one_topic))
 
 
-def _holds(stacked: dict, track: str, task: str, ref: dict) -> tuple[bool, str]:
-    """(whether ``track`` holds the collection ``ref`` describes: its task, runs and topics,
-    what differs) from the track's discriminative and stability rows."""
+def _holds(stacked: dict, track: str, task: str, ref: dict, topics: bool = True) -> tuple[bool, str]:
+    """(whether ``track`` holds the collection ``ref`` describes: its task, runs and, with
+    ``topics``, topics; what differs) from the track's discriminative and stability rows.
+    Without ``topics`` for figure 1, read on one topic: its rarity needs every run, not the
+    other topics (as :func:`.paper_text.figure1_claim_rows`)."""
     disc, stab = (stacked[name][stacked[name].track == track] for name in ("discriminative", "stability"))
     other, note = _data_note(track, task, ref, disc.runs.max() if len(disc) else None,
-                             stab.topics.max() if len(stab) else None)
+                             stab.topics.max() if topics and len(stab) else None)
     return not other, note
 
 
