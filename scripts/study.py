@@ -8,5 +8,6 @@ from reeval.analyses.asl.report import study
 sm = snakemake  # noqa: F821
 with rule_log(sm) as log:
     info = study(included_tracks(sm.input.inclusion, sm.params.tracks), Path(sm.output.summary).parent,
-                 sm.params.options, track_figures=sm.params.track_figures, precision=sm.params.precision)
+                 sm.params.options, track_figures=sm.params.track_figures, precision=sm.params.precision,
+                 planned=list(sm.params.tracks))
     log.info("ASL study over %d tracks, %d runs", info["tracks"], info["runs"])

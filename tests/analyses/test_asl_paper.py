@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from reeval.analyses.asl.paper import (ROW_COLUMNS, delta_value_text, headline_claims, paper_rows, printed,
-                                      table1_sufficiency)
+                                      range_prints_as, table1_sufficiency, track_set_sufficiency)
 from reeval.analyses.asl.views import map_share
 from reeval.analyses.asl.study import HEADROOM_COLUMNS, geometric_range
 from reeval.analyses.asl.techniques import TECHNIQUE_COLUMNS, technique_table
@@ -101,7 +101,8 @@ def test_paper_rows_status_is_decided_by_the_data_first(n_runs):
     none = paper_rows({"headroom": head, "techniques": tech, "table2": empty.assign(comparison=[]),
                        "map_share": pd.DataFrame(columns=["track", "share"])})
     assert (none[none["item"] == "table 1"].status == "data not here").all()
-    assert set(none["item"]) == {"table 1", "table 2", "appendix A.1", "headline claims"}
+    assert set(none["item"]) == {"table 1", "table 2", "appendix A.1", "headline claims", "appendix A.1 worked example",
+                                     "section 4.1", "section 4.3", "section 4.5"}
 
 
 def test_table1_sufficiency_needs_every_campaign_run_that_could_be_in_the_cells_groups():
@@ -187,3 +188,67 @@ def test_table1_at_the_papers_settings_on_the_shared_dl2020_passage_track(tmp_pa
     assert (cell.status, cell.reproduced) == ("data not here", "51")
     assert cell.note.startswith("on 12 of the campaign's 59 runs: 51 (p_bm25)")
     assert "relevance >= 1, an unretrieved relevant document at irrel_q (eq. 3)" in cell.method
+
+
+def _track_set(n_tracks: int, runs_each: int, p20: float = 0.7):
+    """A study of ``n_tracks`` tracks of ``runs_each`` runs: headroom (every best run at
+    ``p20``, ASL@g1-10 25, ASL 300), one table-2 row and a MAP share per track."""
+    head = pd.DataFrame([{c: np.nan for c in HEADROOM_COLUMNS} | {"track": f"t{k}", "n_runs": runs_each, "P_20": p20,
+                                                                  "ASL@g1-10": 25.0, "map": 0.5, "ASL": 300.0}
+                         for k in range(n_tracks)])
+    table2 = pd.DataFrame([{"comparison": "atomize_p", "n_tracks": n_tracks,
+                            **{f"{s}_{k}": v for s, (lo, hi) in (("delta_sort", (26.0, 60.0)), ("kendall_tau", (0.7, 0.9)),
+                                                                  ("delta_value", (0.3, 0.6)))
+                               for k, v in (("mean", (lo + hi) / 2), ("low", lo), ("high", hi), ("n", n_tracks))}}])
+    share = pd.DataFrame({"track": [f"t{k}" for k in range(n_tracks)], "share": [0.41, 0.73] * (n_tracks // 2)})
+    techniques = pd.DataFrame(columns=TECHNIQUE_COLUMNS)
+    return {"headroom": head, "techniques": techniques, "table2": table2, "map_share": share}
+
+
+def _scoped(source: dict, planned, scope="asl-paper") -> dict:
+    """``source`` with the study's scope and planned tracks (as the study step gives them)."""
+    return {**source, "scope": {"scope": scope, "planned": list(planned)}}
+
+
+def test_table2_appendix_and_claims_are_decided_on_the_paper_s_track_set():
+    """The paper names no track, only its criteria: a study applying them (scope asl-paper)
+    with every track they keep holds its track set, as reeval reads it, and each cell is
+    exact at that inferred setting or differs whatever the number of tracks; a track missing, or
+    another scope, is data not here, ours beside, whatever the values."""
+    held = _track_set(76, 57)
+    tracks = list(held["headroom"].track)
+    assert track_set_sufficiency("asl-paper", tracks, tracks) == (
+        True, "76 of the 76 tracks the paper's stated criteria keep (study.scope asl-paper)")
+    rows = paper_rows(_scoped(held, tracks)).set_index(["item", "row", "column"]).sort_index()
+    inferred = "exact at an inferred setting"   # the track set is reeval's reading of the criteria
+    atomize = rows.loc[("table 2", "Atomize P")]
+    assert atomize.loc["DeltaSort", "status"] == inferred and atomize.loc["Kendall", "status"] == inferred
+    assert atomize.loc["DeltaValue", "status"] == inferred and "the track set inferred" in atomize.loc["Kendall", "note"]
+    assert rows.loc[("appendix A.1", "MAP's share of the relevant documents", "mean +- sd across tracks"),
+                    "status"] == inferred                                  # 57% +- 16
+    claims = rows.loc["headline claims"].status
+    assert claims["tracks with best P@20 in [0.5, 1]"].iloc[0] == "differs"   # all 76: not "roughly half"
+    assert claims["tracks with best ASL@g1-10 > 20"].iloc[0] == inferred      # all: more than half
+    assert claims["tracks with best ASL > 10"].iloc[0] == inferred
+    off = _track_set(70, 57)
+    off["table2"]["kendall_tau_low"] = 0.4
+    off_rows = paper_rows(_scoped(off, off["headroom"].track)).set_index(["item", "row", "column"]).sort_index()
+    assert off_rows.loc[("table 2", "Atomize P", "Kendall"), "status"] == "differs"
+    assert off_rows.loc[("section 4.1", "the reanalysed TREC tracks", "tracks"), "status"] == "differs"
+    few = _track_set(70, 57)
+    planned = [*few["headroom"].track, "t70"]
+    for source in (_scoped(few, planned), _scoped(few, few["headroom"].track, scope=None), few):
+        got = paper_rows(source).set_index(["item", "row", "column"]).sort_index()
+        cell = got.loc[("table 2", "Atomize P", "DeltaSort")]
+        assert cell.status == "data not here" and cell.reproduced == "26% to 60%"
+        assert (got.loc[["appendix A.1", "headline claims"]].status == "data not here").all()
+    cell = paper_rows(_scoped(few, planned)).set_index(["item", "row", "column"]).loc[
+        ("table 2", "Atomize P", "DeltaSort")]
+    assert cell.note.startswith("on 70 of the 71 tracks the paper's stated criteria keep (study.scope asl-paper): "
+                                "ours beside")
+
+
+def test_a_range_prints_as_the_paper_s_at_each_end_s_decimals():
+    assert range_prints_as("0.004-0.06x", 0.0041, 0.058) and not range_prints_as("0.004-0.06x", 0.0041, 0.07)
+    assert range_prints_as("26-60%", 26.4, 59.6) and not range_prints_as("26-60%", 25.4, 59.6)
+    assert not range_prints_as("", 1.0, 2.0)

@@ -23,7 +23,7 @@ def lexi_cells(track="dl19", benchmark="deep-pass (2019)", changes=None):
         for column, v in zip(cols, LEXI["benchmarks"][benchmark][sub]):
             rows.append({"track": track, "benchmark": benchmark, "table": table,
                          "column": column, "paper": float(v), "ours": float(v), "ours_low": float(v),
-                         "ours_high": float(v), "match": True, "setting": setting, "other_setting": other,
+                         "ours_high": float(v), "setting": setting, "other_setting": other,
                          "other_ours": float(v) - 3 if other else float("nan")})
     df = pd.DataFrame(rows)
     for (table, column), values in (changes or {}).items():
@@ -55,7 +55,12 @@ def test_every_lexiprecision_cell_has_a_row_unmapped_benchmarks_are_data_not_her
     out = pc.lexiprecision_rows(lexi_cells(), lexi_tables())
     assert len(out[out["item"] != "text"]) == N_LEXI_CELLS and list(out.columns) == list(COLUMNS)
     mine = out[out.track == "dl19"]
-    assert len(mine) == 4 + 2 + 2 + 3 + 3 and (mine.status == "exact").all()
+    # the paper states no relevance level: every cell at the benchmark's one level is exact at an
+    # inferred setting, the other level (ours under it, or "not computed") beside it
+    assert len(mine) == 4 + 2 + 2 + 3 + 3 and (mine.status == "exact at an inferred setting").all()
+    assert (mine.other_setting == "relevance >= 2").all() and (mine.other_value != "").all()
+    assert mine.method.str.contains("relevance >= 1 (inferred: the paper does not state which grades count",
+                                    regex=False).all()
     rest = out[(out.track == "") & (out["item"] != "text")]
     assert (rest.status == "data not here").all() and rest.note.str.startswith("needs ").all()
     assert "robust (2004) (110 runs, 249 requests)" in set(rest.needs)
@@ -77,40 +82,57 @@ def test_lexiprecision_statuses_and_known_reasons():
     rr = by(out, "4a", "RR")
     assert rr.status == "within tolerance" and rr.note.startswith("flagged")
     assert "1000 permutations, 5 seeds" in by(out, "4a", "rrLP").method
+    assert "Tukey HSD, randomised (inferred: the paper cites Carterette (2012)" in by(out, "4a", "rrLP").method
     b = by(out, "4b", "rrLP")
-    assert b.status == "exact" and "paired test, bonferroni" in b.method and "relevance >= 1" in b.method
+    assert b.status == "exact at an inferred setting" and "paired test, bonferroni (stated)" in b.method
+    assert (b.other_setting, b.other_value) == ("relevance >= 2", "not computed")
+    # the other level prints the paper's value where the benchmark's level does not
+    sgn = by(out, "2", "sgnLP")
+    assert (sgn.status, sgn.reproduced, sgn.other_setting, sgn.other_value) == (
+        "reproduced by another method", "87.07", "relevance >= 2", "90.45")
 
 
-def test_a_level_the_paper_does_not_state_is_named_with_ours_under_the_other_choice():
-    """Lexiprecision tables 2-3 do not say which grades count (issue 37: DL-2019 table 2,
-    90.45/88.87 at >= 1, 87.07/84.68 at >= 2; table 3, 2.63/56.89 at >= 2, 0.94/75.54 at
-    >= 1). The comparison takes table 2 at grade > 0 and table 3 at table 4's level whatever
-    the configuration's (a track read at level 2 throughout here), and gives the other level
-    and ours under it in the row."""
-    cells = lexi_cells(changes={("2", "sgnLP"): {"ours": 87.07, "other_ours": 90.45},
-                                ("2", "dRR_2"): {"ours": 84.68, "other_ours": 88.87},
-                                ("3", "rrLP, sgnLP"): {"ours": 2.63, "other_ours": 0.94},
-                                ("3", "dRR_1"): {"ours": 56.89, "other_ours": 75.54}})
-    for table in ("2", "3"):
-        cells.loc[cells.table == table, ["setting", "other_setting"]] = ["relevance >= 2", "relevance >= 1"]
-    out = pc.lexiprecision_rows(cells, lexi_tables(level=2))
+#: DL-2019's tables 1-3 at relevance >= 1 and >= 2 (the paper prints table 2 as at >= 1, table 3 as at >= 2)
+DL19_BY_LEVEL = {("1", "requests"): (43.0, 43.0), ("1", "runs"): (37.0, 37.0), ("1", "rel/request"): (95.40, 58.16),
+                 ("1", "docs/request"): (892.0, 892.0), ("2", "sgnLP"): (90.45, 87.07), ("2", "dRR_2"): (88.87, 84.68),
+                 ("3", "rrLP, sgnLP"): (0.94, 2.63), ("3", "dRR_1"): (75.54, 56.89)}
+
+
+def dl19_cells(computed_at: int):
+    """The DL-2019 cells with tables 1-3 computed at ``computed_at`` and the other level beside."""
+    pick = (0, 1) if computed_at == 1 else (1, 0)
+    cells = lexi_cells(changes={k: {"ours": v[pick[0]], "ours_low": v[pick[0]], "ours_high": v[pick[0]],
+                                    "other_ours": v[pick[1]]} for k, v in DL19_BY_LEVEL.items()})
+    cells.loc[cells.table.isin(["1", "2", "3"]), ["setting", "other_setting"]] = [
+        f"relevance >= {computed_at}", f"relevance >= {3 - computed_at}"]
+    return cells
+
+
+def test_one_relevance_level_per_benchmark_each_cell_exact_at_it_or_reproduced_at_the_other():
+    """The lexiprecision paper states no relevance level. DL-2019 prints table 2 as at >= 1
+    (90.45/88.87; 87.07/84.68 at >= 2) and table 3 as at >= 2 (2.63/56.89; 0.94/75.54 at
+    >= 1). The comparison takes one level for the benchmark, table 4's (the track's, 2 here),
+    whatever level the configuration computed each table at: table 3 is exact at that
+    inferred setting with the other level's values beside; table 2 is reproduced only at the
+    other level, both values shown; a count the level does not change (runs) is exact."""
+    out = pc.lexiprecision_rows(dl19_cells(1), lexi_tables(level=2))
     sgn, drr = by(out, "2", "sgnLP"), by(out, "2", "dRR_2")
-    assert sgn.status == "exact" and (sgn.reproduced, sgn.other_setting, sgn.other_value) == (
-        "90.45", "relevance >= 2", "87.07")
-    assert "the paper does not state which grades count: at relevance >= 2, 87.07" in sgn.note
-    assert sgn.method == "relevance >= 1 (the paper does not state the level)"
-    assert drr.status == "exact" and (drr.reproduced, drr.other_value) == ("88.87", "84.68")
+    assert (sgn.status, sgn.reproduced, sgn.other_setting, sgn.other_value) == (
+        "reproduced by another method", "87.07", "relevance >= 1", "90.45")
+    assert sgn.note == "relevance >= 1 prints the paper's value; the inferred level gives 87.07"
+    assert sgn.method.startswith("relevance >= 2 (inferred: the paper does not state which grades count; one level "
+                                 "per benchmark")
+    assert (drr.status, drr.reproduced, drr.other_value) == ("reproduced by another method", "84.68", "88.87")
     ties = by(out, "3", "dRR_1")
-    assert ties.status == "exact" and (ties.reproduced, ties.other_setting, ties.other_value) == (
-        "56.89", "relevance >= 1", "75.54")
-    # table 1 too, at grade > 0: rel/request 95.40 (58.16 at >= 2); a count the level does not change shows no other
-    cells = lexi_cells(changes={("1", "rel/request"): {"ours": 58.16, "other_ours": 95.40},
-                                ("1", "runs"): {"other_ours": 37.0}})
-    cells.loc[cells.table == "1", ["setting", "other_setting"]] = ["relevance >= 2", "relevance >= 1"]
-    out = pc.lexiprecision_rows(cells, lexi_tables(level=2))
+    assert (ties.status, ties.reproduced, ties.other_setting, ties.other_value) == (
+        "exact at an inferred setting", "56.89", "relevance >= 1", "75.54")
     rel, runs = by(out, "1", "rel/request"), by(out, "1", "runs")
-    assert (rel.status, rel.reproduced, rel.other_value) == ("exact", "95.40", "58.16")
+    assert (rel.status, rel.reproduced, rel.other_value) == ("reproduced by another method", "58.16", "95.40")
     assert (runs.status, runs.reproduced, runs.other_setting) == ("exact", "37", "")
+    # the same data computed at >= 2 (another configuration): the same statuses and values
+    again = pc.lexiprecision_rows(dl19_cells(2), lexi_tables(level=2))
+    keys = ["item", "column", "status", "reproduced", "other_setting", "other_value", "method", "note"]
+    assert again[again.track == "dl19"][keys].equals(out[out.track == "dl19"][keys])
 
 
 def test_another_method_is_a_status_of_its_own_with_both_values():
@@ -126,7 +148,7 @@ def test_another_method_is_a_status_of_its_own_with_both_values():
     assert (rr_lp.published, rr_lp.reproduced, rr_lp.other_setting, rr_lp.other_value) == (
         "15.02", "14.86", "holm", "15.02")
     assert "the stated Bonferroni gives 14.86" in rr_lp.note and "paired test, bonferroni" in rr_lp.method
-    assert sgn.status == "exact" and rr.status == "reproduced by another method"
+    assert sgn.status == "exact at an inferred setting" and rr.status == "reproduced by another method"
     # neither method prints the paper's value: differs
     off = pc.lexiprecision_rows(lexi_cells(changes={("4b", "RR"): {"ours": 9.0, "other_ours": 9.5}}), lexi_tables())
     assert by(off, "4b", "RR").status == "differs"
@@ -138,13 +160,26 @@ def test_another_method_without_its_value_is_refused():
 
 
 def test_a_track_with_fewer_runs_is_data_not_here_with_ours_beside_even_where_it_equals_the_paper():
+    """The cells that need the runs are data not here on 12 of the 59 runs, ours beside;
+    those read from the qrels alone (requests, rel/request) are decided on its 54 requests."""
     cells = lexi_cells("dl20", "deep-pass (2020)", changes={("1", "runs"): {"ours": 12.0},
                                                               ("2", "sgnLP"): {"ours": 93.5}})
     out = pc.lexiprecision_rows(cells, lexi_tables("dl20", runs=12))
     mine = out[out.track == "dl20"]
-    assert len(mine) == 14 and (mine.status == "data not here").all() and (mine.reproduced != "").all()
-    assert mine.note.str.startswith("on 12 of the benchmark's 59 runs, 54 of its 54 requests").all()
+    runs = mine[~mine.column.isin(["requests", "rel/request"]) | (mine["item"] != "table 1")]
+    assert len(runs) == 12 and (runs.status == "data not here").all() and (runs.reproduced != "").all()
+    assert runs.note.str.startswith("on 12 of the benchmark's 59 runs, 54 of its 54 requests").all()
     assert by(out, "2", "sgnLP", "dl20").reproduced == "93.50"
+    qrels = mine.drop(runs.index)
+    assert list(qrels.status) == ["exact at an inferred setting"] * 2
+    # fewer requests: the qrels cells are data not here too
+    fewer = lexi_tables("dl20", runs=12)
+    fewer["profile"] = fewer["profile"].assign(requests=50)
+    out = pc.lexiprecision_rows(cells, fewer)
+    row = by(out, "1", "rel/request", "dl20")
+    assert row.status == "data not here" and row.note == (
+        "on 12 of the benchmark's 59 runs, 50 of its 54 requests: ours beside; needs its requests (read from the "
+        "qrels alone)")
 
 
 TABLE1_MEASURES = {"P@20": "P_20", "ASL@g1-10": "ASL@g1-10", "MAP": "map", "ASL": "ASL"}
@@ -255,7 +290,7 @@ def test_counts_by_status_come_first_then_cells_with_ours_then_one_line_per_miss
     rows = pc.combine(asl, lexi)
     md = pc.comparison_markdown(rows)
     counts = pc.status_counts(rows).set_index("paper")
-    assert counts.loc["all", "cells"] == len(rows) == counts.loc[["asl", "lexiprecision"], "cells"].sum()
+    assert counts.loc["the three papers", "cells"] == len(rows) == counts.loc[["asl", "lexiprecision"], "cells"].sum()
     assert counts.loc["lexiprecision", "reproduced by another method"] == 1
     first, cells, missing = md.index("| paper | exact |"), md.index("## Cells with a value of ours"), \
         md.index("## Data not here")
@@ -265,8 +300,10 @@ def test_counts_by_status_come_first_then_cells_with_ours_then_one_line_per_miss
            "table 4a, table 4b, text); add its qrels and runs under `tracks:`" in tail
     assert "- asl: TREC DL 2020 document ranking (64 runs): 12 cells (table 1)" in tail
     assert "- asl: the paper's 76 TREC tracks: 17 cells (table 2, appendix A.1)" in tail
-    # one line per dataset: the unmapped benchmarks, the ASL's two, the text's DL 2021 and web
-    assert tail.count("\n- ") == len(LEXI["benchmarks"]) - 1 + 2 + 2
+    # section 4.5's best passage run: the runs at table 1's settings are not given here
+    assert "- asl: TREC DL 2020 passage ranking (59 runs): 2 cells (section 4.5)" in tail
+    # one line per dataset: the unmapped benchmarks, the ASL's three, the text's DL 2021 and web
+    assert tail.count("\n- ") == len(LEXI["benchmarks"]) - 1 + 3 + 2
     assert "the web track runs (web (2009) ... web (2014)): 1 cell (text)" in tail
     assert "| holm: 10.36 |" in md[cells:missing]
     for entity in ("&#", "&lt;", "&gt;", "&amp;"):
@@ -278,9 +315,9 @@ def test_summary_lines_count_each_status_and_markdown_escapes_names():
                                   track="a|b")]),
                       frame([cell("asl", "table 1", "ASL", "passages BM25", "264", "exact", ours=264.0)]))
     lines = pc.summary_lines(rows)
-    assert lines[0] == ("2 published cells: 1 exact, 0 reproduced by another method, 0 within Monte Carlo error, "
-                        "0 within tolerance, 1 differs, 0 data not here")
-    assert lines[1:] == ["- rareness: 1 differs", "- asl: 1 exact"]
+    assert lines[0] == ("2 cells of the three papers: 1 exact, 0 exact at an inferred setting, 0 reproduced by "
+                        "another method, 0 within Monte Carlo error, 0 within tolerance, 1 differs, 0 data not here")
+    assert lines[1:] == ["- asl: 1 exact", "- rareness: 1 differs"]
     md = pc.comparison_markdown(rows)
     assert "a&#124;b" in md and "| a|b" not in md
 
@@ -348,17 +385,22 @@ def test_docs_studies_counts_are_the_comparisons_on_the_lexiprecision_paper_conf
     claim = rows[(rows.track == track) & (rows["item"] == "text")].iloc[0]
     assert (claim.status, claim.reproduced) == ("differs", "12")
     assert "figure 6's claim (fewer than ten recall levels capture 90% of the pairs) does not hold: 12" in text
-    assert sentence == ("14 cells: 10 exact, 2 reproduced by another method, 1 within Monte Carlo error, "
-                        "1 differs.")
+    assert sentence == ("14 cells: 3 exact, 4 exact at an inferred setting, 5 reproduced by another method, "
+                        "1 within Monte Carlo error, 1 differs.")
     assert f"deep-pass (2019) row, {sentence}" in text
     t4b = mine[mine["item"] == "table 4b"].set_index("column")
     assert t4b.loc["rrLP", ["reproduced", "other_setting", "other_value"]].tolist() == ["14.86", "holm", "15.02"]
+    # table 4b at the other level, grade > 0, under the stated Bonferroni, beside the cell it prints
+    assert t4b.loc["sgnLP", ["status", "reproduced", "other_setting", "other_value"]].tolist() == [
+        "exact at an inferred setting", "17.42", "relevance >= 1", "10.66"]
+    t4a = mine[mine["item"] == "table 4a"].set_index("column")
+    assert t4a.loc["RR", ["status", "other_value"]].tolist() == ["exact at an inferred setting", "not computed"]
     t2 = mine[mine["item"] == "table 2"].set_index("column")
-    assert t2.loc["sgnLP", ["reproduced", "other_setting", "other_value"]].tolist() == [
-        "90.45", "relevance >= 2", "87.07"]
+    assert t2.loc["sgnLP", ["status", "reproduced", "other_setting", "other_value"]].tolist() == [
+        "reproduced by another method", "87.07", "relevance >= 1", "90.45"]
     t3 = mine[mine["item"] == "table 3"].set_index("column")
-    assert t3.loc["dRR_1", ["reproduced", "other_setting", "other_value"]].tolist() == [
-        "56.89", "relevance >= 1", "75.54"]
+    assert t3.loc["dRR_1", ["status", "reproduced", "other_setting", "other_value"]].tolist() == [
+        "exact at an inferred setting", "56.89", "relevance >= 1", "75.54"]
 
 
 def test_the_lecture_notes_interpolation_table_by_the_rule_they_state():
@@ -404,3 +446,99 @@ def test_the_lexiprecision_texts_numbers_and_its_figure_6_claim_are_rows():
                                  {**lexi_tables("dl20", runs=12), "fig6_i_star_ecdf": ecdf})
     row = part[(part["item"] == "text") & (part.track == "dl20")].iloc[0]
     assert row.status == "data not here" and row.reproduced == "4" and row.note.startswith("on 12 of the benchmark's")
+
+
+def test_relevant_items_retrieved_are_decided_on_the_group_s_benchmarks():
+    """The text's "relevant items retrieved" need every benchmark of their group held whole:
+    robust on a track holding robust (2004) is exact at the inferred standard deviation
+    (the population's; the sample's beside) or differs; web on one of its six years is data
+    not here, ours beside; the pooled mean and sd are those of the rankings put together."""
+    import numpy as np
+
+    from reeval.analyses.papers.texts import pooled_retrieved, text_rows
+
+    rng = np.random.default_rng(3)
+    a, b = rng.integers(0, 90, size=(110, 249)), rng.integers(0, 30, size=(5, 4))
+    profile = pd.DataFrame({"track": ["rb", "w9"], "runs": [110, 5], "requests": [249, 4],
+                            "rel_retrieved_per_ranking": [a.mean(), b.mean()],
+                            "rel_retrieved_sd_per_ranking": [a.std(), b.std()]})
+    both = np.concatenate([a.ravel(), b.ravel()])
+    assert pooled_retrieved(profile, ["rb", "w9"]) == pytest.approx((both.mean(), both.std(), both.std(ddof=1)))
+    mapped = {"rb": "robust (2004)", "w9": "web (2009)"}
+    sufficient = {"rb": (True, ""), "w9": (True, "")}
+    rows = text_rows(mapped, pd.DataFrame(columns=["track", "i_star", "ecdf"]), sufficient, profile)
+    got = rows[rows.row.str.startswith("relevant items")].set_index("column")
+    robust = got.loc["robust"]
+    assert robust.status == "differs" and robust.reproduced == f"{a.mean():.2f} +- {a.std():.2f}"
+    assert (robust.other_setting, robust.other_value) == ("sample standard deviation",
+                                                          f"{a.mean():.2f} +- {a.std(ddof=1):.2f}")
+    web = got.loc["web"]
+    assert web.status == "data not here" and web.note.startswith(f"ours {b.mean():.2f} +- {b.std():.2f} over web (2009)")
+    assert got.loc["ml-1m"].status == "data not here" and got.loc["ml-1m"].reproduced == ""
+    # the paper's 40.51 +- 41.49 printed by ours: exact at the inferred (population) sd
+    profile.loc[0, ["rel_retrieved_per_ranking", "rel_retrieved_sd_per_ranking"]] = [40.51, 41.49]
+    rows = text_rows(mapped, pd.DataFrame(columns=["track", "i_star", "ecdf"]), sufficient, profile)
+    assert rows.set_index("column").loc["robust"].status == "exact at an inferred setting"
+    # the robust track with fewer runs: data not here
+    rows = text_rows(mapped, pd.DataFrame(columns=["track", "i_star", "ecdf"]), {"rb": (False, "")}, profile)
+    assert rows.set_index("column").loc["robust"].status == "data not here"
+
+
+def test_the_first_page_counts_per_paper_apart_from_the_notes_and_states_each_method_once():
+    """The first line counts the three papers' cells (the lecture notes' table apart); a table
+    whose cells share a method states it once above the table, one with several numbers
+    them and points each row at its own."""
+    from reeval.analyses.papers.notes import notes_rows
+
+    lexi = pc.lexiprecision_rows(lexi_cells(), lexi_tables())
+    rows = pc.combine(lexi, notes_rows())
+    md = pc.comparison_markdown(rows)
+    papers = len(lexi)
+    assert md.splitlines()[2].startswith(f"{papers} cells of the three papers: ")
+    counts = pc.status_counts(rows).set_index("paper")
+    assert counts.loc["the three papers", "cells"] == papers and counts.loc["lecture notes", "exact"] > 0
+    assert list(counts.index) == ["lexiprecision", "lecture notes", "the three papers"]
+    table2 = md[md.index("### lexiprecision: table 2"):md.index("### lexiprecision: table 3")]
+    assert table2.count("Method: relevance >= 1 (inferred: ") == 1 and "| method |" not in table2
+    assert "exact at an inferred setting" in md[:md.index("## Cells")]
+    # two methods in one table: numbered once, each row pointing at its own
+    two = lexi.copy()
+    two.loc[(two["item"] == "table 2") & (two.column == "dRR_2"), "method"] = "another"
+    table2 = pc.comparison_markdown(two)
+    table2 = table2[table2.index("### lexiprecision: table 2"):table2.index("### lexiprecision: table 3")]
+    assert "Methods:" in table2 and "2. another" in table2 and "| dRR_2 | 88.87 | 88.87 | exact at an inferred setting | relevance >= 2: 85.87 | dl19 | 2 |" in table2
+    # a note every cell of a table shares: said once above it, no note column
+    two.loc[two["item"] == "table 2", "note"] = "on these data"
+    table2 = pc.comparison_markdown(two)
+    table2 = table2[table2.index("### lexiprecision: table 2"):table2.index("### lexiprecision: table 3")]
+    assert table2.count("on these data") == 1 and "Note: on these data" in table2 and "| note |" not in table2
+
+
+def test_a_track_holding_a_benchmark_is_compared_whatever_the_mapping():
+    """The status follows the data, not the configuration's mapping: the track named
+    trec2019-dl-passage holds deep-pass (2019) in every configuration, so its cells (here
+    with a configuration mapping nothing, as config/asl-paper.yaml) are the same as when
+    lexiprecision.paper maps it; its per-track tables compute what the comparison needs."""
+    from reeval.analyses.lexiprecision import paper as lp
+
+    track = "trec2019-dl-passage"
+    base = lexi_tables("dl19", level=2)
+    tables = {name: df.assign(track=track) for name, df in base.items()}
+    level = {"relevance_level": 2, "other_relevance_level": 1}
+    tables["profile"] = tables["profile"].assign(
+        **level, rel_per_request=58.16, docs_per_request=892.51, other_requests=43, other_runs=37,
+        other_rel_per_request=95.40, other_docs_per_request=892.51)
+    tables["table2_agreement"] = tables["table2_agreement"].assign(**level, sgnLP_suffix_agree=87.07, dRR2_agree=84.68,
+                                                                   other_sgnLP_suffix_agree=90.45, other_dRR2_agree=88.87)
+    tables["table3_ties"] = tables["table3_ties"].assign(**level, LP_ties=2.63, RR_ties=56.89, other_LP_ties=0.94,
+                                                         other_RR_ties=75.54)
+    tables["table4_discriminative_power"] = tables["table4_discriminative_power"].assign(
+        percent_significant=17.42, percent_low=17.42, percent_high=17.42)
+    unmapped = pc.lexiprecision_rows(lp.comparison_table(tables, {}), tables)
+    mapped = pc.lexiprecision_rows(lp.comparison_table(tables, {track: "deep-pass (2019)"}), tables)
+    mine = unmapped[unmapped.track == track]
+    assert len(mine) == 14 and "data not here" not in set(mine.status)
+    assert unmapped.equals(mapped)
+    assert by(unmapped, "3", "dRR_1", track).status == "exact at an inferred setting"
+    assert lp.compared({"paper": {}}, track) and not lp.compared({"paper": {}}, "trec2003-robust")
+    assert lp.compared({"paper": {"mine": "robust (2004)"}}, "mine")

@@ -76,11 +76,14 @@ def test_a_mapped_track_of_the_same_collection_matches_cell_by_cell():
     mine = out[(out.track == "t8") & (out["item"] != "text")].reset_index(drop=True)
     assert len(mine) == 18 + 12 + 5
     t1 = mine[mine.item == "table 1"]
-    assert (t1.status == "exact").sum() == 11 and t1.iloc[0].status == "differs"
+    # the paper's "Tukey HSD" read as the authors' per-pair HSD: exact at that inferred setting
+    assert (t1.status == "exact at an inferred setting").sum() == 11 and t1.iloc[0].status == "differs"
     assert t1.iloc[0].note.startswith("cause unknown")
-    # the authors' procedure is the paper's method; the topic-blocked count (here one more) is in the note
-    assert t1.method.str.startswith("Tukey HSD per pair of runs (the authors' procedure").all()
-    assert t1.iloc[1].note.endswith(f"topic-blocked Tukey HSD over all 129 runs: {ref['rows'][0]['significant_99'] + 1}")
+    assert t1.method.str.startswith("Tukey HSD per pair of runs (inferred: the paper says Tukey's HSD; its authors' "
+                                    "released code").all()
+    # the other reading, the topic-blocked HSD over all runs (here one more), beside each cell
+    assert (t1.iloc[1].other_setting, t1.iloc[1].other_value) == (
+        "topic-blocked Tukey HSD over all 129 runs", str(ref['rows'][0]['significant_99'] + 1))
     t2 = mine[mine.item == "table 2"]
     assert t2.iloc[0].status == "within Monte Carlo error" and (t2.iloc[1:].status == "exact").all()
     assert "over 5 seeds" in t2.iloc[0].note
@@ -240,9 +243,16 @@ def test_table1_takes_the_authors_procedure_when_discriminative_has_a_method_col
     stacked["discriminative"] = pd.concat([blocked, authors], ignore_index=True)
     out = rp.comparison_rows(stacked, {"t8": "TREC-8"}, OPTS, {"t8": 1})
     t1 = out[(out.track == "t8") & (out["item"] == "table 1")]
-    assert len(t1) == 12 and (t1.status == "exact").all()
-    assert t1.method.str.startswith("Tukey HSD per pair of runs (the authors' procedure").all()
-    assert t1.note.str.contains("topic-blocked Tukey HSD over all 129 runs").all()
+    assert len(t1) == 12 and (t1.status == "exact at an inferred setting").all()
+    assert t1.method.str.startswith("Tukey HSD per pair of runs (inferred: ").all()
+    assert (t1.other_setting == "topic-blocked Tukey HSD over all 129 runs").all()
+    # the blocked HSD alone printing the paper's value: reproduced by another method, both values
+    swapped = pd.concat([authors.assign(method="blocked"), blocked.assign(method="authors")], ignore_index=True)
+    out = rp.comparison_rows({**stacked, "discriminative": swapped}, {"t8": "TREC-8"}, OPTS, {"t8": 1})
+    t1 = out[(out.track == "t8") & (out["item"] == "table 1")].set_index("column")
+    cell95 = t1[t1.index == "TREC-8 95%"].iloc[0]
+    assert (cell95.status, cell95.reproduced, cell95.other_value) == (
+        "reproduced by another method", str(ref["rows"][0]["significant_95"] + 5), str(ref["rows"][0]["significant_95"]))
 
 def _claims_stacked(disc_95, stab, taus, synthetic_docs=None):
     """Cross-track tables of one track t: P_rareness@100's discriminative counts (authors) at
@@ -256,8 +266,8 @@ def _claims_stacked(disc_95, stab, taus, synthetic_docs=None):
                "tau": pd.DataFrame({"track": "t", "measure": "P_rareness@100", "alpha": alphas, "tau": taus}),
                "synthetic": pd.DataFrame(columns=["track", "qid", "system", "alpha", "docs", "rank", "n_systems"])}
     if synthetic_docs:
-        rows = [{"track": "t", "qid": "1127540", "system": "rare", "alpha": a, "docs": d, "rank": 1 if d >= need else 3,
-                 "n_systems": 13} for a, need in synthetic_docs.items() for d in range(1, 50)]
+        rows = [{"track": "t", "qid": "1127540", "measure": "P_rareness@100", "system": "rare", "alpha": a, "docs": d,
+                 "rank": 1 if d >= need else 3, "n_systems": 13} for a, need in synthetic_docs.items() for d in range(1, 50)]
         stacked["synthetic"] = pd.DataFrame(rows)
     return stacked
 
@@ -282,7 +292,11 @@ def test_the_paper_s_claims_are_rows_saying_whether_they_hold_on_our_tracks():
 def test_figure_1_s_counts_come_from_the_synthetic_table_of_the_paper_s_topic():
     from reeval.analyses.rareness.claims import claim_rows
 
-    rows = frame(claim_rows(_claims_stacked([1, 2, 3], [0.1, 0.2, 0.3], [1, 0.9, 0.8], {"1": 3, "0.5": 8, "0": 13})))
+    stacked = _claims_stacked([1, 2, 3], [0.1, 0.2, 0.3], [1, 0.9, 0.8], {"1": 3, "0.5": 8, "0": 13})
+    # the normalised family ranks S_rare first sooner: not the paper's measure, left out
+    norm = stacked["synthetic"].assign(measure="P_rareness_norm@100", rank=1)
+    stacked["synthetic"] = pd.concat([stacked["synthetic"], norm], ignore_index=True)
+    rows = frame(claim_rows(stacked))
     fig1 = rows[rows.row.str.startswith("figure 1")].set_index("column")
     assert fig1.loc[["α = 1", "α = 0.5", "α = 0"], "published"].tolist() == ["28", "33", "44"]
     assert fig1.loc[["α = 1", "α = 0.5", "α = 0"], "reproduced"].tolist() == ["3", "8", "13"]
@@ -307,3 +321,54 @@ def test_the_claims_of_two_tracks_stacked_are_each_track_s_own():
     claims = rows[rows.column == "claim"].sort_values(key).reset_index(drop=True)
     want = alone[alone.column == "claim"].sort_values(key).reset_index(drop=True)
     assert len(claims) == 8 and claims.equals(want)
+
+
+def test_a_claim_on_a_track_holding_the_paper_s_collection_is_exact_or_differs():
+    """The claims are decided from the data: on a track holding one of the paper's collections
+    (its task, runs and topics) a claim that holds everywhere is exact, one that fails differs;
+    on a track mapped to the collection but with other runs it is data not here, ours beside."""
+    from reeval.analyses.rareness.claims import claim_rows
+
+    held = {"t": ("TREC-8", True, "")}
+    rows = frame(claim_rows(_claims_stacked([10, 12, 14], [0.5, 0.6, 0.7], [1.0, 0.9, 0.8]), held))
+    claims = rows[rows.column == "claim"]
+    assert (claims.status == "exact").all() and claims.note.str.startswith("on t (TREC-8): holds").all()
+    worse = frame(claim_rows(_claims_stacked([10, 10, 9], [0.5, 0.4, 0.7], [1.0, 0.7, 0.8]), held))
+    assert set(worse[worse.column == "claim"].status) == {"differs"}
+    partial = {"t": ("TREC-8", False, "10 runs here, 129 in the paper")}
+    rows = frame(claim_rows(_claims_stacked([10, 12, 14], [0.5, 0.6, 0.7], [1.0, 0.9, 0.8]), partial))
+    claims = rows[rows.column == "claim"]
+    assert (claims.status == "data not here").all()
+    assert claims.note.str.startswith("on t (not the paper's data: 10 runs here, 129 in the paper): holds").all()
+
+
+def test_figure_1_on_a_track_holding_dlt20_is_exact_or_differs_per_alpha():
+    from reeval.analyses.rareness.claims import claim_rows
+
+    stacked = _claims_stacked([1, 2, 3], [0.1, 0.2, 0.3], [1, 0.9, 0.8], {"1": 28, "0.5": 30, "0": 44})
+    fig1 = frame(claim_rows(stacked, {"t": ("DLT20", True, "")}))
+    fig1 = fig1[fig1.row.str.startswith("figure 1")].set_index("column")
+    assert fig1.loc[["α = 1", "α = 0.5", "α = 0"], "status"].tolist() == ["exact", "differs", "exact"]
+    # a track holding another collection: data not here, ours beside
+    other = frame(claim_rows(stacked, {"t": ("TREC-8", True, "")}))
+    assert set(other[other.row.str.startswith("figure 1")].status) == {"data not here"}
+
+
+def test_figure_1_needs_the_task_and_runs_not_every_topic():
+    """Figure 1 is one topic: a DLT20 track with the task and every run but fewer topics holds
+    its data (as figure 1's claims read it), while the claims over every topic do not."""
+    from reeval.analyses.papers.published import published
+    from reeval.analyses.rareness.claims import claim_rows
+    from reeval.analyses.rareness.paper import _holds
+
+    ref = published("rareness")["DLT20"]
+    stacked = _claims_stacked([1, 2, 3], [0.1, 0.2, 0.3], [1, 0.9, 0.8], {"1": 28, "0.5": 30, "0": 44})
+    stacked["discriminative"] = stacked["discriminative"].assign(runs=ref["runs"])
+    stacked["stability"] = pd.DataFrame({"track": ["t"], "topics": [10]})
+    held, one_topic = (_holds(stacked, "t", ref["task"], ref, topics=t) for t in (True, False))
+    assert held == (False, f"10 topics here, {ref['topics']} in the paper") and one_topic == (True, "")
+    rows = frame(claim_rows(stacked, {"t": ("DLT20", *held)}, {"t": ("DLT20", *one_topic)}))
+    fig1 = rows[rows.row.str.startswith("figure 1")].set_index("column")
+    assert fig1.loc[["α = 1", "α = 0.5", "α = 0"], "status"].tolist() == ["exact", "differs", "exact"]
+    claims = rows[rows.column == "claim"]
+    assert len(claims) and set(claims.status) == {"data not here"}

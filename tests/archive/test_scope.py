@@ -138,3 +138,28 @@ def test_a_dry_run_of_the_trec_study_prints_its_counts_beside_the_papers_and_dow
     assert "2021: 0 of 6 tracks, 0 of 341 run files" in out  # the years that differ, and why
     assert "fetch                       71" in out            # the jobs it would run: one fetch per track
     assert not results.exists() or not any(results.rglob("*"))  # nothing fetched, nothing written
+
+
+def test_trec_study_maps_the_rareness_and_lexiprecision_papers_onto_archive_tracks_in_scope(manifest):
+    from reeval.analyses.papers.published import published
+
+    cfg = with_defaults(yaml.safe_load((ROOT / "config" / "trec-study.yaml").read_text()))
+    cfg["manifest"] = str(MANIFEST)
+    tracks = study_tracks(cfg)
+    rare, lexi = cfg["rareness"]["paper"], cfg["lexiprecision"]["paper"]
+    assert rare == {"trec1996-adhoc": "TREC-5", "trec1999-adhoc": "TREC-8", "trec2014-web": "WT14",
+                    "trec2020-deep-docs": "DLT20"}
+    assert set(rare) <= set(tracks) and set(rare.values()) == set(published("rareness"))
+    assert set(lexi) <= set(tracks) and set(lexi.values()) <= set(published("lexiprecision")["benchmarks"])
+    # each mapped track is the benchmark's year and task
+    for track, label in lexi.items():
+        name, year = label.rstrip(")").split(" (")
+        assert manifest[track]["year"] == int(year)
+        assert {"robust": "robust", "core": "core", "web": "web", "deep-docs": "deep", "deep-pass": "deep"}[name] \
+            == manifest[track]["track"]
+        assert ("passages" in track) == (name == "deep-pass")
+    # every web/robust/core/deep benchmark of 1993-2020 with a manifest track is mapped; 2009 has none
+    unmapped = set(published("lexiprecision")["benchmarks"]) - set(lexi.values())
+    assert unmapped == {"web (2009)", "deep-docs (2021)", "deep-pass (2021)", "ml-1M (2018)",
+                        "libraryThing (2018)", "beerAdvocate (2018)"}
+    assert not any(e["year"] == 2009 for e in manifest.values())

@@ -47,15 +47,19 @@ def test_every_cross_track_function_with_no_track(tmp_path):
         table = pq.read_table(tmp_path / "study" / f"{name}.parquet")
         if name == "table2":  # one row per comparison, with no track behind it
             assert table.column("n_tracks").to_pylist() == [0] * 6
-        elif name == "paper_comparison":  # every published cell, none with data here
-            assert table.num_rows > 0 and set(table.column("status").to_pylist()) == {"data not here"}
+        elif name == "paper_comparison":  # every published cell, none with data here but the
+            # worked example of appendix A.1, whose data are the paper's own
+            cells = table.to_pandas()
+            example = cells["item"] == "appendix A.1 worked example"
+            assert len(cells) > 0 and set(cells.status[~example]) == {"data not here"}
+            assert set(cells.status[example]) == {"exact", "differs"}
         else:
             assert table.num_rows == 0 and table.schema.names == list(expected[name]), name
     for name in lr.SUMMARY_TABLES:
         assert pq.read_schema(tmp_path / "lexiprecision" / f"{name}.parquet").names == list(lr.TABLE_COLUMNS[name])
     for name in rp.ANALYSES:
         assert pq.read_schema(tmp_path / "rareness" / f"{name}.parquet").names == list(rp.TABLE_COLUMNS[name])
-    for md in ("summary/summary.md", "study/summary.md", "lexiprecision/paper_comparison.md"):
+    for md in ("summary/summary.md", "study/summary.md", "lexiprecision/summary.md"):
         text = (tmp_path / md).read_text()
         assert "No track is included" in text and NOTE in text, md
     for stem in ("study/fig1_p20", "lexiprecision/fig5_ties_by_level", "rareness/n_systems_by_track"):
@@ -88,5 +92,5 @@ def test_workflow_with_every_track_excluded(tmp_path):
     assert pd.read_csv(results / "rareness" / "tau.csv").empty
     summary = (results / "summary" / "summary.md").read_text()
     assert "0 included tracks" in summary and "| small | 2 runs kept a line" in summary
-    for md in ("study/summary.md", "lexiprecision/paper_comparison.md"):
+    for md in ("study/summary.md", "lexiprecision/summary.md"):
         assert NOTE in (results / md).read_text(), md

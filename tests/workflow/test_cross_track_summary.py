@@ -65,7 +65,8 @@ def test_summary_has_a_section_per_track_and_where_to_look_next():
     assert "hold 1 included track: t1." in text and "| t2 | 2 runs kept a line |" in text
     assert "### t1: 3 runs, 50 topics (1234 judgments, 321 relevant at level >= 2)" in text
     assert text.index("Best runs:") < text.index("Headroom:") < text.index("Reordering:") < text.index("Where to look")
-    for path in ("report.html", "study/summary.md", "lexiprecision/paper_comparison.md", "rareness/summary.md"):
+    for path in ("report.html", "study/summary.md", "lexiprecision/summary.md", "papers/paper_comparison.md",
+                 "rareness/summary.md"):
         assert f"`{path}`" in text
     assert "../shared" not in text and "$" not in text
     empty = summary_markdown([], {}, inclusion.assign(included=False))

@@ -268,7 +268,17 @@ def test_lexiprecision_outputs(default_run):
         assert set(pd.read_csv(out / f"{name}.csv").track) == set(cfg["tracks"]), name
     for name in SUMMARY_FIGURES:
         assert (out / f"{name}.png").is_file() and (out / f"{name}.pdf").is_file()
-    assert (out / "paper_comparison.md").read_text().startswith("# Lexicographic precision")
+    # one paper comparison: no lexiprecision file of its own, the studies' files the same rows
+    assert not (out / "paper_comparison.csv").exists() and not (out / "paper_comparison.md").exists()
+    unified = pd.read_csv(default_run / "papers" / "paper_comparison.csv", dtype=str, keep_default_na=False)
+    cell_keys = ["study", "item", "row", "column", "track"]
+    assert not unified.duplicated(cell_keys).any(), unified[unified.duplicated(cell_keys, keep=False)][cell_keys]
+    rareness = pd.read_csv(default_run / "rareness" / "paper_comparison.csv", dtype=str, keep_default_na=False)
+    keys = ["item", "row", "column", "track", "status", "reproduced"]
+    assert rareness[keys].equals(unified[unified.study == "rareness"][keys].reset_index(drop=True))
+    study = pd.read_csv(default_run / "study" / "paper_comparison.csv", dtype=str, keep_default_na=False)
+    keys = ["item", "row", "column", "status", "reproduced"]
+    assert study[keys].equals(unified[unified.study == "asl"][keys].reset_index(drop=True))
 
 
 def test_every_per_track_job_writes_its_benchmark(default_run):

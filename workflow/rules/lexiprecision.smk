@@ -4,14 +4,12 @@ from reeval.analyses.lexiprecision.report import TRACK_FIGURES as LEXI_TRACK_FIG
 LEXI_CONFIG = config["lexiprecision"]
 LEXI_SUMMARY_FILES = [f"{RESULTS}/lexiprecision/{name}.{ext}"
                       for name in SUMMARY_TABLES + ("fig2_theoretical_ties",) for ext in ("parquet", "csv")] + [
-    f"{RESULTS}/lexiprecision/{name}.pdf" for name in SUMMARY_FIGURES] + [
-    f"{RESULTS}/lexiprecision/paper_comparison.md", f"{RESULTS}/lexiprecision/paper_comparison.csv",
-    f"{RESULTS}/lexiprecision/summary.md"]
+    f"{RESULTS}/lexiprecision/{name}.pdf" for name in SUMMARY_FIGURES] + [f"{RESULTS}/lexiprecision/summary.md"]
 LEXI_SUMMARY_PNGS = [f"{RESULTS}/lexiprecision/{name}.png" for name in SUMMARY_FIGURES]
 
 
 rule lexiprecision_summary:
-    """Lexiprecision across tracks: stacked tables, figure 2 and overlays, the paper's values beside ours."""
+    """Lexiprecision across tracks: stacked tables, figure 2 and overlays (the paper's cells: rule papers)."""
     input:
         tracks=lambda wildcards: [f for t in usable_tracks() for f in step_files("lexiprecision", t)],
         inclusion=INCLUSION,

@@ -9,13 +9,14 @@ rule papers:
     """results/papers/paper_comparison.csv and .md: every published cell of the three papers."""
     input:
         rareness=f"{RESULTS}/rareness/paper_comparison.csv",
-        lexiprecision=[f for f in LEXI_SUMMARY_FILES if f.endswith((".parquet", "paper_comparison.csv"))],
+        lexiprecision=[f for f in LEXI_SUMMARY_FILES if f.endswith(".parquet")],
         study=f"{STUDY_DIR}/paper_comparison.csv",
     output:
         PAPERS_FILES,
     params:
         results=lambda wildcards, output: str(Path(output[0]).parent.parent),  # papers/ is under the results
         asl=config["study"]["paper"],
+        lexiprecision=config["lexiprecision"]["paper"],
     log:
         f"{RESULTS}/logs/papers/papers.log",
     threads: 1

@@ -67,7 +67,8 @@ _NAMES = {
         procedure benchmark table column fuzziness_scale retrieved_by
         study item row published reproduced method status max_drop_run groups_from""",
     FLOAT: """score value asl precision rrLP coefficient r2 probability ecdf rel_per_request
-        docs_per_request rel_retrieved_per_ranking sgnLP_suffix_agree dRR2_agree sgnLP_suffix_ties
+        docs_per_request rel_retrieved_per_ranking rel_retrieved_sd_per_ranking sgnLP_suffix_agree dRR2_agree
+        sgnLP_suffix_ties
         dRR2_ties system_rrLP_agree system_sgnLP_agree LP_ties RR_ties LP_ties_mean LP_ties_std
         RR_ties_mean RR_ties_std fraction_removed percent_significant mean_dRR1 mean_rrLP mean_sgnLP
         p_RR p_rrLP p_sgnLP p_RR_adjusted p_rrLP_adjusted p_sgnLP_adjusted rarity rarity_norm

@@ -220,24 +220,47 @@ def table1_by_run(track: str, track_dir, precision: str = "float64") -> pd.DataF
     return run_table(track, scores, measures)
 
 
+def best_run_documents(track_dir, by_run: pd.DataFrame) -> pd.DataFrame:
+    """The per-document table (:func:`reeval.measures.asl.per_document`) of the best run by ASL
+    in ``by_run`` (ties: the first by name, as figure 5) at table 1's settings (relevance >= 1,
+    eq. 3); empty without a run with an ASL."""
+    from reeval.measures import build_grid
+    from reeval.measures.asl import per_document
+    from reeval.workflow.measures_step import read_track_tables
+
+    best = views.best_and_median_run(by_run)[0]
+    if best is None:
+        return pd.DataFrame(columns=["run", "qid", "docno", "rel", "pos", "retrieved", "rel_above", "asl"])
+    judged, depth, qrels = read_track_tables(track_dir)
+    grid = build_grid(judged, depth, qrels, runs=[str(best)], keep_docno=True)
+    return per_document(grid, paper.TABLE1_SETTINGS["rel_level"], paper.TABLE1_SETTINGS["unretrieved"])
+
+
 def _table1_sources(dirs: dict, options: dict, precision: dict) -> dict:
     """Table 1 at the paper's settings for the tracks ``study.paper`` maps (and that have
-    technique groups): ``table1`` (the technique table) and ``table1_runs`` (their runs)."""
+    technique groups): ``table1`` (the technique table), ``table1_runs`` (their runs),
+    ``table1_by_run`` (their runs' measures) and ``table1_documents`` (the passage track's
+    best run by ASL, per document: :func:`best_run_documents`)."""
     mapped = [t for t in dict.fromkeys((options.get("paper") or {}).values())
               if t in dirs and t in options["techniques"]]
     by_run = {t: table1_by_run(t, dirs[t], precision.get(t, "float64")) for t in mapped}
     frames = [techniques.technique_table(by_run[t], options["techniques"][t], t) for t in mapped]
     table1 = (pd.concat(frames, ignore_index=True) if frames
               else pd.DataFrame(columns=techniques.TECHNIQUE_COLUMNS))
-    return {"table1": table1, "table1_runs": {t: by_run[t].run.tolist() for t in mapped}}
+    passages = (options.get("paper") or {}).get("passages")
+    documents = {passages: best_run_documents(dirs[passages], by_run[passages])} if passages in by_run else {}
+    return {"table1": table1, "table1_runs": {t: by_run[t].run.tolist() for t in mapped}, "table1_by_run": by_run,
+            "table1_documents": documents}
 
 
-def study(tracks: dict, out_dir, options: dict, track_figures: bool = True, precision: dict | None = None) -> dict:
+def study(tracks: dict, out_dir, options: dict, track_figures: bool = True, precision: dict | None = None,
+          planned=None) -> dict:
     """Cross-track tables, figures 1-4 and summary.md from per-track folders
     ``{track: track_dir}`` (each holding the ingested and measures tables and ``study/``).
     With no track the tables keep their columns and summary.md says why they are empty.
     ``track_figures``: whether the tracks have figures 5-6 for summary.md to show;
-    ``precision``: track -> its precision, for table 1 at the paper's settings."""
+    ``precision``: track -> its precision, for table 1 at the paper's settings; ``planned``:
+    every track of the study, included or not (the paper's track counts need them all)."""
     out = Path(out_dir)
     dirs = {t: Path(p) for t, p in tracks.items()}
     by_runs = {t: pd.read_parquet(d / "measures_by_run.parquet") for t, d in dirs.items()}
@@ -253,7 +276,9 @@ def study(tracks: dict, out_dir, options: dict, track_figures: bool = True, prec
     for name, df in zip(STUDY_TABLES, (head, reord, reord_runs, table2, share, tech)):
         write_table_pair(df, out, name)
     cells = paper.paper_rows({"headroom": head, "techniques": tech, "table2": table2, "map_share": share,
-                              **_table1_sources(dirs, options, precision or {})},
+                              **_table1_sources(dirs, options, precision or {}),
+                              "topics": {t: int(b.num_q.max()) for t, b in by_runs.items() if "num_q" in b and len(b)},
+                              "scope": {"scope": options.get("scope"), "planned": list(planned or dirs)}},
                              options.get("paper"), options["techniques"])
     # every row is this paper's: the file leaves out the constant `paper` column (typed as
     # a number, the lexiprecision comparison's published value, in the column registry)

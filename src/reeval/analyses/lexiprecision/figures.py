@@ -76,7 +76,7 @@ def _fig6_axes(ax) -> None:
     plain_log_ticks(ax.xaxis)
     ax.set_xlim(left=1)
     ax.set_xlabel("recall level i* that breaks the tie")
-    ax.set_ylabel("share of tied pairs (ECDF)")
+    ax.set_ylabel("share of the pairs not tied (ECDF)")
     ax.set_ylim(0, 1.01)
 
 
@@ -331,7 +331,7 @@ def binned_fig3(df: pd.DataFrame) -> pd.DataFrame:
 
 def ecdf_on_grid(df: pd.DataFrame) -> pd.DataFrame:
     """Figure 6's ECDF of every track evaluated at every i* any track has (a step function:
-    the share of tied pairs broken at or before i*), so tracks can be compared at each i*."""
+    the share of the pairs not tied that differ at or before i*), so tracks can be compared at each i*."""
     grid = np.unique(df.i_star.to_numpy())
     rows = []
     for track, g in df.groupby("track", sort=True):
@@ -399,11 +399,14 @@ def _distribution(ax, name: str, df: pd.DataFrame) -> None:
 def _title(ax, name: str, n: int, empty_note: str) -> None:
     what = {"fig3_ties_by_p1": "ties by first relevant position", "fig5_ties_by_level": "ties by recall level",
             "fig6_i_star_ecdf": "recall level breaking a tie", "fig9_label_removal": "ties as labels are removed"}[name]
+    if n == 1 and name == "fig9_label_removal":   # under the title: inside, it would sit on a curve
+        ax.set_title(f"{what}, 1 track\n({ONE_TRACK_NOTE.removeprefix('1 track: ')})")
+        return
     ax.set_title(f"{what}, {n} track{'s' if n != 1 else ''}")
     if n == 0:
         note(ax, empty_note, "center center")
     elif n == 1:
-        note(ax, ONE_TRACK_NOTE, "lower right" if name == "fig9_label_removal" else "upper right")
+        note(ax, ONE_TRACK_NOTE, "upper right")
 
 
 def fig9_across_tracks(df: pd.DataFrame, tracks: list, colors: dict, path_stem, empty_note: str) -> None:

@@ -5,8 +5,8 @@ Per track, under ``<track>/lexiprecision/`` (:data:`TRACK_TABLES` as Parquet and
 the position vectors, every pair x topic (i*, sgnLP, rrLP, dRR_1..20), the per-pair
 tests and the paper's tables 2-4 and figures 3, 5, 6, 7, 8 and 9. Across tracks, under
 ``lexiprecision/``: the same tables stacked, figure 2 (theory) and figures 3, 5, 6, 9
-overlaid, and ``paper_comparison.csv``/``.md`` (our numbers beside the paper's for the
-tracks ``lexiprecision.paper`` maps to its benchmark rows, :mod:`.paper`).
+overlaid. The paper's cells beside ours are in the one paper comparison
+(``papers/paper_comparison``, from these tables and :mod:`.paper`).
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from . import figures as lf
 from . import incomplete as li
 from . import pairblocks as pb
 from . import paper as lp
+from .paper import other_level
 from . import significance as ls
 from . import ties as lt
 
@@ -48,8 +49,8 @@ SUMMARY_FIGURES = ("fig2_theoretical_ties", "fig3_ties_by_p1", "fig5_ties_by_lev
 #: table has no row; the writer refuses a table whose columns differ.
 TABLE_COLUMNS = {
     "profile": ("track", "relevance_level", "requests", "runs", "rel_per_request", "docs_per_request",
-                "rel_retrieved_per_ranking", "other_relevance_level", "other_requests", "other_runs",
-                "other_rel_per_request", "other_docs_per_request"),
+                "rel_retrieved_per_ranking", "rel_retrieved_sd_per_ranking", "other_relevance_level", "other_requests",
+                "other_runs", "other_rel_per_request", "other_docs_per_request"),
     "table2_agreement": ("track", "relevance_level", "n_pair_topics", "sgnLP_suffix_agree", "dRR2_agree", "sgnLP_suffix_ties",
                          "dRR2_ties", "system_n_run_pairs", "system_rrLP_agree", "system_sgnLP_agree")
     + ("other_relevance_level", "other_sgnLP_suffix_agree", "other_dRR2_agree"),
@@ -103,6 +104,16 @@ def table_levels(opts: dict, rel_level: int) -> dict:
     return {t: int(chosen.get(t) or rel_level) for t in PAPER_TABLES}
 
 
+def track_table_levels(opts: dict, track: str, rel_level: int) -> dict:
+    """:func:`table_levels` of ``track``, table 4 at :func:`.paper.official_level` for a
+    track holding a benchmark of the paper unless ``table_relevance`` sets it: the
+    benchmark's one level in every configuration holding its data."""
+    at = table_levels(opts, rel_level)
+    if lp.compared(opts, track) and "table4" not in (opts.get("table_relevance") or {}):
+        at["table4"] = lp.official_level(opts, track, rel_level)
+    return at
+
+
 #: the paper's tables whose relevance level the paper does not state (the lexiprecision
 #: paper does not say which grades count as relevant in tables 1-3): for a track compared
 #: with the paper they are also computed at :func:`other_level`, named beside the cell
@@ -110,15 +121,6 @@ UNSTATED_LEVEL_TABLES = ("table1", "table2", "table3")
 #: their columns given at the other level (``other_<column>``)
 OTHER_COLUMNS = {"table1": ("requests", "runs", "rel_per_request", "docs_per_request"),
                  "table2": ("sgnLP_suffix_agree", "dRR2_agree"), "table3": ("LP_ties", "RR_ties")}
-
-
-def other_level(level: int, rel_level: int) -> int:
-    """The other choice of relevance level for a table at ``level`` whose level the paper
-    does not state: 1 (grade > 0) when the table is at another level, else the study's
-    level ``rel_level`` (the track's official one), or 2 when that is also 1."""
-    if level != 1:
-        return 1
-    return rel_level if rel_level != 1 else 2
 
 
 def _comparisons(grid, at: dict, rel_level: int, levels: int, opts: dict, pairs_path, extra_levels=()) -> dict:
@@ -144,10 +146,10 @@ def _comparisons(grid, at: dict, rel_level: int, levels: int, opts: dict, pairs_
 
 def hsd_seeds(opts: dict, track: str) -> list:
     """Seeds of the randomised HSD for a track: ``hsd_seeds`` (the first gives the verdicts)
-    for a track ``paper`` maps to the paper, whose table 4a cells need the range over
-    seeds; the first seed alone for the others."""
+    for a track compared with the paper (:func:`.paper.compared`), whose table 4a cells
+    need the range over seeds; the first seed alone for the others."""
     seeds = list(opts["hsd_seeds"])
-    return seeds if track in (opts.get("paper") or {}) else seeds[:1]
+    return seeds if lp.compared(opts, track) else seeds[:1]
 
 
 #: the paired tests' corrections table 4 gives for a track compared with the paper: the
@@ -170,7 +172,7 @@ def _table4(pv4, totals4, rr4, track: str, opts: dict) -> tuple:
     spread = (pb.hsd_seed_range(totals4, rr4, alpha, resamples, seeds[1:])
               if design == "randomised" and len(seeds) > 1 else None)
     # a track compared with the paper: both Bonferroni (table 4b's stated correction) and Holm
-    also = PAPER_CORRECTIONS if track in (opts.get("paper") or {}) else ()
+    also = PAPER_CORRECTIONS if lp.compared(opts, track) else ()
     power = ls.discriminative_power(tests, alpha=alpha, seed_range=spread, n_seeds=len(seeds), also=also,
                                     **procedure)
     if design == "randomised":
@@ -188,15 +190,35 @@ def _other(by_level: dict, others: dict, table: str, values) -> dict:
             **{f"other_{k}": got.get(k, math.nan) for k in OTHER_COLUMNS[table]}}
 
 
+def _paired_at(level_tables: tuple, level: int, opts: dict) -> pd.DataFrame:
+    """Table 4b's rows (the paired tests under the configured correction and
+    :data:`PAPER_CORRECTIONS`) at another relevance ``level``, from that level's
+    (PositionVectors, PairTotals, RR): the other choice of the level the paper does not
+    state, beside table 4b's cells. The HSD is not run at it (no table 4a rows)."""
+    pv, totals, rr = level_tables
+    S, T = pv.shape
+    ii, jj = pb.pair_range(S, 0, S * (S - 1) // 2)
+    tests = ls.pair_tests_from(pv.runs, ii, jj, T, totals.sums, rr, opts["paired_correction"],
+                               lambda: {name: np.zeros(ii.size, dtype=bool) for name in ls.MEASURES})
+    power = ls.discriminative_power(tests, alpha=opts["alpha"], correction=opts["paired_correction"],
+                                    hsd_design=opts["hsd_design"], also=PAPER_CORRECTIONS)
+    power = power[power.test == "paired"].reset_index(drop=True)
+    power.insert(0, "relevance_level", level)
+    return power
+
+
 def _paper_tables(track: str, by_level: dict, at: dict, depth, opts: dict, others: dict | None = None) -> dict:
-    """Tables 1-4 and the pair tests, each at its level ``at[table]``; tables 2 and 3 also
-    at ``others[table]`` (:data:`UNSTATED_LEVEL_TABLES`) when given."""
+    """Tables 1-4 and the pair tests, each at its level ``at[table]``; tables 1-3 also at
+    ``others[table]`` (:data:`UNSTATED_LEVEL_TABLES`) when given, and table 4b at
+    ``others["table4"]`` (rows after table 4's own, :func:`_paired_at`)."""
     others = others or {}
     pv1 = by_level[at["table1"]][0]
     t2, t3 = by_level[at["table2"]][1], by_level[at["table3"]][1]
     pv4, t4, rr4 = by_level[at["table4"]]
     tests, power = _table4(pv4, t4, rr4, track, opts)
     power.insert(0, "relevance_level", at["table4"])
+    if "table4" in others:
+        power = pd.concat([power, _paired_at(by_level[others["table4"]], others["table4"], opts)], ignore_index=True)
     return {
         "profile": pd.DataFrame([{"track": track, "relevance_level": at["table1"],
                                   **lt.track_profile(pv1, depth),
@@ -219,7 +241,7 @@ def track_lexiprecision(track: str, track_dir, out_dir, rel_level: int, config: 
     ``config``: the ``lexiprecision`` section with its defaults filled in
     (:func:`reeval.workflow.config_check.section_with_defaults`).
 
-    Tables 1-4 use the levels of :func:`table_levels`; the figures' data, ``positions``
+    Tables 1-4 use the levels of :func:`track_table_levels`; the figures' data, ``positions``
     and ``pairs`` use ``rel_level``. ``included``: the track as already read
     (:func:`reeval.workflow.measures_step.read_included_track` of ``track_dir``), shared
     with the other studies of a job; read here when not given."""
@@ -227,9 +249,9 @@ def track_lexiprecision(track: str, track_dir, out_dir, rel_level: int, config: 
     included = included or read_included_track(track_dir)
     grid, depth = included.grid, included.depth
     levels = int(opts["levels"])
-    at = table_levels(opts, rel_level)
-    others = ({t: other_level(at[t], rel_level) for t in UNSTATED_LEVEL_TABLES}
-              if track in (opts.get("paper") or {}) else {})
+    at = track_table_levels(opts, track, rel_level)
+    others = ({t: other_level(at[t], rel_level) for t in (*UNSTATED_LEVEL_TABLES, "table4")}
+              if lp.compared(opts, track) else {})
     out = Path(out_dir)
     by_level = _comparisons(grid, at, rel_level, levels, opts, out / "pairs.parquet", others.values())
     pv, totals, _ = by_level[rel_level]
@@ -307,8 +329,8 @@ def _by_level(corr: pd.DataFrame) -> pd.DataFrame:
 
 
 def summarize_lexiprecision(track_dirs: dict, out_dir, levels: dict, config: dict) -> None:
-    """Cross-track tables, figures 2/3/5/6/9 overlaid, and the paper comparison
-    (``paper_comparison.csv`` and ``.md``, tracks mapped by ``lexiprecision.paper``).
+    """Cross-track tables, figures 2/3/5/6/9 overlaid and ``summary.md`` (the paper's
+    cells beside ours: rule ``papers``).
     ``levels`` (the study level per track) is kept for the callers; the tables carry
     their own relevance_level. ``config`` as for :func:`track_lexiprecision`."""
     opts = config
@@ -326,9 +348,6 @@ def summarize_lexiprecision(track_dirs: dict, out_dir, levels: dict, config: dic
     lf.theoretical_figure(theory, n, out / "fig2_theoretical_ties")
     lf.cross_track_figures(tables, out, NO_TRACK_FIGURE_NOTE)
     write_text(summary_markdown(tables), out / "summary.md")
-    rows = lp.comparison_table(tables, opts["paper"])
-    write_table(rows, out / "paper_comparison.csv")
-    write_text(lp.comparison_markdown(tables, rows, NO_TRACK_INCLUDED), out / "paper_comparison.md")
 
 
 def _at(df: pd.DataFrame, key: str, value, column: str) -> pd.Series:

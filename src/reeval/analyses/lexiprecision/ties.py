@@ -276,11 +276,14 @@ def summarize_label_removal(df: pd.DataFrame) -> pd.DataFrame:
 
 def track_profile(pv: PositionVectors, depth) -> dict:
     """Table 1 of the paper for a track: requests, runs, relevant per request, documents
-    retrieved per request (mean over runs x requests with a relevant document)."""
+    retrieved per request (mean over runs x requests with a relevant document), and the
+    relevant documents retrieved per ranking (run x request): mean and standard deviation
+    (population, ddof 0; NaN without a ranking)."""
     d = pd.DataFrame({"run": np.asarray(depth["run"]), "qid": np.asarray(depth["qid"]),
                       "n_ret": np.asarray(depth["n_ret"])})
     d = d[d.qid.isin(pv.topics) & d.run.isin(pv.runs)]
     S, T = pv.shape
     return {"requests": T, "runs": S, "rel_per_request": float(pv.m.mean()) if T else math.nan,
             "docs_per_request": float(d.n_ret.sum()) / (S * T) if S * T else math.nan,
-            "rel_retrieved_per_ranking": float(pv.found.mean()) if S * T else math.nan}
+            "rel_retrieved_per_ranking": float(pv.found.mean()) if S * T else math.nan,
+            "rel_retrieved_sd_per_ranking": float(pv.found.std()) if S * T else math.nan}

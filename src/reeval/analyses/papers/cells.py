@@ -13,18 +13,27 @@ paper comparison (:mod:`.comparison`) stacks them. A row is one cell a paper pri
 - ``method``: how ours was computed (test, correction, relevance level, seed, resamples);
 - ``other_setting`` and ``other_value``: the other method that reproduces the cell
   (``reproduced by another method``), or the other choice of a setting the paper does not
-  state (e.g. ``relevance >= 2``), and ours under it as the paper prints the cell;
+  state (e.g. ``relevance >= 2``), and ours under it as the paper prints the cell
+  (``not computed`` where this run does not compute it);
 - ``status``: one of :data:`STATUSES`; ``note``: the reason of ``differs``, the interval of
   ``within Monte Carlo error``, the data needed for ``data not here``, a different task;
 - ``needs`` and ``to_add``: for a ``data not here`` cell, the dataset it needs and what to add
   to the configuration for it (the comparison groups these cells by ``needs``).
 
 A status is decided before the value is compared (../shared/DESIGN.md, "Paper
-comparisons"): first whether the data suffice (else ``data not here``, ours beside where
-we have it), then the method: ``exact`` is the paper's stated method, at its settings,
-printing its value; ``reproduced by another method`` another method that prints it (both
-values in the row); otherwise ``within Monte Carlo error``, ``within tolerance`` or
-``differs``.
+comparisons"), a ladder from the strongest (an ACM-badge-like order):
+
+1. the data: the runs, topics and qrels the cell needs all here, else ``data not here``
+   (ours beside where the data here give one);
+2. ``exact``: the paper's stated method, at the settings it states, prints its value;
+3. ``exact at an inferred setting``: a setting the paper does not state (a relevance
+   level, which Tukey HSD) was inferred, and at it ours prints the paper's value; the
+   method column names the inferred setting and why, ``other_setting``/``other_value``
+   the other choice and ours under it;
+4. ``reproduced by another method``: the stated (or inferred) method does not print the
+   paper's value, another method or setting does (both values in the row);
+5. ``within Monte Carlo error``: a seeded cell whose range over seeds holds the value;
+6. ``within tolerance`` (flagged) and ``differs`` (with the reason, or "cause unknown").
 """
 
 from __future__ import annotations
@@ -36,11 +45,14 @@ import pandas as pd
 #: the columns of every paper comparison table, in order
 COLUMNS = ("study", "item", "row", "column", "published", "reproduced", "ours_value", "ours_low", "ours_high",
            "track", "method", "other_setting", "other_value", "status", "note", "needs", "to_add")
-EXACT, ANOTHER_METHOD, MONTE_CARLO, TOLERANCE, DIFFERS, NOT_HERE = (
-    "exact", "reproduced by another method", "within Monte Carlo error", "within tolerance", "differs",
-    "data not here")
-#: every status a cell can have, in the order the summary lines count them
-STATUSES = (EXACT, ANOTHER_METHOD, MONTE_CARLO, TOLERANCE, DIFFERS, NOT_HERE)
+EXACT, INFERRED, ANOTHER_METHOD, MONTE_CARLO, TOLERANCE, DIFFERS, NOT_HERE = (
+    "exact", "exact at an inferred setting", "reproduced by another method", "within Monte Carlo error",
+    "within tolerance", "differs", "data not here")
+#: every status a cell can have, strongest first (the ladder of the module doc), in the
+#: order the summary lines count them
+STATUSES = (EXACT, INFERRED, ANOTHER_METHOD, MONTE_CARLO, TOLERANCE, DIFFERS, NOT_HERE)
+#: what ``other_value`` says when this run does not compute the other choice
+NOT_COMPUTED = "not computed"
 #: the statuses of a cell whose data are here (all but :data:`NOT_HERE`)
 DATA_HERE = STATUSES[:-1]
 

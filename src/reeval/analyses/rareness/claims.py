@@ -12,18 +12,21 @@ measure families P_rareness and AP_rareness:
 - ``more_stable``: at every alpha > 0 a higher stability than at alpha = 0;
 - ``tau_falls``: Kendall's tau against alpha = 0 never rises from one alpha to the next.
 
-``ours`` is the share of those comparisons that hold; the note lists them. None of the study's
-tracks is one of the paper's four collections (TREC-5, TREC-8, WT14, the DL 2020 document
-task), so every row is ``data not here``, with whether the claim holds on our track beside.
-Figure 1's counts (the relevant documents a system finding only unretrieved ones needs to rank
-first, by alpha) are read from the ``synthetic`` table of a track mapped to DLT20.
+``ours`` is the share of those comparisons that hold; the note lists them. The data decide
+first (``held``: the tracks holding one of the paper's four collections, TREC-5, TREC-8, WT14
+and the DL 2020 document task, with its task, runs and topics; :func:`.paper.comparison_rows`):
+on such a track a claim is ``exact`` when every comparison holds, else ``differs``; on any
+other track ``data not here``, with whether it holds there beside. Figure 1's counts (the
+relevant documents a system finding only unretrieved ones needs to rank first, by alpha) are
+read from the ``synthetic`` table of the paper's topic: ``exact`` or ``differs`` on a track
+holding DLT20, else ``data not here`` with ours beside.
 """
 
 from __future__ import annotations
 
 import pandas as pd
 
-from reeval.analyses.papers.cells import NOT_HERE, cell
+from reeval.analyses.papers.cells import DIFFERS, EXACT, NOT_HERE, cell
 from reeval.analyses.papers.published import published
 
 STUDY = "rareness"
@@ -104,9 +107,22 @@ def by_track(stacked: dict, tracks) -> dict:
                     for name, df in stacked.items()} for track in tracks}
 
 
-def claim_rows(stacked: dict) -> list[dict]:
+def _on(held: dict, track: str, collection: str | None = None) -> tuple[bool, str]:
+    """(whether ``track`` holds one of the paper's collections, ``collection`` when given, and
+    the words for where ours is) from ``held``: track -> (collection, whether its data are the
+    collection's, what differs)."""
+    got, same, differs = held.get(track, (None, False, ""))
+    if got is not None and same and collection in (None, got):
+        return True, f"on {track} ({got})"
+    return False, f"on {track} (not the paper's data{': ' + differs if differs else ''})"
+
+
+def claim_rows(stacked: dict, held: dict | None = None, one_topic: dict | None = None) -> list[dict]:
     """One row per claim and track (module doc); one ``data not here`` row per claim without ours
-    when the study has no rareness track."""
+    when the study has no rareness track. ``held``: track -> (collection, whether the track
+    holds the collection's data, what differs) for the tracks mapped to a collection;
+    ``one_topic``: the same without the topics, for figure 1 (one topic; else ``held``)."""
+    held = held or {}
     ref = published("rareness_text")
     disc = stacked.get("discriminative", pd.DataFrame())
     tracks = sorted(set(disc["track"])) if len(disc) else []
@@ -120,25 +136,30 @@ def claim_rows(stacked: dict) -> list[dict]:
             tests = tests_of[track][claim["id"]]
             if not tests:
                 continue
-            held = sum(h for _, h in tests)
+            n_held = sum(h for _, h in tests)
             failed = [w for w, h in tests if not h]
-            verdict = "holds" if held == len(tests) else f"does not hold in {len(tests) - held} of {len(tests)}"
-            note = f"on {track} (not the paper's data): {verdict}" + (f" ({'; '.join(failed[:4])}"
-                                                                     f"{'; ...' if len(failed) > 4 else ''})" if failed else "")
-            rows.append(cell(STUDY, ITEM, claim["printed"], "claim", "holds", NOT_HERE, note, ours=held / len(tests),
+            verdict = "holds" if n_held == len(tests) else f"does not hold in {len(tests) - n_held} of {len(tests)}"
+            paper_data, where = _on(held, track)
+            status = (EXACT if n_held == len(tests) else DIFFERS) if paper_data else NOT_HERE
+            note = f"{where}: {verdict}" + (f" ({'; '.join(failed[:4])}"
+                                            f"{'; ...' if len(failed) > 4 else ''})" if failed else "")
+            rows.append(cell(STUDY, ITEM, claim["printed"], "claim", "holds", status, note, ours=n_held / len(tests),
                              digits=3, track=track, needs=PAPER_DATA, to_add=TO_ADD,
                              method=f"share of {len(tests)} comparisons that hold, by measure and alpha "
                                     f"({'authors procedure, ' if 'discriminative' in claim['id'] else ''}"
                                     "numeric alphas of rareness.alphas)"))
-    return rows + figure1_rows(stacked, ref["figure1"])
+    return rows + figure1_rows(stacked, ref["figure1"], held if one_topic is None else one_topic)
 
 
-def figure1_rows(stacked: dict, fig: dict) -> list[dict]:
+def figure1_rows(stacked: dict, fig: dict, held: dict | None = None) -> list[dict]:
     """Figure 1's counts: per alpha, the fewest relevant documents S_rare needs to rank first on
-    the paper's topic; ours from a track mapped to the paper's collection (``synthetic`` table of
-    that topic), else ``data not here`` alone."""
+    the paper's topic by the paper's measure (family P_rareness, not the normalised one;
+    ``synthetic`` table of that topic): ``exact`` or ``differs`` on a track holding the
+    paper's collection (``held`` as for :func:`claim_rows`), else ``data not here``, ours
+    beside where a track has the topic."""
     synthetic = stacked.get("synthetic", pd.DataFrame())
-    on_topic = synthetic[synthetic["qid"].astype(str) == fig["topic"]] if len(synthetic) else synthetic
+    on_topic = synthetic[(synthetic["qid"].astype(str) == fig["topic"])   # the paper's measure, P@100_rareness
+                         & (synthetic["measure"].map(_family) == "P_rareness")] if len(synthetic) else synthetic
     rows = []
     for alpha, docs in sorted(fig["docs_to_rank_first"].items(), reverse=True):
         column = f"α = {alpha:g}"
@@ -151,9 +172,12 @@ def figure1_rows(stacked: dict, fig: dict) -> list[dict]:
             continue
         for track, g in first.groupby("track"):
             n = int(g["n_systems"].iloc[0]) - 1
-            rows.append(cell(STUDY, ITEM, row, column, docs, NOT_HERE,
-                             f"on {track}, {n} runs (the paper: DL 2020's document task, all its runs): "
-                             f"{int(g['docs'].min())}", ours=int(g["docs"].min()), digits=0, track=track,
+            paper_data, where = _on(held or {}, track, fig["collection"])
+            ours = int(g["docs"].min())
+            status = (EXACT if ours == int(docs) else DIFFERS) if paper_data else NOT_HERE
+            rows.append(cell(STUDY, ITEM, row, column, docs, status,
+                             f"{where}, {n} runs (the paper: DL 2020's document task, all its runs): "
+                             f"{ours}", ours=ours, digits=0, track=track,
                              needs=PAPER_DATA, to_add=TO_ADD,
                              method="the fewest D with S_rare ranked first among the runs and itself "
                                     "(analysis.synthetic_ranks, P_rareness@k)"))

@@ -16,8 +16,9 @@ is not the collection's, so that every row comparing the two says so).
   claim that discriminative power rises with α, which way each moves (:func:`alpha_trend`).
 
 Table 1's method is the authors' procedure (their released ``discriminative_power(...,
-test='hsd')``: one two-group Tukey HSD per pair of runs, topics unpaired); the
-topic-blocked HSD over all runs is given beside it in the note.
+test='hsd')``: one two-group Tukey HSD per pair of runs, topics unpaired), a reading of the
+paper's "Tukey HSD" inferred from their code, so a cell it prints is ``exact at an inferred
+setting``; the topic-blocked HSD over all runs is the other reading, beside each cell.
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from reeval.analyses.papers.cells import DIFFERS, EXACT, NOT_HERE, cell, decimals, frame, monte_carlo_status
+from reeval.analyses.papers.cells import (ANOTHER_METHOD, DIFFERS, EXACT, INFERRED, NOT_COMPUTED, NOT_HERE, cell,
+                                          decimals, frame, monte_carlo_status)
 from reeval.analyses.papers.published import published
 from reeval.report.escape import markdown_text as escape
 from reeval.report.markdown import fmt, table
@@ -107,7 +109,7 @@ def comparison_rows(stacked: dict, mapping: dict | None, options: dict, levels: 
     ``levels``: track -> relevance level (for the method column)."""
     known, tracks = published(STUDY), paper_tracks(mapping)
     levels = levels or {}
-    rows = []
+    rows, held, one_topic = [], {}, {}
     for collection, ref in known.items():
         mapped = [t for t, (c, _) in tracks.items() if c == collection]
         if not mapped:
@@ -115,7 +117,20 @@ def comparison_rows(stacked: dict, mapping: dict | None, options: dict, levels: 
             continue
         for track in mapped:
             rows += _mapped_rows(stacked, track, tracks[track][1], collection, ref, options, levels.get(track))
-    return frame(rows + claim_rows(stacked))
+            held[track] = (collection, *_holds(stacked, track, tracks[track][1], ref))
+            one_topic[track] = (collection, *_holds(stacked, track, tracks[track][1], ref, topics=False))
+    return frame(rows + claim_rows(stacked, held, one_topic))
+
+
+def _holds(stacked: dict, track: str, task: str, ref: dict, topics: bool = True) -> tuple[bool, str]:
+    """(whether ``track`` holds the collection ``ref`` describes: its task, runs and, with
+    ``topics``, topics; what differs) from the track's discriminative and stability rows.
+    Without ``topics`` for figure 1, read on one topic: its rarity needs every run, not the
+    other topics (as :func:`.paper_text.figure1_claim_rows`)."""
+    disc, stab = (stacked[name][stacked[name].track == track] for name in ("discriminative", "stability"))
+    other, note = _data_note(track, task, ref, disc.runs.max() if len(disc) else None,
+                             stab.topics.max() if topics and len(stab) else None)
+    return not other, note
 
 
 def _not_here(collection: str, ref: dict) -> list:
@@ -165,8 +180,8 @@ def _mapped_rows(stacked: dict, track: str, task: str, collection: str, ref: dic
     """Every published cell of ``collection`` beside ``track``'s values."""
     disc = stacked["discriminative"][stacked["discriminative"].track == track]
     stab = stacked["stability"][stacked["stability"].track == track]
-    other_data, data = _data_note(track, task, ref, disc.runs.max() if len(disc) else None,
-                                  stab.topics.max() if len(stab) else None)
+    same, data = _holds(stacked, track, task, ref)
+    other_data = not same
     if level not in (None, 1):  # the authors' code counts grade >= 1 as relevant
         data = _join(data, f"relevance >= {level} here, >= 1 in the authors' code")
     t = _Track(track, collection, ref, int(opts["k"]),
@@ -185,9 +200,17 @@ def _mapped_rows(stacked: dict, track: str, task: str, collection: str, ref: dic
     return out
 
 
+#: table 1's method: the paper says "Tukey HSD"; which one is inferred from the authors' code
+TABLE1_INFERRED = ("inferred: the paper says Tukey's HSD; its authors' released code runs one two-group Tukey HSD "
+                   "per pair of runs, topics unpaired")
+
+
 def _table1_cells(t: _Track, d, blocked, r: dict, row: str) -> list:
     """Table 1's two cells (95%, 99%) of one paper row; ``d``: our discriminative row by the
-    authors' procedure (the paper's method), ``blocked``: by the topic-blocked HSD (in the note)."""
+    authors' procedure (the paper's "Tukey HSD" read as their per-pair HSD: an inferred
+    setting, :data:`TABLE1_INFERRED`), ``blocked``: by the topic-blocked HSD over all runs
+    (the other reading, beside: ``reproduced by another method`` when it alone prints the
+    paper's value)."""
     out = []
     for level_pct, key in ((95, "significant_95"), (99, "significant_99")):
         column = f"{t.collection} {level_pct}%"
@@ -197,14 +220,16 @@ def _table1_cells(t: _Track, d, blocked, r: dict, row: str) -> list:
                             track=t.track))
             continue
         ours = float(d[key])
-        status, note = t.status(EXACT if ours == r[key] else DIFFERS)
+        other = (f"topic-blocked Tukey HSD over all {int(d['runs'])} runs",
+                 str(int(blocked[key])) if blocked is not None else NOT_COMPUTED)
+        value_status = (INFERRED if ours == r[key] else ANOTHER_METHOD if other[1] == str(int(r[key]))
+                        else DIFFERS)
+        status, note = t.status(value_status)
         share = f"share of pairs: paper {r[key] / t.ref['pairs']:.3f}, ours {ours / d['pairs']:.3f}" if d["pairs"] else ""
-        other = (f"topic-blocked Tukey HSD over all {int(d['runs'])} runs: {int(blocked[key])}"
-                 if blocked is not None else "")
-        out.append(cell(STUDY, "table 1", row, column, r[key], status, _join(note, share, other), ours=ours, digits=0,
-                        track=t.track, method=f"Tukey HSD per pair of runs (the authors' procedure: two groups, "
-                                              f"topics unpaired), {level_pct}%, {int(d['pairs'])} run pairs; "
-                                              f"k = {t.k}, {t.level_text}"))
+        out.append(cell(STUDY, "table 1", row, column, r[key], status, _join(note, share), ours=ours, digits=0,
+                        track=t.track, other_setting=other[0], other_value=other[1],
+                        method=f"Tukey HSD per pair of runs ({TABLE1_INFERRED}), {level_pct}%, {int(d['pairs'])} "
+                               f"run pairs; k = {t.k}, {t.level_text}"))
     return out
 
 

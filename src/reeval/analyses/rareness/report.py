@@ -29,6 +29,7 @@ from reeval.archive.inclusion import NO_TRACK_FIGURE_NOTE, NO_TRACK_INCLUDED
 from reeval.io.tables import read_stacked, write_table, write_table_pair, write_text
 from reeval.report.figures import drawn_or_told
 from reeval.report.markdown import fmt, render, table
+from reeval.analyses.papers.cells import frame
 from reeval.analyses.papers.published import published
 from reeval.workflow.config_check import ConfigError
 from reeval.workflow.measures_step import IncludedTrack, read_included_track
@@ -37,6 +38,7 @@ from . import core as rr
 from . import analysis as ra
 from . import figures as rf
 from . import paper as rpaper
+from . import paper_text as rtext
 
 ANALYSES = ("tau", "discriminative", "stability", "n_systems", "synthetic", "table4")
 TRACK_TABLES = (["by_topic.parquet", "by_run.parquet", "by_run.csv", "documents.parquet", "documents.csv"]
@@ -201,7 +203,10 @@ def summarize_rareness(tracks: dict, out_dir, opts: dict, levels: dict | None = 
     for name in ANALYSES:
         stacked[name] = read_stacked([Path(d) / f"{name}.parquet" for d in tracks.values()], TABLE_COLUMNS[name])
         write_table_pair(stacked[name], out, name)
-    write_table(rpaper.comparison_rows(stacked, opts.get("paper"), opts, levels), out / "paper_comparison.csv")
+    rows = rpaper.comparison_rows(stacked, opts.get("paper"), opts, levels)
+    more = rtext.text_rows(stacked, opts.get("paper"), rtext.value_ranges(
+        [Path(d) / "by_topic.parquet" for d in tracks.values()]))
+    write_table(frame([*rows.to_dict("records"), *more]), out / "paper_comparison.csv")
     names = sorted(tracks)
     for what, stem in (("tau", "tau_by_track"), ("n_systems", "n_systems_by_track")):
         with drawn_or_told(out / stem):

@@ -1,0 +1,138 @@
+"""The ASL paper's stated track criteria applied to the whole TREC catalog, year by year
+beside the study's scope.
+
+The manifest (:mod:`reeval.archive.manifest`) starts from the catalog's
+``analysis_candidate = yes`` rows, a flag the ASL paper does not state; the study's scope
+(:mod:`reeval.archive.scope`) then applies the paper's criteria to the manifest. This
+module applies the paper's stated criteria (section 4.1) to every catalog track
+(``../shared/catalog/tracks.csv``), and nothing else, to say per year which tracks they
+keep that the study lacks (and why the catalog left them out), and the other way round:
+
+- ``years``: 1993-2020 (:data:`reeval.archive.scope.PAPER_YEARS`);
+- ``web 2003``: the 2003 Web track skipped (both its tasks);
+- ``qrels``: "we could identify ... qrels": the catalog has a direct qrels-file link
+  (``has_qrels_file_link = yes``);
+- ``run files``: "... and per-system run files" from "the 'Past Results' section of the
+  TREC website": run input URLs under :data:`reeval.archive.scope.PAST_RESULTS`
+  (``run_url_pattern``), and "at least 5 run files" (``n_runs_with_input_url >= 5``);
+- ``formats``: "all files were in expected formats": ranked lists in TREC's run format.
+  Decided from the catalog's ``kind``: a ``not-ranked`` track (filtering sets, answer
+  strings, novelty sentences, push notifications) or one without runs fails; the other
+  kinds (``adhoc``, ``ranked-other``) pass, whatever their task, since the paper names no
+  task. Whether the files really parse is decided only on the files (the fetch).
+
+The stated criteria keep far more than the paper's 76 tracks (:func:`totals_text`), so the
+paper applied choices it does not state (ad hoc tasks, it seems: 76 of the catalog's
+ad hoc candidates in 1993-2020 once the 2003 Web track is out, the TREC-COVID rounds
+included); :func:`year_table` names, per year, every track on one side only.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from .scope import PAPER_COUNTS, PAPER_MIN_RUNS, PAPER_YEARS, PAST_RESULTS
+
+#: the stated criteria, in the order they are tried: key -> what failing it means
+CRITERIA = {
+    "years": f"outside the paper's 28 years ({PAPER_YEARS[0]}-{PAPER_YEARS[1]})",
+    "web 2003": "the 2003 Web track, which the paper skipped",
+    "qrels": "no qrels file identified (the catalog has no direct qrels-file link)",
+    "past results": "run files not in TREC's Past Results",
+    "run files": f"fewer than {PAPER_MIN_RUNS} run files",
+    "formats": "runs not ranked lists in TREC's run format",
+}
+#: the catalog kinds whose runs are not ranked lists
+NOT_RANKED = ("not-ranked", "no-runs")
+#: the columns of :func:`catalog_table`
+TABLE_COLUMNS = ("edition", "year", "track", "task", "runs", "stated", "criterion", "reason", "study", "catalog")
+
+
+def _text(value) -> str:
+    return "" if value is None or (isinstance(value, float) and math.isnan(value)) else str(value)
+
+
+def stated_reason(row) -> tuple[str, str] | None:
+    """Why the paper's stated criteria leave a catalog track (a mapping with ``tracks.csv``'s
+    columns) out, as (criterion, detail) with the criterion a key of :data:`CRITERIA` (the
+    first that fails); None when they keep it."""
+    year = int(row["year"])
+    if not PAPER_YEARS[0] <= year <= PAPER_YEARS[1]:
+        return "years", f"TREC {year}"
+    if row["trec_edition"] == "trec12" and row["track"] == "web":
+        return "web 2003", "topic sets meant to be evaluated separately"
+    if _text(row["has_qrels_file_link"]) != "yes":
+        return "qrels", _text(row.get("notes")) or "no qrels link"
+    pattern = _text(row["run_url_pattern"])
+    if not pattern.startswith(PAST_RESULTS):
+        return "past results", f"runs on {pattern.split('/')[2]}" if "//" in pattern else "no run URL"
+    runs = int(row["n_runs_with_input_url"])
+    if runs < PAPER_MIN_RUNS:
+        return "run files", f"{runs} run files"
+    if _text(row["kind"]) in NOT_RANKED:
+        return "formats", _text(row.get("notes")) or _text(row["kind"])
+    return None
+
+
+def _key(edition, track, task) -> tuple:
+    return str(edition), str(track), _text(task)
+
+
+def catalog_table(tracks: pd.DataFrame, study: dict) -> pd.DataFrame:
+    """One row per catalog track (``tracks``: ``tracks.csv``): edition, year, track, task,
+    runs (run files with an input URL), stated (the stated criteria keep it), criterion and
+    reason (why not, :func:`stated_reason`), study (the id of the study's track for it, ""
+    when the study has none; ``study``: the in-scope manifest entries) and catalog (its
+    ``analysis_candidate`` flag and notes: why the manifest has it or not)."""
+    ids = {_key(e.get("edition"), e.get("track"), e.get("task")): tid for tid, e in study.items()}
+    rows = []
+    for r in tracks.to_dict("records"):
+        why = stated_reason(r)
+        notes = _text(r.get("notes"))
+        rows.append({"edition": r["trec_edition"], "year": int(r["year"]), "track": r["track"],
+                     "task": _text(r.get("task")), "runs": int(r["n_runs_with_input_url"]), "stated": why is None,
+                     "criterion": why[0] if why else "", "reason": f"{CRITERIA[why[0]]}: {why[1]}" if why else "",
+                     "study": ids.get(_key(r["trec_edition"], r["track"], r.get("task")), ""),
+                     "catalog": f"analysis_candidate = {r['analysis_candidate']}" + (f" ({notes})" if notes else "")})
+    return pd.DataFrame(rows, columns=list(TABLE_COLUMNS))
+
+
+def _name(r) -> str:
+    return f"{r.edition} {r.track}" + (f" ({r.task})" if r.task else "")
+
+
+def year_table(table: pd.DataFrame) -> pd.DataFrame:
+    """Per year of the paper (:data:`PAPER_YEARS`) of :func:`catalog_table`: the tracks and
+    run files the stated criteria keep, the study's, and the tracks on one side only, each
+    with why (``;``-separated): kept by the stated criteria but not in the study (the
+    catalog's flag and notes), in the study but left out by the stated criteria (the
+    criterion)."""
+    rows = []
+    for year in range(PAPER_YEARS[0], PAPER_YEARS[1] + 1):
+        g = table[table.year == year]
+        kept, ours = g[g.stated], g[g.study != ""]
+        only_stated = kept[kept.study == ""]
+        only_study = ours[~ours.stated]
+        rows.append({"year": year, "stated: tracks": len(kept), "stated: run files": int(kept.runs.sum()),
+                     "study: tracks": len(ours), "study: run files": int(ours.runs.sum()),
+                     "stated, not in the study (catalog)": "; ".join(f"{_name(r)}, {r.runs} runs: {r.catalog}"
+                                                                     for r in only_stated.itertuples()),
+                     "in the study, not stated (why)": "; ".join(f"{r.study}: {r.reason}"
+                                                                 for r in only_study.itertuples())})
+    return pd.DataFrame(rows)
+
+
+def totals_text(table: pd.DataFrame) -> str:
+    """One sentence: the tracks and run files the stated criteria keep, the study's and the
+    paper's (:data:`reeval.archive.scope.PAPER_COUNTS`), and the tracks each criterion leaves
+    out in the paper's years."""
+    years = table[table.year.between(*PAPER_YEARS)]
+    kept, ours = years[years.stated], years[years.study != ""]
+    out = years[~years.stated]
+    left = ", ".join(f"{int((out.criterion == c).sum())} by {c}" for c in CRITERIA if (out.criterion == c).any())
+    return (f"The paper's stated criteria keep {len(kept)} of the catalog's {len(years)} tracks of "
+            f"{PAPER_YEARS[0]}-{PAPER_YEARS[1]} ({int(kept.runs.sum()):,} run files; left out: {left}); the study "
+            f"has {len(ours)} ({int(ours.runs.sum()):,} run files); the paper {PAPER_COUNTS['tracks']} tracks and "
+            f"{PAPER_COUNTS['runs']:,} run identifiers.")

@@ -1,0 +1,100 @@
+"""More of the rareness paper's cells (reeval.analyses.rareness.paper_text): table 1's pair
+totals, section 2's bounds [0, 2), figure 1's claims by P@100_rareness and section 4.2's
+claim on DLT20; each rule gives each of its statuses on small hand-made inputs."""
+
+import pandas as pd
+import pytest
+
+from reeval.analyses.papers.cells import frame
+from reeval.analyses.rareness import paper_text as pt
+
+
+def disc(track, runs):
+    return pd.DataFrame({"track": [track, track], "measure": "P_rareness@100", "alpha": ["0", "1"], "runs": runs})
+
+
+def test_pair_totals_follow_the_runs_of_a_track_of_the_collections_task():
+    stacked = {"discriminative": pd.concat([disc("t5", 61), disc("t8", 130)], ignore_index=True)}
+    rows = frame(pt.pair_total_rows(stacked, {"t5": "TREC-5", "t8": "TREC-8"})).set_index("column")
+    assert (rows.loc["TREC-5", "status"], rows.loc["TREC-5", "reproduced"]) == ("exact", "1830")
+    assert (rows.loc["TREC-8", "status"], rows.loc["TREC-8", "reproduced"]) == ("differs", "8385")
+    assert rows.loc["TREC-8", "note"] == "130 runs here, 129 in the paper"
+    assert (rows.loc[["WT14", "DLT20"], "status"] == "data not here").all()
+    assert (rows.loc[["WT14", "DLT20"], "reproduced"] == "").all()
+    # another task: data not here, ours beside in the note
+    other = frame(pt.pair_total_rows({"discriminative": disc("p", 64)},
+                                     {"p": {"collection": "DLT20", "task": "passage ranking"}})).set_index("column")
+    assert other.loc["DLT20", "status"] == "data not here" and "different task" in other.loc["DLT20", "note"]
+
+
+def test_bounds_hold_over_every_value_at_alphas_in_0_1_and_fail_outside(tmp_path):
+    by_topic = pd.DataFrame({"track": "a", "run": "r", "qid": ["1", "2", "1", "2", "1"],
+                             "measure": ["P_rareness@100", "P_rareness@100", "AP_rareness@100", "AP_rareness@100",
+                                         "P_rareness@100"],
+                             "alpha": ["0", "1", "0.5", "1", "2"], "value": [0.0, 1.98, 0.1, 1.5, 2.6]})
+    path = tmp_path / "by_topic.parquet"
+    by_topic.to_parquet(path)
+    ranges = pt.value_ranges([path])
+    assert len(ranges) == 5 and set(ranges.columns) == {"track", "measure", "alpha", "low", "high", "n"}
+    rows = frame(pt.bounds_rows(ranges)).set_index("row")
+    p = rows.loc["bounds of P@K_rareness, α in [0, 1]"]
+    assert (p.status, p.ours_low, p.ours_high) == ("exact", 0.0, 1.98)   # alpha 2 (2.6) is outside the claim
+    out = frame(pt.bounds_rows(ranges.assign(high=ranges.high.where(ranges.alpha != "1", 2.0))))
+    assert out.status.tolist() == ["differs", "differs"] and out.note.str.endswith("outside [0, 2)").all()
+    neg = frame(pt.bounds_rows(ranges.assign(low=-0.1)))
+    assert (neg.status == "differs").all()
+    none = frame(pt.bounds_rows(pt.value_ranges([])))
+    assert (none.status == "data not here").all() and len(none) == 2
+
+
+def synthetic(track, equal_at_zero=True, common_moves=0, runs=64):
+    rows = []
+    for alpha in (0.0, 0.5, 1.0):
+        for d in (1, 2, 3):
+            rare = (10 - d if alpha == 0 else 10 - 3 * d) if not (alpha == 0 and not equal_at_zero) else 1
+            common = 10 - d + (common_moves if alpha == 1 else 0)
+            for system, rank in (("rare", rare), ("common", common)):
+                rows.append({"track": track, "qid": "1127540", "measure": "P_rareness@100", "system": system,
+                             "alpha": str(alpha), "docs": d, "rank": rank, "n_systems": runs + 1})
+    # the normalised family, which the paper does not use: S_common jumps around
+    norm = [{**r, "measure": "P_rareness_norm@100", "rank": 50 * (r["system"] == "common") + 1} for r in rows]
+    return pd.DataFrame(rows + norm)
+
+
+def stab(track, topics=45):
+    return pd.DataFrame({"track": [track], "topics": [topics]})
+
+
+def test_figure_1_claims_need_the_dl20_document_task_with_its_runs_and_use_p_rareness():
+    mapping = {"d": "DLT20"}
+    ok = frame(pt.figure1_claim_rows({"synthetic": synthetic("d"), "stability": stab("d")}, mapping))
+    assert ok.status.tolist() == ["exact", "exact"] and ok.reproduced.tolist() == ["holds", "holds"]
+    bad = frame(pt.figure1_claim_rows({"synthetic": synthetic("d", equal_at_zero=False, common_moves=9),
+                                       "stability": stab("d")}, mapping))
+    assert bad.status.tolist() == ["differs", "differs"] and bad.reproduced.tolist() == ["does not hold"] * 2
+    assert "S_common 9, S_rare 6" in bad.note.iloc[1]
+    few = frame(pt.figure1_claim_rows({"synthetic": synthetic("d", runs=12), "stability": stab("d")}, mapping))
+    assert few.status.tolist() == ["data not here"] * 2 and "12 runs here, 64 in the paper" in few.note.iloc[0]
+    task = frame(pt.figure1_claim_rows({"synthetic": synthetic("d"), "stability": stab("d")},
+                                       {"d": {"collection": "DLT20", "task": "passage ranking"}}))
+    assert (task.status == "data not here").all() and task.reproduced.tolist() == ["holds", "holds"]
+    none = frame(pt.figure1_claim_rows({"synthetic": synthetic("d")}, {}))
+    assert (none.status == "data not here").all() and (none.reproduced == "").all()
+
+
+def tau(track, p, ap):
+    alphas = ["0", "0.5", "1"]
+    return pd.DataFrame({"track": track, "measure": ["P_rareness@100"] * 3 + ["AP_rareness@100"] * 3,
+                         "alpha": alphas * 2, "tau": [1.0, *p, 1.0, *ap]})
+
+
+@pytest.mark.parametrize("p, ap, status", [((0.85, 0.8), (0.95, 0.92), "exact"),
+                                           ((0.92, 0.8), (0.95, 0.92), "differs"),
+                                           ((0.85, 0.8), (0.95, 0.88), "differs")])
+def test_section_4_2_tau_claim_on_dlt20(p, ap, status):
+    stacked = {"tau": tau("d", p, ap), "discriminative": disc("d", 64), "stability": stab("d")}
+    row = frame(pt.tau_claim_rows(stacked, {"d": "DLT20"})).iloc[0]
+    assert row.status == status and row.track == "d"
+    few = {**stacked, "stability": stab("d", topics=54)}
+    assert frame(pt.tau_claim_rows(few, {"d": "DLT20"})).iloc[0].status == "data not here"
+    assert frame(pt.tau_claim_rows(stacked, {})).iloc[0].status == "data not here"
