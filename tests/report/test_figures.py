@@ -161,7 +161,7 @@ def test_cross_track_figures_at_82_tracks_are_distributions_and_camera_ready(sma
 
     lexi = many_tracks(small_study, 82, "lexiprecision", lr.SUMMARY_TABLES)
     lr.summarize_lexiprecision(lexi, tmp_path / "lexiprecision", {}, section_with_defaults("lexiprecision"))
-    rare = many_tracks(small_study, 82, "rareness", rp.ANALYSES)
+    rare = many_tracks(small_study, 82, "rareness", (*rp.ANALYSES, "by_topic"))  # the tables the rule reads
     rp.summarize_rareness(rare, tmp_path / "rareness", rp.with_parsed_alphas(section_with_defaults("rareness")))
     pdfs = sorted(tmp_path.rglob("*.pdf"))
     assert len(pdfs) == 7

@@ -86,10 +86,13 @@ def test_the_report_runs_no_script_and_every_table_keeps_its_cells(hostile_run, 
     board = browser.find_element(By.ID, "track-hostile")
     shown = [row.find_elements(By.TAG_NAME, "td")[1].text for row in board.find_elements(By.CSS_SELECTOR, "tbody tr")]
     assert sorted(shown) == sorted(line_text(n) for n in NAMES)
+    browser.execute_script("document.querySelectorAll('details').forEach(d => d.open = true)")  # long tables folded
     study = browser.find_element(By.ID, "asl-study").text
     assert "relative reduction in error from <b>`w|" in study
     assert f"Runs per group: <b>`w| 2, {line_text(list(GROUPS)[2])} 2, s$* 11." in study
-    assert "(<script defer>window.pwned=2)" in study or "($x$ dollar$)" in study
+    # the ASL study names its best runs as read ("$_$" and "$x^2$" are drawn and shown literally)
+    assert any(f"({line_text(name)})" in study or f" {line_text(name)} " in study
+               for name in ("<script defer>window.pwned=2", "$x$ dollar$", "$_$", "$x^2$"))
 
 
 def test_every_figure_is_drawn_and_names_with_dollars_are_drawn_as_named(hostile_run):
