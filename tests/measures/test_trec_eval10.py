@@ -133,6 +133,7 @@ def test_printed_lines_equal_trec_eval_s_on_every_run(trec_eval10, plain_tracks,
     (("rbp_resid.p=0.5", "utility.1,-0.5,-2,0.001", "11pt_avg.0.9,0.1,0.5"), {}),
     (("set_F.0.25", "Rprec_mult.0.1,3", "relstring.50", "unj.1,1000", "success.1,1000"), {}),
 ])
+@pytest.mark.slow
 def test_options_and_parameters_on_real_runs(trec_eval10, plain_tracks, specs, options):
     for track, level in [("trec2019-dl-passage", 2), ("trec-covid-round5", 1)]:
         assert check_track(trec_eval10, plain_tracks, track, level, specs, **options) > 0
