@@ -8,7 +8,7 @@
 #   make docs   install the docs extra, build the documentation site (docs/, mkdocs.yml) into
 #               site/ and serve it with its search on http://127.0.0.1:$(DOCS_PORT)/ (Ctrl-C stops)
 #   make test-slow    the slow checks deselected from make test (pytest -m slow: the long
-#                     end-to-end workflow runs, trec_eval's parity on every real track but one)
+#                     end-to-end workflow runs, the oracles' parity on every real track but one)
 #   make test-slurm   the SLURM profile on a single-node cluster it brings up (root, Debian;
 #                     tests/workflow/slurm_cluster.sh), deselected from make test
 VENV ?= .venv

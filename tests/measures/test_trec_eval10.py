@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from conftest import REAL_TRACKS
+from conftest import REAL_TRACKS, real_track_params
 from reeval.cli import main, read_inputs
 from reeval.compute import score_track
 from reeval.measures import trec_eval_selection
@@ -31,10 +31,6 @@ QUICKTEST = [
                               "-mndcg.1=3,2=9,4=4.5", "-mndcg_cut.10,20,23.4", "-msuccess.2,5,20",
                               "qrels.test", "results.test"]),
 ]
-#: the real track whose every run make test checks against trec_eval (small, graded: levels 1
-#: and 2); every other track's parity is slow (pytest -m slow: make test-slow, which CI runs)
-EVERY_MAKE_TEST = "trec2021-cast-doc"
-TRACKS = [pytest.param(track, marks=[pytest.mark.slow] * (track != EVERY_MAKE_TEST)) for track in sorted(REAL_TRACKS)]
 #: families whose values pass through log or log2 (numpy's here, the C library's in
 #: trec_eval): allowed 1e-12 on platforms where the two differ in the last bit; equal here
 LOG_FAMILIES = {"ndcg", "ndcg_cut", "ndcg_rel", "Rndcg", "dcg", "ideal_dcg", "G", "binG", "yaap", "gm_map",
@@ -96,14 +92,14 @@ def check_track(trec_eval10, plain_tracks, track, level, specs=("all_trec",), ma
     return checked
 
 
-@pytest.mark.parametrize("track", TRACKS)
+@pytest.mark.parametrize("track", real_track_params())
 def test_all_trec_topic_by_topic_on_every_run(trec_eval10, plain_tracks, track):
     levels = {REAL_TRACKS[track], 1, 2} if track.startswith(("trec20", "trec2021", "trec-covid-round5")) else {1}
     for level in sorted(levels):
         assert check_track(trec_eval10, plain_tracks, track, level) > 0
 
 
-@pytest.mark.parametrize("track", TRACKS)
+@pytest.mark.parametrize("track", real_track_params())
 def test_printed_lines_equal_trec_eval_s_on_every_run(trec_eval10, plain_tracks, track):
     """`reeval score -c -m all_trec QRELS RUN...` (all runs in one command, each line after
     its run's name) prints, per run, the lines `trec_eval -c -m all_trec QRELS RUN` prints."""
