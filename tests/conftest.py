@@ -31,9 +31,10 @@ REAL_TRACKS = {
     "trec2020-dl-passage": 2,
     "trec2021-cast-doc": 2,
 }
+
 #: the real track whose parity checks (trec_eval 10, pytrec_eval, ir_measures) run on every
-#: make test: small and graded (levels 1 and 2); the other tracks' run with pytest -m slow
-#: (make test-slow, which CI runs)
+#: make test: small and graded (levels 1 and 2); the other tracks' checks run with pytest -m
+#: slow (make test-slow, which CI runs)
 EVERY_MAKE_TEST = "trec2021-cast-doc"
 
 
