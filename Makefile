@@ -7,6 +7,8 @@
 #               chromium-driver, for the report's browser test
 #   make docs   install the docs extra, build the documentation site (docs/, mkdocs.yml) into
 #               site/ and serve it with its search on http://127.0.0.1:$(DOCS_PORT)/ (Ctrl-C stops)
+#   make test-slow    the slow checks deselected from make test (pytest -m slow: the long
+#                     end-to-end workflow runs, the oracles' parity on every real track but one)
 #   make test-slurm   the SLURM profile on a single-node cluster it brings up (root, Debian;
 #                     tests/workflow/slurm_cluster.sh), deselected from make test
 VENV ?= .venv
@@ -60,7 +62,10 @@ docs: $(VENV)/.installed-docs
 	@echo "the documentation, with its search: http://127.0.0.1:$(DOCS_PORT)/ (Ctrl-C stops the server)"
 	$(PY) -m http.server --bind 127.0.0.1 --directory site $(DOCS_PORT)
 
+test-slow: $(VENV)/.installed-test
+	$(VENV)/bin/pytest -n $(TEST_WORKERS) -m slow
+
 test-slurm: $(VENV)/.installed-test
 	$(VENV)/bin/pytest -m slurm
 
-.PHONY: install install-test run test test-slurm browser docs
+.PHONY: install install-test run test test-slow test-slurm browser docs

@@ -32,6 +32,16 @@ REAL_TRACKS = {
     "trec2021-cast-doc": 2,
 }
 
+#: the real track whose parity checks (trec_eval 10, pytrec_eval, ir_measures) run on every
+#: make test: small and graded (levels 1 and 2); the other tracks' checks run with pytest -m
+#: slow (make test-slow, which CI runs)
+EVERY_MAKE_TEST = "trec2021-cast-doc"
+
+
+def real_track_params() -> list:
+    """REAL_TRACKS' names in order as pytest params, each but EVERY_MAKE_TEST marked slow."""
+    return [pytest.param(t, marks=[pytest.mark.slow] * (t != EVERY_MAKE_TEST)) for t in sorted(REAL_TRACKS)]
+
 
 def load_file_module(relative: str, register: bool = False):
     """The Python file at ROOT/`relative` (a benchmark or rule script, not a package module),

@@ -20,7 +20,7 @@ import io
 import numpy as np
 import pytest
 
-from conftest import REAL_TRACKS, track_files
+from conftest import real_track_params, track_files
 import reeval
 from reeval.cli import main
 from reeval.measures import parse_measure
@@ -53,7 +53,7 @@ def numbered(qrels: dict, run: dict):
     return ({ids[q]: d for q, d in qrels.items()}, {ids[q]: d for q, d in run.items() if q in ids}, ids)
 
 
-@pytest.fixture(scope="module", params=sorted(REAL_TRACKS))
+@pytest.fixture(scope="module", params=real_track_params())
 def track(request):
     from reeval.io.ingest import ingest_track
 

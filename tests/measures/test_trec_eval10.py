@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from conftest import REAL_TRACKS
+from conftest import REAL_TRACKS, real_track_params
 from reeval.cli import main, read_inputs
 from reeval.compute import score_track
 from reeval.measures import trec_eval_selection
@@ -92,14 +92,14 @@ def check_track(trec_eval10, plain_tracks, track, level, specs=("all_trec",), ma
     return checked
 
 
-@pytest.mark.parametrize("track", sorted(REAL_TRACKS))
+@pytest.mark.parametrize("track", real_track_params())
 def test_all_trec_topic_by_topic_on_every_run(trec_eval10, plain_tracks, track):
     levels = {REAL_TRACKS[track], 1, 2} if track.startswith(("trec20", "trec2021", "trec-covid-round5")) else {1}
     for level in sorted(levels):
         assert check_track(trec_eval10, plain_tracks, track, level) > 0
 
 
-@pytest.mark.parametrize("track", sorted(REAL_TRACKS))
+@pytest.mark.parametrize("track", real_track_params())
 def test_printed_lines_equal_trec_eval_s_on_every_run(trec_eval10, plain_tracks, track):
     """`reeval score -c -m all_trec QRELS RUN...` (all runs in one command, each line after
     its run's name) prints, per run, the lines `trec_eval -c -m all_trec QRELS RUN` prints."""
@@ -129,6 +129,7 @@ def test_printed_lines_equal_trec_eval_s_on_every_run(trec_eval10, plain_tracks,
     (("rbp_resid.p=0.5", "utility.1,-0.5,-2,0.001", "11pt_avg.0.9,0.1,0.5"), {}),
     (("set_F.0.25", "Rprec_mult.0.1,3", "relstring.50", "unj.1,1000", "success.1,1000"), {}),
 ])
+@pytest.mark.slow
 def test_options_and_parameters_on_real_runs(trec_eval10, plain_tracks, specs, options):
     for track, level in [("trec2019-dl-passage", 2), ("trec-covid-round5", 1)]:
         assert check_track(trec_eval10, plain_tracks, track, level, specs, **options) > 0

@@ -5,6 +5,7 @@ import subprocess
 
 import pandas as pd
 import pyarrow.parquet as pq
+import pytest
 import yaml
 
 from conftest import ROOT, assert_outputs_conform, write_lines
@@ -66,6 +67,7 @@ def test_every_cross_track_function_with_no_track(tmp_path):
         assert (tmp_path / f"{stem}.png").stat().st_size > 1000 and (tmp_path / f"{stem}.pdf").is_file()
 
 
+@pytest.mark.slow
 def test_workflow_with_every_track_excluded(tmp_path):
     """A local track with 2 runs (study.min_runs is 5): its own jobs run, it is excluded,
     and every cross-track rule finishes with empty, typed tables."""

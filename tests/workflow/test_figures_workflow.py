@@ -45,11 +45,13 @@ def real_run(tmp_path_factory):
     return tmp / "results"
 
 
+@pytest.mark.slow
 def test_every_pdf_of_a_real_track_run_is_camera_ready(real_run):
     n, problems = every_problem(real_run)
     assert n == 24 and problems == []  # 12 cross-track figures, the 12 of the track (auto: 1 track)
 
 
+@pytest.mark.slow
 def test_one_track_cross_track_figures_say_so(real_run):
     for pdf in ("study/fig1_p20.pdf", "lexiprecision/fig5_ties_by_level.pdf", "rareness/tau_by_track.pdf"):
         text = " ".join(t for t, _ in figure_facts(real_run / pdf)["texts"])

@@ -174,6 +174,7 @@ print("peak_kb", next(int(l.split()[1]) for l in open("/proc/self/status") if l.
 '''
 
 
+@pytest.mark.slow
 def test_ingest_and_measures_of_a_campaign_stay_under_a_per_track_memory_limit(tmp_path):
     """Eight tracks of 0.5 M run lines each go through ingest + measures one after the
     other in one process whose address space may grow by at most BUDGET_MB over the

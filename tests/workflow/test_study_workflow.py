@@ -154,6 +154,7 @@ def clean_env(tmp_path):
     return env
 
 
+@pytest.mark.slow
 def test_mirror_study_isolates_failures_and_adds_a_track_incrementally(tmp_path, clean_env):
     mirror = tmp_path / "mirror"
     base = "https://trec.nist.gov"
@@ -212,6 +213,7 @@ def test_mirror_study_isolates_failures_and_adds_a_track_incrementally(tmp_path,
     assert bool(inc.loc["few-runs", "included"]) and inc.loc["few-runs", "runs_ingested"] == 5
 
 
+@pytest.mark.slow
 def test_http_study_with_faults_and_a_fixed_track_rerun(tmp_path, clean_env):
     site = tmp_path / "site"
     with FaultServer(site) as server:
@@ -257,6 +259,7 @@ def test_http_study_with_faults_and_a_fixed_track_rerun(tmp_path, clean_env):
         assert "s3cret" not in (res / "logs" / "fetch" / "private.log").read_text()
 
 
+@pytest.mark.slow
 def test_real_track_through_a_mirror_equals_the_local_track(tmp_path, clean_env):
     """trec2003-robust of the study manifest, its 17 runs in ../shared/data laid out as the
     archive: the fetched track gives the same tables as the same files read locally."""

@@ -525,6 +525,7 @@ def runs_without_lines(tmp_path_factory):
     return tmp / "results"
 
 
+@pytest.mark.slow
 def test_runs_that_keep_no_line_are_named_and_left_out_of_every_analysis(runs_without_lines):
     res = runs_without_lines
     runs = pd.read_csv(res / "summary" / "run_inclusion.csv", keep_default_na=False)
@@ -555,6 +556,7 @@ def test_runs_that_keep_no_line_are_named_and_left_out_of_every_analysis(runs_wi
     assert (res / "logs" / "inclusion" / "inclusion.log").read_text().count(" left out: ") == 6
 
 
+@pytest.mark.slow
 def test_tracks_csv_and_inclusion_csv_count_runs_alike(runs_without_lines):
     res = runs_without_lines
     inc = pd.read_csv(res / "summary" / "inclusion.csv").set_index("track")
@@ -629,6 +631,7 @@ def test_cross_track_rules_with_one_included_track(default_run, tmp_path):
         assert (tmp_path / f"{stem}.pdf").read_bytes()[:5] == b"%PDF-"
 
 
+@pytest.mark.slow
 def test_two_runs_of_the_campaign_give_byte_identical_outputs(default_run):
     """Every output (tables, figures, markdown, the generated tracks) of a second run of the
     whole synthetic campaign equals the first byte for byte (logs and timings aside).
