@@ -27,6 +27,18 @@ def test_pair_totals_follow_the_runs_of_a_track_of_the_collections_task():
     assert other.loc["DLT20", "status"] == "data not here" and "different task" in other.loc["DLT20", "note"]
 
 
+@pytest.mark.parametrize("runs, status, note", [
+    (61, "exact", ""),
+    (62, "differs", "62 runs here, 61 in the paper"),
+    (12, "data not here", "12 runs here, 61 in the paper: the paper's runs are not all here; ours 66 beside"),
+])
+def test_pair_totals_decide_sufficiency_before_the_value(runs, status, note):
+    # fewer runs than the paper's: its run set is not all here, as the table's other cells say
+    rows = frame(pt.pair_total_rows({"discriminative": disc("t5", runs)}, {"t5": "TREC-5"})).set_index("column")
+    assert (rows.loc["TREC-5", "status"], rows.loc["TREC-5", "note"]) == (status, note)
+    assert rows.loc["TREC-5", "reproduced"] == str(runs * (runs - 1) // 2)
+
+
 def test_bounds_hold_over_every_value_at_alphas_in_0_1_and_fail_outside(tmp_path):
     by_topic = pd.DataFrame({"track": "a", "run": "r", "qid": ["1", "2", "1", "2", "1"],
                              "measure": ["P_rareness@100", "P_rareness@100", "AP_rareness@100", "AP_rareness@100",

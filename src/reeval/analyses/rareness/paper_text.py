@@ -2,9 +2,12 @@
 each status decided from the data the cell needs, then from its value:
 
 - table 1's pair totals (1,830 / 8,256 / 406 / 2,016: runs (runs - 1) / 2 of each
-  collection): the data are the runs of a track standing for the collection with the
-  collection's task (``rareness.paper``); its runs decide the value: ``exact`` or ``differs``
-  (the runs here and the paper's in the note). No such track: ``data not here``;
+  collection): the data are the paper's run set, on a track standing for the collection with
+  the collection's task (``rareness.paper``). Sufficiency first (:func:`pair_total_status`):
+  fewer runs than the paper's (its runs are not all here) or another task gives ``data not
+  here``, ours beside; then the runs decide the value: ``exact``, or ``differs`` (a track
+  holding more runs than the paper's, the runs here and the paper's in the note). No such
+  track: ``data not here``;
 - section 2's bounds [0, 2) of P@K_rareness and AP_rareness for alpha in [0, 1]: a property
   of the measures, so any track's per-topic values at alphas in [0, 1] are data
   (``by_topic``, :func:`value_ranges`): ``exact`` when every value lies in [0, 2), else ``differs``;
@@ -47,6 +50,20 @@ def _add(collection: str) -> str:
     return f"its qrels and runs under `tracks:` and `rareness: {{paper: {{<track>: {collection}}}}}`"
 
 
+def pair_total_status(track: str, task: str, runs: int, ref: dict) -> tuple[str, str]:
+    """(status, note) of table 1's pair total of one collection (``ref``: its published entry:
+    task, runs, pairs) on ``track`` of ``task`` holding ``runs`` runs, the data decided first:
+    another task or fewer runs than the paper's (the paper's run set is not all here) ->
+    ``data not here`` (ours beside); then runs (runs - 1) / 2 equal to the paper's total ->
+    ``exact``, else ``differs`` (more runs here than the paper's)."""
+    ours, said = runs * (runs - 1) // 2, f"{runs} runs here, {ref['runs']} in the paper"
+    if task != ref["task"]:
+        return NOT_HERE, f"different task: {track} is {task}, the paper's {ref['task']}; ours {ours}"
+    if runs < int(ref["runs"]):
+        return NOT_HERE, f"{said}: the paper's runs are not all here; ours {ours} beside"
+    return (EXACT, "") if ours == int(ref["pairs"]) else (DIFFERS, said)
+
+
 def pair_total_rows(stacked: dict, mapping: dict | None) -> list[dict]:
     """Table 1's pair totals (module doc), one row per collection and mapped track."""
     tracks, rows = paper_tracks(mapping), []
@@ -66,12 +83,7 @@ def pair_total_rows(stacked: dict, mapping: dict | None) -> list[dict]:
                 continue
             runs = int(d.runs.max())
             ours = runs * (runs - 1) // 2
-            said = f"{runs} runs here, {ref['runs']} in the paper"
-            if task != ref["task"]:
-                status, note = NOT_HERE, f"different task: {track} is {task}, the paper's {ref['task']}; ours {ours}"
-            else:
-                status = EXACT if ours == int(ref["pairs"]) else DIFFERS
-                note = said if status == DIFFERS else ""
+            status, note = pair_total_status(track, task, runs, ref)
             rows.append(cell(STUDY, "table 1", "total pairs", collection, ref["pairs"], status, note, ours=ours,
                              digits=0, track=track, method=method))
     return rows
