@@ -75,7 +75,7 @@ _NAMES = {
         tau tau_ap stability tied_share mean_tau sd_tau best_real old_value new_value delta_sort
         value_ratio max_delta_sort kendall_tau kendall_tau_left_out delta_value target_sl share baseline_value rrie
         paper ours paper_share_of_pairs ours_share_of_pairs percent_low percent_high ours_low ours_high
-        fuzziness stability_low stability_high ours_value score_logo delta max_drop mean_drop
+        fuzziness stability_low stability_high stability_100 ours_value score_logo delta max_drop mean_drop
         agreement lp_agreement""",
     INT: """rel rel_above m found level pair_topics ties tied rankings count i j n p1 sample wins
         losses topics n_pair_topics system_n_run_pairs n_run_pairs n_significant requests runs

@@ -16,7 +16,9 @@ there is no Python loop over trials, runs, topics or pairs of runs.
   the authors' code; Buckley & Voorhees's relative 5%, |a - b| <= 0.05 max(|a|, |b|), as an
   option); per pair of runs the share of all R trials won by its more frequent winner
   (ties count for neither run but stay in the denominator); the mean over pairs (table 2).
-  With several seeds, the range of that mean over them (its Monte Carlo spread).
+  With several seeds, the range of that mean over them (its Monte Carlo spread); and the
+  same mean over the first :data:`CONVERGENCE_TRIALS` trials only (section 4.4's "the
+  results largely converged after 100 trials").
 - :func:`number_of_systems`: the paper's algorithm 1: sample N runs, recompute rareness
   with S = N over the sample only, Kendall tau-b with the full ranking restricted to the
   sample; the mean over trials (table 3).
@@ -47,6 +49,8 @@ EPS = 1e-12
 LEVELS = (0.95, 0.99)
 #: the authors' fuzziness (ecir2023 ``stability.py``): means within 0.05 of each other tie
 FUZZINESS = 0.05
+#: the trials after which the paper says its stability "largely converged" (section 4.4)
+CONVERGENCE_TRIALS = 100
 #: how the fuzziness is applied: ``absolute`` |a - b| <= f (the authors' code), ``relative``
 #: |a - b| <= f max(|a|, |b|) (Buckley & Voorhees 2000's "5% of the larger score")
 FUZZINESS_SCALES = ("absolute", "relative")
@@ -214,14 +218,16 @@ def stability(per_topic: dict, trials: int = 1000, seed: int = 0, size: int | No
     those of ``seed``, ``stability_low``/``stability_high`` give the range over all seeds.
     Returns measure, alpha, topics, sampled_topics, trials, fuzziness, fuzziness_scale,
     seeds, stability, stability_low, stability_high, tied_share (the share of trial x pair
-    comparisons that were ties).
+    comparisons that were ties), stability_100 (``seed``'s stability over its first
+    :data:`CONVERGENCE_TRIALS` trials, a prefix of the same samples; over all of them when
+    ``trials`` is fewer).
     """
     rows = []
     samples: dict = {}
     for (measure, alpha), X in per_topic.items():
         S, T = X.shape
         k = T // 2 if size is None else int(size)
-        values, tied_first = [], math.nan
+        values, tied_first, first_100 = [], math.nan, math.nan
         for n in range(max(int(seeds), 1)):
             if n not in samples:
                 samples[n] = topic_samples(T, k, trials, seed + n)
@@ -230,17 +236,19 @@ def stability(per_topic: dict, trials: int = 1000, seed: int = 0, size: int | No
             values.append(float(per_pair.mean()) if per_pair.size else math.nan)
             if n == 0:
                 tied_first = float(tied.mean()) if tied.size else math.nan
+                prefix = pair_stability(means[:CONVERGENCE_TRIALS], fuzziness, scale)[0]
+                first_100 = float(prefix.mean()) if prefix.size else math.nan
         rows.append({"measure": measure, "alpha": rr.alpha_label(alpha), "topics": T,
                      "sampled_topics": k, "trials": trials, "fuzziness": float(fuzziness),
                      "fuzziness_scale": scale, "seeds": len(values), "stability": values[0],
                      "stability_low": min(values), "stability_high": max(values),
-                     "tied_share": tied_first})
+                     "tied_share": tied_first, "stability_100": first_100})
     return pd.DataFrame(rows, columns=list(STABILITY_COLUMNS))
 
 
 #: the columns of :func:`stability`
 STABILITY_COLUMNS = ("measure", "alpha", "topics", "sampled_topics", "trials", "fuzziness", "fuzziness_scale",
-                     "seeds", "stability", "stability_low", "stability_high", "tied_share")
+                     "seeds", "stability", "stability_low", "stability_high", "tied_share", "stability_100")
 
 
 def batched_kendall_tau(X: np.ndarray, Y: np.ndarray) -> np.ndarray:

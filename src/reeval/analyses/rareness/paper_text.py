@@ -19,7 +19,13 @@ each status decided from the data the cell needs, then from its value:
   ranks; then ``exact`` (the claim holds) or ``differs``;
 - section 4.2's claim on DLT20: Kendall's tau of P@100 against P@100_rareness is below 0.9
   at every alpha > 0, that of AP against AP_rareness is not (read: at least 0.9 at every
-  alpha > 0). The data: a track mapped to DLT20 with its task, runs and topics (``tau``).
+  alpha > 0). The data: a track mapped to DLT20 with its task, runs and topics (``tau``);
+- section 4.4's "we set R = 1000 but observed that the results largely converged after 100
+  trials", per track mapped to a collection: read as every stability (families P_rareness
+  and AP_rareness, every alpha) over the first 100 trials within 0.01 of that over all
+  trials (``stability_100`` beside ``stability``). The data: the collection's task, runs
+  and topics and the paper's 1000 trials (fewer: ``data not here``, the verdict beside
+  when there are more than 100); then ``exact`` (converged) or ``differs``.
 """
 
 from __future__ import annotations
@@ -29,11 +35,15 @@ import pandas as pd
 from reeval.analyses.papers.cells import DIFFERS, EXACT, NOT_HERE, cell
 from reeval.analyses.papers.published import published
 
+from .analysis import CONVERGENCE_TRIALS
 from .paper import _data_note, paper_tracks
 
 STUDY = "rareness"
 #: the paper's measure of figure 1 and its tau threshold of section 4.2
 FIGURE1_FAMILY, TAU_THRESHOLD = "P_rareness", 0.9
+#: section 4.4: the paper's trials (R = 1000), and our reading of its "largely converged after
+#: 100 trials": every stability over the first 100 within this of that over all trials
+PAPER_TRIALS, CONVERGED_WITHIN = 1000, 0.01
 HOLDS = "holds"
 
 
@@ -128,19 +138,24 @@ def bounds_rows(ranges: pd.DataFrame) -> list[dict]:
     return rows
 
 
-def _dlt20(mapping: dict | None, stacked: dict, runs_of, topics: bool = True) -> list[tuple[str, bool, str]]:
-    """(track, enough, note) for each track mapped to DLT20: the task, runs (``runs_of(track)``)
-    and, with ``topics``, the topics (``stability``) against the paper's."""
-    ref = published(STUDY)["DLT20"]
+def _held(mapping: dict | None, stacked: dict, runs_of, topics: bool = True) -> list[tuple[str, str, bool, str]]:
+    """(track, collection, enough, note) for each track mapped to a collection of the paper:
+    its task, runs (``runs_of(track)``) and, with ``topics``, topics (``stability``) against
+    the collection's."""
+    known = published(STUDY)
     stab = stacked.get("stability", pd.DataFrame(columns=["track", "topics"]))
     out = []
     for track, (collection, task) in paper_tracks(mapping).items():
-        if collection != "DLT20":
-            continue
         s = stab[stab.track == track]
-        other, note = _data_note(track, task, ref, runs_of(track), s.topics.max() if topics and len(s) else None)
-        out.append((track, not other, note))
+        other, note = _data_note(track, task, known[collection], runs_of(track),
+                                 s.topics.max() if topics and len(s) else None)
+        out.append((track, collection, not other, note))
     return out
+
+
+def _dlt20(mapping: dict | None, stacked: dict, runs_of, topics: bool = True) -> list[tuple[str, bool, str]]:
+    """(track, enough, note) for each track mapped to DLT20 (:func:`_held`)."""
+    return [(t, enough, note) for t, c, enough, note in _held(mapping, stacked, runs_of, topics) if c == "DLT20"]
 
 
 def _claim_cell(item, row, enough, holds, note, track, method, need) -> dict:
@@ -202,17 +217,11 @@ def tau_claim_rows(stacked: dict, mapping: dict | None) -> list[dict]:
     """Section 4.2's claim on DLT20 (module doc), per track mapped to DLT20."""
     tau = stacked.get("tau", pd.DataFrame(columns=["track", "measure", "alpha", "tau"]))
     tau = _numeric(tau) if len(tau) else tau.assign(alpha_value=[])
-    disc = stacked.get("discriminative", pd.DataFrame(columns=["track", "runs"]))
     ref = published(STUDY)["DLT20"]
     need = f"{ref['collection']} ({ref['runs']} runs, {ref['topics']} topics)"
     row = f"section 4.2: on DLT20, τ(P@100, P@100_rareness) < {TAU_THRESHOLD:g} for every α > 0, not for AP"
-
-    def runs_of(track):
-        d = disc[disc.track == track]
-        return int(d.runs.max()) if len(d) else None
-
     rows = []
-    for track, enough, note in _dlt20(mapping, stacked, runs_of):
+    for track, enough, note in _dlt20(mapping, stacked, _runs_of(stacked)):
         t = tau[(tau.track == track) & (tau.alpha_value > 0)]
         p, ap = (t[t.measure.map(_family) == f].tau for f in ("P_rareness", "AP_rareness"))
         if not len(p) or not len(ap):
@@ -231,7 +240,65 @@ def tau_claim_rows(stacked: dict, mapping: dict | None) -> list[dict]:
     return rows
 
 
+def _runs_of(stacked: dict):
+    """track -> its runs (``discriminative``), None without a row."""
+    disc = stacked.get("discriminative", pd.DataFrame(columns=["track", "runs"]))
+
+    def runs_of(track):
+        d = disc[disc.track == track]
+        return int(d.runs.max()) if len(d) else None
+    return runs_of
+
+
+def convergence(stab: pd.DataFrame) -> tuple[bool, str] | None:
+    """Section 4.4's "largely converged after 100 trials" on one track's ``stability`` rows:
+    (whether every row's stability over its first :data:`CONVERGENCE_TRIALS` trials lies
+    within :data:`CONVERGED_WITHIN` of that over all its trials, the largest gap and where);
+    None when the rows have no more trials than that (nothing after 100 to converge to)."""
+    if not len(stab) or int(stab.trials.max()) <= CONVERGENCE_TRIALS:
+        return None
+    gap = (stab.stability_100 - stab.stability).abs()
+    worst = stab.loc[gap.idxmax()]
+    return bool((gap <= CONVERGED_WITHIN + 1e-12).all()), (
+        f"largest gap {gap.max():.4f} ({worst.measure}, α = {worst.alpha}: {worst.stability_100:.3f} after "
+        f"{CONVERGENCE_TRIALS} trials, {worst.stability:.3f} after {int(worst.trials)})")
+
+
+def convergence_rows(stacked: dict, mapping: dict | None) -> list[dict]:
+    """Section 4.4's claim (:func:`convergence`), per track mapped to a collection of the
+    paper: the data are the collection's task, runs and topics and the paper's
+    :data:`PAPER_TRIALS` trials (fewer here: ``data not here``, the verdict beside when the
+    run has more than 100); then ``exact`` when ours has converged by 100 trials, else
+    ``differs``. No mapped track: one ``data not here`` row."""
+    stab = stacked.get("stability", pd.DataFrame(columns=["track", "measure", "trials", "stability"]))
+    stab = stab[stab.measure.map(_family).isin(("P_rareness", "AP_rareness"))] if len(stab) else stab
+    row = f"section 4.4: stability largely converged after {CONVERGENCE_TRIALS} trials (of {PAPER_TRIALS})"
+    need = f"a collection of the paper with its runs and topics, rareness.trials >= {PAPER_TRIALS}"
+    method = (f"per measure (P_rareness, AP_rareness) and α: |stability over the first {CONVERGENCE_TRIALS} trials "
+              f"- over all trials| (a prefix of the same samples, the first seed); converged when the largest is at "
+              f"most {CONVERGED_WITHIN:g} (our reading of 'largely converged': a unit of the second decimal, the "
+              "paper prints three)")
+    rows = []
+    for track, collection, enough, note in _held(mapping, stacked, _runs_of(stacked)):
+        s = stab[stab.track == track] if len(stab) else stab
+        trials = int(s.trials.max()) if len(s) else 0
+        few = f"{trials} trials here, {PAPER_TRIALS} in the paper" if trials < PAPER_TRIALS else ""
+        result = convergence(s) if "stability_100" in s else None
+        if result is None:
+            rows.append(cell(STUDY, "section 4.4", row, "claim", HOLDS, NOT_HERE,
+                             "; ".join(x for x in (few or f"no stability table of {track} after 100 trials",
+                                                   note) if x),
+                             track=track, needs=need, method=method))
+            continue
+        rows.append(_claim_cell("section 4.4", row, enough and not few, result[0],
+                                "; ".join(x for x in (result[1], few, note) if x), track, method, need))
+    if not rows:
+        rows.append(cell(STUDY, "section 4.4", row, "claim", HOLDS, NOT_HERE, f"needs {need}", needs=need,
+                         to_add=_add("<collection>")))
+    return rows
+
+
 def text_rows(stacked: dict, mapping: dict | None, ranges: pd.DataFrame) -> list[dict]:
     """Every row of this module (module doc); ``ranges``: :func:`value_ranges`."""
     return (pair_total_rows(stacked, mapping) + bounds_rows(ranges) + figure1_claim_rows(stacked, mapping)
-            + tau_claim_rows(stacked, mapping))
+            + tau_claim_rows(stacked, mapping) + convergence_rows(stacked, mapping))
