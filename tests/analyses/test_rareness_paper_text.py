@@ -152,3 +152,33 @@ def test_stability_keeps_the_first_100_trials_of_the_same_samples():
     assert full.stability_100.iloc[0] == first.stability.iloc[0] == first.stability_100.iloc[0]
     few = ra.stability({("m", 0.0): X}, trials=30, seed=7, fuzziness=0.0)
     assert few.stability_100.iloc[0] == few.stability.iloc[0]
+
+
+def n_systems_rows(track, lowest=0.97, alpha="1"):
+    ns = [2, 4, 8, 16, 32, 64]
+    return pd.DataFrame({"track": track, "measure": ["P_rareness@100"] * 6 + ["AP_rareness@100"] * 6
+                         + ["P_rareness_norm@100"], "alpha": alpha, "n_systems": ns + ns + [2], "trials": 1000,
+                         "mean_tau": [lowest, .98, .98, .99, .99, .995] + [.97] * 6 + [0.1]})
+
+
+@pytest.mark.parametrize("lowest, runs, status, reproduced", [
+    (0.97, 129, "exact", "holds"),
+    (0.85, 129, "differs", "does not hold"),
+    (0.97, 40, "data not here", "holds"),        # other runs: ours beside
+])
+def test_section_4_5_mean_tau_of_n_sampled_runs_is_very_high(lowest, runs, status, reproduced):
+    stacked = {"n_systems": n_systems_rows("t8", lowest), "discriminative": disc("t8", runs),
+               "stability": stab("t8", 50)}
+    rows = frame(pt.n_systems_claim_rows(stacked, {"t8": "TREC-8", "t5": "TREC-5"}))
+    assert len(rows) == 1      # TREC-8's claim only
+    r = rows.iloc[0]
+    assert (r.status, r.reproduced, r["item"]) == (status, reproduced, "section 4.5")
+    assert f"lowest mean τ {min(lowest, 0.97):.3f}" in r.note and "12 cells" in r.note   # not the normalised family
+
+
+def test_section_4_5_without_trec8_or_its_alpha_is_data_not_here():
+    none = frame(pt.n_systems_claim_rows({"n_systems": n_systems_rows("t8")}, {}))
+    assert none.status.tolist() == ["data not here"] and "TREC-8" in none.needs.iloc[0]
+    other_alpha = frame(pt.n_systems_claim_rows({"n_systems": n_systems_rows("t8", alpha="0.5"),
+                                                 "discriminative": disc("t8", 129)}, {"t8": "TREC-8"}))
+    assert other_alpha.status.tolist() == ["data not here"] and other_alpha.reproduced.tolist() == [""]

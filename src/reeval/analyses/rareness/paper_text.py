@@ -25,7 +25,16 @@ each status decided from the data the cell needs, then from its value:
   and AP_rareness, every alpha) over the first 100 trials within 0.01 of that over all
   trials (``stability_100`` beside ``stability``). The data: the collection's task, runs
   and topics and the paper's 1000 trials (fewer: ``data not here``, the verdict beside
-  when there are more than 100); then ``exact`` (converged) or ``differs``.
+  when there are more than 100); then ``exact`` (converged) or ``differs``;
+- section 4.5 (algorithm 1, table 3's mean tau of N sampled runs per N are table 3's cells,
+  :mod:`.paper`): "correlation scores are generally very high, suggesting that rankings of
+  systems are stable even though we use different sets of systems", read as every mean tau
+  at table 3's alpha and N (2 to 64), both families, at least 0.9 (the paper's own threshold
+  of acceptable correlation, section 4.2). The data: a track mapped to TREC-8 with its task,
+  runs and topics (``n_systems``); then ``exact`` or ``differs``. The section's other
+  sentences are its motivation ("retrieval-rarity depends on the participating systems": the
+  definition of R(d)) and its method (algorithm 1, 1000 trials: the method column of table
+  3's cells), no claim of their own to check.
 """
 
 from __future__ import annotations
@@ -298,7 +307,44 @@ def convergence_rows(stacked: dict, mapping: dict | None) -> list[dict]:
     return rows
 
 
+def n_systems_claim_rows(stacked: dict, mapping: dict | None) -> list[dict]:
+    """Section 4.5's claim on TREC-8 (module doc), per track mapped to TREC-8, from the
+    ``n_systems`` table at table 3's alpha and sample sizes N."""
+    t3 = published(STUDY)["TREC-8"]["table3"]
+    ns = stacked.get("n_systems", pd.DataFrame(columns=["track", "measure", "alpha", "n_systems", "mean_tau"]))
+    ns = _numeric(ns) if len(ns) else ns.assign(alpha_value=[])
+    ns = ns[(ns.alpha_value == t3["alpha"]) & ns.n_systems.isin(t3["n_systems"])
+            & ns.measure.map(_family).isin(("P_rareness", "AP_rareness"))]
+    ref = published(STUDY)["TREC-8"]
+    need = f"{ref['collection']} ({ref['runs']} runs, {ref['topics']} topics)"
+    row = (f"section 4.5: the mean τ of N sampled runs against all runs is very high (>= {TAU_THRESHOLD:g}) "
+           f"at every N of table 3")
+    method = (f"algorithm 1 (n_systems table): mean Kendall τ over the trials, P_rareness and AP_rareness at α = "
+              f"{t3['alpha']:g}, N = {', '.join(str(n) for n in t3['n_systems'])}; 'generally very high' read as "
+              f"at least {TAU_THRESHOLD:g} (the paper's threshold of acceptable correlation, section 4.2) at every "
+              "N; the paper's own table 3 holds it (0.970 at least)")
+    rows = []
+    for track, collection, enough, note in _held(mapping, stacked, _runs_of(stacked)):
+        if collection != "TREC-8":
+            continue
+        t = ns[ns.track == track]
+        if not len(t):
+            rows.append(cell(STUDY, "section 4.5", row, "claim", HOLDS, NOT_HERE,
+                             f"no mean τ at N of table 3 on {track}", track=track, needs=need, method=method))
+            continue
+        low = t.loc[t.mean_tau.idxmin()]
+        said = (f"lowest mean τ {low.mean_tau:.3f} ({low.measure}, N = {int(low.n_systems)}) over {len(t)} cells, "
+                f"{int(t.trials.max())} trials each")
+        rows.append(_claim_cell("section 4.5", row, enough, bool((t.mean_tau >= TAU_THRESHOLD).all()),
+                                f"{said}; {note}".rstrip("; "), track, method, need))
+    if not rows:
+        rows.append(cell(STUDY, "section 4.5", row, "claim", HOLDS, NOT_HERE, f"needs {need}", needs=need,
+                         to_add=_add("TREC-8"), method=method))
+    return rows
+
+
 def text_rows(stacked: dict, mapping: dict | None, ranges: pd.DataFrame) -> list[dict]:
     """Every row of this module (module doc); ``ranges``: :func:`value_ranges`."""
     return (pair_total_rows(stacked, mapping) + bounds_rows(ranges) + figure1_claim_rows(stacked, mapping)
-            + tau_claim_rows(stacked, mapping) + convergence_rows(stacked, mapping))
+            + tau_claim_rows(stacked, mapping) + convergence_rows(stacked, mapping)
+            + n_systems_claim_rows(stacked, mapping))
