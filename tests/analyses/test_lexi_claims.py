@@ -109,3 +109,47 @@ def test_figure_claims_at_an_inferred_level():
     assert set(out.status) == {"exact at an inferred setting"}
     assert set(out.other_setting) == {"relevance >= 1"} and set(out.other_value) == {"not computed"}
     assert out.method.str.endswith("at relevance >= 2 (inferred: the paper states none)").all()
+
+
+def graded_track(tmp_path):
+    """4 runs x 3 topics, grades 0, 1 and 2: figures 8-9 differ between grade >= 1 and >= 2."""
+    from conftest import write_lines
+    from reeval.io.ingest import ingest_track, write_track
+
+    docs = [f"d{i}" for i in range(8)]
+    qrels = write_lines(tmp_path / "qrels", [f"q{q} 0 {d} {(i + q) % 3}" for q in range(3) for i, d in enumerate(docs)])
+    runs = []
+    for r in range(4):
+        order = docs[r:] + docs[:r]
+        runs.append(write_lines(tmp_path / f"run{r}", [f"q{q} Q0 {d} {i + 1} {10 - i} run{r}"
+                                                        for q in range(3) for i, d in enumerate(order[::(-1) ** q])]))
+    write_track(ingest_track("g", qrels, [str(p) for p in runs]), tmp_path / "track")
+    return tmp_path / "track"
+
+
+def test_figures_8_and_9_at_the_benchmarks_one_level_whatever_the_tracks(tmp_path):
+    """A track holding a benchmark (here by its id, deep-pass (2019): grade >= 2) computes
+    figures 8-9 at the benchmark's level whatever its own, so its claims are the same cells
+    in every configuration; another track at its own level; the comparison names the level."""
+    from reeval.analyses.lexiprecision.report import track_lexiprecision
+    from reeval.analyses.papers import comparison as pc
+    from reeval.workflow.config_check import section_with_defaults
+
+    track = graded_track(tmp_path)
+    opts = section_with_defaults("lexiprecision", {"label_removal": {"samples": 2, "fractions": [0.0, 0.5]}})
+    got = {(name, level): track_lexiprecision(name, track, tmp_path / f"{name}{level}", rel_level=level,
+                                              config=opts, figures=False)
+           for name, level in (("trec2019-dl-passage", 1), ("trec2019-dl-passage", 2), ("t", 1))}
+    for fig in ("fig8_agreement", "fig9_label_removal"):
+        one, two, own = (got[k][fig] for k in (("trec2019-dl-passage", 1), ("trec2019-dl-passage", 2), ("t", 1)))
+        pd.testing.assert_frame_equal(one, two)
+        assert set(one.relevance_level) == {2} and set(own.relevance_level) == {1}
+    assert not got[("t", 1)]["fig9_label_removal"].LP_ties_mean.equals(
+        got[("trec2019-dl-passage", 1)]["fig9_label_removal"].LP_ties_mean)
+    stacked = pd.concat([got[("trec2019-dl-passage", 1)]["fig8_agreement"].assign(track="a"),
+                         got[("t", 1)]["fig9_label_removal"].assign(track="b"),
+                         pd.DataFrame({"track": ["c"], "relevance_level": [float("nan")]})], ignore_index=True)
+    levels = pc.figure_levels(stacked, ["a", "b", "c"])
+    assert levels["a"][0].startswith("relevance >= 2 (inferred: ") and levels["a"][1] == "relevance >= 1"
+    assert levels["b"][1] == "relevance >= 2"
+    assert levels["c"] == pc.FIGURE_LEVEL   # tables that do not record a level

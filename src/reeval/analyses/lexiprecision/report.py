@@ -67,10 +67,10 @@ TABLE_COLUMNS = {
     "fig6_i_star_ecdf": ("track", "i_star", "count", "ecdf"),
     "fig7_correlation": ("track", "level") + tuple(f"dRR_{i}" for i in range(1, 9)),
     "fig7_regression": ("track", "i", "j", "coefficient", "r2", "n"),
-    "fig8_agreement": ("track", "removal", "fraction_removed")
+    "fig8_agreement": ("track", "relevance_level", "removal", "fraction_removed")
     + tuple(f"{a}_{s}" for a in li.AGREEMENT for s in ("mean", "std")) + ("samples", "pairs"),
     "fig8_agreement_samples": ("track",) + li.SAMPLE_COLUMNS,
-    "fig9_label_removal": ("track", "fraction_removed", "RR_ties_mean", "LP_ties_mean", "RR_ties_std",
+    "fig9_label_removal": ("track", "relevance_level", "fraction_removed", "RR_ties_mean", "LP_ties_mean", "RR_ties_std",
                            "LP_ties_std"),
     "fig9_label_removal_samples": ("track", "fraction_removed", "sample", "pair_topics", "RR_ties", "LP_ties"),
 }
@@ -241,8 +241,11 @@ def track_lexiprecision(track: str, track_dir, out_dir, rel_level: int, config: 
     ``config``: the ``lexiprecision`` section with its defaults filled in
     (:func:`reeval.workflow.config_check.section_with_defaults`).
 
-    Tables 1-4 use the levels of :func:`track_table_levels`; the figures' data, ``positions``
-    and ``pairs`` use ``rel_level``. ``included``: the track as already read
+    Tables 1-4 use the levels of :func:`track_table_levels`; figures 8 and 9 the benchmark's
+    one level for a track holding a benchmark of the paper (:func:`.paper.official_level`:
+    their claims are cells of the paper comparison, the same in every configuration holding
+    the data), else ``rel_level``, recorded in their ``relevance_level`` column; the other
+    figures' data, ``positions`` and ``pairs`` use ``rel_level``. ``included``: the track as already read
     (:func:`reeval.workflow.measures_step.read_included_track` of ``track_dir``), shared
     with the other studies of a job; read here when not given."""
     opts = config
@@ -257,7 +260,8 @@ def track_lexiprecision(track: str, track_dir, out_dir, rel_level: int, config: 
     pv, totals, _ = by_level[rel_level]
     corr, regression = totals.locality()
     # figures 8 and 9 remove the same labels: their position vectors built once for both
-    agreement, removal = li.grid_label_removal_studies(grid, rel_level=rel_level,
+    fig_level = lp.official_level(opts, track, rel_level)
+    agreement, removal = li.grid_label_removal_studies(grid, rel_level=fig_level,
                                                        fractions=opts["label_removal"]["fractions"],
                                                        samples=opts["label_removal"]["samples"],
                                                        seed=opts["label_removal"]["seed"])
@@ -268,9 +272,9 @@ def track_lexiprecision(track: str, track_dir, out_dir, rel_level: int, config: 
         "fig6_i_star_ecdf": totals.i_star_distribution(),
         "fig7_correlation": _by_level(corr),
         "fig7_regression": regression,
-        "fig8_agreement": li.summarize_agreement(agreement),
+        "fig8_agreement": li.summarize_agreement(agreement).assign(relevance_level=fig_level),
         "fig8_agreement_samples": agreement,
-        "fig9_label_removal": lt.summarize_label_removal(removal),
+        "fig9_label_removal": lt.summarize_label_removal(removal).assign(relevance_level=fig_level),
         "fig9_label_removal_samples": removal,
     }
     for name, df in tables.items():

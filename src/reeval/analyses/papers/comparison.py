@@ -72,9 +72,10 @@ LEVEL_WHY = ("the paper does not state which grades count; one level per benchma
              "benchmark's official evaluation, the same in every configuration")
 #: why table 4a's Tukey HSD is the one the configuration names (randomised by default)
 HSD_WHY = "the paper cites Carterette (2012) for Tukey's HSD and does not say which form"
-#: the level of figures 8 and 9's data, inferred (their tables do not record it), and the other choice
+#: the level of figures 8 and 9's data when their tables do not record it (results written
+#: before they did), and the other choice
 FIGURE_LEVEL = ("the track's relevance level (inferred: the paper does not state which grades count; figures 8-9 "
-                "are computed at the track's level, which may differ from table 4's)", "another relevance level")
+                "computed at the track's level, which may differ from table 4's)", "another relevance level")
 #: the ASL text's items on table 1's passage campaign (:mod:`reeval.analyses.asl.paper_text`)
 PASSAGE_ITEMS = ("section 4.3", "section 4.5")
 #: what to add to the configuration for a dataset no track stands for, per study
@@ -457,15 +458,33 @@ def asl_rows(study_rows: pd.DataFrame, mapping: dict | None = None) -> pd.DataFr
 def lexi_figure_claims(cells: pd.DataFrame, tables: dict) -> pd.DataFrame:
     """Figures 8 and 9's claims (:func:`.lexi_claims.figure_claim_rows`) on the tracks holding
     a benchmark (``cells``: :func:`reeval.analyses.lexiprecision.paper.comparison_table`), each
-    track's data judged by :func:`lexi_sufficiency`. Their data are at the track's own
-    relevance level (the figures' level, not table 4's), a setting the paper does not state:
-    :data:`FIGURE_LEVEL`, the other level not computed."""
+    track's data judged by :func:`lexi_sufficiency`. Their data are at the benchmark's one
+    relevance level (:data:`reeval.analyses.lexiprecision.paper.BENCHMARK_LEVELS`, table 4's,
+    whatever the track's own level: the same cell in every configuration holding the data), a
+    setting the paper does not state (:data:`LEVEL_WHY`), read from the tables'
+    ``relevance_level`` (:func:`figure_levels`); the other level not computed."""
     ref = published("lexiprecision")
     profile = tables.get("profile", pd.DataFrame())
     mapped = dict(zip(cells.track, cells.benchmark)) if len(cells) else {}
     sufficient = {t: lexi_sufficiency(profile, t, ref["benchmarks"][b]["table1"]) for t, b in mapped.items()}
-    inferred = dict.fromkeys(mapped, FIGURE_LEVEL)
-    return figure_claim_rows(mapped, sufficient, tables["fig8_agreement"], tables["fig9_label_removal"], inferred)
+    fig8, fig9 = tables["fig8_agreement"], tables["fig9_label_removal"]
+    inferred = figure_levels(pd.concat([fig8, fig9], ignore_index=True), mapped)
+    return figure_claim_rows(mapped, sufficient, fig8, fig9, inferred)
+
+
+def figure_levels(figures: pd.DataFrame, tracks) -> dict:
+    """track -> (the relevance level figures 8 and 9's data were computed at, inferred and
+    why; the other level) for each of ``tracks``, from the tables' ``relevance_level``
+    (``figures``: both tables stacked); :data:`FIGURE_LEVEL` for a track whose tables do not
+    record one level."""
+    out = {}
+    for track in tracks:
+        got = (set(figures.loc[figures.track == track, "relevance_level"].dropna().astype(int))
+               if "relevance_level" in figures and len(figures) else set())
+        level = got.pop() if len(got) == 1 else None
+        out[track] = (FIGURE_LEVEL if level is None else
+                      (f"relevance >= {level} (inferred: {LEVEL_WHY})", f"relevance >= {lp_other_level(level, level)}"))
+    return out
 
 
 def paper_comparison(results, asl_mapping: dict | None = None, lexi_mapping: dict | None = None) -> pd.DataFrame:
