@@ -149,7 +149,7 @@ def test_figures_8_and_9_at_the_benchmarks_one_level_whatever_the_tracks(tmp_pat
     stacked = pd.concat([got[("trec2019-dl-passage", 1)]["fig8_agreement"].assign(track="a"),
                          got[("t", 1)]["fig9_label_removal"].assign(track="b"),
                          pd.DataFrame({"track": ["c"], "relevance_level": [float("nan")]})], ignore_index=True)
-    levels = pc.figure_levels(stacked, ["a", "b", "c"])
-    assert levels["a"][0].startswith("relevance >= 2 (inferred: ") and levels["a"][1] == "relevance >= 1"
+    levels = lc.figure_levels(stacked, ["a", "b", "c"], pc.LEVEL_WHY)
+    assert levels["a"] == (f"relevance >= 2 (inferred: {pc.LEVEL_WHY})", "relevance >= 1")
     assert levels["b"][1] == "relevance >= 2"
-    assert levels["c"] == pc.FIGURE_LEVEL   # tables that do not record a level
+    assert levels["c"] == lc.FIGURE_LEVEL   # tables that do not record a level

@@ -52,7 +52,7 @@ from reeval.analyses.lexiprecision.paper import other_level as lp_other_level
 from .cells import (ANOTHER_METHOD, DIFFERS, EXACT, INFERRED, MONTE_CARLO, NOT_COMPUTED, NOT_HERE, STATUSES,
                     TOLERANCE, cell, decimals, frame, printed)
 from .lexi_claims import claim_rows as lexi_claim_rows
-from .lexi_claims import figure_claim_rows
+from .lexi_claims import figure_claim_rows, figure_levels
 from .notes import notes_rows
 from .texts import text_rows
 from .published import published
@@ -72,10 +72,6 @@ LEVEL_WHY = ("the paper does not state which grades count; one level per benchma
              "benchmark's official evaluation, the same in every configuration")
 #: why table 4a's Tukey HSD is the one the configuration names (randomised by default)
 HSD_WHY = "the paper cites Carterette (2012) for Tukey's HSD and does not say which form"
-#: the level of figures 8 and 9's data when their tables do not record it (results written
-#: before they did), and the other choice
-FIGURE_LEVEL = ("the track's relevance level (inferred: the paper does not state which grades count; figures 8-9 "
-                "computed at the track's level, which may differ from table 4's)", "another relevance level")
 #: the ASL text's items on table 1's passage campaign (:mod:`reeval.analyses.asl.paper_text`)
 PASSAGE_ITEMS = ("section 4.3", "section 4.5")
 #: what to add to the configuration for a dataset no track stands for, per study
@@ -462,29 +458,14 @@ def lexi_figure_claims(cells: pd.DataFrame, tables: dict) -> pd.DataFrame:
     relevance level (:data:`reeval.analyses.lexiprecision.paper.BENCHMARK_LEVELS`, table 4's,
     whatever the track's own level: the same cell in every configuration holding the data), a
     setting the paper does not state (:data:`LEVEL_WHY`), read from the tables'
-    ``relevance_level`` (:func:`figure_levels`); the other level not computed."""
+    ``relevance_level`` (:func:`.lexi_claims.figure_levels`); the other level not computed."""
     ref = published("lexiprecision")
     profile = tables.get("profile", pd.DataFrame())
     mapped = dict(zip(cells.track, cells.benchmark)) if len(cells) else {}
     sufficient = {t: lexi_sufficiency(profile, t, ref["benchmarks"][b]["table1"]) for t, b in mapped.items()}
     fig8, fig9 = tables["fig8_agreement"], tables["fig9_label_removal"]
-    inferred = figure_levels(pd.concat([fig8, fig9], ignore_index=True), mapped)
+    inferred = figure_levels(pd.concat([fig8, fig9], ignore_index=True), mapped, LEVEL_WHY)
     return figure_claim_rows(mapped, sufficient, fig8, fig9, inferred)
-
-
-def figure_levels(figures: pd.DataFrame, tracks) -> dict:
-    """track -> (the relevance level figures 8 and 9's data were computed at, inferred and
-    why; the other level) for each of ``tracks``, from the tables' ``relevance_level``
-    (``figures``: both tables stacked); :data:`FIGURE_LEVEL` for a track whose tables do not
-    record one level."""
-    out = {}
-    for track in tracks:
-        got = (set(figures.loc[figures.track == track, "relevance_level"].dropna().astype(int))
-               if "relevance_level" in figures and len(figures) else set())
-        level = got.pop() if len(got) == 1 else None
-        out[track] = (FIGURE_LEVEL if level is None else
-                      (f"relevance >= {level} (inferred: {LEVEL_WHY})", f"relevance >= {lp_other_level(level, level)}"))
-    return out
 
 
 def paper_comparison(results, asl_mapping: dict | None = None, lexi_mapping: dict | None = None) -> pd.DataFrame:

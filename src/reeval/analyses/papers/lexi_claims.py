@@ -24,6 +24,8 @@ import math
 
 import pandas as pd
 
+from reeval.analyses.lexiprecision.paper import other_level
+
 from .cells import DIFFERS, EXACT, INFERRED, NOT_COMPUTED, NOT_HERE, cell, frame
 
 STUDY = "lexiprecision"
@@ -186,3 +188,24 @@ def figure_claim_rows(mapped: dict, sufficient: dict, fig8: pd.DataFrame, fig9: 
             r["reproduced"] = verdict
             out.append(r)
     return frame(out)
+
+
+#: the level of figures 8 and 9's data when their tables do not record it (results written
+#: before they did), and the other choice
+FIGURE_LEVEL = ("the track's relevance level (inferred: the paper does not state which grades count; figures 8-9 "
+                "computed at the track's level, which may differ from table 4's)", "another relevance level")
+
+
+def figure_levels(figures: pd.DataFrame, tracks, why: str) -> dict:
+    """track -> (the relevance level figures 8 and 9's data were computed at, inferred for
+    the reason ``why``; the other level) for each of ``tracks``, from the tables'
+    ``relevance_level`` (``figures``: both tables stacked); :data:`FIGURE_LEVEL` for a track
+    whose tables do not record one level."""
+    out = {}
+    for track in tracks:
+        got = (set(figures.loc[figures.track == track, "relevance_level"].dropna().astype(int))
+               if "relevance_level" in figures and len(figures) else set())
+        level = got.pop() if len(got) == 1 else None
+        out[track] = (FIGURE_LEVEL if level is None else
+                      (f"relevance >= {level} (inferred: {why})", f"relevance >= {other_level(level, level)}"))
+    return out
