@@ -287,23 +287,34 @@ def convergence_rows(stacked: dict, mapping: dict | None) -> list[dict]:
               f"- over all trials| (a prefix of the same samples, the first seed); converged when the largest is at "
               f"most {CONVERGED_WITHIN:g} (our reading of 'largely converged': a unit of the second decimal, the "
               "paper prints three)")
-    rows = []
-    for track, collection, enough, note in _held(mapping, stacked, _runs_of(stacked)):
+    def decide(track):
         s = stab[stab.track == track] if len(stab) else stab
         trials = int(s.trials.max()) if len(s) else 0
         few = f"{trials} trials here, {PAPER_TRIALS} in the paper" if trials < PAPER_TRIALS else ""
         result = convergence(s) if "stability_100" in s else None
+        return result, few or ("" if result else f"no stability table of {track} after 100 trials")
+
+    held = [(t, enough, note) for t, _, enough, note in _held(mapping, stacked, _runs_of(stacked))]
+    return _track_claims("section 4.4", row, method, need, _add("<collection>"), held, decide)
+
+
+def _track_claims(item: str, row: str, method: str, need: str, to_add: str, held, decide) -> list[dict]:
+    """One claim cell per track of ``held`` ((track, its data are the collection's, what
+    differs)): ``decide(track)`` gives (None or (holds, what was seen), what the run lacks,
+    "" when nothing): no result or a lack -> ``data not here`` (the verdict beside when there
+    is one), else ``exact`` or ``differs``. No track: one ``data not here`` row."""
+    rows = []
+    for track, enough, note in held:
+        result, lacking = decide(track)
         if result is None:
-            rows.append(cell(STUDY, "section 4.4", row, "claim", HOLDS, NOT_HERE,
-                             "; ".join(x for x in (few or f"no stability table of {track} after 100 trials",
-                                                   note) if x),
+            rows.append(cell(STUDY, item, row, "claim", HOLDS, NOT_HERE, "; ".join(x for x in (lacking, note) if x),
                              track=track, needs=need, method=method))
-            continue
-        rows.append(_claim_cell("section 4.4", row, enough and not few, result[0],
-                                "; ".join(x for x in (result[1], few, note) if x), track, method, need))
+        else:
+            rows.append(_claim_cell(item, row, enough and not lacking, result[0],
+                                    "; ".join(x for x in (result[1], lacking, note) if x), track, method, need))
     if not rows:
-        rows.append(cell(STUDY, "section 4.4", row, "claim", HOLDS, NOT_HERE, f"needs {need}", needs=need,
-                         to_add=_add("<collection>")))
+        rows.append(cell(STUDY, item, row, "claim", HOLDS, NOT_HERE, f"needs {need}", needs=need, to_add=to_add,
+                         method=method))
     return rows
 
 
@@ -323,24 +334,17 @@ def n_systems_claim_rows(stacked: dict, mapping: dict | None) -> list[dict]:
               f"{t3['alpha']:g}, N = {', '.join(str(n) for n in t3['n_systems'])}; 'generally very high' read as "
               f"at least {TAU_THRESHOLD:g} (the paper's threshold of acceptable correlation, section 4.2) at every "
               "N; the paper's own table 3 holds it (0.970 at least)")
-    rows = []
-    for track, collection, enough, note in _held(mapping, stacked, _runs_of(stacked)):
-        if collection != "TREC-8":
-            continue
+    def decide(track):
         t = ns[ns.track == track]
         if not len(t):
-            rows.append(cell(STUDY, "section 4.5", row, "claim", HOLDS, NOT_HERE,
-                             f"no mean τ at N of table 3 on {track}", track=track, needs=need, method=method))
-            continue
+            return None, f"no mean τ at N of table 3 on {track}"
         low = t.loc[t.mean_tau.idxmin()]
-        said = (f"lowest mean τ {low.mean_tau:.3f} ({low.measure}, N = {int(low.n_systems)}) over {len(t)} cells, "
-                f"{int(t.trials.max())} trials each")
-        rows.append(_claim_cell("section 4.5", row, enough, bool((t.mean_tau >= TAU_THRESHOLD).all()),
-                                f"{said}; {note}".rstrip("; "), track, method, need))
-    if not rows:
-        rows.append(cell(STUDY, "section 4.5", row, "claim", HOLDS, NOT_HERE, f"needs {need}", needs=need,
-                         to_add=_add("TREC-8"), method=method))
-    return rows
+        return (bool((t.mean_tau >= TAU_THRESHOLD).all()),
+                f"lowest mean τ {low.mean_tau:.3f} ({low.measure}, N = {int(low.n_systems)}) over {len(t)} cells, "
+                f"{int(t.trials.max())} trials each"), ""
+
+    held = [(t, enough, note) for t, c, enough, note in _held(mapping, stacked, _runs_of(stacked)) if c == "TREC-8"]
+    return _track_claims("section 4.5", row, method, need, _add("TREC-8"), held, decide)
 
 
 def text_rows(stacked: dict, mapping: dict | None, ranges: pd.DataFrame) -> list[dict]:
