@@ -70,8 +70,8 @@ TABLE_COLUMNS = {
     "fig8_agreement": ("track", "relevance_level", "removal", "fraction_removed")
     + tuple(f"{a}_{s}" for a in li.AGREEMENT for s in ("mean", "std")) + ("samples", "pairs"),
     "fig8_agreement_samples": ("track",) + li.SAMPLE_COLUMNS,
-    "fig9_label_removal": ("track", "relevance_level", "fraction_removed", "RR_ties_mean", "LP_ties_mean", "RR_ties_std",
-                           "LP_ties_std"),
+    "fig9_label_removal": ("track", "relevance_level", "fraction_removed", "RR_ties_mean", "LP_ties_mean",
+                           "RR_ties_std", "LP_ties_std"),
     "fig9_label_removal_samples": ("track", "fraction_removed", "sample", "pair_topics", "RR_ties", "LP_ties"),
 }
 
@@ -245,8 +245,8 @@ def track_lexiprecision(track: str, track_dir, out_dir, rel_level: int, config: 
     one level for a track holding a benchmark of the paper (:func:`.paper.official_level`:
     their claims are cells of the paper comparison, the same in every configuration holding
     the data), else ``rel_level``, recorded in their ``relevance_level`` column; the other
-    figures' data, ``positions`` and ``pairs`` use ``rel_level``. ``included``: the track as already read
-    (:func:`reeval.workflow.measures_step.read_included_track` of ``track_dir``), shared
+    figures' data, ``positions`` and ``pairs`` use ``rel_level``. ``included``: the track as
+    already read (:func:`reeval.workflow.measures_step.read_included_track` of ``track_dir``), shared
     with the other studies of a job; read here when not given."""
     opts = config
     included = included or read_included_track(track_dir)
