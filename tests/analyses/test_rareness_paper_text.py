@@ -182,3 +182,8 @@ def test_section_4_5_without_trec8_or_its_alpha_is_data_not_here():
     other_alpha = frame(pt.n_systems_claim_rows({"n_systems": n_systems_rows("t8", alpha="0.5"),
                                                  "discriminative": disc("t8", 129)}, {"t8": "TREC-8"}))
     assert other_alpha.status.tolist() == ["data not here"] and other_alpha.reproduced.tolist() == [""]
+
+
+def test_section_4_5_says_why_its_other_sentences_are_no_cell():
+    rows = frame(pt.n_systems_claim_rows({}, {}))
+    assert "state no result to check" in rows.method.iloc[0] and "algorithm 1" in rows.method.iloc[0]
