@@ -104,6 +104,16 @@ def in_scope(manifest: dict, scope: str) -> dict:
     return {k: v for k, v in manifest.items() if k in keep}
 
 
+def paper_track_sets(manifest: dict) -> dict:
+    """``{scope: {"tracks": n, "runs": run files}}`` for each of :data:`PAPER_SCOPES` on the
+    manifest: section 4.1's counts at the stated setting and at reeval's ad hoc reading."""
+    out = {}
+    for scope in PAPER_SCOPES:
+        kept = scope_table(manifest, scope).query("in_scope")
+        out[scope] = {"tracks": len(kept), "runs": int(kept.runs.sum())}
+    return out
+
+
 def year_table(table: pd.DataFrame, years: tuple[int, int] = PAPER_YEARS) -> pd.DataFrame:
     """Per year of :func:`scope_table` (and every year of ``years`` without a manifest
     track): the manifest's tracks and runs, those in scope, and the tracks left out with
