@@ -102,7 +102,7 @@ def test_paper_rows_status_is_decided_by_the_data_first(n_runs):
                        "map_share": pd.DataFrame(columns=["track", "share"])})
     assert (none[none["item"] == "table 1"].status == "data not here").all()
     assert set(none["item"]) == {"table 1", "table 2", "appendix A.1", "headline claims", "appendix A.1 worked example",
-                                     "section 4.1", "section 4.3", "section 4.5"}
+                                     "section 4.1", "section 4.3", "section 4.4", "section 4.5"}
 
 
 def test_table1_sufficiency_needs_every_campaign_run_that_could_be_in_the_cells_groups():

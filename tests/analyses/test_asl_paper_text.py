@@ -81,6 +81,29 @@ def test_section_4_1_counts_at_the_stated_setting_and_at_the_ad_hoc_reading():
     assert pt.track_set_sufficiency("asl-paper", [], [])[0] is False
 
 
+def table2(mean, n_tracks=3, comparison="cumulative"):
+    return pd.DataFrame([{"comparison": comparison, "n_tracks": n_tracks, "delta_sort_mean": mean}])
+
+
+def test_section_4_4_jumped_half_gives_each_of_its_statuses():
+    held, missing = (True, "3 of the 3 tracks ..."), (False, "2 of the 3 tracks ...")
+    assert pt.jumped_half_status(43.0, True) == "exact at an inferred setting"
+    assert pt.jumped_half_status(40.0, True) == pt.jumped_half_status(60.0, True) == "exact at an inferred setting"
+    assert pt.jumped_half_status(39.9, True) == pt.jumped_half_status(61.0, True) == "differs"
+    assert pt.jumped_half_status(43.0, False) == pt.jumped_half_status(math.nan, True) == "data not here"
+    row = pt.jumped_half_rows(table2(43.2), held, "roughly half")[0]
+    assert (row["status"], row["reproduced"], row["item"]) == ("exact at an inferred setting", "43%", "section 4.4")
+    assert "the track set inferred" in row["note"]
+    row = pt.jumped_half_rows(table2(25.0), held, "roughly half")[0]
+    assert (row["status"], row["reproduced"]) == ("differs", "25%")
+    row = pt.jumped_half_rows(table2(43.2), missing, "roughly half")[0]
+    assert row["status"] == "data not here" and row["note"].startswith("ours 43% over 3 tracks, on 2 of the 3")
+    # only the Cumulative row counts; no row: data not here
+    row = pt.jumped_half_rows(table2(50.0, comparison="atomize_p"), held, "roughly half")[0]
+    assert (row["status"], row["reproduced"], row["note"]) == ("data not here", "", "no track with a delta-sort")
+    assert set(row) == set(ROW_COLUMNS)
+
+
 def t1(bm25_status, neural_status, bm25="51", neural="6"):
     return [{"item": "table 1", "row": "ASL@g1-10", "column": "passages BM25", "status": bm25_status,
              "reproduced": bm25, "note": "n1"},

@@ -24,6 +24,13 @@ Each cell's status is decided from the data it needs, then from its value:
 - section 4.3's "from 51 to rank 6" (table 1's passage ASL@g1-10, BM25 -> neural): the status
   of table 1's two cells together (:func:`fifty_one_to_six`): ``data not here`` when either
   is, ``exact`` when both are, else ``differs``;
+- section 4.4's "at least one system in each track jumped above or below roughly half of
+  its competitors on average" (:func:`jumped_half_rows`): the mean over tracks of each
+  track's largest delta-sort for the Cumulative comparison (MAP -> ASL, table 2's row),
+  read as :data:`ROUGHLY_HALF`. Over the paper's track set (:func:`track_set_sufficiency`,
+  an inferred setting, :data:`TRACK_SET_READING`): ``exact at an inferred setting`` when the
+  mean is in the reading's bounds, else ``differs``; not held or no track: ``data not
+  here``, ours beside;
 - section 4.5 on figure 5's system, the best 2020 passage run by ASL at table 1's settings:
   its ASL@g1-10 ("only 5") and its relevant passages with more than 900 irrelevant ones
   above them ("over 750"). The best may be any run of the campaign, so the data suffice when
@@ -49,6 +56,8 @@ TRACK_SET_READING = ("the track set inferred: the paper names no track; study.sc
 STATED, ADHOC = "asl-paper", "asl-paper-adhoc"
 ADHOC_READING = ("inferred setting: the stated criteria restricted to the catalog's ad hoc tasks (study.scope "
                  "asl-paper-adhoc); the paper names no task, its 76 tracks suggest it kept ad hoc ones")
+#: how section 4.4's "roughly half" is read: the mean largest delta-sort, in %, within these bounds
+ROUGHLY_HALF = (40.0, 60.0)
 A1_METHOD = ("x_i = 1 + H (1 - 1/SL_i), H = n / sum 1/SL: the value that, given weight 1 instead of "
              "1/SL_i, keeps the P-space average (appendix A.1's words; eq. 14-15)")
 
@@ -196,6 +205,40 @@ def fifty_one_to_six(table1_rows: list[dict], ref: dict | None = None) -> list[d
     return [row]
 
 
+def jumped_half_status(mean_delta_sort: float, enough: bool) -> str:
+    """Section 4.4's rule (module doc): ``data not here`` without the paper's track set
+    (``enough`` False) or a mean (NaN); ``exact at an inferred setting`` when the mean
+    largest delta-sort (%) is within :data:`ROUGHLY_HALF`; ``differs`` otherwise."""
+    if not enough or mean_delta_sort is None or math.isnan(mean_delta_sort):
+        return NOT_HERE
+    return INFERRED if ROUGHLY_HALF[0] <= mean_delta_sort <= ROUGHLY_HALF[1] else DIFFERS
+
+
+def jumped_half_rows(table2: pd.DataFrame, enough: tuple[bool, str], ref: str | None = None) -> list[dict]:
+    """Section 4.4's claim from table 2's Cumulative row (``table2``:
+    :func:`reeval.analyses.asl.study.reordering_across_tracks`; ``enough``:
+    :func:`track_set_sufficiency`): the mean over tracks of each track's largest delta-sort
+    (``delta_sort_mean``) beside the paper's words (:func:`jumped_half_status`)."""
+    ref = ref or published("asl_text")["jumped_half"]
+    cum = table2[table2.comparison == "cumulative"] if len(table2) and "comparison" in table2 else table2.iloc[:0]
+    mean = float(cum.delta_sort_mean.iloc[0]) if len(cum) else math.nan
+    tracks = int(cum.n_tracks.iloc[0]) if len(cum) else 0
+    held, said = enough
+    status = jumped_half_status(mean, held)
+    method = ("table 2's Cumulative row (MAP -> ASL): each track's largest delta-sort, averaged over the tracks; "
+              f"\"roughly half\" read as {ROUGHLY_HALF[0]:g}% to {ROUGHLY_HALF[1]:g}% of its competitors")
+    if math.isnan(mean):
+        note = "no track with a delta-sort"
+    elif status == NOT_HERE:
+        note = f"ours {mean:.0f}% over {tracks} tracks, on {said}: needs the paper's track set"
+    else:
+        note = f"ours {mean:.0f}% over {tracks} tracks, on {said}; {TRACK_SET_READING}"
+    row = _row("section 4.4", "at least one system per track jumped above or below", "mean largest delta-sort",
+               str(ref), mean, method, status, note)
+    row["reproduced"] = "" if math.isnan(mean) else f"{mean:.0f}%"
+    return [row]
+
+
 def campaign_sufficiency(runs, campaign: dict) -> tuple[bool, str]:
     """Whether every run of the campaign (``campaign``: runs, run_names) is among ``runs``, and
     ``"12 of the campaign's 59 runs"``; without the names, the number of runs decides."""
@@ -257,10 +300,10 @@ def best_passage_rows(by_run: pd.DataFrame | None, docs: pd.DataFrame | None, ca
 
 def text_rows(tables: dict, table1_rows: list[dict], paper_tracks: dict | None) -> list[dict]:
     """Every row of this module from the study's tables (:func:`reeval.analyses.asl.paper.paper_rows`'
-    ``source``): ``headroom``; optionally ``topics`` (track -> topics), ``scope`` (``{"scope":
-    study.scope, "planned": the study's tracks, "sets": the manifest's paper track sets}``),
-    ``table1_by_run`` (track -> runs at table
-    1's settings) and ``table1_documents`` (track -> its best run's per-document table);
+    ``source``): ``headroom``, ``table2``; optionally ``topics`` (track -> topics), ``scope``
+    (``{"scope": study.scope, "planned": the study's tracks, "sets": the manifest's paper
+    track sets}``), ``table1_by_run`` (track -> runs at table 1's settings) and
+    ``table1_documents`` (track -> its best run's per-document table);
     ``table1_rows``: table 1's rows; ``paper_tracks``: ``study.paper``."""
     scope = tables.get("scope") or {}
     passages = (paper_tracks or {}).get("passages")
@@ -270,4 +313,6 @@ def text_rows(tables: dict, table1_rows: list[dict], paper_tracks: dict | None) 
             + count_rows(tables["headroom"], tables.get("topics") or {}, scope.get("scope"), scope.get("planned"),
                          scope.get("sets"))
             + fifty_one_to_six(table1_rows)
+            + jumped_half_rows(tables["table2"], track_set_sufficiency(scope.get("scope"), scope.get("planned"),
+                                                                       list(tables["headroom"].track)))
             + best_passage_rows(by_run, docs, published("asl")["table1_campaign"]["passages"]))
