@@ -106,7 +106,9 @@ def test_counts_are_printed_beside_the_papers_with_queries_once_known(manifest):
     assert ("    2020: 7 of 12 tracks, 346 of 902 run files; trec-covid-round1, trec-covid-round2, trec-covid-round3, "
             "trec-covid-round4, trec-covid-round5: runs not in TREC's Past Results: runs on ir.nist.gov") in text
     assert "    2009:" not in text and "    2021: 0 of 6 tracks" in text
-    assert len(text.splitlines()) == 6                    # the years that agree are not printed
+    assert "  per year, tracks in scope (ad hoc tasks among them; docs/trec-archive.md says which and why): " \
+        "1993 2 (1), " in text and ", 2009 8 (0), " in text
+    assert len(text.splitlines()) == 7                    # the years that agree are not printed
     inclusion = pd.DataFrame({"track": ["trec2004-robust", "trec2005-robust", "trec-covid-round1", "trec1993-adhoc"],
                               "included": [True, True, True, False], "qrels_topics": [249, 50, 30, 50]})
     assert "299 queries on the 2 tracks included so far" in sc.counts_text(t, "asl-paper", inclusion)

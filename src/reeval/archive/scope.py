@@ -44,7 +44,7 @@ PAST_RESULTS = "https://trec.nist.gov/results/"
 #: the paper's least number of run files per track
 PAPER_MIN_RUNS = 5
 #: the columns of :func:`scope_table`
-SCOPE_COLUMNS = ("track", "year", "runs", "in_scope", "criterion", "reason")
+SCOPE_COLUMNS = ("track", "year", "kind", "runs", "in_scope", "criterion", "reason")
 
 
 #: the criteria of :func:`asl_paper_reason`, in the order they are tried: (key, what it says)
@@ -83,7 +83,8 @@ def asl_paper_reason(entry: dict, adhoc: bool = False) -> tuple[str, str] | None
 
 
 def scope_table(manifest: dict, scope: str) -> pd.DataFrame:
-    """One row per manifest track: track, year, runs (run files listed), in_scope, criterion
+    """One row per manifest track: track, year, kind (the catalog's, "" when the entry has
+    none), runs (run files listed), in_scope, criterion
     (the :data:`CRITERIA` key that leaves it out, "" when kept) and reason (its detail).
     ValueError for a scope not in :data:`SCOPES`."""
     if scope not in SCOPES:
@@ -91,7 +92,7 @@ def scope_table(manifest: dict, scope: str) -> pd.DataFrame:
     rows = []
     for track, entry in manifest.items():
         why = asl_paper_reason(entry, scope == "asl-paper-adhoc") if scope in PAPER_SCOPES else None
-        rows.append({"track": track, "year": entry.get("year"), "runs": len((entry.get("urls") or {}).get("runs") or []),
+        rows.append({"track": track, "year": entry.get("year"), "kind": entry.get("kind") or "", "runs": len((entry.get("urls") or {}).get("runs") or []),
                      "in_scope": why is None, "criterion": why[0] if why else "",
                      "reason": f"{CRITERIA[why[0]]}: {why[1]}" if why else ""})
     return pd.DataFrame(rows, columns=list(SCOPE_COLUMNS))
@@ -152,10 +153,22 @@ def queries_known(table: pd.DataFrame, inclusion: pd.DataFrame | None) -> tuple[
     return int(topics.sum()), int(len(topics))
 
 
+def adhoc_years_text(table: pd.DataFrame, years: tuple[int, int] = PAPER_YEARS) -> str:
+    """One line: per year of ``years``, the tracks in scope of :func:`scope_table` and the ad
+    hoc tasks among them (``kind`` ``adhoc``): where the stated criteria and reeval's ad hoc
+    reading part, the paper giving totals only."""
+    kept = table[table.in_scope]
+    per_year = ", ".join(f"{y} {int((kept.year == y).sum())} ({int(((kept.year == y) & (kept.kind == 'adhoc')).sum())})"
+                         for y in range(years[0], years[1] + 1))
+    return (f"per year, tracks in scope (ad hoc tasks among them; docs/trec-archive.md says which and why): "
+            f"{per_year}")
+
+
 def counts_text(table: pd.DataFrame, scope: str, inclusion: pd.DataFrame | None = None) -> str:
     """The lines a run or dry run of a manifest study prints: the scope's tracks, runs and
     queries beside the paper's, the years where the study differs from the manifest (or has
-    no track) with the tracks left out and why, and how many tracks each criterion leaves out."""
+    no track) with the tracks left out and why, for the paper's scopes its tracks per year
+    (:func:`adhoc_years_text`), and how many tracks each criterion leaves out."""
     kept = table[table.in_scope]
     queries, counted = queries_known(table, inclusion)
     paper = PAPER_COUNTS
@@ -171,6 +184,8 @@ def counts_text(table: pd.DataFrame, scope: str, inclusion: pd.DataFrame | None 
         lines.append("  per year, where the study differs from the manifest or has no track:")
         for y in differ.itertuples(index=False):
             lines.append(f"    {y[0]}: {y[3]} of {y[1]} tracks, {y[4]:,} of {y[2]:,} run files; {_short_why(y[5])}")
+    if scope in PAPER_SCOPES:
+        lines.append("  " + adhoc_years_text(table))
     for criterion in CRITERIA:
         g = out[out.criterion == criterion]
         if len(g):
