@@ -24,7 +24,9 @@ complete fetch of ``study.scope: asl-paper`` fetches every track they keep; and 
 catalog's ``analysis_candidate = yes`` rows from 1993 to 2021 (the TREC-COVID rounds and the
 2021 tracks the criteria leave out), minus the 2003 Web track (its topic sets were meant to
 be evaluated separately). Each entry carries the catalog's ``kind`` (``adhoc`` or
-``ranked-other``), which ``study.scope: asl-paper-adhoc`` reads (:mod:`reeval.archive.scope`). Runs: every catalog run of the track that has an input URL (a run tag listed twice keeps
+``ranked-other``), which ``study.scope: asl-paper-adhoc`` reads (:mod:`reeval.archive.scope`).
+
+Runs: every catalog run of the track that has an input URL (a run tag listed twice keeps
 its first URL: TREC-4 routing's ``ORAdL1`` under both Categorya and Categoryb), with its
 ``participant`` (the catalog's; the group left out together in the reusability study,
 :mod:`reeval.analyses.reusability`) where the catalog names one.

@@ -92,7 +92,8 @@ def scope_table(manifest: dict, scope: str) -> pd.DataFrame:
     rows = []
     for track, entry in manifest.items():
         why = asl_paper_reason(entry, scope == "asl-paper-adhoc") if scope in PAPER_SCOPES else None
-        rows.append({"track": track, "year": entry.get("year"), "kind": entry.get("kind") or "", "runs": len((entry.get("urls") or {}).get("runs") or []),
+        rows.append({"track": track, "year": entry.get("year"), "kind": entry.get("kind") or "",
+                     "runs": len((entry.get("urls") or {}).get("runs") or []),
                      "in_scope": why is None, "criterion": why[0] if why else "",
                      "reason": f"{CRITERIA[why[0]]}: {why[1]}" if why else ""})
     return pd.DataFrame(rows, columns=list(SCOPE_COLUMNS))

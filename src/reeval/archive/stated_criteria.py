@@ -47,8 +47,8 @@ CRITERIA = {
 #: the catalog kinds whose runs are not ranked lists
 NOT_RANKED = ("not-ranked", "no-runs")
 #: the columns of :func:`catalog_table`
-TABLE_COLUMNS = ("edition", "year", "track", "task", "kind", "runs", "stated", "adhoc", "criterion", "reason", "study",
-                 "catalog")
+TABLE_COLUMNS = ("edition", "year", "track", "task", "kind", "notes", "runs", "stated", "adhoc", "criterion", "reason",
+                 "study", "catalog")
 
 
 def _text(value) -> str:
@@ -83,7 +83,7 @@ def _key(edition, track, task) -> tuple:
 
 def catalog_table(tracks: pd.DataFrame, study: dict) -> pd.DataFrame:
     """One row per catalog track (``tracks``: ``tracks.csv``): edition, year, track, task,
-    kind (the catalog's), runs (run files with an input URL), stated (the stated criteria
+    kind and notes (the catalog's), runs (run files with an input URL), stated (the stated criteria
     keep it), adhoc (they keep it and its kind is ``adhoc``: reeval's ad hoc reading),
     criterion and reason (why not, :func:`stated_reason`), study (the id of the study's track
     for it, "" when the study has none; ``study``: the in-scope manifest entries) and catalog
@@ -94,7 +94,8 @@ def catalog_table(tracks: pd.DataFrame, study: dict) -> pd.DataFrame:
         why = stated_reason(r)
         notes = _text(r.get("notes"))
         rows.append({"edition": r["trec_edition"], "year": int(r["year"]), "track": r["track"],
-                     "task": _text(r.get("task")), "kind": _text(r["kind"]), "runs": int(r["n_runs_with_input_url"]),
+                     "task": _text(r.get("task")), "kind": _text(r["kind"]), "notes": notes,
+                     "runs": int(r["n_runs_with_input_url"]),
                      "stated": why is None, "adhoc": why is None and _text(r["kind"]) == "adhoc",
                      "criterion": why[0] if why else "", "reason": f"{CRITERIA[why[0]]}: {why[1]}" if why else "",
                      "study": ids.get(_key(r["trec_edition"], r["track"], r.get("task")), ""),
@@ -121,8 +122,7 @@ def year_table(table: pd.DataFrame) -> pd.DataFrame:
         rows.append({"year": year, "stated: tracks": len(kept), "stated: run files": int(kept.runs.sum()),
                      "ad hoc: tracks": len(adhoc), "ad hoc: run files": int(adhoc.runs.sum()),
                      "stated, not ad hoc (catalog)": "; ".join(f"{_name(r)}, {r.runs} runs: {r.kind}"
-                                                               + (f" ({_text(r.catalog).split('(', 1)[-1].rstrip(')')})"
-                                                                  if "(" in r.catalog else "")
+                                                               + (f" ({r.notes})" if r.notes else "")
                                                                for r in other.itertuples()),
                      "ad hoc, not stated (why)": "; ".join(f"{_name(r)}: {r.reason}" for r in dropped.itertuples())})
     return pd.DataFrame(rows)

@@ -134,7 +134,7 @@ def count_status(published: int, stated: int | None, inferred: int | None, infer
     return NOT_HERE if stated is None else DIFFERS
 
 
-def _complete(scope, planned, included) -> bool:
+def _complete(planned, included) -> bool:
     """Every track of the study's scope (``planned``, not empty) is included."""
     planned = {str(t) for t in planned or ()}
     return bool(planned) and planned <= {str(t) for t in included}
@@ -155,7 +155,7 @@ def count_rows(head: pd.DataFrame, topics: dict, scope: str | None, planned, set
             "queries": int(sum(int(topics.get(t, 0)) for t in tracks))}
     values = {name: {k: (sets.get(name) or {}).get(k) for k in ("tracks", "runs")} for name in (STATED, ADHOC)}
     for name in (STATED, ADHOC):
-        values[name]["queries"] = here["queries"] if scope == name and _complete(scope, planned, tracks) else None
+        values[name]["queries"] = here["queries"] if scope == name and _complete(planned, tracks) else None
     method = {"tracks": "tracks of the setting (the manifest, generated from the TREC catalog)",
               "runs": "run files of the setting's tracks (the manifest)",
               "queries": "topics each included track's measures average over, summed over the setting's tracks"}
