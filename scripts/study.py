@@ -9,5 +9,5 @@ sm = snakemake  # noqa: F821
 with rule_log(sm) as log:
     info = study(included_tracks(sm.input.inclusion, sm.params.tracks), Path(sm.output.summary).parent,
                  sm.params.options, track_figures=sm.params.track_figures, precision=sm.params.precision,
-                 planned=list(sm.params.tracks))
+                 planned=list(sm.params.tracks), track_sets=sm.params.track_sets)
     log.info("ASL study over %d tracks, %d runs", info["tracks"], info["runs"])

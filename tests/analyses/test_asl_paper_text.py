@@ -41,24 +41,67 @@ def head(tracks, runs):
     return pd.DataFrame({"track": tracks, "n_runs": runs})
 
 
-def test_section_4_1_counts_need_every_track_of_the_papers_criteria():
+def test_count_status_gives_each_of_its_statuses():
+    assert pt.count_status(76, 76, 71) == "exact"
+    assert pt.count_status(76, 138, 76) == "exact at an inferred setting"
+    assert pt.count_status(4302, 7871, 4302, inferred_holds=False) == "differs"   # over other tracks
+    assert pt.count_status(76, 138, 71) == "differs"
+    assert pt.count_status(76, 138, None) == "differs"
+    assert pt.count_status(5043, None, None) == "data not here"
+    assert pt.count_status(5043, None, 5043) == "exact at an inferred setting"
+
+
+def test_section_4_1_counts_at_the_stated_setting_and_at_the_ad_hoc_reading():
     ref = {"tracks": 2, "runs": 15, "queries": 90}
-    topics = {"a": 50, "b": 40}
-    # every planned track included, the scope the paper's: equal at the inferred track set
-    # (the paper names none; the scope is reeval's reading of its criteria), else differs
-    rows = pt.count_rows(head(["a", "b"], [5, 10]), topics, "asl-paper", ["a", "b"], ref)
+    topics = {"a": 50, "b": 40, "c": 7}
+    # the manifest's counts: the stated criteria keep 3 tracks, the ad hoc reading 2 (the paper's)
+    sets = {"asl-paper": {"tracks": 3, "runs": 20}, "asl-paper-adhoc": {"tracks": 2, "runs": 15}}
+    rows = pt.count_rows(head(["a", "b"], [5, 10]), topics, "asl-paper-adhoc", ["a", "b"], sets, ref)
     assert [r["status"] for r in rows] == ["exact at an inferred setting"] * 3
-    assert [r["reproduced"] for r in rows] == ["2", "15", "90"] and "the track set inferred" in rows[0]["note"]
-    rows = pt.count_rows(head(["a", "b"], [5, 11]), topics, "asl-paper", ["a", "b"], ref)
-    assert [r["status"] for r in rows] == ["exact at an inferred setting", "differs", "exact at an inferred setting"]
-    assert rows[1]["note"].startswith("ours 16 on 2 of the 2 tracks the paper's stated criteria keep")
-    # a planned track not included, or another scope: data not here, ours beside
-    rows = pt.count_rows(head(["a"], [5]), topics, "asl-paper", ["a", "b"], ref)
-    assert [r["status"] for r in rows] == ["data not here"] * 3 and rows[0]["reproduced"] == "1"
-    assert "1 of the 2 tracks" in rows[0]["note"]
-    rows = pt.count_rows(head(["a", "b"], [5, 10]), topics, "all", ["a", "b"], ref)
-    assert {r["status"] for r in rows} == {"data not here"} and "not the paper's track criteria" in rows[0]["note"]
+    assert [r["reproduced"] for r in rows] == ["2", "15", "90"]
+    assert "restricted to the catalog's ad hoc tasks" in rows[0]["note"]
+    assert rows[0]["note"].endswith("at the stated setting (asl-paper) ours 3")
+    assert rows[2]["note"].endswith("at the stated setting (asl-paper) ours not known")
+    # the ad hoc reading off the paper's track count: its run total says nothing, all differ
+    off = {**sets, "asl-paper-adhoc": {"tracks": 1, "runs": 15}}
+    rows = pt.count_rows(head(["a", "b", "c"], [5, 10, 5]), topics, "asl-paper", ["a", "b", "c"], off, ref)
+    assert [r["status"] for r in rows] == ["differs"] * 3
+    assert [r["reproduced"] for r in rows] == ["3", "20", "97"]
+    assert rows[1]["note"].startswith("stated criteria (asl-paper) 20; ad hoc reading (asl-paper-adhoc) 15")
+    # the stated setting gives the paper's number: exact
+    same = {"asl-paper": {"tracks": 2, "runs": 15}, "asl-paper-adhoc": {"tracks": 1, "runs": 5}}
+    rows = pt.count_rows(head(["a", "b"], [5, 10]), topics, "asl-paper", ["a", "b"], same, ref)
+    assert [r["status"] for r in rows] == ["exact"] * 3
+    # queries unknown until every track of the scope is included; no manifest: nothing known
+    rows = pt.count_rows(head(["a"], [5]), topics, "asl-paper", ["a", "b", "c"], off, ref)
+    assert [r["status"] for r in rows] == ["differs", "differs", "data not here"]
+    assert rows[2]["reproduced"] == "50" and "every track of study.scope asl-paper included" in rows[2]["note"]
+    rows = pt.count_rows(head(["a", "b"], [5, 10]), topics, "all", ["a", "b"], None, ref)
+    assert {r["status"] for r in rows} == {"data not here"} and rows[0]["note"].startswith("ours 2 on the 2 tracks")
     assert pt.track_set_sufficiency("asl-paper", [], [])[0] is False
+
+
+def table2(mean, n_tracks=3, comparison="cumulative"):
+    return pd.DataFrame([{"comparison": comparison, "n_tracks": n_tracks, "delta_sort_mean": mean}])
+
+
+def test_section_4_4_jumped_half_gives_each_of_its_statuses():
+    held, missing = (True, "3 of the 3 tracks ..."), (False, "2 of the 3 tracks ...")
+    assert pt.jumped_half_status(43.0, True) == "exact at an inferred setting"
+    assert pt.jumped_half_status(40.0, True) == pt.jumped_half_status(60.0, True) == "exact at an inferred setting"
+    assert pt.jumped_half_status(39.9, True) == pt.jumped_half_status(61.0, True) == "differs"
+    assert pt.jumped_half_status(43.0, False) == pt.jumped_half_status(math.nan, True) == "data not here"
+    row = pt.jumped_half_rows(table2(43.2), held, "roughly half")[0]
+    assert (row["status"], row["reproduced"], row["item"]) == ("exact at an inferred setting", "43%", "section 4.4")
+    assert "the track set inferred" in row["note"]
+    row = pt.jumped_half_rows(table2(25.0), held, "roughly half")[0]
+    assert (row["status"], row["reproduced"]) == ("differs", "25%")
+    row = pt.jumped_half_rows(table2(43.2), missing, "roughly half")[0]
+    assert row["status"] == "data not here" and row["note"].startswith("ours 43% over 3 tracks, on 2 of the 3")
+    # only the Cumulative row counts; no row: data not here
+    row = pt.jumped_half_rows(table2(50.0, comparison="atomize_p"), held, "roughly half")[0]
+    assert (row["status"], row["reproduced"], row["note"]) == ("data not here", "", "no track with a delta-sort")
+    assert set(row) == set(ROW_COLUMNS)
 
 
 def t1(bm25_status, neural_status, bm25="51", neural="6"):

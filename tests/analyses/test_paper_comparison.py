@@ -299,7 +299,7 @@ def test_counts_by_status_come_first_then_cells_with_ours_then_one_line_per_miss
     assert "- lexiprecision: robust (2004) (110 runs, 249 requests): 15 cells (table 1, table 2, table 3, " \
            "table 4a, table 4b, text); add its qrels and runs under `tracks:`" in tail
     assert "- asl: TREC DL 2020 document ranking (64 runs): 12 cells (table 1)" in tail
-    assert "- asl: the paper's 76 TREC tracks: 17 cells (table 2, appendix A.1)" in tail
+    assert "- asl: the paper's 76 TREC tracks: 18 cells (table 2, appendix A.1, section 4.4)" in tail
     # section 4.5's best passage run: the runs at table 1's settings are not given here
     assert "- asl: TREC DL 2020 passage ranking (59 runs): 2 cells (section 4.5)" in tail
     # one line per dataset: the unmapped benchmarks, the ASL's three, the text's DL 2021 and web

@@ -338,7 +338,7 @@ def test_track_study_and_study_write_every_file(tiny, tmp_path):
     assert "| P@20 | 0.050 (r1) | 0.067 (r2) | 2% | n/a | n/a |" in text  # 3 decimals, as the paper prints P@20
     cells = pd.read_csv(out / "paper_comparison.csv")
     assert set(cells["item"]) == {"table 1", "table 2", "appendix A.1", "headline claims",
-                                  "appendix A.1 worked example", "section 4.1", "section 4.3", "section 4.5"}
+                                  "appendix A.1 worked example", "section 4.1", "section 4.3", "section 4.4", "section 4.5"}
     assert (cells[cells["item"] == "table 1"].status == "data not here").all()  # study.paper names no track
     from reeval.analyses.asl.summary import SECTIONS
     sections = [line for line in text.splitlines() if line.startswith("## ")]

@@ -8,6 +8,7 @@ import yaml
 
 from conftest import ROOT
 from reeval.archive.manifest import build_manifest, study_rows, technique
+from reeval.archive.stated_criteria import stated_reason
 from reeval.errors import InputError
 from reeval.workflow.config_check import with_defaults
 from reeval.workflow.tracks import load_manifest, study_tracks
@@ -35,11 +36,15 @@ def test_manifest_file_is_what_the_generator_writes(catalog, manifest):
     assert build_manifest(CATALOG) == manifest
 
 
-def test_study_selects_the_candidates_of_1993_2021_without_web_2003(catalog, manifest):
+def test_study_selects_the_stated_criteria_and_the_candidates_of_1993_2021_without_web_2003(catalog, manifest):
     tracks, _ = catalog
-    expected = tracks[(tracks.analysis_candidate == "yes") & tracks.year.between(1993, 2021)
+    stated = pd.Series([stated_reason(r) is None for r in tracks.to_dict("records")], index=tracks.index)
+    expected = tracks[(stated | ((tracks.analysis_candidate == "yes") & tracks.year.between(1993, 2021)))
                       & ~((tracks.trec_edition == "trec12") & (tracks.track == "web"))]
-    assert len(study_rows(tracks)) == len(expected) == len(manifest) == 82
+    assert len(study_rows(tracks)) == len(expected) == len(manifest) == 149
+    # every track the ASL paper's stated criteria keep is in the manifest (Web 2009 among them)
+    assert int(stated.sum()) == 138 and "trec2009-web-adhoc" in manifest
+    assert {e["kind"] for e in manifest.values()} == {"adhoc", "ranked-other"}
     got = {(e["edition"], e["track"], e["task"]) for e in manifest.values()}
     want = {(r.trec_edition, r.track, r.task if isinstance(r.task, str) else None) for r in expected.itertuples()}
     assert got == want
@@ -63,7 +68,9 @@ def test_every_url_and_md5_is_the_catalogs_and_run_counts_match(catalog, manifes
             assert q["url"] in catalog_qrels, (tid, q["url"])
         cat_runs = runs[(runs.trec_edition == e["edition"]) & (runs.track == e["track"])
                         & (runs.catalog_task.fillna("") == (e["task"] or "")) & runs.input_url.notna()]
-        assert len(e["urls"]["runs"]) == len(cat_runs) == row.n_runs_with_input_url, tid
+        # a run tag listed twice keeps its first URL (TREC-4 routing's ORAdL1, categories a and b)
+        cat_runs = cat_runs.sort_values(["run_tag", "input_url"]).drop_duplicates("run_tag")
+        assert len(e["urls"]["runs"]) == len(cat_runs) == row.n_runs_with_input_url - (tid == "trec1995-routing"), tid
         catalog_md5 += int(cat_runs.md5.notna().sum())
         by_tag = cat_runs.set_index("run_tag")
         for r in e["urls"]["runs"]:
@@ -73,7 +80,7 @@ def test_every_url_and_md5_is_the_catalogs_and_run_counts_match(catalog, manifes
         assert len({r["run"] for r in e["urls"]["runs"]}) == len(e["urls"]["runs"])
     n_runs = sum(len(e["urls"]["runs"]) for e in manifest.values())
     n_md5 = sum("md5" in r for e in manifest.values() for r in e["urls"]["runs"])
-    assert n_runs == 5942 and n_md5 == catalog_md5 > 3000
+    assert n_runs == 8768 and n_md5 == catalog_md5 > 3000
 
 
 def test_qrels_choices_of_the_known_oddities(manifest):
@@ -90,6 +97,9 @@ def test_qrels_choices_of_the_known_oddities(manifest):
     assert q["trec2006-terabyte-adhoc"] == ["qrels.tb06.top50"]
     assert q["trec2011-medical"] == ["qrels.txt"]
     assert q["trec-covid-round3"] == ["qrels-covid_d3_j2.5-3.txt"]
+    # prels and multi-file pages of the tracks the stated criteria add
+    assert q["trec2009-web-adhoc"] == ["prels.1-50.gz"]
+    assert q["trec2009-blog-topstories"] == ["blog09.topnews-blogpost.qrels"]
     assert all(len(v) == 1 for v in q.values())
     # relevance levels reproducing the official figures of ../shared/data
     assert manifest["trec2020-deep-passages"]["relevance_level"] == 2

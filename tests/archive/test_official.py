@@ -32,4 +32,4 @@ def test_the_committed_files_are_what_the_catalog_gives():
         listed = {r["run"] for r in manifest[tid]["urls"]["runs"]}
         assert set(committed["run"]) <= listed
         assert len(read_official(folder / f"{tid}.csv")) == len(committed)
-    assert sum(len(t) for t in tables.values()) == 48706
+    assert sum(len(t) for t in tables.values()) == 65247

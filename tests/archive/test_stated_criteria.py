@@ -40,21 +40,23 @@ def test_each_stated_criterion_leaves_a_catalog_track_out_and_says_which():
     assert sc.stated_reason(row(year=2021, n_runs_with_input_url=0))[0] == "years"   # the first that fails
 
 
-def test_year_table_names_the_tracks_on_one_side_only_with_why():
+def test_year_table_names_the_tracks_the_ad_hoc_reading_drops_and_the_ad_hoc_tasks_left_out_with_why():
     tracks = pd.DataFrame([row(), row(track="web", kind="ranked-other", analysis_candidate="maybe",
                                       notes="judged with prels", n_runs_with_input_url=9),
-                           row(track="qa", kind="not-ranked", analysis_candidate="no")])
-    study = {"trec2004-robust": {"edition": "trec13", "track": "robust", "task": None},
-             "trec2004-qa": {"edition": "trec13", "track": "qa", "task": None}}
+                           row(track="qa", kind="not-ranked", analysis_candidate="no"),
+                           row(track="hard", has_qrels_file_link="no", notes="HARD: clarification forms")])
+    study = {"trec2004-robust": {"edition": "trec13", "track": "robust", "task": None}}
     t = sc.catalog_table(tracks, study)
-    assert list(t.stated) == [True, True, False] and list(t.study) == ["trec2004-robust", "", "trec2004-qa"]
+    assert list(t.stated) == [True, True, False, False] and list(t.adhoc) == [True, False, False, False]
+    assert list(t.study) == ["trec2004-robust", "", "", ""]
     y = sc.year_table(t).set_index("year").loc[2004]
-    assert (y["stated: tracks"], y["stated: run files"], y["study: tracks"], y["study: run files"]) == (2, 14, 2, 10)
-    assert y["stated, not in the study (catalog)"] == \
-        "trec13 web, 9 runs: analysis_candidate = maybe (judged with prels)"
-    assert y["in the study, not stated (why)"].startswith("trec2004-qa: runs not ranked lists in TREC's run format")
-    assert sc.totals_text(t).startswith("The paper's stated criteria keep 2 of the catalog's 3 tracks of 1993-2020 "
-                                        "(14 run files; left out: 1 by formats); the study has 2 (10 run files)")
+    assert (y["stated: tracks"], y["stated: run files"], y["ad hoc: tracks"], y["ad hoc: run files"]) == (2, 14, 1, 5)
+    assert y["stated, not ad hoc (catalog)"] == "trec13 web, 9 runs: ranked-other (judged with prels)"
+    assert y["ad hoc, not stated (why)"] == \
+        "trec13 hard: no qrels file identified (the catalog has no direct qrels-file link): HARD: clarification forms"
+    assert sc.totals_text(t).startswith("The paper's stated criteria keep 2 of the catalog's 4 tracks of 1993-2020 "
+                                        "(14 run files; left out: 1 by qrels, 1 by formats); the ad hoc tasks among "
+                                        "them 1 (5 run files)")
 
 
 @pytest.fixture(scope="module")
@@ -63,16 +65,19 @@ def catalog_table():
     return sc.catalog_table(pd.read_csv(CATALOG), scope.in_scope(manifest, "asl-paper"))
 
 
-def test_on_the_catalog_the_stated_criteria_keep_138_tracks_and_every_study_track(catalog_table):
+def test_on_the_catalog_the_stated_criteria_keep_138_tracks_all_in_the_study_71_of_them_ad_hoc(catalog_table):
     t = catalog_table
     years = sc.year_table(t).set_index("year")
     assert (years["stated: tracks"].sum(), years["stated: run files"].sum()) == (138, 7872)
-    assert (years["study: tracks"].sum(), years["study: run files"].sum()) == (71, 5045)
-    assert (years["in the study, not stated (why)"] == "").all()   # the study keeps nothing the criteria drop
-    # 2009: no study track, while the stated criteria keep the Web ad hoc task and seven more
-    assert years.loc[2009, "study: tracks"] == 0 and years.loc[2009, "stated: tracks"] == 8
-    assert "trec18 web (adhoc), 71 runs: analysis_candidate = maybe" in \
-        years.loc[2009, "stated, not in the study (catalog)"]
+    assert (years["ad hoc: tracks"].sum(), years["ad hoc: run files"].sum()) == (71, 5045)
+    # the study's scope asl-paper is exactly the tracks the stated criteria keep
+    assert (t.stated == (t.study != "")).all()
+    # 2009: the Web ad hoc task is kept by the stated criteria; the catalog files it ranked-other
+    assert years.loc[2009, "stated: tracks"] == 8 and years.loc[2009, "ad hoc: tracks"] == 0
+    assert "trec18 web (adhoc), 71 runs: ranked-other (web ad hoc; adhoc judged with statAP/MTC prels)" in \
+        years.loc[2009, "stated, not ad hoc (catalog)"]
+    # 2020: the TREC-COVID rounds are ad hoc but their runs are not in TREC's Past Results
+    assert years.loc[2020, "ad hoc, not stated (why)"].count("runs on ir.nist.gov") == 5
 
 
 def test_the_per_year_table_of_the_docs_is_the_catalogs(catalog_table):

@@ -116,6 +116,7 @@ def test_the_papers_mapped_come_from_the_config_and_the_title_names_no_folder():
     assert mapped_papers(unmapped) == []
     assert mapped_papers({**unmapped, "study": {"paper": {"passages": "dl20", "documents": None}}}) == ["ASL"]
     assert mapped_papers({**unmapped, "study": {"paper": {}, "scope": "asl-paper"}}) == ["ASL"]
+    assert mapped_papers({**unmapped, "study": {"paper": {}, "scope": "asl-paper-adhoc"}}) == ["ASL"]
     assert mapped_papers({**unmapped, "lexiprecision": {"paper": {"dl19": "deep-pass (2019)"}},
                           "rareness": {"paper": {"t8": "TREC-8"}}}) == ["lexiprecision", "rareness"]
     assert report_title(["/home/someone/studies/holdout.yaml"]) == "reeval report: holdout.yaml"

@@ -73,7 +73,7 @@ def test_the_closing_line_writes_thousands():
 
 
 def test_the_trust_figure_fits_the_whole_archive_s_tracks(tmp_path):
-    """One bar per track of config/trec-official (81 tracks, the longest names of the study),
+    """One bar per track of config/trec-official (122 tracks, the longest names of the study),
     some flagged: laid out within the page (the saver refuses a drawing beyond its edge)."""
     from conftest import ROOT
     from reeval.analyses.audit.figures import plot_audit_trust

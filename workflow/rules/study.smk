@@ -3,6 +3,7 @@
 # table 2, the technique table and results/study/summary.md.
 from reeval.analyses.asl.report import (STUDY_FIGURES, STUDY_TABLES, study_options,
                                         techniques_from_labels, track_study_options)
+from reeval.workflow.tracks import paper_track_sets
 
 # technique groups: the config's study.techniques, else the manifest's per-run labels
 STUDY_OPTIONS = checked(study_options, config["study"], techniques_from_labels(config["tracks"]))
@@ -41,6 +42,8 @@ rule study:
         tracks={track: f"{RESULTS}/tracks/{track}" for track in TRACKS},
         options=STUDY_OPTIONS,
         track_figures=TRACK_FIGURES,
+        # section 4.1's counts at the ASL paper's stated and ad hoc settings, from the manifest
+        track_sets=checked(paper_track_sets, config),
         # table 1 is recomputed at the paper's settings from the ingested tables of the
         # tracks study.paper maps (reeval.analyses.asl.report.table1_by_run), in their precision
         precision={track: track_options(config, track)["precision"]

@@ -17,9 +17,17 @@ track of the reanalysis study, in the workflow's track format (see :mod:`reeval.
         runs:
           - {run: Brkly3, url: https://trec.nist.gov/results/trec2/..., md5: ..., participant: berkeley, technique: ...}
 
-Selection (as the reanalysis study): catalog rows with ``analysis_candidate = yes`` from
-1993 to 2021, minus the 2003 Web track (its topic sets were meant to be evaluated
-separately). Runs: every catalog run of the track that has an input URL, with its
+Selection: every catalog row the ASL paper's stated criteria keep
+(:func:`reeval.archive.stated_criteria.stated_reason`: 1993-2020, qrels and Past Results run
+files identified, >= 5 run files, ranked lists, the 2003 Web track skipped), so that a
+complete fetch of ``study.scope: asl-paper`` fetches every track they keep; and the
+catalog's ``analysis_candidate = yes`` rows from 1993 to 2021 (the TREC-COVID rounds and the
+2021 tracks the criteria leave out), minus the 2003 Web track (its topic sets were meant to
+be evaluated separately). Each entry carries the catalog's ``kind`` (``adhoc`` or
+``ranked-other``), which ``study.scope: asl-paper-adhoc`` reads (:mod:`reeval.archive.scope`).
+
+Runs: every catalog run of the track that has an input URL (a run tag listed twice keeps
+its first URL: TREC-4 routing's ``ORAdL1`` under both Categorya and Categoryb), with its
 ``participant`` (the catalog's; the group left out together in the reusability study,
 :mod:`reeval.analyses.reusability`) where the catalog names one.
 
@@ -28,7 +36,9 @@ file(s) trec_eval used for the official ad hoc scores. :data:`QRELS_EXCLUDE` dro
 variants that are not (sampled/inferred-measure files, raw judgments, diversity/ndeval
 files, training qrels, passage judgments, modified copies, HTML pages), links under
 "Qrels" are preferred over "Other" ones, and :data:`QRELS_OVERRIDES` names the choice
-where a rule cannot (with the reason). Generation fails if a track is left with zero or
+where a rule cannot (with the reason: for the tracks judged with prels, statAP or sampling
+probabilities, the file of the track's main task; whether it parses as qrels is decided on
+the file, by the fetch and ingest). Generation fails if a track is left with zero or
 several candidate files, so a catalog change cannot slip through silently.
 
 Alternative qrels: the track page's other links that hold a qrels file trec_eval reads (a
@@ -60,6 +70,8 @@ from pathlib import Path
 
 import pandas as pd
 import yaml
+
+from .stated_criteria import stated_reason
 
 YEARS = (1993, 2021)
 #: (edition, track) pairs left out of the study, with the reason
@@ -93,6 +105,48 @@ QRELS_OVERRIDES = {
     ("trec7", "sdr", None): (
         ["https://trec.nist.gov/data/qrels_eng/qrels.trec7.sdr.gz"], None,
         "the qrels_eng file linked as the track's qrels (the sdr98 page copy is an 'Other' link)"),
+    ("trec11", "filtering", "routing"): (
+        ["https://trec.nist.gov/data/filtering/qrels.final.all.newformat"], None,
+        "the final evaluation qrels (the other link is the test qrels)"),
+    ("trec15", "enterprise", "expert"): (
+        ["https://trec.nist.gov/data/enterprise/06/ent06.qrels.expert"], None,
+        "the expert judgments (expert-docs judges the supporting documents)"),
+    ("trec16", "legal", "main"): (
+        ["https://trec.nist.gov/data/legal/07/qrelsL07.normal"], None,
+        "the judgments (.probs holds the sampling probabilities of the estimated measures)"),
+    ("trec16", "legal", "routing"): (
+        ["https://trec.nist.gov/data/legal/07/qrelsL07.rf"], None,
+        "the judgments (.rf_probs holds the sampling probabilities of the estimated measures)"),
+    ("trec17", "blog", "polarity"): (
+        ["https://trec.nist.gov/data/blog/08/08.qrels.positive.all-topics"], None,
+        "the positive-polarity qrels (the negative ones, for the negative runs, are an alternative)"),
+    ("trec18", "blog", "feed"): (
+        ["https://trec.nist.gov/data/blog/09/09.distillation-qrels.official"], None,
+        "the 39 official evaluation topics (the full file adds the others)"),
+    ("trec18", "blog", "topstories"): (
+        ["https://trec.nist.gov/data/blog/09/blog09.topnews-blogpost.qrels"], None,
+        "the blog-post qrels (the other link is the topics file)"),
+    ("trec18", "million-query", None): (
+        ["https://trec.nist.gov/data/million.query/09/prels.20001-60000.gz"], None,
+        "the prels judgments (erels is the MTC tool's input)"),
+    ("trec18", "relfdbk", None): (
+        ["https://trec.nist.gov/data/relevance.feedback/09/prels.catB.1-50.gz"], None,
+        "the category B prels (the ClueWeb09 subset every run searched; category A and the phase-1 "
+        "archive are alternatives)"),
+    ("trec18", "web", "adhoc"): (
+        ["https://trec.nist.gov/data/web/09/prels.1-50.gz"], None,
+        "the ad hoc prels of every run (category A and B only are alternatives)"),
+    ("trec20", "entity", "ref|reflod"): (
+        ["https://trec.nist.gov/data/entity/11/refqrels.txt"], None,
+        "the qrels (refjudgments holds the raw judgments)"),
+    ("trec22", "context", None): (
+        ["https://trec.nist.gov/data/context/2013/desc-doc.qrels.txt"], None,
+        "the description judgments (the track's script also reads the geo-user and geo-NIST ones, "
+        "alternatives here)"),
+    ("trec23", "context", None): (
+        ["https://trec.nist.gov/data/context/2014/desc-doc.qrels.txt"], None,
+        "the description judgments (the track's script also reads the geo-user and geo-NIST ones, "
+        "alternatives here)"),
     ("trec22", "web", None): (
         ["https://trec.nist.gov/data/web/2013/qrels.adhoc.txt"], None,
         "ad hoc judgments (one aspect per topic), as trec_eval's official ad hoc scores"),
@@ -195,8 +249,11 @@ def alternative_qrels(row, chosen) -> list[dict]:
 
 
 def study_rows(tracks: pd.DataFrame) -> pd.DataFrame:
-    """The catalog rows the study selects (see the module docstring)."""
-    sel = tracks[(tracks.analysis_candidate == "yes") & tracks.year.between(*YEARS)]
+    """The catalog rows the study selects (see the module docstring): those the ASL paper's
+    stated criteria keep, and the ``analysis_candidate = yes`` rows of :data:`YEARS`, minus
+    :data:`SKIPPED`."""
+    stated = pd.Series([stated_reason(r) is None for r in tracks.to_dict("records")], index=tracks.index, dtype=bool)
+    sel = tracks[stated | ((tracks.analysis_candidate == "yes") & tracks.year.between(*YEARS))]
     skip = sel.apply(lambda r: (r.trec_edition, r.track) in SKIPPED, axis=1)
     return sel[~skip]
 
@@ -223,7 +280,7 @@ def build_manifest(catalog_dir) -> dict:
         group = by_key.get((row.trec_edition, row.track, task or ""), runs.iloc[:0])
         run_list = []
         labels = reviewed.get((row.trec_edition, row.track, task))
-        for r in group.sort_values("run_tag").itertuples():
+        for r in group.sort_values(["run_tag", "input_url"]).drop_duplicates("run_tag").itertuples():
             item = {"run": str(r.run_tag), "url": r.input_url}
             if isinstance(r.md5, str) and r.md5:
                 item["md5"] = r.md5
@@ -246,7 +303,7 @@ def build_manifest(catalog_dir) -> dict:
             urls["alternative_qrels"] = alternatives
         urls["runs"] = run_list
         manifest[tid] = {
-            "edition": row.trec_edition, "year": int(row.year), "track": row.track, "task": task,
+            "edition": row.trec_edition, "year": int(row.year), "track": row.track, "task": task, "kind": row.kind,
             "description": f"{row.track_name}" + (f" ({task})" if task else "") + f"; qrels: {reason}"
                            + (f"; NOTE: {NOTES[(row.trec_edition, row.track, task)]}"
                               if (row.trec_edition, row.track, task) in NOTES else ""),
@@ -257,7 +314,8 @@ def build_manifest(catalog_dir) -> dict:
 
 
 HEADER = """\
-# The reanalysis study's track manifest: every TREC track of the study (1993-2021) with its
+# The reanalysis study's track manifest: every TREC track of the study (1993-2021: those the ASL
+# paper's stated criteria keep and the catalog's analysis candidates) with its
 # qrels URL(s), run tags, input URLs and md5 sums (where the catalog has one).
 # GENERATED from ../shared/catalog by `python -m reeval.archive.manifest` (src/reeval/archive/manifest.py
 # says how qrels were chosen); tests/archive/test_manifest.py checks it against the catalog.

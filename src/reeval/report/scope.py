@@ -17,11 +17,11 @@ NO_PAPER_MAPPED = ("No track of this study is mapped onto a paper's benchmark, s
 def mapped_papers(config: dict) -> list:
     """The papers onto whose benchmarks the study maps a track, from a config with its
     defaults filled: ``"ASL"`` when ``study.paper`` names a track or ``study.scope`` is
-    ``asl-paper``, ``"lexiprecision"`` and ``"rareness"`` when their ``paper`` mapping is
+    ``asl-paper`` or ``asl-paper-adhoc``, ``"lexiprecision"`` and ``"rareness"`` when their ``paper`` mapping is
     not empty. Empty when none is (the report then shows :data:`NO_PAPER_MAPPED`)."""
     study = config.get("study") or {}
     papers = []
-    if any((study.get("paper") or {}).values()) or study.get("scope") == "asl-paper":
+    if any((study.get("paper") or {}).values()) or study.get("scope") in ("asl-paper", "asl-paper-adhoc"):
         papers.append("ASL")
     papers += [name for name in ("lexiprecision", "rareness") if (config.get(name) or {}).get("paper")]
     return papers

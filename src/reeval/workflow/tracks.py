@@ -273,6 +273,16 @@ def scope_counts(config: dict, inclusion_csv=None) -> str:
     return counts_text(scope_table(load_manifest(config["manifest"]), scope), scope, inclusion)
 
 
+def paper_track_sets(config: dict) -> dict:
+    """The ASL paper's track sets on the config's manifest
+    (:func:`reeval.archive.scope.paper_track_sets`); {} without a manifest."""
+    if not config.get("manifest"):
+        return {}
+    from reeval.archive.scope import paper_track_sets as sets
+
+    return sets(load_manifest(config["manifest"]))
+
+
 def is_fetched(entry: dict) -> bool:
     """True for a track the fetch rule downloads (``urls`` and no local files)."""
     return "urls" in entry and "qrels" not in entry and "synthetic" not in entry

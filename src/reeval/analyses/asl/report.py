@@ -254,13 +254,15 @@ def _table1_sources(dirs: dict, options: dict, precision: dict) -> dict:
 
 
 def study(tracks: dict, out_dir, options: dict, track_figures: bool = True, precision: dict | None = None,
-          planned=None) -> dict:
+          planned=None, track_sets=None) -> dict:
     """Cross-track tables, figures 1-4 and summary.md from per-track folders
     ``{track: track_dir}`` (each holding the ingested and measures tables and ``study/``).
     With no track the tables keep their columns and summary.md says why they are empty.
     ``track_figures``: whether the tracks have figures 5-6 for summary.md to show;
     ``precision``: track -> its precision, for table 1 at the paper's settings; ``planned``:
-    every track of the study, included or not (the paper's track counts need them all)."""
+    every track of the study, included or not (the paper's track counts need them all);
+    ``track_sets``: the manifest's counts of the paper's track sets
+    (:func:`reeval.workflow.tracks.paper_track_sets`, section 4.1's cells)."""
     out = Path(out_dir)
     dirs = {t: Path(p) for t, p in tracks.items()}
     by_runs = {t: pd.read_parquet(d / "measures_by_run.parquet") for t, d in dirs.items()}
@@ -278,7 +280,8 @@ def study(tracks: dict, out_dir, options: dict, track_figures: bool = True, prec
     cells = paper.paper_rows({"headroom": head, "techniques": tech, "table2": table2, "map_share": share,
                               **_table1_sources(dirs, options, precision or {}),
                               "topics": {t: int(b.num_q.max()) for t, b in by_runs.items() if "num_q" in b and len(b)},
-                              "scope": {"scope": options.get("scope"), "planned": list(planned or dirs)}},
+                              "scope": {"scope": options.get("scope"), "planned": list(planned or dirs),
+                                        "sets": track_sets or {}}},
                              options.get("paper"), options["techniques"])
     # every row is this paper's: the file leaves out the constant `paper` column (typed as
     # a number, the lexiprecision comparison's published value, in the column registry)
