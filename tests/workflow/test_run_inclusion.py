@@ -235,7 +235,7 @@ def test_a_runs_folder_that_cannot_be_read_stops_the_workflow_in_one_line(tmp_pa
 def test_a_renamed_track_leaves_a_stale_folder_that_is_named_and_marked(covid2_run, tmp_path):
     """The results of covid2_run copied (its track's folder as the old name's), then the same
     runs configured as track new-name."""
-    ran, folder, runs = covid2_run
+    ran = covid2_run[0]
     shutil.copytree(ran / "results", tmp_path / "results")
     config = tmp_path / "study.yaml"
     cfg = yaml.safe_load((ran / "study.yaml").read_text())
