@@ -38,6 +38,17 @@ REAL_TRACKS = {
 EVERY_MAKE_TEST = "trec2021-cast-doc"
 
 
+@pytest.hookimpl(tryfirst=True, optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """Under ``--dist loadfile`` (make test) the workers take the longest test files first
+    (tests/heaviest_first.py); any other ``--dist`` keeps pytest-xdist's own scheduler."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from heaviest_first import scheduler
+
+    return scheduler(config, log)
+
+
 def real_track_params() -> list:
     """REAL_TRACKS' names in order as pytest params, each but EVERY_MAKE_TEST marked slow."""
     return [pytest.param(t, marks=[pytest.mark.slow] * (t != EVERY_MAKE_TEST)) for t in sorted(REAL_TRACKS)]

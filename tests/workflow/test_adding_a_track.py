@@ -14,6 +14,12 @@ import yaml
 from conftest import ROOT, write_lines
 from snakemake_command import SNAKEMAKE
 
+#: the 12-track run takes about 200 CPU seconds (docs/benchmarks.md): make test-slow. make test
+#: keeps a new track planning only its own jobs (test_workflow.py, the default study's 3 tracks
+#: and a 4th), figures.per_track planned per setting (test_figures_workflow.py) and the closing
+#: lines naming runs scored without some lines (test_workflow.py)
+pytestmark = pytest.mark.slow
+
 PER_TRACK = {"ingest", "measures", "analyses", "reusability", "track_figures"}
 CROSS_TRACK = {"inclusion", "summary", "rareness_summary", "study", "lexiprecision_summary", "papers",
                "reusability_summary", "report"}

@@ -81,6 +81,7 @@ def test_auto_draws_per_track_figures_for_small_studies_only():
     from reeval.workflow.outputs import AUTO_TRACK_FIGURES_MAX_TRACKS, draws_track_figures, track_files
 
     assert draws_track_figures("auto", 11) and not draws_track_figures("auto", 82)
+    assert draws_track_figures("auto", 12) and not draws_track_figures("auto", 13)  # the 12-track run: -m slow
     assert AUTO_TRACK_FIGURES_MAX_TRACKS == 12 and draws_track_figures(True, 82) and not draws_track_figures(False, 1)
     figures = set(track_files()) - set(track_files(figures=False))
     assert len(figures) == 24 and all(f.endswith((".png", ".pdf")) for f in figures)

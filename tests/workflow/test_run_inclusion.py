@@ -178,11 +178,21 @@ def _real_track_config(tmp_path, track="covid2"):
     return config, folder, runs
 
 
-def test_the_workflow_reads_runs_in_subfolders_and_names_every_file_it_skips(tmp_path):
-    config, folder, runs = _real_track_config(tmp_path)
-    target = str(tmp_path / "results" / "summary" / "run_inclusion.csv")
-    proc = _snakemake(target, "--cores", "2", "--configfile", str(config))
+@pytest.fixture(scope="module")
+def covid2_run(tmp_path_factory):
+    """_real_track_config's track run up to ``summary/run_inclusion.csv``, once for the module:
+    (its folder, the runs folder, the track's run files)."""
+    tmp = tmp_path_factory.mktemp("covid2")
+    config, folder, runs = _real_track_config(tmp)
+    proc = _snakemake(str(tmp / "results" / "summary" / "run_inclusion.csv"), "--cores", "2", "--configfile",
+                      str(config))
     assert proc.returncode == 0, proc.stderr[-3000:]
+    return tmp, folder, runs
+
+
+def test_the_workflow_reads_runs_in_subfolders_and_names_every_file_it_skips(covid2_run):
+    tmp_path, folder, runs = covid2_run
+    target = str(tmp_path / "results" / "summary" / "run_inclusion.csv")
     table = pd.read_csv(target, keep_default_na=False)
     read = table[table.kind == "run"]
     assert sorted(read.run) == ["Bioinfo-run3", "CincyMedIR-11", "Emory_IRLab_Run1", "HKPU-Gos1-pPRF"]
@@ -222,20 +232,24 @@ def test_a_runs_folder_that_cannot_be_read_stops_the_workflow_in_one_line(tmp_pa
             "rename one") in out
 
 
-def test_a_renamed_track_leaves_a_stale_folder_that_is_named_and_marked(tmp_path):
-    config, folder, runs = _real_track_config(tmp_path, track="old-name")
-    target = str(tmp_path / "results" / "summary" / "run_inclusion.csv")
-    assert _snakemake(target, "--cores", "2", "--configfile", str(config)).returncode == 0
-    cfg = yaml.safe_load(config.read_text())
-    cfg["tracks"] = {"new-name": cfg["tracks"]["old-name"]}
+def test_a_renamed_track_leaves_a_stale_folder_that_is_named_and_marked(covid2_run, tmp_path):
+    """The results of covid2_run copied (its track's folder as the old name's), then the same
+    runs configured as track new-name."""
+    ran = covid2_run[0]
+    shutil.copytree(ran / "results", tmp_path / "results")
+    config = tmp_path / "study.yaml"
+    cfg = yaml.safe_load((ran / "study.yaml").read_text())
+    cfg["results"] = str(tmp_path / "results")
+    cfg["tracks"] = {"new-name": cfg["tracks"]["covid2"]}
     config.write_text(yaml.safe_dump(cfg))
+    target = str(tmp_path / "results" / "summary" / "run_inclusion.csv")
     proc = _snakemake(target, "--cores", "2", "--configfile", str(config))
     assert proc.returncode == 0, proc.stderr[-3000:]
     log = (tmp_path / "results" / "logs" / "inclusion" / "inclusion.log").read_text()
-    assert f"{tmp_path / 'results' / 'tracks' / 'old-name'}: not a track of this configuration" in log
+    assert f"{tmp_path / 'results' / 'tracks' / 'covid2'}: not a track of this configuration" in log
     results = reeval.read_results(tmp_path / "results")
-    assert sorted(results.stale) == [f"tracks/old-name/{t}" for t in ("depth", "ingest_report", "judged", "qrels",
-                                                                      "runs")]
+    assert sorted(results.stale) == [f"tracks/covid2/{t}" for t in ("depth", "ingest_report", "judged", "qrels",
+                                                                    "runs")]
     assert not any(name.startswith("tracks/new-name") for name in results.stale)
     assert sorted(pd.read_csv(target, keep_default_na=False).track.unique()) == ["new-name"]
 
