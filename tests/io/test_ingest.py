@@ -311,6 +311,7 @@ def test_a_malformed_run_stops_the_files_not_yet_begun(tmp_path, monkeypatch):
     """The one worker reads the bad file first; it may begin the next file before the error
     reaches ingest_track, but that file is held until the pool shuts down, and by then
     every file not begun must have been cancelled: true in every interleaving."""
+    import concurrent.futures
     import threading
     from concurrent.futures import ThreadPoolExecutor
 
@@ -333,7 +334,7 @@ def test_a_malformed_run_stops_the_files_not_yet_begun(tmp_path, monkeypatch):
             shutting_down.wait()
         return real(name, *args, **kwargs)
 
-    monkeypatch.setattr(ingest, "ThreadPoolExecutor", Pool)
+    monkeypatch.setattr(concurrent.futures, "ThreadPoolExecutor", Pool)  # ingest_track imports it when it runs
     monkeypatch.setattr(ingest, "load_run", load_run)
     try:
         with pytest.raises(TrecFormatError):
