@@ -59,3 +59,19 @@ def test_trec_eval_lines_and_flags(bc):
     assert rows["pytrec_eval"].ratio == 2.0 and rows["reeval"].problem is None
     assert "P@20 of r2" in rows["trec_eval"].problem and not rows["trec_eval"].failed
     assert rows["ranx"].failed and "printed 1 runs' means, 2 expected" in rows["ranx"].problem
+
+
+def test_the_one_run_benchmark_times_the_command_as_typed_and_checks_four_decimals(bc, tmp_path):
+    """benchmarks/bench_one_run.py: reeval's command line is the one users type (no
+    --float32 nor --decimals), the means agree when equal at trec_eval's 4 decimals and not
+    otherwise, and the ratios are medians of per-round ratios (not a ratio of medians)."""
+    one = load_file_module("benchmarks/bench_one_run.py")  # imports bench_cli, registered by bc
+    cmds = one.commands("reeval", tmp_path / "pytrec_eval_means.py", bc.Inputs("Q", ["R"]))
+    assert cmds["reeval"] == ["reeval", "score", "-m", "map", "-m", "P_20", "-m", "recip_rank", "Q", "R"]
+    ref = [{"map": 0.300849, "P_20": 0.6, "recip_rank": 0.866667}]
+    assert one.agree([{"map": 0.3008, "P_20": 0.6, "recip_rank": 0.8667}], ref) == []
+    assert [d.split(":")[0] for d in one.agree([{"map": 0.3009, "P_20": 0.6, "recip_rank": 0.8667}], ref)] == ["map"]
+    assert one.agree([], ref) != []
+    s = one.summary({"reeval": [(1.0, 0.5), (2.0, 1.0), (3.0, 3.0)],
+                     "pytrec_eval": [(2.0, 1.0), (2.0, 2.0), (3.0, 2.0)]})
+    assert (s["reeval"], s["pytrec_eval"], s["ratio"]) == ((2.0, 1.0), (2.0, 2.0), (1.0, 0.5))

@@ -128,3 +128,52 @@ def test_an_unknown_name_is_answered_from_every_family_even_when_few_are_importe
     assert "'ndcg_cut'" in message
     order = [names.split(", ").index(n) for n in ("map", "ndcg", "ASL", "P_rareness", "fallout", "AP(rel=n)")]
     assert order == sorted(order)
+
+
+#: modules `reeval score` on one run file does without: the thread pool (and logging, which
+#: it imports), pathlib, hashlib (OpenSSL), html, difflib, and the ir_measures names' module
+#: (with every measure family) for a trec_eval name with a capital (P_20)
+NOT_FOR_ONE_RUN = {"concurrent.futures", "logging", "pathlib", "hashlib", "html", "difflib",
+                   "reeval.measures.vocabulary", "reeval.measures.graded", "reeval.measures.asl"}
+
+
+def test_score_on_one_run_imports_no_thread_pool_pathlib_hashlib_html_difflib_nor_vocabulary(tmp_path):
+    """`reeval score -m map -m P_20 -m recip_rank QRELS RUN` (the comparison with pytrec_eval
+    in docs/benchmarks.md) imports none of :data:`NOT_FOR_ONE_RUN`; two runs, read in
+    threads, import the pool."""
+    q = write_lines(tmp_path / "qrels", [f"{t} 0 D{d} {d % 3}" for t in (1, 2) for d in range(9)])
+    r = write_lines(tmp_path / "run", [f"{t} Q0 D{d} {d} {1 / (d + 1):.4f} tag" for t in (1, 2) for d in range(12)])
+    s = write_lines(tmp_path / "other", [f"{t} Q0 D{d} {d} {d:.4f} tag" for t in (1, 2) for d in range(12)])
+
+    def loaded(*runs) -> set:
+        argv = ["score", "-m", "map", "-m", "P_20", "-m", "recip_rank", str(q), *map(str, runs)]
+        code = (f"from reeval.cli import main\nimport json, sys\nassert main({argv!r}) == 0\n"
+                f"print(json.dumps(sorted(set(sys.modules) & {NOT_FOR_ONE_RUN!r})))")
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+        return set(json.loads(out.splitlines()[-1]))
+
+    assert loaded(r) == set()
+    assert {"concurrent.futures", "logging"} <= loaded(r, s)  # the probe sees them where they are used
+
+
+def test_the_console_script_ends_score_without_teardown_its_output_and_status_whole(tmp_path):
+    """`reeval score` (cli.run) flushes its output and ends the process at once: an atexit
+    function does not run (the interpreter's teardown is skipped), the lines and the exit
+    status are those of main; another command ends as usual."""
+    q = write_lines(tmp_path / "qrels", [f"1 0 D{d} {d % 2}" for d in range(6)])
+    r = write_lines(tmp_path / "run", [f"1 Q0 D{d} {d} {6 - d} tag" for d in range(6)])
+    code = ("import atexit, sys\nfrom reeval.cli import run\n"
+            "atexit.register(lambda: print('teardown', file=sys.stderr))\n"
+            "sys.argv = ['reeval'] + sys.argv[1:]\nsys.exit(run())")
+
+    def console(*argv):
+        return subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True)
+
+    done = console("score", "-m", "map", "-m", "P_20", str(q), str(r))
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout == "map                   \tall\t0.5000\nP_20                  \tall\t0.1500\n"
+    failed = console("score", "-m", "map", str(q), str(tmp_path / "missing"))
+    assert failed.returncode == 1 and failed.stdout == "" and "teardown" not in failed.stderr
+    assert failed.stderr.startswith("reeval: ") and "missing" in failed.stderr
+    listed = console("measures", "--help")
+    assert listed.returncode == 0 and listed.stderr == "teardown\n"

@@ -311,6 +311,7 @@ def test_a_malformed_run_stops_the_files_not_yet_begun(tmp_path, monkeypatch):
     """The one worker reads the bad file first; it may begin the next file before the error
     reaches ingest_track, but that file is held until the pool shuts down, and by then
     every file not begun must have been cancelled: true in every interleaving."""
+    import concurrent.futures
     import threading
     from concurrent.futures import ThreadPoolExecutor
 
@@ -333,7 +334,7 @@ def test_a_malformed_run_stops_the_files_not_yet_begun(tmp_path, monkeypatch):
             shutting_down.wait()
         return real(name, *args, **kwargs)
 
-    monkeypatch.setattr(ingest, "ThreadPoolExecutor", Pool)
+    monkeypatch.setattr(concurrent.futures, "ThreadPoolExecutor", Pool)  # ingest_track imports it when it runs
     monkeypatch.setattr(ingest, "load_run", load_run)
     try:
         with pytest.raises(TrecFormatError):
@@ -356,6 +357,30 @@ def test_bad_qrels_are_the_error_even_while_runs_are_being_read(tmp_path):
         with pytest.raises(TrecFormatError) as err:
             ingest_track("t", q, runs, threads=threads)
         assert (err.value.path, err.value.line_number) == (str(q), 2)
+
+
+def test_one_run_file_is_read_as_among_others_and_a_bad_qrels_file_is_still_the_error(tmp_path, small):
+    """One run file is read after the qrels in the caller's thread (no thread pool): its
+    part and report row are those it gets read beside another run by two threads, and
+    with both files bad the qrels' error is the one reported, as with threads."""
+    from reeval.io.trecio import TrecFormatError
+    q, r1 = small
+    other = write_lines(tmp_path / "runs" / "other", ["1 Q0 C 1 3.0 y", "2 Q0 A 1 1.0 y"])
+    alone = ingest_track("t", q, [r1], threads=2)
+    among = ingest_track("t", q, [r1, other], threads=2)
+    [part] = alone.parts
+    twin = next(p for p in among.parts if p.name == part.name)
+    for field in ("topic", "pos", "qrow", "n_ret"):
+        assert np.array_equal(getattr(part, field), getattr(twin, field)), field
+    assert part.row == twin.row and alone.report.iloc[0].equals(among.report.iloc[0])  # the qrels
+    bad_qrels = write_lines(tmp_path / "bad-qrels", ["1 0 A 1", "1 0 B x"])
+    bad_run = write_lines(tmp_path / "bad-run", ["1 Q0 B 2 x b"])
+    with pytest.raises(TrecFormatError) as err:
+        ingest_track("t", bad_qrels, [bad_run])
+    assert (err.value.path, err.value.line_number) == (str(bad_qrels), 2)
+    with pytest.raises(TrecFormatError) as err:
+        ingest_track("t", q, [bad_run])
+    assert (err.value.path, err.value.line_number) == (str(bad_run), 1)
 
 
 def test_a_qrels_stream_is_read_before_any_run(tmp_path, monkeypatch):

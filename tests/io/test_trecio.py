@@ -129,3 +129,14 @@ def test_empty_file(tmp_path):
     p.write_text("")
     table, counts = parse_run(p)
     assert table.num_rows == 0 and counts.lines_read == 0 and counts.balanced()
+
+
+def test_file_name_is_pathlib_s_name_without_pathlib():
+    """trecio.file_name (a run's name from its path, without importing pathlib) gives what
+    ``pathlib.Path(path).name`` gives, for str and path objects."""
+    from pathlib import Path
+
+    from reeval.io.trecio import file_name
+    for path in ["a/b", "a/b/", "a/b/.", "/", ".", "", "a", "a//b", "./x.gz", "/x/y/../z", "a/..", "-",
+                 "input.X.gz", "a\\b", "dir/run name.txt", "é/ü.gz"]:
+        assert file_name(path) == file_name(Path(path)) == Path(path).name, path

@@ -171,3 +171,21 @@ def test_ir_measures_names_are_read_in_any_case_as_trec_eval_s_are():
     assert [m.name for m in parse_measure("rbp")] != [m.name for m in parse_measure("RBP")]
     with pytest.raises(ValueError, match="alpha_nDCG is not computed"):
         parse_measure("ALPHA_NDCG@5")
+
+
+def test_the_quick_check_of_an_ir_measures_spelling_agrees_with_the_full_one():
+    """providers.ir_measures_spelled answers False without importing vocabulary.py for a
+    name that cannot be ir_measures' (no ``@`` nor ``(``, and not letters alone with a
+    capital: ``P_20``, ``P.5``, ``map``); elsewhere it is vocabulary's answer."""
+    import re
+
+    from reeval.measures.providers import ir_measures_spelled
+    from reeval.measures.vocabulary import spelled_as_ir_measures
+    specs = ["P_20", "P.20", "P.5,10", "map", "MAP", "AP", " AP ", "ap", "rr", "RR", "SetP", "Rprec", "RPrec",
+             "P", "nDCG@10", "ndcg@10", "ndcg_cut.10", "ERR@20", "alpha_nDCG", "AP(rel=2)", "P_rareness@100",
+             "ASL@g1-10", "iprec_at_recall_0.10", "IPrec@0.5", "NumRet", "RBP(p=0.8)", "Judged@10", "bpref",
+             "Bpref", "official", "all_trec", "set_F.0.5", "SetF", "P 20", "R@1000"]
+    for spec in specs:  # the same answers as asking vocabulary of every spec with @, ( or a capital
+        assert ir_measures_spelled(spec) == (bool(re.search(r"[@(A-Z]", spec)) and spelled_as_ir_measures(spec)), spec
+    assert [ir_measures_spelled(s) for s in ("P_20", "P.20", "ndcg_cut.10", "AP", "SetP", "nDCG@10")] == [
+        False, False, False, True, True, True]

@@ -87,11 +87,35 @@ def process_settings() -> None:
     gc.disable()
 
 
+#: commands whose process ends without the interpreter's teardown (:func:`leave`): they
+#: leave no temporary file, thread, child process nor atexit work behind
+LEAVE_AT_ONCE = {"score"}
+
+
 def run() -> int:
     """The ``reeval`` console script: :func:`process_settings`, then :func:`main` (which
-    tests and other programs call in their own process, settings untouched)."""
+    tests and other programs call in their own process, settings untouched); a command of
+    :data:`LEAVE_AT_ONCE` then ends the process at once (:func:`leave`)."""
     process_settings()
-    return main()
+    status = main()
+    if set(command_named(sys.argv[1:]) or ()) & LEAVE_AT_ONCE:
+        leave(status)
+    return status
+
+
+def leave(status: int) -> None:
+    """End the process with ``status`` once its standard output and error are flushed,
+    without the interpreter's teardown (``os._exit``): freeing every module and object
+    one by one and the final cycle collection were about 6% of the instructions of
+    ``reeval score`` on one run (numpy's modules are many). Returns (and the interpreter
+    ends as usual, reporting what it reports) when a stream cannot be flushed: a closed
+    pipe, a full disk."""
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        return
+    os._exit(status)
 
 
 def main(argv=None) -> int:

@@ -34,9 +34,7 @@ anything is read.
 
 from __future__ import annotations
 
-import bz2
 import errno
-import hashlib
 import mmap
 import os
 import stat
@@ -75,6 +73,8 @@ class Digest:
     @classmethod
     def of(cls, raw) -> "Digest":
         """The digest of a buffer (bytes, memory map): ``len(raw)`` and ``hashlib.sha256(raw)``."""
+        import hashlib  # here: only a digest asked for needs it (it loads OpenSSL)
+
         return cls(len(raw), hashlib.sha256(raw).hexdigest())
 
 
@@ -314,6 +314,8 @@ def _gunzip(data) -> bytes:
 
 def _bunzip2(data) -> bytes:
     """Every bzip2 stream of ``data`` decompressed and joined."""
+    import bz2  # here: only a .bz2 file needs it
+
     view, out, at = memoryview(data), [], 0
     while at < len(view):
         at = _feed(bz2.BZ2Decompressor(), view, at, out)

@@ -30,7 +30,6 @@ import os
 import re
 from collections import Counter
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
@@ -54,13 +53,20 @@ def run_name_from_path(path) -> str:
     ``input.MU03rob01.gz`` -> ``MU03rob01``; ``dl-19-official-input.TUA1-1.gz`` ->
     ``TUA1-1``; ``CUNI_EN_Run.2.dat.gz`` -> ``CUNI_EN_Run.2.dat``.
     """
-    name = Path(path).name
+    name = file_name(path)
     for suffix in COMPRESSION_SUFFIXES:
         if name.endswith(suffix) and len(name) > len(suffix):
             name = name[: -len(suffix)]
             break
     stripped = _NAME_PREFIX.sub("", name)
     return stripped or name
+
+
+def file_name(path) -> str:
+    """The last name of ``path``, as ``pathlib.Path(path).name`` gives it on POSIX (empty
+    and ``.`` parts skipped: ``a/b/`` and ``a/b/.`` -> ``b``, ``/`` -> ``""``), without
+    importing pathlib (``reeval score`` on a file or two)."""
+    return next((part for part in reversed(os.fspath(path).split("/")) if part not in ("", ".")), "")
 
 
 def run_names(paths) -> list[str]:
@@ -119,6 +125,8 @@ def _name_forms(path: str) -> list[str]:
     """Candidate names of a run file, shortest first: its run name under 0, 1, ...
     folders, then its file name under 0, 1, ... folders (every path has as many
     candidates: missing folders repeat the longest form)."""
+    from pathlib import Path  # here: only files whose run names are alike need it
+
     parts = Path(path).absolute().parts
     depth = 64
     def under(k, last):

@@ -122,9 +122,11 @@ def reordered_topics(measures, first: dict, max_depth: int | None = None, ties: 
 
 def ir_measures_spelled(spec: str) -> bool:
     """``spec`` is an ir_measures name (:func:`.vocabulary.spelled_as_ir_measures`): asked
-    only of a spec with ``@``, ``(`` or a capital letter, so that a trec_eval name in lower
-    case (``map``, ``p.10``) imports no other family module."""
-    if not re.search(r"[@(A-Z]", spec):
+    only of a spec with ``@`` or ``(``, or of a name of letters alone with a capital
+    (``AP``, ``SetP``: ir_measures' bare names are letters), so that a trec_eval name in lower
+    case (``map``, ``p.10``) or with a digit, ``_`` or ``.`` (``P_20``, ``P.5,10``,
+    ``ndcg_cut.10``) imports no other family module."""
+    if not re.search(r"[@(]", spec) and not re.fullmatch(r"\s*[A-Za-z]*[A-Z][A-Za-z]*\s*", spec):
         return False
     from .vocabulary import spelled_as_ir_measures
 

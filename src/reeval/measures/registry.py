@@ -21,7 +21,6 @@ family not registered yet) imports them all first.
 
 from __future__ import annotations
 
-import difflib
 import functools
 import re
 import sys
@@ -422,6 +421,8 @@ def suggestion(spec: str) -> str:
     words.update({n.split("@")[0].split(".")[0].split("(")[0]: n.split(".")[0]
                   for f in REGISTRY.values() for n in f.names})
     words.update({n: n for n in SETS})
+    import difflib  # here: only a misspelled name needs it
+
     lowered = {w.lower(): w for w in words}
     near = difflib.get_close_matches(base.lower(), list(lowered), n=3, cutoff=0.6)
     hint = f"; did you mean {' or '.join(repr(words[lowered[w]]) for w in near)}?" if near else ""

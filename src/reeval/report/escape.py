@@ -49,7 +49,6 @@ data, read back by pandas and R; a spreadsheet asked to open one should import i
 
 from __future__ import annotations
 
-import html
 import re
 
 #: the invisible characters (module doc) -> their visible escapes: C0 controls and DEL as
@@ -106,6 +105,8 @@ def html_text(name) -> str:
     escapes (:func:`line_text`: a browser would show a tab or newline as a space, and the
     name ``a\\tb`` would look like ``a b``; a bidi control would reorder the rest of the
     line or cell, ``0.2500`` shown as ``0052.0``)."""
+    import html  # here: the command line writes no HTML
+
     return html.escape(line_text(name), quote=True)
 
 
