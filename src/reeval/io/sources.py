@@ -291,7 +291,7 @@ def decompress(name: str, data, kind: str) -> bytes:
     except EOFError:
         raise InputError(f"{name}: truncated {kind} stream (it ends before its end-of-stream "
                          "marker: was the download or copy interrupted?)") from None
-    except (zlib.error, OSError, ValueError) as exc:
+    except (zlib.error, zlib_module().error, OSError, ValueError) as exc:
         raise InputError(f"{name}: corrupt {kind} stream ({exc})") from None
 
 
@@ -315,14 +315,13 @@ def zlib_module():
 def _gunzip(data) -> bytes:
     """Every gzip member of ``data`` decompressed and joined (each member's header, CRC
     and size checked); zero padding after the last member is allowed, as gzip -d allows."""
-    view, out, at = memoryview(data), [], 0
+    view, out, at, lib = memoryview(data), [], 0, zlib_module()
     while at < len(view):
         if view[at:at + 2] != b"\x1f\x8b":
             if bytes(view[at:]).strip(b"\x00"):
                 raise ValueError(f"bytes after the last gzip member (offset {at}) are not gzip")
             break
-        d = zlib.decompressobj(wbits=31)
-        at = _feed(d, view, at, out)
+        at = _feed(lib.decompressobj(wbits=31), view, at, out)
     return out[0] if len(out) == 1 else b"".join(out)
 
 
