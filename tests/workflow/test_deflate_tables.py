@@ -33,8 +33,8 @@ def test_the_topic_scale_01_study_has_the_same_tables_with_isal_and_with_the_zli
                    check=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": os.pathsep.join(path)})
     for name, first in (("isal", []), ("zlib", [str(blocker.parent)])):
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(first + path)}
-        proc = subprocess.run(SNAKEMAKE + ["--cores", "2", "--configfile", str(cfg), "--config",
-                                           f"results={tmp_path / name}"], cwd=ROOT, env=env, capture_output=True, text=True)
+        command = SNAKEMAKE + ["--cores", "2", "--configfile", str(cfg), "--config", f"results={tmp_path / name}"]
+        proc = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
         assert proc.returncode == 0, proc.stderr[-3000:]
 
     runs = {name: sorted((tmp_path / name / "synthetic").glob("*/runs/*.gz")) for name in ("isal", "zlib")}
