@@ -10,7 +10,7 @@ import pytest
 from reeval.io import compiled
 from reeval.synth.tracks import (DEFAULT_CAMPAIGN, TrackSpec, _float_texts, _gzip, _run_lines, _run_table, _RunRows,
                                  _scaled, _to_text, write_track)
-from test_synthetic import GENERATED_BY_MAIN, TIED_SHALLOW_GZ, digest
+from test_synthetic import GENERATED_BY_MAIN, TIED_SHALLOW_GZ, digest, text_digest, zlib_only
 
 needs_kernels = pytest.mark.skipif(compiled._kernels is None, reason="compiled kernels not built "
                                    "(pip install -e . with a C compiler builds them)")
@@ -81,7 +81,8 @@ def test_special_scores_are_written_as_arrow_writes_them():
 
 
 @pytest.mark.parametrize("cuts", [[], [0], [1], [3, 3, 70_000], [65_536, 65_537], [199_999]])
-def test_gzip_in_pieces_is_byte_for_byte_gzip_compress_at_level_1_and_mtime_0(cuts):
+def test_gzip_in_pieces_is_byte_for_byte_gzip_compress_at_level_1_and_mtime_0(cuts, monkeypatch):
+    zlib_only(monkeypatch)
     data = b"".join(b"%d\tQ0\tD%07d\t%d\t%.4f\trun00\n" % (i % 50, i * 7919 % 10**7, i, i / 3) for i in range(5000))
     data = data[:200_000]
     bounds = [0] + cuts + [len(data)]
@@ -90,14 +91,39 @@ def test_gzip_in_pieces_is_byte_for_byte_gzip_compress_at_level_1_and_mtime_0(cu
     assert b"".join(_gzip([b""])) == gzip.compress(b"", compresslevel=1, mtime=0)
 
 
+@pytest.mark.parametrize("cuts", [[], [3, 3, 70_000], [65_536, 65_537]])
+def test_gzip_in_pieces_with_the_fast_deflate_is_isal_level_1_of_the_same_text(cuts):
+    isal_zlib = pytest.importorskip("isal.isal_zlib")
+    data = b"".join(b"%d\tQ0\tD%07d\t%d\t%.4f\trun00\n" % (i % 50, i * 7919 % 10**7, i, i / 3) for i in range(5000))
+    bounds = [0] + cuts + [len(data)]
+    pieces = [data[a:b] for a, b in zip(bounds, bounds[1:])]
+    z = isal_zlib.compressobj(1, isal_zlib.DEFLATED, 31)
+    stored = b"".join(_gzip(pieces))
+    assert stored == b"".join([z.compress(p) for p in pieces] + [z.flush()])
+    assert gzip.decompress(stored) == data and stored != gzip.compress(data, compresslevel=1, mtime=0)
+
+
+@pytest.mark.parametrize("name", sorted(GENERATED_BY_MAIN))
+def test_the_fast_deflate_and_the_zlib_fallback_store_the_same_text(tmp_path, name, monkeypatch):
+    pytest.importorskip("isal")
+    write_track(tmp_path / "isal", DEFAULT_CAMPAIGN[name], seed=7)
+    zlib_only(monkeypatch)
+    write_track(tmp_path / "zlib", DEFAULT_CAMPAIGN[name], seed=7)
+    assert digest(tmp_path / "zlib") == GENERATED_BY_MAIN[name]
+    assert text_digest(tmp_path / "isal") == text_digest(tmp_path / "zlib")
+    assert digest(tmp_path / "isal") != digest(tmp_path / "zlib")
+
+
 @pytest.mark.parametrize("name", sorted(GENERATED_BY_MAIN))
 def test_built_in_tracks_keep_their_bytes_also_without_the_compiled_writer(tmp_path, name, monkeypatch):
+    zlib_only(monkeypatch)
     monkeypatch.setattr(compiled, "ENABLED", False)
     write_track(tmp_path / name, DEFAULT_CAMPAIGN[name], seed=7)
     assert digest(tmp_path / name) == GENERATED_BY_MAIN[name]
 
 
 def test_a_gzipped_tied_track_keeps_its_bytes_also_without_the_compiled_writer(tmp_path, monkeypatch):
+    zlib_only(monkeypatch)
     monkeypatch.setattr(compiled, "ENABLED", False)
     write_track(tmp_path / "x", TIED_SHALLOW_GZ, seed=3)
     assert digest(tmp_path / "x") == "ffbe8f673ca65a6a639a237183eb154cfea77746beaceef3292943fae431fbad"

@@ -16,6 +16,7 @@ def test_environment_matches_pyproject():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     env = yaml.safe_load((ROOT / "environment.yml").read_text())
     conda = [d for d in env["dependencies"] if isinstance(d, str)]
+    conda += [s for d in env["dependencies"] if isinstance(d, dict) for s in d.get("pip", [])]
     conda_names = names(conda) - {"python", "pip"}
     assert conda_names == names(project["dependencies"])
     # and the same lower bounds

@@ -44,3 +44,18 @@ def test_a_changed_value_and_a_table_only_on_one_side_are_reported(cr, tmp_path,
     assert "differs: tracks/t/by_run.parquet" in out
     assert "only in AFTER: tracks/t/new.csv" in out
     assert "3 tables: 1 differs, 1 identical, 1 only in AFTER" in out
+
+
+def test_tables_that_differ_only_in_the_columns_excepted_are_said_so_and_others_still_differ(cr, tmp_path, capsys):
+    before, after = results(tmp_path / "before"), results(tmp_path / "after")
+    for folder, sha, kept in ((before, "aa", 5), (after, "bb", 5)):
+        (folder / "tracks" / "t" / "ingest_report.csv").write_text(
+            f"file,bytes,sha256,kept\n{folder}/synthetic/t/runs/a.gz,{len(sha) * 100 + ord(sha[0])},{sha},{kept}\n")
+    assert cr.main([str(before), str(after)]) == 1
+    assert "differs: tracks/t/ingest_report.csv" in capsys.readouterr().out
+    assert cr.main([str(before), str(after), "--except-columns", "bytes", "sha256"]) == 0
+    assert "same but bytes, sha256: tracks/t/ingest_report.csv" in capsys.readouterr().out
+    (after / "tracks" / "t" / "ingest_report.csv").write_text(
+        f"file,bytes,sha256,kept\n{after}/synthetic/t/runs/a.gz,298,bb,4\n")
+    assert cr.main([str(before), str(after), "--except-columns", "bytes", "sha256"]) == 1
+    assert "differs: tracks/t/ingest_report.csv" in capsys.readouterr().out

@@ -32,7 +32,7 @@ import pyarrow.csv as pacsv
 
 from reeval.io.atomic import atomic_write
 from reeval.io.compiled import kernels
-from reeval.io.sources import Digest
+from reeval.io.sources import Digest, zlib_module
 
 from .pooltop import row_take, top_depth
 
@@ -390,11 +390,16 @@ def _run_file(rows: _RunRows) -> list[bytes]:
 
 
 def _gzip(pieces: list[bytes]) -> list[bytes]:
-    """The gzip file of the pieces' concatenation, byte for byte ``gzip.compress(data,
-    compresslevel=1, mtime=0)`` (Python 3.11: zlib's own gzip wrapper, ``wbits=31``: mtime 0,
-    no file name, OS byte 3), without joining the pieces first: deflate's output does not
-    depend on how its input comes in pieces when nothing is flushed before the end."""
-    z = zlib.compressobj(1, zlib.DEFLATED, 31)
+    """The gzip file of the pieces' concatenation at level 1 (mtime 0, no file name), streamed
+    without joining the pieces first (zlib's output does not depend on how its input comes in
+    pieces when nothing is flushed before the end; ISA-L's can, and a run's pieces are fixed by
+    its spec and seed, so the same run gets the same bytes). Deflated by
+    :func:`reeval.io.sources.zlib_module`: ISA-L's level 1 where ``isal`` is installed (3.8x
+    zlib's level 1 on the generator's runs, and a smaller file), else zlib's, byte for byte
+    ``gzip.compress(data, compresslevel=1, mtime=0)``. The two store other bytes of the same
+    text: a track's stored bytes (and the ingest report's ``bytes`` and ``sha256`` of them)
+    are those of the deflate used; every table read from them is the same."""
+    z = zlib_module().compressobj(1, zlib.DEFLATED, 31)
     return [z.compress(piece) for piece in pieces] + [z.flush()]
 
 
