@@ -54,6 +54,7 @@ import numpy as np
 from reeval.io.atomic import atomic_write
 
 from .figure_fonts import UNUSED_FONT_TABLES, lean_font_subsets  # re-exported
+from .figure_workers import hand_off, worker_pool
 from .figure_layout import (OVERFLOW_TOLERANCE, THIN_STEPS, crowded, figure_elements,  # re-exported
                             freeze_ticks, overflow, overflow_message, overflowing, thin_ticks)
 
@@ -433,7 +434,43 @@ def save_figure_pair(fig, path_stem) -> None:
     figure is written as that pair); ``path_stem`` has no suffix (a dot in it stays). A
     figure the saver refuses (:class:`FigureError`) is written as :func:`failure_figure`
     and said on :data:`FIGURE_LOG` (:func:`tell_failure`): a report figure never ends the
-    step that draws it (the test suite sets :data:`STRICT`, which raises instead)."""
+    step that draws it (the test suite sets :data:`STRICT`, which raises instead). Inside
+    :func:`saving_in_workers` the save runs in a forked worker while the caller draws on,
+    any error of it told as :func:`drawn_or_told` tells it."""
+    if hand_off(lambda: _told_pair(fig, path_stem), str(path_stem)):
+        pyplot().close(fig)  # the worker saves its own copy
+    else:
+        _save_pair(fig, path_stem)
+
+
+@contextmanager
+def saving_in_workers(workers: int):
+    """Inside, :func:`save_figure_pair` hands each save to a forked worker, at most
+    ``workers`` at once, while the caller draws the next figure
+    (:func:`reeval.report.figure_workers.worker_pool`: the same bytes; the errors raised on
+    leaving). First one small figure is saved to memory as PNG and PDF, so that what a save
+    loads the first time (fontTools' subsetter, the fonts, the PDF backend) is loaded once
+    here rather than again in every worker."""
+    if workers > 1:
+        import io
+
+        with figure_style(), lean_font_subsets():
+            fig, ax = new_figure()
+            ax.set_title("warm-up", fontweight="bold")
+            ax.text(0.5, 0.5, r"$\delta RR_1$ τ", parse_math=True)
+            for fmt in ("png", "pdf"):
+                fig.savefig(io.BytesIO(), format=fmt, dpi=PRINT_DPI, metadata=FIGURE_METADATA[fmt])
+            pyplot().close(fig)
+    with worker_pool(workers):
+        yield
+
+
+def _told_pair(fig, path_stem) -> None:
+    with drawn_or_told(path_stem):
+        _save_pair(fig, path_stem)
+
+
+def _save_pair(fig, path_stem) -> None:
     try:
         save_figure(fig, *_stem_paths(path_stem))
     except FigureError as exc:
