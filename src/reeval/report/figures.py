@@ -56,7 +56,8 @@ from reeval.io.atomic import atomic_write
 from .figure_fonts import UNUSED_FONT_TABLES, lean_font_subsets  # re-exported
 from .figure_workers import hand_off, worker_pool
 from .figure_layout import (OVERFLOW_TOLERANCE, THIN_STEPS, crowded, figure_elements,  # re-exported
-                            freeze_ticks, overflow, overflow_message, overflowing, thin_ticks)
+                            freeze_ticks, integer_ticks, log2_ticks, overflow, overflow_message, overflowing,
+                            plain_log_ticks, thin_ticks)
 
 #: widths in inches: one column of a two-column paper (ACM, IEEE) and a whole page
 COLUMN, PAGE = 3.3, 7.0
@@ -152,44 +153,6 @@ def track_styles(tracks) -> dict:
     styles = ("-", "--", ":")
     return {t: (PALETTE[k % len(PALETTE)], styles[(k // len(PALETTE)) % len(styles)])
             for k, t in enumerate(tracks)}
-
-
-def integer_ticks(*axes) -> None:
-    """Ticks at whole numbers only on each given axis (``ax.xaxis``, ``ax.yaxis``): counts,
-    ranks, recall levels."""
-    from matplotlib.ticker import MaxNLocator
-
-    for axis in axes:
-        axis.set_major_locator(MaxNLocator(integer=True))
-
-
-def plain_log_ticks(*axes) -> None:
-    """A log axis labelled 0.01, 0.1, 1, 10 ... (plain numbers, no superscript that would
-    print under 7 pt); when it spans less than about one decade, 2, 3 and 5 times a power
-    of ten are labelled too, and 2 and 5 times up to two and a half decades (else a short
-    axis would show one or two numbers)."""
-    from matplotlib.ticker import FuncFormatter
-
-    def minor(axis):
-        def label(v, _):
-            lo, hi = sorted(axis.get_view_interval())
-            decades = np.log10(hi / lo) if lo > 0 else np.inf
-            digits = "235" if decades < 1.3 else "25" if decades < 2.5 else ""
-            return f"{v:g}" if f"{v:e}"[0] in digits else ""
-        return FuncFormatter(label)
-
-    for axis in axes:
-        axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-        axis.set_minor_formatter(minor(axis))
-
-
-def log2_ticks(axis) -> None:
-    """A base-2 log axis ticked 2, 4, 8 ... written as plain integers."""
-    from matplotlib.ticker import LogLocator, NullLocator, ScalarFormatter
-
-    axis.set_major_locator(LogLocator(base=2))
-    axis.set_major_formatter(ScalarFormatter())
-    axis.set_minor_locator(NullLocator())
 
 
 def note(ax, text: str, loc: str = "upper right") -> None:
