@@ -20,7 +20,8 @@ named ``$_$`` or ``$x^2$`` is drawn as named); the texts reeval writes as math t
 saver refuses is written by :func:`save_figure_pair` as a sentence saying why
 (:func:`failure_figure`) and logged on :data:`FIGURE_LOG`; a step that draws inside
 :func:`drawn_or_told` does the same for any error of the drawing. (The test suite sets
-:data:`STRICT`: there, both raise.)
+:data:`STRICT`: there, both raise.) Inside :func:`saving_in_workers` (a track's figures job)
+each save runs in a forked worker while the next figure is drawn.
 
 Helpers shared by the figures: :func:`integer_ticks` (counts and discrete axes),
 :func:`coinciding` (series drawn on top of each other, to say so), :func:`across_tracks`
@@ -54,10 +55,10 @@ import numpy as np
 from reeval.io.atomic import atomic_write
 
 from .figure_fonts import UNUSED_FONT_TABLES, lean_font_subsets  # re-exported
-from .figure_workers import hand_off, worker_pool
 from .figure_layout import (OVERFLOW_TOLERANCE, THIN_STEPS, crowded, figure_elements,  # re-exported
                             freeze_ticks, integer_ticks, log2_ticks, overflow, overflow_message, overflowing,
                             plain_log_ticks, thin_ticks)
+from .figure_workers import hand_off, worker_pool
 
 #: widths in inches: one column of a two-column paper (ACM, IEEE) and a whole page
 COLUMN, PAGE = 3.3, 7.0
