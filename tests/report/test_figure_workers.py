@@ -108,3 +108,25 @@ def test_the_rule_saves_a_tracks_figures_in_two_threads():
     assert re.search(r"^    threads: 2$", rule, re.M)
     script = (Path(__file__).resolve().parents[2] / "scripts/track_figures.py").read_text()
     assert "saving_in_workers(sm.threads)" in script
+
+
+def test_the_pool_waits_for_its_own_workers_only(tmp_path):
+    """Another child of the process (a subprocess still running) is left to its owner."""
+    import subprocess
+    import sys
+
+    from reeval.report.figure_workers import hand_off, worker_pool
+
+    import time
+
+    other = subprocess.Popen([sys.executable, "-c", "pass"])  # ends while the workers still run
+
+    def slow_save(k):
+        time.sleep(0.5)
+        Path(tmp_path / f"{k}").write_text("saved")
+
+    with worker_pool(2):
+        for k in range(4):
+            hand_off(lambda k=k: slow_save(k), f"t{k}")
+    assert other.wait(timeout=30) == 0  # still the Popen's to wait for
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["0", "1", "2", "3"]

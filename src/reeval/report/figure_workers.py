@@ -70,12 +70,16 @@ class _Pool:
         self.running[pid] = (label, read)
 
     def _reap(self) -> None:
-        """Wait for any one child to end; keep its error, if any."""
-        pid, status = os.wait()
+        """Wait for one of the pool's children to end (its pipe closed: never another child
+        of the process, which ``os.wait`` could take from its owner); keep its error, if any."""
+        import select
+
+        ready = select.select([read for _, read in self.running.values()], [], [])[0][0]
+        pid = next(pid for pid, (_, read) in self.running.items() if read == ready)
         label, read = self.running.pop(pid)
         with os.fdopen(read, "rb") as pipe:
-            message = pipe.read().decode("utf-8", "replace")
-        code = os.waitstatus_to_exitcode(status)
+            message = pipe.read().decode("utf-8", "replace")  # to its end: the child has exited
+        code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
         if code:
             self.errors.append(FigureWorkerError(
                 label, message or (f"the worker ended by signal {-code}" if code < 0 else f"exit status {code}")))
