@@ -1,17 +1,19 @@
 """Whole processes: the ``track_figures`` job's work on tracks a workflow has made, by this
 checkout and optionally another, in alternating rounds.
 
-    .venv/bin/python benchmarks/bench_track_figures.py --results DIR --track T [--track T2] [--baseline SRC] [--repeat 3] [--workers 2]
+    .venv/bin/python benchmarks/bench_track_figures.py --results DIR --track T [--track T2] [--baseline SRC]
+        [--repeat 3] [--workers 2]
 
 Each timed command is one fresh Python process (``PYTHONPATH`` this checkout's ``src``, or
 ``SRC`` with ``--baseline``) that does what ``scripts/track_figures.py`` does for one track
 of ``DIR`` (a workflow's results folder): the rareness, ASL study (figures 5-6, the default
 buckets), lexicographic precision and reusability figures, written over the track's own
 (the tables are read, never written), saved by ``--workers`` forked processes as the rule's
-threads do (a checkout without them saves each figure in turn). Every command runs once untimed, then each round runs
-them all in an order rotated by one per round. Per track and checkout: the wall time and
-the CPU (user + system of the child) of each round, their median and range. The machine's
-load changes the wall time far more than the CPU: read both. Nothing here asserts a time.
+threads do (a checkout without them saves each figure in turn). Every command runs once
+untimed, then each round runs them all in an order rotated by one per round. Per track and
+checkout: the wall time and the CPU (user + system of the child and its workers) of each
+round, their median and range. The machine's load changes the wall time far more than the
+CPU: read both. Nothing here asserts a time.
 """
 
 from __future__ import annotations

@@ -72,7 +72,8 @@ def test_a_refused_figure_in_a_worker_fails_the_pool_naming_it_after_the_others_
     from reeval.report.figure_workers import FigureWorkerError
     from reeval.report.figures import saving_in_workers
 
-    with pytest.raises(FigureWorkerError, match=re.escape(f"figure {tmp_path / 'bad'}: FigureError: ") + ".*under 7 pt"):
+    message = re.escape(f"figure {tmp_path / 'bad'}: FigureError: ") + ".*under 7 pt"
+    with pytest.raises(FigureWorkerError, match=message):
         with saving_in_workers(2):  # the test suite's STRICT switch: a refused figure raises
             _draw(0, tmp_path / "bad", small=True)
             _draw(1, tmp_path / "good")

@@ -63,9 +63,11 @@ class _Pool:
                 os.write(write, f"{type(exc).__name__}: {exc}".encode("utf-8", "replace")[:MESSAGE_BYTES])
                 code = 1
             finally:
-                for stream in (sys.stdout, sys.stderr):
-                    stream.flush()
-                os._exit(code)
+                try:
+                    for stream in (sys.stdout, sys.stderr):
+                        stream.flush()
+                finally:
+                    os._exit(code)  # whatever happened: the child never runs the caller's code on
         os.close(write)
         self.running[pid] = (label, read)
 

@@ -177,8 +177,8 @@ def plot_tau_by_track(verdicts, path_stem) -> None:
             ax.set_title(f"{display_name(m)}\nagainst {display_name(base)}")
             key = number_outliers(ax, x, y, tau.index)
             if key:  # under the x label, where it covers no point (the layout makes room)
-                ax.annotate(key, (0, 0), xycoords=("axes fraction", ax.xaxis.label), xytext=(0, -2), textcoords="offset points",
-                            ha="left", va="top", fontsize=MIN_TEXT_PT)
+                ax.annotate(key, (0, 0), xycoords=("axes fraction", ax.xaxis.label), xytext=(0, -2),
+                            textcoords="offset points", ha="left", va="top", fontsize=MIN_TEXT_PT)
     count = f" ({len(tau)} track{'s' * (len(tau) != 1)})" if pairs else ""
     fig.suptitle(f"Kendall's τ, full qrels against leave one group out{count}")
     save_figure_pair(fig, path_stem)
