@@ -40,8 +40,8 @@ rule track_figures:
         f"{RESULTS}/benchmarks/track_figures/{{track}}.tsv"
     priority: track_priority(0)  # the largest track first (common.smk)
     # the figures are saved by forked workers, one a thread, while the next is drawn
-    # (reeval.report.figure_workers): a track's 10-11 s of CPU in about 6 s of wall on two
-    # idle cores (docs/benchmarks.md)
+    # (reeval.report.figure_workers): 5.3-6.4 s of wall a track where one process took
+    # 7.3-8.0 s, for 0.5-1 s more CPU (docs/benchmarks.md)
     threads: 2
     resources:
         mem_mb=lambda wildcards, attempt: 2000 * attempt,
