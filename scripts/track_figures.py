@@ -6,9 +6,10 @@ from reeval.analyses.asl.report import track_study_figures
 from reeval.analyses.lexiprecision.report import track_lexiprecision_figures
 from reeval.analyses.rareness.report import track_rareness_figures
 from reeval.analyses.reusability.report import track_reusability_figure
+from reeval.report.figures import saving_in_workers
 
 sm = snakemake  # noqa: F821
-with rule_log(sm) as log:
+with rule_log(sm) as log, saving_in_workers(sm.threads):  # each figure saved by a worker while the next is drawn
     track, track_dir = sm.wildcards.track, Path(sm.input.measures[0]).parent
     track_rareness_figures(track, Path(sm.input.rareness[0]).parent)
     track_study_figures(track, track_dir, Path(sm.input.study[0]).parent, sm.params.study)

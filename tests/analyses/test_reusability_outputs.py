@@ -272,7 +272,7 @@ def test_the_cross_track_figure_of_a_study_shaped_as_the_full_simulated_one_fits
     summarize_reusability(folders, tmp_path / "summary")
     pdf = tmp_path / "summary" / "tau_by_track.pdf"
     assert camera_ready_problems(pdf) == []
-    assert "82 tracks" in [t for t, _ in figure_facts(pdf)["texts"]]  # drawn, not the sentence of a failure
+    assert any(t.endswith("(82 tracks)") for t, _ in figure_facts(pdf)["texts"])  # drawn, the title counting them
     assert not any(t[:2] == "1 " for t, _ in figure_facts(pdf)["texts"])  # taus alike: no track named
 
 
@@ -405,4 +405,35 @@ def test_the_cross_track_tau_figure_names_the_tracks_farthest_from_the_line(tmp_
     assert NAMED_OUTLIERS == 3
     assert {"1 track5", "2 track2", "3 trec6-clir-target-english", "1", "2", "3"} <= set(texts), texts
     assert not any(name in t for t in texts for name in ("track0", "track1", "track3", "track4", "track6"))
+    assert camera_ready_problems(tmp_path / "tau.pdf") == []
+
+
+def test_the_cross_track_tau_figures_key_sits_under_its_panel_and_the_track_count_in_the_title(tmp_path, monkeypatch):
+    """The key of the tracks farthest from the line covers no point (it was drawn inside the
+    panel, over the track at (1.00, 1.00)); the number of tracks is the title's, not a line
+    of a panel's key that reads like a count of outliers."""
+    from reeval.analyses.reusability import figures
+
+    saved = []
+    save = figures.save_figure_pair
+    monkeypatch.setattr(figures, "save_figure_pair", lambda fig, stem: (saved.append(fig), save(fig, stem)))
+    tracks = ["syn-graded", "syn-mixed", "syn-shallow"]
+    verdicts = pd.DataFrame({"track": tracks * 3, "measure": ["map"] * 3 + ["P_20"] * 3 + ["ASL"] * 3,
+                             "kendall_tau_left_out": [1.0, 1.0, 1.0, 1.0, 0.911, 1.0, 1.0, 1.0, 1.0]})
+    figures.plot_tau_by_track(verdicts, tmp_path / "tau")
+    (fig,) = saved
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    FigureCanvasAgg(fig)  # the figure as saved (closed: its layout kept, no layout engine)
+    fig.draw_without_rendering()
+    renderer = fig.canvas.get_renderer()
+    assert fig.get_suptitle() == "Kendall's τ, full qrels against leave one group out (3 tracks)"
+    keys = [(ax, t) for ax in fig.axes for t in ax.texts if t.get_text().startswith("farthest from the line:")]
+    assert [t.get_text() for _, t in keys] == ["farthest from the line:\n1 syn-mixed"]  # panel P@20 only
+    for ax, key in keys:
+        box = key.get_window_extent(renderer)
+        assert box.y1 <= ax.xaxis.label.get_window_extent(renderer).y0 + 0.5  # under the panel's x label
+        assert box.y1 < ax.bbox.y0 and box.x0 >= ax.bbox.x0 - 0.5  # below the panel, from its left edge
+        assert 0 <= box.y0 and box.x1 <= fig.bbox.x1  # inside the figure
+    assert not any(t.get_text().split("\n")[0] == "3 tracks" for ax in fig.axes for t in ax.texts)
     assert camera_ready_problems(tmp_path / "tau.pdf") == []

@@ -3,7 +3,9 @@ how far the drawing reaches past the figure's edges (:func:`overflow`) and which
 named for the error (:func:`overflowing`, :func:`overflow_message`); ticks fixed to those laid
 out (:func:`freeze_ticks`); tick labels that touch (:func:`crowded`) thinned out
 (:func:`thin_ticks`). Functions of a matplotlib figure as last laid out; matplotlib is
-imported by the functions that need it.
+imported by the functions that need it. Also the tick helpers the figures share: whole
+numbers only (:func:`integer_ticks`), plain numbers on a log axis (:func:`plain_log_ticks`,
+:func:`log2_ticks`).
 """
 
 from __future__ import annotations
@@ -161,3 +163,41 @@ def overflow_message(fig, tolerance: float = OVERFLOW_TOLERANCE) -> str | None:
     named = "; ".join(f"{what} reaches {inches:.2f} in beyond the {edge} edge" for what, inches, edge in found[:3])
     more = f" (and {len(found) - 3} more)" if len(found) > 3 else ""
     return named + more
+
+
+def integer_ticks(*axes) -> None:
+    """Ticks at whole numbers only on each given axis (``ax.xaxis``, ``ax.yaxis``): counts,
+    ranks, recall levels."""
+    from matplotlib.ticker import MaxNLocator
+
+    for axis in axes:
+        axis.set_major_locator(MaxNLocator(integer=True))
+
+
+def plain_log_ticks(*axes) -> None:
+    """A log axis labelled 0.01, 0.1, 1, 10 ... (plain numbers, no superscript that would
+    print under 7 pt); when it spans less than about one decade, 2, 3 and 5 times a power
+    of ten are labelled too, and 2 and 5 times up to two and a half decades (else a short
+    axis would show one or two numbers)."""
+    from matplotlib.ticker import FuncFormatter
+
+    def minor(axis):
+        def label(v, _):
+            lo, hi = sorted(axis.get_view_interval())
+            decades = np.log10(hi / lo) if lo > 0 else np.inf
+            digits = "235" if decades < 1.3 else "25" if decades < 2.5 else ""
+            return f"{v:g}" if f"{v:e}"[0] in digits else ""
+        return FuncFormatter(label)
+
+    for axis in axes:
+        axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        axis.set_minor_formatter(minor(axis))
+
+
+def log2_ticks(axis) -> None:
+    """A base-2 log axis ticked 2, 4, 8 ... written as plain integers."""
+    from matplotlib.ticker import LogLocator, NullLocator, ScalarFormatter
+
+    axis.set_major_locator(LogLocator(base=2))
+    axis.set_major_formatter(ScalarFormatter())
+    axis.set_minor_locator(NullLocator())

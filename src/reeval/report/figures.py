@@ -20,7 +20,8 @@ named ``$_$`` or ``$x^2$`` is drawn as named); the texts reeval writes as math t
 saver refuses is written by :func:`save_figure_pair` as a sentence saying why
 (:func:`failure_figure`) and logged on :data:`FIGURE_LOG`; a step that draws inside
 :func:`drawn_or_told` does the same for any error of the drawing. (The test suite sets
-:data:`STRICT`: there, both raise.)
+:data:`STRICT`: there, both raise.) Inside :func:`saving_in_workers` (a track's figures job)
+each save runs in a forked worker while the next figure is drawn.
 
 Helpers shared by the figures: :func:`integer_ticks` (counts and discrete axes),
 :func:`coinciding` (series drawn on top of each other, to say so), :func:`across_tracks`
@@ -55,7 +56,9 @@ from reeval.io.atomic import atomic_write
 
 from .figure_fonts import UNUSED_FONT_TABLES, lean_font_subsets  # re-exported
 from .figure_layout import (OVERFLOW_TOLERANCE, THIN_STEPS, crowded, figure_elements,  # re-exported
-                            freeze_ticks, overflow, overflow_message, overflowing, thin_ticks)
+                            freeze_ticks, integer_ticks, log2_ticks, overflow, overflow_message, overflowing,
+                            plain_log_ticks, thin_ticks)
+from .figure_workers import hand_off, worker_pool
 
 #: widths in inches: one column of a two-column paper (ACM, IEEE) and a whole page
 COLUMN, PAGE = 3.3, 7.0
@@ -151,44 +154,6 @@ def track_styles(tracks) -> dict:
     styles = ("-", "--", ":")
     return {t: (PALETTE[k % len(PALETTE)], styles[(k // len(PALETTE)) % len(styles)])
             for k, t in enumerate(tracks)}
-
-
-def integer_ticks(*axes) -> None:
-    """Ticks at whole numbers only on each given axis (``ax.xaxis``, ``ax.yaxis``): counts,
-    ranks, recall levels."""
-    from matplotlib.ticker import MaxNLocator
-
-    for axis in axes:
-        axis.set_major_locator(MaxNLocator(integer=True))
-
-
-def plain_log_ticks(*axes) -> None:
-    """A log axis labelled 0.01, 0.1, 1, 10 ... (plain numbers, no superscript that would
-    print under 7 pt); when it spans less than about one decade, 2, 3 and 5 times a power
-    of ten are labelled too, and 2 and 5 times up to two and a half decades (else a short
-    axis would show one or two numbers)."""
-    from matplotlib.ticker import FuncFormatter
-
-    def minor(axis):
-        def label(v, _):
-            lo, hi = sorted(axis.get_view_interval())
-            decades = np.log10(hi / lo) if lo > 0 else np.inf
-            digits = "235" if decades < 1.3 else "25" if decades < 2.5 else ""
-            return f"{v:g}" if f"{v:e}"[0] in digits else ""
-        return FuncFormatter(label)
-
-    for axis in axes:
-        axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-        axis.set_minor_formatter(minor(axis))
-
-
-def log2_ticks(axis) -> None:
-    """A base-2 log axis ticked 2, 4, 8 ... written as plain integers."""
-    from matplotlib.ticker import LogLocator, NullLocator, ScalarFormatter
-
-    axis.set_major_locator(LogLocator(base=2))
-    axis.set_major_formatter(ScalarFormatter())
-    axis.set_minor_locator(NullLocator())
 
 
 def note(ax, text: str, loc: str = "upper right") -> None:
@@ -433,7 +398,43 @@ def save_figure_pair(fig, path_stem) -> None:
     figure is written as that pair); ``path_stem`` has no suffix (a dot in it stays). A
     figure the saver refuses (:class:`FigureError`) is written as :func:`failure_figure`
     and said on :data:`FIGURE_LOG` (:func:`tell_failure`): a report figure never ends the
-    step that draws it (the test suite sets :data:`STRICT`, which raises instead)."""
+    step that draws it (the test suite sets :data:`STRICT`, which raises instead). Inside
+    :func:`saving_in_workers` the save runs in a forked worker while the caller draws on,
+    any error of it told as :func:`drawn_or_told` tells it."""
+    if hand_off(lambda: _told_pair(fig, path_stem), str(path_stem)):
+        pyplot().close(fig)  # the worker saves its own copy
+    else:
+        _save_pair(fig, path_stem)
+
+
+@contextmanager
+def saving_in_workers(workers: int):
+    """Inside, :func:`save_figure_pair` hands each save to a forked worker, at most
+    ``workers`` at once, while the caller draws the next figure
+    (:func:`reeval.report.figure_workers.worker_pool`: the same bytes; the errors raised on
+    leaving). First one small figure is saved to memory as PNG and PDF, so that what a save
+    loads the first time (fontTools' subsetter, the fonts, the PDF backend) is loaded once
+    here rather than again in every worker."""
+    if workers > 1:
+        import io
+
+        with figure_style(), lean_font_subsets():
+            fig, ax = new_figure()
+            ax.set_title("warm-up", fontweight="bold")
+            ax.text(0.5, 0.5, r"$\delta RR_1$ τ", parse_math=True)
+            for fmt in ("png", "pdf"):
+                fig.savefig(io.BytesIO(), format=fmt, dpi=PRINT_DPI, metadata=FIGURE_METADATA[fmt])
+            pyplot().close(fig)
+    with worker_pool(workers):
+        yield
+
+
+def _told_pair(fig, path_stem) -> None:
+    with drawn_or_told(path_stem):
+        _save_pair(fig, path_stem)
+
+
+def _save_pair(fig, path_stem) -> None:
     try:
         save_figure(fig, *_stem_paths(path_stem))
     except FigureError as exc:

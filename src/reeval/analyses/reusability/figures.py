@@ -6,7 +6,8 @@ coloured when there are at most :data:`FEW_GROUPS` of them (a legend names them)
 colour. Across tracks, ``tau_by_track``: one panel per measure compared with its base,
 Kendall's tau between the full and the leave-one-group-out orderings of each track, the
 base's on x and the measure's on y (one point per track, the identity line; the
-:data:`NAMED_OUTLIERS` tracks farthest from it numbered and named): ASL and P@20
+:data:`NAMED_OUTLIERS` tracks farthest from it numbered, and named in a key under the
+panel's x label, where it covers no point; the number of tracks in the title): ASL and P@20
 against AP, a rareness measure against the measure it weights (P@k, AP@k); a measure
 that is there only as a rareness measure's base gets no panel of its own.
 
@@ -114,7 +115,7 @@ def outliers(x, y, n: int = NAMED_OUTLIERS) -> list:
 def number_outliers(ax, x, y, names) -> str:
     """Number the :func:`outliers` of a panel 1, 2, 3 beside their points (towards the
     panel's centre, so a number stays inside it); returns their key, a line each (``1
-    trec8-adhoc``), for a note on the panel: a long track name fits a panel's width there,
+    trec8-adhoc``), for the panel's key: a long track name fits a panel's width there,
     where beside its point it would reach past the figure's edge."""
     which = outliers(x, y)
     x0, x1 = ax.get_xlim()
@@ -167,16 +168,17 @@ def plot_tau_by_track(verdicts, path_stem) -> None:
         tau = verdicts.drop_duplicates(["track", "measure"]).pivot(index="track", columns="measure",
                                                                      values="kendall_tau_left_out")
         fig, axes, _ = _grid(len(pairs))
-        count = f"{tau.shape[0]} track{'s' * (tau.shape[0] != 1)}"
-        for k, (ax, (base, m)) in enumerate(zip(axes, pairs)):
+        for ax, (base, m) in zip(axes, pairs):
             x, y = tau[base].to_numpy(float), tau[m].to_numpy(float)
             ax.scatter(x, y, s=10, color=PALETTE[0], linewidths=0)
             _identity(ax, x, y)
-            key = number_outliers(ax, x, y, tau.index)
-            if key or not k:  # the first panel also counts the tracks
-                note(ax, "\n".join(filter(None, [count if not k else "", key])), loc="upper left")
             ax.set_xlabel(f"τ of {display_name(base)}")
             ax.set_ylabel(f"τ of {display_name(m)}")
             ax.set_title(f"{display_name(m)}\nagainst {display_name(base)}")
-    fig.suptitle("Kendall's τ, full qrels against leave one group out")
+            key = number_outliers(ax, x, y, tau.index)
+            if key:  # under the x label, where it covers no point (the layout makes room)
+                ax.annotate(key, (0, 0), xycoords=("axes fraction", ax.xaxis.label), xytext=(0, -2),
+                            textcoords="offset points", ha="left", va="top", fontsize=MIN_TEXT_PT)
+    count = f" ({len(tau)} track{'s' * (len(tau) != 1)})" if pairs else ""
+    fig.suptitle(f"Kendall's τ, full qrels against leave one group out{count}")
     save_figure_pair(fig, path_stem)
