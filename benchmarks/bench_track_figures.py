@@ -46,10 +46,10 @@ results, track, level, workers = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]
 study = section_with_defaults("study", {})
 d = results / "tracks" / track
 with saving_in_workers(workers):
-    track_rareness_figures(track, d / "rareness")
-    track_study_figures(track, d, d / "study", {key: study[key] for key in FIGURE_OPTION_KEYS})
     track_lexiprecision_figures(track, d / "lexiprecision", level)
     track_reusability_figure(track, d / "reusability")
+    track_rareness_figures(track, d / "rareness")
+    track_study_figures(track, d, d / "study", {key: study[key] for key in FIGURE_OPTION_KEYS})
 """
 
 

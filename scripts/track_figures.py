@@ -11,8 +11,10 @@ from reeval.report.figures import saving_in_workers
 sm = snakemake  # noqa: F821
 with rule_log(sm) as log, saving_in_workers(sm.threads):  # each figure saved by a worker while the next is drawn
     track, track_dir = sm.wildcards.track, Path(sm.input.measures[0]).parent
-    track_rareness_figures(track, Path(sm.input.rareness[0]).parent)
-    track_study_figures(track, track_dir, Path(sm.input.study[0]).parent, sm.params.study)
+    # the steps with the largest figures first: the longest saves start first, and the last
+    # worker to end is one of the short ones
     track_lexiprecision_figures(track, Path(sm.input.lexiprecision[0]).parent, sm.params.lexiprecision_level)
     track_reusability_figure(track, Path(sm.input.reusability[0]).parent)
+    track_rareness_figures(track, Path(sm.input.rareness[0]).parent)
+    track_study_figures(track, track_dir, Path(sm.input.study[0]).parent, sm.params.study)
     log.info("figures of %s: %d files", track, len(sm.output))

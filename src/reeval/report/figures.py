@@ -54,7 +54,7 @@ import numpy as np
 
 from reeval.io.atomic import atomic_write
 
-from .figure_fonts import UNUSED_FONT_TABLES, lean_font_subsets  # re-exported
+from .figure_fonts import UNUSED_FONT_TABLES, lean_font_subsets, read_fonts_ahead  # re-exported
 from .figure_layout import (OVERFLOW_TOLERANCE, THIN_STEPS, crowded, figure_elements,  # re-exported
                             freeze_ticks, integer_ticks, log2_ticks, overflow, overflow_message, overflowing,
                             plain_log_ticks, thin_ticks)
@@ -95,6 +95,8 @@ STYLE = {
     "legend.labelspacing": 0.3, "legend.columnspacing": 1.0,
     "patch.linewidth": 0.5, "hatch.linewidth": 0.5,
     "savefig.bbox": "standard", "savefig.dpi": PRINT_DPI,
+    # laid out at the PNG's resolution: the layout's drawing is the PNG (:func:`lay_out`)
+    "figure.dpi": PRINT_DPI,
     "svg.hashsalt": "reeval",
     # every text literal: a run, group or measure named "$_$" or "$x^2$" is drawn as it is
     # named (mathtext would fail on the first and draw the second as math); the few texts
@@ -281,13 +283,25 @@ def wrapped(text: str, width_in: float = COLUMN, size_pt: float = 8) -> str:
     return "\n".join(fill(line, chars) for line in text.split("\n"))
 
 
+def lay_out(fig) -> None:
+    """Lay ``fig`` out (its layout engine places the axes) by drawing it on matplotlib's
+    Agg canvas (given one if it has another: a ``Figure`` made without :func:`pyplot`),
+    which then holds the picture at the figure's dpi (:data:`STYLE`: :data:`PRINT_DPI`):
+    what :func:`save_figure` writes as the PNG when nothing changed since."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    if not isinstance(fig.canvas, FigureCanvasAgg):
+        FigureCanvasAgg(fig)
+    fig.canvas.draw()
+
+
 def fit_titles(fig) -> None:
     """Wrap every axes title of ``fig`` that reaches beyond the figure's edges or beyond
     its axes' share of a multi-panel figure (a long track or run name), at the characters
     that fit around its centre, between words and never inside math (:func:`fill`).
-    Leaves ``fig`` laid out (``draw_without_rendering``) as drawn with the titles it keeps."""
+    Leaves ``fig`` laid out (:func:`lay_out`) as drawn with the titles it keeps."""
     for _ in range(4):
-        fig.draw_without_rendering()
+        lay_out(fig)
         wide = []
         for ax in fig.axes:
             t = ax.title
@@ -306,6 +320,7 @@ def fit_titles(fig) -> None:
             lines = t.get_text().split("\n")
             chars = max(10, int(max(map(len, lines)) * share * 0.95))
             t.set_text("\n".join(fill(line, chars) for line in lines))
+    lay_out(fig)  # laid out with the titles as last wrapped
 
 
 class FigureError(ValueError):
@@ -336,18 +351,29 @@ def _formats(paths) -> list:
     return formats
 
 
-def _write(fig, formats, dpi: int) -> None:
+def _write(fig, formats, dpi: int, drawn: bool = False) -> None:
     """Write ``fig`` as laid out (no layout again) to each ``(path, format)``, atomically,
-    its fonts embedded without the tables no PDF reads (:func:`lean_font_subsets`)."""
+    its fonts embedded without the tables no PDF reads (:func:`lean_font_subsets`).
+    ``drawn``: its canvas holds its picture as it is now (:func:`lay_out`, nothing changed
+    since), which is the PNG when ``dpi`` is the figure's: written as it is, not drawn again
+    (the same bytes as matplotlib's ``savefig``)."""
     import matplotlib
+    import matplotlib.image
 
-    # laid out once before: each format draws at those positions (the layout takes half
-    # of a draw's time)
-    fig.set_layout_engine("none")
-    with matplotlib.rc_context(rc_params()), lean_font_subsets():
+    # laid out once before: each format draws at those positions, with no layout engine
+    # (with one, savefig draws the figure once more before drawing it; and after a save it
+    # restores a figure's lack of one from figure.constrained_layout.use, off here)
+    with matplotlib.rc_context({**rc_params(), "figure.autolayout": False, "figure.constrained_layout.use": False}), \
+            lean_font_subsets():
+        picture = fig.canvas.buffer_rgba() if drawn and fig.dpi == dpi else None
+        fig.set_layout_engine(None)
         for path, fmt in formats:
-            atomic_write(path, lambda tmp, fmt=fmt: fig.savefig(
-                tmp, format=fmt, dpi=dpi, metadata=FIGURE_METADATA[fmt]))
+            if fmt == "png" and picture is not None:  # what savefig would draw again: written as drawn
+                atomic_write(path, lambda tmp: matplotlib.image.imsave(
+                    tmp, picture, format="png", origin="upper", dpi=dpi, metadata=FIGURE_METADATA["png"]))
+            else:
+                atomic_write(path, lambda tmp, fmt=fmt: fig.savefig(
+                    tmp, format=fmt, dpi=dpi, metadata=FIGURE_METADATA[fmt]))
 
 
 def save_figure(fig, *paths, dpi: int = PRINT_DPI) -> None:
@@ -384,7 +410,8 @@ def save_figure(fig, *paths, dpi: int = PRINT_DPI) -> None:
             raise FigureError(paths[0], f"text under {MIN_TEXT_PT:g} pt: {small[:3]}")
         if cut:
             raise FigureError(paths[0], cut)
-        _write(fig, formats, dpi)
+        # the canvas holds the last layout's picture: the checks since change nothing drawn
+        _write(fig, formats, dpi, drawn=True)
     finally:
         pyplot().close(fig)
 
@@ -412,19 +439,21 @@ def saving_in_workers(workers: int):
     """Inside, :func:`save_figure_pair` hands each save to a forked worker, at most
     ``workers`` at once, while the caller draws the next figure
     (:func:`reeval.report.figure_workers.worker_pool`: the same bytes; the errors raised on
-    leaving). First one small figure is saved to memory as PNG and PDF, so that what a save
-    loads the first time (fontTools' subsetter, the fonts, the PDF backend) is loaded once
-    here rather than again in every worker."""
+    leaving). First one small figure is saved as PNG and PDF (in a temporary folder), so
+    that what a save loads the first time (fontTools' subsetter, the fonts, the PDF
+    backend) is loaded once here rather than again in every worker, and the fonts it
+    embedded are read ahead for the workers (:func:`reeval.report.figure_fonts.read_fonts_ahead`)."""
     if workers > 1:
-        import io
+        import tempfile
 
-        with figure_style(), lean_font_subsets():
+        with figure_style(), tempfile.TemporaryDirectory(prefix="reeval-warm-up-") as folder:
             fig, ax = new_figure()
-            ax.set_title("warm-up", fontweight="bold")
+            ax.set_title("warm-up")
             ax.text(0.5, 0.5, r"$\delta RR_1$ τ", parse_math=True)
-            for fmt in ("png", "pdf"):
-                fig.savefig(io.BytesIO(), format=fmt, dpi=PRINT_DPI, metadata=FIGURE_METADATA[fmt])
+            lay_out(fig)
+            _write(fig, _formats(_stem_paths(Path(folder) / "warm-up")), PRINT_DPI, drawn=True)
             pyplot().close(fig)
+        read_fonts_ahead()
     with worker_pool(workers):
         yield
 
@@ -474,7 +503,8 @@ def failure_figure(path_stem, reason: str) -> None:
         ax.set_axis_off()
         ax.text(0.0, 1.0, text, transform=ax.transAxes, ha="left", va="top", fontsize=MIN_TEXT_PT)
         try:
-            _write(fig, _formats(_stem_paths(path_stem)), PRINT_DPI)
+            lay_out(fig)
+            _write(fig, _formats(_stem_paths(path_stem)), PRINT_DPI, drawn=True)
         finally:
             pyplot().close(fig)
 
