@@ -1,5 +1,6 @@
-"""A figure's layout, checked and fixed before it is saved (:func:`reeval.report.figures.save_figure`):
-how far the drawing reaches past the figure's edges (:func:`overflow`) and which elements do so,
+"""A figure's layout, made, checked and fixed before it is saved (:func:`reeval.report.figures.save_figure`):
+laid out by drawing it at its dpi (:func:`lay_out`), its titles wrapped to their width
+(:func:`fit_titles`, at words: :func:`fill`); how far the drawing reaches past the figure's edges (:func:`overflow`) and which elements do so,
 named for the error (:func:`overflowing`, :func:`overflow_message`); ticks fixed to those laid
 out (:func:`freeze_ticks`); tick labels that touch (:func:`crowded`) thinned out
 (:func:`thin_ticks`). Functions of a matplotlib figure as last laid out; matplotlib is
@@ -10,12 +11,65 @@ numbers only (:func:`integer_ticks`), plain numbers on a log axis (:func:`plain_
 
 from __future__ import annotations
 
+import textwrap
+
 import numpy as np
+
+
+def fill(line: str, chars: int) -> str:
+    """``line`` wrapped at ``chars`` characters between words only: a word longer than a
+    line stays whole, and math (``$...$``) is never split, so mathtext still renders."""
+    parts = line.split("$")
+    for k in range(1, len(parts) - 1, 2):  # the math segments (each closed by a $)
+        parts[k] = parts[k].replace(" ", "\x00")
+    text = textwrap.fill("$".join(parts), chars, break_long_words=False, break_on_hyphens=False)
+    return text.replace("\x00", " ")
+
+
+def lay_out(fig) -> None:
+    """Lay ``fig`` out (its layout engine places the axes) by drawing it on matplotlib's
+    Agg canvas (given one if it has another: a ``Figure`` made without pyplot), which then
+    holds the picture at the figure's dpi (the style's: :data:`reeval.report.figures.PRINT_DPI`):
+    what :func:`reeval.report.figures.save_figure` writes as the PNG when nothing changed since."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    if not isinstance(fig.canvas, FigureCanvasAgg):
+        FigureCanvasAgg(fig)
+    fig.canvas.draw()
+
+
+def fit_titles(fig) -> None:
+    """Wrap every axes title of ``fig`` that reaches beyond the figure's edges or beyond
+    its axes' share of a multi-panel figure (a long track or run name), at the characters
+    that fit around its centre, between words and never inside math (:func:`fill`).
+    Leaves ``fig`` laid out (:func:`lay_out`) as drawn with the titles it keeps."""
+    for _ in range(4):
+        lay_out(fig)
+        wide = []
+        for ax in fig.axes:
+            t = ax.title
+            if not (t.get_visible() and t.get_text()):
+                continue
+            e = t.get_window_extent()
+            centre = (e.x0 + e.x1) / 2
+            room = 2 * min(centre - fig.bbox.x0, fig.bbox.x1 - centre) - 4
+            if len(fig.axes) > 1:
+                room = min(room, ax.bbox.width * 1.15)
+            if e.width > room:
+                wide.append((t, room / e.width))
+        if not wide:
+            return
+        for t, share in wide:
+            lines = t.get_text().split("\n")
+            chars = max(10, int(max(map(len, lines)) * share * 0.95))
+            t.set_text("\n".join(fill(line, chars) for line in lines))
+    lay_out(fig)  # laid out with the titles as last wrapped
+
 
 def overflow(fig) -> float:
     """How far, in inches, the drawing of ``fig`` reaches beyond its edges (0 when all of it
     is inside: nothing cut off in print), from matplotlib's tight bounding box of the
-    figure as last laid out (:func:`reeval.report.figures.fit_titles` leaves it so)."""
+    figure as last laid out (:func:`fit_titles` leaves it so)."""
     box = fig.get_tightbbox()
     w, h = fig.get_size_inches()
     return float(max(0.0, -box.x0, -box.y0, box.x1 - w, box.y1 - h))

@@ -56,8 +56,8 @@ from reeval.io.atomic import atomic_write
 
 from .figure_fonts import UNUSED_FONT_TABLES, lean_font_subsets, read_fonts_ahead  # re-exported
 from .figure_layout import (OVERFLOW_TOLERANCE, THIN_STEPS, crowded, figure_elements,  # re-exported
-                            freeze_ticks, integer_ticks, log2_ticks, overflow, overflow_message, overflowing,
-                            plain_log_ticks, thin_ticks)
+                            fill, fit_titles, freeze_ticks, integer_ticks, lay_out, log2_ticks, overflow,
+                            overflow_message, overflowing, plain_log_ticks, thin_ticks)
 from .figure_workers import hand_off, worker_pool
 
 #: widths in inches: one column of a two-column paper (ACM, IEEE) and a whole page
@@ -266,61 +266,11 @@ def enlarge_math(fig) -> None:
             t.set_fontsize(MIN_TEXT_PT / SCRIPT_SHRINK)
 
 
-def fill(line: str, chars: int) -> str:
-    """``line`` wrapped at ``chars`` characters between words only: a word longer than a
-    line stays whole, and math (``$...$``) is never split, so mathtext still renders."""
-    parts = line.split("$")
-    for k in range(1, len(parts) - 1, 2):  # the math segments (each closed by a $)
-        parts[k] = parts[k].replace(" ", "\x00")
-    text = textwrap.fill("$".join(parts), chars, break_long_words=False, break_on_hyphens=False)
-    return text.replace("\x00", " ")
-
-
 def wrapped(text: str, width_in: float = COLUMN, size_pt: float = 8) -> str:
     """``text`` with each line wrapped at the characters that fit ``width_in`` inches at
     ``size_pt`` (about 0.58 of the size a character, DejaVu Sans)."""
     chars = max(10, int((width_in - 0.2) * 72 / (0.58 * size_pt)))
     return "\n".join(fill(line, chars) for line in text.split("\n"))
-
-
-def lay_out(fig) -> None:
-    """Lay ``fig`` out (its layout engine places the axes) by drawing it on matplotlib's
-    Agg canvas (given one if it has another: a ``Figure`` made without :func:`pyplot`),
-    which then holds the picture at the figure's dpi (:data:`STYLE`: :data:`PRINT_DPI`):
-    what :func:`save_figure` writes as the PNG when nothing changed since."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-
-    if not isinstance(fig.canvas, FigureCanvasAgg):
-        FigureCanvasAgg(fig)
-    fig.canvas.draw()
-
-
-def fit_titles(fig) -> None:
-    """Wrap every axes title of ``fig`` that reaches beyond the figure's edges or beyond
-    its axes' share of a multi-panel figure (a long track or run name), at the characters
-    that fit around its centre, between words and never inside math (:func:`fill`).
-    Leaves ``fig`` laid out (:func:`lay_out`) as drawn with the titles it keeps."""
-    for _ in range(4):
-        lay_out(fig)
-        wide = []
-        for ax in fig.axes:
-            t = ax.title
-            if not (t.get_visible() and t.get_text()):
-                continue
-            e = t.get_window_extent()
-            centre = (e.x0 + e.x1) / 2
-            room = 2 * min(centre - fig.bbox.x0, fig.bbox.x1 - centre) - 4
-            if len(fig.axes) > 1:
-                room = min(room, ax.bbox.width * 1.15)
-            if e.width > room:
-                wide.append((t, room / e.width))
-        if not wide:
-            return
-        for t, share in wide:
-            lines = t.get_text().split("\n")
-            chars = max(10, int(max(map(len, lines)) * share * 0.95))
-            t.set_text("\n".join(fill(line, chars) for line in lines))
-    lay_out(fig)  # laid out with the titles as last wrapped
 
 
 class FigureError(ValueError):
