@@ -6,10 +6,11 @@ checkout and optionally another, in alternating rounds.
 
 Each timed command is one fresh Python process (``PYTHONPATH`` this checkout's ``src``, or
 ``SRC`` with ``--baseline``) that does what ``scripts/track_figures.py`` does for one track
-of ``DIR`` (a workflow's results folder): the rareness, ASL study (figures 5-6, the default
-buckets), lexicographic precision and reusability figures, written over the track's own
-(the tables are read, never written), saved by ``--workers`` forked processes as the rule's
-threads do (a checkout without them saves each figure in turn). Every command runs once
+of ``DIR`` (a workflow's results folder): the lexicographic precision, reusability,
+rareness and ASL study (figures 5-6, the default buckets) figures, written over the track's
+own (the tables are read, never written), drawn by ``--workers`` forked processes as the
+rule's threads do (a checkout from before the step workers: each figure saved by a forked
+worker while the next is drawn; older: each in turn). Every command runs once
 untimed, then each round runs them all in an order rotated by one per round. Per track and
 checkout: the wall time and the CPU (user + system of the child and its workers) of each
 round, their median and range. The machine's load changes the wall time far more than the
@@ -38,18 +39,26 @@ from reeval.analyses.lexiprecision.report import track_lexiprecision_figures
 from reeval.analyses.rareness.report import track_rareness_figures
 from reeval.analyses.reusability.report import track_reusability_figure
 from reeval.workflow.config_check import section_with_defaults
-try:
-    from reeval.report.figures import saving_in_workers
-except ImportError:  # a checkout from before the workers: each figure saved in turn
-    from contextlib import nullcontext as saving_in_workers
 results, track, level, workers = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 study = section_with_defaults("study", {})
 d = results / "tracks" / track
-with saving_in_workers(workers):
-    track_lexiprecision_figures(track, d / "lexiprecision", level)
-    track_reusability_figure(track, d / "reusability")
-    track_rareness_figures(track, d / "rareness")
-    track_study_figures(track, d, d / "study", {key: study[key] for key in FIGURE_OPTION_KEYS})
+steps = [lambda: track_lexiprecision_figures(track, d / "lexiprecision", level),
+         lambda: track_reusability_figure(track, d / "reusability"),
+         lambda: track_rareness_figures(track, d / "rareness"),
+         lambda: track_study_figures(track, d, d / "study", {key: study[key] for key in FIGURE_OPTION_KEYS})]
+try:  # each step's figures drawn by a forked worker, as the rule does
+    from reeval.report.figure_workers import in_worker, worker_pool
+    with worker_pool(workers):
+        for k, step in enumerate(steps):
+            in_worker(step, f"step {k}")
+except ImportError:  # a checkout from before: each figure saved by a worker while the next is drawn
+    try:
+        from reeval.report.figures import saving_in_workers
+    except ImportError:  # older still: each figure saved in turn
+        from contextlib import nullcontext as saving_in_workers
+    with saving_in_workers(workers):
+        for k in (2, 3, 0, 1):  # that checkout's rule's order
+            steps[k]()
 """
 
 
@@ -73,7 +82,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3, help="timed rounds (default 3)")
     ap.add_argument("--level", type=int, default=1, help="the lexiprecision relevance level (default 1)")
     ap.add_argument("--workers", type=int, default=2,
-                    help="processes saving figures, as the rule's threads (default 2; 1: in turn)")
+                    help="processes drawing figures, as the rule's threads (default 2; 1: in turn)")
     args = ap.parse_args()
     checkouts = {"this": PROJECT / "src", **({"baseline": args.baseline} if args.baseline else {})}
     commands = [(name, src, track) for track in args.track for name, src in checkouts.items()]

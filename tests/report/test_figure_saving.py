@@ -1,7 +1,6 @@
 """How the saver writes a figure (reeval.report.figures.save_figure): laid out once, by
 drawing it on its canvas at the PNG's resolution; that picture written as the PNG; the PDF
-drawn at the same positions; the fonts the PDF embeds read ahead for forked workers
-(reeval.report.figure_fonts)."""
+drawn at the same positions."""
 
 import pytest
 
@@ -84,31 +83,3 @@ def test_a_figure_made_without_pyplot_is_saved_as_a_pyplot_one(tmp_path):
             save_figure(fig, tmp_path / f"{name}.png", tmp_path / f"{name}.pdf")
     for suffix in ("png", "pdf"):
         assert (tmp_path / f"bare.{suffix}").read_bytes() == (tmp_path / f"pyplot.{suffix}").read_bytes()
-
-
-def test_fonts_read_ahead_give_the_same_pdf_each_taken_by_one_subset(tmp_path, monkeypatch):
-    import io
-
-    import reeval.report.figure_fonts as fonts
-    from reeval.report.figures import figure_style, new_figure, save_figure
-
-    monkeypatch.setattr(fonts, "_USED", set())
-    monkeypatch.setattr(fonts, "_AHEAD", {})
-
-    def saved(name):
-        with figure_style():
-            fig, ax = new_figure("column")
-            ax.plot([1, 2, 3], [3, 1, 2], label="τ of a run named « x² »")
-            ax.set_title(r"$\delta RR_1$ against $\Delta RR_i$", parse_math=True)
-            ax.legend()
-            save_figure(fig, tmp_path / f"{name}.pdf")
-        return (tmp_path / f"{name}.pdf").read_bytes()
-
-    assert fonts.read_fonts_ahead() == 0  # no font used yet: none read
-    first = saved("first")  # DejaVu Sans, and the math's italic
-    assert len(fonts._USED) >= 2
-    assert fonts.read_fonts_ahead() == len(fonts._USED)
-    assert all(isinstance(font.reader.file, io.BytesIO) for font in fonts._AHEAD.values())  # no file shared with a fork
-    assert saved("ahead") == first
-    assert fonts._AHEAD == {}  # each taken by the save's subset of its font
-    assert saved("again") == first  # read from its file again

@@ -1,23 +1,20 @@
-"""Figures saved by forked worker processes while the caller draws the next one
-(:func:`worker_pool`, opened by :func:`reeval.report.figures.saving_in_workers` and used by
-:func:`reeval.report.figures.save_figure_pair`).
+"""A track's figures drawn by forked worker processes, one step at a time: inside
+``with worker_pool(n):`` each :func:`in_worker` task (a step that reads its tables, draws
+its figures and saves them: the rule ``track_figures`` hands over four) runs in a child
+process forked at that moment (:func:`hand_off`), which holds a copy of what the caller
+has imported (pandas, matplotlib: nothing pickled, nothing imported again), runs the task
+and exits; at most ``n`` children run at once (the caller waits for one to end before
+forking another), and the ``with`` ends only when every child has. A step's figures are
+drawn and saved in one process, which keeps what matplotlib computed once for the next
+figure (the fonts, text metrics, the PDF backend); the steps are independent. The files
+are the bytes the caller would write (the same code on the same tables). POSIX only
+(``os.fork``); elsewhere, or with ``n`` < 2, every task runs in the caller.
 
-Saving is most of a figure's time (the layout passes, the PNG and the PDF: about four
-fifths; the drawing calls the rest), and the figures of a step are independent. Inside
-``with worker_pool(n):`` each save is handed to a child process forked at that moment
-(:func:`hand_off`): the child holds a copy of the finished figure, of matplotlib already
-imported and of its font caches (nothing is pickled, nothing imported again), saves it and
-exits; the caller closes its own copy and goes on drawing. At most ``n`` children save at
-once (the caller waits for one to end before forking another), and the ``with`` ends only
-when every child has. The files are the bytes a save in the caller writes (the same code on
-the same figure). POSIX only (``os.fork``); elsewhere, or with ``n`` < 2, every save runs
-in the caller.
-
-A child's failure: the save it runs handles a refused figure itself (the caller's own
-rules, :func:`reeval.report.figures.save_figure_pair`); anything that escapes is sent to
+A child's failure: a figure the saver refuses is handled by the step itself (the caller's
+own rules, :func:`reeval.report.figures.save_figure_pair`); anything that escapes the task is sent to
 the caller through a pipe (its first :data:`MESSAGE_BYTES` bytes) and raised when the
-``with`` ends, naming the figure (:class:`FigureWorkerError`), after every child has ended:
-never while a later figure is drawn, which would seem to be that figure's error.
+``with`` ends, naming the task (:class:`FigureWorkerError`), after every child has ended:
+never while a later task is handed over, which would seem to be that task's error.
 """
 
 from __future__ import annotations
@@ -26,7 +23,7 @@ import os
 import sys
 from contextlib import contextmanager
 
-#: the pool that :func:`hand_off` hands saves to (None: each save runs in the caller)
+#: the pool that :func:`hand_off` hands tasks to (None: each task runs in the caller)
 _POOL = None
 #: a child's error message is cut at this many bytes (a pipe holds 64 KiB: a child never
 #: blocks writing it before the caller reads it)
@@ -34,10 +31,10 @@ MESSAGE_BYTES = 4000
 
 
 class FigureWorkerError(RuntimeError):
-    """A save in a worker failed: ``label`` (the figure) and the child's ``message``."""
+    """A task in a worker failed: ``label`` (what it draws) and the child's ``message``."""
 
     def __init__(self, label: str, message: str):
-        super().__init__(f"figure {label}: {message}")
+        super().__init__(f"{label}: {message}")
         self.label, self.message = label, message
 
 
@@ -93,11 +90,11 @@ class _Pool:
 
 @contextmanager
 def worker_pool(workers: int):
-    """Inside, :func:`hand_off` runs each save in a forked child, at most ``workers`` at
-    once (module doc; the objects held on entering are frozen, ``gc.freeze``, until
-leaving); on leaving, waits for all and raises the first child's error
+    """Inside, :func:`hand_off` (and :func:`in_worker`) runs each task in a forked child, at
+    most ``workers`` at once (module doc; the objects held on entering are frozen,
+    ``gc.freeze``, until leaving); on leaving, waits for all and raises the first child's error
     (:class:`FigureWorkerError`), after any error of the body itself. ``workers`` < 2, a
-    platform without ``os.fork`` or a pool already open: every save runs in the caller."""
+    platform without ``os.fork`` or a pool already open: every task runs in the caller."""
     global _POOL
     if workers < 2 or not hasattr(os, "fork") or _POOL is not None:
         yield
@@ -106,7 +103,7 @@ leaving); on leaving, waits for all and raises the first child's error
 
     # what the caller holds now (modules, matplotlib, fonts) out of the garbage collector's
     # passes, in the caller and in each child: a pass writes to every object it visits,
-    # which would copy their memory pages into each child (about 0.5 s of CPU a track)
+    # which would copy their memory pages into each child
     gc.collect()
     gc.freeze()
     _POOL = pool = _Pool(workers)
@@ -127,3 +124,10 @@ def hand_off(task, label: str) -> bool:
         return False
     _POOL.submit(task, label)
     return True
+
+
+def in_worker(task, label: str) -> None:
+    """Run ``task`` (no arguments; ``label`` says what it draws, for its error) in a worker
+    of the open :func:`worker_pool`, or here when none is open."""
+    if not hand_off(task, label):
+        task()

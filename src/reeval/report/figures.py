@@ -20,8 +20,9 @@ named ``$_$`` or ``$x^2$`` is drawn as named); the texts reeval writes as math t
 saver refuses is written by :func:`save_figure_pair` as a sentence saying why
 (:func:`failure_figure`) and logged on :data:`FIGURE_LOG`; a step that draws inside
 :func:`drawn_or_told` does the same for any error of the drawing. (The test suite sets
-:data:`STRICT`: there, both raise.) Inside :func:`saving_in_workers` (a track's figures job)
-each save runs in a forked worker while the next figure is drawn.
+:data:`STRICT`: there, both raise.) A figure is laid out once, by drawing it at print
+resolution, and that picture is its PNG (:func:`lay_out`); a track's figures are drawn by
+forked workers, step by step (:mod:`reeval.report.figure_workers`).
 
 Helpers shared by the figures: :func:`integer_ticks` (counts and discrete axes),
 :func:`coinciding` (series drawn on top of each other, to say so), :func:`across_tracks`
@@ -54,11 +55,10 @@ import numpy as np
 
 from reeval.io.atomic import atomic_write
 
-from .figure_fonts import UNUSED_FONT_TABLES, lean_font_subsets, read_fonts_ahead  # re-exported
+from .figure_fonts import UNUSED_FONT_TABLES, lean_font_subsets  # re-exported
 from .figure_layout import (OVERFLOW_TOLERANCE, THIN_STEPS, crowded, figure_elements,  # re-exported
                             fill, fit_titles, freeze_ticks, integer_ticks, lay_out, log2_ticks, overflow,
                             overflow_message, overflowing, plain_log_ticks, thin_ticks)
-from .figure_workers import hand_off, worker_pool
 
 #: widths in inches: one column of a two-column paper (ACM, IEEE) and a whole page
 COLUMN, PAGE = 3.3, 7.0
@@ -375,45 +375,7 @@ def save_figure_pair(fig, path_stem) -> None:
     figure is written as that pair); ``path_stem`` has no suffix (a dot in it stays). A
     figure the saver refuses (:class:`FigureError`) is written as :func:`failure_figure`
     and said on :data:`FIGURE_LOG` (:func:`tell_failure`): a report figure never ends the
-    step that draws it (the test suite sets :data:`STRICT`, which raises instead). Inside
-    :func:`saving_in_workers` the save runs in a forked worker while the caller draws on,
-    any error of it told as :func:`drawn_or_told` tells it."""
-    if hand_off(lambda: _told_pair(fig, path_stem), str(path_stem)):
-        pyplot().close(fig)  # the worker saves its own copy
-    else:
-        _save_pair(fig, path_stem)
-
-
-@contextmanager
-def saving_in_workers(workers: int):
-    """Inside, :func:`save_figure_pair` hands each save to a forked worker, at most
-    ``workers`` at once, while the caller draws the next figure
-    (:func:`reeval.report.figure_workers.worker_pool`: the same bytes; the errors raised on
-    leaving). First one small figure is saved as PNG and PDF (in a temporary folder), so
-    that what a save loads the first time (fontTools' subsetter, the fonts, the PDF
-    backend) is loaded once here rather than again in every worker, and the fonts it
-    embedded are read ahead for the workers (:func:`reeval.report.figure_fonts.read_fonts_ahead`)."""
-    if workers > 1:
-        import tempfile
-
-        with figure_style(), tempfile.TemporaryDirectory(prefix="reeval-warm-up-") as folder:
-            fig, ax = new_figure()
-            ax.set_title("warm-up")
-            ax.text(0.5, 0.5, r"$\delta RR_1$ τ", parse_math=True)
-            lay_out(fig)
-            _write(fig, _formats(_stem_paths(Path(folder) / "warm-up")), PRINT_DPI, drawn=True)
-            pyplot().close(fig)
-        read_fonts_ahead()
-    with worker_pool(workers):
-        yield
-
-
-def _told_pair(fig, path_stem) -> None:
-    with drawn_or_told(path_stem):
-        _save_pair(fig, path_stem)
-
-
-def _save_pair(fig, path_stem) -> None:
+    step that draws it (the test suite sets :data:`STRICT`, which raises instead)."""
     try:
         save_figure(fig, *_stem_paths(path_stem))
     except FigureError as exc:

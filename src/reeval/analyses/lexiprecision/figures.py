@@ -148,11 +148,7 @@ def agreement_figure(track: str, df: pd.DataFrame, path_stem) -> None:
 @figure_style()
 def track_figures(track: str, t: dict, out, points=None) -> None:
     """Figures 3, 5, 6, 7, 8 and 9 of one track (``t``: its tables by name) under ``out``;
-    ``points``: figure 7's pair-topics (:func:`locality_points`). The two largest figures
-    first: each is saved while the next is drawn (:func:`reeval.report.figures.saving_in_workers`),
-    and the longest saves started first end the soonest."""
-    locality_figure(track, t["fig7_correlation"], t["fig7_regression"], out / "fig7_locality", points)
-    agreement_figure(track, t["fig8_agreement"], out / "fig8_agreement")
+    ``points``: figure 7's pair-topics (:func:`locality_points`)."""
     fig, ax = new_figure("column")
     hidden = plot_fig3(ax, t["fig3_ties_by_p1"], track)
     if hidden:
@@ -169,6 +165,8 @@ def track_figures(track: str, t: dict, out, points=None) -> None:
     ax.legend(loc="upper left")
     ax.set_title(f"{track}: ties (band: \u00b1 1 std over samples)")
     save_figure_pair(fig, out / "fig9_label_removal")
+    locality_figure(track, t["fig7_correlation"], t["fig7_regression"], out / "fig7_locality", points)
+    agreement_figure(track, t["fig8_agreement"], out / "fig8_agreement")
 
 
 #: figure 7 (a): at most this many pair-topics are drawn per panel (a seeded sample, to which

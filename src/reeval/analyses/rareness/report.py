@@ -142,12 +142,12 @@ def track_rareness_figures(track: str, out_dir) -> None:
     figure that cannot be drawn says so in its files (:func:`reeval.report.figures.drawn_or_told`)."""
     out = Path(out_dir)
     t = {name: pd.read_parquet(out / f"{name}.parquet") for name in ("tau", "n_systems", "synthetic")}
-    with drawn_or_told(out / "synthetic"):  # the largest first (saved while the others are drawn)
-        rf.plot_synthetic(t["synthetic"], out / "synthetic", title=track)
     with drawn_or_told(out / "tau"):
         rf.plot_tau(t["tau"], out / "tau", title=track)
     with drawn_or_told(out / "n_systems"):
         rf.plot_n_systems(t["n_systems"], out / "n_systems", title=f"{track}: N sampled runs")
+    with drawn_or_told(out / "synthetic"):
+        rf.plot_synthetic(t["synthetic"], out / "synthetic", title=track)
 
 
 def _synthetic(hits: rr.Hits, opts: dict, track: str) -> pd.DataFrame:
