@@ -39,9 +39,8 @@ rule track_figures:
     benchmark:
         f"{RESULTS}/benchmarks/track_figures/{{track}}.tsv"
     priority: track_priority(0)  # the largest track first (common.smk)
-    # the figures are saved by forked workers, one a thread, while the next is drawn
-    # (reeval.report.figure_workers): 5.3-6.4 s of wall a track where one process took
-    # 7.3-8.0 s, for 0.5-1 s more CPU (docs/benchmarks.md)
+    # each step's figures drawn by a forked worker, one a thread (reeval.report.figure_workers):
+    # about 4 s of wall a track on a quiet machine (docs/benchmarks.md)
     threads: 2
     resources:
         mem_mb=lambda wildcards, attempt: 2000 * attempt,
