@@ -1,9 +1,10 @@
-"""A figure's layout, made, checked and fixed before it is saved (:func:`reeval.report.figures.save_figure`):
-laid out by drawing it at its dpi (:func:`lay_out`), its titles wrapped to their width
-(:func:`fit_titles`, at words: :func:`fill`); how far the drawing reaches past the figure's edges (:func:`overflow`) and which elements do so,
-named for the error (:func:`overflowing`, :func:`overflow_message`); ticks fixed to those laid
-out (:func:`freeze_ticks`); tick labels that touch (:func:`crowded`) thinned out
-(:func:`thin_ticks`). Functions of a matplotlib figure as last laid out; matplotlib is
+"""A figure's layout, made, checked and fixed before it is saved
+(:func:`reeval.report.figures.save_figure`): laid out by drawing it at its dpi
+(:func:`lay_out`), its titles wrapped to their width (:func:`fit_titles`, at words:
+:func:`fill`); how far the drawing reaches past the figure's edges (:func:`overflow`) and
+which elements do so, named for the error (:func:`overflowing`, :func:`overflow_message`);
+ticks fixed to those laid out (:func:`freeze_ticks`); tick labels that touch
+(:func:`crowded`) thinned out (:func:`thin_ticks`). Functions of a matplotlib figure as last laid out; matplotlib is
 imported by the functions that need it. Also the tick helpers the figures share: whole
 numbers only (:func:`integer_ticks`), plain numbers on a log axis (:func:`plain_log_ticks`,
 :func:`log2_ticks`).
