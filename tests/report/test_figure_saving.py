@@ -54,14 +54,16 @@ def test_the_png_and_the_pdf_are_drawn_at_the_positions_of_the_one_layout(tmp_pa
     assert len({positions for _, positions in draws}) == 1, draws
 
 
-def test_the_png_written_from_the_layouts_picture_is_what_savefig_writes(tmp_path, monkeypatch):
+def test_the_png_written_from_the_layouts_picture_is_what_savefig_writes(tmp_path):
     import reeval.report.figures as figures
 
     with figures.figure_style():
         figures.save_figure(_constrained_figure(), tmp_path / "picture.png")
-        write = figures._write
-        monkeypatch.setattr(figures, "_write", lambda fig, formats, dpi, drawn=False: write(fig, formats, dpi))
-        figures.save_figure(_constrained_figure(), tmp_path / "savefig.png")
+        fig = _constrained_figure()  # the same figure, saved by matplotlib (its layout redone at 300 dpi)
+        figures.enlarge_math(fig)
+        fig.savefig(tmp_path / "savefig.png", format="png", dpi=figures.PRINT_DPI,
+                    metadata=figures.FIGURE_METADATA["png"])
+        figures.pyplot().close(fig)
     assert (tmp_path / "picture.png").read_bytes() == (tmp_path / "savefig.png").read_bytes()
 
 

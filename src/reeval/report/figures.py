@@ -301,12 +301,12 @@ def _formats(paths) -> list:
     return formats
 
 
-def _write(fig, formats, dpi: int, drawn: bool = False) -> None:
-    """Write ``fig`` as laid out (no layout again) to each ``(path, format)``, atomically,
-    its fonts embedded without the tables no PDF reads (:func:`lean_font_subsets`).
-    ``drawn``: its canvas holds its picture as it is now (:func:`lay_out`, nothing changed
-    since), which is the PNG when ``dpi`` is the figure's: written as it is, not drawn again
-    (the same bytes as matplotlib's ``savefig``)."""
+def _write(fig, formats, dpi: int) -> None:
+    """Write ``fig`` as last laid out by :func:`lay_out` (nothing changed since; no layout
+    again) to each ``(path, format)``, atomically, its fonts embedded without the tables no
+    PDF reads (:func:`lean_font_subsets`). The PNG at the figure's own dpi is the picture
+    its canvas holds, written as it is, not drawn again (the bytes matplotlib's ``savefig``
+    writes); at another dpi, drawn by ``savefig``."""
     import matplotlib
     import matplotlib.image
 
@@ -315,7 +315,7 @@ def _write(fig, formats, dpi: int, drawn: bool = False) -> None:
     # restores a figure's lack of one from figure.constrained_layout.use, off here)
     with matplotlib.rc_context({**rc_params(), "figure.autolayout": False, "figure.constrained_layout.use": False}), \
             lean_font_subsets():
-        picture = fig.canvas.buffer_rgba() if drawn and fig.dpi == dpi else None
+        picture = fig.canvas.buffer_rgba() if fig.dpi == dpi else None
         fig.set_layout_engine(None)
         for path, fmt in formats:
             if fmt == "png" and picture is not None:  # what savefig would draw again: written as drawn
@@ -361,7 +361,7 @@ def save_figure(fig, *paths, dpi: int = PRINT_DPI) -> None:
         if cut:
             raise FigureError(paths[0], cut)
         # the canvas holds the last layout's picture: the checks since change nothing drawn
-        _write(fig, formats, dpi, drawn=True)
+        _write(fig, formats, dpi)
     finally:
         pyplot().close(fig)
 
@@ -416,7 +416,7 @@ def failure_figure(path_stem, reason: str) -> None:
         ax.text(0.0, 1.0, text, transform=ax.transAxes, ha="left", va="top", fontsize=MIN_TEXT_PT)
         try:
             lay_out(fig)
-            _write(fig, _formats(_stem_paths(path_stem)), PRINT_DPI, drawn=True)
+            _write(fig, _formats(_stem_paths(path_stem)), PRINT_DPI)
         finally:
             pyplot().close(fig)
 
